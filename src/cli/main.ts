@@ -1,0 +1,41 @@
+/**
+ * `pagi-conform` command dispatcher. Each subcommand lives in its own module and returns an exit code:
+ * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration or connection error,
+ * 3 INCONCLUSIVE.
+ */
+const USAGE = `usage: pagi-conform <command> [options]
+
+commands:
+  run               run the conformance suites against a target (default: the embedded reference gateway)
+  serve             start the reference gateway
+  profile validate  check a vendor profile against the published profile schema
+  help              show this text
+
+'pagi-conform <command> --help' shows a command's options.`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run.js')).runMain,
+  serve: async () => (await import('../../gateway/cli.js')).serveMain,
+  profile: async () => (await import('./profile.js')).profileMain,
+};
+
+/** Run the CLI with `argv` (without node and script) and return the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    console.error(`pagi-conform: unknown command '${name}'. Run 'pagi-conform help' for the list.`);
+    return 2;
+  }
+  return (await load())(rest);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

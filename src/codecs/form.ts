@@ -1,0 +1,56 @@
+/**
+ * application/x-www-form-urlencoded bodies. Nested values (objects, arrays) travel as their JSON text, as the
+ * reference profile's `requestMedia.formNestedValues: jsonText` says.
+ */
+
+/** Encode a body as form fields: scalars as text, nested values as JSON text, null/undefined left out. */
+export function encodeForm(body: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined || value === null) continue;
+    params.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  return params.toString();
+}
+
+/**
+ * Decode form fields. A value that is JSON text of an object or array is parsed back when `nestedFields`
+ * names it (or, with no list, whenever it parses as one); a repeated name keeps its last value.
+ */
+export function decodeForm(text: string, nestedFields?: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const mayBeNested = nestedFields ? nestedFields.has(name) : true;
+    const first = value.trimStart()[0];
+    if (mayBeNested && (first === '{' || first === '[')) {
+      try {
+        out[name] = JSON.parse(value);
+        continue;
+      } catch {
+        // not JSON: keep the text
+      }
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Read a request body whatever its declared type (the document's rule 6: examples send JSON under a form
+ * content type): JSON when it parses as a JSON object, otherwise form fields. `undefined` when neither.
+ */
+export function sniffBody(text: string): { encoding: 'json' | 'form'; value: Record<string, unknown> } | undefined {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      const value = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value)) return { encoding: 'json', value };
+    } catch {
+      return undefined;
+    }
+    return undefined;
+  }
+  if (trimmed === '' || /^[\[\]"0-9-]|^(true|false|null)$/.test(trimmed)) return undefined;
+  if (!/^[^=&]*=/.test(trimmed)) return undefined;
+  return { encoding: 'form', value: decodeForm(text) };
+}

@@ -1,0 +1,93 @@
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+
+/** Why an XML body could not be read. */
+export type XmlProblem =
+  | { kind: 'doctype'; detail: string }
+  | { kind: 'malformed'; detail: string }
+  | { kind: 'root'; detail: string; root: string | undefined };
+
+/** Result of reading an XML response body. */
+export type XmlReadResult = { ok: true; root: string; value: Record<string, unknown> } | { ok: false; problem: XmlProblem };
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false, // values stay strings: "00012" must not become 12
+  parseAttributeValue: false,
+  processEntities: false, // only the five predefined entities are decoded below; no DOCTYPE entity is ever expanded
+  htmlEntities: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  removeNSPrefix: false,
+});
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (_, name: string) => {
+    if (name[0] !== '#') return PREDEFINED[name]!;
+    const code = name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return String.fromCodePoint(code);
+  });
+}
+
+function decodeTree(node: unknown): unknown {
+  if (typeof node === 'string') return decodeEntities(node);
+  if (Array.isArray(node)) return node.map(decodeTree);
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, decodeTree(v)]));
+  }
+  return node;
+}
+
+/**
+ * Read an untrusted XML body: no DOCTYPE and no entity declarations (refused, never expanded), well-formedness
+ * checked, values kept as strings, one root element expected.
+ */
+export function readXml(text: string, expectedRoot?: string): XmlReadResult {
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, problem: { kind: 'doctype', detail: 'document declares a DOCTYPE or an entity' } };
+  const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
+  if (valid !== true) {
+    return { ok: false, problem: { kind: 'malformed', detail: `${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})` } };
+  }
+  const tree = parser.parse(text) as Record<string, unknown>;
+  const roots = Object.keys(tree);
+  if (roots.length !== 1) return { ok: false, problem: { kind: 'root', detail: `expected one root element, found ${roots.length}`, root: roots[0] } };
+  const root = roots[0]!;
+  if (expectedRoot && root !== expectedRoot) return { ok: false, problem: { kind: 'root', detail: `root element is <${root}>`, root } };
+  const body = tree[root];
+  const value = body && typeof body === 'object' && !Array.isArray(body) ? (decodeTree(body) as Record<string, unknown>) : {};
+  return { ok: true, root, value };
+}
+
+/**
+ * Shape repeated or wrapped elements as arrays where the schema has arrays: a single element becomes a one-item
+ * array, and a wrapper holding one repeated child (`<risk_reasons><risk_reason>…</risk_reason></risk_reasons>`)
+ * is unwrapped, so both nestings read the same.
+ */
+export function normaliseArrays(value: Record<string, unknown>, arrayFields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...value };
+  for (const field of arrayFields) {
+    let v = out[field];
+    if (v === undefined) continue;
+    if (v === '') {
+      out[field] = [];
+      continue;
+    }
+    if (!Array.isArray(v) && v && typeof v === 'object') {
+      const keys = Object.keys(v);
+      const only = keys.length === 1 ? (v as Record<string, unknown>)[keys[0]!] : undefined;
+      const isItemObject = (x: unknown) => x !== null && typeof x === 'object';
+      if (only !== undefined && (Array.isArray(only) ? only.every(isItemObject) : isItemObject(only))) v = only;
+    }
+    out[field] = Array.isArray(v) ? v : [v];
+  }
+  return out;
+}
+
+const builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false, processEntities: true });
+
+/** Serialise a flat-or-nested object as `<?xml …?><root>…</root>`, escaping every value. */
+export function writeXml(root: string, value: Record<string, unknown>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: value })}`;
+}

@@ -1,0 +1,226 @@
+/**
+ * Core types shared by the spec model, the engine, the suites, the reporters and the gateway.
+ * See shared/design.md for the flow.
+ */
+
+/** How strongly the interface document backs a requirement (spec/requirements.yaml). */
+export type Level = 'must' | 'expected' | 'profile' | 'unspecified';
+
+/** Levels ordered from the strongest down; a finding's severity is its requirement's level. */
+export const LEVELS: readonly Level[] = ['must', 'expected', 'profile', 'unspecified'];
+
+/** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
+export type OperationKey =
+  | 'authoriseDirect'
+  | 'authoriseApm'
+  | 'checkout'
+  | 'retrievalTrans'
+  | 'capture'
+  | 'review'
+  | 'cancel'
+  | 'refund'
+  | 'retrievalRefund'
+  | 'payout';
+
+/** One normative statement of the interface document. */
+export interface Requirement {
+  /** Stable id, `PAGI-<AREA>-<NNN>`. */
+  id: string;
+  level: Level;
+  /** Section of the interface document. */
+  section: string;
+  /** The statement in the kit's own words. */
+  statement: string;
+  operations: OperationKey[];
+  note?: string;
+}
+
+/** Check families (issue 4); conformance levels and selections are lists of check ids per family. */
+export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events';
+
+/** Severity of a finding or check: the level of the requirement it traces to, or `info` for information only. */
+export type Severity = Exclude<Level, 'unspecified'> | 'info';
+
+/** The request as sent: `body` is the structured payload (for checks), `evidence` is masked at recording time. */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Structured body before encoding (JSON object or form fields). Holds real card data: never print it. */
+  body: Record<string, unknown> | undefined;
+  /** The encoded body bytes as text (JSON or form). Never print it: use `Exchange.evidence`. */
+  bodyText: string;
+  /** `json` or `form` encoding. */
+  encoding: 'json' | 'form' | 'raw';
+  /** Source address the request was sent from, when not the default. */
+  localAddress?: string;
+}
+
+/** The decoded response body. */
+export type DecodedBody =
+  | { kind: 'json'; value: unknown }
+  | { kind: 'xml'; root: string; value: Record<string, unknown> }
+  | { kind: 'html'; form: CheckoutFormModel }
+  | { kind: 'undecodable'; format: 'json' | 'xml' | 'html' | 'unknown'; problem: string }
+  | { kind: 'empty' };
+
+/** The data model of a hosted checkout page (schemas/checkout-form.schema.json). */
+export interface CheckoutFormModel {
+  forms: number;
+  method: string;
+  action: string;
+  autoSubmit: boolean;
+  autoSubmitBy: 'onload' | 'script' | 'none';
+  inputs: Record<string, string>;
+  inputTypes: Record<string, string>;
+  /** Every input name in document order, repeats included. */
+  inputOrder: string[];
+}
+
+/** The response as received (bounded by the size cap). */
+export interface ReceivedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Body text (UTF-8), cut at the size cap. */
+  bodyText: string;
+  /** True when the body exceeded the size cap and was cut. */
+  truncated: boolean;
+  decoded: DecodedBody;
+}
+
+/** Masked, printable evidence of one exchange. Built once, when the exchange is recorded. */
+export interface Evidence {
+  request: { method: string; url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string>; bodyExcerpt: string };
+  /** A curl command line reproducing the request (masked: card data and secrets replaced). */
+  curl: string;
+}
+
+/** One HTTP request/response pair made by the kit. */
+export interface Exchange {
+  /** Unique within a run, e.g. `capture#3`. */
+  id: string;
+  operation: OperationKey | 'external';
+  request: SentRequest;
+  response?: ReceivedResponse;
+  /** Transport failure instead of a response. */
+  error?: { kind: 'timeout' | 'network' | 'too-large' | 'redirect'; message: string };
+  startedAt: string;
+  durationMs: number;
+  evidence: Evidence;
+}
+
+/** One violated property, in the one shape every check and adapter produces. */
+export interface Finding {
+  checkId: string;
+  requirementIds: string[];
+  /** Stable machine code, UPPER_SNAKE (e.g. `FIELD_FORMAT`). */
+  code: string;
+  severity: Severity;
+  /** Fixed title per code. */
+  title: string;
+  /** "expected … / received …" prose. */
+  message: string;
+  location: { operation: OperationKey | 'external'; pointer: string; exchangeId?: string };
+  evidence?: Evidence;
+}
+
+/** Outcome of one check. */
+export type CheckStatus = 'passed' | 'failed' | 'waived' | 'skipped' | 'not_applicable';
+
+/** What a precondition-wrapped check returns when it does not apply. */
+export interface NotApplicable {
+  notApplicable: string;
+}
+
+/** The exchanges a probe made, by step name, with facts it learned (ids, amounts). `main` is the step most checks read. */
+export interface Observation {
+  probeId: string;
+  operation: OperationKey;
+  main: Exchange;
+  steps: Record<string, Exchange>;
+  facts: Record<string, unknown>;
+  /** Set when the probe could not run (target unreachable, rate-limited, profile lacks a value). */
+  inconclusive?: string;
+}
+
+/** What a check may read besides its observation. */
+export interface CheckContext {
+  spec: import('./spec/load.js').SpecModel;
+  profile: import('./profile/load.js').Profile;
+  config: RunConfigView;
+  requirement(id: string): Requirement;
+}
+
+/** The parts of the run configuration checks and probes may read (no secret). */
+export interface RunConfigView {
+  baseUrl: string;
+  merchantId: string;
+  accountId: string;
+  orderPrefix: string;
+  seed: number;
+  /** Test cards by outcome (`approve`, `decline`). */
+  cards: Record<string, string>;
+  /** Valid APM payment_method values and one unknown to the target. */
+  paymentMethods: { valid: string[]; unknown: string };
+  /** Second source address for the refused-address check, when available. */
+  unregisteredAddress?: string;
+  /** Public URL of the kit's notification receiver, when events can be observed. */
+  notifyUrl?: string;
+  notifyWaitMs: number;
+}
+
+/** A check: a small pure function over an observation. */
+export interface Check {
+  /** Stable id naming the property that must hold, camelCase (`batchResultsEchoRequestIds`). */
+  id: string;
+  family: Family;
+  /** Probe whose observation the check reads. */
+  probe: string;
+  operations: readonly OperationKey[];
+  /** Requirements the check traces to; the check's severity is the strongest level among them. */
+  requirements: readonly string[];
+  /** One-sentence description for `--list` and reports. */
+  description: string;
+  run(observation: Observation, ctx: CheckContext): Finding[] | NotApplicable;
+}
+
+/** Sends requests for probes: builds, encodes and signs as the profile says, records masked evidence. */
+export interface ProbeClient {
+  /** A valid request body for an operation (from the spec's example and the profile), with a fresh order_no. */
+  sample(operation: OperationKey, overrides?: Record<string, unknown>): Record<string, unknown>;
+  /** Sign (per profile) and send a body; `raw` sends bodyText as is (no signing); options change one thing. */
+  send(
+    operation: OperationKey,
+    body: Record<string, unknown>,
+    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string },
+  ): Promise<Exchange>;
+  /** A fresh, run-unique order number. */
+  orderNo(): string;
+  /** Notifications received by the kit's receiver for a given order_no or request_id, waiting up to `ms`. */
+  notifications(key: string, ms: number): Promise<Exchange[]>;
+}
+
+/** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */
+export interface Probe {
+  id: string;
+  operations: readonly OperationKey[];
+  run(operation: OperationKey, client: ProbeClient, ctx: CheckContext): Promise<Observation>;
+}
+
+/** Result of one check in one run. */
+export interface CheckResult {
+  checkId: string;
+  operation: OperationKey;
+  family: Family;
+  requirementIds: string[];
+  severity: Severity;
+  status: CheckStatus;
+  /** Why skipped, not applicable or waived. */
+  reason?: string;
+  findings: Finding[];
+  durationMs: number;
+}
+
+/** Overall verdict of a run. */
+export type Verdict = 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE';

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import { createAjv, toViolations } from '../spec/ajv.js';
+import { SCHEMAS_DIR, SPEC_DIR } from '../spec/paths.js';
+import type { PAGIProfile } from '../types/generated.js';
+
+/** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
+export type Profile = PAGIProfile;
+
+/** A loaded, validated profile. */
+export interface LoadedProfile {
+  profile: Profile;
+  file: string;
+  /** sha256 of the profile file's bytes. */
+  digest: string;
+}
+
+let validateFn: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+
+function schemaValidator() {
+  validateFn ??= createAjv().compile(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
+  return validateFn;
+}
+
+/**
+ * Rules a profile must obey that the schema cannot express (listed in the schema's description).
+ * Each problem is one sentence naming the profile key.
+ */
+export function consistencyProblems(p: Profile): string[] {
+  const problems: string[] = [];
+  const sig = p.signature;
+  if (p.notifications.signature === 'asResponse' && !sig.response.signed) {
+    problems.push('notifications.signature is asResponse but signature.response.signed is false');
+  }
+  if (p.notifications.signature === 'sortedPairs' && sig.request.mode !== 'sortedPairs') {
+    problems.push('notifications.signature is sortedPairs but signature.request.mode is not sortedPairs');
+  }
+  if (p.errors.signed && !sig.response.signed) problems.push('errors.signed is true but responses are not signed');
+  if (sig.encoding === 'base64' && sig.caseInsensitiveCompare) problems.push('signature.caseInsensitiveCompare must be false with base64');
+  const declines = (card: string) => p.payments.declineRules.some((r) => card.endsWith(r.cardNumberSuffix));
+  for (const card of p.payments.testCards.decline) if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
+  for (const card of p.payments.testCards.approve) if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
+  for (const [field, values] of Object.entries(p.statusValues)) {
+    const list = Object.entries(values as Record<string, string>).filter(([k]) => k !== 'successMessage').map(([, v]) => v);
+    if (new Set(list).size !== list.length) problems.push(`statusValues.${field} has a value used for two meanings`);
+  }
+  for (const [op, t] of Object.entries(p.transitions)) {
+    const entry = t as { from?: string[]; refusals?: Record<string, string> };
+    for (const state of entry.from ?? []) {
+      if (entry.refusals && state in entry.refusals) problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
+    }
+  }
+  const types = new Set(p.payout.failureTypes);
+  for (const rule of p.payout.failureRules) if (!types.has(rule.failureType)) problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
+  if (p.payout.successFailureType && !types.has(p.payout.successFailureType)) problems.push('payout.successFailureType is not in payout.failureTypes');
+  return problems;
+}
+
+function mask(card: string): string {
+  return card.length > 10 ? `${card.slice(0, 6)}${'*'.repeat(card.length - 10)}${card.slice(-4)}` : '****';
+}
+
+/** Every problem of a parsed profile: schema violations (as `pointer: message`) and consistency rules. */
+export function profileProblems(value: unknown): string[] {
+  const validate = schemaValidator();
+  if (!validate(value)) {
+    return toViolations(validate.errors).map((v) => `${v.instancePath || '/'}: ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`);
+  }
+  return consistencyProblems(value as Profile);
+}
+
+/** Load a profile by file path, or by name from spec/profiles (`reference`). Throws with every problem listed. */
+export function loadProfile(fileOrName = 'reference'): LoadedProfile {
+  const file = /[\\/.]/.test(fileOrName) ? path.resolve(fileOrName) : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
+  const bytes = fs.readFileSync(file);
+  const value = parseYaml(bytes.toString('utf8'), { uniqueKeys: true });
+  const problems = profileProblems(value);
+  if (problems.length) throw new Error(`profile ${file} is not valid:\n- ${problems.join('\n- ')}`);
+  return { profile: value as Profile, file, digest: createHash('sha256').update(bytes).digest('hex') };
+}

@@ -1,0 +1,90 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { OperationKey } from './model.js';
+import type { PAGIProfile } from './types/generated.js';
+
+/** The signature section of a profile. */
+export type SignatureProfile = PAGIProfile['signature'];
+type PairsRule = Extract<SignatureProfile['request'], { mode: 'sortedPairs' }>;
+type ListRule = { separator: string; missingField: 'emptyString' | 'omitted'; fields: Partial<Record<OperationKey, string[]>> };
+
+/** Whether a message is a request (signed by the merchant) or a response (signed by the gateway). */
+export type Direction = 'request' | 'response';
+
+function scalarText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined; // objects and arrays are not scalars
+}
+
+function fromFieldList(rule: ListRule, operation: OperationKey, body: Record<string, unknown>): string {
+  const fields = rule.fields[operation];
+  if (!fields) throw new Error(`signature: the profile has no field list for ${operation}`);
+  const parts: string[] = [];
+  for (const field of fields) {
+    const text = scalarText(body[field]);
+    if (text === undefined && rule.missingField === 'omitted') continue;
+    parts.push(text ?? '');
+  }
+  return parts.join(rule.separator);
+}
+
+function fromSortedPairs(rule: Omit<PairsRule, 'mode'>, body: Record<string, unknown>): string {
+  const pairs: string[] = [];
+  for (const name of Object.keys(body).sort()) {
+    if (rule.exclude.includes(name)) continue;
+    const text = scalarText(body[name]);
+    if (text === undefined && typeof body[name] === 'object' && body[name] !== null) continue;
+    if ((text === undefined || text === '') && rule.skipEmpty) continue;
+    const value = rule.valueEncoding === 'urlEncoded' ? encodeURIComponent(text ?? '') : (text ?? '');
+    pairs.push(`${name}${rule.keyValueSeparator}${value}`);
+  }
+  return pairs.join(rule.pairSeparator);
+}
+
+/**
+ * The string to sign of a message, as the profile builds it; undefined when the profile does not sign
+ * that direction of that operation.
+ */
+export function stringToSign(sig: SignatureProfile, direction: Direction, operation: OperationKey, body: Record<string, unknown>): string | undefined {
+  if (direction === 'request') {
+    const rule = sig.request;
+    return rule.mode === 'fieldList' ? fromFieldList(rule as ListRule, operation, body) : fromSortedPairs(rule, body);
+  }
+  const rule = sig.response;
+  if (!rule.signed) return undefined;
+  if ('pairs' in rule) return fromSortedPairs(rule.pairs, body);
+  if (!(rule.fields as Record<string, unknown>)[operation]) return undefined;
+  return fromFieldList(rule as ListRule, operation, body);
+}
+
+/** Digest of a string to sign with the profile's algorithm and encoding. */
+export function digest(sig: SignatureProfile, text: string, secret: string): string {
+  const raw =
+    sig.algorithm.name === 'hmac-sha256'
+      ? createHmac('sha256', secret).update(text, 'utf8').digest()
+      : createHash('sha256').update(text + sig.algorithm.secretJoin + secret, 'utf8').digest();
+  if (sig.encoding === 'base64') return raw.toString('base64');
+  const hex = raw.toString('hex');
+  return sig.encoding === 'hex-upper' ? hex.toUpperCase() : hex;
+}
+
+/** `encryption_data` for a message, or undefined when the profile does not sign it. */
+export function sign(sig: SignatureProfile, direction: Direction, operation: OperationKey, body: Record<string, unknown>, secret: string): string | undefined {
+  const text = stringToSign(sig, direction, operation, body);
+  return text === undefined ? undefined : digest(sig, text, secret);
+}
+
+/** Whether a received `encryption_data` matches the message; false when it is missing or not a string. */
+export function verify(
+  sig: SignatureProfile,
+  direction: Direction,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  secret: string,
+): boolean {
+  const received = body.encryption_data;
+  const expected = sign(sig, direction, operation, body, secret);
+  if (typeof received !== 'string' || expected === undefined) return false;
+  return sig.caseInsensitiveCompare ? received.toLowerCase() === expected.toLowerCase() : received === expected;
+}

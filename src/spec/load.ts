@@ -1,0 +1,290 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { OperationKey, Requirement } from '../model.js';
+import { createAjv, toViolations, type SchemaViolation } from './ajv.js';
+import { KIT_ROOT, SCHEMA_BASE } from './paths.js';
+
+/** A media type of a request or response body, and why the spec lists it. */
+export interface MediaEntry {
+  type: string;
+  /** `declared` by the document, used in its `examples` (rule 6), or `conventional` (a header the document does not name). */
+  role: 'declared' | 'examples' | 'conventional';
+}
+
+/** Response fields that must equal request fields. */
+export interface EchoRule {
+  fields: string[];
+  requirement: string;
+}
+
+/** Per-item echo of a batch: each result answers a request item by its key fields. */
+export interface EchoItemsRule {
+  orders: string;
+  key: string[];
+  requirement: string;
+  fields: string[];
+  fieldsRequirement: string;
+}
+
+/** The whole request comes back, but for the listed JSON pointers. */
+export interface EchoDeepRule {
+  except: string[];
+  requirement: string;
+}
+
+/** Batch operation facts: item array, per-item status and message fields, and the limit read from the request schema. */
+export interface BatchSpec {
+  orders: string;
+  status: string;
+  message: string;
+  /** `empty`: the message is an empty string on success; `codeMessage`: `<code>:<message>`. */
+  messageOnSuccess: 'empty' | 'codeMessage';
+  /** `maxItems` of the request's order array. */
+  maxItems: number;
+  /** Requirement the `maxItems` constraint carries. */
+  limitRequirement: string;
+}
+
+/** The hosted checkout form (`x-pagi-checkout-form`). */
+export interface CheckoutFormSpec {
+  method: string;
+  action: string;
+  submittedFieldsRequirement: string;
+  directOnlyFields: string[];
+  aliasNames: string[];
+  aliasRequirement: string;
+  aliasValueRequirement: string;
+  allParamsName: string;
+  allParamsRequirement: string;
+  gatewayFields: string[];
+  gatewayFieldsRequirement: string;
+}
+
+/** One operation of the kit (the authorise path yields two). */
+export interface OperationModel {
+  key: OperationKey;
+  operationId: string;
+  method: 'post';
+  path: string;
+  summary: string;
+  /** Selector of the variant on a shared path. */
+  when?: { present?: string; absent?: string };
+  requestSchemaId: string;
+  responseSchemaId: string;
+  requestMedia: MediaEntry[];
+  /** Media of the 200 response. */
+  responseMedia: MediaEntry[];
+  /** HTTP error statuses the document lists for this operation. */
+  errorStatuses: string[];
+  echo: EchoRule[];
+  echoItems?: EchoItemsRule;
+  echoDeep?: EchoDeepRule;
+  batch?: BatchSpec;
+  /** Orders-per-request limit applied through the profile's selection fields (query, refund search). */
+  selectionLimit?: { maxOrders: number; requirement: string };
+  checkoutForm?: CheckoutFormSpec;
+  /** Requirement ids of this operation (kept in sync with the catalogue by `npm run spec:sync`). */
+  requirements: string[];
+}
+
+/** The compiled spec: loaded and compiled once, shared by the engine, the suites and the gateway. */
+export interface SpecModel {
+  root: string;
+  openapi: Record<string, any>;
+  requirements: Map<string, Requirement>;
+  operations: Map<OperationKey, OperationModel>;
+  /** Schema documents by `$id`. */
+  schemas: Map<string, Record<string, any>>;
+  ajv: Ajv2020;
+  /** sha256 over the spec, the catalogue and every schema file. */
+  digest: string;
+  /** Compiled validator of a schema `$id` (or `$id#/pointer`). */
+  validator(schemaId: string): ValidateFunction;
+  /** Validate an instance; an empty list means valid. */
+  validate(schemaId: string, instance: unknown): SchemaViolation[];
+}
+
+const SCHEMA_FILE = /\.schema\.json$/;
+
+/** Turn a component `$ref` to a schema file (`../schemas/x.schema.json`) into its `$id`. */
+export function schemaIdOfFileRef(ref: string): string {
+  return SCHEMA_BASE + path.posix.basename(ref);
+}
+
+function readYaml(file: string): any {
+  return parseYaml(fs.readFileSync(file, 'utf8'));
+}
+
+/** Resolve `#/components/schemas/Name` of the OpenAPI document to the schema `$id` it stands for. */
+function componentSchemaId(openapi: Record<string, any>, pointer: string): string {
+  const name = pointer.replace(/^#\/components\/schemas\//, '');
+  const ref = openapi.components?.schemas?.[name]?.$ref;
+  if (typeof ref !== 'string') throw new Error(`spec: ${pointer} is not a component schema with a $ref to a schema file`);
+  return schemaIdOfFileRef(ref);
+}
+
+function mediaOf(content: Record<string, any> | undefined): MediaEntry[] {
+  return Object.entries(content ?? {}).map(([type, media]) => ({ type, role: media['x-pagi-media'] }));
+}
+
+/** Find, below a schema, the `maxItems` of property `prop` and the requirement it carries (follows `$ref` and `allOf`). */
+function findMaxItems(
+  schemas: Map<string, Record<string, any>>,
+  schemaId: string,
+  prop: string,
+): { maxItems: number; requirement: string } | undefined {
+  const seen = new Set<unknown>();
+  const resolve = (ref: string, base: string): Record<string, any> | undefined => {
+    const [file, pointer] = ref.split('#');
+    const id = file ? new URL(file, base).href : base;
+    let node: any = schemas.get(id);
+    for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return node;
+  };
+  const inArray = (node: any, base: string): { maxItems: number; requirement: string } | undefined => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return undefined;
+    seen.add(node);
+    if (typeof node.maxItems === 'number') return { maxItems: node.maxItems, requirement: node['x-requirement'] };
+    for (const sub of node.allOf ?? []) {
+      const hit = inArray(sub, base);
+      if (hit) return hit;
+    }
+    if (typeof node.$ref === 'string') {
+      const [file] = node.$ref.split('#');
+      return inArray(resolve(node.$ref, base), file ? new URL(file, base).href : base);
+    }
+    return undefined;
+  };
+  const walk = (node: any, base: string): { maxItems: number; requirement: string } | undefined => {
+    if (!node || typeof node !== 'object') return undefined;
+    if (node.properties?.[prop]) {
+      const hit = inArray(node.properties[prop], base);
+      if (hit) return hit;
+    }
+    for (const sub of node.allOf ?? []) {
+      const hit = walk(sub, base);
+      if (hit) return hit;
+    }
+    return undefined;
+  };
+  return walk(schemas.get(schemaId), schemaId);
+}
+
+/** Load and compile the spec, the requirement catalogue and every schema under `root` (the kit's folder by default). */
+export function loadSpec(root: string = KIT_ROOT): SpecModel {
+  const specFile = path.join(root, 'spec', 'openapi.yaml');
+  const catalogueFile = path.join(root, 'spec', 'requirements.yaml');
+  const schemaDir = path.join(root, 'schemas');
+  const hash = createHash('sha256');
+
+  const openapi = readYaml(specFile);
+  const catalogue = readYaml(catalogueFile);
+  hash.update(fs.readFileSync(specFile)).update(fs.readFileSync(catalogueFile));
+
+  const ajv = createAjv();
+  const schemas = new Map<string, Record<string, any>>();
+  for (const file of fs.readdirSync(schemaDir).filter((f) => SCHEMA_FILE.test(f)).sort()) {
+    const text = fs.readFileSync(path.join(schemaDir, file), 'utf8');
+    hash.update(file).update(text);
+    const schema = JSON.parse(text);
+    if (schema.$id !== SCHEMA_BASE + file) throw new Error(`spec: schemas/${file} has $id ${schema.$id}, expected ${SCHEMA_BASE + file}`);
+    schemas.set(schema.$id, schema);
+    ajv.addSchema(schema);
+  }
+
+  const requirements = new Map<string, Requirement>();
+  for (const entry of catalogue.requirements as Requirement[]) {
+    if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);
+    requirements.set(entry.id, entry);
+  }
+
+  const operations = new Map<OperationKey, OperationModel>();
+  for (const [opPath, item] of Object.entries<Record<string, any>>(openapi.paths)) {
+    const op = item.post;
+    if (!op) throw new Error(`spec: ${opPath} has no POST operation`);
+    for (const variant of op['x-pagi-variants'] as any[]) {
+      const requestSchemaId = componentSchemaId(openapi, variant.request);
+      const requestBodyMedia = mediaOf(op.requestBody?.content);
+      const model: OperationModel = {
+        key: variant.key,
+        operationId: op.operationId,
+        method: 'post',
+        path: opPath,
+        summary: variant.summary ?? op.summary,
+        when: variant.when,
+        requestSchemaId,
+        responseSchemaId: componentSchemaId(openapi, variant.response),
+        requestMedia: requestBodyMedia,
+        responseMedia: mediaOf(op.responses?.['200']?.content),
+        errorStatuses: variant.errorResponses ?? [],
+        echo: variant.echo ?? [],
+        echoItems: variant.echoItems,
+        echoDeep: variant.echoDeep,
+        requirements: variant.requirements ?? [],
+      };
+      const batch = op['x-pagi-batch'];
+      if (batch) {
+        const limit = findMaxItems(schemas, requestSchemaId, batch.orders);
+        if (!limit) throw new Error(`spec: ${variant.key} request schema has no maxItems on ${batch.orders}`);
+        model.batch = { ...batch, maxItems: limit.maxItems, limitRequirement: limit.requirement };
+      }
+      const selection = op['x-pagi-limit'];
+      if (selection) model.selectionLimit = { maxOrders: selection.maxOrders, requirement: selection.requirement };
+      const form = op['x-pagi-checkout-form'];
+      if (form) {
+        model.checkoutForm = {
+          method: form.method,
+          action: form.action,
+          submittedFieldsRequirement: form.submittedFields.requirement,
+          directOnlyFields: form.directOnlyFields,
+          aliasNames: [...new Set<string>(form.aliases.names)],
+          aliasRequirement: form.aliases.requirement,
+          aliasValueRequirement: form.aliases.valueRequirement,
+          allParamsName: form.allParams.name,
+          allParamsRequirement: form.allParams.requirement,
+          gatewayFields: form.gatewayFields.names,
+          gatewayFieldsRequirement: form.gatewayFields.requirement,
+        };
+      }
+      if (operations.has(model.key)) throw new Error(`spec: duplicate operation key ${model.key}`);
+      operations.set(model.key, model);
+    }
+  }
+
+  const compiled = new Map<string, ValidateFunction>();
+  const validator = (schemaId: string): ValidateFunction => {
+    let fn = compiled.get(schemaId);
+    if (!fn) {
+      fn = ajv.getSchema(schemaId);
+      if (!fn) throw new Error(`spec: no schema ${schemaId}`);
+      compiled.set(schemaId, fn);
+    }
+    return fn;
+  };
+
+  return {
+    root,
+    openapi,
+    requirements,
+    operations,
+    schemas,
+    ajv,
+    digest: hash.digest('hex'),
+    validator,
+    validate(schemaId, instance) {
+      const fn = validator(schemaId);
+      return fn(instance) ? [] : toViolations(fn.errors);
+    },
+  };
+}
+
+let cached: SpecModel | undefined;
+
+/** The kit's own spec, loaded once per process. */
+export function kitSpec(): SpecModel {
+  cached ??= loadSpec();
+  return cached;
+}

@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+import { generateTypes, TYPES_FILE } from '../../scripts/gen-types.js';
+import { syncedSpecText } from '../../scripts/sync-spec.js';
+
+describe('derived artefacts and lint', () => {
+  it('src/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
+    expect(fs.readFileSync(TYPES_FILE, 'utf8') === (await generateTypes()), 'stale: run npm run gen:types').toBe(true);
+  });
+
+  it("the spec's per-operation requirement lists are derived from the catalogue (npm run spec:sync)", () => {
+    const { current, synced } = syncedSpecText();
+    expect(current === synced, 'stale: run npm run spec:sync').toBe(true);
+  });
+
+  it('redocly lint passes with no errors, and every rule turned off is justified in redocly.yaml', () => {
+    const config = fs.readFileSync(path.join(KIT_ROOT, 'redocly.yaml'), 'utf8');
+    const rules = parseYaml(config).rules ?? {};
+    const lines = config.split('\n');
+    for (const [rule, setting] of Object.entries(rules)) {
+      if (setting !== 'off') continue;
+      const at = lines.findIndex((l) => l.trim().startsWith(`${rule}:`));
+      expect(lines[at - 1]?.trim().startsWith('#'), `${rule} is off without a comment above it`).toBe(true);
+    }
+    const bin = path.join(KIT_ROOT, 'node_modules', '.bin', 'redocly');
+    let out = '';
+    try {
+      out = execFileSync(bin, ['lint', 'spec/openapi.yaml', '--format', 'summary'], { cwd: KIT_ROOT, encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string };
+      throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
+    }
+    expect(out).not.toMatch(/error/i);
+  }, 60_000);
+});
