@@ -37,3 +37,10 @@ describe('derived artefacts and lint', () => {
     expect(out).not.toMatch(/error/i);
   }, 60_000);
 });
+
+describe('README', () => {
+  it('its formats table is the one derived from the schemas (npm run readme:formats)', async () => {
+    const { readmeIsCurrent } = await import('../../scripts/readme-formats.js');
+    expect(readmeIsCurrent(), 'stale: run npm run readme:formats').toBe(true);
+  });
+});
