@@ -75,6 +75,11 @@ export interface CheckoutFormModel {
   inputTypes: Record<string, string>;
   /** Every input name in document order, repeats included. */
   inputOrder: string[];
+  /**
+   * Named submit buttons of the form in document order (`<button type=submit>`, `<input type=submit>`): a shopper
+   * pressing one sends its name and value with the inputs. Absent when the reader does not collect them.
+   */
+  buttons?: { name: string; value: string }[];
 }
 
 /** The response as received (bounded by the size cap). */
@@ -108,6 +113,8 @@ export interface Exchange {
   startedAt: string;
   durationMs: number;
   evidence: Evidence;
+  /** True for a request the kit received (a notification): `response` is then the kit's own answer. */
+  incoming?: boolean;
 }
 
 /** One violated property, in the one shape every check and adapter produces. */
@@ -168,6 +175,8 @@ export interface RunConfigView {
   /** Public URL of the kit's notification receiver, when events can be observed. */
   notifyUrl?: string;
   notifyWaitMs: number;
+  /** Property-based negative cases generated per operation (the suites' default when absent). */
+  negativeCases?: number;
 }
 
 /** A check: a small pure function over an observation. */
@@ -182,6 +191,8 @@ export interface Check {
   requirements: readonly string[];
   /** One-sentence description for `--list` and reports. */
   description: string;
+  /** `info` for an information-only check: its findings are reported but never fail it. */
+  severity?: 'info';
   run(observation: Observation, ctx: CheckContext): Finding[] | NotApplicable;
 }
 
@@ -199,6 +210,19 @@ export interface ProbeClient {
   orderNo(): string;
   /** Notifications received by the kit's receiver for a given order_no or request_id, waiting up to `ms`. */
   notifications(key: string, ms: number): Promise<Exchange[]>;
+  /**
+   * Whether a message's `encryption_data` verifies under the profile's scheme with the run's secret (the secret never
+   * leaves the client); `undefined` when the profile does not sign that direction of that operation.
+   */
+  verifySignature?(operation: OperationKey, direction: 'request' | 'response', body: Record<string, unknown>): boolean | undefined;
+  /**
+   * Request a page outside the operations (an APM `issuer_url`, a form's `action`) as a shopper's browser would:
+   * GET, or POST of form fields urlencoded; unsigned, no redirect followed, recorded as an `external` exchange whose
+   * HTML body is decoded into a `CheckoutFormModel` when it holds a form.
+   */
+  follow?(url: string, request?: { method?: string; form?: Record<string, string> }): Promise<Exchange>;
+  /** Make the kit's receiver answer notifications for `key` with a non-acknowledging status (to observe retries). */
+  refuseNotifications?(key: string): void;
 }
 
 /** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */
@@ -224,3 +248,66 @@ export interface CheckResult {
 
 /** Overall verdict of a run. */
 export type Verdict = 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
+
+/** Roll-up of one catalogue requirement over the check results tracing to it. */
+export interface RequirementResult {
+  id: string;
+  level: Level;
+  /**
+   * `failed` > `waived` > `skipped` > `passed` > `not_applicable` over its checks; `untested` when checks exist but none ran
+   * in this run, `no_check` when no check traces to it, `untestable` for `unspecified` requirements.
+   */
+  status: CheckStatus | 'untested' | 'no_check' | 'untestable';
+  /** `<operation>/<checkId>` of every result tracing to the requirement. */
+  checks: string[];
+}
+
+/** Counts of a run. */
+export interface RunTotals {
+  /** Check results (one per operation and check). */
+  checks: number;
+  byStatus: Record<CheckStatus, number>;
+  /** Findings of failed and waived checks by severity (information findings of passed checks included under `info`). */
+  findings: Record<Severity, number>;
+  /** HTTP exchanges the kit made (notifications received not included). */
+  exchanges: number;
+}
+
+/** What `results.json` holds and every reporter reads. */
+export interface RunResult {
+  metadata: {
+    kitVersion: string;
+    nodeVersion: string;
+    /** The command line (or `run()` options) the run was started with, secrets masked. */
+    commandLine: string[];
+    spec: { root: string; digest: string };
+    profile: { name: string; version: string; file: string; digest: string };
+    /** sha256 of the effective configuration with the secret masked. */
+    configDigest: string;
+    target: { baseUrl: string; embedded: boolean };
+    seed: number;
+    failOn: Severity;
+    selection: { only: string[]; skip: string[]; shard?: string };
+    startedAt: string;
+    endedAt: string;
+    durationMs: number;
+  };
+  verdict: Verdict;
+  /** Process exit code of the verdict: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCONCLUSIVE. */
+  exitCode: 0 | 1 | 3;
+  /** One sentence per reason behind the verdict. */
+  verdictReasons: string[];
+  coverage: {
+    /** Requirements whose level is not `unspecified`. */
+    testable: number;
+    /** Testable requirements with at least one check that ran (passed, failed or waived). */
+    checked: number;
+    /** Testable requirements no check ran for, by id. */
+    unchecked: string[];
+  };
+  checks: CheckResult[];
+  requirements: RequirementResult[];
+  totals: RunTotals;
+  /** Expired or unused waivers, shards, kit errors: one sentence each. */
+  warnings: string[];
+}

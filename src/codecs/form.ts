@@ -19,18 +19,20 @@ export function encodeForm(body: Record<string, unknown>): string {
  */
 export function decodeForm(text: string, nestedFields?: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // Defined, not assigned: a field named `__proto__` must stay a plain own property.
+  const set = (name: string, value: unknown) => Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   for (const [name, value] of new URLSearchParams(text)) {
     const mayBeNested = nestedFields ? nestedFields.has(name) : true;
     const first = value.trimStart()[0];
     if (mayBeNested && (first === '{' || first === '[')) {
       try {
-        out[name] = JSON.parse(value);
+        set(name, JSON.parse(value));
         continue;
       } catch {
         // not JSON: keep the text
       }
     }
-    out[name] = value;
+    set(name, value);
   }
   return out;
 }

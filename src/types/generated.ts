@@ -4798,9 +4798,9 @@ export interface PAGIProfile {
        */
       scope: "transaction";
       /**
-       * `refund_reference_id` of a failed refund item: `empty` = empty string, no number consumed.
+       * `refund_reference_id` (and `refund_reference`) of a failed refund item, no number consumed: `omitted` = the fields are left out; `empty` = empty strings (which the interface's `<transaction_id>-<two digits>` form does not allow, so a kit reports it).
        */
-      failedItems: "empty";
+      failedItems: "omitted" | "empty";
     };
     /**
      * `refund_reference`: `sameAsReferenceId` = the value of `refund_reference_id`; `opaque` = a non-empty gateway value the kit does not compare.

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench:run`: a full run against the embedded reference gateway (checks, exchanges, wall time), then the
+ * same requests replayed by a plain HTTP client with no checks against a fresh gateway, at the same concurrency.
+ * The overhead ratio is run wall time / replay wall time; the exchange-phase ratio leaves out the run's start-up
+ * (from its first request sent to its last answer received). Written to bench/results/run.json.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request, type Dispatcher } from 'undici';
+import { startGateway } from '../gateway/index.js';
+import { resolveOptions } from '../src/config/load.js';
+import type { ReplayRequest } from '../src/engine/client.js';
+import { runConformance } from '../src/engine/runner.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const RESULT_FILE = path.join(HERE, 'results', 'run.json');
+
+/** Send every request in order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
+async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
+  const agents = new Map<string, Dispatcher>();
+  const agentFor = (localAddress?: string) => {
+    const key = localAddress ?? '';
+    if (!agents.has(key)) agents.set(key, new Agent(localAddress ? { localAddress } : {}));
+    return agents.get(key)!;
+  };
+  let next = 0;
+  const lane = async () => {
+    while (next < requests.length) {
+      const r = requests[next++]!;
+      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: agentFor(r.localAddress) });
+      await res.body.dump();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const ms = performance.now() - started;
+  await Promise.all([...agents.values()].map((a) => a.close()));
+  return ms;
+}
+
+const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-'));
+const options = resolveOptions({ out, reporter: [] }, {});
+const started = performance.now();
+const { result, replay: requests } = await runConformance(options, { captureReplay: true, reporters: [] });
+const runMs = performance.now() - started;
+
+const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
+let replayMs: number;
+try {
+  replayMs = await replay(requests, result.metadata.target.baseUrl, gateway.baseUrl, options.concurrency);
+} finally {
+  await gateway.close();
+}
+
+const exchangePhaseMs = Math.max(...requests.map((r) => r.sentAt + r.durationMs)) - Math.min(...requests.map((r) => r.sentAt));
+const report = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  verdict: result.verdict,
+  checks: result.totals.checks,
+  exchanges: result.totals.exchanges,
+  concurrency: options.concurrency,
+  runWallMs: Math.round(runMs),
+  exchangePhaseMs: Math.round(exchangePhaseMs),
+  replayWallMs: Math.round(replayMs),
+  overheadRatio: Math.round((runMs / replayMs) * 100) / 100,
+  exchangePhaseRatio: Math.round((exchangePhaseMs / replayMs) * 100) / 100,
+  goals: { runUnder10s: runMs < 10_000, overheadRatioUnder3: runMs / replayMs < 3 },
+};
+fs.mkdirSync(path.dirname(RESULT_FILE), { recursive: true });
+fs.writeFileSync(RESULT_FILE, `${JSON.stringify(report, null, 2)}\n`);
+console.log(JSON.stringify(report, null, 2));
+console.log(`written to ${path.relative(process.cwd(), RESULT_FILE)}`);

@@ -1,0 +1,137 @@
+/**
+ * Gateway configuration: merchants, accounts, secrets, registered source addresses, base URL, APM methods and
+ * the notification switch. Read from YAML over the local defaults of `config.default.yaml`, validated with
+ * `config.schema.json`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { createAjv, toViolations } from '../src/spec/ajv.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+/** One account of a merchant. */
+export interface AccountConfig {
+  accountId: string;
+  secret: string;
+}
+
+/** One merchant the gateway knows. */
+export interface MerchantConfig {
+  merchantId: string;
+  secret?: string;
+  registeredAddresses: string[];
+  accounts: AccountConfig[];
+}
+
+/** The gateway configuration (`gateway/config.schema.json`). */
+export interface GatewayConfig {
+  baseUrl: string;
+  connector: string;
+  merchants: MerchantConfig[];
+  apm: { paymentMethods: string[]; issuer: { mode: 'shopper' | 'autoApprove' | 'autoDecline' } };
+  notifications: { enabled: boolean };
+}
+
+/** A configuration file that cannot be used; the message is one sentence per problem. */
+export class ConfigError extends Error {}
+
+let validateFn: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+
+function validator() {
+  validateFn ??= createAjv().compile(JSON.parse(fs.readFileSync(path.join(HERE, 'config.schema.json'), 'utf8')));
+  return validateFn;
+}
+
+function readYamlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read configuration file ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseYaml(text, { uniqueKeys: true });
+  } catch (error) {
+    throw new ConfigError(`configuration file ${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`configuration file ${file} does not hold a mapping`);
+  return value as Record<string, unknown>;
+}
+
+/** The local defaults (`gateway/config.default.yaml`). */
+export function defaultConfig(): GatewayConfig {
+  return readYamlFile(path.join(HERE, 'config.default.yaml')) as unknown as GatewayConfig;
+}
+
+/** Check a configuration object; throws ConfigError listing every problem. */
+export function validateConfig(value: unknown, origin = 'configuration'): GatewayConfig {
+  const validate = validator();
+  if (!validate(value)) {
+    const problems = toViolations(validate.errors)
+      .filter((v) => v.keyword !== 'if')
+      .map((v) => `${v.instancePath || '/'} ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`);
+    throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}`);
+  }
+  const config = value as GatewayConfig;
+  const seen = new Set<string>();
+  for (const merchant of config.merchants) {
+    if (seen.has(merchant.merchantId)) throw new ConfigError(`${origin} lists merchant ${merchant.merchantId} twice`);
+    seen.add(merchant.merchantId);
+  }
+  return config;
+}
+
+/**
+ * The configuration to run with: `config` as given, or the file's top-level keys over the local defaults, or the
+ * defaults alone.
+ */
+export function loadGatewayConfig(source?: { file?: string; config?: GatewayConfig }): GatewayConfig {
+  if (source?.config) return validateConfig(source.config, 'the configuration given');
+  const defaults = defaultConfig();
+  if (!source?.file) return validateConfig(defaults, 'the default configuration');
+  return validateConfig({ ...defaults, ...readYamlFile(source.file) }, `configuration file ${source.file}`);
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) in its IPv4 form; other addresses unchanged, lower-cased. */
+export function normaliseAddress(address: string): string {
+  const lower = address.toLowerCase();
+  return lower.startsWith('::ffff:') && lower.includes('.') ? lower.slice(7) : lower;
+}
+
+/** A merchant account as the gateway resolves it for one request. */
+export interface ResolvedAccount {
+  merchant: MerchantConfig;
+  account: AccountConfig;
+  /** The secret the profile's `secretScope` designates. */
+  secret: string;
+}
+
+/** Resolve a (merchant_id, account_id) pair; undefined when the gateway does not know it. */
+export function resolveAccount(
+  config: GatewayConfig,
+  scope: 'account' | 'merchant',
+  merchantId: unknown,
+  accountId: unknown,
+): ResolvedAccount | undefined {
+  if (typeof merchantId !== 'string' || typeof accountId !== 'string') return undefined;
+  const merchant = config.merchants.find((m) => m.merchantId === merchantId);
+  const account = merchant?.accounts.find((a) => a.accountId === accountId);
+  if (!merchant || !account) return undefined;
+  const secret = scope === 'merchant' ? merchant.secret : account.secret;
+  return secret ? { merchant, account, secret } : undefined;
+}
+
+/** Whether `address` is one of the merchant's registered source addresses. */
+export function isRegistered(merchant: MerchantConfig, address: string): boolean {
+  const wanted = normaliseAddress(address);
+  return merchant.registeredAddresses.some((a) => normaliseAddress(a) === wanted);
+}
+
+/** Every secret of the configuration (to mask them in log lines). */
+export function configSecrets(config: GatewayConfig): string[] {
+  return config.merchants.flatMap((m) => [...(m.secret ? [m.secret] : []), ...m.accounts.map((a) => a.secret)]);
+}

@@ -1,0 +1,147 @@
+/**
+ * What every part of the gateway shares: the spec, the profile, the configuration, the state, the notifier,
+ * the active fault's behaviour switches and the facts read once from the spec's schemas.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { OperationKey } from '../src/model.js';
+import type { OperationModel, SpecModel } from '../src/spec/load.js';
+import type { Profile } from '../src/profile/load.js';
+import type { GatewayConfig, ResolvedAccount } from './config.js';
+import type { Store } from './store.js';
+import type { Notifier } from './notify.js';
+import type { Reply } from './reply.js';
+import type { BehaviourSwitches } from './faults.js';
+import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
+
+/** An error kind of the profile (`errors.kinds`). */
+export type ErrorKind = keyof Profile['errors']['kinds'];
+
+/** Facts of one operation, read once from its schemas. */
+export interface OperationFacts {
+  model: OperationModel;
+  /** Top-level fields of the response schema, in schema order. */
+  responseFields: string[];
+  /** Root element of an XML response (`xml.name` of the spec's 200 response schema). */
+  xmlRoot?: string;
+  /** Request fields that are objects or arrays. */
+  nested: Set<string>;
+  /** Request fields the schema types as numbers or integers. */
+  numeric: Map<string, 'integer' | 'number'>;
+  /** Batch operations: the request item schema, its fields, the result schema and its fields. */
+  items?: { schemaId: string; fields: string[]; resultSchemaId: string; resultFields: string[] };
+  /** Query and refund search: the schema and fields of a result item, and the fields of its nested objects. */
+  records?: { list: string; schemaId: string; fields: string[]; objects: Record<string, string[]> };
+}
+
+/** The shared gateway context. */
+export interface Gateway {
+  spec: SpecModel;
+  profile: Profile;
+  config: GatewayConfig;
+  /** The interface's `{base_url}` (configuration or listen address; never a request's Host header). */
+  baseUrl: string;
+  store: Store;
+  notifier: Notifier;
+  switches: Readonly<BehaviourSwitches>;
+  facts: Map<OperationKey, OperationFacts>;
+  log(line: string): void;
+  now(): Date;
+}
+
+/** A parsed, routed request as the operations see it. */
+export interface GatewayRequest {
+  op: OperationFacts;
+  body: Record<string, unknown>;
+  encoding: 'json' | 'form';
+  /** The merchant account; operations run only for known accounts. */
+  account: ResolvedAccount;
+  remoteAddress: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A reason to refuse a request, with the profile's error kind. */
+export interface Refusal {
+  kind: ErrorKind;
+  reason: string;
+}
+
+/** One operation of the interface. */
+export interface OperationHandler {
+  /** Refusals the schemas cannot express. Reads the state, changes nothing. */
+  refusals?(req: GatewayRequest, gw: Gateway): Refusal[];
+  /** Performs the operation. Synchronous: the read-check-write of each transaction is atomic. */
+  run(req: GatewayRequest, gw: Gateway): Reply;
+}
+
+function xmlRootOf(spec: SpecModel, model: OperationModel): string | undefined {
+  const content: Record<string, { schema?: { xml?: { name?: string } } }> = spec.openapi.paths[model.path]?.post?.responses?.['200']?.content ?? {};
+  return Object.values(content).find((media) => media.schema?.xml?.name)?.schema?.xml?.name;
+}
+
+/** Read the facts of every operation from the spec. */
+export function operationFacts(spec: SpecModel): Map<OperationKey, OperationFacts> {
+  const out = new Map<OperationKey, OperationFacts>();
+  for (const model of spec.operations.values()) {
+    const facts: OperationFacts = {
+      model,
+      responseFields: propertyNames(spec, model.responseSchemaId),
+      nested: nestedFields(spec, model.requestSchemaId),
+      numeric: numericFields(spec, model.requestSchemaId),
+      xmlRoot: xmlRootOf(spec, model),
+    };
+    if (model.batch) {
+      const schemaId = itemSchemaId(spec, model.requestSchemaId, model.batch.orders);
+      const resultSchemaId = itemSchemaId(spec, model.responseSchemaId, model.batch.orders);
+      facts.items = { schemaId, fields: propertyNames(spec, schemaId), resultSchemaId, resultFields: propertyNames(spec, resultSchemaId) };
+    }
+    if (model.selectionLimit) {
+      const list = facts.responseFields.find((f) => f !== 'encryption_data' && nestedFields(spec, model.responseSchemaId).has(f));
+      if (!list) throw new Error(`gateway: ${model.key} response has no result list`);
+      const schemaId = itemSchemaId(spec, model.responseSchemaId, list);
+      const fields = propertyNames(spec, schemaId);
+      const objects = Object.fromEntries([...nestedFields(spec, schemaId)].map((f) => [f, objectPropertyNames(spec, schemaId, f)]));
+      facts.records = { list, schemaId, fields, objects };
+    }
+    out.set(model.key, facts);
+  }
+  return out;
+}
+
+/** The facts of an operation (every operation of the spec has them). */
+export function factsOf(gw: Gateway, key: OperationKey): OperationFacts {
+  const facts = gw.facts.get(key);
+  if (!facts) throw new Error(`gateway: the spec has no operation ${key}`);
+  return facts;
+}
+
+const fieldSets = new WeakMap<readonly string[], Set<string>>();
+
+/** Keys of `values` in the order of `fields`, then any other key in insertion order; undefined values dropped. */
+export function ordered(fields: readonly string[], values: Record<string, unknown>): Record<string, unknown> {
+  let known = fieldSets.get(fields);
+  if (!known) fieldSets.set(fields, (known = new Set(fields)));
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = Object.hasOwn(values, f) ? values[f] : undefined;
+    if (v !== undefined) out[f] = v;
+  }
+  for (const k of Object.keys(values)) {
+    const v = values[k];
+    if (known.has(k) || v === undefined) continue;
+    // A request key named __proto__ (echoed by the payout) must stay a plain member.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Copy into `values` the request fields the operation's echo rules say the response repeats. */
+export function echo(op: OperationModel, request: Record<string, unknown>, values: Record<string, unknown>): void {
+  for (const rule of op.echo) for (const f of rule.fields) if (request[f] !== undefined) values[f] = request[f];
+}
+
+/** A request field as a string, or undefined when absent or not a string. */
+export function str(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,68 @@
+/** Error replies exactly as the profile's `errors` section shapes them, and response signing. */
+import type { OperationKey } from '../src/model.js';
+import { sign } from '../src/signing.js';
+import type { ErrorKind, Gateway } from './context.js';
+import type { Reply } from './reply.js';
+
+type TemplateObject = { [key: string]: string | TemplateObject };
+
+function fill(template: string, values: { code: string; message: string; httpStatus: number; request: Record<string, unknown> }): string {
+  return template.replace(/\{(code|message|httpStatus|request\.([A-Za-z_][A-Za-z0-9_]*))\}/g, (_m, name: string, field?: string) => {
+    if (field !== undefined) {
+      const v = values.request[field];
+      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+    }
+    return name === 'code' ? values.code : name === 'message' ? values.message : String(values.httpStatus);
+  });
+}
+
+function fillObject(shape: TemplateObject, values: Parameters<typeof fill>[1]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(shape)) out[k] = typeof v === 'string' ? fill(v, values) : fillObject(v, values);
+  return out;
+}
+
+/** `encryption_data` of a response body when the profile signs that operation's responses; the body otherwise unchanged. */
+export function signResponse(gw: Gateway, op: OperationKey, body: Record<string, unknown>, secret: string): Record<string, unknown> {
+  const signature = sign(gw.profile.signature, 'response', op, body, secret);
+  if (signature !== undefined) body.encryption_data = signature;
+  return body;
+}
+
+/**
+ * The profile's error reply of `kind` for an operation (`undefined` = no operation known: the profile's
+ * `unknownOperationFormat`), filled from the request as received. The gateway's own pages ask for `html`.
+ */
+export function errorReply(
+  gw: Gateway,
+  kind: ErrorKind,
+  op: OperationKey | undefined,
+  request: Record<string, unknown> = {},
+  secret?: string,
+  format: 'json' | 'xml' | 'html' = op ? gw.profile.errors.formatByOperation[op] : gw.profile.errors.unknownOperationFormat,
+): Reply {
+  const errors = gw.profile.errors;
+  const { status, code, message } = errors.kinds[kind];
+  const values = { code, message, httpStatus: status, request };
+  const signIt = (body: Record<string, unknown>) => (errors.signed && op && secret ? signResponse(gw, op, body, secret) : body);
+  if (format === 'json') {
+    const shape = errors.bodies.json;
+    return { kind: 'json', status, contentType: shape.contentType, body: signIt(fillObject(shape.body as TemplateObject, values)) };
+  }
+  if (format === 'xml') {
+    const shape = errors.bodies.xml;
+    return { kind: 'xml', status, contentType: shape.contentType, root: shape.root, body: signIt(fillObject(shape.body as TemplateObject, values)) };
+  }
+  const shape = errors.bodies.html;
+  return {
+    kind: 'html',
+    status,
+    contentType: shape.contentType,
+    page: { title: fill(shape.title, values), autoSubmit: false, paragraphs: [{ id: shape.messageElementId, text: fill(shape.message, values) }] },
+  };
+}
+
+/** `<code>:<message>` of a profile code/message pair. */
+export function codeMessage(pair: { code: string; message: string }): string {
+  return `${pair.code}:${pair.message}`;
+}

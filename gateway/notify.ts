@@ -1,0 +1,136 @@
+/**
+ * Notifications to `notify_url` as the profile's `notifications` section says: method, body media type,
+ * signature, attempts with exponential backoff until an acknowledging status or `maxAttempts`, a timeout per
+ * attempt. Deliveries run in the background: a response is never held back by them. Every attempt is logged.
+ */
+import type { OperationKey } from '../src/model.js';
+import type { Profile } from '../src/profile/load.js';
+import { sign } from '../src/signing.js';
+import { encodeForm } from '../src/codecs/form.js';
+
+/** One delivery attempt, as logged. */
+export interface NotificationAttempt {
+  kind: 'payment' | 'payout';
+  /** order_no of a payment, request_id of a payout. */
+  key: string;
+  url: string;
+  attempt: number;
+  status?: number;
+  error?: string;
+  delivered: boolean;
+  at: string;
+}
+
+/** A notification to deliver. */
+export interface Notification {
+  kind: 'payment' | 'payout';
+  key: string;
+  url: string;
+  /** The body fields (those of the profile's `bodyFrom` response), without signature. */
+  body: Record<string, unknown>;
+  secret: string;
+}
+
+const KEEP_ATTEMPTS = 2000;
+
+/** Sends notifications in the background. */
+export class Notifier {
+  private readonly recent: NotificationAttempt[] = [];
+  private readonly pending = new Set<Promise<void>>();
+  /** Pending backoff waits: timer → wake-up. */
+  private readonly timers = new Map<NodeJS.Timeout, () => void>();
+  private readonly stop = new AbortController();
+
+  constructor(
+    private readonly profile: Profile,
+    private readonly log: (line: string) => void,
+    private readonly enabled: boolean,
+  ) {}
+
+  /** Queue a notification; returns at once. */
+  send(n: Notification): void {
+    if (!this.enabled || this.stop.signal.aborted || !/^https?:\/\//i.test(n.url)) return;
+    const { body, contentType } = this.encode(n);
+    const run = this.deliver(n, body, contentType).finally(() => this.pending.delete(run));
+    this.pending.add(run);
+  }
+
+  /** The latest attempts, oldest first. */
+  attempts(): readonly NotificationAttempt[] {
+    return this.recent;
+  }
+
+  /** Resolves when every queued notification is delivered or given up. */
+  async idle(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /** Abort deliveries in flight and drop pending retries. */
+  close(): void {
+    this.stop.abort();
+    for (const [t, wake] of this.timers) {
+      clearTimeout(t);
+      wake();
+    }
+    this.timers.clear();
+  }
+
+  private encode(n: Notification): { body: string; contentType: string } {
+    const cfg = this.profile.notifications;
+    const op: OperationKey = cfg.kinds[n.kind].bodyFrom;
+    const body: Record<string, unknown> = { ...n.body };
+    delete body.encryption_data;
+    const direction = cfg.signature === 'asResponse' ? 'response' : 'request';
+    const signature = cfg.signature === 'none' ? undefined : sign(this.profile.signature, direction, op, body, n.secret);
+    if (signature !== undefined) body.encryption_data = signature;
+    return cfg.mediaType === 'json'
+      ? { body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' }
+      : { body: encodeForm(body), contentType: 'application/x-www-form-urlencoded; charset=utf-8' };
+  }
+
+  private async deliver(n: Notification, body: string, contentType: string): Promise<void> {
+    const { retry, acknowledgement, method } = this.profile.notifications;
+    let delay = retry.initialDelayMs;
+    for (let attempt = 1; attempt <= retry.maxAttempts && !this.stop.signal.aborted; attempt++) {
+      if (attempt > 1) {
+        await this.sleep(delay);
+        delay *= retry.factor;
+        if (this.stop.signal.aborted) return;
+      }
+      const record: NotificationAttempt = { kind: n.kind, key: n.key, url: n.url, attempt, delivered: false, at: new Date().toISOString() };
+      try {
+        const res = await fetch(n.url, {
+          method,
+          headers: { 'content-type': contentType },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(retry.timeoutMs), this.stop.signal]),
+        });
+        await res.body?.cancel().catch(() => undefined);
+        record.status = res.status;
+        record.delivered = res.status >= acknowledgement.statusMin && res.status <= acknowledgement.statusMax;
+      } catch (error) {
+        record.error = (error as Error).name === 'TimeoutError' ? 'timed out' : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+      }
+      this.keep(record);
+      const outcome = record.delivered ? 'delivered' : record.status !== undefined ? 'not acknowledged' : `failed (${record.error})`;
+      this.log(`notify ${n.kind} ${n.key} attempt ${attempt}/${retry.maxAttempts} -> ${record.status ?? '-'} ${outcome}`);
+      if (record.delivered) return;
+    }
+  }
+
+  private keep(record: NotificationAttempt): void {
+    this.recent.push(record);
+    if (this.recent.length > KEEP_ATTEMPTS) this.recent.splice(0, this.recent.length - KEEP_ATTEMPTS);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, ms);
+      this.timers.set(t, resolve);
+    });
+  }
+}

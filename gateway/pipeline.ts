@@ -1,0 +1,305 @@
+/**
+ * One request, from path to reply: route, size cap, body reading, variant selection, then the profile's checks in
+ * its `errors.precedence` order (the first failing check decides the error), then the operation.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { OperationKey } from '../src/model.js';
+import type { OperationModel } from '../src/spec/load.js';
+import type { SchemaViolation } from '../src/spec/ajv.js';
+import { decodeForm, sniffBody } from '../src/codecs/form.js';
+import { verify } from '../src/signing.js';
+import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js';
+import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
+import { errorReply } from './errors.js';
+import type { Reply } from './reply.js';
+import { apmPayment, issuerPage, ISSUER_PATH } from './ops/apm.js';
+import { batchOperations } from './ops/batch.js';
+import { checkoutPayment, isPostBack, PAY_PATH, payPage, postBackPage, postBackSession } from './ops/checkout.js';
+import { directPayment } from './ops/direct.js';
+import { payout } from './ops/payout.js';
+import { retrievalRefund, retrievalTrans } from './ops/selection.js';
+
+/** The operations of the interface. */
+const HANDLERS: Record<OperationKey, OperationHandler> = {
+  authoriseDirect: directPayment,
+  authoriseApm: apmPayment,
+  checkout: checkoutPayment,
+  retrievalTrans,
+  ...batchOperations,
+  retrievalRefund,
+  payout,
+};
+
+/** A request as read from the socket. */
+export interface Incoming {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  remoteAddress: string;
+  /** Body text (empty when over the size cap). */
+  body: string;
+  tooLarge: boolean;
+}
+
+/** The reply to a request and what the log and the fault hooks need to know about it. */
+export interface Handled {
+  reply: Reply;
+  op?: OperationModel;
+  errorKind?: ErrorKind;
+  reason?: string;
+  body?: Record<string, unknown>;
+}
+
+/** A path's operation variants, with the nested and numeric request fields of all of them (for form bodies). */
+interface Route {
+  variants: OperationFacts[];
+  nested: Set<string>;
+  numeric: Map<string, 'integer' | 'number'>;
+}
+
+/** Routing table (path → route) and the checks in the profile's order. */
+export interface Routes {
+  byPath: Map<string, Route>;
+  checks: ReturnType<typeof orderedChecks>;
+}
+
+/** Build the routing table from the spec's operations. */
+export function buildRoutes(gw: Gateway): Routes {
+  const byPath: Routes['byPath'] = new Map();
+  for (const facts of gw.facts.values()) {
+    const route: Route = byPath.get(facts.model.path) ?? { variants: [], nested: new Set<string>(), numeric: new Map() };
+    route.variants.push(facts);
+    for (const f of facts.nested) route.nested.add(f);
+    for (const [f, t] of facts.numeric) route.numeric.set(f, t);
+    byPath.set(facts.model.path, route);
+  }
+  return { byPath, checks: orderedChecks(gw.profile) };
+}
+
+type Parsed = { body: Record<string, unknown>; encoding: 'json' | 'form' };
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const NUMBER_TEXT = { integer: /^-?(0|[1-9][0-9]*)$/, number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ };
+
+/** Form fields are text: a field the schema types as a number or integer is read from its decimal text. */
+function formNumbers(body: Record<string, unknown>, numeric: ReadonlyMap<string, 'integer' | 'number'>): Record<string, unknown> {
+  for (const [field, type] of numeric) {
+    const v = body[field];
+    if (typeof v === 'string' && NUMBER_TEXT[type].test(v)) body[field] = Number(v);
+  }
+  return body;
+}
+
+/** Read a body as the profile's `requestMedia` says; undefined when it cannot be read. */
+function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Route): Parsed | undefined {
+  const { nested } = route;
+  const media = gw.profile.requestMedia;
+  let encoding: Parsed['encoding'] | undefined;
+  let body: Record<string, unknown> | undefined;
+  if (media.detection === 'sniffed') {
+    const sniffed = sniffBody(incoming.body);
+    encoding = sniffed?.encoding;
+    body = sniffed?.encoding === 'form' ? decodeForm(incoming.body, nested) : sniffed?.value;
+  } else {
+    const type = String(incoming.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/json') [encoding, body] = ['json', jsonObject(incoming.body)];
+    else if (type === 'application/x-www-form-urlencoded' && /^[^=&]*=/.test(incoming.body.trimStart())) [encoding, body] = ['form', decodeForm(incoming.body, nested)];
+  }
+  if (!encoding || !body) return undefined;
+  if (!media.acceptOther && encoding !== media.types[op]) return undefined;
+  // A form field named __proto__ holding JSON text replaces the decoded object's prototype: refuse such a body.
+  if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
+  return { body: encoding === 'form' ? formNumbers(body, route.numeric) : body, encoding };
+}
+
+/** The variant of a path a body selects (`when.present` / `when.absent` of the spec). */
+function variantOf(variants: OperationFacts[], body: Record<string, unknown> | undefined): OperationFacts {
+  if (body) {
+    const hit = variants.find(({ model: { when } }) => (!when?.present || body[when.present] !== undefined) && (!when?.absent || body[when.absent] === undefined));
+    if (hit) return hit;
+  }
+  return variants[0]!;
+}
+
+/** Where a schema violation belongs: the batch limit, one batch item (answered per item), or the request. */
+function violationScope(op: OperationModel, v: SchemaViolation): 'limit' | 'item' | 'request' {
+  const orders = op.batch ? `/${op.batch.orders}` : undefined;
+  if (!orders) return 'request';
+  if (v.instancePath === orders && v.keyword === 'maxItems') return 'limit';
+  return v.instancePath.startsWith(`${orders}/`) ? 'item' : 'request';
+}
+
+function headerProblem(gw: Gateway, incoming: Incoming, body: Record<string, unknown>): string | undefined {
+  for (const [name, template] of Object.entries(gw.profile.requestHeaders.headers)) {
+    const expected = String(template).replace(/\{request\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, f: string) => {
+      const v = body[f];
+      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+    });
+    if (incoming.headers[name.toLowerCase()] !== expected) return `header ${name} missing or not as expected`;
+  }
+  return undefined;
+}
+
+/** The gateway's own pages (issuer page, hosted payment page); undefined for any other path. */
+function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
+  const page = incoming.path.startsWith(ISSUER_PATH)
+    ? { op: 'authoriseApm' as const, token: incoming.path.slice(ISSUER_PATH.length), show: issuerPage }
+    : incoming.path.startsWith(PAY_PATH)
+      ? { op: 'checkout' as const, token: incoming.path.slice(PAY_PATH.length), show: payPage }
+      : undefined;
+  if (!page) return undefined;
+  const op = gw.facts.get(page.op)?.model;
+  const fail = (kind: ErrorKind, reason: string): Handled => ({ reply: errorReply(gw, kind, page.op, {}, undefined, 'html'), op, errorKind: kind, reason });
+  if (incoming.method !== 'GET' && incoming.method !== 'POST') {
+    const refused = fail('methodNotAllowed', `method ${incoming.method}`);
+    return { ...refused, reply: { ...refused.reply, headers: { allow: 'GET, POST' } } };
+  }
+  if (incoming.tooLarge) return fail('bodyTooLarge', 'body over the size cap');
+  const form = incoming.method === 'POST' ? (sniffBody(incoming.body)?.value ?? {}) : {};
+  return { reply: page.show(gw, page.token, form), op, body: form };
+}
+
+/** One request's facts, each worked out once and only when a check or the operation needs it. */
+class RequestState {
+  private parsedDone = false;
+  private parsedValue: Parsed | undefined;
+  private accountDone = false;
+  private accountValue: ResolvedAccount | undefined;
+  private violationsValue: { v: SchemaViolation; scope: 'limit' | 'item' | 'request' }[] | undefined;
+  private refusalsValue: Refusal[] | undefined;
+  private requestValue: GatewayRequest | undefined;
+  private factsValue: OperationFacts | undefined;
+
+  constructor(
+    readonly gw: Gateway,
+    readonly incoming: Incoming,
+    readonly route: Route | undefined,
+  ) {}
+
+  get parsed(): Parsed | undefined {
+    if (!this.parsedDone) {
+      this.parsedDone = true;
+      this.parsedValue = this.route && !this.incoming.tooLarge ? parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route) : undefined;
+    }
+    return this.parsedValue;
+  }
+
+  get body(): Record<string, unknown> | undefined {
+    return this.parsed?.body;
+  }
+
+  /** The operation variant (the path's first one until the body selects another). */
+  get facts(): OperationFacts | undefined {
+    if (!this.route) return undefined;
+    this.factsValue ??= variantOf(this.route.variants, this.body);
+    return this.factsValue;
+  }
+
+  get account(): ResolvedAccount | undefined {
+    if (!this.accountDone) {
+      this.accountDone = true;
+      const b = this.body;
+      this.accountValue = b ? resolveAccount(this.gw.config, this.gw.profile.signature.secretScope, b.merchant_id, b.account_id) : undefined;
+    }
+    return this.accountValue;
+  }
+
+  get postBack(): boolean {
+    return this.facts?.model.checkoutForm !== undefined && this.body !== undefined && isPostBack(this.body);
+  }
+
+  /** A readable body of an operation request (not a posted-back checkout form). */
+  get ready(): boolean {
+    return this.body !== undefined && !this.postBack;
+  }
+
+  get violations() {
+    this.violationsValue ??= this.gw.spec.validate(this.facts!.model.requestSchemaId, this.body).map((v) => ({ v, scope: violationScope(this.facts!.model, v) }));
+    return this.violationsValue;
+  }
+
+  get request(): GatewayRequest {
+    this.requestValue ??= { op: this.facts!, body: this.body!, encoding: this.parsed!.encoding, account: this.account!, remoteAddress: this.incoming.remoteAddress, headers: this.incoming.headers };
+    return this.requestValue;
+  }
+
+  get refusals(): Refusal[] {
+    this.refusalsValue ??= this.body && this.account ? (HANDLERS[this.facts!.model.key].refusals?.(this.request, this.gw) ?? []) : [];
+    return this.refusalsValue;
+  }
+}
+
+/** A check of the request; its error kind may be named by the profile. */
+interface Check {
+  kind: ErrorKind | ((profile: Gateway['profile']) => ErrorKind);
+  failed(s: RequestState): string | undefined;
+}
+
+/** The gateway's checks; `handle` runs them in the profile's precedence order. */
+const CHECKS: Check[] = [
+  { kind: 'unknownPath', failed: (s) => (s.route ? undefined : 'no operation at this path') },
+  { kind: 'methodNotAllowed', failed: (s) => (s.incoming.method === 'POST' ? undefined : `method ${s.incoming.method}`) },
+  { kind: 'bodyTooLarge', failed: (s) => (s.incoming.tooLarge ? 'body over the size cap' : undefined) },
+  { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body ? undefined : 'body is not a readable JSON object or form') },
+  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
+  { kind: 'unknownRecord', failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined) },
+  { kind: (p) => p.errors.unknownMerchant, failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined) },
+  {
+    kind: 'refusedAddress',
+    failed: (s) =>
+      s.ready &&
+      s.account &&
+      !s.gw.switches.skipAddressRestriction &&
+      s.gw.profile.addressRestriction.operations.includes(s.facts!.model.key) &&
+      !isRegistered(s.account.merchant, s.incoming.remoteAddress)
+        ? 'source address not registered'
+        : undefined,
+  },
+  {
+    kind: 'badSignature',
+    failed: (s) =>
+      s.ready && s.account && !s.gw.switches.skipSignatureCheck && !verify(s.gw.profile.signature, 'request', s.facts!.model.key, s.body!, s.account.secret)
+        ? 'encryption_data missing or wrong'
+        : undefined,
+  },
+  {
+    kind: 'invalidInput',
+    failed: (s) => {
+      const hit = s.ready ? s.violations.find((x) => x.scope === 'request') : undefined;
+      return hit ? `${hit.v.instancePath || '/'} ${hit.v.message}` : undefined;
+    },
+  },
+  { kind: 'overLimit', failed: (s) => (s.ready && s.gw.profile.limits.overLimit.refuseWhole && s.violations.some((x) => x.scope === 'limit') ? 'too many orders' : undefined) },
+];
+
+/** The checks in the profile's precedence order, each kind followed by the operations' own refusals of that kind. */
+function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s: RequestState): string | undefined }[] {
+  const out: { kind: ErrorKind; failed(s: RequestState): string | undefined }[] = [];
+  for (const kind of profile.errors.precedence) {
+    for (const c of CHECKS) if ((typeof c.kind === 'function' ? c.kind(profile) : c.kind) === kind) out.push({ kind, failed: c.failed });
+    out.push({ kind, failed: (s) => (s.ready ? s.refusals.find((r) => r.kind === kind)?.reason : undefined) });
+  }
+  return out;
+}
+
+/** Handle one request. Synchronous: checks and the operation run without yielding. */
+export function handle(gw: Gateway, routes: Routes, incoming: Incoming): Handled {
+  const page = handlePage(gw, incoming);
+  if (page) return page;
+  const s = new RequestState(gw, incoming, routes.byPath.get(incoming.path));
+  for (const check of routes.checks) {
+    const reason = check.failed(s);
+    if (reason) return { reply: errorReply(gw, check.kind, s.facts?.model.key, s.body, s.account?.secret), op: s.facts?.model, errorKind: check.kind, reason, body: s.body };
+  }
+  const op = s.facts!;
+  if (s.postBack) return { reply: postBackPage(gw, postBackSession(gw, s.body!)!), op: op.model, body: s.body };
+  return { reply: HANDLERS[op.model.key].run(s.request, gw), op: op.model, body: s.body };
+}

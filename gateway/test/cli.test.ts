@@ -1,0 +1,79 @@
+/** `pagi-conform serve`: listening line, one masked log line per request, clean stop, usage errors. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+import { serveMain } from '../cli.js';
+import * as h from './helpers.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+/** Run serveMain in-process for an argument list that ends before listening; returns exit code and stderr. */
+async function usage(args: string[]) {
+  const errors: string[] = [];
+  vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
+  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  return { code: await serveMain(args), errors };
+}
+
+describe('usage errors', () => {
+  it('an unknown option or fault, a bad port or configuration: one clear sentence, exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--bogus'], /unknown option '--bogus'/],
+      [['--port'], /option '--port' needs a value/],
+      [['--port', 'eighty'], /--port must be an integer/],
+      [['--fault', 'no-such-fault'], /unknown fault 'no-such-fault'; known faults: xml-root-wrong, /],
+      [['--config', '/nonexistent/gateway.yaml'], /cannot read configuration file/],
+      [['extra'], /unexpected argument 'extra'/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, errors } = await usage(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(message);
+      expect(errors[0]!.split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('refuses a configuration that does not follow the configuration schema', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'bad.yaml');
+    fs.writeFileSync(file, 'merchants: []\nunknownKey: 1\n');
+    const { code, errors } = await usage(['--config', file]);
+    expect(code).toBe(2);
+    expect(errors[0]).toMatch(/is not valid/);
+  });
+});
+
+describe('serving', () => {
+  it('prints the listening address, logs one masked line per request, stops cleanly on SIGTERM', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'config.yaml');
+    fs.writeFileSync(file, 'connector: CLI-TEST\n');
+    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0', '--config', file], { cwd: KIT_ROOT });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const until = async (re: RegExp) => {
+      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      return re.exec(out);
+    };
+    const url = (await until(/listening on (http:\/\/127\.0\.0\.1:\d+)/))?.[1];
+    expect(url, out).toBeDefined();
+    const gw = { url: url! } as Parameters<typeof h.call>[0];
+    const res = await h.call(gw, 'authoriseDirect', h.directBody());
+    expect(h.xmlBody(res).connector).toBe('CLI-TEST');
+    await h.send(`${url}/v1/capture`, { method: 'GET' });
+    await until(/GET \/v1\/capture/);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = out.trim().split('\n');
+    expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines.filter((l) => / POST \/v1\/authorise /.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => / GET \/v1\/capture /.test(l))).toHaveLength(1);
+    expect(lines.at(-1)).toBe('stopped');
+    expect(out).not.toContain(h.APPROVE_CARD);
+    expect(out).not.toContain(h.SECRET);
+  });
+});

@@ -1,0 +1,33 @@
+/** `pagi-conform run`: parse the options, run, print where the reports are, exit with the verdict's code. */
+import path from 'node:path';
+import { helpText, parseArgv, resolveOptions } from '../config/load.js';
+import { UsageError, type RunOptions } from '../config/options.js';
+
+async function list(options: RunOptions): Promise<number> {
+  const { prepareRun } = await import('../engine/runner.js');
+  const { listChecks } = await import('../engine/list.js');
+  const { spec, registry } = await prepareRun({ ...options, only: [], skip: [] });
+  console.log(listChecks(spec, registry));
+  return 0;
+}
+
+/** Run the command with its arguments; returns the exit code (0, 1, 2 or 3). */
+export async function runMain(argv: string[]): Promise<number> {
+  try {
+    const explicit = parseArgv(argv);
+    if (explicit.help) {
+      console.log(helpText());
+      return 0;
+    }
+    const options = resolveOptions(explicit);
+    if (options.list) return await list(options);
+    const { runConformance } = await import('../engine/runner.js');
+    const { result, files } = await runConformance(options, { commandLine: ['pagi-conform', 'run', ...argv] });
+    if (files.length) console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
+    return result.exitCode;
+  } catch (e) {
+    // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
+    console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the run could not complete: ${(e as Error).message}`);
+    return 2;
+  }
+}

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { OPTIONS, UsageError, defaults, type OptionDef, type RunOptions } from './options.js';
+
+const TABLE = OPTIONS as readonly OptionDef[];
+
+function parseValue(def: OptionDef, raw: unknown, where: string): unknown {
+  return def.type.parse(raw, where);
+}
+
+/** Parse `pagi-conform run` arguments with parseArgs options generated from the table. */
+export function parseArgv(argv: readonly string[]): Partial<RunOptions> {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const def of TABLE) {
+    if (!def.flag) continue;
+    options[def.flag] = def.type.cli === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: def.type.label === 'LIST' };
+  }
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} Run 'pagi-conform run --help' for the options.`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const def of TABLE) {
+    if (def.flag && values[def.flag] !== undefined) out[def.key] = parseValue(def, values[def.flag], `--${def.flag}`);
+  }
+  return out as Partial<RunOptions>;
+}
+
+/** Values from the table's environment variables. */
+export function readEnv(env: NodeJS.ProcessEnv): Partial<RunOptions> {
+  const out: Record<string, unknown> = {};
+  for (const def of TABLE) {
+    const raw = def.env ? env[def.env] : undefined;
+    if (raw !== undefined && raw !== '') out[def.key] = parseValue(def, raw, def.env!);
+  }
+  return out as Partial<RunOptions>;
+}
+
+/** Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. */
+export function readConfigFile(file: string): Partial<RunOptions> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(fs.readFileSync(file, 'utf8'), { uniqueKeys: true });
+  } catch (e) {
+    throw new UsageError(`Cannot read the config file ${file}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`The config file ${file} must hold a YAML mapping of option keys.`);
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(doc)) {
+    const def = TABLE.find((d) => d.key === key && d.configFile !== false);
+    if (!def) throw new UsageError(`The config file ${file} has an unknown key '${key}'; 'pagi-conform run --help' lists the keys.`);
+    const value = parseValue(def, raw, `${key} in ${file}`);
+    out[key] = def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value)) ? path.resolve(path.dirname(file), value) : value;
+  }
+  return out as Partial<RunOptions>;
+}
+
+/** Check programmatic options against the table (same parsers, same messages). */
+export function checkOptions(given: Partial<RunOptions>): Partial<RunOptions> {
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(given)) {
+    if (raw === undefined) continue;
+    const def = TABLE.find((d) => d.key === key);
+    if (!def) throw new UsageError(`Unknown option '${key}'.`);
+    out[key] = parseValue(def, raw, key);
+  }
+  return out as Partial<RunOptions>;
+}
+
+/**
+ * Merge options: table defaults < config file < environment < explicit (CLI flags or `run()` options).
+ * The config file is the explicit one, else the environment's.
+ */
+export function resolveOptions(explicit: Partial<RunOptions>, env: NodeJS.ProcessEnv = process.env): RunOptions {
+  const fromEnv = readEnv(env);
+  const configFile = explicit.config ?? fromEnv.config;
+  const fromFile = configFile ? readConfigFile(configFile) : {};
+  return { ...defaults(), ...fromFile, ...fromEnv, ...explicit } as RunOptions;
+}
+
+function wrap(text: string, indent: number, width = 100): string {
+  const words = text.split(' ');
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + w.length + 1 > width - indent) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
+function defaultText(def: OptionDef): string {
+  const notes: string[] = [];
+  if (def.default !== undefined && def.default !== false && !(Array.isArray(def.default) && def.default.length === 0)) {
+    notes.push(`default: ${Array.isArray(def.default) ? def.default.join(',') : String(def.default)}`);
+  }
+  if (def.env) notes.push(`env ${def.env}`);
+  return notes.length ? ` (${notes.join('; ')})` : '';
+}
+
+/** `pagi-conform run --help`, generated from the table. */
+export function helpText(): string {
+  const lines = ['usage: pagi-conform run [options]', '', 'Runs the conformance suites against a gateway and reports a verdict.', '', 'options:'];
+  for (const def of TABLE.filter((d) => d.flag)) {
+    const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
+    lines.push(`${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}`);
+  }
+  lines.push('', 'config-file keys (besides the camelCase name of any option above):');
+  for (const def of TABLE.filter((d) => !d.flag)) lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
+  lines.push(
+    '',
+    'exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/config error or unreachable target,',
+    '            3 INCONCLUSIVE (a must check could not run or was not selected).',
+  );
+  return lines.join('\n');
+}

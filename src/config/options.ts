@@ -1,0 +1,223 @@
+/**
+ * The one table of run options: every `pagi-conform run` flag and every config-file key is defined here once
+ * (name, type, default, environment variable, description). The argv parser, the config-file reader, the
+ * environment reader and `--help` are generated from it (src/config/load.ts).
+ */
+
+/** Lowest severity that makes a run NOT CONFORMANT. */
+export type FailOn = 'must' | 'expected' | 'profile';
+
+/** Payment methods for APM requests: values the target accepts, and one it does not know. */
+export interface PaymentMethodsConfig {
+  valid: string[];
+  unknown: string;
+}
+
+/** Resolved options of a run (CLI flags, config file, environment and defaults merged). */
+export interface RunOptions {
+  target?: string;
+  config?: string;
+  profile: string;
+  only: string[];
+  skip: string[];
+  failOn: FailOn;
+  waivers?: string;
+  out: string;
+  reporter: string[];
+  seed?: number;
+  list: boolean;
+  shard?: string;
+  concurrency: number;
+  rate: number;
+  timeout: number;
+  maxResponseBytes: number;
+  orderPrefix: string;
+  caFile?: string;
+  proxy?: string;
+  notifyUrl?: string;
+  notifyWait: number;
+  notifyListen: string;
+  specRoot?: string;
+  registry?: string;
+  cards?: Record<string, string>;
+  cardSecurityCode: string;
+  paymentMethods?: PaymentMethodsConfig;
+  unregisteredAddress?: string;
+  merchantId?: string;
+  accountId?: string;
+  secret?: string;
+  help: boolean;
+}
+
+/** A bad flag, config key or value: the CLI prints the message (one sentence) and exits with 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** How a value is written and read. `parse` gets a CLI/env string or a config-file/programmatic value. */
+export interface ValueType<T> {
+  /** Placeholder in `--help` (`URL`, `N`, `LIST`). */
+  label: string;
+  /** parseArgs type of the flag. */
+  cli: 'string' | 'boolean';
+  /** Values that are file paths are resolved against the config file's folder when read from it. */
+  path?: boolean;
+  parse(raw: unknown, where: string): T;
+}
+
+/** One row of the table. */
+export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
+  key: K;
+  /** CLI flag without `--`; absent for config-file-only keys. */
+  flag?: string;
+  type: ValueType<NonNullable<RunOptions[K]>>;
+  default?: RunOptions[K];
+  env?: string;
+  /** False for keys that make no sense in a config file (`config`, `help`, `list`). */
+  configFile?: boolean;
+  /** Masked in results metadata and never printed. */
+  secret?: boolean;
+  description: string;
+}
+
+function fail(where: string, expected: string, raw: unknown): never {
+  const shown = typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw);
+  throw new UsageError(`${where} must be ${expected} (received ${shown}).`);
+}
+
+const text = (label: string, isPath = false): ValueType<string> => ({
+  label,
+  cli: 'string',
+  path: isPath,
+  parse: (raw, where) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : fail(where, 'a non-empty string', raw)),
+});
+
+const integer = (label: string, min: number): ValueType<number> => ({
+  label,
+  cli: 'string',
+  parse: (raw, where) => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) ? Number(raw) : NaN;
+    return Number.isSafeInteger(n) && n >= min ? n : fail(where, `an integer of at least ${min}`, raw);
+  },
+});
+
+const flag: ValueType<boolean> = {
+  label: '',
+  cli: 'boolean',
+  parse: (raw, where) => (typeof raw === 'boolean' ? raw : raw === 'true' ? true : raw === 'false' ? false : fail(where, 'true or false', raw)),
+};
+
+const oneOf = <T extends string>(values: readonly T[]): ValueType<T> => ({
+  label: values.join('|'),
+  cli: 'string',
+  parse: (raw, where) => (values.includes(raw as T) ? (raw as T) : fail(where, `one of ${values.join(', ')}`, raw)),
+});
+
+/** A list: comma-separated text, repeated flags or a YAML sequence of strings. */
+const list: ValueType<string[]> = {
+  label: 'LIST',
+  cli: 'string',
+  parse: (raw, where) => {
+    const items = (Array.isArray(raw) ? raw : [raw]).flatMap((x) => (typeof x === 'string' ? x.split(',') : fail(where, 'a comma-separated list', raw)));
+    return items.map((x) => x.trim()).filter(Boolean);
+  },
+};
+
+const url: ValueType<string> = {
+  label: 'URL',
+  cli: 'string',
+  parse: (raw, where) => {
+    const value = text('URL').parse(raw, where);
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      return fail(where, 'an absolute http(s) URL', raw);
+    }
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? value.replace(/\/+$/, '') : fail(where, 'an http or https URL', raw);
+  },
+};
+
+const shard: ValueType<string> = {
+  label: 'i/n',
+  cli: 'string',
+  parse: (raw, where) => {
+    const m = typeof raw === 'string' ? /^([0-9]+)\/([0-9]+)$/.exec(raw.trim()) : null;
+    const [i, n] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+    return m && i >= 1 && i <= n ? `${i}/${n}` : fail(where, 'i/n with 1 <= i <= n', raw);
+  },
+};
+
+const hostPort: ValueType<string> = {
+  label: 'HOST:PORT',
+  cli: 'string',
+  parse: (raw, where) => (typeof raw === 'string' && /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):[0-9]{1,5}$/.test(raw.trim()) ? raw.trim() : fail(where, 'HOST:PORT (IPv6 in brackets)', raw)),
+};
+
+const stringMap: ValueType<Record<string, string>> = {
+  label: 'MAP',
+  cli: 'string',
+  parse: (raw, where) => {
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail(where, 'a mapping of names to strings', raw);
+    const entries = Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' ? String(v) : fail(`${where}.${k}`, 'a string', v)]);
+    return Object.fromEntries(entries);
+  },
+};
+
+const paymentMethods: ValueType<PaymentMethodsConfig> = {
+  label: 'MAP',
+  cli: 'string',
+  parse: (raw, where) => {
+    const v = raw as Partial<Record<keyof PaymentMethodsConfig, unknown>> | undefined;
+    if (!v || typeof v !== 'object') return fail(where, 'a mapping with valid (list) and unknown (string)', raw);
+    return { valid: list.parse(v.valid, `${where}.valid`), unknown: text('METHOD').parse(v.unknown, `${where}.unknown`) };
+  },
+};
+
+/** Typed row constructor: ties the value type and the default to the option's key. */
+function opt<K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
+  return def;
+}
+
+/** Every run option. Order = order in `--help`. */
+export const OPTIONS = [
+  opt({ key: 'target', flag: 'target', type: url, env: 'PAGI_TARGET', description: 'Base URL of the gateway under test (default: the embedded reference gateway on an ephemeral loopback port).' }),
+  opt({ key: 'config', flag: 'config', type: text('FILE', true), env: 'PAGI_CONFIG', configFile: false, description: 'YAML config file holding any key of this table (camelCase) plus the config-file-only keys.' }),
+  opt({ key: 'profile', flag: 'profile', type: text('FILE', true), default: 'reference', description: "Profile of the target: a file, or a name under spec/profiles ('reference')." }),
+  opt({ key: 'only', flag: 'only', type: list, default: [], description: 'Run only these checks: family, check id, operation, requirement id or operation/checkId, comma-separated.' }),
+  opt({ key: 'skip', flag: 'skip', type: list, default: [], description: 'Skip these checks (same selectors as --only).' }),
+  opt({ key: 'failOn', flag: 'fail-on', type: oneOf(['must', 'expected', 'profile'] as const), default: 'must', description: 'Lowest severity of a failed check that makes the run NOT CONFORMANT.' }),
+  opt({ key: 'waivers', flag: 'waivers', type: text('FILE', true), description: 'YAML list of {check, reason, expires: YYYY-MM-DD[, operation]}: named failures become waived until they expire.' }),
+  opt({ key: 'out', flag: 'out', type: text('DIR'), default: 'reports', description: 'Folder the reports are written to.' }),
+  opt({ key: 'reporter', flag: 'reporter', type: list, default: ['console', 'json'], description: 'Reporters, comma-separated: console, json (results.json), junit (vitest JUnit with requirement ids).' }),
+  opt({ key: 'seed', flag: 'seed', type: integer('N', 0), description: 'Seed of the generated negative cases (default: random, recorded in the results).' }),
+  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, description: 'Print every check with its operations, family and requirement ids, then exit.' }),
+  opt({ key: 'shard', flag: 'shard', type: shard, description: "Run shard i of n of the suite files (vitest's shard option)." }),
+  opt({ key: 'concurrency', flag: 'concurrency', type: integer('N', 1), default: 4, description: 'Most tests run at once, and most requests in flight at once.' }),
+  opt({ key: 'rate', flag: 'rate', type: integer('N', 0), default: 0, description: 'Most requests per second sent to the target (0: no limit).' }),
+  opt({ key: 'timeout', flag: 'timeout', type: integer('MS', 1), default: 10_000, description: 'Per-request timeout in milliseconds.' }),
+  opt({ key: 'maxResponseBytes', flag: 'max-response-bytes', type: integer('BYTES', 1), default: 8 * 1024 * 1024, description: 'Response size cap: reading stops past it and the response is marked truncated.' }),
+  opt({ key: 'orderPrefix', flag: 'order-prefix', type: text('TEXT'), default: 'PAGI', description: "Prefix of every order_no the kit sends; a run id and a counter follow it, so a run's order numbers are unique." }),
+  opt({ key: 'caFile', flag: 'ca-file', type: text('FILE', true), description: "PEM file of the CA that signs the target's TLS certificate." }),
+  opt({ key: 'proxy', flag: 'proxy', type: url, env: 'PAGI_PROXY', description: 'HTTP proxy the requests go through.' }),
+  opt({ key: 'notifyUrl', flag: 'notify-url', type: url, description: "Public URL of the kit's notification receiver, for a remote target (default on a loopback target: the receiver's own loopback URL; none otherwise, and the events family is skipped)." }),
+  opt({ key: 'notifyWait', flag: 'notify-wait', type: integer('MS', 0), default: 10_000, description: 'How long to wait for a notification, in milliseconds.' }),
+  opt({ key: 'notifyListen', flag: 'notify-listen', type: hostPort, default: '127.0.0.1:8787', description: 'Address the notification receiver listens on when --notify-url is given (a tunnel or proxy forwards the public URL to it).' }),
+  opt({ key: 'specRoot', flag: 'spec-root', type: text('DIR', true), description: "Folder holding spec/ and schemas/ to generate the suites from (default: the kit's own)." }),
+  opt({ key: 'registry', flag: 'registry', type: text('FILE', true), description: 'Module exporting CHECKS and PROBES (default: suites/registry.ts).' }),
+  opt({ key: 'cards', type: stringMap, description: "Test card numbers by outcome (approve, decline) (default: the profile's payments.testCards)." }),
+  opt({ key: 'cardSecurityCode', type: text('CODE'), default: '123', description: 'Security code sent with the test cards.' }),
+  opt({ key: 'paymentMethods', type: paymentMethods, description: "APM payment_method values: valid (list) and one unknown to the target (default: the spec example's value and PAGI_KIT_UNKNOWN)." }),
+  opt({ key: 'unregisteredAddress', type: text('ADDRESS'), description: 'Second local source address, not registered with the target, for the refused-query check (default on a loopback target: 127.0.0.2).' }),
+  opt({ key: 'merchantId', type: text('ID'), env: 'PAGI_MERCHANT_ID', description: 'merchant_id of the test account (default with no --target: the reference gateway\'s).' }),
+  opt({ key: 'accountId', type: text('ID'), env: 'PAGI_ACCOUNT_ID', description: 'account_id of the test account (default with no --target: the reference gateway\'s).' }),
+  opt({ key: 'secret', type: text('SECRET'), env: 'PAGI_SECRET', secret: true, description: 'Signing secret of the test account (default with no --target: the reference gateway\'s).' }),
+  opt({ key: 'help', flag: 'help', type: flag, default: false, configFile: false, description: 'Show this text.' }),
+] as const satisfies readonly OptionDef<any>[];
+
+/** Defaults of the table as a partial options object. */
+export function defaults(): Partial<RunOptions> {
+  const out: Record<string, unknown> = {};
+  for (const o of OPTIONS as readonly OptionDef[]) if (o.default !== undefined) out[o.key] = structuredClone(o.default);
+  return out as Partial<RunOptions>;
+}

@@ -1,0 +1,279 @@
+/**
+ * The ProbeClient: builds sample requests from the spec's examples, encodes and signs them as the profile says,
+ * sends them with undici (timeout, size cap, no redirects, optional source address, CA file and proxy), decodes
+ * the responses and records every exchange with masked evidence.
+ */
+import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { encodeForm } from '../codecs/form.js';
+import { maskText, type MaskRules } from '../mask.js';
+import type { Exchange, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
+import type { Profile } from '../profile/load.js';
+import { sign, stringToSign, verify } from '../signing.js';
+import type { SpecModel } from '../spec/load.js';
+import { decodeBody, decodeExternal } from './decode.js';
+import { buildEvidence, maskRulesFor } from './evidence.js';
+import { createLimiter, type Limiter } from './limiter.js';
+import type { NotificationSource } from './receiver.js';
+import { sampleBody } from './sample.js';
+
+/** How requests travel. */
+export interface TransportOptions {
+  timeoutMs: number;
+  maxResponseBytes: number;
+  caFile?: string;
+  proxy?: string;
+  concurrency: number;
+  /** Requests per second (0: no limit). */
+  rate: number;
+}
+
+/** Everything a client needs. */
+export interface ClientOptions {
+  spec: SpecModel;
+  profile: Profile;
+  config: RunConfigView;
+  secret: string;
+  cardSecurityCode: string;
+  transport: TransportOptions;
+  notifications?: NotificationSource;
+  /** Short tag making exchange ids and order numbers unique across the run's workers. */
+  tag: string;
+  /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
+  captureReplay?: boolean;
+}
+
+/** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
+export interface ReplayRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  bodyText: string;
+  localAddress?: string;
+  /** When it was sent (epoch ms) and how long the exchange took. */
+  sentAt: number;
+  durationMs: number;
+}
+
+/** A ProbeClient counting the exchanges made through it (one per probe run, so concurrent probes count apart). */
+export interface ScopedClient extends ProbeClient {
+  /** Exchanges made through this client, and their replay copies when captured. */
+  usage(): { exchanges: number; replay: ReplayRequest[] };
+}
+
+/** The engine's side of a ProbeClient. */
+export interface KitClient extends ProbeClient {
+  /** A client for one probe run, sharing this one's transport, counters and receiver. */
+  scoped(): ScopedClient;
+  readonly maskRules: MaskRules;
+  close(): Promise<void>;
+}
+
+type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
+
+const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+}
+
+/** Fill a profile header template: `{request.<field>}` takes the top-level field's value, other placeholders are empty. */
+function fillTemplate(template: string, body: Record<string, unknown>): string {
+  return template.replace(/\{([^}]*)\}/g, (_, name: string) => {
+    const value = name.startsWith('request.') ? body[name.slice('request.'.length)] : undefined;
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  });
+}
+
+function transportError(e: unknown): NonNullable<Exchange['error']> {
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code ?? err.name ?? 'Error';
+  const timeout = /TimeoutError|AbortError|UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT/.test(`${err.name} ${code}`);
+  return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
+}
+
+/** An undici dispatcher for the transport options: CA file, proxy, connect timeout, source address. */
+export function createDispatcher(transport: TransportOptions, ca: Buffer | undefined, localAddress?: string): Dispatcher {
+  const connect = { ca, timeout: transport.timeoutMs };
+  const source = localAddress ? { localAddress } : {};
+  return transport.proxy ? new ProxyAgent({ uri: transport.proxy, requestTls: connect, ...source }) : new Agent({ connect, ...source });
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > cap) {
+      chunks.push(chunk.subarray(0, cap - size));
+      body.destroy(); // stop reading past the cap
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+}
+
+/** Create the client of one worker. */
+export function createProbeClient(options: ClientOptions): KitClient {
+  const { spec, profile, config, secret, transport } = options;
+  const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
+  const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
+  const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
+  const dispatchers = new Map<string, Dispatcher>();
+  let exchangeCount = 0;
+  let orderCount = 0;
+
+  const dispatcherFor = (localAddress: string | undefined): Dispatcher => {
+    const key = localAddress ?? '';
+    let d = dispatchers.get(key);
+    if (!d) dispatchers.set(key, (d = createDispatcher(transport, ca, localAddress)));
+    return d;
+  };
+
+  const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
+
+  // Control calls to the receiver (refusals) complete before the next request leaves.
+  let control: Promise<void> = Promise.resolve();
+
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
+    await control;
+    const id = `${operation}#${options.tag}.${++exchangeCount}`;
+    const startedAt = new Date();
+    const t0 = performance.now();
+    let response: ReceivedResponse | undefined;
+    let error: Exchange['error'];
+    await limiter.run(async () => {
+      try {
+        const res = await request(sent.url, {
+          method: sent.method as Dispatcher.HttpMethod,
+          headers: sent.headers,
+          body: sent.bodyText,
+          dispatcher: dispatcherFor(sent.localAddress),
+          headersTimeout: transport.timeoutMs,
+          bodyTimeout: transport.timeoutMs,
+          signal: AbortSignal.timeout(transport.timeoutMs),
+        });
+        const headers = headerRecord(res.headers);
+        const { text, truncated } = await readCapped(res.body, transport.maxResponseBytes);
+        const decoded =
+          operation === 'external'
+            ? await decodeExternal(headers['content-type'], text, truncated)
+            : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
+        response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
+        if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
+        else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
+          error = { kind: 'redirect', message: `redirect to ${maskText(headers.location, maskRules)} not followed` };
+        }
+      } catch (e) {
+        error = transportError(e);
+        error.message = maskText(error.message, maskRules);
+      }
+    });
+    const record: Exchange = {
+      id,
+      operation,
+      request: sent,
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round((performance.now() - t0) * 10) / 10,
+      evidence: buildEvidence(sent, response, maskRules),
+    };
+    if (response) record.response = response;
+    if (error) record.error = error;
+    return record;
+  };
+
+  const client: KitClient = {
+    maskRules,
+    orderNo,
+    sample(operation, overrides) {
+      return sampleBody(spec, profile, { config, cardSecurityCode: options.cardSecurityCode }, operation, { orderNo: orderNo(), requestId: randomUUID() }, overrides);
+    },
+    async send(operation, body, sendOptions: SendOptions = {}) {
+      const op = spec.operations.get(operation);
+      if (!op) throw new Error(`no operation ${operation} in the spec`);
+      const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
+      let sentBody = body;
+      let bodyText: string;
+      if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
+      else {
+        if (sendOptions.sign !== false) {
+          const signature = sign(profile.signature, 'request', operation, body, secret);
+          if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
+        }
+        bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
+      }
+      const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=${profile.requestMedia.charset}` };
+      for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
+      const sent: SentRequest = {
+        method: (sendOptions.method ?? op.method).toUpperCase(),
+        url: config.baseUrl + (sendOptions.path ?? op.path),
+        headers,
+        body: sentBody,
+        bodyText,
+        encoding: sendOptions.rawBody !== undefined ? 'raw' : encoding,
+      };
+      const localAddress = sendOptions.localAddress;
+      if (localAddress) sent.localAddress = localAddress;
+      return exchange(operation, sent);
+    },
+    async notifications(key, ms) {
+      await control;
+      return options.notifications ? options.notifications.notifications(key, ms) : [];
+    },
+    verifySignature(operation, direction, body) {
+      if (stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;
+      return verify(profile.signature, direction, operation, body, secret);
+    },
+    follow(url, page = {}) {
+      const method = (page.method ?? 'GET').toUpperCase();
+      const target = new URL(url);
+      const headers: Record<string, string> = {};
+      let bodyText = '';
+      if (page.form && method === 'GET') target.search = new URLSearchParams(page.form).toString();
+      else if (page.form) {
+        bodyText = new URLSearchParams(page.form).toString();
+        headers['content-type'] = MEDIA_TYPES.form;
+      }
+      return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' });
+    },
+    ...(options.notifications?.refuse
+      ? {
+          refuseNotifications(key: string) {
+            const refuse = options.notifications!.refuse!.bind(options.notifications);
+            control = control.then(() => refuse(key));
+          },
+        }
+      : {}),
+    scoped() {
+      let exchanges = 0;
+      const replay: ReplayRequest[] = [];
+      const counted = async (x: Promise<Exchange>): Promise<Exchange> => {
+        const done = await x;
+        exchanges++;
+        if (options.captureReplay) {
+          const r = done.request;
+          const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
+          replay.push({ method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) });
+        }
+        return done;
+      };
+      return {
+        sample: client.sample,
+        orderNo: client.orderNo,
+        notifications: client.notifications,
+        verifySignature: client.verifySignature,
+        ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
+        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
+        follow: (url, page) => counted(client.follow!(url, page)),
+        usage: () => ({ exchanges, replay }),
+      };
+    },
+    async close() {
+      await Promise.all([...dispatchers.values()].map((d) => d.close()));
+      dispatchers.clear();
+    },
+  };
+  return client;
+}

@@ -1,0 +1,137 @@
+/** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
+import { normaliseArrays, readXml } from '../codecs/xml.js';
+import type { DecodedBody, OperationKey } from '../model.js';
+import type { Profile } from '../profile/load.js';
+import type { OperationModel, SpecModel } from '../spec/load.js';
+
+/** Body formats the kit reads. */
+export type BodyFormat = 'json' | 'xml' | 'html';
+
+/** The format a media type names (`application/xml`, `text/xml; charset=…` → xml), if any. */
+export function formatOfMediaType(type: string | undefined): BodyFormat | undefined {
+  const essence = (type ?? '').split(';')[0]!.trim().toLowerCase();
+  if (/^[a-z]+\/([a-z0-9.+-]*\+)?json$/.test(essence)) return 'json';
+  if (/^[a-z]+\/([a-z0-9.+-]*\+)?xml$/.test(essence)) return 'xml';
+  if (essence === 'text/html') return 'html';
+  return undefined;
+}
+
+/** The format of an operation's 200 response, from the spec's response media. */
+export function responseFormat(op: OperationModel): BodyFormat {
+  for (const media of op.responseMedia) {
+    const format = formatOfMediaType(media.type);
+    if (format) return format;
+  }
+  throw new Error(`spec: ${op.key} has no JSON, XML or HTML response media`);
+}
+
+type Node = Record<string, any>;
+
+/** Resolve a `$ref` against the base schema `$id` within the spec's schema documents. */
+function resolveRef(spec: SpecModel, ref: string, base: string): { node: Node | undefined; base: string } {
+  const [file, pointer] = ref.split('#');
+  const id = file ? new URL(file, base).href : base;
+  let node: any = spec.schemas.get(id);
+  for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return { node, base: id };
+}
+
+function isArraySchema(spec: SpecModel, node: Node | undefined, base: string, depth = 0): boolean {
+  if (!node || depth > 8) return false;
+  if (node.type === 'array' || node.items) return true;
+  if (typeof node.$ref === 'string') {
+    const target = resolveRef(spec, node.$ref, base);
+    return isArraySchema(spec, target.node, target.base, depth + 1);
+  }
+  return (node.allOf ?? []).some((sub: Node) => isArraySchema(spec, sub, base, depth + 1));
+}
+
+const arrayFieldCache = new WeakMap<SpecModel, Map<string, string[]>>();
+
+/** Top-level properties of a schema (following `$ref` and `allOf`) whose values are arrays. */
+export function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
+  let cache = arrayFieldCache.get(spec);
+  if (!cache) arrayFieldCache.set(spec, (cache = new Map()));
+  const hit = cache.get(schemaId);
+  if (hit) return hit;
+  const fields = new Set<string>();
+  const walk = (node: Node | undefined, base: string, depth: number): void => {
+    if (!node || depth > 8) return;
+    for (const [name, sub] of Object.entries<Node>(node.properties ?? {})) if (isArraySchema(spec, sub, base)) fields.add(name);
+    for (const sub of node.allOf ?? []) walk(sub, base, depth + 1);
+    if (typeof node.$ref === 'string') {
+      const target = resolveRef(spec, node.$ref, base);
+      walk(target.node, target.base, depth + 1);
+    }
+  };
+  walk(spec.schemas.get(schemaId), schemaId, 0);
+  const list = [...fields];
+  cache.set(schemaId, list);
+  return list;
+}
+
+function decodeJson(text: string): DecodedBody {
+  try {
+    return { kind: 'json', value: JSON.parse(text) };
+  } catch (e) {
+    return { kind: 'undecodable', format: 'json', problem: `not JSON: ${(e as Error).message}` };
+  }
+}
+
+function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBody {
+  const read = readXml(text);
+  if (!read.ok) return { kind: 'undecodable', format: 'xml', problem: `${read.problem.kind}: ${read.problem.detail}` };
+  return { kind: 'xml', root: read.root, value: normaliseArrays(read.value, arrayFieldsOf(spec, op.responseSchemaId)) };
+}
+
+async function decodeHtml(text: string): Promise<DecodedBody> {
+  const { readCheckoutForm } = await import('../codecs/html.js'); // jsdom is loaded only when a page arrives
+  try {
+    return { kind: 'html', form: readCheckoutForm(text) };
+  } catch (e) {
+    return { kind: 'undecodable', format: 'html', problem: (e as Error).message };
+  }
+}
+
+/**
+ * Decode a response body. A 2xx body is read as the operation's response media says; any other status as its
+ * Content-Type names, else as the profile's error format of the operation. A truncated body is undecodable.
+ */
+export async function decodeBody(
+  spec: SpecModel,
+  profile: Profile,
+  operation: OperationKey,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+  truncated: boolean,
+): Promise<DecodedBody> {
+  const op = spec.operations.get(operation)!;
+  const expected = responseFormat(op);
+  const format =
+    status >= 200 && status < 300
+      ? expected
+      : (formatOfMediaType(contentType) ?? (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ?? expected);
+  if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
+  if (text.trim() === '') return { kind: 'empty' };
+  if (format === 'json') return decodeJson(text);
+  if (format === 'xml') return decodeXml(spec, op, text);
+  return decodeHtml(text);
+}
+
+/**
+ * Decode the body of a page outside the operations (an issuer page, a form's action) by its Content-Type: an
+ * HTML page into the form model (`forms` 0 when it holds none), JSON, or XML as read.
+ */
+export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean): Promise<DecodedBody> {
+  const format = formatOfMediaType(contentType);
+  if (truncated) return { kind: 'undecodable', format: format ?? 'unknown', problem: 'body exceeded the response size cap and was cut' };
+  if (text.trim() === '') return { kind: 'empty' };
+  if (format === 'json') return decodeJson(text);
+  if (format === 'html') return decodeHtml(text);
+  if (format === 'xml') {
+    const read = readXml(text);
+    return read.ok ? { kind: 'xml', root: read.root, value: read.value } : { kind: 'undecodable', format: 'xml', problem: `${read.problem.kind}: ${read.problem.detail}` };
+  }
+  return { kind: 'undecodable', format: 'unknown', problem: `no reader for content type ${contentType ?? '(none)'}` };
+}

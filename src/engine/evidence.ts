@@ -1,0 +1,51 @@
+/** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
+import { maskText, maskValue, type MaskRules } from '../mask.js';
+import type { Profile } from '../profile/load.js';
+import type { Evidence, ReceivedResponse, SentRequest } from '../model.js';
+
+/** Longest response body excerpt kept in evidence, in characters. */
+export const EXCERPT_CHARS = 4096;
+
+/** Text masked past the excerpt's cut: longer than a card number run and than any written form of a secret. */
+function maskMargin(rules: MaskRules): number {
+  return Math.max(512, ...(rules.secrets ?? []).map((s) => s.length * 6));
+}
+
+/** What to mask in a run: the secret, the configured test cards and the profile's card field names. */
+export function maskRulesFor(profile: Profile, secret: string, cards: readonly string[]): MaskRules {
+  const card = profile.fields.card;
+  return { secrets: secret ? [secret] : [], cards, fields: [card.number, card.securityCode] };
+}
+
+/** Quote a word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A curl command line reproducing a request (from already masked parts). */
+export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string): string {
+  const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
+  for (const [name, value] of Object.entries(headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
+  if (localAddress) parts.push('--interface', shellQuote(localAddress));
+  if (body !== '') parts.push('--data-raw', shellQuote(body));
+  return parts.join(' ');
+}
+
+/** Evidence of a request and its response, masked with `rules`. */
+export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules): Evidence {
+  const headers = maskValue(request.headers, rules);
+  const url = maskText(request.url, rules);
+  const body = maskText(request.bodyText, rules);
+  const evidence: Evidence = {
+    request: { method: request.method, url, headers, body },
+    curl: curlLine(request.method, url, headers, body, request.localAddress), // built from masked parts
+  };
+  if (response) {
+    // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
+    const long = response.bodyText.length > EXCERPT_CHARS;
+    const masked = maskText(long ? response.bodyText.slice(0, EXCERPT_CHARS + maskMargin(rules)) : response.bodyText, rules);
+    const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
+    evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt };
+  }
+  return evidence;
+}

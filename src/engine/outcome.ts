@@ -1,0 +1,70 @@
+/** From a check's outcome to its CheckResult: severity from the catalogue, waivers, and what fails a run. */
+import type { Check, CheckResult, Finding, NotApplicable, OperationKey, Severity } from '../model.js';
+import type { SpecModel } from '../spec/load.js';
+import type { FailOn } from '../config/options.js';
+import { waiverActive, waiverFor, type Waiver } from './waivers.js';
+
+/** Severities from the strongest down. */
+export const SEVERITY_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
+
+/** Rank of a severity: 0 is the strongest. */
+export function severityRank(severity: Severity): number {
+  return SEVERITY_ORDER.indexOf(severity);
+}
+
+/** The strongest level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
+export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
+  let best: Severity = 'info';
+  for (const id of requirementIds) {
+    const requirement = spec.requirements.get(id);
+    if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
+    const severity: Severity = requirement.level === 'unspecified' ? 'info' : requirement.level;
+    if (severityRank(severity) < severityRank(best)) best = severity;
+  }
+  return best;
+}
+
+/** What happened when a check was run: its findings, not applicable, or could not run (with the reason). */
+export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
+
+/** The strongest severity among the findings that are not information, if any. */
+export function failingSeverity(findings: readonly Finding[]): Severity | undefined {
+  let best: Severity | undefined;
+  for (const f of findings) {
+    if (f.severity === 'info') continue;
+    if (!best || severityRank(f.severity) < severityRank(best)) best = f.severity;
+  }
+  return best;
+}
+
+/** Whether a result fails the run at `failOn`: failed (not waived) with a finding at or above that severity. */
+export function failsRun(result: CheckResult, failOn: FailOn): boolean {
+  const severity = failingSeverity(result.findings);
+  return result.status === 'failed' && severity !== undefined && severityRank(severity) <= severityRank(failOn);
+}
+
+/** Build the result of one (operation, check). `today` (YYYY-MM-DD) decides whether a waiver still holds. */
+export function toCheckResult(
+  spec: SpecModel,
+  check: Pick<Check, 'id' | 'family' | 'requirements'>,
+  operation: OperationKey,
+  outcome: CheckOutcome,
+  waivers: readonly Waiver[],
+  today: string,
+  durationMs: number,
+): CheckResult {
+  const base = {
+    checkId: check.id,
+    operation,
+    family: check.family,
+    requirementIds: [...check.requirements],
+    severity: severityOf(spec, check.requirements),
+    durationMs: Math.round(durationMs * 10) / 10,
+  };
+  if ('skipped' in outcome) return { ...base, status: 'skipped', reason: outcome.skipped, findings: [] };
+  if ('notApplicable' in outcome) return { ...base, status: 'not_applicable', reason: outcome.notApplicable, findings: [] };
+  if (failingSeverity(outcome) === undefined) return { ...base, status: 'passed', findings: outcome };
+  const waiver = waiverFor(waivers, check.id, operation);
+  if (waiver && waiverActive(waiver, today)) return { ...base, status: 'waived', reason: `waived until ${waiver.expires}: ${waiver.reason}`, findings: outcome };
+  return { ...base, status: 'failed', findings: outcome };
+}

@@ -1,0 +1,186 @@
+/**
+ * The kit's notification receiver (Events): a small node:http server recording every request it gets as an
+ * Exchange with operation `external`, answered 200. Workers read what it received through a loopback control
+ * endpoint guarded by a random token, so one receiver serves every suite worker.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { sniffBody } from '../codecs/form.js';
+import type { MaskRules } from '../mask.js';
+import type { Exchange, SentRequest } from '../model.js';
+import { buildEvidence } from './evidence.js';
+
+/** Where probes get the notifications the kit received. */
+export interface NotificationSource {
+  /** Requests received whose body has a top-level value equal to `key` (order_no, request_id), waiting up to `ms` for one. */
+  notifications(key: string, ms: number): Promise<Exchange[]>;
+  /** From now on, answer the notifications for `key` with a status that does not acknowledge them. */
+  refuse?(key: string): Promise<void>;
+}
+
+/** A running receiver. */
+export interface Receiver extends NotificationSource {
+  /** URL to give gateways as `notify_url`. */
+  notifyUrl: string;
+  /** Loopback URL of the control endpoint (token included). */
+  controlUrl: string;
+  /** Every request received so far. */
+  received(): readonly Exchange[];
+  close(): Promise<void>;
+}
+
+/** Largest notification body accepted. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function matchesBody(body: Record<string, unknown> | undefined, key: string): boolean {
+  return Object.values(body ?? {}).some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === key);
+}
+
+function matches(exchange: Exchange, key: string): boolean {
+  return matchesBody(exchange.request.body, key);
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        chunks.length = 0; // keep reading to the end, storing nothing
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function headerRecord(headers: http.IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+}
+
+/**
+ * Start a receiver on `listenOn` (`host:port`, port 0 = ephemeral). `publicUrl` is the URL gateways reach it at;
+ * by default its own address.
+ */
+export async function startReceiver(options: { listenOn: string; publicUrl?: string; rules: MaskRules; acknowledgement?: { statusMin: number; statusMax: number } }): Promise<Receiver> {
+  const records: Exchange[] = [];
+  const waiters = new Set<() => void>();
+  const refused = new Set<string>();
+  const ack = options.acknowledgement ?? { statusMin: 200, statusMax: 299 };
+  const refuseStatus = [503, 500, 400].find((s) => s < ack.statusMin || s > ack.statusMax)!;
+
+  const server = http.createServer(async (req, res) => {
+    const started = Date.now();
+    const bytes = await readBody(req).catch(() => undefined);
+    if (!bytes) {
+      res.writeHead(413, { connection: 'close' }).end();
+      return;
+    }
+    const bodyText = bytes.toString('utf8');
+    const sniffed = sniffBody(bodyText);
+    const sent: SentRequest = {
+      method: req.method ?? 'POST',
+      url: req.url ?? '/',
+      headers: headerRecord(req.headers),
+      body: sniffed?.value,
+      bodyText,
+      encoding: sniffed?.encoding ?? 'raw',
+    };
+    const status = [...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin;
+    const response = { status, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' as const } };
+    records.push({
+      id: `notification#${records.length + 1}`,
+      operation: 'external',
+      request: sent,
+      response,
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      evidence: buildEvidence(sent, response, options.rules),
+      incoming: true,
+    });
+    res.writeHead(status).end();
+    for (const wake of waiters) wake();
+  });
+
+  const find = async (key: string, ms: number): Promise<Exchange[]> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const found = records.filter((r) => matches(r, key));
+      const left = deadline - Date.now();
+      if (found.length || left <= 0) return found;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        waiters.add(wake);
+      });
+    }
+  };
+
+  const token = randomBytes(16).toString('hex');
+  const control = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://control');
+    const key = url.searchParams.get('key') ?? '';
+    if (url.pathname === `/${token}/refuse` && req.method === 'POST') {
+      refused.add(key);
+      res.writeHead(204).end();
+    } else if (url.pathname === `/${token}/notifications`) {
+      const found = await find(key, Math.max(0, Number(url.searchParams.get('wait')) || 0));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
+    } else res.writeHead(404).end();
+  });
+
+  const [host, portText] = splitHostPort(options.listenOn);
+  const address = await listen(server, host, Number(portText));
+  const controlAddress = await listen(control, '127.0.0.1', 0);
+  const ownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    notifyUrl: options.publicUrl ?? `http://${ownHost}:${address.port}/notify`,
+    controlUrl: `http://127.0.0.1:${controlAddress.port}/${token}`,
+    notifications: find,
+    async refuse(key) {
+      refused.add(key);
+    },
+    received: () => records,
+    async close() {
+      for (const wake of waiters) wake();
+      await Promise.all([server, control].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    },
+  };
+}
+
+/** Split `host:port` (IPv6 in brackets). */
+export function splitHostPort(value: string): [string, string] {
+  const m = /^\[?([^\]]*?)\]?:([0-9]+)$/.exec(value);
+  if (!m) throw new Error(`not host:port: ${value}`);
+  return [m[1]!, m[2]!];
+}
+
+/** A notification source reading a receiver of another thread or process through its control URL. */
+export function remoteNotifications(controlUrl: string): NotificationSource {
+  return {
+    async notifications(key, ms) {
+      const url = `${controlUrl}/notifications?key=${encodeURIComponent(key)}&wait=${ms}`;
+      const res = await request(url, { headersTimeout: ms + 10_000, bodyTimeout: ms + 10_000 });
+      return (await res.body.json()) as Exchange[];
+    },
+    async refuse(key) {
+      const res = await request(`${controlUrl}/refuse?key=${encodeURIComponent(key)}`, { method: 'POST' });
+      await res.body.dump();
+    },
+  };
+}

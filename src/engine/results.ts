@@ -1,0 +1,92 @@
+/** From the check results of a run to its RunResult: missing and unselected tests, verdict, roll-up, coverage, totals. */
+import type { CheckResult, CheckStatus, RequirementResult, RunResult, RunTotals, Severity, Verdict } from '../model.js';
+import type { SpecModel } from '../spec/load.js';
+import type { FailOn } from '../config/options.js';
+import { failsRun } from './outcome.js';
+import type { PlannedTest } from './plan.js';
+
+const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
+
+/** Reason recorded for tests --only/--skip left out. */
+export const NOT_SELECTED = 'not selected (--only/--skip)';
+
+function placeholder(test: PlannedTest, reason: string): CheckResult {
+  return {
+    checkId: test.checkId,
+    operation: test.operation,
+    family: test.family,
+    requirementIds: test.requirementIds,
+    severity: test.severity,
+    status: 'skipped',
+    reason,
+    findings: [],
+    durationMs: 0,
+  };
+}
+
+/**
+ * Every result of the run in plan order: the results received, a skipped result for each selected test that
+ * should have run (`ran(test)`) but reported nothing, and one for each test the selection left out.
+ */
+export function completeResults(plan: readonly PlannedTest[], received: readonly CheckResult[], ran: (test: PlannedTest) => boolean, notRunReason: string): CheckResult[] {
+  const byKey = new Map(received.map((r) => [`${r.operation}/${r.checkId}`, r]));
+  const out: CheckResult[] = [];
+  for (const test of plan) {
+    const result = byKey.get(test.key);
+    if (result) out.push(result);
+    else if (!test.selected) out.push(placeholder(test, NOT_SELECTED));
+    else if (ran(test)) out.push(placeholder(test, notRunReason));
+  }
+  return out;
+}
+
+function list(results: readonly CheckResult[]): string {
+  const names = results.slice(0, 5).map((r) => `${r.operation}/${r.checkId}`);
+  return names.join(', ') + (results.length > 5 ? ` and ${results.length - 5} more` : '');
+}
+
+/** The verdict, its exit code and one sentence per reason. */
+export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[] } {
+  const failing = results.filter((r) => failsRun(r, failOn));
+  if (failing.length) {
+    return { verdict: 'NOT CONFORMANT', exitCode: 1, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`] };
+  }
+  const mustSkipped = results.filter((r) => r.severity === 'must' && r.status === 'skipped');
+  const narrowed = mustSkipped.filter((r) => r.reason === NOT_SELECTED);
+  const couldNotRun = mustSkipped.filter((r) => r.reason !== NOT_SELECTED);
+  const reasons: string[] = [];
+  if (couldNotRun.length) reasons.push(`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`);
+  if (narrowed.length) reasons.push(`${narrowed.length} must check(s) were left out by --only/--skip.`);
+  return reasons.length ? { verdict: 'INCONCLUSIVE', exitCode: 3, reasons } : { verdict: 'CONFORMANT', exitCode: 0, reasons: [] };
+}
+
+/** Per-requirement roll-up over the catalogue. */
+export function rollUp(spec: SpecModel, plan: readonly PlannedTest[], results: readonly CheckResult[]): RequirementResult[] {
+  return [...spec.requirements.values()].map((req) => {
+    const mine = results.filter((r) => r.requirementIds.includes(req.id));
+    const checks = mine.map((r) => `${r.operation}/${r.checkId}`);
+    if (req.level === 'unspecified') return { id: req.id, level: req.level, status: 'untestable', checks };
+    const status = ROLLUP_ORDER.find((s) => mine.some((r) => r.status === s));
+    if (status) return { id: req.id, level: req.level, status, checks };
+    return { id: req.id, level: req.level, status: plan.some((t) => t.requirementIds.includes(req.id)) ? 'untested' : 'no_check', checks };
+  });
+}
+
+/** Coverage: testable requirements, and those with a check that ran. */
+export function coverageOf(requirements: readonly RequirementResult[], results: readonly CheckResult[]): RunResult['coverage'] {
+  const ran = new Set(results.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'waived').flatMap((r) => r.requirementIds));
+  const testable = requirements.filter((r) => r.status !== 'untestable');
+  const unchecked = testable.filter((r) => !ran.has(r.id)).map((r) => r.id);
+  return { testable: testable.length, checked: testable.length - unchecked.length, unchecked };
+}
+
+/** Totals of a run. */
+export function totalsOf(results: readonly CheckResult[], exchanges: number): RunTotals {
+  const byStatus: Record<CheckStatus, number> = { passed: 0, failed: 0, waived: 0, skipped: 0, not_applicable: 0 };
+  const findings: Record<Severity, number> = { must: 0, expected: 0, profile: 0, info: 0 };
+  for (const r of results) {
+    byStatus[r.status]++;
+    for (const f of r.findings) findings[f.severity]++;
+  }
+  return { checks: results.length, byStatus, findings, exchanges };
+}

@@ -1,0 +1,373 @@
+/**
+ * The runner behind `pagi-conform run` and `run()`: loads the spec and the profile, starts the embedded reference
+ * gateway when no target is given and the notification receiver, runs the generated suite files with vitest (the
+ * suite worker loads the registry and writes the plan back), and turns the check results into a RunResult for
+ * the reporters.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { request } from 'undici';
+import { UsageError, type RunOptions } from '../config/options.js';
+import { maskText } from '../mask.js';
+import type { CheckResult, RunConfigView, RunResult } from '../model.js';
+import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
+import { KIT_ROOT } from '../spec/paths.js';
+import { VitestAdapter } from '../../reporters/adapter.js';
+import { KIT_REPORTERS, VITEST_REPORTERS, reporterNames } from '../../reporters/index.js';
+import type { KitReporter } from '../../reporters/types.js';
+import { createDispatcher, type ReplayRequest, type TransportOptions } from './client.js';
+import { maskRulesFor } from './evidence.js';
+import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
+import { startReceiver, type Receiver } from './receiver.js';
+import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
+import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
+import { requestExamples } from './sample.js';
+import type { RunSetup, WorkerPlan } from './setup.js';
+import { loadWaivers, waiverWarnings } from './waivers.js';
+
+/** Extra inputs of a run that are not options. */
+export interface RunHooks {
+  /** Reporters used instead of those `--reporter` names (vitest ones included in the names are still honoured). */
+  reporters?: KitReporter[];
+  /** Keep every request as sent, for the benchmark's replay (memory only). */
+  captureReplay?: boolean;
+  /** Command line recorded in the results. */
+  commandLine?: string[];
+  /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
+  gatewayFault?: string;
+}
+
+/** What a run produced. */
+export interface RunOutcome {
+  result: RunResult;
+  /** Files the reporters wrote. */
+  files: string[];
+  replay: ReplayRequest[];
+}
+
+/** The target could not be reached: exit 2 with this one sentence. */
+export class UnreachableError extends UsageError {
+  override name = 'UnreachableError';
+}
+
+/** A value meaning "the unknown payment method" when the config gives none. */
+const UNKNOWN_PAYMENT_METHOD = 'PAGI_KIT_UNKNOWN';
+
+/** Address the kit sends from for the refused-address check on a loopback target. */
+const SECOND_LOOPBACK = '127.0.0.2';
+
+function isLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** Whether this host can send from `address` (127.0.0.2 works on Linux, not on every system). */
+function canBind(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(0, address, () => server.close(() => resolve(true)));
+  });
+}
+
+async function assertReachable(baseUrl: string, transport: TransportOptions, ca: Buffer | undefined): Promise<void> {
+  const dispatcher = createDispatcher(transport, ca);
+  try {
+    const res = await request(baseUrl, { method: 'GET', dispatcher, headersTimeout: transport.timeoutMs, signal: AbortSignal.timeout(transport.timeoutMs) });
+    await res.body.dump();
+  } catch (e) {
+    const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const why = err.cause?.message ?? err.message ?? String(e);
+    throw new UnreachableError(`The target ${baseUrl} is unreachable (${err.code ?? err.cause?.code ?? 'error'}: ${why}); check the URL and that the gateway is running.`);
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+interface Target {
+  baseUrl: string;
+  embedded: boolean;
+  close(): Promise<void>;
+  credentials?: { merchantId: string; accountId: string; secret: string };
+  paymentMethods?: string[];
+}
+
+/** Start the reference gateway in-process on an ephemeral loopback port; its first merchant account is the run's. */
+async function startEmbedded(fault: string | undefined): Promise<Target> {
+  const { startGateway } = await import('../../gateway/index.js');
+  const gateway = await startGateway({ port: 0, host: '127.0.0.1', ...(fault ? { fault } : {}) });
+  const merchant = gateway.config.merchants[0];
+  const account = merchant?.accounts[0];
+  return {
+    baseUrl: gateway.baseUrl,
+    embedded: true,
+    close: () => gateway.close(),
+    credentials: merchant && account ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret } : undefined,
+    paymentMethods: gateway.config.apm.paymentMethods,
+  };
+}
+
+function loadProfileForRun(nameOrFile: string): LoadedProfile {
+  try {
+    return loadProfile(nameOrFile);
+  } catch (e) {
+    throw new UsageError(`The profile ${nameOrFile} cannot be used: ${(e as Error).message.split('\n').join(' ')}`);
+  }
+}
+
+function loadSpecForRun(root: string | undefined): SpecModel {
+  if (!root) return kitSpec();
+  try {
+    return loadSpec(path.resolve(root));
+  } catch (e) {
+    throw new UsageError(`The spec under ${root} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+function kitVersion(): string {
+  return JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
+}
+
+function configDigest(options: RunOptions): string {
+  const masked = { ...options, secret: options.secret ? '[SECRET]' : undefined };
+  return createHash('sha256').update(JSON.stringify(masked, Object.keys(masked).sort())).digest('hex');
+}
+
+/** The credentials of the run: configured, or the embedded gateway's. */
+function credentialsOf(options: RunOptions, target: Target): { merchantId: string; accountId: string; secret: string } {
+  const fallback = target.embedded ? target.credentials : undefined;
+  const merchantId = options.merchantId ?? fallback?.merchantId;
+  const accountId = options.accountId ?? fallback?.accountId;
+  const secret = options.secret ?? fallback?.secret;
+  if (!merchantId || !accountId || !secret) {
+    throw new UsageError('No credentials for the target: set merchantId, accountId and secret in the config file, or PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID and PAGI_SECRET.');
+  }
+  return { merchantId, accountId, secret };
+}
+
+/** The APM example's payment method: the spec's valid value when neither the config nor the target says one. */
+function examplePaymentMethod(spec: SpecModel): string[] {
+  for (const op of spec.operations.values()) {
+    const field = op.when?.present;
+    const value = field ? requestExamples(spec).get(op.key)?.[field] : undefined;
+    if (typeof value === 'string') return [value];
+  }
+  return [];
+}
+
+function unknownSelectorMessage(selector: string): string {
+  return `'${selector}' names no family, check, operation or requirement of the plan; 'pagi-conform run --list' shows them.`;
+}
+
+/** The registry and the plan of a run, checked: registry against the spec, selectors against the plan. */
+export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'registry' | 'only' | 'skip'>): Promise<{ registry: Registry; plan: PlannedTest[] }> {
+  const registry: Registry = await loadRegistry(options.registry);
+  const problems = registryProblems(registry, spec);
+  if (problems.length) throw new Error(`the check registry is not consistent with the spec: ${problems.join('; ')}`);
+  const selection = { only: options.only, skip: options.skip };
+  const plan = planTests(spec, registry.CHECKS, selection);
+  const unknown = unknownSelectors(plan, selection);
+  if (unknown.length) throw new UsageError(unknownSelectorMessage(unknown[0]!));
+  return { registry, plan };
+}
+
+/** Spec, profile, registry and plan, checked (what `--list` needs). */
+export async function prepareRun(options: RunOptions): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
+  const spec = loadSpecForRun(options.specRoot);
+  const profile = loadProfileForRun(options.profile);
+  return { spec, profile, ...(await loadPlan(spec, options)) };
+}
+
+/**
+ * Run the suites and build the results; reporters have written their files when it returns. The main thread never
+ * loads the registry for a run: the suite worker does, and writes the plan back (see WorkerPlan).
+ */
+export async function runConformance(options: RunOptions, hooks: RunHooks = {}): Promise<RunOutcome> {
+  const started = new Date();
+  const today = started.toISOString().slice(0, 10);
+  const unknownReporters = options.reporter.filter((r) => !reporterNames().includes(r));
+  if (unknownReporters.length) throw new UsageError(`Unknown reporter '${unknownReporters[0]}'; use ${reporterNames().join(', ')}.`);
+  if (options.registry && !fs.existsSync(options.registry)) throw new UsageError(`The registry module ${options.registry} does not exist.`);
+  const spec = loadSpecForRun(options.specRoot);
+  const profile = loadProfileForRun(options.profile);
+  const waivers = options.waivers ? loadWaivers(options.waivers) : [];
+  const selection = { only: options.only, skip: options.skip };
+  const transport: TransportOptions = {
+    timeoutMs: options.timeout,
+    maxResponseBytes: options.maxResponseBytes,
+    caFile: options.caFile,
+    proxy: options.proxy,
+    concurrency: options.concurrency,
+    rate: options.rate,
+  };
+  const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
+
+  if (options.target) await assertReachable(options.target, transport, ca);
+  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
+  let receiver: Receiver | undefined;
+  try {
+    const credentials = credentialsOf(options, target);
+    const loopback = isLoopback(target.baseUrl);
+    const testCards = profile.profile.payments.testCards;
+    const cards = options.cards ?? Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
+    const rules = maskRulesFor(profile.profile, credentials.secret, Object.values(cards));
+    const acknowledgement = profile.profile.notifications.acknowledgement;
+    if (options.notifyUrl) receiver = await startReceiver({ listenOn: options.notifyListen, publicUrl: options.notifyUrl, rules, acknowledgement });
+    else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
+    const unregisteredAddress = options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
+    const config: RunConfigView = {
+      baseUrl: target.baseUrl,
+      merchantId: credentials.merchantId,
+      accountId: credentials.accountId,
+      orderPrefix: `${options.orderPrefix}-${randomBytes(3).toString('hex')}`,
+      seed: options.seed ?? randomInt(0, 2 ** 31 - 1),
+      cards,
+      paymentMethods: options.paymentMethods ?? { valid: target.paymentMethods ?? examplePaymentMethod(spec), unknown: UNKNOWN_PAYMENT_METHOD },
+      notifyWaitMs: options.notifyWait,
+      ...(unregisteredAddress ? { unregisteredAddress } : {}),
+      ...(receiver ? { notifyUrl: receiver.notifyUrl } : {}),
+    };
+    const setup: RunSetup = {
+      runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
+      specRoot: options.specRoot ? spec.root : undefined,
+      profile: profile.profile,
+      registry: options.registry ? path.resolve(options.registry) : undefined,
+      config,
+      secret: credentials.secret,
+      cardSecurityCode: options.cardSecurityCode,
+      transport,
+      receiverControlUrl: receiver?.controlUrl,
+      failOn: options.failOn,
+      selection,
+      waivers,
+      today,
+      captureReplay: hooks.captureReplay ?? false,
+      prefetch: !options.shard,
+      planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
+    };
+    const reporters = hooks.reporters ?? options.reporter.filter((r) => KIT_REPORTERS[r]).map((r) => KIT_REPORTERS[r]!());
+    const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
+    await runSuites(setup, adapter, options);
+    const { plan, checkIds } = readWorkerPlan(setup.planFile, adapter);
+
+    const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
+    const ran = (t: PlannedTest) => ranFiles.has(suiteFile(t.family));
+    const results = completeResults(plan, adapter.results, ran, `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`);
+    const warnings = waiverWarnings(waivers, today, new Set(checkIds));
+    warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
+    if (options.shard) warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
+    const ended = new Date();
+    const result = buildRunResult(spec, plan, results, {
+      metadata: {
+        kitVersion: kitVersion(),
+        nodeVersion: process.version,
+        commandLine: (hooks.commandLine ?? ['run()']).map((a) => maskText(a, rules)),
+        spec: { root: spec.root, digest: spec.digest },
+        profile: { name: profile.profile.name, version: profile.profile.version, file: profile.file, digest: profile.digest },
+        configDigest: configDigest(options),
+        target: { baseUrl: target.baseUrl, embedded: target.embedded },
+        seed: config.seed,
+        failOn: options.failOn,
+        selection: { only: [...options.only], skip: [...options.skip], ...(options.shard ? { shard: options.shard } : {}) },
+        startedAt: started.toISOString(),
+        endedAt: ended.toISOString(),
+        durationMs: ended.getTime() - started.getTime(),
+      },
+      exchanges: adapter.exchanges,
+      warnings,
+      failOn: options.failOn,
+    });
+    const written = await adapter.runEnd(result);
+    if (options.reporter.includes('junit')) written.push(path.resolve(options.out, VITEST_REPORTERS.junit!));
+    return { result, files: written, replay: adapter.replay };
+  } finally {
+    await receiver?.close();
+    await target.close();
+  }
+}
+
+/** The generated suite file of a family. */
+function suiteFile(family: string): string {
+  return path.join(KIT_ROOT, 'suites', `${family}.suite.ts`);
+}
+
+/**
+ * Run every family's suite file with vitest. One worker thread runs the files one after the other (`isolate:
+ * false`: spec, profile, registry and observations are shared by all families), and the tests of a file
+ * concurrently (`--concurrency`). The embedded gateway runs on the main thread meanwhile.
+ */
+async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions): Promise<void> {
+  const { startVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
+  const exitCode = process.exitCode;
+  const vitestReporters = options.reporter.filter((r) => VITEST_REPORTERS[r]);
+  try {
+    const vitest = await startVitest(
+      'test',
+      FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f))),
+      {
+        config: false,
+        root: KIT_ROOT,
+        include: ['suites/*.suite.ts'],
+        watch: false,
+        reporters: [adapter, ...vitestReporters],
+        outputFile: Object.fromEntries(vitestReporters.map((r) => [r, path.resolve(options.out, VITEST_REPORTERS[r]!)])),
+        provide: { pagiRun: setup },
+        pool: 'threads',
+        isolate: false,
+        maxWorkers: 1,
+        fileParallelism: false,
+        sequence: { concurrent: true },
+        maxConcurrency: options.concurrency,
+        testTimeout: options.timeout * 30 + options.notifyWait,
+        hookTimeout: options.timeout * 30 + options.notifyWait,
+        ...(options.shard ? { shard: options.shard } : {}),
+      },
+      {},
+      { stdout: process.stdout, stderr: process.stderr },
+    );
+    await vitest.close();
+  } finally {
+    process.exitCode = exitCode; // the verdict decides the exit code, not vitest
+  }
+}
+
+/** Read the plan the suite worker wrote; refuse the run as the worker found it (unknown selector, bad registry). */
+function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
+  let plan: WorkerPlan;
+  try {
+    plan = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    throw new Error(`the suites did not run: ${adapter.errors[0] ?? 'no plan was written'}`);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  if (plan.problems.length) throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
+  if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
+  return plan;
+}
+
+/** Assemble the RunResult. */
+export function buildRunResult(
+  spec: SpecModel,
+  plan: readonly PlannedTest[],
+  results: CheckResult[],
+  parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: RunOptions['failOn'] },
+): RunResult {
+  const verdict = verdictOf(results, parts.failOn);
+  const requirements = rollUp(spec, plan, results);
+  return {
+    metadata: parts.metadata,
+    verdict: verdict.verdict,
+    exitCode: verdict.exitCode,
+    verdictReasons: verdict.reasons,
+    coverage: coverageOf(requirements, results),
+    checks: results,
+    requirements,
+    totals: totalsOf(results, parts.exchanges),
+    warnings: parts.warnings,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Programmatic API of the kit: `run(options)` does what `pagi-conform run` does and returns the results object
+ * (the content of results.json) instead of exiting. Options are the keys of the options table
+ * (src/config/options.ts); unset keys take the config file's, the environment's and the table's values.
+ */
+import { checkOptions, resolveOptions } from './config/load.js';
+import type { RunOptions } from './config/options.js';
+import { runConformance, type RunHooks } from './engine/runner.js';
+import type { RunResult } from './model.js';
+
+/** Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target). */
+export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHooks, 'commandLine'> = {}): Promise<RunResult> {
+  const resolved = resolveOptions(checkOptions(options));
+  const { result } = await runConformance(resolved, { ...hooks, commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })] });
+  return result;
+}
+
+export { UsageError, OPTIONS } from './config/options.js';
+export type { RunOptions, FailOn, PaymentMethodsConfig } from './config/options.js';
+export { UnreachableError, type RunHooks } from './engine/runner.js';
+export type { KitReporter, RunStart } from '../reporters/types.js';
+export type {
+  Check,
+  CheckContext,
+  CheckResult,
+  CheckStatus,
+  Exchange,
+  Family,
+  Finding,
+  Level,
+  Observation,
+  OperationKey,
+  Probe,
+  ProbeClient,
+  Requirement,
+  RequirementResult,
+  RunResult,
+  RunTotals,
+  Severity,
+  Verdict,
+} from './model.js';

@@ -1,0 +1,534 @@
+/**
+ * conventions: written forms of values (amounts, currencies, countries, timestamps, `<code>:<message>`, signatures),
+ * echoes of the request, batch answers item by item, envelope and item success values, refund reference ids, card
+ * masking, and the 3-D Secure, anti-fraud and subscription results the request asked for.
+ */
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { maskPan } from '../../src/mask.js';
+import { FIELD, RESULT_GROUPS } from '../fields.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, violationFindings, wrap } from '../findings.js';
+import {
+  batchItems,
+  batchResults,
+  codeMessage,
+  isObject,
+  operationOf,
+  queryRecords,
+  resultsFor,
+  responseObject,
+  statusValues,
+  text,
+} from '../observe.js';
+import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
+import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
+import { requirementFor, sentBody } from './common.js';
+import { inputText } from './media.js';
+import { RESPONSE_FORMAT_REQUIREMENTS, rootRequirement } from './shape.js';
+
+const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
+
+export const fieldFormatsFollowConventions = onlyOnSuccess(
+  defineCheck({
+    id: 'fieldFormatsFollowConventions',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ALL_OPERATIONS,
+    requirements: RESPONSE_FORMAT_REQUIREMENTS,
+    description: 'Amounts, currencies, countries, timestamps, <code>:<message> values, URLs and signatures have their documented forms.',
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      const instance = responseObject(o.main, ctx.spec);
+      if (!instance) return notDecodable;
+      violationFindings({
+        ctx,
+        report,
+        exchange: o.main,
+        instance,
+        violations: ctx.spec.validate(op.responseSchemaId, instance),
+        fallbackRequirement: rootRequirement(ctx, op.responseSchemaId),
+        kind: 'format',
+      });
+    },
+  }),
+);
+
+/** What a response says for a field: the body's field, or for a checkout page the form input of that name. */
+function answered(ctx: CheckContext, exchange: Exchange, operation: OperationKey): Record<string, unknown> | undefined {
+  const body = responseObject(exchange, ctx.spec);
+  return operationOf(ctx.spec, operation).checkoutForm ? (body?.inputs as Record<string, unknown> | undefined) : body;
+}
+
+export const responseEchoesRequestFields = onlyOnSuccess(
+  defineCheck({
+    id: 'responseEchoesRequestFields',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ALL_OPERATIONS,
+    requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006'],
+    description: 'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it.',
+    verify(o, ctx, report) {
+      const response = answered(ctx, o.main, o.operation);
+      if (!response) return notDecodable;
+      const sent = sentBody(o.main);
+      for (const rule of operationOf(ctx.spec, o.operation).echo) {
+        for (const field of rule.fields) {
+          if (sent[field] === undefined) continue;
+          if (response[field] !== inputText(sent[field])) {
+            report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer: `/${field}`, expected: `${field} as sent (${quote(ctx, sent[field])})`, received: quote(ctx, response[field]) });
+          }
+        }
+      }
+    },
+  }),
+);
+
+/** Leaf pointers of a value (objects and arrays walked; scalars are leaves). */
+function leaves(value: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v, i) => leaves(v, [...path, i], out));
+  else if (isObject(value)) for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], out);
+  else out.push(pointerOf(path));
+  return out;
+}
+
+export const payoutEchoesRequest = onlyOnSuccess(
+  defineCheck({
+    id: 'payoutEchoesRequest',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['payout'],
+    requirements: ['PAGI-PO-002'],
+    description: 'The payout response echoes every request field unchanged, but for those the spec excepts.',
+    verify(o, ctx, report) {
+      const rule = operationOf(ctx.spec, o.operation).echoDeep;
+      if (!rule) return { notApplicable: 'the spec gives the operation no deep echo rule' };
+      const response = responseObject(o.main, ctx.spec);
+      if (!response) return notDecodable;
+      const sent = sentBody(o.main);
+      const excepted = (p: string) => rule.except.some((e) => p === e || p.startsWith(`${e}/`));
+      for (const pointer of leaves(sent).filter((p) => !excepted(p))) {
+        const expected = valueAt(sent, pointer);
+        const got = valueAt(response, pointer);
+        if (got !== expected) {
+          report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer, expected: `the request's value ${quote(ctx, expected)}`, received: quote(ctx, got) });
+        }
+      }
+    },
+  }),
+);
+
+/**
+ * Report how a batch answers its request items: each answered exactly once by its key fields (any order), no result
+ * for an item not requested, echoed fields equal. Returns the number of items answered.
+ */
+export function checkItemsAnswered(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, answerRequirement?: string): number {
+  const op = operationOf(ctx.spec, operation);
+  const rule = op.echoItems;
+  const items = batchItems(ctx.spec, operation, sentBody(exchange));
+  const results = batchResults(ctx.spec, operation, responseObject(exchange, ctx.spec)) ?? [];
+  const key = rule?.key ?? [FIELD.transactionId, FIELD.orderNo];
+  const orders = op.batch?.orders ?? '';
+  let answeredCount = 0;
+  items.forEach((item, i) => {
+    const matches = resultsFor(ctx.spec, operation, results, item);
+    const label = key.map((k) => `${k} ${String(item[k])}`).join(', ');
+    if (matches.length === 0) {
+      report({ code: 'ITEM_NOT_ANSWERED', requirement: answerRequirement ?? 'PAGI-BAT-003', exchange, pointer: `/${orders}`, expected: `one result for item ${i + 1} (${label})`, received: 'none' });
+      return;
+    }
+    answeredCount++;
+    if (matches.length > 1) {
+      report({ code: 'ITEM_ANSWERED_TWICE', requirement: 'PAGI-BAT-003', exchange, pointer: `/${orders}`, expected: `one result for item ${i + 1} (${label})`, received: `${matches.length} results` });
+    }
+    for (const field of rule?.fields ?? []) {
+      if (item[field] === undefined) continue;
+      if (matches[0]![field] !== item[field]) {
+        const at = results.indexOf(matches[0]!);
+        report({ code: 'ECHO_MISMATCH', requirement: rule!.fieldsRequirement, exchange, pointer: `/${orders}/${at}/${field}`, expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`, received: quote(ctx, matches[0]![field]) });
+      }
+    }
+  });
+  results.forEach((result, at) => {
+    if (!items.some((item) => key.every((k) => result[k] === item[k]))) {
+      report({
+        code: 'UNREQUESTED_RESULT',
+        requirement: rule?.requirement ?? 'PAGI-BAT-002',
+        exchange,
+        pointer: `/${orders}/${at}`,
+        expected: `results carrying the ${key.join(' and ')} of a request item`,
+        received: key.map((k) => `${k} ${quote(ctx, result[k])}`).join(', '),
+      });
+    }
+  });
+  return answeredCount;
+}
+
+export const batchResultsEchoRequestIds = onlyOnSuccess(
+  defineCheck({
+    id: 'batchResultsEchoRequestIds',
+    family: 'conventions',
+    probe: 'happy',
+    operations: BATCH_OPERATIONS,
+    requirements: ['PAGI-BAT-002', 'PAGI-BAT-003', 'PAGI-BAT-009'],
+    description: 'Every request item is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
+    verify(o, ctx, report) {
+      if (!batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec))) return { notApplicable: 'the answer holds no result array; responseMatchesSchema reports it' };
+      checkItemsAnswered(ctx, report, o.main, o.operation);
+    },
+  }),
+);
+
+export const batchItemsSucceedWithShownValues = onlyOnSuccess(
+  defineCheck({
+    id: 'batchItemsSucceedWithShownValues',
+    family: 'conventions',
+    probe: 'happy',
+    operations: BATCH_OPERATIONS,
+    requirements: ['PAGI-BAT-006', 'PAGI-BAT-007', 'PAGI-ST-002'],
+    description: 'A successful item has status 1 and an empty error_message (refund: the profile’s <code>:<message>).',
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      const batch = op.batch!;
+      const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec));
+      if (!results) return { notApplicable: 'the answer holds no result array; responseMatchesSchema reports it' };
+      const shown = shownValues(ctx.spec, op.responseSchemaId, `/${batch.orders}/0/${batch.status}`);
+      const profileSuccess = statusValues(ctx, batch.status).success;
+      const success = ctx.profile.batch.itemSuccess;
+      results.forEach((r, i) => {
+        const at = `/${batch.orders}/${i}`;
+        if (r[batch.status] === undefined || r[batch.message] === undefined) {
+          report({ code: 'SCHEMA_VIOLATION', requirement: 'PAGI-BAT-006', pointer: at, expected: `${batch.status} and ${batch.message} in every result`, received: `a result without ${r[batch.status] === undefined ? batch.status : batch.message}` });
+          return;
+        }
+        if (shown.length && !shown.includes(r[batch.status])) {
+          report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.status}`, expected: `${batch.status} ${shown.map((v) => JSON.stringify(v)).join(' or ')} (success)`, received: quote(ctx, r[batch.status]) });
+        } else if (r[batch.status] !== profileSuccess) {
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.status}`, expected: `the profile's success value ${JSON.stringify(profileSuccess)}`, received: quote(ctx, r[batch.status]) });
+        }
+        if (batch.messageOnSuccess === 'empty' && r[batch.message] !== success.errorMessage) {
+          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.message}`, expected: `an empty ${batch.message} on success`, received: quote(ctx, r[batch.message]) });
+        } else if (batch.messageOnSuccess === 'codeMessage' && r[batch.message] !== codeMessage(success.refundMessage)) {
+          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.message}`, expected: `the profile's success message ${JSON.stringify(codeMessage(success.refundMessage))}`, received: quote(ctx, r[batch.message]) });
+        }
+      });
+    },
+  }),
+);
+
+export const envelopeReturnsOk = onlyOnSuccess(
+  defineCheck({
+    id: 'envelopeReturnsOk',
+    family: 'conventions',
+    probe: 'happy',
+    operations: [...BATCH_OPERATIONS, ...SELECTING_OPERATIONS],
+    requirements: ['PAGI-BAT-004', 'PAGI-BAT-005', 'PAGI-ST-002'],
+    description: 'The envelope reports the outcome in return_status and return_message: 1 and OK on success.',
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable;
+      const profile = ctx.profile.statusValues.return_status;
+      const fields: [string, string][] = [
+        [FIELD.returnStatus, profile.success],
+        [FIELD.returnMessage, profile.successMessage],
+      ];
+      for (const [field, profileValue] of fields) {
+        const got = body[field];
+        if (got === undefined) {
+          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-004', pointer: `/${field}`, expected: `field ${field}`, received: 'no such field' });
+          continue;
+        }
+        const shown = shownValues(ctx.spec, op.responseSchemaId, `/${field}`);
+        if (shown.length && !shown.includes(got)) {
+          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-005', pointer: `/${field}`, expected: `${field} ${shown.map((v) => JSON.stringify(v)).join(' or ')}`, received: quote(ctx, got) });
+        } else if (got !== profileValue) {
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `the profile's ${JSON.stringify(profileValue)}`, received: quote(ctx, got) });
+        }
+      }
+    },
+  }),
+);
+
+/** The refund items of a refund answer or a refund search. */
+function refundItems(ctx: CheckContext, o: Observation): Record<string, unknown>[] {
+  const body = responseObject(o.main, ctx.spec);
+  const list = batchResults(ctx.spec, o.operation, body) ?? body?.[FIELD.refundOrders];
+  return Array.isArray(list) ? list.filter(isObject) : [];
+}
+
+export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
+  defineCheck({
+    id: 'refundReferenceIdExtendsTransactionId',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['refund', 'retrievalRefund'],
+    requirements: ['PAGI-FMT-013'],
+    description: 'refund_reference_id is the refunded transaction_id followed by - and two digits.',
+    verify(o, ctx, report) {
+      const items = refundItems(ctx, o);
+      items.forEach((item, i) => {
+        const id = item[FIELD.refundReferenceId];
+        const tx = item[FIELD.transactionId];
+        if (typeof id !== 'string' || typeof tx !== 'string' || id === '') return;
+        if (!new RegExp(`^${tx.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9]{2}$`).test(id)) {
+          report({ code: 'REFERENCE_ID_FORM', requirement: 'PAGI-FMT-013', pointer: `/${i}/${FIELD.refundReferenceId}`, expected: `${tx}-NN`, received: quote(ctx, id) });
+        }
+      });
+    },
+  }),
+);
+
+/** Card numbers the kit sent or may have sent: the request's card field, the payment steps' and the configured test cards. */
+function knownCards(ctx: CheckContext, o: Observation): string[] {
+  const field = ctx.profile.fields.card.number;
+  const cards = new Set<string>([...Object.values(ctx.config.cards), ...ctx.profile.payments.testCards.approve, ...ctx.profile.payments.testCards.decline]);
+  for (const x of [o.main, ...Object.values(o.steps)]) {
+    const v = x.request.body?.[field];
+    if (typeof v === 'string') cards.add(v);
+  }
+  return [...cards].filter((c) => c.length >= 12);
+}
+
+export const noFullCardNumberInResponse = defineCheck({
+  id: 'noFullCardNumberInResponse',
+  family: 'conventions',
+  probe: 'happy',
+  operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans'],
+  requirements: ['PAGI-SEC-001'],
+  description: 'No response carries a full card number; card numbers appear only masked.',
+  verify(o, ctx, report) {
+    const body = o.main.response?.bodyText ?? '';
+    for (const card of knownCards(ctx, o)) {
+      if (body.includes(card)) {
+        report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-SEC-001', expected: 'no full card number in the response', received: `the full number of card ${maskPan(card)}` });
+      }
+    }
+  },
+});
+
+/** A card number masked as the profile says. */
+export function profileMask(ctx: CheckContext, card: string): string {
+  const m = ctx.profile.fields.cardMask;
+  if (card.length <= m.keepFirst + m.keepLast) return card;
+  return `${card.slice(0, m.keepFirst)}${m.maskChar.repeat(card.length - m.keepFirst - m.keepLast)}${card.slice(card.length - m.keepLast)}`;
+}
+
+export const cardMaskedPerProfile = onlyOnSuccess(
+  defineCheck({
+    id: 'cardMaskedPerProfile',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-PAY-003', 'PAGI-PAY-012'],
+    description: 'The response card is the sent number masked, as the profile masks it.',
+    verify(o, ctx, report) {
+      const sent = o.main.request.body?.[ctx.profile.fields.card.number];
+      const card = text(responseObject(o.main, ctx.spec), FIELD.card);
+      if (typeof sent !== 'string') return { notApplicable: 'the request carried no card number' };
+      if (card === undefined) return { notApplicable: `the response has no ${FIELD.card}; responseMatchesSchema judges required fields` };
+      if (card.includes(sent)) {
+        report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-PAY-003', pointer: `/${FIELD.card}`, expected: 'a masked card number', received: `the full number ${maskPan(sent)}` });
+      } else if (card !== profileMask(ctx, sent)) {
+        report({ code: 'CARD_MASK', requirement: 'PAGI-PAY-012', pointer: `/${FIELD.card}`, expected: `${profileMask(ctx, sent)} (the profile's mask)`, received: quote(ctx, card) });
+      }
+    },
+  }),
+);
+
+/** Requirements per result group: with the payment answer and with the query record. */
+const GROUP_REQUIREMENTS = {
+  threeDs: { payment: 'PAGI-PAY-004', query: 'PAGI-QRY-003' },
+  antifraud: { payment: 'PAGI-PAY-005', query: 'PAGI-QRY-003' },
+  subscription: { payment: 'PAGI-PAY-006', query: 'PAGI-QRY-004' },
+} as const satisfies Record<keyof typeof RESULT_GROUPS, { payment: string; query: string }>;
+
+/** Whether a payment request asked for a result group (`asks` field present; 3-D Secure: the profile's request value). */
+function asked(ctx: CheckContext, request: Record<string, unknown>, group: keyof typeof RESULT_GROUPS): boolean {
+  const field = RESULT_GROUPS[group].asks;
+  if (field === undefined) return true;
+  if (group === 'threeDs') return request[field] === ctx.profile.payments.threeDS.requestValue;
+  return request[field] !== undefined && request[field] !== '';
+}
+
+/** Report the result fields missing from `answer` for each group the request asked for. */
+function checkGroups(ctx: CheckContext, report: Report, request: Record<string, unknown>, answer: Record<string, unknown>, where: 'payment' | 'query', exchange: Exchange, prefix: string): boolean {
+  let judged = false;
+  for (const group of Object.keys(RESULT_GROUPS) as (keyof typeof RESULT_GROUPS)[]) {
+    if (!asked(ctx, request, group)) continue;
+    judged = true;
+    for (const field of RESULT_GROUPS[group][where]) {
+      if (answer[field] === undefined) {
+        report({ code: 'RESULT_MISSING', requirement: GROUP_REQUIREMENTS[group][where], exchange, pointer: `${prefix}/${field}`, expected: `${field} (the ${group} result the request asked for)`, received: 'no such field' });
+      }
+    }
+  }
+  return judged;
+}
+
+export const paymentReturnsRequestedResults = onlyOnSuccess(
+  defineCheck({
+    id: 'paymentReturnsRequestedResults',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-PAY-004', 'PAGI-PAY-005', 'PAGI-PAY-006'],
+    description: 'The payment answer carries the 3-D Secure, anti-fraud and subscription results the request asked for.',
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable;
+      checkGroups(ctx, report, sentBody(o.main), body, 'payment', o.main, '');
+    },
+  }),
+);
+
+export const queryReturnsRequestedResults = wrap(
+  defineCheck({
+    id: 'queryReturnsRequestedResults',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['retrievalTrans'],
+    requirements: ['PAGI-QRY-003', 'PAGI-QRY-004'],
+    description: 'The query record of a payment carries its anti-fraud, 3-D Secure and subscription results.',
+    verify(o, ctx, report) {
+      const payment = o.steps.authorise!;
+      const tx = text(responseObject(payment, ctx.spec), FIELD.transactionId);
+      const body = responseObject(o.main, ctx.spec);
+      const [record] = queryRecords(ctx, body, { [FIELD.transactionId]: tx });
+      if (!record) return { notApplicable: 'the query does not show the payment; selectionReturnsSelectedRecords reports it' };
+      const list = body?.[FIELD.ordersList] as unknown[];
+      checkGroups(ctx, report, sentBody(payment), record, 'query', o.main, `/${FIELD.ordersList}/${list.indexOf(record)}`);
+    },
+  }),
+  onlyOnSuccess,
+  onlyWhen((o) => o.steps.authorise !== undefined, 'the probe made no payment to query'),
+);
+
+export const paymentApprovedPerProfile = onlyOnSuccess(
+  defineCheck({
+    id: 'paymentApprovedPerProfile',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-PAY-008', 'PAGI-PAY-009', 'PAGI-ST-002'],
+    description: "A payment with the approve test card in the profile's card fields is approved: order_status 1 and the profile's result_info.",
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable;
+      const op = operationOf(ctx.spec, o.operation);
+      const status = body[FIELD.orderStatus];
+      const shown = shownValues(ctx.spec, op.responseSchemaId, `/${FIELD.orderStatus}`);
+      const approved = ctx.profile.statusValues.order_status.approved;
+      if (shown.length && !shown.includes(status)) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-008', pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${shown.join(' or ')} (approved)`, received: quote(ctx, status) });
+      } else if (status !== approved) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-009', pointer: `/${FIELD.orderStatus}`, expected: `the profile's approved value ${JSON.stringify(approved)}`, received: quote(ctx, status) });
+      }
+      const info = codeMessage(ctx.profile.payments.resultInfo.approved);
+      if (body[FIELD.resultInfo] !== info) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${JSON.stringify(info)}`, received: quote(ctx, body[FIELD.resultInfo]) });
+      }
+    },
+  }),
+);
+
+export const payoutCompletedWithShownStatus = onlyOnSuccess(
+  defineCheck({
+    id: 'payoutCompletedWithShownStatus',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['payout'],
+    requirements: ['PAGI-PO-006', 'PAGI-ST-002'],
+    description: 'A successful payout has status COMPLETED and the profile’s empty failure fields.',
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable;
+      const shown = shownValues(ctx.spec, operationOf(ctx.spec, o.operation).responseSchemaId, `/${FIELD.payoutStatus}`);
+      const status = body[FIELD.payoutStatus];
+      if (shown.length && !shown.includes(status)) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PO-006', pointer: `/${FIELD.payoutStatus}`, expected: `${FIELD.payoutStatus} ${shown.join(' or ')}`, received: quote(ctx, status) });
+      } else if (status !== ctx.profile.statusValues.payout_status.completed) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.payoutStatus}`, expected: `the profile's ${ctx.profile.statusValues.payout_status.completed}`, received: quote(ctx, status) });
+      }
+      const expected: [string, string][] = [
+        [FIELD.failureType, ctx.profile.payout.successFailureType],
+        [FIELD.failureReason, ctx.profile.payout.successFailureReason],
+      ];
+      for (const [field, value] of expected) {
+        if (body[field] !== undefined && body[field] !== value) {
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} on success (profile)`, received: quote(ctx, body[field]) });
+        }
+      }
+    },
+  }),
+);
+
+export const selectionReturnsSelectedRecords = onlyOnSuccess(
+  defineCheck({
+    id: 'selectionReturnsSelectedRecords',
+    family: 'conventions',
+    probe: 'happy',
+    operations: SELECTING_OPERATIONS,
+    requirements: ['PAGI-QRY-006', 'PAGI-RFS-004'],
+    description: "A query or refund search selects by the profile's selection fields: the selected records, and only them.",
+    verify(o, ctx, report) {
+      const requirement = requirementFor(ctx, o.operation, ['PAGI-QRY-006', 'PAGI-RFS-004']);
+      const selection = ctx.profile.selection[o.operation as 'retrievalTrans' | 'retrievalRefund'];
+      const sent = sentBody(o.main);
+      const field = selection.fields.find((f) => typeof sent[f] === 'string' && sent[f] !== '');
+      if (!field) return { notApplicable: 'the request selected nothing' };
+      const values = String(sent[field]).split(selection.listSeparator);
+      const body = responseObject(o.main, ctx.spec);
+      const list = (o.operation === 'retrievalTrans' ? queryRecords(ctx, body, {}) : (body?.[FIELD.refundOrders] as unknown[] | undefined)?.filter(isObject)) ?? [];
+      for (const value of values) {
+        if (!list.some((r) => r[field] === value)) {
+          report({ code: 'RECORD_NOT_FOUND', requirement, expected: `a record with ${field} ${value}`, received: `${list.length} record(s), none of it` });
+        }
+      }
+      list.forEach((r, i) => {
+        if (!values.includes(String(r[field]))) {
+          report({ code: 'UNSELECTED_RECORD', requirement, pointer: `/${i}/${field}`, expected: `only records with ${field} in the selection`, received: quote(ctx, r[field]) });
+        }
+      });
+    },
+  }),
+);
+
+export const antifraudCookieUnderProfileName = onlyOnSuccess(
+  defineCheck({
+    id: 'antifraudCookieUnderProfileName',
+    family: 'conventions',
+    probe: 'happy',
+    operations: ['authoriseDirect', 'checkout'],
+    requirements: ['PAGI-PAY-011'],
+    description: "The anti-fraud cookie, sent under the profile's field name, is accepted (and echoed by the checkout form).",
+    verify(o, ctx, report) {
+      const name = ctx.profile.fields.antifraudTokenCookie;
+      const sent = sentBody(o.main);
+      if (sent[name] === undefined) return { notApplicable: `the request carried no ${name}` };
+      if (operationOf(ctx.spec, o.operation).checkoutForm) {
+        const inputs = answered(ctx, o.main, o.operation);
+        if (inputs?.[name] !== inputText(sent[name])) {
+          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-PAY-011', pointer: `/inputs/${name}`, expected: `input ${name} with the sent value`, received: quote(ctx, inputs?.[name]) });
+        }
+      }
+    },
+  }),
+);
+
+/** The conventions family, in report order. */
+export const CONVENTIONS_CHECKS: readonly Check[] = [
+  fieldFormatsFollowConventions,
+  responseEchoesRequestFields,
+  payoutEchoesRequest,
+  batchResultsEchoRequestIds,
+  batchItemsSucceedWithShownValues,
+  envelopeReturnsOk,
+  refundReferenceIdExtendsTransactionId,
+  noFullCardNumberInResponse,
+  cardMaskedPerProfile,
+  paymentReturnsRequestedResults,
+  queryReturnsRequestedResults,
+  paymentApprovedPerProfile,
+  payoutCompletedWithShownStatus,
+  selectionReturnsSelectedRecords,
+  antifraudCookieUnderProfileName,
+];

@@ -1,0 +1,105 @@
+/**
+ * events: a payment carrying notify_url (direct, APM, checkout) and a payout each bring at least one notification
+ * within the configured wait (must); method, body and signature as the profile says, and retries of an
+ * unacknowledged notification as the profile schedules them (profile).
+ */
+import type { Check, Exchange, Observation } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { defineCheck, onlyWhen, quote, wrap } from '../findings.js';
+import { formatOfMediaType, headerOf, isObject } from '../observe.js';
+import { retryDelays } from '../probes/events.js';
+
+/** The notifications a probe received, in arrival order. */
+function notificationsOf(o: Observation): Exchange[] {
+  return Object.entries(o.steps)
+    .filter(([name]) => /^notification[0-9]*$/.test(name))
+    .map(([, x]) => x)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}
+
+export const notificationDelivered = defineCheck({
+  id: 'notificationDelivered',
+  family: 'events',
+  probe: 'notified',
+  operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+  requirements: ['PAGI-EVT-001'],
+  description: 'A payment or payout carrying notify_url brings at least one notification to that URL within the configured wait.',
+  verify(o, ctx, report) {
+    if (typeof o.facts.cannotComplete === 'string') return { notApplicable: `the ${o.operation} payment is completed by the shopper, and ${o.facts.cannotComplete}` };
+    if ((o.operation === 'authoriseApm' || o.operation === 'checkout') && !o.facts.formsFollowed && notificationsOf(o).length === 0) {
+      return { notApplicable: `the ${o.operation} payment could not be completed by the kit and brought no notification before completion` };
+    }
+    if (notificationsOf(o).length === 0) {
+      report({ code: 'NOTIFICATION_MISSING', requirement: 'PAGI-EVT-001', expected: `a notification for ${String(o.facts.key)} within ${ctx.config.notifyWaitMs} ms`, received: 'none' });
+    }
+  },
+});
+
+export const notificationFollowsProfile = wrap(
+  defineCheck({
+    id: 'notificationFollowsProfile',
+    family: 'events',
+    probe: 'notified',
+    operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+    requirements: ['PAGI-EVT-002'],
+    description: "Notifications use the profile's method, body media type and signature.",
+    verify(o, ctx, report) {
+      const n = ctx.profile.notifications;
+      const kind = Object.values(n.kinds).find((k) => (k.sentAfter as string[]).includes(o.operation));
+      for (const x of notificationsOf(o)) {
+        if (x.request.method.toUpperCase() !== n.method.toUpperCase()) {
+          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `method ${n.method}`, received: x.request.method });
+        }
+        const type = headerOf(x.request.headers, 'content-type');
+        const body = x.request.body;
+        if (formatOfMediaType(type) !== n.mediaType && !(n.mediaType === 'form' && /x-www-form-urlencoded/i.test(type ?? ''))) {
+          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a ${n.mediaType} body`, received: `content type ${quote(ctx, type)}` });
+        }
+        if (!isObject(body)) {
+          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a readable ${n.mediaType} object`, received: 'a body that is not one' });
+          continue;
+        }
+        if (n.signature === 'none' || !kind) continue;
+        if (verifyNotification(o, x) === false) {
+          report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-EVT-002', exchange: x, pointer: `/${FIELD.signature}`, expected: `a signature verifying as the profile's ${n.signature}`, received: quote(ctx, body[FIELD.signature]) });
+        }
+      }
+    },
+  }),
+  onlyWhen((o) => notificationsOf(o).length > 0, 'no notification was received; notificationDelivered reports it'),
+);
+
+/** The signature verdict the probe recorded for a notification (`facts.signatures`, by exchange id). */
+function verifyNotification(o: Observation, x: Exchange): boolean | undefined {
+  const verdicts = o.facts.signatures as Record<string, boolean | undefined> | undefined;
+  return verdicts?.[x.id];
+}
+
+export const notificationRetriedPerProfile = wrap(
+  defineCheck({
+    id: 'notificationRetriedPerProfile',
+    family: 'events',
+    probe: 'notificationRetry',
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-EVT-003'],
+    description: "An unacknowledged notification is retried as the profile schedules it: the profile's number of attempts, spaced by its back-off.",
+    verify(o, ctx, report) {
+      const attempts = notificationsOf(o);
+      const max = ctx.profile.notifications.retry.maxAttempts;
+      if (attempts.length !== max) {
+        report({ code: 'NOTIFICATION_RETRIES', requirement: 'PAGI-EVT-003', expected: `${max} attempts for an unacknowledged notification`, received: `${attempts.length}` });
+      }
+      const delays = retryDelays(ctx);
+      for (let i = 1; i < attempts.length && i <= delays.length; i++) {
+        const gap = Date.parse(attempts[i]!.startedAt) - Date.parse(attempts[i - 1]!.startedAt);
+        if (gap < delays[i - 1]! / 2) {
+          report({ code: 'NOTIFICATION_RETRIES', requirement: 'PAGI-EVT-003', exchange: attempts[i], expected: `attempt ${i + 1} about ${delays[i - 1]} ms after the previous one`, received: `${gap} ms` });
+        }
+      }
+    },
+  }),
+  onlyWhen((o) => o.facts.cannotRefuse === undefined, (o) => String(o.facts.cannotRefuse)),
+);
+
+/** The events family, in report order. */
+export const EVENTS_CHECKS: readonly Check[] = [notificationDelivered, notificationFollowsProfile, notificationRetriedPerProfile];

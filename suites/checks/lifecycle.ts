@@ -1,0 +1,519 @@
+/**
+ * lifecycle: what the stateful scenarios show. Transitions the document leaves unspecified are judged at `expected`
+ * (payment invariants) or `profile` level (the profile's states, codes and numbering), never `must`.
+ */
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { type Report, defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import {
+  batchResults,
+  codeMessage,
+  isObject,
+  itemSucceeded,
+  operationOf,
+  paymentStatusCode,
+  queryRecords,
+  responseObject,
+  stateOfCode,
+  statusOf,
+  text,
+} from '../observe.js';
+import { codeOfState } from './common.js';
+
+/** The single batch result of a scenario step. */
+function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Record<string, unknown> | undefined {
+  return batchResults(ctx.spec, op, responseObject(exchange, ctx.spec))?.[0];
+}
+
+/** The payment facts of a scenario (`facts.record`, `facts.record2`). */
+function recordOf(o: Observation, key: 'record' | 'record2' = 'record'): Record<string, unknown> {
+  return (o.facts[key] as Record<string, unknown> | undefined) ?? {};
+}
+
+/** Report unless a query step shows the payment in `state` (the profile's payment_status code). */
+function expectState(ctx: CheckContext, report: Report, exchange: Exchange, transactionId: unknown, state: string, requirement: string, after: string): void {
+  const code = codeOfState(ctx, state);
+  const [record] = queryRecords(ctx, responseObject(exchange, ctx.spec), { [FIELD.transactionId]: transactionId });
+  if (!record) {
+    report({ code: 'RECORD_NOT_FOUND', requirement, exchange, expected: `the payment ${String(transactionId)} after ${after}`, received: `${outcomeOf(exchange)} without it` });
+  } else if (record[FIELD.paymentStatus] !== code) {
+    report({
+      code: 'STATUS_VALUE',
+      requirement,
+      exchange,
+      pointer: `/${FIELD.ordersList}`,
+      expected: `${FIELD.paymentStatus} ${code} (${state}) after ${after}`,
+      received: `${quote(ctx, record[FIELD.paymentStatus])} (${stateOfCode(ctx, record[FIELD.paymentStatus]) ?? 'unknown state'})`,
+    });
+  }
+}
+
+/** Report unless a batch step's item failed with the profile's failure for `reason` (`refusal` given: its code and message). */
+function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange, op: OperationKey, requirement: string, what: string, refusal?: { key: string; requirement: string }): void {
+  const batch = operationOf(ctx.spec, op).batch!;
+  const result = resultOf(ctx, exchange, op);
+  if (succeeded(exchange) && result && itemSucceeded(ctx, op, result)) {
+    report({ code: 'TRANSITION_ALLOWED', requirement, exchange, pointer: `/${batch.orders}/0/${batch.status}`, expected: `${what} refused`, received: `success ${quote(ctx, result[batch.status])}` });
+    return;
+  }
+  if (!refusal || !result) return;
+  const failure = (ctx.profile.batch.itemFailures as Record<string, { code: string; message: string }>)[refusal.key];
+  if (failure && result[batch.message] !== codeMessage(failure)) {
+    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${JSON.stringify(codeMessage(failure))} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
+  }
+}
+
+/** The per-item failure the profile gives an operation on a payment in `state`. */
+function refusalFor(ctx: CheckContext, op: 'capture' | 'cancel' | 'refund' | 'review', state: string): string {
+  const t = ctx.profile.transitions[op];
+  return (t.refusals as Record<string, string>)[state] ?? t.otherRefusal;
+}
+
+export const queryShowsAuthorisedPayment = wrap(
+  defineCheck({
+    id: 'queryShowsAuthorisedPayment',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['retrievalTrans'],
+    requirements: ['PAGI-QRY-005', 'PAGI-ST-002'],
+    description: 'A payment made through the interface is found by the query with its order_no, amount and currency, in the profile’s approved state.',
+    verify(o, ctx, report) {
+      const fact = recordOf(o);
+      const exchange = o.steps.queryAfterAuthorise!;
+      const [record] = queryRecords(ctx, responseObject(exchange, ctx.spec), { [FIELD.transactionId]: fact[FIELD.transactionId] });
+      if (!record) {
+        report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-QRY-005', exchange, expected: `the payment ${String(fact[FIELD.transactionId])} in the query`, received: `${outcomeOf(exchange)} without it` });
+        return;
+      }
+      for (const field of [FIELD.orderNo, FIELD.amount, FIELD.currency]) {
+        if (record[field] !== fact[field]) {
+          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-QRY-005', exchange, pointer: `/${FIELD.ordersList}`, expected: `${field} ${quote(ctx, fact[field])} as paid`, received: quote(ctx, record[field]) });
+        }
+      }
+      expectState(ctx, report, exchange, fact[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.approved, 'PAGI-ST-002', 'an approved payment');
+    },
+  }),
+  onlyWithSteps('queryAfterAuthorise'),
+);
+
+/** The query step and the state the profile gives a payment after an operation of the scenario. */
+function transitionOf(ctx: CheckContext, op: OperationKey): { step: string; state: string; after: string; record: 'record' | 'record2' } | undefined {
+  const t = ctx.profile.transitions;
+  if (op === 'capture') return { step: 'queryAfterCapture', state: t.capture.to, after: 'capture', record: 'record' };
+  if (op === 'refund') return { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' };
+  if (op === 'cancel') return { step: 'queryAfterCancel', state: t.cancel.to, after: 'cancel', record: 'record2' };
+  return undefined;
+}
+
+export const queryShowsStatusAfterTransitions = wrap(
+  defineCheck({
+    id: 'queryShowsStatusAfterTransitions',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['capture', 'refund', 'cancel'],
+    requirements: ['PAGI-QRY-007'],
+    description: 'After capture, a partial refund or cancel the query shows the payment_status the profile gives the new state.',
+    verify(o, ctx, report) {
+      const t = transitionOf(ctx, o.operation)!;
+      expectState(ctx, report, o.steps[t.step]!, recordOf(o, t.record)[FIELD.transactionId], t.state, 'PAGI-QRY-007', t.after);
+    },
+  }),
+  onlyWhen((o, ctx) => {
+    const t = transitionOf(ctx, o.operation);
+    return !!t && o.steps[t.step] !== undefined;
+  }, (o) => `the scenario stopped before the query after ${o.operation}${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`),
+);
+
+export const partialRefundsSucceedTwice = wrap(
+  defineCheck({
+    id: 'partialRefundsSucceedTwice',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['refund'],
+    requirements: ['PAGI-REF-003'],
+    description: 'A captured payment can be refunded in part, twice.',
+    verify(o, ctx, report) {
+      for (const step of ['refund1', 'refund2']) {
+        const exchange = o.steps[step];
+        if (!exchange) {
+          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REF-003', expected: `${step} (a partial refund) to succeed`, received: String(o.facts.stoppedBecause ?? 'the scenario stopped before it') });
+          continue;
+        }
+        const result = resultOf(ctx, exchange, 'refund');
+        if (!itemSucceeded(ctx, 'refund', result)) {
+          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REF-003', exchange, expected: `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`, received: `${outcomeOf(exchange)}, ${quote(ctx, result?.[FIELD.refundReferenceId] ?? result)}` });
+        }
+      }
+    },
+  }),
+  onlyWithSteps('capture'),
+);
+
+export const overRefundRefused = wrap(
+  defineCheck({
+    id: 'overRefundRefused',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['refund'],
+    requirements: ['PAGI-REF-003', 'PAGI-BAT-008'],
+    description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
+    verify(o, ctx, report) {
+      expectItemRefused(ctx, report, o.steps.overRefund!, 'refund', 'PAGI-REF-003', `a refund of ${String(o.facts.overRefund)} (more than remains)`, { key: 'overRefund', requirement: 'PAGI-BAT-008' });
+    },
+  }),
+  onlyWithSteps('overRefund'),
+);
+
+/** The reference id the profile gives the n-th refund of a transaction. */
+function expectedReferenceId(ctx: CheckContext, transactionId: string, n: number): string {
+  const r = ctx.profile.refunds.referenceId;
+  return `${transactionId}-${String(r.sequenceStart + n).padStart(r.sequenceDigits, '0')}`;
+}
+
+export const refundReferenceIdsNumberedPerProfile = wrap(
+  defineCheck({
+    id: 'refundReferenceIdsNumberedPerProfile',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['refund'],
+    requirements: ['PAGI-REF-004'],
+    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them.",
+    verify(o, ctx, report) {
+      const tx = String(recordOf(o)[FIELD.transactionId]);
+      ['refund1', 'refund2'].forEach((step, n) => {
+        const exchange = o.steps[step]!;
+        const got = resultOf(ctx, exchange, 'refund')?.[FIELD.refundReferenceId];
+        const expected = expectedReferenceId(ctx, tx, n);
+        if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quote(ctx, got) });
+      });
+    },
+  }),
+  onlyWithSteps('refund1', 'refund2'),
+);
+
+export const refundSearchShowsEveryRefund = wrap(
+  defineCheck({
+    id: 'refundSearchShowsEveryRefund',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['retrievalRefund'],
+    requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
+    description: 'Refund search shows both refunds with the reference ids and amounts they were answered with, each -NN distinct.',
+    verify(o, ctx, report) {
+      const search = o.steps.refundSearch!;
+      const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
+      const items = Array.isArray(list) ? list.filter(isObject) : [];
+      const ids: unknown[] = [];
+      for (const step of ['refund1', 'refund2']) {
+        const refund = resultOf(ctx, o.steps[step]!, 'refund');
+        const id = refund?.[FIELD.refundReferenceId];
+        ids.push(id);
+        const shown = items.find((i) => i[FIELD.refundReferenceId] === id);
+        if (!shown) {
+          report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}`, expected: `the refund ${quote(ctx, id)} of ${step}`, received: `${items.length} refund(s) without it` });
+        } else if (shown[FIELD.refundAmount] !== refund?.[FIELD.refundAmount]) {
+          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`, expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`, received: quote(ctx, shown[FIELD.refundAmount]) });
+        }
+      }
+      if (ids[0] !== undefined && ids[0] === ids[1]) {
+        report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange: o.steps.refund2, expected: 'distinct refund_reference_id values', received: `both ${quote(ctx, ids[0])}` });
+      }
+    },
+  }),
+  onlyWithSteps('refund1', 'refund2', 'refundSearch'),
+);
+
+export const cancelAfterRefundRefused = wrap(
+  defineCheck({
+    id: 'cancelAfterRefundRefused',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['cancel'],
+    requirements: ['PAGI-CNL-003'],
+    description: "A payment can be cancelled only before capture: cancelling a captured, partly refunded payment is refused with the profile's failure.",
+    verify(o, ctx, report) {
+      const state = ctx.profile.transitions.refund.toPartial;
+      const key = refusalFor(ctx, 'cancel', state);
+      expectItemRefused(ctx, report, o.steps.cancelAfterRefunds!, 'cancel', 'PAGI-CNL-003', `a cancel of a ${state} payment`, { key, requirement: 'PAGI-CNL-003' });
+    },
+  }),
+  onlyWithSteps('cancelAfterRefunds'),
+  onlyWhen((_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(ctx.profile.transitions.refund.toPartial), 'the profile allows cancel after a partial refund'),
+);
+
+export const overCaptureRefused = wrap(
+  defineCheck({
+    id: 'overCaptureRefused',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['capture'],
+    requirements: ['PAGI-CAP-002'],
+    description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
+    verify(o, ctx, report) {
+      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount');
+    },
+  }),
+  onlyWithSteps('overCapture'),
+);
+
+export const cancelledPaymentNotCapturable = wrap(
+  defineCheck({
+    id: 'cancelledPaymentNotCapturable',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['capture', 'cancel'],
+    requirements: ['PAGI-CNL-002'],
+    description: 'A cancelled payment cannot be captured.',
+    verify(o, ctx, report) {
+      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment');
+    },
+  }),
+  onlyWithSteps('captureAfterCancel'),
+);
+
+export const flaggedPaymentSettledByReview = wrap(
+  defineCheck({
+    id: 'flaggedPaymentSettledByReview',
+    family: 'lifecycle',
+    probe: 'reviewLifecycle',
+    operations: ['review'],
+    requirements: ['PAGI-REV-002'],
+    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says.",
+    verify(o, ctx, report) {
+      const tx = recordOf(o)[FIELD.transactionId];
+      const payment = responseObject(o.steps.authorise, ctx.spec);
+      const pending = ctx.profile.statusValues.order_status.pendingReview;
+      if (payment?.[FIELD.orderStatus] !== pending) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+      }
+      if (o.steps.queryBeforeReview) expectState(ctx, report, o.steps.queryBeforeReview, tx, ctx.profile.transitions.afterAuthorise.pendingReview, 'PAGI-REV-002', 'the flagged payment');
+      const result = resultOf(ctx, o.steps.review!, 'review');
+      if (!itemSucceeded(ctx, 'review', result)) {
+        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REV-002', exchange: o.steps.review, expected: 'the approving review to succeed', received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}` });
+      }
+      if (o.steps.queryAfterReview) expectState(ctx, report, o.steps.queryAfterReview, tx, ctx.profile.review.approve.to, 'PAGI-REV-002', 'the approving review');
+    },
+  }),
+  onlyWithSteps('authorise', 'review'),
+);
+
+export const payoutFailureReported = wrap(
+  defineCheck({
+    id: 'payoutFailureReported',
+    family: 'lifecycle',
+    probe: 'payoutLifecycle',
+    operations: ['payout'],
+    requirements: ['PAGI-PO-005', 'PAGI-PO-008'],
+    description: "A payout the profile's failure rule matches fails with the profile's status and failure_type, and a failure_reason.",
+    verify(o, ctx, report) {
+      const exchange = o.steps.failing!;
+      const rule = o.facts.failureRule as { failureType: string; failureReason: string };
+      const body = responseObject(exchange, ctx.spec);
+      const failed = ctx.profile.statusValues.payout_status.failed;
+      if (!body || !succeeded(exchange)) {
+        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, expected: `a payout answer with ${FIELD.payoutStatus} ${failed} (profile's failure rule)`, received: outcomeOf(exchange) });
+        return;
+      }
+      if (body[FIELD.payoutStatus] !== ctx.profile.statusValues.payout_status.completed) {
+        for (const field of [FIELD.failureReason, FIELD.failureType]) {
+          if (typeof body[field] !== 'string' || body[field] === '') {
+            report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-005', exchange, pointer: `/${field}`, expected: `a non-empty ${field} for a failed payout`, received: quote(ctx, body[field]) });
+          }
+        }
+      }
+      const expected: [string, string][] = [
+        [FIELD.payoutStatus, failed],
+        [FIELD.failureType, rule.failureType],
+        [FIELD.failureReason, rule.failureReason],
+      ];
+      for (const [field, value] of expected) {
+        if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quote(ctx, body[field]) });
+      }
+    },
+  }),
+  onlyWhen((o) => o.steps.failing !== undefined, (o) => String(o.facts.noFailureRule ?? 'no failing payout was sent')),
+);
+
+export const payoutReplayIdempotent = wrap(
+  defineCheck({
+    id: 'payoutReplayIdempotent',
+    family: 'lifecycle',
+    probe: 'payoutLifecycle',
+    operations: ['payout'],
+    requirements: ['PAGI-PO-007'],
+    description: 'A payout replayed with the same request_id gets the first answer again (no second payout); a changed replay the profile’s answer.',
+    verify(o, ctx, report) {
+      const first = responseObject(o.steps.first, ctx.spec);
+      const replay = responseObject(o.steps.replay, ctx.spec);
+      if (JSON.stringify(first) !== JSON.stringify(replay)) {
+        report({
+          code: 'REPLAY_DIFFERS',
+          requirement: 'PAGI-PO-007',
+          exchange: o.steps.replay,
+          expected: `the first answer again (${FIELD.transactionId} ${quote(ctx, first?.[FIELD.transactionId])})`,
+          received: `${outcomeOf(o.steps.replay)} with ${FIELD.transactionId} ${quote(ctx, replay?.[FIELD.transactionId])}`,
+        });
+      }
+      const changed = o.steps.replayChanged;
+      if (!changed) return;
+      if (ctx.profile.payout.replayWithDifferentBody === 'invalidInput') {
+        if (statusOf(changed) !== ctx.profile.errors.kinds.invalidInput.status) {
+          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `HTTP ${ctx.profile.errors.kinds.invalidInput.status} for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
+        }
+      } else if (text(responseObject(changed, ctx.spec), FIELD.transactionId) !== first?.[FIELD.transactionId]) {
+        report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: 'the first answer again', received: outcomeOf(changed) });
+      }
+    },
+  }),
+  onlyWithSteps('first', 'replay'),
+  onlyWhen((o) => succeeded(o.steps.first), (o) => `the first payout was not answered with success (${outcomeOf(o.steps.first)})`),
+);
+
+export const declinedCardDeclinedPerProfile = defineCheck({
+  id: 'declinedCardDeclinedPerProfile',
+  family: 'lifecycle',
+  probe: 'declinedPayment',
+  operations: ['authoriseDirect'],
+  requirements: ['PAGI-PAY-013'],
+  description: "A payment with the decline test card is answered with the profile's declined order_status and result_info.",
+  verify(o, ctx, report) {
+    const body = responseObject(o.main, ctx.spec);
+    const expected: [string, string][] = [
+      [FIELD.orderStatus, ctx.profile.statusValues.order_status.declined],
+      [FIELD.resultInfo, codeMessage(ctx.profile.payments.resultInfo.declined)],
+    ];
+    for (const [field, value] of expected) {
+      if (body?.[field] !== value) report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile: declined)`, received: body ? quote(ctx, body[field]) : outcomeOf(o.main) });
+    }
+  },
+});
+
+export const tokenPaymentSucceeds = defineCheck({
+  id: 'tokenPaymentSucceeds',
+  family: 'lifecycle',
+  probe: 'tokenPayment',
+  operations: ['authoriseDirect'],
+  requirements: ['PAGI-PAY-010'],
+  description: "A payment with the profile's token_flag gets a token_id, and a payment by that token without card fields is approved.",
+  verify(o, ctx, report) {
+    const first = o.steps.tokenise!;
+    const token = text(responseObject(first, ctx.spec), FIELD.tokenId);
+    if (!token) {
+      report({ code: 'RESULT_MISSING', requirement: 'PAGI-PAY-010', exchange: first, pointer: `/${FIELD.tokenId}`, expected: `a ${FIELD.tokenId} for ${FIELD.tokenFlag} ${JSON.stringify(ctx.profile.payments.token.requestValue)}`, received: outcomeOf(first) });
+      return;
+    }
+    const second = o.steps.byToken!;
+    const status = responseObject(second, ctx.spec)?.[FIELD.orderStatus];
+    if (status !== ctx.profile.statusValues.order_status.approved) {
+      report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-010', exchange: second, pointer: `/${FIELD.orderStatus}`, expected: `the payment by ${FIELD.tokenId} approved`, received: `${outcomeOf(second)}, ${FIELD.orderStatus} ${quote(ctx, status)}` });
+    }
+  },
+});
+
+/** Why a page flow could not be judged, or undefined when it could. */
+function flowGap(o: Observation): string | undefined {
+  if (typeof o.facts.cannotFollow === 'string') return o.facts.cannotFollow;
+  return undefined;
+}
+
+export const issuerUrlRequestable = wrap(
+  defineCheck({
+    id: 'issuerUrlRequestable',
+    family: 'lifecycle',
+    probe: 'apmCompletion',
+    operations: ['authoriseApm'],
+    requirements: ['PAGI-APM-003'],
+    description: 'The issuer_url of an APM payment can be requested again and leads to a page.',
+    verify(o, ctx, report) {
+      const url = text(responseObject(o.main, ctx.spec), FIELD.issuerUrl);
+      if (!url) return { notApplicable: `the payment answer has no ${FIELD.issuerUrl}; responseMatchesSchema reports it` };
+      const page = o.steps.issuerPage!;
+      if (!page.response || page.response.status >= 400) {
+        report({ code: 'PAGE_NOT_SERVED', requirement: 'PAGI-APM-003', exchange: page, expected: `${FIELD.issuerUrl} answered with a page`, received: outcomeOf(page) });
+      }
+    },
+  }),
+  onlyOnSuccessOf('payment'),
+  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+);
+
+/** Not applicable unless a step got a 2xx answer. */
+function onlyOnSuccessOf(step: string) {
+  return onlyWhen((o) => succeeded(o.steps[step]), (o) => `the ${step} step was not answered with success (${outcomeOf(o.steps[step])})`);
+}
+
+/** Report unless the scenario's query shows the order's payment in the profile's approved state. */
+function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string): void | { notApplicable: string } {
+  if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
+  const completion = o.facts.completion as { formsFollowed: number; stoppedAt: string } | undefined;
+  if (!completion || completion.formsFollowed === 0) {
+    return { notApplicable: `the page offers no form the kit can submit as the shopper (stopped at ${completion?.stoppedAt ?? 'the first page'}); how it is completed is the gateway's` };
+  }
+  const query = o.steps.query!;
+  const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.orderNo });
+  const state = ctx.profile.transitions.afterAuthorise.approved;
+  const code = paymentStatusCode(ctx, state);
+  if (!record || record[FIELD.paymentStatus] !== code) {
+    report({
+      code: 'PAYMENT_NOT_COMPLETED',
+      requirement,
+      exchange: query,
+      expected: `order ${String(o.facts.orderNo)} ${state} (${String(code)}) after ${completion.formsFollowed} form(s) submitted`,
+      received: record ? `${FIELD.paymentStatus} ${quote(ctx, record[FIELD.paymentStatus])}` : 'no such payment',
+    });
+  }
+}
+
+export const apmPaymentCompletedViaIssuerPage = wrap(
+  defineCheck({
+    id: 'apmPaymentCompletedViaIssuerPage',
+    family: 'lifecycle',
+    probe: 'apmCompletion',
+    operations: ['authoriseApm'],
+    requirements: ['PAGI-APM-008'],
+    description: "Completing the issuer page (submitting its forms as the shopper) completes the APM payment, as the query shows.",
+    verify(o, ctx, report) {
+      return expectCompleted(ctx, report, o, 'PAGI-APM-008');
+    },
+  }),
+  onlyOnSuccessOf('payment'),
+  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWithSteps('issuerPage'),
+);
+
+export const checkoutPostBackCompletesPayment = wrap(
+  defineCheck({
+    id: 'checkoutPostBackCompletesPayment',
+    family: 'lifecycle',
+    probe: 'checkoutCompletion',
+    operations: ['checkout'],
+    requirements: ['PAGI-CHK-011'],
+    description: 'Posting the checkout form back and paying on the hosted page completes the payment, as the query shows.',
+    verify(o, ctx, report) {
+      return expectCompleted(ctx, report, o, 'PAGI-CHK-011');
+    },
+  }),
+  onlyOnSuccessOf('checkout'),
+  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+);
+
+/** The lifecycle family, in report order. */
+export const LIFECYCLE_CHECKS: readonly Check[] = [
+  queryShowsAuthorisedPayment,
+  queryShowsStatusAfterTransitions,
+  partialRefundsSucceedTwice,
+  overRefundRefused,
+  refundReferenceIdsNumberedPerProfile,
+  refundSearchShowsEveryRefund,
+  cancelAfterRefundRefused,
+  overCaptureRefused,
+  cancelledPaymentNotCapturable,
+  flaggedPaymentSettledByReview,
+  payoutFailureReported,
+  payoutReplayIdempotent,
+  declinedCardDeclinedPerProfile,
+  tokenPaymentSucceeds,
+  issuerUrlRequestable,
+  apmPaymentCompletedViaIssuerPage,
+  checkoutPostBackCompletesPayment,
+];

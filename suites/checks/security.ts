@@ -1,0 +1,154 @@
+/**
+ * security: missing or wrong `encryption_data` refused with nothing changed; response signatures verified where the
+ * profile signs them; query (and, where the profile says, refund search) refused from an unregistered address;
+ * free text carrying markup returned exactly, adding no element, attribute or input.
+ */
+import type { Check, CheckContext, Observation } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { formOf, operationOf, responseObject } from '../observe.js';
+import { ALL_OPERATIONS, INJECTION_PAYLOADS, SELECTING_OPERATIONS } from '../probes/basic.js';
+import { declaredNames, schemasAt } from '../schema-walk.js';
+import { checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, requirementFor, sentBody } from './common.js';
+import { knownInputs } from './shape.js';
+
+/** Report the follow-up of a refused request when the probe made one. */
+function followUpIfAny(ctx: CheckContext, report: Report, o: Observation, requirement: string): void {
+  if (followUpReason(o) === undefined) checkFollowUp(ctx, report, o, requirement);
+}
+
+export const missingSignatureRefused = defineCheck({
+  id: 'missingSignatureRefused',
+  family: 'security',
+  probe: 'noSignature',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-AUTH-005', 'PAGI-ERR-003'],
+  description: 'A request without encryption_data is refused with a 4xx and changes nothing.',
+  verify(o, ctx, report) {
+    expectRefusal(report, o.main, 'PAGI-AUTH-005', `a request without ${FIELD.signature}`);
+    followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
+  },
+});
+
+export const badSignatureRefusedPerProfile = defineCheck({
+  id: 'badSignatureRefusedPerProfile',
+  family: 'security',
+  probe: 'badSignature',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-AUTH-006', 'PAGI-ERR-004', 'PAGI-ERR-003'],
+  description: "A request whose encryption_data does not verify is refused with the profile's badSignature error and changes nothing.",
+  verify(o, ctx, report) {
+    if (expectRefusal(report, o.main, 'PAGI-AUTH-006', 'a request with a wrong signature')) {
+      checkErrorAnswer(ctx, report, o.main, o.operation, 'badSignature', 'PAGI-ERR-004');
+    }
+    followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
+  },
+});
+
+/** Why a response signature cannot be judged for an operation, or undefined when it can. */
+function unsigned(ctx: CheckContext, o: Observation): string | undefined {
+  const rule = ctx.profile.signature.response;
+  if (!rule.signed) return 'the profile says responses are not signed';
+  if ('fields' in rule && !(rule.fields as Record<string, unknown>)[o.operation]) return `the profile signs no ${o.operation} response`;
+  if (typeof o.facts.signatureUnverifiable === 'string') return o.facts.signatureUnverifiable;
+  if (o.facts.signatureValid === undefined) return 'the signature could not be verified (no decodable body or no rule for it)';
+  return undefined;
+}
+
+export const responseSignatureVerifies = wrap(
+  defineCheck({
+    id: 'responseSignatureVerifies',
+    family: 'security',
+    probe: 'happy',
+    operations: ['authoriseDirect', 'capture', 'review', 'cancel', 'refund', 'retrievalRefund', 'payout'],
+    requirements: ['PAGI-AUTH-007'],
+    description: "The response's encryption_data verifies under the profile's response signature scheme.",
+    verify(o, ctx, report) {
+      if (o.facts.signatureValid === false) {
+        const got = responseObject(o.main, ctx.spec)?.[FIELD.signature];
+        report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-AUTH-007', pointer: `/${FIELD.signature}`, expected: "a signature verifying under the profile's response scheme", received: quote(ctx, got) });
+      }
+    },
+  }),
+  onlyOnSuccess,
+  onlyWhen((o, ctx) => unsigned(ctx, o) === undefined, (o, ctx) => unsigned(ctx, o)!),
+);
+
+export const queryRefusedFromUnregisteredAddress = wrap(
+  defineCheck({
+    id: 'queryRefusedFromUnregisteredAddress',
+    family: 'security',
+    probe: 'unregisteredAddress',
+    operations: SELECTING_OPERATIONS,
+    requirements: ['PAGI-AUTH-008', 'PAGI-AUTH-009', 'PAGI-ERR-004'],
+    description: "A query (and a refund search where the profile restricts it) from an unregistered address is refused with the profile's error.",
+    verify(o, ctx, report) {
+      const requirement = requirementFor(ctx, o.operation, ['PAGI-AUTH-008', 'PAGI-AUTH-009']);
+      if (expectRefusal(report, o.main, requirement, `a ${o.operation} from ${String(ctx.config.unregisteredAddress)}`)) {
+        checkErrorAnswer(ctx, report, o.main, o.operation, 'refusedAddress', 'PAGI-ERR-004');
+      }
+    },
+  }),
+  // The query is restricted by the document itself; other operations only where the profile says so.
+  onlyWhen(
+    (o, ctx) => o.operation === 'retrievalTrans' || (ctx.profile.addressRestriction.operations as string[]).includes(o.operation),
+    (o) => `the profile does not restrict ${o.operation} to registered addresses`,
+  ),
+);
+
+/** Element names the injected payloads would add if they were not escaped. */
+const INJECTED_TAGS = [...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?([A-Za-z][\w-]*)/g)].map((m) => m[1]!)))];
+
+export const freeTextParsesBackExactly = defineCheck({
+  id: 'freeTextParsesBackExactly',
+  family: 'security',
+  probe: 'injection',
+  operations: ['authoriseDirect', 'checkout'],
+  requirements: ['PAGI-SEC-002'],
+  description: 'Free text carrying "><script> or </note><x> reads back from the XML or HTML as exactly the sent string, adding no element or input.',
+  verify(o, ctx, report) {
+    const injected = o.facts.injected as Record<string, string>;
+    const op = operationOf(ctx.spec, o.operation);
+    if (!succeeded(o.main)) {
+      report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-SEC-002', expected: 'free text with markup accepted and returned as sent', received: outcomeOf(o.main) });
+      return;
+    }
+    const decoded = o.main.response?.decoded;
+    if (decoded?.kind === 'undecodable') {
+      report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', expected: 'a readable document despite markup in free text', received: decoded.problem });
+      return;
+    }
+    const form = formOf(o.main);
+    const values = op.checkoutForm ? form?.inputs : responseObject(o.main, ctx.spec);
+    if (!values) return { notApplicable: 'the answer holds no readable fields' };
+    let returned = 0;
+    for (const [field, sent] of Object.entries(injected)) {
+      const got = values[field];
+      if (got === undefined) continue;
+      returned++;
+      if (got !== sent) report({ code: 'TEXT_ALTERED', requirement: 'PAGI-SEC-002', pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`, expected: `exactly ${JSON.stringify(sent)}`, received: quote(ctx, got) });
+    }
+    if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
+    if (form) {
+      if (form.forms !== 1) report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: '/forms', expected: 'one form', received: `${form.forms} forms` });
+      const known = knownInputs(ctx, o.operation, sentBody(o.main));
+      for (const name of form.inputOrder.filter((n) => !known.has(n))) {
+        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input besides those the spec names', received: `input ${quote(ctx, name)}` });
+      }
+    } else {
+      const declared = declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? new Set<string>();
+      for (const tag of INJECTED_TAGS.filter((t) => t in values && !declared.has(t))) {
+        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/${tag}`, expected: 'no element added by free text', received: `element <${tag}>` });
+      }
+    }
+},
+});
+
+/** The security family, in report order. */
+export const SECURITY_CHECKS: readonly Check[] = [
+  missingSignatureRefused,
+  badSignatureRefusedPerProfile,
+  responseSignatureVerifies,
+  queryRefusedFromUnregisteredAddress,
+  freeTextParsesBackExactly,
+];

@@ -1,0 +1,139 @@
+/**
+ * shape: every response body (JSON; XML mapped to JSON; the checkout page as its form model) against the schema of
+ * its variant, each failure at the level of the requirement its constraint carries; undeclared fields as
+ * information; and the documented request accepted.
+ */
+import type { Check, CheckContext, OperationKey } from '../../src/model.js';
+import { kitSpec } from '../../src/spec/load.js';
+import { FIELD } from '../fields.js';
+import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings } from '../findings.js';
+import { operationOf, responseObject } from '../observe.js';
+import { ALL_OPERATIONS } from '../probes/basic.js';
+import { declaredNames, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
+import { sentBody } from './common.js';
+
+/** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
+export function rootRequirement(ctx: CheckContext, schemaId: string): string {
+  const id = schemaRoot(ctx.spec, schemaId).node['x-requirement'];
+  if (typeof id !== 'string') throw new Error(`spec: schema ${schemaId} carries no x-requirement at its root`);
+  return id;
+}
+
+const spec = kitSpec();
+const responseSchemas = [...spec.operations.values()].map((op) => op.responseSchemaId);
+const requestSchemas = [...spec.operations.values()].map((op) => op.requestSchemaId);
+const responseRequirements = schemaRequirements(spec, responseSchemas);
+const requestRequirements = schemaRequirements(spec, requestSchemas);
+
+/** Requirement ids the response schemas' structural constraints carry (types, required fields, arrays). */
+export const RESPONSE_STRUCTURE_REQUIREMENTS = [...responseRequirements.structure].sort();
+/** Requirement ids the response schemas' format constraints carry (patterns, formats, excluded forms). */
+export const RESPONSE_FORMAT_REQUIREMENTS = [...responseRequirements.format].sort();
+
+const notDecodable = (op: OperationKey) => ({ notApplicable: `the ${op} body could not be decoded; responseBodyFormat reports it` });
+
+export const responseMatchesSchema = onlyOnSuccess(
+  defineCheck({
+    id: 'responseMatchesSchema',
+    family: 'shape',
+    probe: 'happy',
+    operations: ALL_OPERATIONS,
+    requirements: RESPONSE_STRUCTURE_REQUIREMENTS,
+    description: "The response body has the structure of its variant's schema: required fields, types, arrays and objects.",
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      const instance = responseObject(o.main, ctx.spec);
+      if (!instance) return notDecodable(o.operation);
+      violationFindings({
+        ctx,
+        report,
+        exchange: o.main,
+        instance,
+        violations: ctx.spec.validate(op.responseSchemaId, instance),
+        fallbackRequirement: rootRequirement(ctx, op.responseSchemaId),
+        kind: 'structure',
+      });
+    },
+  }),
+);
+
+/** Form inputs the spec names for a checkout page: submitted fields, aliases, allParams and gateway-added fields. */
+export function knownInputs(ctx: CheckContext, operation: OperationKey, submitted: Record<string, unknown>): Set<string> {
+  const form = operationOf(ctx.spec, operation).checkoutForm;
+  return new Set([...Object.keys(submitted), ...(form?.aliasNames ?? []), ...(form ? [form.allParamsName] : []), ...(form?.gatewayFields ?? [])]);
+}
+
+export const unknownResponseFields = onlyOnSuccess(
+  defineCheck({
+    id: 'unknownResponseFields',
+    family: 'shape',
+    probe: 'happy',
+    operations: ALL_OPERATIONS,
+    requirements: [...new Set(responseSchemas.map((id) => schemaRoot(spec, id).node['x-requirement'] as string))].sort(),
+    severity: 'info',
+    description: 'Fields (or checkout inputs) the spec does not declare are reported as information, never as failures.',
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      const requirement = rootRequirement(ctx, op.responseSchemaId);
+      const instance = responseObject(o.main, ctx.spec);
+      if (!instance) return notDecodable(o.operation);
+      if (op.checkoutForm) {
+        const known = knownInputs(ctx, o.operation, sentBody(o.main));
+        const inputs = (instance.inputs ?? {}) as Record<string, string>;
+        for (const name of Object.keys(inputs).filter((n) => !known.has(n))) {
+          report({ code: 'UNKNOWN_FIELD', requirement, severity: 'info', pointer: `/inputs/${name}`, expected: 'only inputs the spec names', received: `input ${name}` });
+        }
+        return;
+      }
+      for (const pointer of undeclaredFields(ctx.spec, op.responseSchemaId, instance)) {
+        report({ code: 'UNKNOWN_FIELD', requirement, severity: 'info', pointer, expected: `only fields declared by ${op.responseSchemaId.split('/').pop()}`, received: `field ${pointer}` });
+      }
+    },
+  }),
+);
+
+export const documentedRequestAccepted = defineCheck({
+  id: 'documentedRequestAccepted',
+  family: 'shape',
+  probe: 'happy',
+  operations: ALL_OPERATIONS,
+  requirements: [...new Set([...requestRequirements.structure, ...requestRequirements.format, 'PAGI-MED-001'])].sort(),
+  description: 'A request valid under its schema (every documented field with its documented type and form) is accepted.',
+  verify(o, ctx, report) {
+    const op = operationOf(ctx.spec, o.operation);
+    const sent = sentBody(o.main);
+    const own = ctx.spec.validate(op.requestSchemaId, sent).filter((v) => !(v.keyword === 'required' && v.params.missingProperty === FIELD.signature));
+    if (own.length) {
+      return { notApplicable: `the kit's own ${o.operation} request is not valid under its schema (${own[0]!.instancePath || '/'} ${own[0]!.message}): the sample is at fault, not the target` };
+    }
+    if (!succeeded(o.main)) {
+      const requirement = rootRequirement(ctx, op.requestSchemaId);
+      report({ code: 'REQUEST_REFUSED', requirement, expected: `a 2xx answer to a request valid under ${op.requestSchemaId.split('/').pop()}`, received: outcomeOf(o.main) });
+    }
+  },
+});
+
+export const responseAddsDocumentedFields = onlyOnSuccess(
+  defineCheck({
+    id: 'responseAddsDocumentedFields',
+    family: 'shape',
+    probe: 'happy',
+    operations: ['payout'],
+    requirements: ['PAGI-PO-004'],
+    description: 'A response that echoes its request also holds every field its schema adds to the request’s.',
+    verify(o, ctx, report) {
+      const op = operationOf(ctx.spec, o.operation);
+      if (!op.echoDeep) return { notApplicable: `the ${o.operation} response does not echo its request` };
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable(o.operation);
+      const request = declaredNames(schemasAt(ctx.spec, op.requestSchemaId, '')) ?? new Set<string>();
+      const added = [...(declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? [])].filter((n) => !request.has(n));
+      for (const field of added.filter((f) => body[f] === undefined)) {
+        report({ code: 'SCHEMA_VIOLATION', requirement: 'PAGI-PO-004', pointer: `/${field}`, expected: `field ${field} (added by the response)`, received: 'no such field' });
+      }
+    },
+  }),
+);
+
+/** The shape family, in report order. */
+export const SHAPE_CHECKS: readonly Check[] = [responseMatchesSchema, unknownResponseFields, documentedRequestAccepted, responseAddsDocumentedFields];

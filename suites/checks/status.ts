@@ -1,0 +1,224 @@
+/**
+ * status: 200 for each successful operation at its POST /v1 path; malformed bodies and wrong formats refused (400
+ * for the APM payment, the profile's refusal elsewhere) with nothing changed; an unknown APM record answered 404;
+ * per-item failures for unknown transactions; no server error for any generated input.
+ */
+import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { batchItems, batchResults, codeMessage, itemSucceeded, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
+import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
+import { type ErrorKind, checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, sentBody } from './common.js';
+
+export const successAnsweredWith200 = defineCheck({
+  id: 'successAnsweredWith200',
+  family: 'status',
+  probe: 'happy',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-GEN-007'],
+  description: 'A successful operation is answered with HTTP 200.',
+  verify(o, _ctx, report) {
+    if (statusOf(o.main) !== 200) report({ code: 'HTTP_STATUS', requirement: 'PAGI-GEN-007', expected: 'HTTP 200', received: outcomeOf(o.main) });
+  },
+});
+
+export const operationServedAtVersionedPath = defineCheck({
+  id: 'operationServedAtVersionedPath',
+  family: 'status',
+  probe: 'happy',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-GEN-001', 'PAGI-GEN-002'],
+  description: 'The operation is served by POST at its /v1 path under the base URL.',
+  verify(o, ctx, report) {
+    const op = operationOf(ctx.spec, o.operation);
+    const url = new URL(o.main.request.url);
+    const base = new URL(ctx.config.baseUrl);
+    const expectedPath = `${base.pathname.replace(/\/$/, '')}${op.path}`;
+    if (o.main.request.method !== op.method.toUpperCase() || url.pathname !== expectedPath) {
+      return { notApplicable: `the kit sent ${o.main.request.method} ${url.pathname}, not ${op.method.toUpperCase()} ${expectedPath}` };
+    }
+    const status = statusOf(o.main);
+    if (status === undefined || status === 404 || status === 405) {
+      report({ code: 'WRONG_PATH', requirement: 'PAGI-GEN-001', expected: `POST ${expectedPath} served`, received: outcomeOf(o.main) });
+    }
+    if (!/^\/v1\//.test(op.path)) throw new Error(`spec: ${o.operation} path ${op.path} is not under /v1`);
+  },
+});
+
+/** Verify an invalid-input answer: refused with a 4xx (ERR-002), 400 for the operations listing it (APM-004), the profile's answer (ERR-004). */
+function verifyInvalid(o: Observation, ctx: CheckContext, report: Report, kind: ErrorKind, what: string): void {
+  if (!expectRefusal(report, o.main, 'PAGI-ERR-002', what)) return;
+  const op = operationOf(ctx.spec, o.operation);
+  if (op.errorStatuses.includes('400') && statusOf(o.main) !== 400) {
+    report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', expected: `HTTP 400 for ${what}`, received: outcomeOf(o.main) });
+  }
+  checkErrorAnswer(ctx, report, o.main, o.operation, kind, 'PAGI-ERR-004');
+}
+
+/**
+ * A wrong format inside a batch item answered with 2xx: the item must be refused on its own with the profile's
+ * invalidItem failure (the profile's per-item refusal; a whole-request 4xx is the other accepted answer).
+ */
+function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, index: number, what: string): void {
+  const batch = operationOf(ctx.spec, o.operation).batch!;
+  const item = batchItems(ctx.spec, o.operation, sentBody(o.main))[index];
+  const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)) ?? [];
+  const [result] = item ? resultsFor(ctx.spec, o.operation, results, item) : [];
+  const pointer = `/${batch.orders}/${result ? results.indexOf(result) : index}`;
+  if (!result || itemSucceeded(ctx, o.operation, result)) {
+    report({ code: 'NOT_REFUSED', requirement: 'PAGI-ERR-002', pointer, expected: `${what} refused (a 4xx, or the item failed)`, received: result ? `${outcomeOf(o.main)} with the item a success` : `${outcomeOf(o.main)} without a result for the item` });
+    return;
+  }
+  const expected = codeMessage(ctx.profile.batch.itemFailures.invalidItem);
+  if (result[batch.message] !== expected) {
+    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${JSON.stringify(expected)} (the profile's invalidItem)`, received: quote(ctx, result[batch.message]) });
+  }
+}
+
+export const malformedBodyRefused = defineCheck({
+  id: 'malformedBodyRefused',
+  family: 'status',
+  probe: 'malformedBody',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
+  description: "A malformed body is refused with a 4xx (400 for the APM payment), as the profile's malformedBody error.",
+  verify(o, ctx, report) {
+    verifyInvalid(o, ctx, report, 'malformedBody', 'a malformed body');
+  },
+});
+
+const hasMutation = onlyWhen((o: Observation) => o.facts.noFormat === undefined, (o) => String(o.facts.noFormat));
+
+export const wrongFormatRefused = wrap(
+  defineCheck({
+    id: 'wrongFormatRefused',
+    family: 'status',
+    probe: 'wrongFormat',
+    operations: ALL_OPERATIONS,
+    requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
+    description: "A value in a form its schema excludes is refused with a 4xx (400 for the APM payment), as the profile's invalidInput error.",
+    verify(o, ctx, report) {
+      const m = o.facts.mutated as { pointer: string; value: string };
+      const what = `${m.pointer} = ${JSON.stringify(m.value)}`;
+      const batch = operationOf(ctx.spec, o.operation).batch;
+      if (batch && m.pointer.startsWith(`/${batch.orders}/`) && succeeded(o.main)) {
+        verifyItemRefused(o, ctx, report, Number(m.pointer.split('/')[2]), what);
+        return;
+      }
+      verifyInvalid(o, ctx, report, 'invalidInput', what);
+    },
+  }),
+  hasMutation,
+);
+
+export const wrongFormatChangesNothing = wrap(
+  defineCheck({
+    id: 'wrongFormatChangesNothing',
+    family: 'status',
+    probe: 'wrongFormat',
+    operations: ALL_OPERATIONS,
+    requirements: ['PAGI-ERR-003'],
+    description: 'A request refused for a wrong format changes nothing (no payment created, no state moved).',
+    verify(o, ctx, report) {
+      checkFollowUp(ctx, report, o, 'PAGI-ERR-003');
+    },
+  }),
+  hasMutation,
+  onlyWhen((o) => followUpReason(o) === undefined, (o) => followUpReason(o)!),
+);
+
+export const apmUnknownRecordIs404 = defineCheck({
+  id: 'apmUnknownRecordIs404',
+  family: 'status',
+  probe: 'unknownRecord',
+  operations: ['authoriseApm'],
+  requirements: ['PAGI-APM-005', 'PAGI-APM-007', 'PAGI-ERR-004'],
+  description: 'An APM payment for a record not found (the configured unknown payment method) is answered 404, as the profile says.',
+  verify(o, ctx, report) {
+    if (statusOf(o.main) !== 404) {
+      report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-005', expected: `HTTP 404 for payment method ${JSON.stringify(ctx.config.paymentMethods.unknown)}`, received: outcomeOf(o.main) });
+      return;
+    }
+    checkErrorAnswer(ctx, report, o.main, o.operation, 'unknownRecord', 'PAGI-APM-007');
+  },
+});
+
+export const unknownTransactionItemFails = defineCheck({
+  id: 'unknownTransactionItemFails',
+  family: 'status',
+  probe: 'unknownTransaction',
+  operations: BATCH_OPERATIONS,
+  requirements: ['PAGI-BAT-010', 'PAGI-BAT-008', 'PAGI-ERR-005'],
+  description: "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
+  verify(o, ctx, report) {
+    const batch = operationOf(ctx.spec, o.operation).batch!;
+    const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec));
+    if (statusOf(o.main) !== 200 || !results) {
+      report({ code: 'ITEM_NOT_ANSWERED', requirement: 'PAGI-BAT-010', expected: 'a failed result for the unknown transaction', received: outcomeOf(o.main) });
+      return;
+    }
+    const [result] = results;
+    if (!result) {
+      report({ code: 'ITEM_NOT_ANSWERED', requirement: 'PAGI-BAT-010', pointer: `/${batch.orders}`, expected: 'a failed result for the unknown transaction', received: 'no result' });
+      return;
+    }
+    const at = `/${batch.orders}/0`;
+    if (itemSucceeded(ctx, o.operation, result)) {
+      report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: `success ${quote(ctx, result[batch.status])}` });
+    } else if (result[batch.status] !== statusValues(ctx, batch.status).failure) {
+      report({ code: 'ITEM_STATUS', requirement: 'PAGI-ERR-005', pointer: `${at}/${batch.status}`, expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`, received: quote(ctx, result[batch.status]) });
+    }
+    const message = result[batch.message];
+    const expected = codeMessage(ctx.profile.batch.itemFailures.unknownTransaction);
+    if (typeof message !== 'string' || message === '') {
+      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.message}`, expected: `a non-empty ${batch.message}`, received: quote(ctx, message) });
+    } else if (message !== expected) {
+      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: JSON.stringify(expected), received: quote(ctx, message) });
+    }
+  },
+});
+
+/** A generated case's description (`facts.cases[i]`) for a message. */
+function caseLabel(o: Observation, index: number): string {
+  const c = (o.facts.cases as { field: string; kind: string }[] | undefined)?.[index];
+  return c ? `${c.kind} of ${c.field} (seed ${String(o.facts.seed)}, case ${index + 1})` : `case ${index + 1}`;
+}
+
+export const generatedInputNeverServerError = defineCheck({
+  id: 'generatedInputNeverServerError',
+  family: 'status',
+  probe: 'generatedNegative',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-ERR-002'],
+  description: 'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
+  verify(o, _ctx, report) {
+    const cases = Object.entries(o.steps)
+      .filter(([name]) => /^case[0-9]+$/.test(name))
+      .sort(([a], [b]) => a.localeCompare(b));
+    cases.forEach(([, exchange]: [string, Exchange], i) => {
+      const status = statusOf(exchange);
+      if (status === undefined || status >= 500) {
+        const c = (o.facts.cases as { field: string }[] | undefined)?.[i];
+        report({
+          code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
+          requirement: 'PAGI-ERR-002',
+          exchange,
+          pointer: c ? `/${c.field}` : '',
+          expected: `an answer below 500 to ${caseLabel(o, i)}`,
+          received: outcomeOf(exchange),
+        });
+      }
+    });
+  },
+});
+
+/** The status family, in report order. */
+export const STATUS_CHECKS: readonly Check[] = [
+  successAnsweredWith200,
+  operationServedAtVersionedPath,
+  malformedBodyRefused,
+  wrongFormatRefused,
+  wrongFormatChangesNothing,
+  apmUnknownRecordIs404,
+  unknownTransactionItemFails,
+  generatedInputNeverServerError,
+];

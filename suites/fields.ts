@@ -1,0 +1,100 @@
+/**
+ * The document's field names that checks and probes reason about one at a time (the refunded amount, the
+ * reference id, the issuer URL, ...). Field *lists*, limits, formats, echo rules and alias names are never written
+ * here: they are read from the spec and the profile. Every name below is verified at load against the schemas
+ * (`verifyFields`), so a renamed field breaks loudly instead of being silently ignored.
+ */
+import type { SpecModel } from '../src/spec/load.js';
+import { declaredNames, expand, schemasAt, schemaRoot } from './schema-walk.js';
+
+/** Single fields, each with the operation whose request or response schema declares it. */
+export const FIELD = {
+  signature: 'encryption_data',
+  merchantId: 'merchant_id',
+  orderNo: 'order_no',
+  transactionId: 'transaction_id',
+  amount: 'amount',
+  currency: 'currency',
+  card: 'card',
+  orderStatus: 'order_status',
+  resultInfo: 'result_info',
+  threeDsRequest: 'open3d',
+  tokenFlag: 'token_flag',
+  tokenId: 'token_id',
+  subscription: 'subscription',
+  shopperEmail: 'shopper_email',
+  notifyUrl: 'notify_url',
+  issuerUrl: 'issuer_url',
+  ordersList: 'orders_list',
+  paymentStatus: 'payment_status',
+  queryResult: 'query_result',
+  returnStatus: 'return_status',
+  returnMessage: 'return_message',
+  refundAmount: 'refund_amount',
+  refundReferenceId: 'refund_reference_id',
+  refundOrders: 'refund_orders',
+  reviewFlag: 'review_flag',
+  requestId: 'request_id',
+  payoutStatus: 'status',
+  failureType: 'failure_type',
+  failureReason: 'failure_reason',
+} as const;
+
+/**
+ * Results the document says come back "with payment results and queries" (What the service does, 4-5): per kind, the
+ * direct payment response fields, the query order-record fields, and the request field that asks for them
+ * (`undefined`: always returned).
+ */
+export const RESULT_GROUPS = {
+  threeDs: { asks: FIELD.threeDsRequest, payment: ['threeds_result'], query: ['is3ds'] },
+  antifraud: { asks: undefined, payment: ['risk_action', 'risk_score', 'risk_reasons'], query: ['antifraud_provider', 'fraud_check_result'] },
+  subscription: {
+    asks: FIELD.subscription,
+    payment: ['contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time'],
+    query: ['subscription_result'],
+  },
+} as const;
+
+/** A result group of RESULT_GROUPS. */
+export type ResultGroup = keyof typeof RESULT_GROUPS;
+
+function namesOf(spec: SpecModel, schemaId: string, pointer = ''): Set<string> {
+  const ats = pointer ? schemasAt(spec, schemaId, pointer) : expand(spec, schemaRoot(spec, schemaId));
+  return declaredNames(ats) ?? new Set();
+}
+
+/** Every property name declared anywhere in the spec's schemas. */
+function allNames(spec: SpecModel): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'properties' && v && typeof v === 'object') for (const name of Object.keys(v)) names.add(name);
+        walk(v);
+      }
+    }
+  };
+  for (const schema of spec.schemas.values()) walk(schema);
+  return names;
+}
+
+/** Problems of FIELD and RESULT_GROUPS against a spec: names the schemas do not declare. */
+export function fieldProblems(spec: SpecModel): string[] {
+  const problems: string[] = [];
+  const known = allNames(spec);
+  for (const [key, name] of Object.entries(FIELD)) if (!known.has(name)) problems.push(`FIELD.${key} (${name}) is declared by no schema`);
+  const direct = spec.operations.get('authoriseDirect');
+  const query = spec.operations.get('retrievalTrans');
+  if (direct && query) {
+    const payment = namesOf(spec, direct.responseSchemaId);
+    const request = namesOf(spec, direct.requestSchemaId);
+    const record = namesOf(spec, query.responseSchemaId, `/${FIELD.ordersList}/0`);
+    for (const [group, g] of Object.entries(RESULT_GROUPS)) {
+      for (const name of g.payment) if (!payment.has(name)) problems.push(`RESULT_GROUPS.${group}: ${name} is not a direct payment response field`);
+      for (const name of g.query) if (!record.has(name)) problems.push(`RESULT_GROUPS.${group}: ${name} is not a query order-record field`);
+      if (g.asks && !request.has(g.asks)) problems.push(`RESULT_GROUPS.${group}: ${g.asks} is not a direct payment request field`);
+    }
+  }
+  return problems;
+}

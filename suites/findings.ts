@@ -1,0 +1,269 @@
+/**
+ * The one shape of a finding: stable codes with fixed titles, "expected … / received …" messages, a location
+ * (operation, JSON pointer, exchange) and the exchange's masked evidence. Also the one adapter from schema
+ * violations to findings, the check definition helper and the preconditions checks are wrapped in.
+ */
+import { maskText } from '../src/mask.js';
+import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey, Severity } from '../src/model.js';
+import type { SchemaViolation } from '../src/spec/ajv.js';
+import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS, valueAt } from './schema-walk.js';
+
+/** Every finding code with its fixed title. Codes are stable: reports, waivers and the README list them. */
+export const FINDING_CODES = {
+  SCHEMA_VIOLATION: 'Body breaks its schema',
+  FIELD_FORMAT: 'Field value has the wrong form',
+  UNKNOWN_FIELD: 'Field the spec does not declare',
+  NO_RESPONSE: 'No HTTP response',
+  UNDECODABLE_BODY: 'Body cannot be read in its format',
+  WRONG_BODY_FORMAT: 'Body is not in the operation’s format',
+  CONTENT_TYPE: 'Unexpected content type',
+  XML_ROOT: 'XML root element is not the documented one',
+  HTTP_STATUS: 'Unexpected HTTP status',
+  SERVER_ERROR: 'Server error for client input',
+  REQUEST_REFUSED: 'Documented request refused',
+  MEDIA_REFUSED: 'Request media type refused',
+  WRONG_PATH: 'Operation not served at its path',
+  ECHO_MISMATCH: 'Response does not echo the request',
+  ITEM_NOT_ANSWERED: 'Batch item not answered',
+  ITEM_ANSWERED_TWICE: 'Batch item answered more than once',
+  UNREQUESTED_RESULT: 'Result answers no request item',
+  ITEM_STATUS: 'Per-item status differs',
+  ITEM_MESSAGE: 'Per-item message differs',
+  ENVELOPE_STATUS: 'Envelope status differs',
+  STATUS_VALUE: 'Status value differs from the expected one',
+  REFERENCE_ID_FORM: 'Refund reference id does not extend the transaction id',
+  REFERENCE_ID_NUMBERING: 'Refund reference ids not numbered as the profile says',
+  FULL_CARD_NUMBER: 'Full card number in a response',
+  CARD_MASK: 'Card not masked as the profile says',
+  RESULT_MISSING: 'Requested result missing',
+  LIMIT_NOT_ACCEPTED: 'Request at the limit not accepted',
+  LIMIT_EXCEEDED: 'Request over the limit processed in full',
+  LIMIT_NOT_REFUSED: 'Request over the limit not refused as a whole',
+  ERROR_ANSWER: 'Error answer differs from the profile’s',
+  NOT_REFUSED: 'Request accepted that must be refused',
+  STATE_CHANGED: 'Refused request changed the gateway’s state',
+  SIGNATURE_INVALID: 'Signature does not verify',
+  TEXT_ALTERED: 'Free text not returned exactly',
+  MARKUP_INJECTED: 'Free text added markup',
+  FORM_COUNT: 'Checkout page does not hold exactly one form',
+  FORM_METHOD: 'Checkout form method is not POST',
+  FORM_ACTION: 'Checkout form action is not the checkout URL',
+  FORM_NOT_AUTO_SUBMITTED: 'Checkout form not submitted on load',
+  FORM_INPUT_MISSING: 'Checkout form input missing',
+  FORM_INPUT_VALUE: 'Checkout form input value differs',
+  FORM_INPUT_NOT_HIDDEN: 'Checkout form input not hidden',
+  ALL_PARAMS_MISMATCH: 'allParams differs from the submitted parameters',
+  RECORD_NOT_FOUND: 'Record not shown',
+  RECORD_MISMATCH: 'Record differs from the request',
+  UNSELECTED_RECORD: 'Record outside the selection',
+  TRANSITION_ALLOWED: 'Transition allowed that must be refused',
+  TRANSITION_REFUSED: 'Transition refused that must be allowed',
+  PAGE_NOT_SERVED: 'Page cannot be requested',
+  PAYMENT_NOT_COMPLETED: 'Payment not completed',
+  REPLAY_DIFFERS: 'Replay answered differently',
+  PAYOUT_FAILURE: 'Payout failure not reported as the profile says',
+  NOTIFICATION_MISSING: 'No notification received',
+  NOTIFICATION_FORM: 'Notification differs from the profile',
+  NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
+} as const satisfies Record<string, string>;
+
+/** A finding code. */
+export type FindingCode = keyof typeof FINDING_CODES;
+
+/** What a check says about one violated property. */
+export interface FindingInput {
+  code: FindingCode;
+  /** Requirement id(s) the finding traces to; its severity is the strongest of their levels. */
+  requirement: string | readonly string[];
+  /** What should have been observed (no received data here). */
+  expected: string;
+  /** What was observed; passed through `maskText` before it is written. */
+  received: string;
+  /** JSON pointer into the body (or the form model) the finding is about; '' for the whole exchange. */
+  pointer?: string;
+  /** The exchange the finding is about; the observation's `main` by default. */
+  exchange?: Exchange;
+  /** `info` for information-only findings. */
+  severity?: 'info';
+}
+
+const LEVEL_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
+
+/** Strongest level among requirement ids (`unspecified` counts as information). */
+export function severityOf(ctx: CheckContext, requirementIds: readonly string[]): Severity {
+  let best: Severity = 'info';
+  for (const id of requirementIds) {
+    const level = ctx.requirement(id).level;
+    const severity: Severity = level === 'unspecified' ? 'info' : level;
+    if (LEVEL_ORDER.indexOf(severity) < LEVEL_ORDER.indexOf(best)) best = severity;
+  }
+  return best;
+}
+
+/** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) never appear in clear. */
+export function masked(ctx: CheckContext, text: string): string {
+  return maskText(text, { cards: Object.values(ctx.config.cards) });
+}
+
+/** A received value quoted for a message: strings in quotes, others as JSON, cut to a readable length, masked. */
+export function quote(ctx: CheckContext, value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return masked(ctx, text.length > 200 ? `${text.slice(0, 197)}...` : text);
+}
+
+/** Build one finding. */
+export function makeFinding(ctx: CheckContext, checkId: string, operation: OperationKey, input: FindingInput, fallback?: Exchange): Finding {
+  const requirementIds = typeof input.requirement === 'string' ? [input.requirement] : [...input.requirement];
+  const exchange = input.exchange ?? fallback;
+  return {
+    checkId,
+    requirementIds,
+    code: input.code,
+    severity: input.severity ?? severityOf(ctx, requirementIds),
+    title: FINDING_CODES[input.code],
+    message: `expected ${input.expected} / received ${masked(ctx, input.received)}`,
+    location: { operation: exchange?.operation ?? operation, pointer: input.pointer ?? '', ...(exchange ? { exchangeId: exchange.id } : {}) },
+    ...(exchange ? { evidence: exchange.evidence } : {}),
+  };
+}
+
+/** Collects the findings of one check run. */
+export type Report = (input: FindingInput) => void;
+
+/** A check written against a `report` callback; `verify` returns `{ notApplicable }` when the property cannot be judged. */
+export interface CheckDefinition extends Omit<Check, 'run'> {
+  verify(observation: Observation, ctx: CheckContext, report: Report): void | NotApplicable;
+}
+
+/** Turn a definition into a `Check`: every finding of the observation is collected, never only the first. */
+export function defineCheck(def: CheckDefinition): Check {
+  const { verify, ...meta } = def;
+  return {
+    ...meta,
+    run(observation, ctx) {
+      const findings: Finding[] = [];
+      const outcome = verify(observation, ctx, (input) => findings.push(makeFinding(ctx, def.id, observation.operation, input, observation.main)));
+      return outcome && 'notApplicable' in outcome ? outcome : findings;
+    },
+  };
+}
+
+/** Which schema failures an adapter call reports. */
+export type ViolationKind = 'structure' | 'format' | 'all';
+
+function violationProse(ctx: CheckContext, v: SchemaViolation, instance: unknown): { expected: string; received: string } {
+  const actual = valueAt(instance, v.instancePath);
+  const p = v.params;
+  switch (v.keyword) {
+    case 'required':
+      return { expected: `field ${String(p.missingProperty)}`, received: 'no such field' };
+    case 'type':
+      return { expected: `a ${String(p.type)}`, received: `${Array.isArray(actual) ? 'an array' : actual === null ? 'null' : `a ${typeof actual}`} ${quote(ctx, actual)}` };
+    case 'pattern':
+      return { expected: `a value of the form ${String(p.pattern)}`, received: quote(ctx, actual) };
+    case 'format':
+      return { expected: `a ${String(p.format)}`, received: quote(ctx, actual) };
+    case 'not':
+      return { expected: 'a value outside the form the schema excludes', received: quote(ctx, actual) };
+    case 'maxItems':
+    case 'minItems':
+      return { expected: `${v.keyword === 'maxItems' ? 'at most' : 'at least'} ${String(p.limit)} items`, received: `${Array.isArray(actual) ? actual.length : 0} items` };
+    case 'enum':
+    case 'const':
+      return { expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`, received: quote(ctx, actual) };
+    default:
+      return { expected: `a value that satisfies "${v.keyword}" (${v.message})`, received: quote(ctx, actual) };
+  }
+}
+
+/**
+ * The one adapter from ajv violations (`spec.validate`) to findings. Each violation becomes a finding at the level
+ * of the requirement its constraint carries (`fallbackRequirement` when the constraint carries none); combinator
+ * bookkeeping is dropped when its members failed on their own; duplicates collapse.
+ */
+export function violationFindings(args: {
+  ctx: CheckContext;
+  report: Report;
+  exchange: Exchange;
+  instance: unknown;
+  violations: readonly SchemaViolation[];
+  fallbackRequirement: string;
+  kind: ViolationKind;
+  /** Prefix of every pointer (e.g. `/inputs` when the instance is a part of the body). */
+  pointerPrefix?: string;
+}): void {
+  const { ctx, violations, kind } = args;
+  const own = violations.filter((v) => !COMBINATOR_KEYWORDS.has(v.keyword));
+  const chosen = (own.length ? own : violations).filter((v) => kind === 'all' || (kind === 'format') === FORMAT_KEYWORDS.has(v.keyword));
+  const seen = new Set<string>();
+  for (const v of chosen) {
+    const requirement = v.requirementId ?? args.fallbackRequirement;
+    const pointer = `${args.pointerPrefix ?? ''}${v.instancePath}${v.keyword === 'required' ? `/${String(v.params.missingProperty)}` : ''}`;
+    const key = `${pointer}|${v.keyword}|${requirement}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const prose = violationProse(ctx, v, args.instance);
+    args.report({
+      code: FORMAT_KEYWORDS.has(v.keyword) ? 'FIELD_FORMAT' : 'SCHEMA_VIOLATION',
+      requirement,
+      pointer,
+      exchange: args.exchange,
+      ...prose,
+    });
+  }
+}
+
+// ------------------------------------------------------------------ preconditions
+
+/** A predicate over an observation. */
+export type Precondition = (observation: Observation, ctx: CheckContext) => boolean;
+
+/** Wrap a check so it runs only when `pred` holds; otherwise it is not applicable, with `reason`. */
+export function onlyWhen(pred: Precondition, reason: string | ((observation: Observation, ctx: CheckContext) => string)) {
+  return (check: Check): Check => ({
+    ...check,
+    run(observation, ctx) {
+      if (!pred(observation, ctx)) return { notApplicable: typeof reason === 'string' ? reason : reason(observation, ctx) };
+      return check.run(observation, ctx);
+    },
+  });
+}
+
+/** Whether an exchange got a 2xx answer. */
+export function succeeded(exchange: Exchange | undefined): boolean {
+  const status = exchange?.response?.status;
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+/** Why an exchange is not a success, in words. */
+export function outcomeOf(exchange: Exchange | undefined): string {
+  if (!exchange) return 'no exchange';
+  if (exchange.error) return `${exchange.error.kind}: ${exchange.error.message}`;
+  return `HTTP ${exchange.response?.status ?? '?'}`;
+}
+
+/**
+ * Wrap a check that judges a successful answer: when the step (the observation's `main` by default) was not
+ * answered with 2xx, the check is not applicable (the status check reports that failure once).
+ */
+export function onlyOnSuccess(check: Check, step?: string): Check {
+  const exchangeOf = (o: Observation) => (step ? o.steps[step] : o.main);
+  return onlyWhen(
+    (o) => succeeded(exchangeOf(o)),
+    (o) => `the ${step ?? 'request'} was not answered with success (${outcomeOf(exchangeOf(o))}); successAnsweredWith200 reports it`,
+  )(check);
+}
+
+/** Wrap a check that needs named steps of a scenario: not applicable when one is missing (the scenario stopped before it). */
+export function onlyWithSteps(...steps: string[]) {
+  return onlyWhen(
+    (o) => steps.every((s) => o.steps[s] !== undefined),
+    (o) => `the scenario stopped before step ${steps.find((s) => o.steps[s] === undefined)}${typeof o.facts.stoppedBecause === 'string' ? ` (${o.facts.stoppedBecause})` : ''}`,
+  );
+}
+
+/** Compose wrappers, outermost first. */
+export function wrap(check: Check, ...wrappers: ((c: Check) => Check)[]): Check {
+  return wrappers.reduceRight((c, w) => w(c), check);
+}

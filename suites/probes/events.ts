@@ -1,0 +1,90 @@
+/**
+ * Event recipes: payments (direct, APM, checkout) and a payout carrying the kit receiver's `notify_url`, then the
+ * notifications received for them; and a payment whose notifications the receiver refuses, to observe retries.
+ * Without a public notification URL the observations are inconclusive (the family is skipped with that reason).
+ */
+import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { responseObject, text } from '../observe.js';
+import { paymentBody } from './basic.js';
+import { Inconclusive, type Steps, cannotFollow, defineProbe, followForms } from './support.js';
+
+function notifyUrl(ctx: CheckContext): string {
+  const url = ctx.config.notifyUrl;
+  if (!url) throw new Inconclusive('no public notification URL is configured (notifyUrl): events cannot be observed');
+  return url;
+}
+
+/** Complete an APM or checkout payment by following its page as the shopper. */
+async function complete(client: ProbeClient, ctx: CheckContext, steps: Steps, payment: Exchange): Promise<void> {
+  const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  const start = issuerUrl ? steps.add('issuerPage', await client.follow!(issuerUrl, { method: 'GET' })) : payment;
+  const { pages } = await followForms(client, ctx, steps, start);
+  steps.facts.formsFollowed = pages.length;
+}
+
+/**
+ * Record received notifications as steps and facts, with each one's signature verdict (the client holds the secret):
+ * `asResponse` as the response of the kind's `bodyFrom` operation, `sortedPairs` with the request rule.
+ */
+function recordNotifications(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey, received: Exchange[]): void {
+  const n = ctx.profile.notifications;
+  const kind = Object.values(n.kinds).find((k) => (k.sentAfter as string[]).includes(op));
+  const signatures: Record<string, boolean | undefined> = {};
+  for (const x of received) {
+    steps.add('notification', x);
+    if (client.verifySignature && kind && n.signature !== 'none' && x.request.body) {
+      signatures[x.id] = client.verifySignature(kind.bodyFrom as OperationKey, n.signature === 'asResponse' ? 'response' : 'request', x.request.body);
+    }
+  }
+  steps.facts.notifications = received.length;
+  steps.facts.signatures = signatures;
+}
+
+/** `notified`: an operation carrying the receiver's notify_url, then the notifications received for its key. */
+export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'], async (op, client, ctx, steps) => {
+  const url = notifyUrl(ctx);
+  const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
+  const key = String(body[op === 'payout' ? FIELD.requestId : FIELD.orderNo]);
+  steps.facts.key = key;
+  const main = steps.add(op, await client.send(op, body));
+  if (op === 'authoriseApm' || op === 'checkout') {
+    const why = cannotFollow(client);
+    // A page payment is completed by the shopper; when the kit cannot act as one, waiting would only cost time.
+    if (why) {
+      steps.facts.cannotComplete = why;
+      return main;
+    }
+    await complete(client, ctx, steps, main);
+  }
+  recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
+  return main;
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The delays between the attempts the profile's retry rule makes. */
+export function retryDelays(ctx: CheckContext): number[] {
+  const r = ctx.profile.notifications.retry;
+  return Array.from({ length: Math.max(0, r.maxAttempts - 1) }, (_, i) => r.initialDelayMs * r.factor ** i);
+}
+
+/** `notificationRetry`: a direct payment whose notifications the receiver refuses; every attempt within the schedule. */
+export const notificationRetry = defineProbe('notificationRetry', ['authoriseDirect'], async (op, client, ctx, steps) => {
+  const url = notifyUrl(ctx);
+  const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
+  const key = String(body[FIELD.orderNo]);
+  steps.facts.key = key;
+  if (!client.refuseNotifications) {
+    steps.facts.cannotRefuse = "the kit's receiver cannot refuse notifications";
+    return steps.add(op, await client.send(op, body));
+  }
+  client.refuseNotifications(key);
+  const main = steps.add(op, await client.send(op, body));
+  const started = Date.now();
+  await client.notifications(key, ctx.config.notifyWaitMs);
+  const schedule = retryDelays(ctx).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10;
+  await sleep(Math.max(0, schedule - (Date.now() - started)) + 250);
+  recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
+  return main;
+});

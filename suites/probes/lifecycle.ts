@@ -1,0 +1,204 @@
+/**
+ * Stateful scenarios, linked by response values. Each runs once per run (memoised per client) and answers every
+ * operation it covers with its own `main` step:
+ * - payment: authorise → query → capture → query → two partial refunds → query → refund search → over-refund →
+ *   cancel of the refunded payment; and authorise → over-capture → cancel → query → capture of the cancelled payment;
+ * - review: a payment the profile's review rule flags → query → review approve → query;
+ * - payout: a payout the profile's failure rule matches; a payout and its replay (same and changed body);
+ * - APM: the payment, its issuer_url requested again, the page's forms followed, a query;
+ * - checkout: the page, its form posted back, the following forms, a query.
+ */
+import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { batchResults, cents, itemSucceeded, money, responseObject, text } from '../observe.js';
+import { freeTextFields, paymentBody, recordFacts } from './basic.js';
+import {
+  Inconclusive,
+  type PaymentRecord,
+  Steps,
+  authorise,
+  batch,
+  cannotFollow,
+  defineProbe,
+  describe,
+  followForms,
+  freshRequestId,
+  once,
+  pay,
+  queryOrder,
+  select,
+} from './support.js';
+
+/** Steps and facts of a scenario, shared by every operation it answers. */
+interface Scenario {
+  steps: Record<string, Exchange>;
+  facts: Record<string, unknown>;
+}
+
+/** Run a scenario body with its own steps; a step it could not pass is recorded in `facts.stoppedBecause`. */
+async function scenario(body: (steps: Steps) => Promise<void>): Promise<Scenario> {
+  const steps = new Steps();
+  try {
+    await body(steps);
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    steps.facts.stoppedBecause = error.message;
+  }
+  return { steps: steps.all, facts: steps.facts };
+}
+
+/** A scenario step did not give what the next steps need. */
+class Stop extends Error {}
+
+/** Send a batch for one payment and stop the scenario unless its item succeeded. */
+async function mustPass(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey, record: PaymentRecord, extra: Record<string, unknown>, step: string) {
+  const exchange = await batch(client, ctx, steps, op, [record], () => extra, step);
+  const [result] = batchResults(ctx.spec, op, responseObject(exchange, ctx.spec)) ?? [];
+  if (!itemSucceeded(ctx, op, result)) throw new Stop(`step ${step} did not succeed (${describe(exchange)})`);
+  return exchange;
+}
+
+/** Copy a memoised scenario into the probe's steps and answer the operation with its step (or the first one). */
+function answer(steps: Steps, s: Scenario, mainStep: string | undefined): Exchange {
+  Object.assign(steps.all, s.steps);
+  Object.assign(steps.facts, s.facts);
+  const main = (mainStep && s.steps[mainStep]) ?? Object.values(s.steps)[0];
+  if (!main) throw new Inconclusive('the scenario made no request');
+  return main;
+}
+
+async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<void> {
+  const record = await authorise(client, ctx, steps);
+  const amount = cents(record.fields[FIELD.amount]);
+  if (amount === undefined || amount < 4) throw new Stop('the sample amount is too small to refund in parts');
+  steps.facts.record = recordFacts(record);
+  await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterAuthorise');
+  await mustPass(client, ctx, steps, 'capture', record, {}, 'capture');
+  await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterCapture');
+  const part = Math.floor(amount / 4);
+  steps.facts.refunds = [money(part), money(part)];
+  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, 'refund1');
+  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, 'refund2');
+  await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterRefunds');
+  await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearch');
+  steps.facts.overRefund = money(amount - 2 * part + 1);
+  await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(amount - 2 * part + 1) }), 'overRefund');
+  await batch(client, ctx, steps, 'cancel', [record], () => ({}), 'cancelAfterRefunds');
+}
+
+async function cancelScenario(client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<void> {
+  const record = await authorise(client, ctx, steps, 'approved', {}, 'authorise2');
+  steps.facts.record2 = recordFacts(record);
+  const amount = cents(record.fields[FIELD.amount]) ?? 0;
+  await batch(client, ctx, steps, 'capture', [record], () => ({ [FIELD.amount]: money(amount + 100) }), 'overCapture');
+  await mustPass(client, ctx, steps, 'cancel', record, {}, 'cancel');
+  await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterCancel');
+  await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAfterCancel');
+}
+
+/** The step each operation's observation reads first in the payment scenario. */
+const PAYMENT_MAIN: Partial<Record<OperationKey, string>> = {
+  retrievalTrans: 'queryAfterAuthorise',
+  capture: 'capture',
+  refund: 'refund1',
+  retrievalRefund: 'refundSearch',
+  cancel: 'cancel',
+};
+
+/** `paymentLifecycle`: the refund and cancel scenarios (memoised: run once per run). */
+export const paymentLifecycle = defineProbe('paymentLifecycle', ['retrievalTrans', 'capture', 'refund', 'retrievalRefund', 'cancel'], async (op, client, ctx, steps) => {
+  const s = await once(ctx, 'paymentLifecycle', async () => {
+    const a = await scenario((st) => refundScenario(client, ctx, st));
+    const b = await scenario((st) => cancelScenario(client, ctx, st));
+    return {
+      steps: { ...a.steps, ...b.steps },
+      facts: { ...a.facts, ...b.facts, stoppedBecause: [a.facts.stoppedBecause, b.facts.stoppedBecause].filter(Boolean).join('; ') || undefined },
+    };
+  });
+  return answer(steps, s, PAYMENT_MAIN[op]);
+});
+
+/** `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. */
+export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async (op, client, ctx, steps) => {
+  const s = await once(ctx, 'reviewLifecycle', () =>
+    scenario(async (st) => {
+      const record = await pay(client, ctx, st, 'pendingReview').catch((e: unknown) => {
+        throw new Stop(e instanceof Error ? e.message : String(e));
+      });
+      st.facts.record = recordFacts(record);
+      await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryBeforeReview');
+      await batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'review');
+      await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryAfterReview');
+    }),
+  );
+  return answer(steps, s, op === 'review' ? 'review' : undefined);
+});
+
+/** Set a dotted path (`beneficiary.last_name`) of a body. */
+function setPath(body: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node: Record<string, unknown> = body;
+  for (const part of parts.slice(0, -1)) {
+    if (!node[part] || typeof node[part] !== 'object') node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** `payoutLifecycle`: a payout the profile's first failure rule matches; a payout, its replay, and a changed replay. */
+export const payoutLifecycle = defineProbe('payoutLifecycle', ['payout'], async (op, client, ctx, steps) => {
+  const rule = ctx.profile.payout.failureRules[0];
+  if (rule) {
+    const failing = client.sample(op);
+    setPath(failing, rule.field, rule.match === 'equals' ? rule.value : `${rule.value}probe`);
+    steps.add('failing', await client.send(op, failing));
+    steps.facts.failureRule = { field: rule.field, failureType: rule.failureType, failureReason: rule.failureReason };
+  } else steps.facts.noFailureRule = 'the profile has no payout failure rule';
+  const body = client.sample(op, { [ctx.profile.payout.idempotencyKey]: freshRequestId() });
+  const first = steps.add('first', await client.send(op, body));
+  steps.add('replay', await client.send(op, body));
+  const [field] = freeTextFields(ctx, op, body);
+  if (field) {
+    steps.add('replayChanged', await client.send(op, { ...body, [field]: `${String(body[field])}-changed` }));
+    steps.facts.changedField = field;
+  }
+  return first;
+});
+
+/** Whether the payment of an order is shown completed by a query step (its state the profile's approved one). */
+async function queryAfterCompletion(client: ProbeClient, ctx: CheckContext, steps: Steps, orderNo: string): Promise<void> {
+  const x = await queryOrder(client, ctx, steps, orderNo, 'query');
+  if (!x) steps.facts.cannotQuery = `the profile's query does not select by ${FIELD.orderNo}`;
+}
+
+/** `apmCompletion`: an APM payment, its issuer_url requested again, the issuer page's forms followed, then a query. */
+export const apmCompletion = defineProbe('apmCompletion', ['authoriseApm'], async (op, client, ctx, steps) => {
+  const body = paymentBody(client, ctx, op);
+  const payment = steps.add('payment', await client.send(op, body));
+  steps.facts.orderNo = body[FIELD.orderNo];
+  const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  const why = cannotFollow(client);
+  if (why) steps.facts.cannotFollow = why;
+  if (!issuerUrl || why) return payment;
+  const page = steps.add('issuerPage', await client.follow!(issuerUrl, { method: 'GET' }));
+  const { pages, stoppedAt } = await followForms(client, ctx, steps, page);
+  steps.facts.completion = { formsFollowed: pages.length, stoppedAt };
+  await queryAfterCompletion(client, ctx, steps, String(body[FIELD.orderNo]));
+  return payment;
+});
+
+/** `checkoutCompletion`: the checkout page, its form posted back as the browser would, the next forms, then a query. */
+export const checkoutCompletion = defineProbe('checkoutCompletion', ['checkout'], async (op, client, ctx, steps) => {
+  const body = paymentBody(client, ctx, op);
+  const page = steps.add('checkout', await client.send(op, body));
+  steps.facts.orderNo = body[FIELD.orderNo];
+  const why = cannotFollow(client);
+  if (why) {
+    steps.facts.cannotFollow = why;
+    return page;
+  }
+  const { pages, stoppedAt } = await followForms(client, ctx, steps, page);
+  steps.facts.completion = { formsFollowed: pages.length, stoppedAt };
+  await queryAfterCompletion(client, ctx, steps, String(body[FIELD.orderNo]));
+  return page;
+});

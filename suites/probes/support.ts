@@ -1,0 +1,405 @@
+/**
+ * What probes share: the probe definition wrapper (inconclusive on rate limits and failed set-up), payments in a
+ * wanted state (planned from the profile's transitions), batch items built from the spec's example item, query
+ * selection through the profile's selection fields, following pages, and scenarios memoised per run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CheckContext, CheckoutFormModel, Exchange, Observation, OperationKey, Probe, ProbeClient } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import {
+  batchResults,
+  cents,
+  envelopeSucceeded,
+  formOf,
+  isObject,
+  itemSucceeded,
+  money,
+  operationOf,
+  responseObject,
+  text,
+} from '../observe.js';
+
+/** A set-up step did not give what the probe needs: the observation is inconclusive, not failed. */
+export class SetupFailed extends Error {
+  constructor(
+    readonly step: string,
+    readonly exchange: Exchange | undefined,
+    why: string,
+  ) {
+    super(`set-up step ${step} failed: ${why}`);
+  }
+}
+
+/** The probe cannot run for a reason that is not the target's fault (configuration, profile). */
+export class Inconclusive extends Error {}
+
+/** Statuses that mean "try later", not "non-conformant" (rate limit, unavailable). */
+const RETRY_LATER = new Set([429, 503]);
+
+/** Records steps as a probe runs. */
+export class Steps {
+  readonly all: Record<string, Exchange> = {};
+  readonly facts: Record<string, unknown> = {};
+  private counter = new Map<string, number>();
+
+  /** Record an exchange under `name` (numbered when the name repeats) and return it. */
+  add(name: string, exchange: Exchange): Exchange {
+    const n = (this.counter.get(name) ?? 0) + 1;
+    this.counter.set(name, n);
+    this.all[n === 1 ? name : `${name}${n}`] = exchange;
+    return exchange;
+  }
+}
+
+/** The body of a probe: fills steps and returns the main exchange. */
+export type ProbeBody = (operation: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps) => Promise<Exchange>;
+
+/** A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`). */
+export function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
+  const url = `${ctx.config.baseUrl.replace(/\/$/, '')}${ctx.spec.operations.get(operation)?.path ?? ''}`;
+  return {
+    id: `${operation}#not-sent`,
+    operation,
+    request: { method: 'POST', url, headers: {}, body: undefined, bodyText: '', encoding: 'raw' },
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    evidence: { request: { method: 'POST', url, headers: {}, body: '' }, curl: '' },
+  };
+}
+
+/**
+ * Define a probe. A set-up failure or a 429/503 answer anywhere makes the observation inconclusive with its reason;
+ * a failure of the kit itself (anything else thrown) propagates.
+ */
+export function defineProbe(id: string, operations: readonly OperationKey[], body: ProbeBody): Probe {
+  return {
+    id,
+    operations,
+    async run(operation, client, ctx): Promise<Observation> {
+      const steps = new Steps();
+      let main: Exchange | undefined;
+      let inconclusive: string | undefined;
+      try {
+        main = await body(operation, client, ctx, steps);
+      } catch (error) {
+        if (!(error instanceof SetupFailed || error instanceof Inconclusive)) throw error;
+        inconclusive = error.message;
+        main = error instanceof SetupFailed ? error.exchange : undefined;
+      }
+      // Notifications are requests the gateway made to the kit: their answers are the kit's, not the target's.
+      const limited = Object.entries(steps.all).find(([name, x]) => !name.startsWith('notification') && RETRY_LATER.has(x.response?.status ?? 0));
+      if (limited) inconclusive = `rate-limited or unavailable: step ${limited[0]} was answered HTTP ${limited[1].response?.status}`;
+      return {
+        probeId: id,
+        operation,
+        main: main ?? notSent(ctx, operation),
+        steps: steps.all,
+        facts: steps.facts,
+        ...(inconclusive ? { inconclusive } : {}),
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------ memoised scenarios
+
+const memo = new WeakMap<CheckContext, Map<string, Promise<unknown>>>();
+
+/**
+ * Run `fn` once per run context and key; later callers share its result. Keyed by the context (one per run and
+ * worker), not the client: an engine may hand every probe run its own scoped client.
+ */
+export function once<T>(ctx: CheckContext, key: string, fn: () => Promise<T>): Promise<T> {
+  let byKey = memo.get(ctx);
+  if (!byKey) memo.set(ctx, (byKey = new Map()));
+  let p = byKey.get(key) as Promise<T> | undefined;
+  if (!p) byKey.set(key, (p = fn()));
+  return p;
+}
+
+// ------------------------------------------------------------------ payments and states
+
+/** A payment the probe made: its identifiers and amounts, the fields later requests refer to it by. */
+export interface PaymentRecord {
+  fields: Record<string, unknown>;
+  exchange: Exchange;
+}
+
+/** What a payment should come out as (the profile's `afterAuthorise` outcomes). */
+export type Outcome = 'approved' | 'declined' | 'pendingReview';
+
+/** Request overrides that give a direct payment an outcome: the decline test card, or the profile's review trigger. */
+export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<string, unknown> {
+  if (outcome === 'declined') {
+    const card = ctx.config.cards.decline ?? ctx.profile.payments.testCards.decline[0];
+    if (!card) throw new Inconclusive('no test card for the decline outcome in the configuration or the profile');
+    return { [ctx.profile.fields.card.number]: card };
+  }
+  if (outcome === 'pendingReview') {
+    const domain = ctx.profile.review.triggers.shopperEmailDomains[0];
+    if (domain) return { [FIELD.shopperEmail]: `review-probe@${domain}` };
+    return { [FIELD.amount]: ctx.profile.review.triggers.amountAtLeast };
+  }
+  return {};
+}
+
+/** A direct payment made to have an outcome; the set-up fails unless the answer carries a transaction id. */
+export async function pay(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  outcome: Outcome = 'approved',
+  overrides: Record<string, unknown> = {},
+  step = 'authorise',
+): Promise<PaymentRecord> {
+  const body = client.sample('authoriseDirect', { ...outcomeOverrides(ctx, outcome), ...overrides });
+  const exchange = steps.add(step, await client.send('authoriseDirect', body));
+  const response = responseObject(exchange, ctx.spec);
+  if (!text(response, FIELD.transactionId)) throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
+  return { fields: { ...body, ...response }, exchange };
+}
+
+/** A direct payment with an outcome; the set-up fails unless it is answered with that outcome and a transaction id. */
+export async function authorise(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  outcome: Outcome = 'approved',
+  overrides: Record<string, unknown> = {},
+  step = 'authorise',
+): Promise<PaymentRecord> {
+  const record = await pay(client, ctx, steps, outcome, overrides, step);
+  const status = record.fields[FIELD.orderStatus];
+  if (status !== ctx.profile.statusValues.order_status[outcome]) {
+    throw new SetupFailed(step, record.exchange, `${FIELD.orderStatus} ${JSON.stringify(status)} is not the profile's ${outcome} value`);
+  }
+  return record;
+}
+
+/** HTTP status or transport error of an exchange, in words. */
+export function describe(exchange: Exchange | undefined): string {
+  if (!exchange) return 'not sent';
+  return exchange.error ? `${exchange.error.kind}: ${exchange.error.message}` : `HTTP ${exchange.response?.status}`;
+}
+
+/** One action that moves a payment from a state to another, as the profile's transitions say. */
+type Action = { kind: 'authorise'; outcome: Outcome } | { kind: 'capture' | 'cancel' | 'refundFull' | 'refundPartial' | 'reviewApprove' | 'reviewReject' };
+
+/** The shortest list of actions leading a new payment to `state`, read from the profile's transitions. */
+export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
+  const t = ctx.profile.transitions;
+  const r = ctx.profile.review;
+  const edges = (from: string): [Action, string][] => {
+    const out: [Action, string][] = [];
+    if ((t.capture.from as string[]).includes(from)) out.push([{ kind: 'capture' }, t.capture.to]);
+    if ((t.cancel.from as string[]).includes(from)) out.push([{ kind: 'cancel' }, t.cancel.to]);
+    if ((t.refund.from as string[]).includes(from)) out.push([{ kind: 'refundPartial' }, t.refund.toPartial], [{ kind: 'refundFull' }, t.refund.toFull]);
+    if ((t.review.from as string[]).includes(from)) out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
+    return out;
+  };
+  const queue: [string, Action[]][] = (['approved', 'pendingReview', 'declined'] as const).map((o) => [t.afterAuthorise[o], [{ kind: 'authorise', outcome: o }]]);
+  const seen = new Set<string>();
+  while (queue.length) {
+    const [at, path] = queue.shift()!;
+    if (at === state) return path;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    for (const [action, to] of edges(at)) queue.push([to, [...path, action]]);
+  }
+  return undefined;
+}
+
+/** A state the profile allows an operation from, preferring the first listed one that can be reached. */
+export function startStateFor(ctx: CheckContext, operation: 'capture' | 'cancel' | 'refund' | 'review'): string {
+  const from = ctx.profile.transitions[operation].from as string[];
+  const state = from.find((s) => planTo(ctx, s));
+  if (!state) throw new Inconclusive(`no state the profile allows ${operation} from can be reached by the profile's transitions`);
+  return state;
+}
+
+/** Run async jobs with at most `width` at a time, in order. */
+async function inChunks<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map((x, j) => fn(x, i + j)))));
+  return out;
+}
+
+/** `count` new payments in `state`, batched through the operations the plan needs. */
+export async function paymentsIn(client: ProbeClient, ctx: CheckContext, steps: Steps, state: string, count: number): Promise<PaymentRecord[]> {
+  const plan = planTo(ctx, state);
+  if (!plan) throw new Inconclusive(`no sequence of the profile's transitions leads a payment to ${state}`);
+  const [first, ...rest] = plan;
+  const outcome = first?.kind === 'authorise' ? first.outcome : 'approved';
+  const records = await inChunks(Array.from({ length: count }), 8, () => authorise(client, ctx, steps, outcome, {}, 'prepare'));
+  for (const action of rest) {
+    if (action.kind === 'authorise') continue;
+    const operation = action.kind === 'capture' ? 'capture' : action.kind === 'cancel' ? 'cancel' : action.kind.startsWith('refund') ? 'refund' : 'review';
+    const extra = (r: PaymentRecord) => actionFields(ctx, action.kind, r);
+    const max = operationOf(ctx.spec, operation).batch?.maxItems ?? 1;
+    for (let i = 0; i < records.length; i += max) {
+      const chunk = records.slice(i, i + max);
+      await batch(client, ctx, steps, operation, chunk, extra, `prepare-${operation}`, true);
+    }
+  }
+  return records;
+}
+
+/** Item fields an action sets besides the payment's own (refunded amount, review flag). */
+function actionFields(ctx: CheckContext, kind: string, record: PaymentRecord): Record<string, unknown> {
+  const amount = cents(record.fields[FIELD.amount]) ?? 0;
+  if (kind === 'refundFull') return { [FIELD.refundAmount]: money(amount) };
+  if (kind === 'refundPartial') return { [FIELD.refundAmount]: money(Math.max(1, Math.floor(amount / 2))) };
+  if (kind === 'reviewApprove') return { [FIELD.reviewFlag]: ctx.profile.review.approve.flag };
+  if (kind === 'reviewReject') return { [FIELD.reviewFlag]: ctx.profile.review.reject.flag };
+  return {};
+}
+
+/** The refunded amount, review flag, … an operation's happy item sets (none for capture and cancel). */
+export function happyItemFields(ctx: CheckContext, operation: OperationKey, record: PaymentRecord, partOfAmount = 2): Record<string, unknown> {
+  if (operation === 'refund') return { [FIELD.refundAmount]: money(Math.max(1, Math.floor((cents(record.fields[FIELD.amount]) ?? 0) / partOfAmount))) };
+  if (operation === 'review') return actionFields(ctx, 'reviewApprove', record);
+  return {};
+}
+
+/**
+ * A batch item for a payment: the spec example's first item with every field the payment has (transaction id,
+ * order number, amount, currency) taken from the payment, then `extra`.
+ */
+export function itemFor(client: ProbeClient, ctx: CheckContext, operation: OperationKey, record: PaymentRecord | undefined, extra: Record<string, unknown> = {}) {
+  const orders = operationOf(ctx.spec, operation).batch?.orders;
+  if (!orders) throw new Error(`${operation} is not a batch operation`);
+  const template = (client.sample(operation)[orders] as unknown[] | undefined)?.find(isObject) ?? {};
+  const item: Record<string, unknown> = { ...template };
+  for (const key of Object.keys(item)) if (record && record.fields[key] !== undefined) item[key] = record.fields[key];
+  return { ...item, ...extra };
+}
+
+/** An item naming a transaction the gateway cannot know. */
+export function unknownItem(client: ProbeClient, ctx: CheckContext, operation: OperationKey, n: number, like?: PaymentRecord): Record<string, unknown> {
+  return itemFor(client, ctx, operation, like, {
+    [FIELD.transactionId]: `${ctx.config.orderPrefix}UNKNOWN-${n}-${randomUUID().slice(0, 8)}`,
+    [FIELD.orderNo]: client.orderNo(),
+  });
+}
+
+/** A batch body holding `items`. */
+export function batchBody(client: ProbeClient, ctx: CheckContext, operation: OperationKey, items: unknown[]): Record<string, unknown> {
+  const orders = operationOf(ctx.spec, operation).batch?.orders;
+  if (!orders) throw new Error(`${operation} is not a batch operation`);
+  return client.sample(operation, { [orders]: items });
+}
+
+/** Send a batch for payments; with `mustSucceed` every item must succeed or the set-up fails. */
+export async function batch(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  operation: OperationKey,
+  records: readonly PaymentRecord[],
+  extra: (r: PaymentRecord) => Record<string, unknown>,
+  step: string,
+  mustSucceed = false,
+): Promise<Exchange> {
+  const items = records.map((r) => itemFor(client, ctx, operation, r, extra(r)));
+  const exchange = steps.add(step, await client.send(operation, batchBody(client, ctx, operation, items)));
+  if (mustSucceed) {
+    const body = responseObject(exchange, ctx.spec);
+    const results = batchResults(ctx.spec, operation, body) ?? [];
+    if (!envelopeSucceeded(ctx, body) || results.length !== items.length || !results.every((r) => itemSucceeded(ctx, operation, r))) {
+      throw new SetupFailed(step, exchange, `the ${operation} of ${items.length} prepared payment(s) did not succeed item by item (${describe(exchange)})`);
+    }
+  }
+  return exchange;
+}
+
+// ------------------------------------------------------------------ query and refund search selection
+
+/** Operations that select records through the profile's selection fields. */
+export type SelectingOperation = 'retrievalTrans' | 'retrievalRefund';
+
+/** The selecting field the records can be selected by (the first of the profile's fields they all have a value for). */
+export function selectingField(ctx: CheckContext, operation: SelectingOperation, records: readonly Record<string, unknown>[]): string {
+  const field = ctx.profile.selection[operation].fields.find((f) => records.every((r) => typeof r[f] === 'string' && r[f] !== ''));
+  if (!field) throw new Inconclusive(`none of the profile's selection fields of ${operation} (${ctx.profile.selection[operation].fields.join(', ')}) is known for the records`);
+  return field;
+}
+
+/** A query or refund-search body selecting `values` of `field` (joined by the profile's list separator). */
+export function selectionBody(client: ProbeClient, ctx: CheckContext, operation: SelectingOperation, field: string, values: readonly string[]) {
+  return client.sample(operation, { [field]: values.join(ctx.profile.selection[operation].listSeparator) });
+}
+
+/** Query (or refund-search) the records, recording the step; facts name the selection. */
+export async function select(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  operation: SelectingOperation,
+  records: readonly Record<string, unknown>[],
+  step: string,
+  extraValues: readonly string[] = [],
+): Promise<Exchange> {
+  const field = selectingField(ctx, operation, records);
+  const values = [...records.map((r) => String(r[field])), ...extraValues];
+  return steps.add(step, await client.send(operation, selectionBody(client, ctx, operation, field, values)));
+}
+
+/** Query whether a payment exists for an order number (for "nothing created"), when the profile selects by it. */
+export async function queryOrder(client: ProbeClient, ctx: CheckContext, steps: Steps, orderNo: string, step: string): Promise<Exchange | undefined> {
+  if (!ctx.profile.selection.retrievalTrans.fields.includes(FIELD.orderNo)) return undefined;
+  return select(client, ctx, steps, 'retrievalTrans', [{ [FIELD.orderNo]: orderNo }], step);
+}
+
+/** Fake selection values that match nothing. */
+export function fakeValues(ctx: CheckContext, count: number): string[] {
+  const tag = randomUUID().slice(0, 8);
+  return Array.from({ length: count }, (_, i) => `${ctx.config.orderPrefix}NONE-${tag}-${i + 1}`);
+}
+
+// ------------------------------------------------------------------ pages
+
+/** Why pages cannot be followed, or undefined when they can. */
+export function cannotFollow(client: ProbeClient): string | undefined {
+  return client.follow ? undefined : "the kit's client cannot request pages outside the operations";
+}
+
+/**
+ * The fields a shopper submits with a form: its inputs; empty card inputs (the profile's card field names) filled
+ * with the approve test card of a direct payment sample; and, for a form the page does not submit by itself, the
+ * first named submit button (the default button a shopper presses).
+ */
+export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: CheckoutFormModel): Record<string, string> {
+  const data: Record<string, string> = { ...form.inputs };
+  const card = ctx.profile.fields.card;
+  const cardFields = [card.number, card.expiryMonth, card.expiryYear, card.securityCode].filter((f) => data[f] === '');
+  if (cardFields.length) {
+    const sample = client.sample('authoriseDirect');
+    for (const f of cardFields) if (sample[f] !== undefined) data[f] = String(sample[f]);
+  }
+  const button = form.autoSubmit ? undefined : form.buttons?.[0];
+  if (button) data[button.name] = button.value;
+  return data;
+}
+
+/**
+ * Act as the shopper on a page: while the page holds a form, submit it (its method, action and the shopper's
+ * submission), at most `hops` times. Returns the exchanges in order; `stoppedAt` says why it stopped.
+ */
+export async function followForms(client: ProbeClient, ctx: CheckContext, steps: Steps, start: Exchange, hops = 4): Promise<{ pages: Exchange[]; stoppedAt: string }> {
+  const pages: Exchange[] = [];
+  let page = start;
+  for (let i = 0; i < hops; i++) {
+    const form = formOf(page);
+    if (!form || form.forms === 0 || !form.action) return { pages, stoppedAt: 'a page without a form' };
+    const action = new URL(form.action, page.request.url).href;
+    page = steps.add('page', await client.follow!(action, { method: form.method || 'GET', form: shopperSubmission(client, ctx, form) }));
+    pages.push(page);
+    if (!page.response || page.response.status >= 400) return { pages, stoppedAt: `a page answered ${describe(page)}` };
+  }
+  return { pages, stoppedAt: `${hops} forms` };
+}
+
+/** A payout request id that was never used (the profile's idempotency key). */
+export function freshRequestId(): string {
+  return randomUUID();
+}

@@ -1,0 +1,27 @@
+/** Every testable requirement (must, expected, profile) has a check in the registry; `unspecified` ones are untestable. */
+import { describe, expect, it } from 'vitest';
+import { requirementsWithoutCheck, untestableRequirements } from '../../src/engine/list.js';
+import { registryProblems } from '../../src/engine/registry.js';
+import { kitSpec } from '../../src/spec/load.js';
+import { CHECKS, PROBES } from '../../suites/registry.js';
+
+describe('requirement coverage of the registry', () => {
+  const spec = kitSpec();
+  const registry = { CHECKS, PROBES };
+
+  it('is consistent with the spec', () => {
+    expect(registryProblems(registry, spec)).toEqual([]);
+  });
+
+  it('has a check for every must, expected and profile requirement', () => {
+    const missing = requirementsWithoutCheck(spec, registry).map((r) => `${r.id} (${r.level}): ${r.statement}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('lists the unspecified requirements as untestable', () => {
+    const untestable = untestableRequirements(spec);
+    console.info(`untestable requirements (level unspecified):\n${untestable.map((r) => `  ${r.id}  ${r.statement}`).join('\n')}`);
+    expect(untestable.length).toBeGreaterThan(0);
+    expect(untestable.every((r) => r.level === 'unspecified')).toBe(true);
+  });
+});

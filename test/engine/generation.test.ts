@@ -1,0 +1,73 @@
+/**
+ * The suites are generated from the spec (issue 4, §4): a copy of spec/ and schemas/ where capture's `maxItems` is
+ * 49 and one more response field is required changes the generated tests, and they fail against the reference
+ * gateway, which keeps answering by the kit's own spec.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planTests } from '../../src/engine/plan.js';
+import { kitSpec, loadSpec } from '../../src/spec/load.js';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+import { CHECKS } from '../../suites/registry.js';
+import { runCli } from './fixtures/cli.js';
+
+/** Copy spec/ and schemas/ into a temporary root and edit two schema files there. */
+function alteredCopy(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-spec-copy-'));
+  for (const dir of ['spec', 'schemas']) fs.cpSync(path.join(KIT_ROOT, dir), path.join(root, dir), { recursive: true });
+  const edit = (file: string, change: (schema: any) => void) => {
+    const full = path.join(root, 'schemas', file);
+    const schema = JSON.parse(fs.readFileSync(full, 'utf8'));
+    change(schema);
+    fs.writeFileSync(full, JSON.stringify(schema, null, 2));
+  };
+  const kit = kitSpec();
+  const capture = kit.operations.get('capture')!;
+  edit(path.basename(capture.requestSchemaId), (schema) => {
+    const limit = schema.properties[capture.batch!.orders].allOf.find((s: any) => s.maxItems === capture.batch!.maxItems);
+    limit.maxItems = capture.batch!.maxItems - 1;
+  });
+  // The query envelope does not list encryption_data (PAGI-AUTH-004): the copy requires it with the envelope's fields.
+  const query = kit.operations.get('retrievalTrans')!;
+  edit(path.basename(query.responseSchemaId), (schema) => {
+    const envelope = schema.allOf.find((s: any) => s.required.includes('orders_list'));
+    envelope.required.push('encryption_data');
+    envelope.properties.encryption_data = true;
+  });
+  return root;
+}
+
+describe('generation from the spec', () => {
+  const root = alteredCopy();
+  const kit = kitSpec();
+  const copy = loadSpec(root);
+
+  it('changes the generated tests', () => {
+    expect(copy.operations.get('capture')!.batch!.maxItems).toBe(kit.operations.get('capture')!.batch!.maxItems - 1);
+    const titles = (spec: typeof kit) => planTests(spec, CHECKS, { only: [], skip: [] }).map((t) => `${t.operation} > ${t.title}`);
+    const before = titles(kit);
+    const after = titles(copy);
+    const changed = after.filter((t) => !before.includes(t));
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.every((t) => t.startsWith('capture > ') && t.endsWith(`[limit ${copy.operations.get('capture')!.batch!.maxItems}]`))).toBe(true);
+    const queryResponse = kit.operations.get('retrievalTrans')!.responseSchemaId;
+    expect(copy.validate(queryResponse, { merchant_id: 'M', account_id: 'A', return_status: '1', return_message: 'OK', orders_list: [] })).not.toEqual([]);
+    expect(kit.validate(queryResponse, { merchant_id: 'M', account_id: 'A', return_status: '1', return_message: 'OK', orders_list: [] })).toEqual([]);
+  });
+
+  it('generated from the altered copy, the tests fail against the reference gateway', { timeout: 240_000 }, async () => {
+    const selected = CHECKS.filter((c) => (c.family === 'limits' && c.operations.includes('capture')) || (c.family === 'shape' && c.operations.includes('retrievalTrans')));
+    const only = selected.flatMap((c) => (c.family === 'limits' ? [`capture/${c.id}`] : [`retrievalTrans/${c.id}`])).join(',');
+    const [original, altered] = await Promise.all([runCli(['--only', only, '--reporter', 'json']), runCli(['--only', only, '--reporter', 'json', '--spec-root', root])]);
+    expect(original.stderr).toBe('');
+    expect(original.results().checks.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(original.code).toBe(3); // --only left must checks out: INCONCLUSIVE, nothing failed
+    expect(altered.code).toBe(1);
+    const failed = altered.results().checks.filter((c) => c.status === 'failed');
+    expect(failed.some((c) => c.operation === 'capture' && c.family === 'limits')).toBe(true);
+    expect(failed.some((c) => c.operation === 'retrievalTrans' && c.family === 'shape')).toBe(true);
+    expect(altered.results().metadata.spec.root).toBe(root);
+  });
+});

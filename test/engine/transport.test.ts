@@ -1,0 +1,107 @@
+/** Transport options of the client: TLS with a CA file, an HTTP proxy, the rate and concurrency limits. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProbeClient, type TransportOptions } from '../../src/engine/client.js';
+import { createLimiter } from '../../src/engine/limiter.js';
+import type { RunConfigView } from '../../src/model.js';
+import { loadProfile } from '../../src/profile/load.js';
+import { kitSpec } from '../../src/spec/load.js';
+
+const spec = kitSpec();
+const { profile } = loadProfile('reference');
+const closers: (() => void)[] = [];
+afterAll(() => closers.forEach((c) => c()));
+
+const config = (baseUrl: string): RunConfigView => ({
+  baseUrl,
+  merchantId: 'M',
+  accountId: 'A',
+  orderPrefix: 'T',
+  seed: 1,
+  cards: {},
+  paymentMethods: { valid: [], unknown: 'X' },
+  notifyWaitMs: 0,
+});
+const client = (baseUrl: string, transport: Partial<TransportOptions> = {}) =>
+  createProbeClient({
+    spec,
+    profile,
+    config: config(baseUrl),
+    secret: 'transport-secret',
+    cardSecurityCode: '000',
+    transport: { timeoutMs: 2000, maxResponseBytes: 1 << 20, concurrency: 2, rate: 0, ...transport },
+    tag: 'tr',
+  });
+
+function listen(server: net.Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+describe('transport', () => {
+  it('trusts the target certificate through the CA file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-tls-'));
+    const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const port = await listen(server);
+    closers.push(() => server.close());
+    const untrusted = await client(`https://127.0.0.1:${port}`).send('capture', {});
+    expect(untrusted.error?.kind).toBe('network');
+    const trusted = await client(`https://127.0.0.1:${port}`, { caFile: cert }).send('capture', {});
+    expect(trusted.response?.status).toBe(200);
+  });
+
+  it('sends through the HTTP proxy', async () => {
+    const target = http.createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"via":"target"}'));
+    const targetPort = await listen(target);
+    const tunnels: string[] = [];
+    const proxy = http.createServer((_, res) => res.writeHead(502).end());
+    proxy.on('connect', (req, socket) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+    });
+    const proxyPort = await listen(proxy);
+    closers.push(() => target.close(), () => proxy.close());
+    const x = await client(`http://127.0.0.1:${targetPort}`, { proxy: `http://127.0.0.1:${proxyPort}` }).send('capture', {});
+    expect(x.response?.decoded).toEqual({ kind: 'json', value: { via: 'target' } });
+    expect(tunnels).toEqual([`127.0.0.1:${targetPort}`]);
+  });
+});
+
+describe('limiter', () => {
+  it('keeps at most `concurrency` tasks in flight', async () => {
+    const limiter = createLimiter(2, 0);
+    let active = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        limiter.run(async () => {
+          peak = Math.max(peak, ++active);
+          await new Promise((r) => setTimeout(r, 20));
+          active--;
+        }),
+      ),
+    );
+    expect(peak).toBe(2);
+  });
+
+  it('starts at most `rate` tasks per second', async () => {
+    const limiter = createLimiter(10, 20);
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 5 }, () => limiter.run(async () => void starts.push(Date.now()))));
+    expect(starts[4]! - starts[0]!).toBeGreaterThanOrEqual(4 * 50 - 5);
+  });
+});
