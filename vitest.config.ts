@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'threads',
+    // Test files share one module graph per worker: the compiled spec and profile are built once, not per file.
+    isolate: false,
   },
 });

@@ -40,24 +40,6 @@ export const FIELD = {
   failureReason: 'failure_reason',
 } as const;
 
-/**
- * Results the document says come back "with payment results and queries" (What the service does, 4-5): per kind, the
- * direct payment response fields, the query order-record fields, and the request field that asks for them
- * (`undefined`: always returned).
- */
-export const RESULT_GROUPS = {
-  threeDs: { asks: FIELD.threeDsRequest, payment: ['threeds_result'], query: ['is3ds'] },
-  antifraud: { asks: undefined, payment: ['risk_action', 'risk_score', 'risk_reasons'], query: ['antifraud_provider', 'fraud_check_result'] },
-  subscription: {
-    asks: FIELD.subscription,
-    payment: ['contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time'],
-    query: ['subscription_result'],
-  },
-} as const;
-
-/** A result group of RESULT_GROUPS. */
-export type ResultGroup = keyof typeof RESULT_GROUPS;
-
 function namesOf(spec: SpecModel, schemaId: string, pointer = ''): Set<string> {
   const ats = pointer ? schemasAt(spec, schemaId, pointer) : expand(spec, schemaRoot(spec, schemaId));
   return declaredNames(ats) ?? new Set();
@@ -79,7 +61,7 @@ function allNames(spec: SpecModel): Set<string> {
   return names;
 }
 
-/** Problems of FIELD and RESULT_GROUPS against a spec: names the schemas do not declare. */
+/** Problems of FIELD and the spec's result groups (`x-pagi.results`) against the schemas: names no schema declares. */
 export function fieldProblems(spec: SpecModel): string[] {
   const problems: string[] = [];
   const known = allNames(spec);
@@ -90,10 +72,10 @@ export function fieldProblems(spec: SpecModel): string[] {
     const payment = namesOf(spec, direct.responseSchemaId);
     const request = namesOf(spec, direct.requestSchemaId);
     const record = namesOf(spec, query.responseSchemaId, `/${FIELD.ordersList}/0`);
-    for (const [group, g] of Object.entries(RESULT_GROUPS)) {
-      for (const name of g.payment) if (!payment.has(name)) problems.push(`RESULT_GROUPS.${group}: ${name} is not a direct payment response field`);
-      for (const name of g.query) if (!record.has(name)) problems.push(`RESULT_GROUPS.${group}: ${name} is not a query order-record field`);
-      if (g.asks && !request.has(g.asks)) problems.push(`RESULT_GROUPS.${group}: ${g.asks} is not a direct payment request field`);
+    for (const [group, g] of Object.entries(spec.results)) {
+      for (const name of g.payment) if (!payment.has(name)) problems.push(`x-pagi.results.${group}: ${name} is not a direct payment response field`);
+      for (const name of g.query) if (!record.has(name)) problems.push(`x-pagi.results.${group}: ${name} is not a query order-record field`);
+      if (g.asks && !request.has(g.asks)) problems.push(`x-pagi.results.${group}: ${g.asks} is not a direct payment request field`);
     }
   }
   return problems;

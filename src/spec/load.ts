@@ -63,6 +63,18 @@ export interface CheckoutFormSpec {
   gatewayFieldsRequirement: string;
 }
 
+/**
+ * A kind of result returned "with payment results and queries" (`x-pagi.results`): the request field asking for it
+ * (absent: always returned), the direct payment response fields and the query order-record fields carrying it.
+ */
+export interface ResultGroupSpec {
+  asks?: string;
+  payment: string[];
+  query: string[];
+  paymentRequirement: string;
+  queryRequirement: string;
+}
+
 /** One operation of the kit (the authorise path yields two). */
 export interface OperationModel {
   key: OperationKey;
@@ -96,6 +108,8 @@ export interface SpecModel {
   openapi: Record<string, any>;
   requirements: Map<string, Requirement>;
   operations: Map<OperationKey, OperationModel>;
+  /** 3-D Secure, anti-fraud and subscription result groups, by name (`x-pagi.results`). */
+  results: Record<string, ResultGroupSpec>;
   /** Schema documents by `$id`. */
   schemas: Map<string, Record<string, any>>;
   ajv: Ajv2020;
@@ -270,6 +284,7 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     openapi,
     requirements,
     operations,
+    results: openapi['x-pagi']?.results ?? {},
     schemas,
     ajv,
     digest: hash.digest('hex'),

@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { maskPan } from '../../src/mask.js';
-import { FIELD, RESULT_GROUPS } from '../fields.js';
+import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, violationFindings, wrap } from '../findings.js';
 import {
   batchItems,
@@ -334,17 +334,11 @@ export const cardMaskedPerProfile = onlyOnSuccess(
   }),
 );
 
-/** Requirements per result group: with the payment answer and with the query record. */
-const GROUP_REQUIREMENTS = {
-  threeDs: { payment: 'PAGI-PAY-004', query: 'PAGI-QRY-003' },
-  antifraud: { payment: 'PAGI-PAY-005', query: 'PAGI-QRY-003' },
-  subscription: { payment: 'PAGI-PAY-006', query: 'PAGI-QRY-004' },
-} as const satisfies Record<keyof typeof RESULT_GROUPS, { payment: string; query: string }>;
-
 /** Whether a payment request asked for a result group (`asks` field present; 3-D Secure: the profile's request value). */
-function asked(ctx: CheckContext, request: Record<string, unknown>, group: keyof typeof RESULT_GROUPS): boolean {
-  const field = RESULT_GROUPS[group].asks;
+function asked(ctx: CheckContext, request: Record<string, unknown>, group: string): boolean {
+  const field = ctx.spec.results[group]?.asks;
   if (field === undefined) return true;
+  // open3d asks for 3-D Secure only with the value that requests it (the document shows do3DS).
   if (group === 'threeDs') return request[field] === ctx.profile.payments.threeDS.requestValue;
   return request[field] !== undefined && request[field] !== '';
 }
@@ -352,12 +346,12 @@ function asked(ctx: CheckContext, request: Record<string, unknown>, group: keyof
 /** Report the result fields missing from `answer` for each group the request asked for. */
 function checkGroups(ctx: CheckContext, report: Report, request: Record<string, unknown>, answer: Record<string, unknown>, where: 'payment' | 'query', exchange: Exchange, prefix: string): boolean {
   let judged = false;
-  for (const group of Object.keys(RESULT_GROUPS) as (keyof typeof RESULT_GROUPS)[]) {
+  for (const [group, spec] of Object.entries(ctx.spec.results)) {
     if (!asked(ctx, request, group)) continue;
     judged = true;
-    for (const field of RESULT_GROUPS[group][where]) {
+    for (const field of spec[where]) {
       if (answer[field] === undefined) {
-        report({ code: 'RESULT_MISSING', requirement: GROUP_REQUIREMENTS[group][where], exchange, pointer: `${prefix}/${field}`, expected: `${field} (the ${group} result the request asked for)`, received: 'no such field' });
+        report({ code: 'RESULT_MISSING', requirement: spec[`${where}Requirement`], exchange, pointer: `${prefix}/${field}`, expected: `${field} (the ${group} result the request asked for)`, received: 'no such field' });
       }
     }
   }

@@ -292,21 +292,30 @@ interface Mutation {
   value: unknown;
 }
 
-const oddText = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.string({ maxLength: 40, unit: 'binary' }),
-  fc.constantFrom('', ' ', '-1', '1e309', 'NaN', '0x10', '%00', '\u0000', '<x/>', "' OR '1'='1", '../../etc/passwd', 'x'.repeat(5000)),
-);
-const wrongType = fc.oneof(
-  fc.integer(),
-  fc.double(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
-);
+let leaves: { oddText: fc.Arbitrary<unknown>; wrongType: fc.Arbitrary<unknown> } | undefined;
+
+/** The leaf generators, built on first use: building the binary-string arbitrary costs about a second at import. */
+function leafArbitraries() {
+  leaves ??= {
+    oddText: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.constantFrom('', ' ', '-1', '1e309', 'NaN', '0x10', '%00', '\u0000', '<x/>', "' OR '1'='1", '../../etc/passwd', 'x'.repeat(5000)),
+    ),
+    wrongType: fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
+    ),
+  };
+  return leaves;
+}
 
 function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutation> {
+  const { oddText, wrongType } = leafArbitraries();
   const field = fc.constantFrom(...fields);
   return fc.oneof(
     fc.record({ field, kind: fc.constant('wrongType' as const), value: wrongType }),
