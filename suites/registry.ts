@@ -5,6 +5,7 @@
  */
 import type { Check, Family, Level, OperationKey, Probe, Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
+import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { EVENTS_CHECKS } from './checks/events.js';
 import { LIFECYCLE_CHECKS } from './checks/lifecycle.js';
@@ -143,23 +144,14 @@ export const FAMILIES: Readonly<Record<Family, readonly string[]>> = Object.from
  * all of them when none is (requirements tied to no operation, like profile headers).
  */
 export function requirementsFor(check: Check, operation: OperationKey, spec: SpecModel = kitSpec()): string[] {
-  const op = spec.operations.get(operation);
-  const own = check.requirements.filter((id) => op?.requirements.includes(id));
-  return own.length ? own : [...check.requirements];
+  return engineRequirementsFor(spec, check, operation);
 }
 
 const ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
 
 /** Severity of a check for an operation: the strongest level among its requirements there (`info` for information checks). */
 export function checkSeverity(check: Check, operation: OperationKey, spec: SpecModel = kitSpec()): Severity {
-  if (check.severity === 'info') return 'info';
-  let best: Severity = 'info';
-  for (const id of requirementsFor(check, operation, spec)) {
-    const level: Level | undefined = spec.requirements.get(id)?.level;
-    const s: Severity = !level || level === 'unspecified' ? 'info' : level;
-    if (ORDER.indexOf(s) < ORDER.indexOf(best)) best = s;
-  }
-  return best;
+  return engineCheckSeverity(spec, check, operation);
 }
 
 /**

@@ -111,7 +111,8 @@ export function helpText(): string {
   const lines = ['usage: pagi-conform run [options]', '', 'Runs the conformance suites against a gateway and reports a verdict.', '', 'options:'];
   for (const def of TABLE.filter((d) => d.flag)) {
     const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
-    lines.push(`${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}`);
+    // A head wider than its column puts the description on the next line.
+    lines.push(head.length < 30 ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}` : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`);
   }
   lines.push('', 'config-file keys (besides the camelCase name of any option above):');
   for (const def of TABLE.filter((d) => !d.flag)) lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);

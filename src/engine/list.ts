@@ -1,7 +1,8 @@
 /** `--list`: every check with its family, operations and requirement ids, then the requirements no check can test. */
 import type { Requirement } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
-import { severityOf } from './outcome.js';
+import { checkSeverity } from './outcome.js';
+import type { Severity } from '../model.js';
 import { FAMILIES, type Registry } from './registry.js';
 
 /** Testable requirements (must, expected, profile) no check of the registry traces to. */
@@ -23,7 +24,8 @@ export function listChecks(spec: SpecModel, registry: Registry): string {
     if (!checks.length) continue;
     lines.push('', `${family} (${checks.length})`);
     for (const check of checks) {
-      lines.push(`  ${check.id} [${severityOf(spec, check.requirements)}]  ${check.description}`);
+      const severities = [...new Set<Severity>(check.operations.map((op) => checkSeverity(spec, check, op)))];
+      lines.push(`  ${check.id} [${severities.join('/')}]  ${check.description}`);
       lines.push(`    operations:   ${check.operations.join(', ')}`);
       lines.push(`    requirements: ${check.requirements.map((id) => `${id} (${spec.requirements.get(id)?.level ?? '?'})`).join(', ')}`);
     }

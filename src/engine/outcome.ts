@@ -12,6 +12,21 @@ export function severityRank(severity: Severity): number {
   return SEVERITY_ORDER.indexOf(severity);
 }
 
+/**
+ * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
+ * catalogue's `operations`), or all of them when none is specific to it.
+ */
+export function requirementsFor(spec: SpecModel, check: Pick<Check, 'requirements'>, operation: OperationKey): string[] {
+  const own = spec.operations.get(operation)?.requirements ?? [];
+  const mine = check.requirements.filter((id) => own.includes(id));
+  return mine.length ? mine : [...check.requirements];
+}
+
+/** Severity of a check on an operation: `info` for information checks, else the strongest level of its requirements there. */
+export function checkSeverity(spec: SpecModel, check: Pick<Check, 'requirements' | 'severity'>, operation: OperationKey): Severity {
+  return check.severity === 'info' ? 'info' : severityOf(spec, requirementsFor(spec, check, operation));
+}
+
 /** The strongest level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
 export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
   let best: Severity = 'info';
@@ -46,7 +61,7 @@ export function failsRun(result: CheckResult, failOn: FailOn): boolean {
 /** Build the result of one (operation, check). `today` (YYYY-MM-DD) decides whether a waiver still holds. */
 export function toCheckResult(
   spec: SpecModel,
-  check: Pick<Check, 'id' | 'family' | 'requirements'>,
+  check: Pick<Check, 'id' | 'family' | 'requirements' | 'severity'>,
   operation: OperationKey,
   outcome: CheckOutcome,
   waivers: readonly Waiver[],
@@ -57,8 +72,8 @@ export function toCheckResult(
     checkId: check.id,
     operation,
     family: check.family,
-    requirementIds: [...check.requirements],
-    severity: severityOf(spec, check.requirements),
+    requirementIds: requirementsFor(spec, check, operation),
+    severity: checkSeverity(spec, check, operation),
     durationMs: Math.round(durationMs * 10) / 10,
   };
   if ('skipped' in outcome) return { ...base, status: 'skipped', reason: outcome.skipped, findings: [] };
