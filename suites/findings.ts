@@ -3,6 +3,7 @@
  * (operation, JSON pointer, exchange) and the exchange's masked evidence. Also the one adapter from schema
  * violations to findings, the check definition helper and the preconditions checks are wrapped in.
  */
+import { severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
 import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey, Severity } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
@@ -87,19 +88,6 @@ export interface FindingInput {
   severity?: 'info';
 }
 
-const LEVEL_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
-
-/** Strongest level among requirement ids (`unspecified` counts as information). */
-export function severityOf(ctx: CheckContext, requirementIds: readonly string[]): Severity {
-  let best: Severity = 'info';
-  for (const id of requirementIds) {
-    const level = ctx.requirement(id).level;
-    const severity: Severity = level === 'unspecified' ? 'info' : level;
-    if (LEVEL_ORDER.indexOf(severity) < LEVEL_ORDER.indexOf(best)) best = severity;
-  }
-  return best;
-}
-
 /** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) never appear in clear. */
 export function masked(ctx: CheckContext, text: string): string {
   return maskText(text, { cards: Object.values(ctx.config.cards) });
@@ -120,7 +108,7 @@ export function makeFinding(ctx: CheckContext, checkId: string, operation: Opera
     checkId,
     requirementIds,
     code: input.code,
-    severity: input.severity ?? severityOf(ctx, requirementIds),
+    severity: input.severity ?? severityOf(ctx.spec, requirementIds),
     title: FINDING_CODES[input.code],
     message: `expected ${input.expected} / received ${masked(ctx, input.received)}`,
     location: { operation: exchange?.operation ?? operation, pointer: input.pointer ?? '', ...(exchange ? { exchangeId: exchange.id } : {}) },

@@ -44,3 +44,10 @@ describe('README', () => {
     expect(readmeIsCurrent(), 'stale: run npm run readme:formats').toBe(true);
   });
 });
+
+describe('README checks section', () => {
+  it('lists the check ids and finding codes of the registry (npm run readme:checks)', async () => {
+    const { readmeChecksCurrent } = await import('../../scripts/readme-checks.js');
+    expect(readmeChecksCurrent(), 'stale: run npm run readme:checks').toBe(true);
+  });
+});
