@@ -11,12 +11,13 @@ options:
   --host H          listen address (default 127.0.0.1)
   --config FILE     gateway configuration (merchants, secrets, addresses, base URL),
                     read over gateway/config.default.yaml
-  --fault NAME      switch on one named deviation from the interface
+  --fault NAME      switch on one named variant: a deviation from the interface,
+                    or a neutral change the interface allows (marked neutral)
   --profile FILE    profile file or name under spec/profiles (default: reference)
   --help            show this text
 
 faults:
-${FAULTS.map((f) => `  ${f.name.padEnd(26)}${f.description}`).join('\n')}`;
+${FAULTS.map((f) => `  ${f.name.padEnd(36)}${f.kind === 'neutral' ? '(neutral) ' : ''}${f.description}`).join('\n')}`;
 
 const OPTIONS = {
   port: { type: 'string' },

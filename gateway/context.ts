@@ -10,7 +10,7 @@ import type { GatewayConfig, ResolvedAccount } from './config.js';
 import type { Store } from './store.js';
 import type { Notifier } from './notify.js';
 import type { Reply } from './reply.js';
-import type { BehaviourSwitches } from './faults.js';
+import type { BehaviourSwitches, FaultDefinition } from './faults.js';
 import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
 
 /** An error kind of the profile (`errors.kinds`). */
@@ -43,6 +43,8 @@ export interface Gateway {
   store: Store;
   notifier: Notifier;
   switches: Readonly<BehaviourSwitches>;
+  /** An active fault's extra reason to refuse a request as invalid input. */
+  refuseAlso?: FaultDefinition['refuse'];
   facts: Map<OperationKey, OperationFacts>;
   log(line: string): void;
   now(): Date;
@@ -138,6 +140,21 @@ export function ordered(fields: readonly string[], values: Record<string, unknow
 /** Copy into `values` the request fields the operation's echo rules say the response repeats. */
 export function echo(op: OperationModel, request: Record<string, unknown>, values: Record<string, unknown>): void {
   for (const rule of op.echo) for (const f of rule.fields) if (request[f] !== undefined) values[f] = request[f];
+}
+
+/** Most orders a batch request of an operation may hold: the spec's `maxItems` (moved by an active fault). */
+export function batchLimit(gw: Gateway, op: OperationModel): number {
+  return (op.batch?.maxItems ?? 0) + gw.switches.batchLimitDelta;
+}
+
+/** Most orders a query or refund search may select: the spec's `x-pagi-limit` (moved by an active fault). */
+export function selectionLimit(gw: Gateway, op: OperationModel): number {
+  return (op.selectionLimit?.maxOrders ?? 0) + gw.switches.selectionLimitDelta;
+}
+
+/** Whether an over-limit request is refused as a whole (the profile's choice, unless a fault truncates silently). */
+export function refusesOverLimit(gw: Gateway): boolean {
+  return gw.profile.limits.overLimit.refuseWhole && !gw.switches.truncateOverLimit;
 }
 
 /** A request field as a string, or undefined when absent or not a string. */

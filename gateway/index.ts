@@ -76,6 +76,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const fault = options.fault ? findFault(options.fault) : undefined;
   const log = options.log ?? (() => undefined);
   const store = new Store();
+  const switches = switchesOf(fault);
   const mask = { secrets: configSecrets(config), cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline] };
   const gw: Gateway = {
     spec,
@@ -83,8 +84,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config,
     baseUrl: '',
     store,
-    notifier: new Notifier(profile, log, config.notifications.enabled),
-    switches: switchesOf(fault),
+    notifier: new Notifier(profile, log, config.notifications.enabled, !switches.unsignedNotifications),
+    switches,
+    refuseAlso: fault?.refuse,
     facts: operationFacts(spec),
     log,
     now: () => new Date(),

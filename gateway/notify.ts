@@ -45,6 +45,8 @@ export class Notifier {
     private readonly profile: Profile,
     private readonly log: (line: string) => void,
     private readonly enabled: boolean,
+    /** False only under a fault: notifications go without `encryption_data`. */
+    private readonly signed = true,
   ) {}
 
   /** Queue a notification; returns at once. */
@@ -81,7 +83,7 @@ export class Notifier {
     const body: Record<string, unknown> = { ...n.body };
     delete body.encryption_data;
     const direction = cfg.signature === 'asResponse' ? 'response' : 'request';
-    const signature = cfg.signature === 'none' ? undefined : sign(this.profile.signature, direction, op, body, n.secret);
+    const signature = cfg.signature === 'none' || !this.signed ? undefined : sign(this.profile.signature, direction, op, body, n.secret);
     if (signature !== undefined) body.encryption_data = signature;
     return cfg.mediaType === 'json'
       ? { body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' }

@@ -9,6 +9,7 @@ import type { SchemaViolation } from '../src/spec/ajv.js';
 import { decodeForm, sniffBody } from '../src/codecs/form.js';
 import { verify } from '../src/signing.js';
 import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js';
+import { batchLimit, refusesOverLimit } from './context.js';
 import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
 import { errorReply } from './errors.js';
 import type { Reply } from './reply.js';
@@ -67,11 +68,13 @@ export interface Routes {
 export function buildRoutes(gw: Gateway): Routes {
   const byPath: Routes['byPath'] = new Map();
   for (const facts of gw.facts.values()) {
-    const route: Route = byPath.get(facts.model.path) ?? { variants: [], nested: new Set<string>(), numeric: new Map() };
+    // A fault may serve an operation without the /v1 of its path.
+    const path = gw.switches.unversionedPaths.includes(facts.model.key) ? facts.model.path.replace(/^\/v1(?=\/)/, '') : facts.model.path;
+    const route: Route = byPath.get(path) ?? { variants: [], nested: new Set<string>(), numeric: new Map() };
     route.variants.push(facts);
     for (const f of facts.nested) route.nested.add(f);
     for (const [f, t] of facts.numeric) route.numeric.set(f, t);
-    byPath.set(facts.model.path, route);
+    byPath.set(path, route);
   }
   return { byPath, checks: orderedChecks(gw.profile) };
 }
@@ -135,6 +138,25 @@ function violationScope(op: OperationModel, v: SchemaViolation): 'limit' | 'item
   if (!orders) return 'request';
   if (v.instancePath === orders && v.keyword === 'maxItems') return 'limit';
   return v.instancePath.startsWith(`${orders}/`) ? 'item' : 'request';
+}
+
+/** Whether a batch request holds more orders than its limit (the schema's `maxItems`, unless a fault moved it). */
+function overBatchLimit(s: RequestState): boolean {
+  const orders = s.facts!.model.batch?.orders;
+  const list = orders === undefined ? undefined : s.body![orders];
+  return Array.isArray(list) && list.length > batchLimit(s.gw, s.facts!.model);
+}
+
+/** A fault ignoring missing signatures also lets through the schema's `required` of `encryption_data`. */
+function unsignedLetThrough(s: RequestState, v: SchemaViolation): boolean {
+  return s.gw.switches.signatureCheck.startsWith('ignored') && v.keyword === 'required' && v.params.missingProperty === 'encryption_data';
+}
+
+/** Why a request's `encryption_data` is refused (none, or not matching), as the active fault's switch lets it be. */
+function signatureProblem(s: RequestState): string | undefined {
+  const mode = s.gw.switches.signatureCheck;
+  if (mode === 'ignored' || (mode === 'ignoredWhenMissing' && s.body!.encryption_data === undefined)) return undefined;
+  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, s.body!, s.account!.secret) ? undefined : 'encryption_data missing or wrong';
 }
 
 function headerProblem(gw: Gateway, incoming: Incoming, body: Record<string, unknown>): string | undefined {
@@ -263,21 +285,16 @@ const CHECKS: Check[] = [
         ? 'source address not registered'
         : undefined,
   },
-  {
-    kind: 'badSignature',
-    failed: (s) =>
-      s.ready && s.account && !s.gw.switches.skipSignatureCheck && !verify(s.gw.profile.signature, 'request', s.facts!.model.key, s.body!, s.account.secret)
-        ? 'encryption_data missing or wrong'
-        : undefined,
-  },
+  { kind: 'badSignature', failed: (s) => (s.ready && s.account && s.gw.switches.signatureCheck !== 'afterOperation' ? signatureProblem(s) : undefined) },
   {
     kind: 'invalidInput',
     failed: (s) => {
-      const hit = s.ready ? s.violations.find((x) => x.scope === 'request') : undefined;
-      return hit ? `${hit.v.instancePath || '/'} ${hit.v.message}` : undefined;
+      if (!s.ready) return undefined;
+      const hit = s.gw.switches.skipSchemaValidation ? undefined : s.violations.find((x) => x.scope === 'request' && !unsignedLetThrough(s, x.v));
+      return hit ? `${hit.v.instancePath || '/'} ${hit.v.message}` : s.gw.refuseAlso?.(s.facts!.model.key, s.body!, s.parsed!.encoding);
     },
   },
-  { kind: 'overLimit', failed: (s) => (s.ready && s.gw.profile.limits.overLimit.refuseWhole && s.violations.some((x) => x.scope === 'limit') ? 'too many orders' : undefined) },
+  { kind: 'overLimit', failed: (s) => (s.ready && refusesOverLimit(s.gw) && overBatchLimit(s) ? 'too many orders' : undefined) },
 ];
 
 /** The checks in the profile's precedence order, each kind followed by the operations' own refusals of that kind. */
@@ -290,6 +307,11 @@ function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s
   return out;
 }
 
+/** The error answer of a refused request. */
+function refused(s: RequestState, kind: ErrorKind, reason: string): Handled {
+  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret), op: s.facts?.model, errorKind: kind, reason, body: s.body };
+}
+
 /** Handle one request. Synchronous: checks and the operation run without yielding. */
 export function handle(gw: Gateway, routes: Routes, incoming: Incoming): Handled {
   const page = handlePage(gw, incoming);
@@ -297,9 +319,12 @@ export function handle(gw: Gateway, routes: Routes, incoming: Incoming): Handled
   const s = new RequestState(gw, incoming, routes.byPath.get(incoming.path));
   for (const check of routes.checks) {
     const reason = check.failed(s);
-    if (reason) return { reply: errorReply(gw, check.kind, s.facts?.model.key, s.body, s.account?.secret), op: s.facts?.model, errorKind: check.kind, reason, body: s.body };
+    if (reason) return refused(s, check.kind, reason);
   }
   const op = s.facts!;
   if (s.postBack) return { reply: postBackPage(gw, postBackSession(gw, s.body!)!), op: op.model, body: s.body };
-  return { reply: HANDLERS[op.model.key].run(s.request, gw), op: op.model, body: s.body };
+  const reply = HANDLERS[op.model.key].run(s.request, gw);
+  // A fault may check the signature only once the operation has run: the refused request has changed the state.
+  const late = gw.switches.signatureCheck === 'afterOperation' ? signatureProblem(s) : undefined;
+  return late ? refused(s, 'badSignature', late) : { reply, op: op.model, body: s.body };
 }

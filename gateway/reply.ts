@@ -24,6 +24,8 @@ export interface WireResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** Send with chunked transfer encoding instead of Content-Length. */
+  chunked?: boolean;
 }
 
 const CONVENTIONAL: Record<Reply['kind'], string> = { json: 'application/json', xml: 'application/xml', html: 'text/html' };

@@ -18,8 +18,8 @@ export interface ServerOptions {
   mask: { secrets: string[]; cards: string[] };
 }
 
-function wireOf(handled: Handled, fault: FaultDefinition | undefined): WireResponse {
-  const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind };
+function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
+  const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind, profile: gw.profile };
   const reply = fault?.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);
   return fault?.wire ? fault.wire(wire, ctx) : wire;
@@ -67,15 +67,22 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): http.S
       let wire: WireResponse;
       try {
         handled = handle(gw, routes, incoming);
-        wire = wireOf(handled, options.fault);
+        wire = wireOf(gw, handled, options.fault);
       } catch (error) {
         gw.log(`internal error: ${maskText((error as Error).stack ?? String(error), options.mask)}`);
         wire = internalError();
       }
       if (handled?.errorKind === 'methodNotAllowed') wire.headers.allow ??= 'POST';
       if (size > cap * DRAIN_FACTOR) wire.headers.connection = 'close';
-      res.writeHead(wire.status, { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) });
-      res.end(wire.body);
+      if (wire.chunked) {
+        // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
+        res.writeHead(wire.status, wire.headers);
+        res.write(wire.body.slice(0, wire.body.length >> 1));
+        res.end(wire.body.slice(wire.body.length >> 1));
+      } else {
+        res.writeHead(wire.status, { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) });
+        res.end(wire.body);
+      }
       logLine(incoming, url, handled, wire.status, started);
     };
     req.on('data', (chunk: Buffer) => {

@@ -1,17 +1,26 @@
 /**
- * The vitest reporter adapter: reads each test's check result from `task.meta.pagi` (set by the generated suite
- * files) and forwards it to the kit reporters' hooks; the runner collects the results from it.
+ * The vitest reporter adapter, the one bridge from vitest's hooks to the kit reporters' hooks: reads each test's
+ * check result and exchange records from `task.meta.pagi` (set by the generated suite files) and forwards them; the
+ * runner collects the results from it. It works the same on a live run and on `mergeReports` replaying blobs.
  */
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
-import type { CheckResult, RunResult } from '../src/model.js';
+import path from 'node:path';
+import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
+import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../src/model.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import type {} from '../src/engine/suite.js'; // task.meta.pagi typing
 import type { KitReporter, RunStart } from './types.js';
+
+/** The family of a generated suite file (`suites/<family>.suite.ts`). */
+export function familyOfModule(moduleId: string): Family {
+  return path.basename(moduleId).replace(/\.suite\.ts$/, '') as Family;
+}
 
 /** Forwards vitest events to kit reporters and keeps what the runner needs. */
 export class VitestAdapter implements Reporter {
   readonly results: CheckResult[] = [];
   readonly replay: ReplayRequest[] = [];
+  /** Printable records of the kit's exchanges, in the order the tests reported them. */
+  readonly records: ExchangeRecord[] = [];
   exchanges = 0;
   /** Suite files vitest ran (this shard's only, when sharded). */
   readonly modules: string[] = [];
@@ -39,9 +48,16 @@ export class VitestAdapter implements Reporter {
       return;
     }
     this.exchanges += meta.exchanges;
+    this.records.push(...meta.records);
     if (meta.replay) this.replay.push(...meta.replay);
     this.results.push(meta.result);
     for (const r of this.reporters) await r.onCheckResult?.(meta.result);
+  }
+
+  /** A `describe(operation)` block of a family's suite file has finished. */
+  async onTestSuiteResult(testSuite: TestSuite): Promise<void> {
+    const family = familyOfModule(testSuite.module.moduleId);
+    for (const r of this.reporters) await r.onOperationEnd?.(family, testSuite.name as OperationKey);
   }
 
   onTestModuleEnd(testModule: TestModule): void {
@@ -52,11 +68,15 @@ export class VitestAdapter implements Reporter {
     for (const e of unhandledErrors) this.errors.push(`unhandled error: ${(e.message ?? String(e)).split('\n')[0]}`);
   }
 
-  /** Hand the finished run to the kit reporters (once the runner has built it); returns the files they wrote. */
-  async runEnd(result: RunResult): Promise<string[]> {
+  /**
+   * Hand the finished run to the kit reporters, in their order, with the exchanges (the tests' records, then
+   * `incoming`: the notifications the kit received); returns the files they wrote.
+   */
+  async runEnd(result: RunResult, incoming: readonly ExchangeRecord[] = []): Promise<string[]> {
     const files: string[] = [];
+    const exchanges = [...this.records, ...incoming];
     for (const r of this.reporters) {
-      const written = await r.onRunEnd?.(result, this.start.outDir);
+      const written = await r.onRunEnd?.(result, { outDir: this.start.outDir, exchanges, files: [...files] });
       if (written) files.push(...written);
     }
     return files;

@@ -1,57 +1,120 @@
-/** Console summary: per-family counts, the failed and skipped must checks with their first findings, the verdict. */
+/**
+ * Console reporter: live progress (a line per operation of each family with the counts so far; on a terminal also a
+ * running counter), then the family × status and operation × status tables, the failed checks with their findings
+ * and curl line, the must checks that could not run, the files written and the verdict on the last line. Colour
+ * only on a terminal and when NO_COLOR is not set. Text from the target is printed with control characters escaped.
+ */
 import type { Writable } from 'node:stream';
-import type { CheckResult, CheckStatus, Family, RunResult } from '../src/model.js';
-import { FAMILIES } from '../src/engine/registry.js';
+import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
+import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
 import type { KitReporter } from './types.js';
 
-const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
+type Paint = (code: string, text: string) => string;
 
-function familyLine(family: Family, results: readonly CheckResult[]): string {
-  const counts = STATUSES.map((s) => [s, results.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0);
-  return `  ${family.padEnd(12)} ${counts.map(([s, n]) => `${n} ${s.replace('_', ' ')}`).join(', ')}`;
+const GREEN = '32';
+const RED = '31';
+const YELLOW = '33';
+const DIM = '2';
+const BOLD = '1';
+
+const STATUS_COLOUR: Record<CheckStatus, string> = { passed: GREEN, failed: RED, waived: YELLOW, skipped: YELLOW, not_applicable: DIM };
+const SHORT: Record<CheckStatus, string> = { passed: 'passed', failed: 'failed', waived: 'waived', skipped: 'skipped', not_applicable: 'n/a' };
+
+/** Whether to colour: a terminal, and NO_COLOR unset or empty (https://no-color.org). */
+export function useColour(out: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(out.isTTY) && !env.NO_COLOR;
 }
 
-function resultLines(result: CheckResult): string[] {
+function counts(results: readonly CheckResult[], paint: Paint): string {
+  const c = countByStatus(results);
+  const parts = STATUSES.filter((s) => c[s] > 0).map((s) => paint(STATUS_COLOUR[s], `${c[s]} ${statusLabel(s)}`));
+  return parts.join(', ') || 'none';
+}
+
+/** A fixed-width table: first column left-aligned, the others right-aligned. */
+function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+function statusTable(title: string, keys: readonly string[], pick: (r: CheckResult) => string, checks: readonly CheckResult[]): string[] {
+  const rows = keys.map((k) => {
+    const c = countByStatus(checks.filter((r) => pick(r) === k));
+    return [k, ...STATUSES.map((s) => String(c[s])), String(STATUSES.reduce((n, s) => n + c[s], 0))];
+  });
+  const total = countByStatus(checks);
+  rows.push(['total', ...STATUSES.map((s) => String(total[s])), String(checks.length)]);
+  return table([title, ...STATUSES.map((s) => SHORT[s]), 'total'], rows);
+}
+
+function failedLines(result: CheckResult, paint: Paint): string[] {
   const ids = result.requirementIds.length > 6 ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`] : result.requirementIds;
-  const head = `  ✗ ${result.operation}/${result.checkId} [${result.severity}] ${ids.join(' ')}`;
-  const findings = result.findings.filter((f) => f.severity !== 'info');
-  const lines = findings.slice(0, 3).map((f) => `      ${f.code} ${f.location.pointer || '/'}: ${f.message}`);
+  const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${result.severity}] ${ids.join(' ')}`];
+  const findings = problems(result);
+  for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
-  return [head, ...lines];
+  const evidence = evidenceOf(result);
+  if (evidence) lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+  return lines;
+}
+
+function summary(result: RunResult, files: readonly string[], paint: Paint): string[] {
+  const { checks } = result;
+  const lines = ['', ...statusTable('family', [...new Set(checks.map((c) => c.family))], (r) => r.family, checks)];
+  lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
+  const failed = checks.filter((r) => r.status === 'failed');
+  if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint)));
+  const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must');
+  if (skippedMust.length) {
+    lines.push('', 'must checks that could not run:');
+    for (const r of skippedMust.slice(0, 20)) lines.push(`  - ${checkName(r)}: ${printable(r.reason ?? '')}`);
+    if (skippedMust.length > 20) lines.push(`  … ${skippedMust.length - 20} more`);
+  }
+  for (const w of result.warnings) lines.push(paint(YELLOW, `warning: ${printable(w)}`));
+  const { checked, testable } = result.coverage;
+  lines.push('', `checks: ${result.totals.checks}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`);
+  if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
+  const colour = result.verdict === 'CONFORMANT' ? GREEN : result.verdict === 'NOT CONFORMANT' ? RED : YELLOW;
+  lines.push(paint(BOLD, paint(colour, printable(verdictLine(result)))));
+  return lines;
 }
 
 /** The console reporter, writing to `out` (stdout by default). */
-export function consoleReporter(out: Writable = process.stdout): KitReporter {
-  const write = (line = '') => out.write(`${line}\n`);
+export function consoleReporter(out: Writable & { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): KitReporter {
+  const colour = useColour(out, env);
+  const live = Boolean(out.isTTY);
+  const paint: Paint = (code, text) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const seen: CheckResult[] = [];
+  let liveShown = false;
+  const clearLive = () => {
+    if (liveShown) out.write('\r\u001b[K');
+    liveShown = false;
+  };
+  const write = (line = '') => {
+    clearLive();
+    out.write(`${line}\n`);
+  };
   return {
     name: 'console',
     onRunStart(start) {
-      write(`pagi-conform: checking ${start.target} (profile ${start.profile})`);
+      write(printable(`pagi-conform: checking ${start.target} (profile ${start.profile})`));
     },
-    onRunEnd(result: RunResult) {
-      write();
-      for (const family of FAMILIES) {
-        const results = result.checks.filter((r) => r.family === family);
-        if (results.length) write(familyLine(family, results));
-      }
-      const failed = result.checks.filter((r) => r.status === 'failed');
-      if (failed.length) {
-        write();
-        write('failed checks:');
-        for (const r of failed) for (const line of resultLines(r)) write(line);
-      }
-      const skippedMust = result.checks.filter((r) => r.status === 'skipped' && r.severity === 'must');
-      if (skippedMust.length) {
-        write();
-        write('must checks that could not run:');
-        for (const r of skippedMust.slice(0, 20)) write(`  - ${r.operation}/${r.checkId}: ${r.reason}`);
-        if (skippedMust.length > 20) write(`  … ${skippedMust.length - 20} more`);
-      }
-      for (const w of result.warnings) write(`warning: ${w}`);
-      const { checked, testable } = result.coverage;
-      write();
-      write(`checks: ${result.totals.checks}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`);
-      write(`verdict: ${result.verdict}${result.verdictReasons.length ? ` (${result.verdictReasons.join(' ')})` : ''}`);
+    onCheckResult(result) {
+      seen.push(result);
+      if (!live) return;
+      clearLive();
+      out.write(`  … ${seen.length} checks: ${counts(seen, paint)}`);
+      liveShown = true;
+    },
+    onOperationEnd(family: Family, operation: OperationKey) {
+      const mine = seen.filter((r) => r.family === family && r.operation === operation);
+      if (!mine.length) return;
+      const mark = mine.some((r) => r.status === 'failed') ? paint(RED, '✗') : paint(GREEN, '✓');
+      write(`  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(so far ${seen.length}: ${counts(seen, (_, t) => t)})`)}`);
+    },
+    onRunEnd(result, end) {
+      for (const line of summary(result, end.files, paint)) write(line);
     },
   };
 }

@@ -1,18 +1,41 @@
-/** Kit reporters by name (`--reporter`). `junit` is vitest's own JUnit reporter, configured by the runner. */
+/** Kit reporters by name (`--reporter`), made for a run's options; the console reporter always runs last. */
+import { UsageError, type RunOptions } from '../src/config/options.js';
 import { consoleReporter } from './console.js';
+import { harReporter } from './har.js';
+import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
+import { junitReporter } from './junit.js';
+import { markdownReporter } from './markdown.js';
+import { loadPrivateKey } from './seal.js';
 import type { KitReporter } from './types.js';
 
-/** Factories of the kit's reporters. */
-export const KIT_REPORTERS: Record<string, () => KitReporter> = {
-  console: () => consoleReporter(),
-  json: () => jsonReporter(),
-};
+type Factory = (options: Pick<RunOptions, 'signKey'>) => KitReporter;
 
-/** Reporters served by vitest itself, with the file each writes under the output folder. */
-export const VITEST_REPORTERS: Record<string, string> = { junit: 'junit.xml' };
+/** Factories of the kit's reporters, in the order they run. */
+export const KIT_REPORTERS: Record<string, Factory> = {
+  json: () => jsonReporter(),
+  junit: () => junitReporter(),
+  markdown: () => markdownReporter(),
+  har: () => harReporter(),
+  html: (options) => htmlReporter(options.signKey ? loadPrivateKey(options.signKey) : undefined),
+  console: () => consoleReporter(),
+};
 
 /** Every reporter name `--reporter` accepts. */
 export function reporterNames(): string[] {
-  return [...Object.keys(KIT_REPORTERS), ...Object.keys(VITEST_REPORTERS)];
+  return Object.keys(KIT_REPORTERS);
+}
+
+/**
+ * The reporters a run's options select, in the order they run (the console last, so it can list the files the
+ * others wrote before its verdict line). `--sign-key` selects the html reporter. Throws a UsageError for an unknown
+ * name or an unusable key.
+ */
+export function createReporters(options: Pick<RunOptions, 'reporter' | 'signKey'>): KitReporter[] {
+  const unknown = options.reporter.filter((r) => !KIT_REPORTERS[r]);
+  if (unknown.length) throw new UsageError(`Unknown reporter '${unknown[0]}'; use ${reporterNames().join(', ')}.`);
+  const names = new Set([...options.reporter, ...(options.signKey ? ['html'] : [])]);
+  return Object.entries(KIT_REPORTERS)
+    .filter(([name]) => names.has(name))
+    .map(([, make]) => make(options));
 }

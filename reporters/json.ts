@@ -1,16 +1,35 @@
-/** Writes the run's results (the RunResult) to `<out>/results.json`. */
+/**
+ * Writes the run's results to `<out>/results.json`: the RunResult under the `$schema` and `schemaVersion` of
+ * schemas/results.schema.json, which documents every field.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RunResult } from '../src/model.js';
+import { SCHEMA_BASE } from '../src/spec/paths.js';
 import type { KitReporter } from './types.js';
+
+/** `$id` of the results schema. */
+export const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;
+
+/** Version of the results format: the major changes when a field is removed or changes meaning, the minor when one is added. */
+export const RESULTS_SCHEMA_VERSION = '1.0';
+
+/** The content of results.json. */
+export type ResultsDocument = { $schema: string; schemaVersion: string } & RunResult;
+
+/** The RunResult as results.json holds it. */
+export function resultsDocument(result: RunResult): ResultsDocument {
+  return { $schema: RESULTS_SCHEMA_ID, schemaVersion: RESULTS_SCHEMA_VERSION, ...result };
+}
 
 /** The results.json reporter. */
 export function jsonReporter(): KitReporter {
   return {
     name: 'json',
-    onRunEnd(result, outDir) {
+    onRunEnd(result, { outDir }) {
       fs.mkdirSync(outDir, { recursive: true });
-      const file = path.join(outDir, 'results.json');
-      fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+      const file = path.resolve(outDir, 'results.json');
+      fs.writeFileSync(file, `${JSON.stringify(resultsDocument(result), null, 2)}\n`);
       return [file];
     },
   };

@@ -18,7 +18,7 @@ export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHook
 export { UsageError, OPTIONS } from './config/options.js';
 export type { RunOptions, FailOn, PaymentMethodsConfig } from './config/options.js';
 export { UnreachableError, type RunHooks } from './engine/runner.js';
-export type { KitReporter, RunStart } from '../reporters/types.js';
+export type { KitReporter, RunEnd, RunStart } from '../reporters/types.js';
 export type {
   Check,
   CheckContext,

@@ -117,6 +117,21 @@ export interface Exchange {
   incoming?: boolean;
 }
 
+/**
+ * What the reports keep of an exchange: the masked evidence and the timings, never the request as sent (it holds
+ * card data). The engine hands one per exchange to the reporters (HAR).
+ */
+export interface ExchangeRecord {
+  id: string;
+  operation: OperationKey | 'external';
+  startedAt: string;
+  durationMs: number;
+  evidence: Evidence;
+  error?: Exchange['error'];
+  /** True for a request the kit received (a notification). */
+  incoming?: boolean;
+}
+
 /** One violated property, in the one shape every check and adapter produces. */
 export interface Finding {
   checkId: string;
@@ -273,6 +288,16 @@ export interface RunTotals {
   exchanges: number;
 }
 
+/** One shard run of a merged result. */
+export interface ShardRun {
+  /** `i/n`. */
+  shard: string;
+  seed: number;
+  commandLine: string[];
+  startedAt: string;
+  endedAt: string;
+}
+
 /** What `results.json` holds and every reporter reads. */
 export interface RunResult {
   metadata: {
@@ -291,6 +316,8 @@ export interface RunResult {
     startedAt: string;
     endedAt: string;
     durationMs: number;
+    /** The shard runs a merged result was made of (`pagi-conform merge`), in shard order. */
+    shards?: ShardRun[];
   };
   verdict: Verdict;
   /** Process exit code of the verdict: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCONCLUSIVE. */

@@ -4,7 +4,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Profile } from '../../src/profile/load.js';
-import { echo, ordered, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
+import { batchLimit, echo, ordered, refusesOverLimit, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
 import { codeMessage, signResponse } from '../errors.js';
 import { toMinor } from '../money.js';
 import { jsonReply } from '../reply.js';
@@ -30,11 +30,13 @@ interface BatchRules {
 }
 
 const refundable = (txn: Transaction) => (txn.capturedMinor ?? txn.amountMinor) - txn.refundedMinor;
+/** What a fault lifting an amount bound lets an item take. */
+const UNBOUNDED = BigInt(Number.MAX_SAFE_INTEGER) * 100n;
 
 const RULES: Record<BatchKey, BatchRules> = {
   capture: {
     operationAmount: (item, gw) => (gw.profile.transitions.capture.itemAmount === 'operationAmount' ? toMinor(item.amount) : undefined),
-    available: (txn, gw) => (gw.profile.transitions.capture.itemAmount === 'operationAmount' ? txn.amountMinor : -1n),
+    available: (txn, gw) => (gw.switches.skipCaptureBound ? UNBOUNDED : gw.profile.transitions.capture.itemAmount === 'operationAmount' ? txn.amountMinor : -1n),
     overFailure: 'overCapture',
     apply(txn, item, gw) {
       const t = gw.profile.transitions.capture;
@@ -59,7 +61,7 @@ const RULES: Record<BatchKey, BatchRules> = {
   },
   refund: {
     operationAmount: (item) => toMinor(item.refund_amount),
-    available: (txn, gw) => (gw.switches.skipRefundBound ? BigInt(Number.MAX_SAFE_INTEGER) * 100n : refundable(txn)),
+    available: (txn, gw) => (gw.switches.skipRefundBound ? UNBOUNDED : refundable(txn)),
     overFailure: 'overRefund',
     exhausted: (txn, gw) => txn.refundSeq >= 10 ** gw.profile.refunds.referenceId.sequenceDigits, // no number left for refund_reference_id
     apply(txn, item, gw) {
@@ -80,6 +82,7 @@ const RULES: Record<BatchKey, BatchRules> = {
 function stateFailure(gw: Gateway, key: BatchKey, state: PaymentState): ItemFailure | undefined {
   const t = gw.profile.transitions[key];
   if ((t.from as PaymentState[]).includes(state)) return undefined;
+  if (key === 'capture' && state === 'cancelled' && gw.switches.captureCancelled) return undefined;
   return (t.refusals as Partial<Record<PaymentState, ItemFailure>>)[state] ?? t.otherRefusal;
 }
 
@@ -162,7 +165,7 @@ function batchOperation(key: BatchKey): OperationHandler {
     run(req, gw) {
       const { batch } = req.op.model;
       const list = req.body[batch!.orders] as unknown[];
-      const accepted = gw.profile.limits.overLimit.refuseWhole ? list : list.slice(0, batch!.maxItems);
+      const accepted = refusesOverLimit(gw) ? list : list.slice(0, batchLimit(gw, req.op.model));
       const results = accepted.map((raw) => processItem(gw, req, key, raw));
       const rs = gw.profile.statusValues.return_status;
       const values: Record<string, unknown> = { return_status: rs.success, return_message: rs.successMessage };

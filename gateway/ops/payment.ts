@@ -61,6 +61,7 @@ export function readCard(gw: Gateway, source: Record<string, unknown>): CardData
 
 /** The card number masked as the profile's `cardMask` says. */
 export function maskCard(gw: Gateway, number: string): string {
+  if (gw.switches.unmaskedCard) return number;
   const { keepFirst, keepLast, maskChar } = gw.profile.fields.cardMask;
   const hidden = Math.max(0, number.length - keepFirst - keepLast);
   return number.slice(0, Math.min(keepFirst, number.length)) + maskChar.repeat(hidden) + number.slice(number.length - Math.min(keepLast, number.length - keepFirst));

@@ -3,7 +3,7 @@
  * rules pick, at most the spec's `x-pagi-limit` orders per request.
  */
 import { compactTimestamp, isoDate } from '../clock.js';
-import { echo, ordered, type Gateway, type GatewayRequest, type OperationHandler, type Refusal } from '../context.js';
+import { echo, ordered, refusesOverLimit, selectionLimit, type Gateway, type GatewayRequest, type OperationHandler, type Refusal } from '../context.js';
 import { signResponse } from '../errors.js';
 import { fromMinor } from '../money.js';
 import { jsonReply } from '../reply.js';
@@ -82,8 +82,8 @@ function pick(gw: Gateway, req: GatewayRequest, key: SelectionKey, given: Select
 function selected(gw: Gateway, req: GatewayRequest, key: SelectionKey): { given: Selector[]; picked: Picked[] } {
   const found = selectors(gw, key, req.body);
   const list = found === 'notText' ? [] : found;
-  const max = req.op.model.selectionLimit!.maxOrders;
-  const given = gw.profile.limits.overLimit.refuseWhole ? list : truncate(list, max);
+  const max = selectionLimit(gw, req.op.model);
+  const given = refusesOverLimit(gw) ? list : truncate(list, max);
   return { given, picked: given.length ? pick(gw, req, key, given) : [] };
 }
 
@@ -95,8 +95,9 @@ function selectionRefusals(key: SelectionKey): NonNullable<OperationHandler['ref
     if (found === 'notText') return [{ kind: 'invalidInput', reason: 'a selecting field is not text' }];
     const out: Refusal[] = [];
     if (!found.length && sel.whenAbsent === 'refuse') out.push({ kind: 'invalidInput', reason: 'no selecting field given' });
-    if (countValues(found) > req.op.model.selectionLimit!.maxOrders && gw.profile.limits.overLimit.refuseWhole) {
-      out.push({ kind: 'overLimit', reason: `more than ${req.op.model.selectionLimit!.maxOrders} orders selected` });
+    const max = selectionLimit(gw, req.op.model);
+    if (countValues(found) > max && refusesOverLimit(gw)) {
+      out.push({ kind: 'overLimit', reason: `more than ${max} orders selected` });
     }
     if (found.length && sel.unmatched === 'unknownRecordIfNone' && !selected(gw, req, key).picked.length) {
       out.push({ kind: 'unknownRecord', reason: 'the selection matches nothing' });
@@ -152,7 +153,7 @@ export const retrievalTrans: OperationHandler = {
   refusals: selectionRefusals('retrievalTrans'),
   run(req, gw) {
     const { given, picked } = selected(gw, req, 'retrievalTrans');
-    const max = req.op.model.selectionLimit!.maxOrders;
+    const max = selectionLimit(gw, req.op.model);
     const chosen: Picked[] = given.length ? picked : latest(gw, req, max).map((txn) => ({ txn }));
     const notFound = gw.profile.statusValues.query_result.notFound;
     const results = chosen
@@ -192,7 +193,7 @@ export const retrievalRefund: OperationHandler = {
   refusals: selectionRefusals('retrievalRefund'),
   run(req, gw) {
     const { given, picked } = selected(gw, req, 'retrievalRefund');
-    const max = req.op.model.selectionLimit!.maxOrders;
+    const max = selectionLimit(gw, req.op.model);
     const results = given.length
       ? picked.flatMap((p) => ('txn' in p ? p.txn.refunds.map((r) => refundItem(gw, req, p.txn, r)) : []))
       : gw.store

@@ -7,8 +7,11 @@ const USAGE = `usage: pagi-conform <command> [options]
 
 commands:
   run               run the conformance suites against a target (default: the embedded reference gateway)
+  merge DIR…        merge the reports of the shards of a run (run --shard i/n) into one set of reports
+  verify REPORT     tell whether an HTML report is untouched: its results, page digest and signature
   serve             start the reference gateway
   profile validate  check a vendor profile against the published profile schema
+  selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text
 
 'pagi-conform <command> --help' shows a command's options.`;
@@ -17,8 +20,11 @@ type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.js')).runMain,
+  merge: async () => (await import('./merge.js')).mergeMain,
+  verify: async () => (await import('./verify.js')).verifyMain,
   serve: async () => (await import('../../gateway/cli.js')).serveMain,
   profile: async () => (await import('./profile.js')).profileMain,
+  selftest: async () => (await import('./selftest.js')).selftestMain,
 };
 
 /** Run the CLI with `argv` (without node and script) and return the exit code. */

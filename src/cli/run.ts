@@ -23,7 +23,8 @@ export async function runMain(argv: string[]): Promise<number> {
     if (options.list) return await list(options);
     const { runConformance } = await import('../engine/runner.js');
     const { result, files } = await runConformance(options, { commandLine: ['pagi-conform', 'run', ...argv] });
-    if (files.length) console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
+    // The console reporter lists the files itself, before its verdict line.
+    if (files.length && !options.reporter.includes('console')) console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
     return result.exitCode;
   } catch (e) {
     // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.

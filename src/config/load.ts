@@ -2,38 +2,45 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { OPTIONS, UsageError, defaults, type OptionDef, type RunOptions } from './options.js';
+import { UsageError, defaults, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
 
-const TABLE = OPTIONS as readonly OptionDef[];
+/** The rows of `pagi-conform run` (flags, config-file keys, environment). */
+const TABLE = optionsOf('run');
 
 function parseValue(def: OptionDef, raw: unknown, where: string): unknown {
   return def.type.parse(raw, where);
 }
 
-/** Parse `pagi-conform run` arguments with parseArgs options generated from the table. */
-export function parseArgv(argv: readonly string[]): Partial<RunOptions> {
+/** Parse a command's arguments with parseArgs options generated from its rows of the table; positionals apart. */
+export function parseCommandLine(command: Command, argv: readonly string[], allowPositionals: boolean): { options: Partial<RunOptions>; positionals: string[] } {
+  const rows = optionsOf(command);
   const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const def of TABLE) {
+  for (const def of rows) {
     if (!def.flag) continue;
     options[def.flag] = def.type.cli === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: def.type.label === 'LIST' };
   }
-  let values: Record<string, unknown>;
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    ({ values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }));
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} Run 'pagi-conform run --help' for the options.`);
+    throw new UsageError(`${(e as Error).message.split('\n')[0]} Run 'pagi-conform ${command} --help' for the options.`);
   }
   const out: Record<string, unknown> = {};
-  for (const def of TABLE) {
-    if (def.flag && values[def.flag] !== undefined) out[def.key] = parseValue(def, values[def.flag], `--${def.flag}`);
+  for (const def of rows) {
+    if (def.flag && parsed.values[def.flag] !== undefined) out[def.key] = parseValue(def, parsed.values[def.flag], `--${def.flag}`);
   }
-  return out as Partial<RunOptions>;
+  return { options: out as Partial<RunOptions>, positionals: parsed.positionals };
 }
 
-/** Values from the table's environment variables. */
-export function readEnv(env: NodeJS.ProcessEnv): Partial<RunOptions> {
+/** Parse `pagi-conform run` arguments with parseArgs options generated from the table. */
+export function parseArgv(argv: readonly string[]): Partial<RunOptions> {
+  return parseCommandLine('run', argv, false).options;
+}
+
+/** Values from the table's environment variables (of `command`'s rows). */
+export function readEnv(env: NodeJS.ProcessEnv, command: Command = 'run'): Partial<RunOptions> {
   const out: Record<string, unknown> = {};
-  for (const def of TABLE) {
+  for (const def of optionsOf(command)) {
     const raw = def.env ? env[def.env] : undefined;
     if (raw !== undefined && raw !== '') out[def.key] = parseValue(def, raw, def.env!);
   }
@@ -106,14 +113,20 @@ function defaultText(def: OptionDef): string {
   return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
+/** The `options:` lines of a command's `--help`, generated from its rows of the table. */
+export function optionLines(command: Command): string[] {
+  return optionsOf(command)
+    .filter((d) => d.flag)
+    .map((def) => {
+      const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
+      // A head wider than its column puts the description on the next line.
+      return head.length < 30 ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}` : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`;
+    });
+}
+
 /** `pagi-conform run --help`, generated from the table. */
 export function helpText(): string {
-  const lines = ['usage: pagi-conform run [options]', '', 'Runs the conformance suites against a gateway and reports a verdict.', '', 'options:'];
-  for (const def of TABLE.filter((d) => d.flag)) {
-    const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
-    // A head wider than its column puts the description on the next line.
-    lines.push(head.length < 30 ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}` : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`);
-  }
+  const lines = ['usage: pagi-conform run [options]', '', 'Runs the conformance suites against a gateway and reports a verdict.', '', 'options:', ...optionLines('run')];
   lines.push('', 'config-file keys (besides the camelCase name of any option above):');
   for (const def of TABLE.filter((d) => !d.flag)) lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
   lines.push(

@@ -1,5 +1,5 @@
 /**
- * The one table of run options: every `pagi-conform run` flag and every config-file key is defined here once
+ * The one table of options: every `pagi-conform run` (and `merge`, `verify`) flag and every config-file key is defined here once
  * (name, type, default, environment variable, description). The argv parser, the config-file reader, the
  * environment reader and `--help` are generated from it (src/config/load.ts).
  */
@@ -46,8 +46,15 @@ export interface RunOptions {
   merchantId?: string;
   accountId?: string;
   secret?: string;
+  /** Ed25519 private key file (PEM) that signs report.html. */
+  signKey?: string;
+  /** Ed25519 public key file (PEM) a report's signature is verified with (`verify` only). */
+  publicKey?: string;
   help: boolean;
 }
+
+/** The commands whose flags and keys the table defines. */
+export type Command = 'run' | 'merge' | 'verify';
 
 /** A bad flag, config key or value: the CLI prints the message (one sentence) and exits with 2. */
 export class UsageError extends Error {
@@ -77,6 +84,10 @@ export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
   configFile?: boolean;
   /** Masked in results metadata and never printed. */
   secret?: boolean;
+  /** Commands taking the option (default: `run` only). */
+  commands?: readonly Command[];
+  /** Whether the option changes what a run checks; false for where and how it reports (left out of the config digest). */
+  affectsResults?: boolean;
   description: string;
 }
 
@@ -182,17 +193,43 @@ function opt<K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
 /** Every run option. Order = order in `--help`. */
 export const OPTIONS = [
   opt({ key: 'target', flag: 'target', type: url, env: 'PAGI_TARGET', description: 'Base URL of the gateway under test (default: the embedded reference gateway on an ephemeral loopback port).' }),
-  opt({ key: 'config', flag: 'config', type: text('FILE', true), env: 'PAGI_CONFIG', configFile: false, description: 'YAML config file holding any key of this table (camelCase) plus the config-file-only keys.' }),
+  opt({ key: 'config', flag: 'config', type: text('FILE', true), env: 'PAGI_CONFIG', configFile: false, affectsResults: false, description: 'YAML config file holding any key of this table (camelCase) plus the config-file-only keys.' }),
   opt({ key: 'profile', flag: 'profile', type: text('FILE', true), default: 'reference', description: "Profile of the target: a file, or a name under spec/profiles ('reference')." }),
   opt({ key: 'only', flag: 'only', type: list, default: [], description: 'Run only these checks: family, check id, operation, requirement id or operation/checkId, comma-separated.' }),
   opt({ key: 'skip', flag: 'skip', type: list, default: [], description: 'Skip these checks (same selectors as --only).' }),
   opt({ key: 'failOn', flag: 'fail-on', type: oneOf(['must', 'expected', 'profile'] as const), default: 'must', description: 'Lowest severity of a failed check that makes the run NOT CONFORMANT.' }),
   opt({ key: 'waivers', flag: 'waivers', type: text('FILE', true), description: 'YAML list of {check, reason, expires: YYYY-MM-DD[, operation]}: named failures become waived until they expire.' }),
-  opt({ key: 'out', flag: 'out', type: text('DIR'), default: 'reports', description: 'Folder the reports are written to.' }),
-  opt({ key: 'reporter', flag: 'reporter', type: list, default: ['console', 'json'], description: 'Reporters, comma-separated: console, json (results.json), junit (vitest JUnit with requirement ids).' }),
+  opt({ key: 'out', flag: 'out', type: text('DIR'), default: 'reports', commands: ['run', 'merge'], affectsResults: false, description: 'Folder the reports are written to.' }),
+  opt({
+    key: 'reporter',
+    flag: 'reporter',
+    type: list,
+    default: ['console', 'json'],
+    commands: ['run', 'merge'],
+    affectsResults: false,
+    description:
+      'Reporters, comma-separated: console (progress, summary, verdict), json (results.json), junit (junit.xml), markdown (summary.md), har (exchanges.har), html (report.html, the certification report).',
+  }),
+  opt({
+    key: 'signKey',
+    flag: 'sign-key',
+    type: text('FILE', true),
+    env: 'PAGI_SIGN_KEY',
+    commands: ['run', 'merge'],
+    affectsResults: false,
+    description: "Ed25519 private key (PEM) that signs report.html, so 'pagi-conform verify' can tell an untouched report from an edited one (turns the html reporter on).",
+  }),
+  opt({
+    key: 'publicKey',
+    flag: 'public-key',
+    type: text('FILE', true),
+    commands: ['verify'],
+    configFile: false,
+    description: "Ed25519 public key (PEM) the report must be signed with (default: the key embedded in the report, which shows it is intact but not who signed it).",
+  }),
   opt({ key: 'seed', flag: 'seed', type: integer('N', 0), description: 'Seed of the generated negative cases (default: random, recorded in the results).' }),
-  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, description: 'Print every check with its operations, family and requirement ids, then exit.' }),
-  opt({ key: 'shard', flag: 'shard', type: shard, description: "Run shard i of n of the suite files (vitest's shard option)." }),
+  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, affectsResults: false, description: 'Print every check with its operations, family and requirement ids, then exit.' }),
+  opt({ key: 'shard', flag: 'shard', type: shard, affectsResults: false, description: "Run shard i of n of the suite files (vitest's shard option)." }),
   opt({ key: 'concurrency', flag: 'concurrency', type: integer('N', 1), default: 4, description: 'Most tests run at once, and most requests in flight at once.' }),
   opt({ key: 'rate', flag: 'rate', type: integer('N', 0), default: 0, description: 'Most requests per second sent to the target (0: no limit).' }),
   opt({ key: 'timeout', flag: 'timeout', type: integer('MS', 1), default: 10_000, description: 'Per-request timeout in milliseconds.' }),
@@ -212,12 +249,17 @@ export const OPTIONS = [
   opt({ key: 'merchantId', type: text('ID'), env: 'PAGI_MERCHANT_ID', description: 'merchant_id of the test account (default with no --target: the reference gateway\'s).' }),
   opt({ key: 'accountId', type: text('ID'), env: 'PAGI_ACCOUNT_ID', description: 'account_id of the test account (default with no --target: the reference gateway\'s).' }),
   opt({ key: 'secret', type: text('SECRET'), env: 'PAGI_SECRET', secret: true, description: 'Signing secret of the test account (default with no --target: the reference gateway\'s).' }),
-  opt({ key: 'help', flag: 'help', type: flag, default: false, configFile: false, description: 'Show this text.' }),
+  opt({ key: 'help', flag: 'help', type: flag, default: false, configFile: false, commands: ['run', 'merge', 'verify'], affectsResults: false, description: 'Show this text.' }),
 ] as const satisfies readonly OptionDef<any>[];
 
-/** Defaults of the table as a partial options object. */
-export function defaults(): Partial<RunOptions> {
+/** The rows of a command. */
+export function optionsOf(command: Command): readonly OptionDef[] {
+  return (OPTIONS as readonly OptionDef[]).filter((o) => (o.commands ?? ['run']).includes(command));
+}
+
+/** Defaults of a command's rows as a partial options object. */
+export function defaults(command: Command = 'run'): Partial<RunOptions> {
   const out: Record<string, unknown> = {};
-  for (const o of OPTIONS as readonly OptionDef[]) if (o.default !== undefined) out[o.key] = structuredClone(o.default);
+  for (const o of optionsOf(command)) if (o.default !== undefined) out[o.key] = structuredClone(o.default);
   return out as Partial<RunOptions>;
 }

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { maskText, type MaskRules } from '../mask.js';
-import type { Exchange, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
+import type { Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal } from './decode.js';
-import { buildEvidence, maskRulesFor } from './evidence.js';
+import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
@@ -58,8 +58,8 @@ export interface ReplayRequest {
 
 /** A ProbeClient counting the exchanges made through it (one per probe run, so concurrent probes count apart). */
 export interface ScopedClient extends ProbeClient {
-  /** Exchanges made through this client, and their replay copies when captured. */
-  usage(): { exchanges: number; replay: ReplayRequest[] };
+  /** Exchanges made through this client (count and printable records), and their replay copies when captured. */
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
 }
 
 /** The engine's side of a ProbeClient. */
@@ -248,10 +248,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
       : {}),
     scoped() {
       let exchanges = 0;
+      const records: ExchangeRecord[] = [];
       const replay: ReplayRequest[] = [];
       const counted = async (x: Promise<Exchange>): Promise<Exchange> => {
         const done = await x;
         exchanges++;
+        records.push(exchangeRecord(done));
         if (options.captureReplay) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
@@ -267,7 +269,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
         send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
         follow: (url, page) => counted(client.follow!(url, page)),
-        usage: () => ({ exchanges, replay }),
+        usage: () => ({ exchanges, records, replay }),
       };
     },
     async close() {

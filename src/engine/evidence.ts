@@ -1,7 +1,7 @@
 /** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
 import { maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
-import type { Evidence, ReceivedResponse, SentRequest } from '../model.js';
+import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest } from '../model.js';
 
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
@@ -48,4 +48,10 @@ export function buildEvidence(request: SentRequest, response: ReceivedResponse |
     evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt };
   }
   return evidence;
+}
+
+/** The printable record of an exchange for the reports: its masked evidence and timings, not the request as sent. */
+export function exchangeRecord(exchange: Exchange): ExchangeRecord {
+  const { id, operation, startedAt, durationMs, evidence, error, incoming } = exchange;
+  return { id, operation, startedAt, durationMs, evidence, ...(error ? { error } : {}), ...(incoming ? { incoming } : {}) };
 }

@@ -10,28 +10,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
-import { UsageError, type RunOptions } from '../config/options.js';
+import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
 import { maskText } from '../mask.js';
 import type { CheckResult, RunConfigView, RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter } from '../../reporters/adapter.js';
-import { KIT_REPORTERS, VITEST_REPORTERS, reporterNames } from '../../reporters/index.js';
+import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
+import { createReporters } from '../../reporters/index.js';
 import type { KitReporter } from '../../reporters/types.js';
 import { createDispatcher, type ReplayRequest, type TransportOptions } from './client.js';
-import { maskRulesFor } from './evidence.js';
+import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
 import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
+import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
 
 /** Extra inputs of a run that are not options. */
 export interface RunHooks {
-  /** Reporters used instead of those `--reporter` names (vitest ones included in the names are still honoured). */
+  /** Reporters used instead of those `--reporter` names. */
   reporters?: KitReporter[];
   /** Keep every request as sent, for the benchmark's replay (memory only). */
   captureReplay?: boolean;
@@ -132,9 +133,12 @@ function kitVersion(): string {
   return JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 }
 
+/** sha256 of the options that decide what a run checks (secret masked; where and how it reports left out, so shards agree). */
 function configDigest(options: RunOptions): string {
-  const masked = { ...options, secret: options.secret ? '[SECRET]' : undefined };
-  return createHash('sha256').update(JSON.stringify(masked, Object.keys(masked).sort())).digest('hex');
+  const reportOnly = new Set((OPTIONS as readonly OptionDef[]).filter((o) => o.affectsResults === false).map((o) => o.key as string));
+  const masked: Record<string, unknown> = { ...options, secret: options.secret ? '[SECRET]' : undefined };
+  const keys = Object.keys(masked).filter((k) => !reportOnly.has(k)).sort();
+  return createHash('sha256').update(JSON.stringify(masked, keys)).digest('hex');
 }
 
 /** The credentials of the run: configured, or the embedded gateway's. */
@@ -189,8 +193,7 @@ export async function prepareRun(options: RunOptions): Promise<{ spec: SpecModel
 export async function runConformance(options: RunOptions, hooks: RunHooks = {}): Promise<RunOutcome> {
   const started = new Date();
   const today = started.toISOString().slice(0, 10);
-  const unknownReporters = options.reporter.filter((r) => !reporterNames().includes(r));
-  if (unknownReporters.length) throw new UsageError(`Unknown reporter '${unknownReporters[0]}'; use ${reporterNames().join(', ')}.`);
+  const reporters = hooks.reporters ?? createReporters(options);
   if (options.registry && !fs.existsSync(options.registry)) throw new UsageError(`The registry module ${options.registry} does not exist.`);
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
@@ -249,7 +252,6 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
     };
-    const reporters = hooks.reporters ?? options.reporter.filter((r) => KIT_REPORTERS[r]).map((r) => KIT_REPORTERS[r]!());
     const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
     await runSuites(setup, adapter, options);
     const { plan, checkIds } = readWorkerPlan(setup.planFile, adapter);
@@ -259,8 +261,10 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
     const results = completeResults(plan, adapter.results, ran, `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`);
     const warnings = waiverWarnings(waivers, today, new Set(checkIds));
     warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
+    const runWarnings = [...warnings];
     if (options.shard) warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
     const ended = new Date();
+    const incoming = (receiver?.received() ?? []).map(exchangeRecord);
     const result = buildRunResult(spec, plan, results, {
       metadata: {
         kitVersion: kitVersion(),
@@ -281,8 +285,8 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       warnings,
       failOn: options.failOn,
     });
-    const written = await adapter.runEnd(result);
-    if (options.reporter.includes('junit')) written.push(path.resolve(options.out, VITEST_REPORTERS.junit!));
+    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming });
+    const written = await adapter.runEnd(result, incoming);
     return { result, files: written, replay: adapter.replay };
   } finally {
     await receiver?.close();
@@ -303,7 +307,8 @@ function suiteFile(family: string): string {
 async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions): Promise<void> {
   const { startVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
   const exitCode = process.exitCode;
-  const vitestReporters = options.reporter.filter((r) => VITEST_REPORTERS[r]);
+  // A shard also writes vitest's blob report, which `pagi-conform merge` replays (with the shard's manifest).
+  const blob: [string, { outputFile: string }][] = options.shard ? [['blob', { outputFile: blobFile(options.out, options.shard) }]] : [];
   try {
     const vitest = await startVitest(
       'test',
@@ -313,8 +318,7 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
         root: KIT_ROOT,
         include: ['suites/*.suite.ts'],
         watch: false,
-        reporters: [adapter, ...vitestReporters],
-        outputFile: Object.fromEntries(vitestReporters.map((r) => [r, path.resolve(options.out, VITEST_REPORTERS[r]!)])),
+        reporters: [adapter, ...blob],
         provide: { pagiRun: setup },
         pool: 'threads',
         isolate: false,

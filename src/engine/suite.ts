@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, inject, test } from 'vitest';
 import { maskText } from '../mask.js';
-import type { Check, CheckContext, CheckResult, Exchange, Family, Observation, OperationKey } from '../model.js';
+import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Observation, OperationKey } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { failsRun, toCheckResult, type CheckOutcome } from './outcome.js';
@@ -21,6 +21,8 @@ export interface TestMeta {
   result: CheckResult;
   /** Exchanges made while the test ran (its probe's, when it made the observation). */
   exchanges: number;
+  /** Their printable records (masked evidence), for the reports. */
+  records: ExchangeRecord[];
   replay?: ReplayRequest[];
 }
 
@@ -33,7 +35,7 @@ declare module 'vitest' {
 /** An observation being made or made, with the exchanges its probe made; the first test reading it reports them. */
 interface ObservationEntry {
   observation: Promise<Observation>;
-  usage(): { exchanges: number; replay: ReplayRequest[] };
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
   claimed: boolean;
 }
 
@@ -147,7 +149,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   const started = performance.now();
   let outcome: CheckOutcome;
   let kitError: Error | undefined;
-  let usage = { exchanges: 0, replay: [] as ReplayRequest[] };
+  let usage = { exchanges: 0, records: [] as ExchangeRecord[], replay: [] as ReplayRequest[] };
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -161,7 +163,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
     outcome = { skipped: `kit error: ${kitError.message}` };
   }
   const result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
-  const meta: TestMeta = { result, exchanges: usage.exchanges, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
+  const meta: TestMeta = { result, exchanges: usage.exchanges, records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
   return kitError ? { meta, kitError } : { meta };
 }
 

@@ -1178,6 +1178,75 @@ export type RefundSearchResponse = {
   [k: string]: unknown;
 };
 /**
+ * sha256 over the spec and schema files.
+ */
+export type ResultsSha256 = string;
+/**
+ * sha256 of the profile file.
+ */
+export type ResultsSha2561 = string;
+/**
+ * sha256 of the options that decide what the run checks (secret masked; output options left out).
+ */
+export type ResultsSha2562 = string;
+/**
+ * Lowest severity of a failed check that made the run NOT CONFORMANT.
+ */
+export type ResultsSeverity = "must" | "expected" | "profile" | "info";
+/**
+ * Requirement id of the catalogue, PAGI-<AREA>-<NNN>.
+ */
+export type ResultsRequirementId = string;
+/**
+ * Operation checked.
+ */
+export type ResultsOperation =
+  | "authoriseDirect"
+  | "authoriseApm"
+  | "checkout"
+  | "retrievalTrans"
+  | "capture"
+  | "review"
+  | "cancel"
+  | "refund"
+  | "retrievalRefund"
+  | "payout";
+/**
+ * Family of the check.
+ */
+export type ResultsFamily =
+  "shape" | "media" | "conventions" | "limits" | "status" | "security" | "lifecycle" | "events";
+/**
+ * The strongest level among the check's requirements (or `info`).
+ */
+export type ResultsSeverity1 = "must" | "expected" | "profile" | "info";
+/**
+ * Outcome.
+ */
+export type ResultsCheckStatus = "passed" | "failed" | "waived" | "skipped" | "not_applicable";
+/**
+ * Severity of the finding.
+ */
+export type ResultsSeverity2 = "must" | "expected" | "profile" | "info";
+/**
+ * An operation of the spec (authorise is split into its direct and APM variants).
+ */
+export type ResultsOperation1 =
+  | "authoriseDirect"
+  | "authoriseApm"
+  | "checkout"
+  | "retrievalTrans"
+  | "capture"
+  | "review"
+  | "cancel"
+  | "refund"
+  | "retrievalRefund"
+  | "payout";
+/**
+ * Requirement id of the catalogue, PAGI-<AREA>-<NNN>.
+ */
+export type ResultsRequirementId1 = string;
+/**
  * JSON body of POST /v1/review (interface document, Endpoints: merchant_id, account_id, encryption_data, review_orders; Limits: at most 100 orders per request).
  */
 export type ReviewRequest = {
@@ -1319,6 +1388,7 @@ export interface PagiSchemas {
   RefundSearchItem?: RefundSearchItem;
   RefundSearchRequest?: RefundSearchRequest;
   RefundSearchResponse?: RefundSearchResponse;
+  Results?: ConformanceRunResults;
   ReviewRequestItem?: ReviewRequestItem;
   ReviewRequest?: ReviewRequest;
   ReviewResponse?: ReviewResponse;
@@ -5740,6 +5810,399 @@ export interface RefundSearchItem {
    */
   refund_processing_date?: string;
   [k: string]: unknown;
+}
+/**
+ * Format of results.json, written by `pagi-conform run` and `pagi-conform merge` (json reporter) and embedded in report.html: the run's metadata, verdict, coverage, one result per (operation, check), the roll-up per requirement of the catalogue, totals and warnings. Version 1.x: a minor version adds optional fields, a major version removes a field or changes its meaning. Card numbers, security codes and secrets are masked everywhere.
+ */
+export interface ConformanceRunResults {
+  /**
+   * The `$id` of this schema.
+   */
+  $schema: "https://pagi-conformance.dev/schemas/results.schema.json";
+  /**
+   * Version of the results format, `1.<minor>`.
+   */
+  schemaVersion: string;
+  metadata: ResultsMetadata;
+  /**
+   * Overall verdict: NOT CONFORMANT when a check failed at or above --fail-on, INCONCLUSIVE when a must check could not run or was not selected.
+   */
+  verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
+  /**
+   * Process exit code of the verdict: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCONCLUSIVE.
+   */
+  exitCode: 0 | 1 | 3;
+  /**
+   * One sentence per reason behind the verdict.
+   */
+  verdictReasons: string[];
+  coverage: ResultsCoverage;
+  /**
+   * One result per (operation, check) of the plan, in plan order.
+   */
+  checks: ResultsCheckResult[];
+  /**
+   * Every requirement of the catalogue with its status rolled up from its checks.
+   */
+  requirements: ResultsRequirementResult[];
+  totals: ResultsTotals;
+  /**
+   * Expired or unused waivers, shards, kit errors: one sentence each.
+   */
+  warnings: string[];
+}
+/**
+ * What was run, against what, with what, and when.
+ */
+export interface ResultsMetadata {
+  /**
+   * Version of pagi-conformance.
+   */
+  kitVersion: string;
+  /**
+   * Version of Node.js the run used (`process.version`).
+   */
+  nodeVersion: string;
+  /**
+   * Command line (or `run()` options) the run was started with, secrets masked.
+   */
+  commandLine: string[];
+  spec: ResultsSpec;
+  profile: ResultsProfile;
+  configDigest: ResultsSha2562;
+  target: ResultsTarget;
+  /**
+   * Seed of the generated negative cases.
+   */
+  seed: number;
+  failOn: ResultsSeverity;
+  selection: ResultsSelection;
+  /**
+   * Start of the run (UTC).
+   */
+  startedAt: string;
+  /**
+   * End of the run (UTC).
+   */
+  endedAt: string;
+  /**
+   * Duration of the run in milliseconds.
+   */
+  durationMs: number;
+  /**
+   * The shard runs a merged result was made of (`pagi-conform merge`), in shard order.
+   *
+   * @minItems 1
+   */
+  shards?: [ResultsShardRun, ...ResultsShardRun[]];
+}
+/**
+ * The spec the suites were generated from.
+ */
+export interface ResultsSpec {
+  /**
+   * Folder holding spec/ and schemas/.
+   */
+  root: string;
+  digest: ResultsSha256;
+}
+/**
+ * The profile of the target.
+ */
+export interface ResultsProfile {
+  /**
+   * Profile name.
+   */
+  name: string;
+  /**
+   * Profile version.
+   */
+  version: string;
+  /**
+   * Profile file.
+   */
+  file: string;
+  digest: ResultsSha2561;
+}
+/**
+ * The gateway under test.
+ */
+export interface ResultsTarget {
+  /**
+   * Base URL the requests went to.
+   */
+  baseUrl: string;
+  /**
+   * True when the target was the kit's embedded reference gateway.
+   */
+  embedded: boolean;
+}
+/**
+ * The selection of checks (--only, --skip, --shard).
+ */
+export interface ResultsSelection {
+  /**
+   * --only selectors.
+   */
+  only: string[];
+  /**
+   * --skip selectors.
+   */
+  skip: string[];
+  /**
+   * The shard `i/n` this run was (absent for an unsharded or merged run).
+   */
+  shard?: string;
+}
+/**
+ * One shard run of a merged result.
+ */
+export interface ResultsShardRun {
+  /**
+   * `i/n`.
+   */
+  shard: string;
+  /**
+   * Seed of the shard run.
+   */
+  seed: number;
+  /**
+   * Command line of the shard run, secrets masked.
+   */
+  commandLine: string[];
+  /**
+   * Start of the shard run (UTC).
+   */
+  startedAt: string;
+  /**
+   * End of the shard run (UTC).
+   */
+  endedAt: string;
+}
+/**
+ * Requirement coverage of the run.
+ */
+export interface ResultsCoverage {
+  /**
+   * Requirements of the catalogue whose level is not `unspecified`.
+   */
+  testable: number;
+  /**
+   * Testable requirements with at least one check that ran (passed, failed or waived).
+   */
+  checked: number;
+  /**
+   * Ids of the testable requirements no check ran for.
+   */
+  unchecked: ResultsRequirementId[];
+}
+/**
+ * Result of one check on one operation.
+ */
+export interface ResultsCheckResult {
+  /**
+   * Check id, camelCase.
+   */
+  checkId: string;
+  operation: ResultsOperation;
+  family: ResultsFamily;
+  /**
+   * Requirements the check traces to.
+   */
+  requirementIds: ResultsRequirementId[];
+  severity: ResultsSeverity1;
+  status: ResultsCheckStatus;
+  /**
+   * Why skipped, not applicable or waived.
+   */
+  reason?: string;
+  /**
+   * What the check found.
+   */
+  findings: ResultsFinding[];
+  /**
+   * Time the check took, its observation included, in milliseconds.
+   */
+  durationMs: number;
+}
+/**
+ * One violated property.
+ */
+export interface ResultsFinding {
+  /**
+   * The check that found it.
+   */
+  checkId: string;
+  /**
+   * Requirements the finding traces to.
+   */
+  requirementIds: ResultsRequirementId[];
+  /**
+   * Stable machine code, UPPER_SNAKE.
+   */
+  code: string;
+  severity: ResultsSeverity2;
+  /**
+   * Fixed title of the code.
+   */
+  title: string;
+  /**
+   * What was expected and what was received.
+   */
+  message: string;
+  location: ResultsFindingLocation;
+  evidence?: ResultsEvidence;
+}
+/**
+ * Where the finding was made.
+ */
+export interface ResultsFindingLocation {
+  /**
+   * Operation of the exchange, or `external` for a page outside the operations.
+   */
+  operation: ResultsOperation1 | "external";
+  /**
+   * JSON pointer into the decoded body; empty for the whole exchange.
+   */
+  pointer: string;
+  /**
+   * Id of the exchange the finding was made on (also in exchanges.har).
+   */
+  exchangeId?: string;
+}
+/**
+ * Evidence of the exchange.
+ */
+export interface ResultsEvidence {
+  request: ResultsEvidenceRequest;
+  response?: ResultsEvidenceResponse;
+  /**
+   * A curl command line reproducing the request (masked: card data and secrets replaced).
+   */
+  curl: string;
+}
+/**
+ * The request as sent, masked.
+ */
+export interface ResultsEvidenceRequest {
+  /**
+   * HTTP method.
+   */
+  method: string;
+  /**
+   * Request URL.
+   */
+  url: string;
+  headers: ResultsHeaders;
+  /**
+   * Request body text, masked.
+   */
+  body: string;
+}
+/**
+ * Request headers.
+ */
+export interface ResultsHeaders {
+  [k: string]: string;
+}
+/**
+ * The response as received, masked (absent when none came).
+ */
+export interface ResultsEvidenceResponse {
+  /**
+   * HTTP status code.
+   */
+  status: number;
+  headers: ResultsHeaders1;
+  /**
+   * The body's first characters (cut with '…' past the excerpt length), masked.
+   */
+  bodyExcerpt: string;
+}
+/**
+ * Response headers.
+ */
+export interface ResultsHeaders1 {
+  [k: string]: string;
+}
+/**
+ * Roll-up of one catalogue requirement over the check results tracing to it.
+ */
+export interface ResultsRequirementResult {
+  id: ResultsRequirementId1;
+  /**
+   * Level of the requirement in the catalogue.
+   */
+  level: "must" | "expected" | "profile" | "unspecified";
+  /**
+   * failed > waived > skipped > passed > not_applicable over its checks; untested when checks exist but none ran, no_check when no check traces to it, untestable for unspecified requirements.
+   */
+  status: "passed" | "failed" | "waived" | "skipped" | "not_applicable" | "untested" | "no_check" | "untestable";
+  /**
+   * `<operation>/<checkId>` of every result tracing to the requirement.
+   */
+  checks: string[];
+}
+/**
+ * Counts of the run.
+ */
+export interface ResultsTotals {
+  /**
+   * Check results (one per operation and check).
+   */
+  checks: number;
+  byStatus: ResultsTotalsByStatus;
+  findings: ResultsTotalsBySeverity;
+  /**
+   * HTTP exchanges the kit made (notifications received not included); a merged run adds its shards' (shards cannot share observations, so it may exceed an unsharded run's).
+   */
+  exchanges: number;
+}
+/**
+ * Check results per status.
+ */
+export interface ResultsTotalsByStatus {
+  /**
+   * Passed checks.
+   */
+  passed: number;
+  /**
+   * Failed checks.
+   */
+  failed: number;
+  /**
+   * Failed checks a waiver covers.
+   */
+  waived: number;
+  /**
+   * Checks that could not run or were not selected.
+   */
+  skipped: number;
+  /**
+   * Checks that do not apply to the target.
+   */
+  not_applicable: number;
+}
+/**
+ * Findings per severity.
+ */
+export interface ResultsTotalsBySeverity {
+  /**
+   * Findings at must level.
+   */
+  must: number;
+  /**
+   * Findings at expected level.
+   */
+  expected: number;
+  /**
+   * Findings at profile level.
+   */
+  profile: number;
+  /**
+   * Information-only findings.
+   */
+  info: number;
 }
 /**
  * An item of review_orders in the review request (interface document, "Capture, cancel, review items").

@@ -1,0 +1,132 @@
+/**
+ * HAR 1.2 (`<out>/exchanges.har`) of every exchange of the run, masked (built from the recorded evidence only), for
+ * replay and inspection in browsers' network panels, proxies and API tools. Each entry names its exchange and the
+ * checks whose findings point at it (`comment`, and `_pagi`: HAR's custom-field convention). Response bodies are the
+ * recorded excerpts (a note in `content.comment` says when one was cut).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExchangeRecord, RunResult } from '../src/model.js';
+import { checkName } from './format.js';
+import type { KitReporter } from './types.js';
+
+interface HarHeader {
+  name: string;
+  value: string;
+}
+
+/** What the run's findings say about one exchange. */
+interface ExchangeFinding {
+  check: string;
+  status: string;
+  requirementIds: string[];
+  code: string;
+  severity: string;
+  message: string;
+}
+
+function headers(record: Record<string, string>): HarHeader[] {
+  return Object.entries(record).map(([name, value]) => ({ name, value }));
+}
+
+function queryString(url: string): HarHeader[] {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+function header(record: Record<string, string>, name: string): string | undefined {
+  return Object.entries(record).find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+/** Findings of the run by the exchange they point at. */
+function findingsByExchange(result: RunResult): Map<string, ExchangeFinding[]> {
+  const map = new Map<string, ExchangeFinding[]>();
+  for (const c of result.checks) {
+    for (const f of c.findings) {
+      const id = f.location.exchangeId;
+      if (!id) continue;
+      const list = map.get(id) ?? [];
+      list.push({ check: checkName(c), status: c.status, requirementIds: f.requirementIds, code: f.code, severity: f.severity, message: f.message });
+      map.set(id, list);
+    }
+  }
+  return map;
+}
+
+function entry(x: ExchangeRecord, findings: readonly ExchangeFinding[]): Record<string, unknown> {
+  const { request, response } = x.evidence;
+  const requestType = header(request.headers, 'content-type');
+  const failed = findings.filter((f) => f.status === 'failed' || f.status === 'waived');
+  const comment = [
+    `${x.incoming ? 'notification received' : 'exchange'} ${x.id} (${x.operation})`,
+    ...(x.error ? [`${x.error.kind}: ${x.error.message}`] : []),
+    ...failed.map((f) => `${f.status}: ${f.check} ${f.requirementIds.join(' ')} ${f.code}`),
+  ].join('; ');
+  const excerpt = response?.bodyExcerpt ?? '';
+  return {
+    startedDateTime: x.startedAt,
+    time: x.durationMs,
+    request: {
+      method: request.method,
+      url: request.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headers(request.headers),
+      queryString: queryString(request.url),
+      ...(request.body !== '' ? { postData: { mimeType: requestType ?? '', text: request.body } } : {}),
+      headersSize: -1,
+      bodySize: Buffer.byteLength(request.body),
+    },
+    response: {
+      status: response?.status ?? 0,
+      statusText: '',
+      httpVersion: response ? 'HTTP/1.1' : '',
+      cookies: [],
+      headers: headers(response?.headers ?? {}),
+      content: {
+        size: Buffer.byteLength(excerpt),
+        mimeType: (response && header(response.headers, 'content-type')) ?? 'x-unknown',
+        text: excerpt,
+        ...(excerpt.endsWith('…') ? { comment: 'excerpt: the body was cut when recorded' } : {}),
+      },
+      redirectURL: (response && header(response.headers, 'location')) ?? '',
+      headersSize: -1,
+      bodySize: -1,
+      ...(x.error ? { _error: x.error } : {}),
+    },
+    cache: {},
+    timings: { send: 0, wait: x.durationMs, receive: 0 },
+    comment,
+    _pagi: { exchangeId: x.id, operation: x.operation, ...(x.incoming ? { incoming: true } : {}), findings },
+  };
+}
+
+/** The HAR document of a run's exchanges. */
+export function harDocument(result: RunResult, exchanges: readonly ExchangeRecord[]): Record<string, unknown> {
+  const findings = findingsByExchange(result);
+  const sorted = [...exchanges].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'pagi-conformance', version: result.metadata.kitVersion },
+      entries: sorted.map((x) => entry(x, findings.get(x.id) ?? [])),
+      comment: `pagi-conform run against ${result.metadata.target.baseUrl}: ${result.verdict}. Card numbers, security codes and secrets are masked.`,
+    },
+  };
+}
+
+/** The exchanges.har reporter. */
+export function harReporter(): KitReporter {
+  return {
+    name: 'har',
+    onRunEnd(result, { outDir, exchanges }) {
+      fs.mkdirSync(outDir, { recursive: true });
+      const file = path.resolve(outDir, 'exchanges.har');
+      fs.writeFileSync(file, `${JSON.stringify(harDocument(result, exchanges))}\n`);
+      return [file];
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * JUnit XML (`<out>/junit.xml`) as CI systems read it: one `<testsuite>` per family, one `<testcase>` per check
+ * result (classname `family.operation`, name the check id) with its requirement ids, severity and status as
+ * properties. A failed check has a `<failure>` whose body holds its findings and evidence; skipped, not applicable
+ * and waived checks are `<skipped>` with the reason. Built with fast-xml-parser's XMLBuilder (it escapes);
+ * control characters from the target are shown escaped, as XML 1.0 cannot carry them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { XMLBuilder } from 'fast-xml-parser';
+import type { CheckResult, RunResult } from '../src/model.js';
+import { countByStatus, evidenceText, printable, problems } from './format.js';
+import type { KitReporter } from './types.js';
+
+type Node = Record<string, unknown>;
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true, processEntities: true });
+
+/** Attribute text: one line, control characters escaped. */
+function attr(text: string): string {
+  return printable(text).replace(/\s+/g, ' ').trim();
+}
+
+function properties(pairs: [string, string][]): Node {
+  return { property: pairs.map(([name, value]) => ({ '@_name': name, '@_value': attr(value) })) };
+}
+
+/** The findings of a result with their evidence, as the body of a failure. */
+function findingsText(result: CheckResult): string {
+  return result.findings
+    .map((f) => {
+      const head = `[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
+      return [head, `  ${f.message}`, ...(f.evidence ? [evidenceText(f.evidence)] : [])].join('\n');
+    })
+    .join('\n\n');
+}
+
+/** The one-line failure message: which check failed where, for which requirements, and the first finding. */
+export function failureMessage(result: CheckResult): string {
+  const first = problems(result)[0];
+  return `${result.checkId} failed on ${result.operation} (${result.requirementIds.join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
+}
+
+function testcase(result: CheckResult): Node {
+  const props: [string, string][] = [
+    ...result.requirementIds.map((id): [string, string] => ['requirement', id]),
+    ['severity', result.severity],
+    ['status', result.status],
+    ['operation', result.operation],
+    ['family', result.family],
+  ];
+  const node: Node = {
+    '@_classname': `${result.family}.${result.operation}`,
+    '@_name': result.checkId,
+    '@_time': (result.durationMs / 1000).toFixed(3),
+    properties: properties(props),
+  };
+  if (result.status === 'failed') {
+    node.failure = { '@_message': attr(failureMessage(result)), '@_type': problems(result)[0]?.code ?? 'FAILED', '#text': printable(findingsText(result)) };
+  } else if (result.status !== 'passed') {
+    node.skipped = { '@_message': attr(`${result.status === 'waived' ? 'waived' : result.status.replace('_', ' ')}: ${result.reason ?? ''}`) };
+    if (result.status === 'waived') node['system-out'] = printable(findingsText(result));
+  }
+  return node;
+}
+
+/** The JUnit document of a run. */
+export function junitXml(result: RunResult): string {
+  const { metadata: m } = result;
+  const runProperties = properties([
+    ['verdict', result.verdict],
+    ['target', m.target.baseUrl],
+    ['profile', `${m.profile.name} ${m.profile.version} sha256:${m.profile.digest}`],
+    ['kitVersion', m.kitVersion],
+    ['specDigest', `sha256:${m.spec.digest}`],
+    ['seed', String(m.seed)],
+    ['coverage', `${result.coverage.checked}/${result.coverage.testable} requirements checked`],
+  ]);
+  const families = [...new Set(result.checks.map((c) => c.family))];
+  const suites = families.map((family) => {
+    const checks = result.checks.filter((c) => c.family === family);
+    const c = countByStatus(checks);
+    return {
+      '@_name': family,
+      '@_tests': checks.length,
+      '@_failures': c.failed,
+      '@_errors': 0,
+      '@_skipped': c.skipped + c.not_applicable + c.waived,
+      '@_time': (checks.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3),
+      '@_timestamp': m.startedAt,
+      properties: runProperties,
+      testcase: checks.map(testcase),
+    };
+  });
+  const all = countByStatus(result.checks);
+  const doc = {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    testsuites: {
+      '@_name': `pagi-conformance: ${result.verdict}`,
+      '@_tests': result.checks.length,
+      '@_failures': all.failed,
+      '@_errors': 0,
+      '@_skipped': all.skipped + all.not_applicable + all.waived,
+      '@_time': (m.durationMs / 1000).toFixed(3),
+      testsuite: suites,
+    },
+  };
+  return builder.build(doc) as string;
+}
+
+/** The junit.xml reporter. */
+export function junitReporter(): KitReporter {
+  return {
+    name: 'junit',
+    onRunEnd(result, { outDir }) {
+      fs.mkdirSync(outDir, { recursive: true });
+      const file = path.resolve(outDir, 'junit.xml');
+      fs.writeFileSync(file, junitXml(result));
+      return [file];
+    },
+  };
+}
+

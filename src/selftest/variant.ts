@@ -1,0 +1,107 @@
+/**
+ * One self-test run: the reference gateway with one variant switched on (in-process, ephemeral loopback port), the
+ * suites run against it as against any target (`run({ target, only })`), and what the evaluation needs kept from
+ * the results: the failed checks with the requirement ids their failing findings carry.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startGateway } from '../../gateway/index.js';
+import { run } from '../index.js';
+import type { Family, OperationKey, Severity, Verdict } from '../model.js';
+import type { PlannedVariant } from './plan.js';
+
+/** Run settings shared by every variant of a self-test. */
+export interface VariantSettings {
+  /** Seed of the generated negative cases (fixed, so a self-test is reproducible). */
+  seed: number;
+  /** How long a probe waits for a notification, in milliseconds. */
+  notifyWait: number;
+  /** Tests and requests in flight at once within a run. */
+  concurrency: number;
+}
+
+/** A failed check of a variant's run. */
+export interface FailedCheck {
+  checkId: string;
+  operation: OperationKey;
+  family: Family;
+  severity: Severity;
+  /** Requirement ids of its failing (not information) findings. */
+  findingRequirements: string[];
+  /** Finding codes, once each. */
+  codes: string[];
+}
+
+/** What a variant's run produced. */
+export interface VariantRun {
+  name: string;
+  families: Family[];
+  verdict: Verdict | 'ERROR';
+  failed: FailedCheck[];
+  /** Checks that ran (passed, failed or not applicable) and checks skipped (could not run), with why (once each). */
+  ran: number;
+  skipped: number;
+  skipReasons: string[];
+  /** Kit errors and warnings of the run; `error` when the run could not complete. */
+  warnings: string[];
+  error?: string;
+  durationMs: number;
+  /** Set on the second run of a variant whose first run could not complete. */
+  retried?: boolean;
+}
+
+/** Run the suites of a variant's families against a gateway with the variant switched on. */
+export async function runVariant(variant: PlannedVariant, settings: VariantSettings): Promise<VariantRun> {
+  const started = Date.now();
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-selftest-'));
+  const gateway = await startGateway({ port: 0, host: '127.0.0.1', fault: variant.name });
+  const merchant = gateway.config.merchants[0]!;
+  const account = merchant.accounts[0]!;
+  try {
+    const result = await run({
+      target: gateway.baseUrl,
+      merchantId: merchant.merchantId,
+      accountId: account.accountId,
+      secret: account.secret,
+      only: variant.families,
+      failOn: 'profile',
+      reporter: [],
+      out,
+      seed: settings.seed,
+      notifyWait: settings.notifyWait,
+      concurrency: settings.concurrency,
+    });
+    const failed: FailedCheck[] = result.checks
+      .filter((c) => c.status === 'failed')
+      .map((c) => {
+        const failing = c.findings.filter((f) => f.severity !== 'info');
+        return {
+          checkId: c.checkId,
+          operation: c.operation,
+          family: c.family,
+          severity: c.severity,
+          findingRequirements: [...new Set(failing.flatMap((f) => f.requirementIds))].sort(),
+          codes: [...new Set(failing.map((f) => f.code))].sort(),
+        };
+      });
+    const selected = result.checks.filter((c) => variant.families.includes(c.family));
+    return {
+      name: variant.name,
+      families: variant.families,
+      verdict: result.verdict,
+      failed,
+      ran: selected.filter((c) => c.status !== 'skipped').length,
+      skipped: selected.filter((c) => c.status === 'skipped').length,
+      skipReasons: [...new Set(selected.filter((c) => c.status === 'skipped').map((c) => c.reason ?? ''))],
+      warnings: result.warnings,
+      durationMs: Date.now() - started,
+    };
+  } catch (e) {
+    const error = (e as Error).message.split('\n')[0]!;
+    return { name: variant.name, families: variant.families, verdict: 'ERROR', failed: [], ran: 0, skipped: 0, skipReasons: [], warnings: [], error, durationMs: Date.now() - started };
+  } finally {
+    await gateway.close();
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}
