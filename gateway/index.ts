@@ -15,7 +15,7 @@ import { Store } from './store.js';
 
 export type { GatewayConfig, MerchantConfig, AccountConfig } from './config.js';
 export { ConfigError, defaultConfig, loadGatewayConfig } from './config.js';
-export { FAULTS, findFault, UnknownFaultError, type FaultDefinition, type BehaviourSwitches } from './faults.js';
+export { FAULTS, findFault, UnknownFaultError, type BehaviourSwitches, type DeviationDefinition, type FaultDefinition, type NeutralDefinition } from './faults.js';
 export type { NotificationAttempt } from './notify.js';
 
 /** How to start the gateway. */

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startGateway } from '../../gateway/index.js';
+import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { run } from '../index.js';
-import type { Family, OperationKey, Severity, Verdict } from '../model.js';
+import type { Family, OperationKey, RunResult, Severity, Verdict } from '../model.js';
 import type { PlannedVariant } from './plan.js';
 
 /** Run settings shared by every variant of a self-test. */
@@ -51,14 +51,45 @@ export interface VariantRun {
   retried?: boolean;
 }
 
+/** What the self-test keeps of a run's results. */
+function summary(variant: PlannedVariant, result: RunResult, durationMs: number): VariantRun {
+  const failed: FailedCheck[] = result.checks
+    .filter((c) => c.status === 'failed')
+    .map((c) => {
+      const failing = c.findings.filter((f) => f.severity !== 'info');
+      return {
+        checkId: c.checkId,
+        operation: c.operation,
+        family: c.family,
+        severity: c.severity,
+        findingRequirements: [...new Set(failing.flatMap((f) => f.requirementIds))].sort(),
+        codes: [...new Set(failing.map((f) => f.code))].sort(),
+      };
+    });
+  const selected = result.checks.filter((c) => variant.families.includes(c.family));
+  const skipped = selected.filter((c) => c.status === 'skipped');
+  return {
+    name: variant.name,
+    families: variant.families,
+    verdict: result.verdict,
+    failed,
+    ran: selected.length - skipped.length,
+    skipped: skipped.length,
+    skipReasons: [...new Set(skipped.map((c) => c.reason ?? ''))],
+    warnings: result.warnings,
+    durationMs,
+  };
+}
+
 /** Run the suites of a variant's families against a gateway with the variant switched on. */
 export async function runVariant(variant: PlannedVariant, settings: VariantSettings): Promise<VariantRun> {
   const started = Date.now();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-selftest-'));
-  const gateway = await startGateway({ port: 0, host: '127.0.0.1', fault: variant.name });
-  const merchant = gateway.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
+  let gateway: RunningGateway | undefined;
   try {
+    gateway = await startGateway({ port: 0, host: '127.0.0.1', fault: variant.name });
+    const merchant = gateway.config.merchants[0]!;
+    const account = merchant.accounts[0]!;
     const result = await run({
       target: gateway.baseUrl,
       merchantId: merchant.merchantId,
@@ -72,36 +103,12 @@ export async function runVariant(variant: PlannedVariant, settings: VariantSetti
       notifyWait: settings.notifyWait,
       concurrency: settings.concurrency,
     });
-    const failed: FailedCheck[] = result.checks
-      .filter((c) => c.status === 'failed')
-      .map((c) => {
-        const failing = c.findings.filter((f) => f.severity !== 'info');
-        return {
-          checkId: c.checkId,
-          operation: c.operation,
-          family: c.family,
-          severity: c.severity,
-          findingRequirements: [...new Set(failing.flatMap((f) => f.requirementIds))].sort(),
-          codes: [...new Set(failing.map((f) => f.code))].sort(),
-        };
-      });
-    const selected = result.checks.filter((c) => variant.families.includes(c.family));
-    return {
-      name: variant.name,
-      families: variant.families,
-      verdict: result.verdict,
-      failed,
-      ran: selected.filter((c) => c.status !== 'skipped').length,
-      skipped: selected.filter((c) => c.status === 'skipped').length,
-      skipReasons: [...new Set(selected.filter((c) => c.status === 'skipped').map((c) => c.reason ?? ''))],
-      warnings: result.warnings,
-      durationMs: Date.now() - started,
-    };
+    return summary(variant, result, Date.now() - started);
   } catch (e) {
     const error = (e as Error).message.split('\n')[0]!;
     return { name: variant.name, families: variant.families, verdict: 'ERROR', failed: [], ran: 0, skipped: 0, skipReasons: [], warnings: [], error, durationMs: Date.now() - started };
   } finally {
-    await gateway.close();
+    await gateway?.close();
     fs.rmSync(out, { recursive: true, force: true });
   }
 }

@@ -73,6 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.stop();
+  fs.rmSync(work, { recursive: true, force: true });
 });
 
 /** `pagi-conform ARGS` in this process (the dispatcher), its console output kept for the masking scan. */
