@@ -44,7 +44,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): http.S
     gw.log(maskText(line, options.mask));
   };
 
-  return http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  return http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 65_000 }, (req, res) => {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
     // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
