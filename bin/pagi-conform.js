@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Entry point of the `pagi-conform` command: runs the TypeScript CLI through tsx's loader.
-import { register } from 'tsx/esm/api';
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Entry point of the `pagi-conform` command: runs the TypeScript CLI through tsx's loader (see launch.js).
+import { launch } from './launch.js';
+
+const argv = process.argv.slice(2);
+const { main } = await launch('src/cli/main.ts', { suites: ['run', 'selftest', 'merge'].includes(argv[0] ?? '') });
+process.exitCode = await main(argv);

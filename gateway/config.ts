@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import { createAjv, toViolations } from '../src/spec/ajv.js';
+import { parseYamlText } from '../src/yaml.js';
+import { toViolations } from '../src/spec/ajv.js';
+import { kitValidator } from '../src/spec/validators.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -37,11 +38,8 @@ export interface GatewayConfig {
 /** A configuration file that cannot be used; the message is one sentence per problem. */
 export class ConfigError extends Error {}
 
-let validateFn: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
-
 function validator() {
-  validateFn ??= createAjv().compile(JSON.parse(fs.readFileSync(path.join(HERE, 'config.schema.json'), 'utf8')));
-  return validateFn;
+  return kitValidator('https://pagi-conformance.dev/gateway/config.schema.json');
 }
 
 function readYamlFile(file: string): Record<string, unknown> {
@@ -53,7 +51,7 @@ function readYamlFile(file: string): Record<string, unknown> {
   }
   let value: unknown;
   try {
-    value = parseYaml(text, { uniqueKeys: true });
+    value = parseYamlText(text);
   } catch (error) {
     throw new ConfigError(`configuration file ${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -21,7 +21,10 @@ export class VitestAdapter implements Reporter {
   readonly replay: ReplayRequest[] = [];
   /** Printable records of the kit's exchanges, in the order the tests reported them. */
   readonly records: ExchangeRecord[] = [];
-  exchanges = 0;
+  /** Requests the suites sent (in a merge: every shard's, an observation two shards made counted twice). */
+  sent = 0;
+  /** Exchanges of each observation (`probe@operation`), counted once however many shards made it. */
+  private readonly observations = new Map<string, number>();
   /** Suite files vitest ran (this shard's only, when sharded). */
   readonly modules: string[] = [];
   /** Errors outside tests: a suite file that failed to load, an unhandled error. One line each. */
@@ -47,11 +50,25 @@ export class VitestAdapter implements Reporter {
       if (error) this.errors.push(`${testCase.fullName}: ${error.split('\n')[0]}`);
       return;
     }
-    this.exchanges += meta.exchanges;
+    this.sent += meta.exchanges;
+    if (meta.exchanges > 0) {
+      const key = meta.observation ?? `#${this.observations.size}`;
+      if (!this.observations.has(key)) this.observations.set(key, meta.exchanges);
+    }
     this.records.push(...meta.records);
     if (meta.replay) this.replay.push(...meta.replay);
     this.results.push(meta.result);
     for (const r of this.reporters) await r.onCheckResult?.(meta.result);
+  }
+
+  /**
+   * Exchanges of the run: each observation's exchanges once. Equal to `sent` on a single run; on a merge, what the
+   * unsharded run sends (families in different shards each make the observations they share).
+   */
+  get exchanges(): number {
+    let total = 0;
+    for (const n of this.observations.values()) total += n;
+    return total;
   }
 
   /** A `describe(operation)` block of a family's suite file has finished. */

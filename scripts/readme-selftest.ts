@@ -40,7 +40,7 @@ export function selftestSection(result: SelftestResult): string {
     '',
     `Neutral variants (must pass): ${score.neutrals.map((n) => code(n.name)).join(', ')}.`,
     '',
-    `Reproduce: ${code('npx pagi-conform selftest')} (${code('--jobs N')}, ${code('--only NAME,...')}; prints the table variant → verdict → failed checks and writes ${code(`reports/${SELFTEST_JSON}`)}), then ${code('npx tsx scripts/readme-selftest.ts')} regenerates this section (${code('--check')} fails when it is stale). ${code('PAGI_SELFTEST=1 npm test')} runs the whole self-test as a test (it takes several minutes on a 2-core machine, so plain ${code('npm test')} reports it as skipped).`,
+    `Reproduce: ${code('npx pagi-conform selftest')} (${code('--jobs N')}, ${code('--only NAME,...')}; prints the table variant → verdict → failed checks and writes ${code(`reports/${SELFTEST_JSON}`)}), then ${code('npx tsx scripts/readme-selftest.ts')} regenerates this section (${code('--check')} fails when it is stale). ${code('npm test')} runs the whole self-test as a test (test/selftest/selftest.test.ts; about three minutes on the kit's 2-core machine) and fails on any missed fault, false alarm or stale section.`,
   ].join('\n');
 }
 

@@ -72,27 +72,57 @@ function secretForms(secret: string): string[] {
   return [...forms].filter((f) => f.length >= 4).sort((a, b) => b.length - a.length);
 }
 
-/** Mask card-like digit runs and secrets in free text (bodies, URLs, curl lines, log lines). */
-export function maskText(text: string, rules: MaskRules = {}): string {
-  let out = text;
-  for (const card of rules.cards ?? []) {
-    if (card.length >= 8) out = out.split(card).join(maskPan(card));
-  }
-  out = out.replace(PAN_RUN, (run) => (looksLikePan(run) ? maskPan(run) : run));
-  for (const secret of rules.secrets ?? []) {
-    if (!secret) continue;
-    for (const form of secretForms(secret)) out = out.replace(new RegExp(escapeRegExp(form), 'g'), '[SECRET]');
-  }
+/** The regular expressions of one set of rules, built once (rules objects live for a run). */
+interface Masker {
+  cards: string[];
+  secrets: RegExp[];
+  /** Quick test: could the text hold anything to mask at all? */
+  maybe: RegExp;
+  pairs: RegExp;
+  json: RegExp;
+  xml: RegExp;
+}
+
+const maskers = new WeakMap<MaskRules, Masker>();
+const NO_RULES: MaskRules = {};
+
+function maskerOf(rules: MaskRules): Masker {
+  let m = maskers.get(rules);
+  if (m) return m;
+  const cards = (rules.cards ?? []).filter((c) => c.length >= 8);
+  const forms = (rules.secrets ?? []).filter(Boolean).flatMap(secretForms);
   const fields = [...SENSITIVE_FIELDS, ...(rules.fields ?? [])].map(escapeRegExp).join('|');
-  // name=value (form, query string, curl -d) and "name":"value" (JSON) forms of sensitive fields.
-  out = out.replace(new RegExp(`((?:^|[?&\\s"'])(?:${fields})=)[^&\\s"']*`, 'gi'), '$1***');
-  out = out.replace(new RegExp(`("(?:${fields})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?[0-9]+)`, 'gi'), '$1"***"');
-  out = out.replace(new RegExp(`(<(${fields})>)[^<]*(</\\2>)`, 'gi'), '$1***$3');
+  const literals = [...cards, ...forms].map(escapeRegExp);
+  m = {
+    cards,
+    secrets: forms.map((form) => new RegExp(escapeRegExp(form), 'g')),
+    // A digit run long enough for a card number, a known card or secret, or a sensitive field name.
+    maybe: new RegExp([String.raw`[0-9](?:(?:[ \-+]|%20)?[0-9]){12}`, ...literals, fields].join('|'), 'i'),
+    // name=value (form, query string, curl -d) and "name":"value" (JSON) forms of sensitive fields.
+    pairs: new RegExp(`((?:^|[?&\\s"'])(?:${fields})=)[^&\\s"']*`, 'gi'),
+    json: new RegExp(`("(?:${fields})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?[0-9]+)`, 'gi'),
+    xml: new RegExp(`(<(${fields})>)[^<]*(</\\2>)`, 'gi'),
+  };
+  maskers.set(rules, m);
+  return m;
+}
+
+/** Mask card-like digit runs and secrets in free text (bodies, URLs, curl lines, log lines). */
+export function maskText(text: string, rules: MaskRules = NO_RULES): string {
+  const m = maskerOf(rules);
+  if (!m.maybe.test(text)) return text;
+  let out = text;
+  for (const card of m.cards) out = out.split(card).join(maskPan(card));
+  out = out.replace(PAN_RUN, (run) => (looksLikePan(run) ? maskPan(run) : run));
+  for (const secret of m.secrets) out = out.replace(secret, '[SECRET]');
+  out = out.replace(m.pairs, '$1***');
+  out = out.replace(m.json, '$1"***"');
+  out = out.replace(m.xml, '$1***$3');
   return out;
 }
 
 /** Deep copy of a structured body with sensitive fields replaced and card numbers/secrets masked in strings. */
-export function maskValue<T>(value: T, rules: MaskRules = {}): T {
+export function maskValue<T>(value: T, rules: MaskRules = NO_RULES): T {
   const extra = new Set((rules.fields ?? []).map((f) => f.toLowerCase()));
   const walk = (v: unknown, key?: string): unknown => {
     if (key && (SENSITIVE_FIELDS.has(key.toLowerCase()) || extra.has(key.toLowerCase())) && v !== null && v !== undefined && typeof v !== 'object') return '***';

@@ -296,6 +296,11 @@ export interface ShardRun {
   commandLine: string[];
   startedAt: string;
   endedAt: string;
+  /**
+   * Requests the shard sent. Their sum can exceed the merged `totals.exchanges`: an observation shared by families
+   * that ran in different shards is made by each of them, and counted once in the totals, as the unsharded run makes it.
+   */
+  exchangesSent: number;
 }
 
 /** What `results.json` holds and every reporter reads. */

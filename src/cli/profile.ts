@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { readYamlFile } from '../yaml.js';
 import { profileProblems } from '../profile/load.js';
 
 const USAGE = 'usage: pagi-conform profile validate FILE';
@@ -13,7 +13,7 @@ export async function profileMain(argv: string[]): Promise<number> {
   }
   let value: unknown;
   try {
-    value = parseYaml(fs.readFileSync(file, 'utf8'), { uniqueKeys: true });
+    value = readYamlFile(file);
   } catch (e) {
     console.error(`pagi-conform: cannot read profile ${file}: ${(e as Error).message.split('\n')[0]}`);
     return 2;

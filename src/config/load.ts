@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parse as parseYaml } from 'yaml';
+import { readYamlFile } from '../yaml.js';
 import { UsageError, defaults, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
 
 /** The rows of `pagi-conform run` (flags, config-file keys, environment). */
@@ -51,7 +51,7 @@ export function readEnv(env: NodeJS.ProcessEnv, command: Command = 'run'): Parti
 export function readConfigFile(file: string): Partial<RunOptions> {
   let doc: unknown;
   try {
-    doc = parseYaml(fs.readFileSync(file, 'utf8'), { uniqueKeys: true });
+    doc = readYamlFile(file);
   } catch (e) {
     throw new UsageError(`Cannot read the config file ${file}: ${(e as Error).message.split('\n')[0]}`);
   }

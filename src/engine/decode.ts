@@ -1,4 +1,5 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
+import { htmlReader } from '../codecs/html-reader.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
@@ -85,9 +86,8 @@ function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBo
 }
 
 async function decodeHtml(text: string): Promise<DecodedBody> {
-  const { readCheckoutForm } = await import('../codecs/html.js'); // jsdom is loaded only when a page arrives
   try {
-    return { kind: 'html', form: readCheckoutForm(text) };
+    return { kind: 'html', form: await htmlReader().read(text) };
   } catch (e) {
     return { kind: 'undecodable', format: 'html', problem: (e as Error).message };
   }

@@ -285,7 +285,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       warnings,
       failOn: options.failOn,
     });
-    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming });
+    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
     const written = await adapter.runEnd(result, incoming);
     return { result, files: written, replay: adapter.replay };
   } finally {
@@ -323,6 +323,9 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
         pool: 'threads',
         isolate: false,
         maxWorkers: 1,
+        // The kit's TypeScript, transformed once and kept on disk (node_modules/.experimental-vitest-cache): a run
+        // starts without transforming the engine, the checks and the probes again.
+        experimental: { fsModuleCache: true },
         fileParallelism: false,
         sequence: { concurrent: true },
         maxConcurrency: options.concurrency,

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYamlFile } from '../yaml.js';
 import type { Profile } from '../profile/load.js';
 import type { OperationKey, RunConfigView } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
@@ -27,7 +27,7 @@ export function requestExamples(spec: SpecModel): Map<OperationKey, Record<strin
     const content: Record<string, any> = spec.openapi.paths[op.path]?.post?.requestBody?.content ?? {};
     for (const media of Object.values(content)) {
       for (const example of Object.values<any>(media.examples ?? {})) {
-        const value = example.$ref ? parseYaml(fs.readFileSync(path.join(spec.root, 'spec', example.$ref), 'utf8')).value : example.value;
+        const value = example.$ref ? readYamlFile(path.join(spec.root, 'spec', example.$ref)).value : example.value;
         if (!out.has(op.key) && value && typeof value === 'object' && matchesVariant(value, op.when)) out.set(op.key, value);
       }
     }
@@ -57,7 +57,7 @@ const cookieNames = new WeakMap<SpecModel, string>();
 function documentAntifraudField(spec: SpecModel): string {
   let name = cookieNames.get(spec);
   if (!name) {
-    const reference = parseYaml(fs.readFileSync(path.join(spec.root, 'spec', 'profiles', 'reference.yaml'), 'utf8')) as Profile;
+    const reference = readYamlFile(path.join(spec.root, 'spec', 'profiles', 'reference.yaml')) as Profile;
     cookieNames.set(spec, (name = reference.fields.antifraudTokenCookie));
   }
   return name;

@@ -34,6 +34,8 @@ export interface ShardManifest {
   warnings: string[];
   /** Notifications the shard's receiver got, masked. */
   incoming: ExchangeRecord[];
+  /** Requests this shard sent. */
+  exchangesSent: number;
 }
 
 const shardDir = (out: string) => path.resolve(out, 'shard');
@@ -131,7 +133,14 @@ function mergedMetadata(shards: ShardManifest[], commandLine: string[]): RunResu
   const base = shards[0]!.metadata;
   const startedAt = shards.map((s) => s.metadata.startedAt).sort()[0]!;
   const endedAt = shards.map((s) => s.metadata.endedAt).sort().at(-1)!;
-  const runs: ShardRun[] = shards.map((s) => ({ shard: s.shard, seed: s.metadata.seed, commandLine: s.metadata.commandLine, startedAt: s.metadata.startedAt, endedAt: s.metadata.endedAt }));
+  const runs: ShardRun[] = shards.map((s) => ({
+    shard: s.shard,
+    seed: s.metadata.seed,
+    commandLine: s.metadata.commandLine,
+    startedAt: s.metadata.startedAt,
+    endedAt: s.metadata.endedAt,
+    exchangesSent: s.exchangesSent,
+  }));
   return {
     ...base,
     commandLine,

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, inject, test } from 'vitest';
+import { htmlReader } from '../codecs/html-reader.js';
 import { maskText } from '../mask.js';
 import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Observation, OperationKey } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
@@ -21,6 +22,8 @@ export interface TestMeta {
   result: CheckResult;
   /** Exchanges made while the test ran (its probe's, when it made the observation). */
   exchanges: number;
+  /** The observation (`probe@operation`) whose exchanges this test reports, when it is the first to read it. */
+  observation?: string;
   /** Their printable records (masked evidence), for the reports. */
   records: ExchangeRecord[];
   replay?: ReplayRequest[];
@@ -68,6 +71,7 @@ export function inconclusiveReason(observation: Observation): string | undefined
 }
 
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
+  htmlReader(); // jsdom loads on the reader thread while the first exchanges run
   const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
   const profile = setup.profile;
   const registry = await loadRegistry(setup.registry);
@@ -150,10 +154,14 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   let outcome: CheckOutcome;
   let kitError: Error | undefined;
   let usage = { exchanges: 0, records: [] as ExchangeRecord[], replay: [] as ReplayRequest[] };
+  let claimed: string | undefined;
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
-      if (!entry.claimed) usage = entry.usage();
+      if (!entry.claimed) {
+        usage = entry.usage();
+        claimed = `${planned.probe}@${planned.operation}`;
+      }
       entry.claimed = true;
     });
     outcome = observation.inconclusive ? { skipped: observation.inconclusive } : check.run(observation, env.ctx);
@@ -163,7 +171,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
     outcome = { skipped: `kit error: ${kitError.message}` };
   }
   const result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
-  const meta: TestMeta = { result, exchanges: usage.exchanges, records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
+  const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
   return kitError ? { meta, kitError } : { meta };
 }
 

@@ -1,6 +1,6 @@
 /** Waivers: a YAML list of {check, reason, expires[, operation]} turning named failures into waived ones until expiry. */
 import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { readYamlFile } from '../yaml.js';
 import type { OperationKey } from '../model.js';
 import { UsageError } from '../config/options.js';
 
@@ -25,7 +25,7 @@ function field(entry: Record<string, unknown>, name: string, where: string): str
 export function loadWaivers(file: string): Waiver[] {
   let doc: unknown;
   try {
-    doc = parseYaml(fs.readFileSync(file, 'utf8'));
+    doc = readYamlFile(file);
   } catch (e) {
     throw new UsageError(`Cannot read the waiver file ${file}: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
-import { createAjv, toViolations } from '../spec/ajv.js';
-import { SCHEMAS_DIR, SPEC_DIR } from '../spec/paths.js';
+import { parseYamlText } from '../yaml.js';
+import { toViolations } from '../spec/ajv.js';
+import { SCHEMA_BASE, SPEC_DIR } from '../spec/paths.js';
+import { kitValidator } from '../spec/validators.js';
 import type { PAGIProfile } from '../types/generated.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
@@ -17,11 +18,8 @@ export interface LoadedProfile {
   digest: string;
 }
 
-let validateFn: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
-
 function schemaValidator() {
-  validateFn ??= createAjv().compile(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
-  return validateFn;
+  return kitValidator(`${SCHEMA_BASE}profile.schema.json`);
 }
 
 /**
@@ -75,7 +73,7 @@ export function profileProblems(value: unknown): string[] {
 export function loadProfile(fileOrName = 'reference'): LoadedProfile {
   const file = /[\\/.]/.test(fileOrName) ? path.resolve(fileOrName) : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
   const bytes = fs.readFileSync(file);
-  const value = parseYaml(bytes.toString('utf8'), { uniqueKeys: true });
+  const value = parseYamlText(bytes.toString('utf8'));
   const problems = profileProblems(value);
   if (problems.length) throw new Error(`profile ${file} is not valid:\n- ${problems.join('\n- ')}`);
   return { profile: value as Profile, file, digest: createHash('sha256').update(bytes).digest('hex') };

@@ -1,5 +1,5 @@
 /**
- * Runs variants in `jobs` child processes at once (src/selftest/worker.ts through tsx), each child taking the next
+ * Runs variants in `jobs` child processes at once (src/selftest/worker.ts, started as the CLI starts: bin/run-ts.js), each child taking the next
  * variant when it is done. A child that crashes or overruns the time limit is replaced; its variant is recorded as
  * an error run.
  */
@@ -10,7 +10,8 @@ import type { PlannedVariant } from './plan.js';
 import type { VariantRun, VariantSettings } from './variant.js';
 import type { WorkerRequest } from './worker.js';
 
-const WORKER = path.join(KIT_ROOT, 'src', 'selftest', 'worker.ts');
+const LAUNCHER = path.join(KIT_ROOT, 'bin', 'run-ts.js');
+const WORKER = 'src/selftest/worker.ts';
 /** Characters of a child's stderr kept to explain a crash. */
 const STDERR_TAIL = 2000;
 
@@ -22,7 +23,8 @@ interface Worker {
 function spawnWorker(): Worker {
   // A child of a vitest process must not look like a vitest worker itself.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
-  const child = fork(WORKER, [], { cwd: KIT_ROOT, execArgv: ['--import', 'tsx'], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // No `--import tsx`: the launcher registers tsx in the child's main thread only, so its vitest workers do not load through it.
+  const child = fork(LAUNCHER, [WORKER], { cwd: KIT_ROOT, execArgv: [], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);

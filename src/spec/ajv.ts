@@ -1,4 +1,4 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
@@ -7,9 +7,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 /** Annotation keywords of the kit's schemas: they carry data for the kit and never validate. */
 export const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi'] as const;
 
-/** An Ajv2020 instance in strict mode with the kit's annotation keywords registered. */
-export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, strictRequired: true, allowUnionTypes: false });
+/** An Ajv2020 instance in strict mode with the kit's annotation keywords registered (`extra`: e.g. `code` for standalone output). */
+export function createAjv(extra: Pick<Options, 'code'> = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, strictRequired: true, allowUnionTypes: false, ...extra });
   addFormats(ajv);
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ['string', 'object', 'array'] });
   return ajv;

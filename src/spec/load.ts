@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { readYamlFile } from '../yaml.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OperationKey, Requirement } from '../model.js';
-import { createAjv, toViolations, type SchemaViolation } from './ajv.js';
+import { toViolations, type SchemaViolation } from './ajv.js';
+import { readSchemaSet, validatorSource } from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE } from './paths.js';
 
 /** A media type of a request or response body, and why the spec lists it. */
@@ -112,7 +113,8 @@ export interface SpecModel {
   results: Record<string, ResultGroupSpec>;
   /** Schema documents by `$id`. */
   schemas: Map<string, Record<string, any>>;
-  ajv: Ajv2020;
+  /** Whether the validators come from the generated standalone code (`npm run gen:validators`). */
+  precompiled: boolean;
   /** sha256 over the spec, the catalogue and every schema file. */
   digest: string;
   /** Compiled validator of a schema `$id` (or `$id#/pointer`). */
@@ -129,7 +131,7 @@ export function schemaIdOfFileRef(ref: string): string {
 }
 
 function readYaml(file: string): any {
-  return parseYaml(fs.readFileSync(file, 'utf8'));
+  return readYamlFile(file);
 }
 
 /** Resolve `#/components/schemas/Name` of the OpenAPI document to the schema `$id` it stands for. */
@@ -198,16 +200,16 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
   const catalogue = readYaml(catalogueFile);
   hash.update(fs.readFileSync(specFile)).update(fs.readFileSync(catalogueFile));
 
-  const ajv = createAjv();
+  const set = readSchemaSet(schemaDir);
   const schemas = new Map<string, Record<string, any>>();
-  for (const file of fs.readdirSync(schemaDir).filter((f) => SCHEMA_FILE.test(f)).sort()) {
-    const text = fs.readFileSync(path.join(schemaDir, file), 'utf8');
-    hash.update(file).update(text);
-    const schema = JSON.parse(text);
-    if (schema.$id !== SCHEMA_BASE + file) throw new Error(`spec: schemas/${file} has $id ${schema.$id}, expected ${SCHEMA_BASE + file}`);
+  for (const file of set.files) {
+    if (!SCHEMA_FILE.test(file.name) || file.name.includes('/')) continue;
+    hash.update(file.name).update(file.text);
+    const schema = file.doc;
+    if (schema.$id !== SCHEMA_BASE + file.name) throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
     schemas.set(schema.$id, schema);
-    ajv.addSchema(schema);
   }
+  const source = validatorSource(set);
 
   const requirements = new Map<string, Requirement>();
   for (const entry of catalogue.requirements as Requirement[]) {
@@ -268,16 +270,7 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     }
   }
 
-  const compiled = new Map<string, ValidateFunction>();
-  const validator = (schemaId: string): ValidateFunction => {
-    let fn = compiled.get(schemaId);
-    if (!fn) {
-      fn = ajv.getSchema(schemaId);
-      if (!fn) throw new Error(`spec: no schema ${schemaId}`);
-      compiled.set(schemaId, fn);
-    }
-    return fn;
-  };
+  const validator = (schemaId: string): ValidateFunction => source.validator(schemaId);
 
   return {
     root,
@@ -286,7 +279,7 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     operations,
     results: openapi['x-pagi']?.results ?? {},
     schemas,
-    ajv,
+    precompiled: source.precompiled,
     digest: hash.digest('hex'),
     validator,
     validate(schemaId, instance) {

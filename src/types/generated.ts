@@ -5978,6 +5978,10 @@ export interface ResultsShardRun {
    * End of the shard run (UTC).
    */
   endedAt: string;
+  /**
+   * Requests the shard sent. Their sum can exceed the merged `totals.exchanges`: an observation shared by families that ran in different shards is made by each, and counted once in the totals, as the unsharded run makes it.
+   */
+  exchangesSent: number;
 }
 /**
  * Requirement coverage of the run.

@@ -91,3 +91,24 @@ describe('readCheckoutForm', () => {
     expect(readCheckoutForm(page('<form><input name="a" value="1"></form>'))).toMatchObject({ forms: 1, method: '', action: '' });
   });
 });
+
+describe('the HTML reader thread (src/codecs/html-reader.ts)', () => {
+  it('reads pages into the same model as readCheckoutForm does in the calling thread', async () => {
+    const { createHtmlReader } = await import('../../src/codecs/html-reader.js');
+    const reader = createHtmlReader();
+    try {
+      const pages = [
+        exampleValue('checkout-response.yaml'),
+        page(`${form('name="pay" method="POST" action="/x"')}<script>document.pay.submit()</script>`),
+        '<p>no form</p>',
+        page(form('method="POST" action="/x"', '<input name="__proto__" value="1"><input name="n" value="&quot;&gt;&lt;script&gt;">')),
+      ];
+      const models = await Promise.all(pages.map((p) => reader.read(p)));
+      expect(models).toEqual(pages.map((p) => readCheckoutForm(p)));
+    } finally {
+      await reader.close();
+    }
+    // After close, pages are read in the calling thread.
+    expect(await reader.read('<p>no form</p>')).toEqual(readCheckoutForm('<p>no form</p>'));
+  }, 30_000);
+});

@@ -6,11 +6,17 @@ import { parse as parseYaml } from 'yaml';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { generateTypes, TYPES_FILE } from '../../scripts/gen-types.js';
 import { syncedSpecText } from '../../scripts/sync-spec.js';
+import { generateValidators } from '../../scripts/gen-validators.js';
+import { GENERATED_VALIDATORS } from '../../src/spec/validators.js';
 
 describe('derived artefacts and lint', () => {
   it('src/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
     expect(fs.readFileSync(TYPES_FILE, 'utf8') === (await generateTypes()), 'stale: run npm run gen:types').toBe(true);
   });
+
+  it('src/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {
+    expect(fs.readFileSync(GENERATED_VALIDATORS, 'utf8') === generateValidators(), 'stale: run npm run gen:validators').toBe(true);
+  }, 60_000);
 
   it("the spec's per-operation requirement lists are derived from the catalogue (npm run spec:sync)", () => {
     const { current, synced } = syncedSpecText();

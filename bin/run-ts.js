@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// Runs a TypeScript script of the kit (a benchmark) the way the CLI runs: see launch.js. Usage: node bin/run-ts.js FILE.ts
+import { launch } from './launch.js';
+
+const [entry, ...rest] = process.argv.slice(2);
+if (!entry) {
+  console.error('usage: node bin/run-ts.js FILE.ts [args…]');
+  process.exit(2);
+}
+process.argv = [process.argv[0], new URL(`../${entry}`, import.meta.url).pathname, ...rest];
+await launch(entry, { suites: true });

@@ -1,0 +1,79 @@
+/**
+ * Checkout pages read on a thread of their own. Loading jsdom costs about a second of CPU; on its own thread it
+ * loads while the first exchanges run, and pages are parsed beside the checks instead of between them. The thread
+ * runs `readCheckoutForm` (html.ts) unchanged; when it cannot start, pages are read in the calling thread.
+ */
+import { Worker } from 'node:worker_threads';
+import type { CheckoutFormModel } from '../model.js';
+
+type Reply = { id: number; form: CheckoutFormModel } | { id: number; error: string } | { ready: true };
+
+/** A reader of checkout pages. */
+export interface HtmlReader {
+  read(html: string): Promise<CheckoutFormModel>;
+  close(): Promise<void>;
+}
+
+async function inThread(html: string): Promise<CheckoutFormModel> {
+  const { readCheckoutForm } = await import('./html.js');
+  return readCheckoutForm(html);
+}
+
+/** Start a reader thread (jsdom starts loading at once). */
+export function createHtmlReader(): HtmlReader {
+  let worker: Worker | undefined;
+  let failed = false;
+  let next = 0;
+  const pending = new Map<number, { resolve(form: CheckoutFormModel): void; reject(e: Error): void }>();
+  try {
+    worker = new Worker(new URL('./html-thread.mjs', import.meta.url));
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      if ('ready' in reply) return;
+      const waiting = pending.get(reply.id);
+      pending.delete(reply.id);
+      if ('form' in reply) waiting?.resolve(reply.form);
+      else waiting?.reject(new Error(reply.error));
+    });
+    const fail = () => {
+      failed = true;
+      worker = undefined;
+      // Pages sent to a thread that died are read here instead.
+      for (const [, waiting] of pending) waiting.reject(new Error('the HTML reader thread stopped'));
+      pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', fail);
+  } catch {
+    failed = true;
+  }
+  return {
+    async read(html) {
+      if (failed || !worker) return inThread(html);
+      const id = ++next;
+      try {
+        return await new Promise<CheckoutFormModel>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          worker!.postMessage({ id, html });
+        });
+      } catch (e) {
+        if (failed) return inThread(html);
+        throw e;
+      }
+    },
+    async close() {
+      const w = worker;
+      worker = undefined;
+      failed = true;
+      await w?.terminate();
+    },
+  };
+}
+
+let shared: HtmlReader | undefined;
+
+/** The reader of this thread, started on first use (call early to have jsdom loaded before the first page). */
+export function htmlReader(): HtmlReader {
+  shared ??= createHtmlReader();
+  return shared;
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kitSpec, loadSpec } from '../../src/spec/load.js';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+import { ajvForSet, compiledIds, readSchemaSet, validatorSource } from '../../src/spec/validators.js';
+import { toViolations } from '../../src/spec/ajv.js';
+import { exampleValue } from './helpers.js';
+
+/** A copy of the kit's spec and schemas in a temporary folder, with `edit` applied to one schema. */
+function copyWith(file: string, edit: (schema: any) => void): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-validators-'));
+  fs.cpSync(path.join(KIT_ROOT, 'spec'), path.join(root, 'spec'), { recursive: true });
+  fs.cpSync(path.join(KIT_ROOT, 'schemas'), path.join(root, 'schemas'), { recursive: true });
+  const schemaFile = path.join(root, 'schemas', file);
+  const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8'));
+  edit(schema);
+  fs.writeFileSync(schemaFile, JSON.stringify(schema, null, 2));
+  return root;
+}
+
+describe('precompiled validators (src/spec/validators.ts)', () => {
+  it("the kit's own spec uses the generated standalone code", () => {
+    expect(kitSpec().precompiled).toBe(true);
+  });
+
+  it('give the same violations, with the same requirement ids, as Ajv compiling the schemas at run time', () => {
+    const set = readSchemaSet();
+    const generated = validatorSource(set);
+    const ajv = ajvForSet(set.documents);
+    const instances: [string, unknown][] = [
+      ['direct-payment-response.schema.json', { ...exampleValue('authorise-direct-response.yaml'), amount: '10.3', currency: 'US', created_at: 'yesterday' }],
+      ['capture-request.schema.json', { merchant_id: 1, capture_orders: Array.from({ length: 51 }, () => ({ transaction_id: 'T1_01' })) }],
+      ['payout-response.schema.json', { amount: 'x', bank_details: { bank_code: 3 } }],
+      ['profile.schema.json', { name: 7 }],
+    ];
+    for (const [file, instance] of instances) {
+      const id = `https://pagi-conformance.dev/schemas/${file}`;
+      const a = generated.validator(id);
+      const b = ajv.getSchema(id)!;
+      expect(a(instance)).toBe(false);
+      expect(b(instance)).toBe(false);
+      const key = (v: ReturnType<typeof toViolations>[number]) => `${v.requirementId} ${v.keyword} ${v.instancePath} ${v.schemaPath}`;
+      expect(toViolations(a.errors).map(key).sort()).toEqual(toViolations(b.errors).map(key).sort());
+      if (file !== 'profile.schema.json') expect(toViolations(a.errors).some((v) => v.requirementId)).toBe(true);
+    }
+  });
+
+  it('cover every document and the field and item subschemas the gateway validates', () => {
+    const set = readSchemaSet();
+    const ids = new Set(compiledIds(set.documents));
+    for (const id of set.documents.keys()) expect(ids.has(id)).toBe(true);
+    expect(ids.has('https://pagi-conformance.dev/schemas/capture-request.schema.json#/properties/capture_orders/items')).toBe(true);
+  });
+
+  it('a changed schema is compiled at run time, so results never depend on a stale generated file', () => {
+    const root = copyWith('capture-request.schema.json', (schema) => {
+      schema.properties.capture_orders.maxItems = 49;
+    });
+    const spec = loadSpec(root);
+    expect(spec.precompiled).toBe(false);
+    expect(spec.operations.get('capture')?.batch?.maxItems).toBe(49);
+    const items = Array.from({ length: 50 }, (_, i) => ({ transaction_id: `T${i}`, order_no: `O${i}`, currency: 'EUR', amount: '1.00' }));
+    expect(spec.validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).some((v) => v.keyword === 'maxItems')).toBe(true);
+    expect(kitSpec().validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).some((v) => v.keyword === 'maxItems')).toBe(false);
+  });
+});
