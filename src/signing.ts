@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import type { OperationKey } from './model.js';
 import type { PAGIProfile } from './types/generated.js';
 
@@ -60,13 +60,12 @@ export function stringToSign(sig: SignatureProfile, direction: Direction, operat
 
 /** Digest of a string to sign with the profile's algorithm and encoding. */
 export function digest(sig: SignatureProfile, text: string, secret: string): string {
-  const raw =
+  const encoding = sig.encoding === 'base64' ? 'base64' : 'hex';
+  const out =
     sig.algorithm.name === 'hmac-sha256'
-      ? createHmac('sha256', secret).update(text, 'utf8').digest()
-      : createHash('sha256').update(text + sig.algorithm.secretJoin + secret, 'utf8').digest();
-  if (sig.encoding === 'base64') return raw.toString('base64');
-  const hex = raw.toString('hex');
-  return sig.encoding === 'hex-upper' ? hex.toUpperCase() : hex;
+      ? createHmac('sha256', secret).update(text, 'utf8').digest(encoding)
+      : hash('sha256', text + sig.algorithm.secretJoin + secret, encoding); // one-shot: the gateway signs twice per request
+  return sig.encoding === 'hex-upper' ? out.toUpperCase() : out;
 }
 
 /** `encryption_data` for a message, or undefined when the profile does not sign it. */
