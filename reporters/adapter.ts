@@ -51,10 +51,7 @@ export class VitestAdapter implements Reporter {
       return;
     }
     this.sent += meta.exchanges;
-    if (meta.exchanges > 0) {
-      const key = meta.observation ?? `#${this.observations.size}`;
-      if (!this.observations.has(key)) this.observations.set(key, meta.exchanges);
-    }
+    if (meta.observation && !this.observations.has(meta.observation)) this.observations.set(meta.observation, meta.exchanges);
     this.records.push(...meta.records);
     if (meta.replay) this.replay.push(...meta.replay);
     this.results.push(meta.result);

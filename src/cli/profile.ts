@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { readYamlFile } from '../yaml.js';
 import { profileProblems } from '../profile/load.js';
 

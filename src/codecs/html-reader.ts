@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CheckoutFormModel } from '../model.js';
 
-type Reply = { id: number; form: CheckoutFormModel } | { id: number; error: string } | { ready: true };
+type Reply = { id: number; form: CheckoutFormModel } | { id: number; error: string };
 
 /** A reader of checkout pages. */
 export interface HtmlReader {
@@ -29,7 +29,6 @@ export function createHtmlReader(): HtmlReader {
     worker = new Worker(new URL('./html-thread.mjs', import.meta.url));
     worker.unref();
     worker.on('message', (reply: Reply) => {
-      if ('ready' in reply) return;
       const waiting = pending.get(reply.id);
       pending.delete(reply.id);
       if ('form' in reply) waiting?.resolve(reply.form);

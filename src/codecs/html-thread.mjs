@@ -14,4 +14,3 @@ parentPort.on('message', ({ id, html }) => {
     parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
   }
 });
-parentPort.postMessage({ ready: true });

@@ -3,7 +3,6 @@
  * to the run: its merchant and account, a fresh order number, the profile's card fields filled with the
  * configured test card, the profile's anti-fraud cookie name and the kit's notification URL.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { readYamlFile } from '../yaml.js';
 import type { Profile } from '../profile/load.js';

@@ -37,6 +37,8 @@ declare module 'vitest' {
 
 /** An observation being made or made, with the exchanges its probe made; the first test reading it reports them. */
 interface ObservationEntry {
+  /** `probe@operation`. */
+  key: string;
   observation: Promise<Observation>;
   usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
   claimed: boolean;
@@ -110,7 +112,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
         const reason = obs.inconclusive ?? inconclusiveReason(obs);
         return reason ? { ...obs, inconclusive: reason } : obs;
       });
-      entry = { observation, usage: scoped.usage, claimed: false };
+      entry = { key, observation, usage: scoped.usage, claimed: false };
       observations.set(key, entry);
     }
     return entry;
@@ -160,7 +162,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
     const observation = await entry.observation.finally(() => {
       if (!entry.claimed) {
         usage = entry.usage();
-        claimed = `${planned.probe}@${planned.operation}`;
+        claimed = entry.key;
       }
       entry.claimed = true;
     });

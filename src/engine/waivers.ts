@@ -1,5 +1,4 @@
 /** Waivers: a YAML list of {check, reason, expires[, operation]} turning named failures into waived ones until expiry. */
-import fs from 'node:fs';
 import { readYamlFile } from '../yaml.js';
 import type { OperationKey } from '../model.js';
 import { UsageError } from '../config/options.js';

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { readYamlFile } from '../yaml.js';
+import { parseYamlText } from '../yaml.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OperationKey, Requirement } from '../model.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
-import { readSchemaSet, validatorSource } from './validators.js';
-import { KIT_ROOT, SCHEMA_BASE } from './paths.js';
+import { kitSchemaSet, readSchemaSet, validatorSource } from './validators.js';
+import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';
 
 /** A media type of a request or response body, and why the spec lists it. */
 export interface MediaEntry {
@@ -123,16 +123,11 @@ export interface SpecModel {
   validate(schemaId: string, instance: unknown): SchemaViolation[];
 }
 
-const SCHEMA_FILE = /\.schema\.json$/;
-
 /** Turn a component `$ref` to a schema file (`../schemas/x.schema.json`) into its `$id`. */
 export function schemaIdOfFileRef(ref: string): string {
   return SCHEMA_BASE + path.posix.basename(ref);
 }
 
-function readYaml(file: string): any {
-  return readYamlFile(file);
-}
 
 /** Resolve `#/components/schemas/Name` of the OpenAPI document to the schema `$id` it stands for. */
 function componentSchemaId(openapi: Record<string, any>, pointer: string): string {
@@ -196,14 +191,16 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
   const schemaDir = path.join(root, 'schemas');
   const hash = createHash('sha256');
 
-  const openapi = readYaml(specFile);
-  const catalogue = readYaml(catalogueFile);
-  hash.update(fs.readFileSync(specFile)).update(fs.readFileSync(catalogueFile));
+  const specText = fs.readFileSync(specFile, 'utf8');
+  const catalogueText = fs.readFileSync(catalogueFile, 'utf8');
+  const openapi = parseYamlText(specText);
+  const catalogue = parseYamlText(catalogueText);
+  hash.update(specText).update(catalogueText);
 
-  const set = readSchemaSet(schemaDir);
+  const set = path.resolve(schemaDir) === SCHEMAS_DIR ? kitSchemaSet() : readSchemaSet(schemaDir);
   const schemas = new Map<string, Record<string, any>>();
   for (const file of set.files) {
-    if (!SCHEMA_FILE.test(file.name) || file.name.includes('/')) continue;
+    if (file.name.includes('/')) continue; // the gateway's config schema travels with the set; it is not the spec's
     hash.update(file.name).update(file.text);
     const schema = file.doc;
     if (schema.$id !== SCHEMA_BASE + file.name) throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);

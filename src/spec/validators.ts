@@ -137,10 +137,18 @@ export function validatorSource(set: SchemaSet): ValidatorSource {
   };
 }
 
+let kitSet: ReturnType<typeof readSchemaSet> | undefined;
+
+/** The kit's own schema set, read once per process (the spec loader and the validators below share it). */
+export function kitSchemaSet(): ReturnType<typeof readSchemaSet> {
+  kitSet ??= readSchemaSet();
+  return kitSet;
+}
+
 let kitSource: ValidatorSource | undefined;
 
 /** Validators of the kit's own schema set (profile, gateway configuration, results), made once per process. */
 export function kitValidator(schemaId: string): ValidateFunction {
-  kitSource ??= validatorSource(readSchemaSet());
+  kitSource ??= validatorSource(kitSchemaSet());
   return kitSource.validator(schemaId);
 }
