@@ -5,6 +5,10 @@
  * bench/results/gateway.json and prints a table.
  *
  * Goal on a 2-core machine: at least 5,000 direct payments per second with p99 at most 10 ms.
+ *
+ * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (run only the scenarios
+ * whose name starts with it, e.g. `direct`), BENCH_CHILD_ARGS (extra node flags for the gateway process, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -112,7 +116,7 @@ function run(url: string, s: Scenario, duration: number): Promise<LoadResult> {
 }
 
 async function main(): Promise<void> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', HERE, '--child'], { cwd: KIT_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', HERE, '--child'], { cwd: KIT_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).url));
     proc.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
@@ -135,7 +139,7 @@ async function main(): Promise<void> {
       { name: 'checkout page', path: '/v1/checkout', body: signed('checkout', { ...example('checkout-request'), order_no: 'BENCH-CHECKOUT' }) },
     ];
     const rows: Row[] = [];
-    for (const s of scenarios) {
+    for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.startsWith(process.env.BENCH_ONLY))) {
       await run(url, s, 2); // warm-up
       const cpuBefore = cpuMs(proc.pid!);
       const r = await run(url, s, DURATION_S);

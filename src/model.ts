@@ -223,8 +223,11 @@ export interface ProbeClient {
   ): Promise<Exchange>;
   /** A fresh, run-unique order number. */
   orderNo(): string;
-  /** Notifications received by the kit's receiver for a given order_no or request_id, waiting up to `ms`. */
-  notifications(key: string, ms: number): Promise<Exchange[]>;
+  /**
+   * Notifications received by the kit's receiver for a given order_no or request_id, waiting up to `ms` until there
+   * are `atLeast` of them (default 1).
+   */
+  notifications(key: string, ms: number, atLeast?: number): Promise<Exchange[]>;
   /**
    * Whether a message's `encryption_data` verifies under the profile's scheme with the run's secret (the secret never
    * leaves the client); `undefined` when the profile does not sign that direction of that operation.
@@ -244,6 +247,11 @@ export interface ProbeClient {
 export interface Probe {
   id: string;
   operations: readonly OperationKey[];
+  /**
+   * The probe's duration is set by the target's clock (a notification wait, a retry schedule), not by its own
+   * exchanges: a run starts such probes first, so the wait overlaps the other probes' exchanges.
+   */
+  waitsOnTarget?: boolean;
   run(operation: OperationKey, client: ProbeClient, ctx: CheckContext): Promise<Observation>;
 }
 

@@ -1,4 +1,4 @@
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 /** Why an XML body could not be read. */
 export type XmlProblem =
@@ -85,9 +85,40 @@ export function normaliseArrays(value: Record<string, unknown>, arrayFields: rea
   return out;
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false, processEntities: true });
+const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
-/** Serialise a flat-or-nested object as `<?xml …?><root>…</root>`, escaping every value. */
+/** Escape the five XML special characters of a text value. */
+export function escapeXml(text: string): string {
+  return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!) : text;
+}
+
+/** Element names the writer accepts (XML names without namespaces or non-ASCII letters), and those already seen. */
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
+const checkedNames = new Set<string>();
+
+function putElement(out: string[], name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!checkedNames.has(name)) {
+    if (!XML_NAME.test(name)) throw new TypeError(`not an XML element name: ${JSON.stringify(name).slice(0, 40)}`);
+    if (checkedNames.size < 10_000) checkedNames.add(name);
+  }
+  if (value === null) out.push(`<${name}/>`);
+  else if (Array.isArray(value)) for (const item of value) putElement(out, name, item);
+  else if (typeof value === 'object' && !(value instanceof Date)) {
+    out.push(`<${name}>`);
+    for (const [key, child] of Object.entries(value)) putElement(out, key, child);
+    out.push(`</${name}>`);
+  } else out.push(`<${name}>${escapeXml(String(value))}</${name}>`);
+}
+
+/**
+ * Serialise a flat-or-nested object as `<?xml …?><root>…</root>`, escaping every value: an array becomes repeated
+ * elements, `null` an empty element, `undefined` nothing. The same output as fast-xml-parser's XMLBuilder with
+ * `ignoreAttributes` and `suppressEmptyNode: false` (test/codecs/xml.test.ts compares them on generated values),
+ * written here because that builder took a third of the reference gateway's time per direct payment.
+ */
 export function writeXml(root: string, value: Record<string, unknown>): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: value })}`;
+  const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  putElement(out, root, value);
+  return out.join('');
 }

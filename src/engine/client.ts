@@ -218,9 +218,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (localAddress) sent.localAddress = localAddress;
       return exchange(operation, sent);
     },
-    async notifications(key, ms) {
+    async notifications(key, ms, atLeast) {
       await control;
-      return options.notifications ? options.notifications.notifications(key, ms) : [];
+      return options.notifications ? options.notifications.notifications(key, ms, atLeast) : [];
     },
     verifySignature(operation, direction, body) {
       if (stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;

@@ -14,8 +14,11 @@ import { buildEvidence } from './evidence.js';
 
 /** Where probes get the notifications the kit received. */
 export interface NotificationSource {
-  /** Requests received whose body has a top-level value equal to `key` (order_no, request_id), waiting up to `ms` for one. */
-  notifications(key: string, ms: number): Promise<Exchange[]>;
+  /**
+   * Requests received whose body has a top-level value equal to `key` (order_no, request_id), waiting up to `ms`
+   * until there are `atLeast` of them (default 1).
+   */
+  notifications(key: string, ms: number, atLeast?: number): Promise<Exchange[]>;
   /** From now on, answer the notifications for `key` with a status that does not acknowledge them. */
   refuse?(key: string): Promise<void>;
 }
@@ -113,12 +116,12 @@ export async function startReceiver(options: { listenOn: string; publicUrl?: str
     for (const wake of waiters) wake();
   });
 
-  const find = async (key: string, ms: number): Promise<Exchange[]> => {
+  const find = async (key: string, ms: number, atLeast = 1): Promise<Exchange[]> => {
     const deadline = Date.now() + ms;
     for (;;) {
       const found = records.filter((r) => matches(r, key));
       const left = deadline - Date.now();
-      if (found.length || left <= 0) return found;
+      if (found.length >= atLeast || left <= 0) return found;
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
@@ -139,7 +142,7 @@ export async function startReceiver(options: { listenOn: string; publicUrl?: str
       refused.add(key);
       res.writeHead(204).end();
     } else if (url.pathname === `/${token}/notifications`) {
-      const found = await find(key, Math.max(0, Number(url.searchParams.get('wait')) || 0));
+      const found = await find(key, Math.max(0, Number(url.searchParams.get('wait')) || 0), Math.max(1, Number(url.searchParams.get('atLeast')) || 1));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
     } else res.writeHead(404).end();
   });
@@ -173,8 +176,8 @@ export function splitHostPort(value: string): [string, string] {
 /** A notification source reading a receiver of another thread or process through its control URL. */
 export function remoteNotifications(controlUrl: string): NotificationSource {
   return {
-    async notifications(key, ms) {
-      const url = `${controlUrl}/notifications?key=${encodeURIComponent(key)}&wait=${ms}`;
+    async notifications(key, ms, atLeast = 1) {
+      const url = `${controlUrl}/notifications?key=${encodeURIComponent(key)}&wait=${ms}&atLeast=${atLeast}`;
       const res = await request(url, { headersTimeout: ms + 10_000, bodyTimeout: ms + 10_000 });
       return (await res.body.json()) as Exchange[];
     },

@@ -36,7 +36,7 @@ declare module 'vitest' {
 }
 
 /** An observation being made or made, with the exchanges its probe made; the first test reading it reports them. */
-interface ObservationEntry {
+export interface ObservationEntry {
   /** `probe@operation`. */
   key: string;
   observation: Promise<Observation>;
@@ -121,17 +121,20 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   const report: WorkerPlan = { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: registryProblems(registry, spec), unknownSelectors: unknownSelectors(plan, setup.selection) };
   fs.writeFileSync(setup.planFile, JSON.stringify(report));
   if (report.problems.length || report.unknownSelectors.length) throw new Error('the run cannot be planned; the runner reports why');
-  if (setup.prefetch) prefetch(plan, observe, setup.transport.concurrency * 2);
+  if (setup.prefetch) prefetch(plan, observe, setup.transport.concurrency * 2, new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)));
   return { setup, spec, registry, client, ctx, plan, observe };
 }
 
 /**
  * Start every selected observation in the background, `lanes` probes at a time, so a probe waiting (for a
- * notification, a retry schedule) overlaps with the others whatever family file runs. Tests join them; failures
- * surface in the tests that read them.
+ * notification, a retry schedule) overlaps with the others whatever family file runs. Probes that wait on the
+ * target's clock (`waiting`) start first, each beside the lanes; the others in plan order. Tests join them;
+ * failures surface in the tests that read them.
  */
-function prefetch(plan: readonly PlannedTest[], observe: WorkerEnv['observe'], lanes: number): void {
-  const pairs = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
+export function prefetch(plan: readonly PlannedTest[], observe: Pick<WorkerEnv, 'observe'>['observe'], lanes: number, waiting: ReadonlySet<string> = new Set()): void {
+  const all = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
+  for (const t of all.filter((x) => waiting.has(x.probe))) void Promise.resolve().then(() => observe(t.probe, t.operation).observation).catch(() => undefined);
+  const pairs = all.filter((x) => !waiting.has(x.probe));
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < pairs.length) {

@@ -59,9 +59,12 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
   }
   recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
   return main;
-});
+}, { waitsOnTarget: true });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long the retry probe waits past the schedule, and after the last scheduled attempt. */
+const GRACE_MS = 250;
 
 /** The delays between the attempts the profile's retry rule makes. */
 export function retryDelays(ctx: CheckContext): number[] {
@@ -83,8 +86,11 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   const main = steps.add(op, await client.send(op, body));
   const started = Date.now();
   await client.notifications(key, ctx.config.notifyWaitMs);
-  const schedule = retryDelays(ctx).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10;
-  await sleep(Math.max(0, schedule - (Date.now() - started)) + 250);
+  // Every scheduled attempt, or the schedule's end (with slack); then a moment more, for an attempt too many.
+  const attempts = ctx.profile.notifications.retry.maxAttempts;
+  const schedule = retryDelays(ctx).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + GRACE_MS;
+  await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
+  await sleep(GRACE_MS);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
   return main;
-});
+}, { waitsOnTarget: true });

@@ -71,10 +71,11 @@ export function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
  * Define a probe. A set-up failure or a 429/503 answer anywhere makes the observation inconclusive with its reason;
  * a failure of the kit itself (anything else thrown) propagates.
  */
-export function defineProbe(id: string, operations: readonly OperationKey[], body: ProbeBody): Probe {
+export function defineProbe(id: string, operations: readonly OperationKey[], body: ProbeBody, options: Pick<Probe, 'waitsOnTarget'> = {}): Probe {
   return {
     id,
     operations,
+    ...options,
     async run(operation, client, ctx): Promise<Observation> {
       const steps = new Steps();
       let main: Exchange | undefined;

@@ -42,6 +42,18 @@ describe('notification receiver', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
   });
 
+  it('waits, when asked, until a number of notifications have arrived (here and through the control URL)', async () => {
+    for (const source of [receiver, remoteNotifications(receiver.controlUrl)]) {
+      const key = `MANY-${Math.random().toString(36).slice(2)}`;
+      const started = Date.now();
+      const waiting = source.notifications(key, 3000, 3);
+      for (const ms of [50, 100, 150]) setTimeout(() => void post(JSON.stringify({ order_no: key })), ms);
+      expect(await waiting).toHaveLength(3);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await source.notifications(key, 100, 4)).toHaveLength(3); // fewer than asked: the wait ends at its time
+    }
+  });
+
   it('serves other threads through the control URL, and nothing without its token', async () => {
     const remote = remoteNotifications(receiver.controlUrl);
     const waiting = remote.notifications('REMOTE-1', 2000);

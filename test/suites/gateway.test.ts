@@ -1,47 +1,61 @@
 /**
- * Every probe run against the reference gateway (in-process, ephemeral port) through the suites' own minimal
- * ProbeClient, and every check run on its observations: the reference gateway is conformant, so no check may report
- * a failing finding, and nothing may be inconclusive or skipped but for the stated reasons.
+ * Every probe run against the reference gateway (in-process, ephemeral port) through the engine's ProbeClient and
+ * notification receiver, and every check run on its observations: the reference gateway is conformant, so no check
+ * may report a failing finding, and nothing may be inconclusive or skipped but for the stated reasons.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
+import { createProbeClient, type KitClient } from '../../src/engine/client.js';
+import { maskRulesFor } from '../../src/engine/evidence.js';
+import { startReceiver, type Receiver } from '../../src/engine/receiver.js';
 import type { CheckContext, Observation, OperationKey, RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
-import { gatewayClient, startReceiver, type Receiver } from './gateway-client.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
 let gateway: RunningGateway;
 let receiver: Receiver;
 let ctx: CheckContext;
-let client: ReturnType<typeof gatewayClient>;
+let client: KitClient;
 const observations = new Map<string, Promise<Observation>>();
 
 beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
-  receiver = await startReceiver();
+  const secret = gateway.config.merchants[0]!.accounts[0]!.secret!;
+  const cards = { approve: profile.payments.testCards.approve[0]!, decline: profile.payments.testCards.decline[0]! };
+  receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules: maskRulesFor(profile, secret, Object.values(cards)), acknowledgement: profile.notifications.acknowledgement });
   const config: RunConfigView = {
     baseUrl: gateway.baseUrl,
     merchantId: 'M10001',
     accountId: 'A20001',
     orderPrefix: 'IT',
     seed: 42,
-    cards: { approve: profile.payments.testCards.approve[0]!, decline: profile.payments.testCards.decline[0]! },
+    cards,
     paymentMethods: { valid: gateway.config.apm.paymentMethods, unknown: 'NO_SUCH_METHOD' },
     unregisteredAddress: '127.0.0.2',
-    notifyUrl: receiver.url,
+    notifyUrl: receiver.notifyUrl,
     notifyWaitMs: 2000,
     negativeCases: 6,
   };
   ctx = { spec, profile, config, requirement: (id) => spec.requirements.get(id)! };
-  client = gatewayClient(spec, profile, config, gateway.config.merchants[0]!.accounts[0]!.secret!, receiver);
+  client = createProbeClient({
+    spec,
+    profile,
+    config,
+    secret,
+    cardSecurityCode: '123',
+    transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 8, rate: 0 },
+    notifications: receiver,
+    tag: 'it',
+  });
 });
 
 afterAll(async () => {
   await gateway?.close();
   await receiver?.close();
+  await client?.close();
 });
 
 function observe(probeId: string, op: OperationKey): Promise<Observation> {
