@@ -32,6 +32,7 @@ export interface GatewayConfig {
   connector: string;
   merchants: MerchantConfig[];
   apm: { paymentMethods: string[]; issuer: { mode: 'shopper' | 'autoApprove' | 'autoDecline' } };
+  sessions: { ttlSeconds: number; maxSessions: number };
   notifications: { enabled: boolean };
 }
 

@@ -7,7 +7,7 @@ import type { OperationKey } from '../src/model.js';
 import type { OperationModel, SpecModel } from '../src/spec/load.js';
 import type { Profile } from '../src/profile/load.js';
 import type { GatewayConfig, ResolvedAccount } from './config.js';
-import type { Store } from './store.js';
+import type { Session, Store } from './store.js';
 import type { Notifier } from './notify.js';
 import type { Reply } from './reply.js';
 import type { BehaviourSwitches, FaultDefinition } from './faults.js';
@@ -161,4 +161,14 @@ export function refusesOverLimit(gw: Gateway): boolean {
 export function str(body: Record<string, unknown>, field: string): string | undefined {
   const v = body[field];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Open an APM or checkout session, with the configured lifetime and cap. */
+export function openSession(gw: Gateway, session: Session): void {
+  gw.store.addSession(session, gw.config.sessions.ttlSeconds * 1000, gw.config.sessions.maxSessions);
+}
+
+/** A session by token while it lives (its pages answer unknownRecord after the configured lifetime). */
+export function liveSession(gw: Gateway, token: string): Session | undefined {
+  return gw.store.liveSession(token, gw.now(), gw.config.sessions.ttlSeconds * 1000);
 }

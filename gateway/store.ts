@@ -116,6 +116,28 @@ export class Store {
     return `${prefix}${compactDate(at)}${this.tag}${String(this.seq).padStart(6, '0')}`;
   }
 
+  /**
+   * Open a session. Sessions past their lifetime are dropped first (oldest first: the map keeps creation order),
+   * then the oldest while more than `max` are kept.
+   */
+  addSession(session: Session, ttlMs: number, max: number): void {
+    for (const [token, s] of this.sessions) {
+      if (session.createdAt.getTime() - s.createdAt.getTime() < ttlMs) break;
+      this.sessions.delete(token);
+    }
+    this.sessions.set(session.token, session);
+    for (const token of this.sessions.keys()) {
+      if (this.sessions.size <= max) break;
+      this.sessions.delete(token);
+    }
+  }
+
+  /** A live session by token: undefined when unknown or past its lifetime (left in place: a lookup changes nothing). */
+  liveSession(token: string, now: Date, ttlMs: number): Session | undefined {
+    const s = this.sessions.get(token);
+    return s && now.getTime() - s.createdAt.getTime() < ttlMs ? s : undefined;
+  }
+
   /** An unguessable token for a session or a stored card. */
   static token(): string {
     return randomBytes(12).toString('hex');

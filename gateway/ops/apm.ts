@@ -4,7 +4,7 @@
  * not exist (no state of the profile stands for "waiting for the shopper").
  */
 import { resolveAccount } from '../config.js';
-import { echo, ordered, str, type Gateway, type OperationHandler, type Refusal } from '../context.js';
+import { echo, liveSession, openSession, ordered, str, type Gateway, type OperationHandler, type Refusal } from '../context.js';
 import { errorReply, signResponse } from '../errors.js';
 import { pageReply, type Reply } from '../reply.js';
 import { Store, type Session } from '../store.js';
@@ -24,7 +24,7 @@ export const apmPayment: OperationHandler = {
   },
   run(req, gw): Reply {
     const token = Store.token();
-    gw.store.sessions.set(token, {
+    openSession(gw, {
       token,
       kind: 'apm',
       merchantId: req.account.merchant.merchantId,
@@ -52,7 +52,7 @@ function complete(gw: Gateway, session: Session, decline: boolean): void {
  * payment; without a choice the page offers both (or, per configuration, completes at once).
  */
 export function issuerPage(gw: Gateway, token: string, form: Record<string, unknown>): Reply {
-  const session = gw.store.sessions.get(token);
+  const session = liveSession(gw, token);
   if (!session || session.kind !== 'apm') return errorReply(gw, 'unknownRecord', 'authoriseApm', form, undefined, 'html');
   const mode = gw.config.apm.issuer.mode;
   const action = form.action === 'pay' || form.action === 'decline' ? form.action : mode === 'autoApprove' ? 'pay' : mode === 'autoDecline' ? 'decline' : undefined;

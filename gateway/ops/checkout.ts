@@ -5,7 +5,7 @@
  */
 import { resolveAccount } from '../config.js';
 import type { OperationModel } from '../../src/spec/load.js';
-import { str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
+import { liveSession, openSession, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
 import { errorReply } from '../errors.js';
 import type { HtmlInput } from '../html.js';
 import { pageReply, type Reply } from '../reply.js';
@@ -84,7 +84,7 @@ export const checkoutPayment: OperationHandler = {
   refusals: (req) => paymentNeeds(req.body),
   run(req, gw) {
     const token = Store.token();
-    gw.store.sessions.set(token, {
+    openSession(gw, {
       token,
       kind: 'checkout',
       merchantId: req.account.merchant.merchantId,
@@ -129,7 +129,7 @@ export function isPostBack(body: Record<string, unknown>): boolean {
 
 /** The pending (or completed) checkout session a posted-back form names, if it matches its merchant account. */
 export function postBackSession(gw: Gateway, body: Record<string, unknown>): Session | undefined {
-  const session = gw.store.sessions.get(str(body, SESSION_FIELD) ?? '');
+  const session = liveSession(gw, str(body, SESSION_FIELD) ?? '');
   return session && session.kind === 'checkout' && body.merchant_id === session.merchantId && body.account_id === session.accountId ? session : undefined;
 }
 
@@ -140,7 +140,7 @@ export function postBackPage(gw: Gateway, session: Session): Reply {
 
 /** The hosted payment page (`GET` or `POST /pay/<token>`); `action=pay|decline` completes the payment once. */
 export function payPage(gw: Gateway, token: string, form: Record<string, unknown>): Reply {
-  const session = gw.store.sessions.get(token);
+  const session = liveSession(gw, token);
   if (!session || session.kind !== 'checkout') return errorReply(gw, 'unknownRecord', 'checkout', form, undefined, 'html');
   if (session.transactionId || (form.action !== 'pay' && form.action !== 'decline')) return postBackPage(gw, session);
   const cardGiven = (str(form, gw.profile.fields.card.number) ?? '') !== '';

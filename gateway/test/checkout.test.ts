@@ -1,6 +1,7 @@
 /** Hosted checkout round trip and the APM issuer page. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '../index.js';
+import { defaultConfig, type RunningGateway } from '../index.js';
+import { Store, type Session } from '../store.js';
 import * as h from './helpers.js';
 import { formModel } from './page.js';
 
@@ -134,5 +135,41 @@ describe('APM payment', () => {
     expect((await h.call(gw, 'authoriseApm', h.apmBody({ amount: 'lots' }))).status).toBe(400);
     expect((await h.call(gw, 'authoriseApm', h.apmBody({ amount: undefined }))).status).toBe(400);
     expect((await h.send(`${gw.url}/issuer/nope`, { method: 'GET' })).status).toBe(p.errors.kinds.unknownRecord.status);
+  });
+});
+
+describe('sessions', () => {
+  const session = (token: string, at: number): Session => ({ token, kind: 'apm', merchantId: h.MERCHANT, accountId: h.ACCOUNT, request: {}, createdAt: new Date(at) });
+
+  it('live for the configured time; a lookup of an expired one changes nothing, a new session drops expired and excess ones', () => {
+    const store = new Store();
+    store.addSession(session('a', 0), 1000, 3);
+    store.addSession(session('b', 500), 1000, 3);
+    expect(store.liveSession('a', new Date(999), 1000)?.token).toBe('a');
+    expect(store.liveSession('a', new Date(1000), 1000)).toBeUndefined();
+    expect([...store.sessions.keys()]).toEqual(['a', 'b']);
+    store.addSession(session('c', 1200), 1000, 3); // a is past its lifetime when c opens
+    expect([...store.sessions.keys()]).toEqual(['b', 'c']);
+    store.addSession(session('d', 1300), 1000, 2); // over the cap: the oldest goes
+    expect([...store.sessions.keys()]).toEqual(['c', 'd']);
+  });
+
+  it('answer unknownRecord on their pages once expired or dropped over the cap, with nothing changed', async () => {
+    const config = { ...defaultConfig(), sessions: { ttlSeconds: 1, maxSessions: 2 } };
+    const short = await h.gateway({ config });
+    try {
+      const issuerUrl = async () => String(h.xmlBody(await h.call(short, 'authoriseApm', h.apmBody())).issuer_url).replace(short.baseUrl, short.url);
+      const [first, second, third] = [await issuerUrl(), await issuerUrl(), await issuerUrl()];
+      expect((await h.send(first, { method: 'GET' })).status).toBe(404); // dropped: a third session opened past the cap
+      expect((await h.send(second, { method: 'GET' })).status).toBe(200);
+      const before = short.stateDigest();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const expired = await h.send(third, { method: 'POST', body: 'action=pay' });
+      expect(expired.status).toBe(404);
+      expect(expired.headers['content-type']).toMatch(/^text\/html/);
+      expect(short.stateDigest()).toBe(before);
+    } finally {
+      await short.close();
+    }
   });
 });
