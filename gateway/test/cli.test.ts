@@ -76,6 +76,18 @@ describe('serving', () => {
     expect(out).not.toContain(h.APPROVE_CARD);
     expect(out).not.toContain(h.SECRET);
   });
+
+  it('stops cleanly on SIGINT (Ctrl-C) too', async () => {
+    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0'], { cwd: KIT_ROOT });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 300 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(out.trim().split('\n').at(-1)).toBe('stopped');
+  });
 });
 
 describe('profiles the reference gateway cannot follow', () => {
