@@ -2,7 +2,9 @@
  * `npm run bench:run`: a full run against the embedded reference gateway (checks, exchanges, wall time), then the
  * same requests replayed by a plain HTTP client with no checks against a fresh gateway, at the same concurrency.
  * The overhead ratio is run wall time / replay wall time; the exchange-phase ratio leaves out the run's start-up
- * (from its first request sent to its last answer received). Written to bench/results/run.json.
+ * (from its first request sent to its last answer received). Also written: the start-up (run start to first request)
+ * and the profile's notification retry schedule, which the events family observes in full whatever the kit's speed.
+ * Written to bench/results/run.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request, type Dispatcher } from 'undici';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
+import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import { runConformance } from '../src/engine/runner.js';
 
@@ -42,6 +45,7 @@ async function replay(requests: readonly ReplayRequest[], from: string, baseUrl:
 
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-'));
 const options = resolveOptions({ out, reporter: [] }, {});
+const startedAt = Date.now();
 const started = performance.now();
 const { result, replay: requests } = await runConformance(options, { captureReplay: true, reporters: [] });
 const runMs = performance.now() - started;
@@ -54,7 +58,12 @@ try {
   await gateway.close();
 }
 
-const exchangePhaseMs = Math.max(...requests.map((r) => r.sentAt + r.durationMs)) - Math.min(...requests.map((r) => r.sentAt));
+const firstSent = Math.min(...requests.map((r) => r.sentAt));
+const exchangePhaseMs = Math.max(...requests.map((r) => r.sentAt + r.durationMs)) - firstSent;
+// What the run must wait for whatever its speed: the notification retries the profile schedules (the events family
+// observes every attempt of an unacknowledged notification).
+const retry = loadProfile(options.profile).profile.notifications.retry;
+const retryScheduleMs = Array.from({ length: retry.maxAttempts - 1 }, (_, i) => retry.initialDelayMs * retry.factor ** i).reduce((a, b) => a + b, 0);
 const report = {
   date: new Date().toISOString(),
   node: process.version,
@@ -65,7 +74,10 @@ const report = {
   exchanges: result.totals.exchanges,
   concurrency: options.concurrency,
   runWallMs: Math.round(runMs),
+  /** From the run's start to its first request: Node, vitest and its worker, spec, profile and gateway. */
+  startUpMs: firstSent - startedAt,
   exchangePhaseMs: Math.round(exchangePhaseMs),
+  retryScheduleMs,
   replayWallMs: Math.round(replayMs),
   overheadRatio: Math.round((runMs / replayMs) * 100) / 100,
   exchangePhaseRatio: Math.round((exchangePhaseMs / replayMs) * 100) / 100,
