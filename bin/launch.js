@@ -2,6 +2,8 @@
 // tsx's loader is registered: through the loader each of their files costs a round trip to tsx's hooks thread
 // (vitest/node: ~1.5 s instead of ~0.3 s on the kit's 2-core machine). tsx is registered in this thread only,
 // so the vitest workers running the suites load the kit through vitest's own transform, not through tsx.
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { register } from 'tsx/esm/api';
 
 /** Packages imported ahead, by what the command does. */
@@ -10,10 +12,15 @@ const AHEAD = {
   suites: ['vitest/node'],
 };
 
-/** Import `entry` (a path relative to the kit's root, .ts allowed); `suites`: the command runs the vitest suites. */
+/** The URL of an entry: a path relative to the kit's root, or an absolute path. */
+export function entryUrl(entry) {
+  return isAbsolute(entry) ? pathToFileURL(entry).href : new URL(`../${entry}`, import.meta.url).href;
+}
+
+/** Import `entry` (a path relative to the kit's root or absolute, .ts allowed); `suites`: the command runs the vitest suites. */
 export async function launch(entry, { suites = false } = {}) {
   const names = [...AHEAD.common, ...(suites ? AHEAD.suites : [])];
   await Promise.all(names.map((name) => import(name)));
   register();
-  return import(new URL(`../${entry}`, import.meta.url).href);
+  return import(entryUrl(entry));
 }
