@@ -16,6 +16,7 @@ import { resolveOptions } from '../src/config/load.js';
 import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import { runConformance } from '../src/engine/runner.js';
+import { retryDelays } from '../suites/probes/events.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULT_FILE = path.join(HERE, 'results', 'run.json');
@@ -62,8 +63,7 @@ const firstSent = Math.min(...requests.map((r) => r.sentAt));
 const exchangePhaseMs = Math.max(...requests.map((r) => r.sentAt + r.durationMs)) - firstSent;
 // What the run must wait for whatever its speed: the notification retries the profile schedules (the events family
 // observes every attempt of an unacknowledged notification).
-const retry = loadProfile(options.profile).profile.notifications.retry;
-const retryScheduleMs = Array.from({ length: retry.maxAttempts - 1 }, (_, i) => retry.initialDelayMs * retry.factor ** i).reduce((a, b) => a + b, 0);
+const retryScheduleMs = retryDelays(loadProfile(options.profile).profile.notifications.retry).reduce((a, b) => a + b, 0);
 const report = {
   date: new Date().toISOString(),
   node: process.version,

@@ -4,10 +4,9 @@
  * checks whose findings point at it (`comment`, and `_pagi`: HAR's custom-field convention). Response bodies are the
  * recorded excerpts (a note in `content.comment` says when one was cut).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { ExchangeRecord, RunResult } from '../src/model.js';
 import { checkName } from './format.js';
+import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 interface HarHeader {
@@ -120,13 +119,5 @@ export function harDocument(result: RunResult, exchanges: readonly ExchangeRecor
 
 /** The exchanges.har reporter. */
 export function harReporter(): KitReporter {
-  return {
-    name: 'har',
-    onRunEnd(result, { outDir, exchanges }) {
-      fs.mkdirSync(outDir, { recursive: true });
-      const file = path.resolve(outDir, 'exchanges.har');
-      fs.writeFileSync(file, `${JSON.stringify(harDocument(result, exchanges))}\n`);
-      return [file];
-    },
-  };
+  return fileReporter('har', 'exchanges.har', (result, { exchanges }) => `${JSON.stringify(harDocument(result, exchanges))}\n`);
 }

@@ -7,12 +7,11 @@
  * with `--sign-key`. Everything from the run is escaped where it is written: HTML text, attributes, embedded JSON.
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CheckResult, RequirementResult, RunResult } from '../src/model.js';
 import { resultsDocument } from './json.js';
 import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
+import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** HTML-escape text for element content and quoted attribute values (control characters shown as `\\xNN`). */
@@ -236,13 +235,5 @@ ${EMPTY_SEAL}
 
 /** The report.html reporter; signs the report with `signKey` when given. */
 export function htmlReporter(signKey?: KeyObject): KitReporter {
-  return {
-    name: 'html',
-    onRunEnd(result, { outDir }) {
-      fs.mkdirSync(outDir, { recursive: true });
-      const file = path.resolve(outDir, 'report.html');
-      fs.writeFileSync(file, sealPage(reportPage(result), signKey));
-      return [file];
-    },
-  };
+  return fileReporter('html', 'report.html', (result) => sealPage(reportPage(result), signKey));
 }

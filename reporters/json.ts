@@ -2,10 +2,9 @@
  * Writes the run's results to `<out>/results.json`: the RunResult under the `$schema` and `schemaVersion` of
  * schemas/results.schema.json, which documents every field.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { RunResult } from '../src/model.js';
 import { SCHEMA_BASE } from '../src/spec/paths.js';
+import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** `$id` of the results schema. */
@@ -24,13 +23,5 @@ export function resultsDocument(result: RunResult): ResultsDocument {
 
 /** The results.json reporter. */
 export function jsonReporter(): KitReporter {
-  return {
-    name: 'json',
-    onRunEnd(result, { outDir }) {
-      fs.mkdirSync(outDir, { recursive: true });
-      const file = path.resolve(outDir, 'results.json');
-      fs.writeFileSync(file, `${JSON.stringify(resultsDocument(result), null, 2)}\n`);
-      return [file];
-    },
-  };
+  return fileReporter('json', 'results.json', (result) => `${JSON.stringify(resultsDocument(result), null, 2)}\n`);
 }

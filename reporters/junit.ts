@@ -5,11 +5,10 @@
  * and waived checks are `<skipped>` with the reason. Built with fast-xml-parser's XMLBuilder (it escapes);
  * control characters from the target are shown escaped, as XML 1.0 cannot carry them.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { CheckResult, RunResult } from '../src/model.js';
 import { countByStatus, evidenceText, printable, problems } from './format.js';
+import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 type Node = Record<string, unknown>;
@@ -110,14 +109,6 @@ export function junitXml(result: RunResult): string {
 
 /** The junit.xml reporter. */
 export function junitReporter(): KitReporter {
-  return {
-    name: 'junit',
-    onRunEnd(result, { outDir }) {
-      fs.mkdirSync(outDir, { recursive: true });
-      const file = path.resolve(outDir, 'junit.xml');
-      fs.writeFileSync(file, junitXml(result));
-      return [file];
-    },
-  };
+  return fileReporter('junit', 'junit.xml', junitXml);
 }
 

@@ -4,10 +4,9 @@
  * requirement ids and first finding, and their evidence in collapsed blocks. Text from the target is escaped (no
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
 import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, statusLabel } from './format.js';
+import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** Most characters of the summary (GitHub's limit for a comment is 65 536). */
@@ -115,13 +114,5 @@ export function markdownSummary(result: RunResult): string {
 
 /** The summary.md reporter. */
 export function markdownReporter(): KitReporter {
-  return {
-    name: 'markdown',
-    onRunEnd(result, { outDir }) {
-      fs.mkdirSync(outDir, { recursive: true });
-      const file = path.resolve(outDir, 'summary.md');
-      fs.writeFileSync(file, markdownSummary(result));
-      return [file];
-    },
-  };
+  return fileReporter('markdown', 'summary.md', markdownSummary);
 }

@@ -6,7 +6,7 @@
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { maskPan } from '../../src/mask.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, violationFindings, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, wrap } from '../findings.js';
 import {
   batchItems,
   batchResults,
@@ -23,7 +23,7 @@ import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probe
 import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
 import { requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
-import { RESPONSE_FORMAT_REQUIREMENTS, rootRequirement } from './shape.js';
+import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 
@@ -36,18 +36,7 @@ export const fieldFormatsFollowConventions = onlyOnSuccess(
     requirements: RESPONSE_FORMAT_REQUIREMENTS,
     description: 'Amounts, currencies, countries, timestamps, <code>:<message> values, URLs and signatures have their documented forms.',
     verify(o, ctx, report) {
-      const op = operationOf(ctx.spec, o.operation);
-      const instance = responseObject(o.main, ctx.spec);
-      if (!instance) return notDecodable;
-      violationFindings({
-        ctx,
-        report,
-        exchange: o.main,
-        instance,
-        violations: ctx.spec.validate(op.responseSchemaId, instance),
-        fallbackRequirement: rootRequirement(ctx, op.responseSchemaId),
-        kind: 'format',
-      });
+      if (!reportResponseViolations(o, ctx, report, 'format')) return notDecodable;
     },
   }),
 );

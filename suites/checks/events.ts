@@ -89,7 +89,7 @@ export const notificationRetriedPerProfile = wrap(
       if (attempts.length !== max) {
         report({ code: 'NOTIFICATION_RETRIES', requirement: 'PAGI-EVT-003', expected: `${max} attempts for an unacknowledged notification`, received: `${attempts.length}` });
       }
-      const delays = retryDelays(ctx);
+      const delays = retryDelays(ctx.profile.notifications.retry);
       for (let i = 1; i < attempts.length && i <= delays.length; i++) {
         const gap = Date.parse(attempts[i]!.startedAt) - Date.parse(attempts[i - 1]!.startedAt);
         if (gap < delays[i - 1]! / 2) {

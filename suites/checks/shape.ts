@@ -3,10 +3,11 @@
  * its variant, each failure at the level of the requirement its constraint carries; undeclared fields as
  * information; and the documented request accepted.
  */
-import type { Check, CheckContext, OperationKey } from '../../src/model.js';
-import { kitSpec } from '../../src/spec/load.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { SchemaViolation } from '../../src/spec/ajv.js';
+import { kitSpec, type SpecModel } from '../../src/spec/load.js';
 import { FIELD } from '../fields.js';
-import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings } from '../findings.js';
+import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings, type Report, type ViolationKind } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { declaredNames, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
@@ -32,6 +33,26 @@ export const RESPONSE_FORMAT_REQUIREMENTS = [...responseRequirements.format].sor
 
 const notDecodable = (op: OperationKey) => ({ notApplicable: `the ${op} body could not be decoded; responseBodyFormat reports it` });
 
+/** A main response's schema violations, worked out once per exchange: the structure and format checks both read them. */
+const responseValidations = new WeakMap<Exchange, { spec: SpecModel; instance: Record<string, unknown>; violations: SchemaViolation[] }>();
+
+/**
+ * Report the violations of `kind` of an observation's main response against its variant's response schema.
+ * Returns false when the body could not be decoded (nothing reported).
+ */
+export function reportResponseViolations(o: Observation, ctx: CheckContext, report: Report, kind: ViolationKind): boolean {
+  let done = responseValidations.get(o.main);
+  if (!done || done.spec !== ctx.spec) {
+    const instance = responseObject(o.main, ctx.spec);
+    if (!instance) return false;
+    done = { spec: ctx.spec, instance, violations: ctx.spec.validate(operationOf(ctx.spec, o.operation).responseSchemaId, instance) };
+    responseValidations.set(o.main, done);
+  }
+  const { responseSchemaId } = operationOf(ctx.spec, o.operation);
+  violationFindings({ ctx, report, exchange: o.main, instance: done.instance, violations: done.violations, fallbackRequirement: rootRequirement(ctx, responseSchemaId), kind });
+  return true;
+}
+
 export const responseMatchesSchema = onlyOnSuccess(
   defineCheck({
     id: 'responseMatchesSchema',
@@ -41,18 +62,7 @@ export const responseMatchesSchema = onlyOnSuccess(
     requirements: RESPONSE_STRUCTURE_REQUIREMENTS,
     description: "The response body has the structure of its variant's schema: required fields, types, arrays and objects.",
     verify(o, ctx, report) {
-      const op = operationOf(ctx.spec, o.operation);
-      const instance = responseObject(o.main, ctx.spec);
-      if (!instance) return notDecodable(o.operation);
-      violationFindings({
-        ctx,
-        report,
-        exchange: o.main,
-        instance,
-        violations: ctx.spec.validate(op.responseSchemaId, instance),
-        fallbackRequirement: rootRequirement(ctx, op.responseSchemaId),
-        kind: 'structure',
-      });
+      if (!reportResponseViolations(o, ctx, report, 'structure')) return notDecodable(o.operation);
     },
   }),
 );

@@ -66,9 +66,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long the retry probe waits past the schedule, and after the last scheduled attempt. */
 const GRACE_MS = 250;
 
-/** The delays between the attempts the profile's retry rule makes. */
-export function retryDelays(ctx: CheckContext): number[] {
-  const r = ctx.profile.notifications.retry;
+/** The delays between the attempts a profile's retry rule (`notifications.retry`) makes. */
+export function retryDelays(r: CheckContext['profile']['notifications']['retry']): number[] {
   return Array.from({ length: Math.max(0, r.maxAttempts - 1) }, (_, i) => r.initialDelayMs * r.factor ** i);
 }
 
@@ -88,7 +87,7 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   await client.notifications(key, ctx.config.notifyWaitMs);
   // Every scheduled attempt, or the schedule's end (with slack); then a moment more, for an attempt too many.
   const attempts = ctx.profile.notifications.retry.maxAttempts;
-  const schedule = retryDelays(ctx).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + GRACE_MS;
+  const schedule = retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + GRACE_MS;
   await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
   await sleep(GRACE_MS);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
