@@ -300,10 +300,31 @@ function suiteFile(family: string): string {
 }
 
 /**
- * Run every family's suite file with vitest. One worker thread runs the files one after the other (`isolate:
- * false`: spec, profile, registry and observations are shared by all families), and the tests of a file
- * concurrently (`--concurrency`). The embedded gateway runs on the main thread meanwhile.
+ * How the suite files run under vitest. One worker thread runs the files one after the other (`isolate: false`:
+ * spec, profile, registry and observations are shared by all families), and the tests of a file concurrently
+ * (`concurrency`). The embedded gateway runs on the main thread meanwhile. `bench/run.ts` runs its no-check floor
+ * with the same settings.
  */
+export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
+  return {
+    config: false,
+    root: KIT_ROOT,
+    watch: false,
+    pool: 'threads',
+    isolate: false,
+    maxWorkers: 1,
+    // The kit's TypeScript, transformed once and kept on disk (node_modules/.experimental-vitest-cache): a run
+    // starts without transforming the engine, the checks and the probes again.
+    experimental: { fsModuleCache: true },
+    fileParallelism: false,
+    sequence: { concurrent: true },
+    maxConcurrency: concurrency,
+    testTimeout: timeoutMs,
+    hookTimeout: timeoutMs,
+  } as const;
+}
+
+/** Run every family's suite file with vitest (see suiteVitestOptions). */
 async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions): Promise<void> {
   const { startVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
   const exitCode = process.exitCode;
@@ -314,23 +335,10 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       'test',
       FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f))),
       {
-        config: false,
-        root: KIT_ROOT,
+        ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait),
         include: ['suites/*.suite.ts'],
-        watch: false,
         reporters: [adapter, ...blob],
         provide: { pagiRun: setup },
-        pool: 'threads',
-        isolate: false,
-        maxWorkers: 1,
-        // The kit's TypeScript, transformed once and kept on disk (node_modules/.experimental-vitest-cache): a run
-        // starts without transforming the engine, the checks and the probes again.
-        experimental: { fsModuleCache: true },
-        fileParallelism: false,
-        sequence: { concurrent: true },
-        maxConcurrency: options.concurrency,
-        testTimeout: options.timeout * 30 + options.notifyWait,
-        hookTimeout: options.timeout * 30 + options.notifyWait,
         ...(options.shard ? { shard: options.shard } : {}),
       },
       {},
