@@ -49,7 +49,13 @@ async function expectRefused(send: () => Promise<h.Res>, what: string) {
 
 const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }));
 const notAString = wrongType.filter((v) => typeof v !== 'string');
-const notAnAmount = fc.string({ maxLength: 12 }).filter((s) => !/^(0|[1-9][0-9]*)\.[0-9]{2}$/.test(s));
+const COMMON = h.spec.schemas.get('https://pagi-conformance.dev/schemas/common.schema.json')!;
+
+/** Strings outside a format's must-level pattern (`$defs` of common.schema.json), which the gateway must refuse. */
+function notInForm(format: 'amount' | 'integerAmount' | 'currency'): fc.Arbitrary<string> {
+  const form = new RegExp(COMMON.$defs[format].pattern);
+  return fc.string({ maxLength: 12 }).filter((s) => !form.test(s));
+}
 
 describe('malformed bodies', () => {
   it('raw bodies that are neither a JSON object nor form fields, under any content type', async () => {
@@ -97,12 +103,19 @@ describe('wrong types and formats in signed requests', () => {
   });
 
   it('amounts and currencies not in the document forms', async () => {
-    const target = fc.constantFrom<[OperationKey, string]>(['authoriseDirect', 'amount'], ['authoriseDirect', 'currency'], ['authoriseApm', 'amount'], ['checkout', 'amount'], ['checkout', 'currency'], ['payout', 'payment_amount']);
+    const target = fc.constantFrom<[OperationKey, string, 'amount' | 'integerAmount' | 'currency']>(
+      ['authoriseDirect', 'amount', 'amount'],
+      ['authoriseDirect', 'currency', 'currency'],
+      ['authoriseApm', 'amount', 'amount'],
+      ['checkout', 'amount', 'amount'],
+      ['checkout', 'currency', 'currency'],
+      ['payout', 'payment_amount', 'integerAmount'],
+    );
+    const cases = target.chain(([op, field, format]) => notInForm(format).map((value) => ({ op, field, value })));
     await fc.assert(
-      fc.asyncProperty(target, notAnAmount, ([op, field], value) => {
-        const body = validBody(op);
-        return expectRefused(() => h.call(gw, op, { ...body, [field]: field === 'currency' ? `${value}X` : value }, { encoding: 'json' }), `${op}.${field}=${value}`);
-      }),
+      fc.asyncProperty(cases, ({ op, field, value }) =>
+        expectRefused(() => h.call(gw, op, { ...validBody(op), [field]: value }, { encoding: 'json' }), `${op}.${field}=${value}`),
+      ),
       { numRuns: 50 },
     );
   });
