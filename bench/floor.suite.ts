@@ -4,8 +4,9 @@
  * (`suiteVitestOptions`), sending the run's requests in their recorded order and reading each answer's body. Nothing
  * else: no decoding, no jsdom (bench/run.ts times its load apart), no schema, no evidence, no finding.
  */
-import { Agent, request, type Dispatcher } from 'undici';
-import { inject, test } from 'vitest';
+import { request, type Dispatcher } from 'undici';
+import { afterAll, inject, test } from 'vitest';
+import { dispatcherPool } from '../src/engine/dispatch.js';
 
 /** What bench/run.ts provides: the target, and the requests of each test in order. */
 export interface FloorSetup {
@@ -20,17 +21,13 @@ declare module 'vitest' {
 }
 
 const { baseUrl, tests } = inject('pagiFloor');
-const agents = new Map<string, Dispatcher>();
-const agentFor = (localAddress?: string): Dispatcher => {
-  const key = localAddress ?? '';
-  if (!agents.has(key)) agents.set(key, new Agent(localAddress ? { localAddress } : {}));
-  return agents.get(key)!;
-};
+const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
+afterAll(() => dispatchers.close());
 
 tests.forEach((requests, i) => {
   test.concurrent(`floor ${i}`, async () => {
     for (const r of requests) {
-      const res = await request(baseUrl + r.path, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: agentFor(r.localAddress) });
+      const res = await request(baseUrl + r.path, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
       await res.body.text();
     }
   });

@@ -15,11 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { Agent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
+import { dispatcherPool } from '../src/engine/dispatch.js';
 import { runConformance } from '../src/engine/runner.js';
 import type { FloorInput } from './floor.js';
 import { retryDelays } from '../suites/probes/events.js';
@@ -29,24 +30,19 @@ const RESULT_FILE = path.join(HERE, 'results', 'run.json');
 
 /** Send every request in order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
 async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
-  const agents = new Map<string, Dispatcher>();
-  const agentFor = (localAddress?: string) => {
-    const key = localAddress ?? '';
-    if (!agents.has(key)) agents.set(key, new Agent(localAddress ? { localAddress } : {}));
-    return agents.get(key)!;
-  };
+  const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
   let next = 0;
   const lane = async () => {
     while (next < requests.length) {
       const r = requests[next++]!;
-      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: agentFor(r.localAddress) });
+      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
       await res.body.dump();
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, lane));
   const ms = performance.now() - started;
-  await Promise.all([...agents.values()].map((a) => a.close()));
+  await dispatchers.close();
   return ms;
 }
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { maskText, type MaskRules } from '../mask.js';
 import type { Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
@@ -14,6 +14,7 @@ import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal } from './decode.js';
 import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
+import { dispatcherPool } from './dispatch.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
@@ -93,13 +94,6 @@ function transportError(e: unknown): NonNullable<Exchange['error']> {
   return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
 }
 
-/** An undici dispatcher for the transport options: CA file, proxy, connect timeout, source address. */
-export function createDispatcher(transport: TransportOptions, ca: Buffer | undefined, localAddress?: string): Dispatcher {
-  const connect = { ca, timeout: transport.timeoutMs };
-  const source = localAddress ? { localAddress } : {};
-  return transport.proxy ? new ProxyAgent({ uri: transport.proxy, requestTls: connect, ...source }) : new Agent({ connect, ...source });
-}
-
 async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -121,16 +115,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
-  const dispatchers = new Map<string, Dispatcher>();
+  const dispatchers = dispatcherPool(transport, ca);
   let exchangeCount = 0;
   let orderCount = 0;
-
-  const dispatcherFor = (localAddress: string | undefined): Dispatcher => {
-    const key = localAddress ?? '';
-    let d = dispatchers.get(key);
-    if (!d) dispatchers.set(key, (d = createDispatcher(transport, ca, localAddress)));
-    return d;
-  };
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -150,7 +137,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
           method: sent.method as Dispatcher.HttpMethod,
           headers: sent.headers,
           body: sent.bodyText,
-          dispatcher: dispatcherFor(sent.localAddress),
+          dispatcher: dispatchers.for(sent.localAddress),
           headersTimeout: transport.timeoutMs,
           bodyTimeout: transport.timeoutMs,
           signal: AbortSignal.timeout(transport.timeoutMs),
@@ -273,8 +260,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
     },
     async close() {
-      await Promise.all([...dispatchers.values()].map((d) => d.close()));
-      dispatchers.clear();
+      await dispatchers.close();
     },
   };
   return client;
