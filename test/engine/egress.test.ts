@@ -1,137 +1,116 @@
-/**
- * What leaves the kit, end to end in child processes: a target echoing the secret and a card number (in a value, a
- * JSON key, an XML element name and a response header name, the card written with dots) fails NOT CONFORMANT and
- * no report or console line holds them; a target handing over an issuer_url and a checkout form action on another
- * host gets findings and that host sees no connection; a non-loopback target not declared a sandbox is refused
- * (exit 2) before anything is sent.
- */
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
-import { startCountingListener, startRewritingTarget, type RewritingTarget } from './fixtures/rewriting-proxy.js';
+/** The egress policy (target origin + allowedHosts, internal addresses), the client following URLs under it, and the live-target guard. */
+import { describe, expect, it } from 'vitest';
+import { createProbeClient } from '../../src/engine/client.js';
+import { egressPolicy, isInternalAddress, isLoopbackHost } from '../../src/engine/egress.js';
+import { moneyGuard } from '../../src/engine/runner.js';
+import type { RunConfigView } from '../../src/model.js';
+import { loadProfile } from '../../src/profile/load.js';
+import { kitSpec } from '../../src/spec/load.js';
+import { startCountingListener } from './fixtures/rewriting-proxy.js';
 
-const CARD = '4111111111111111';
-const DOTTED = '4111.1111.1111.1111';
-const REPORTERS = ['--reporter', 'console,json,junit,markdown,har,html'];
+describe('egress policy', () => {
+  const policy = egressPolicy('http://127.0.0.1:8080', ['issuer.sandbox.example', '*.pages.example', 'static.example:8443', '10.1.2.3']);
 
-function credentialsEnv(t: RewritingTarget): NodeJS.ProcessEnv {
-  return { PAGI_MERCHANT_ID: t.credentials.merchantId, PAGI_ACCOUNT_ID: t.credentials.accountId, PAGI_SECRET: t.credentials.secret };
-}
+  it("allows the target's origin and the listed hosts only", () => {
+    expect(policy.refusal('http://127.0.0.1:8080/v1/issuer/x')).toBeUndefined();
+    expect(policy.refusal('https://issuer.sandbox.example/pay')).toBeUndefined();
+    expect(policy.refusal('https://a.b.pages.example/pay')).toBeUndefined();
+    expect(policy.refusal('https://static.example:8443/x')).toBeUndefined();
+    expect(policy.refusal('http://10.1.2.3/x')).toBeUndefined();
+    expect(policy.refusal('https://pages.example/x')).toMatch(/neither the target's origin http:\/\/127\.0\.0\.1:8080 nor a host listed in allowedHosts/);
+    expect(policy.refusal('https://static.example/x')).toBeDefined(); // listed with another port
+    expect(policy.refusal('http://127.0.0.1:8081/x')).toBeDefined(); // another port of the target's host
+    expect(policy.refusal('http://127.0.0.2:8080/x')).toBeDefined();
+    expect(policy.refusal('https://evil.example/issuer.sandbox.example')).toBeDefined();
+  });
 
-/** Every file under a folder, as text. */
-function filesUnder(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) out.set(path.join(entry.parentPath, entry.name), fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
-  }
-  return out;
-}
+  it('refuses internal addresses, other schemes and relative URLs, saying why', () => {
+    expect(policy.refusal('http://169.254.169.254/latest/meta-data/')).toMatch(/an internal address/);
+    expect(policy.refusal('http://[fd00:ec2::254]/latest/')).toMatch(/an internal address/);
+    expect(policy.refusal('http://192.168.1.1/')).toMatch(/an internal address/);
+    expect(policy.refusal('file:///etc/passwd')).toMatch(/file: URLs are never requested/);
+    expect(policy.refusal('/relative')).toMatch(/not an absolute URL/);
+  });
 
-describe.concurrent('egress', { timeout: 300_000 }, () => {
-  let echo: RewritingTarget;
-  let foreign: RewritingTarget;
-  let listener: Awaited<ReturnType<typeof startCountingListener>>;
+  it('refuses a listed name that resolves to an internal address, unless that address is listed', () => {
+    expect(policy.addressRefusal('issuer.sandbox.example', '169.254.169.254')).toMatch(/resolves to 169\.254\.169\.254, an internal address/);
+    expect(policy.addressRefusal('issuer.sandbox.example', '::ffff:10.0.0.1')).toBeDefined();
+    expect(policy.addressRefusal('issuer.sandbox.example', '10.1.2.3')).toBeUndefined();
+    expect(policy.addressRefusal('issuer.sandbox.example', '93.184.215.14')).toBeUndefined();
+    expect(policy.addressRefusal('127.0.0.1', '127.0.0.1')).toBeUndefined(); // the target's own host
+  });
 
-  beforeAll(async () => {
-    listener = await startCountingListener('127.0.0.2');
-    echo = await startRewritingTarget(({ headers, body }) => {
-      const secret = echo.credentials.secret;
-      const type = String(headers['content-type'] ?? '');
-      const extra = { [`x-echo-${secret}`]: `key ${secret}` };
-      if (type.includes('json')) {
-        try {
-          const value = JSON.parse(body);
-          if (value && typeof value === 'object' && !Array.isArray(value)) {
-            return { headers: extra, body: JSON.stringify({ ...value, [`echo_${secret}`]: `your key is ${secret}, your card ${DOTTED}` }) };
-          }
-        } catch {
-          // not JSON after all: answered as is
-        }
-      }
-      if (type.includes('xml')) return { headers: extra, body: body.replace('</respon>', `<echo_${secret}>your key is ${secret}, your card ${DOTTED}</echo_${secret}></respon>`) };
-      if (type.includes('html')) return { headers: extra, body: body.replace('</body>', `<p>your key is ${secret}, your card ${DOTTED}</p></body>`) };
-      return { headers: extra };
+  it('tells loopback and internal addresses apart from names that only look like them', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.9.9.9', '[::1]', '::1']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1.nip.io', 'gateway.example', '10.0.0.1', '::2']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const a of ['10.0.0.1', '172.16.0.1', '100.100.100.200', 'fe80::1', 'fc00::1', '0.0.0.0']) expect(isInternalAddress(a), a).toBe(true);
+    for (const a of ['93.184.215.14', '2606:2800:220:1::', 'gateway.example']) expect(isInternalAddress(a), a).toBe(false);
+  });
+});
+
+describe('following URLs from the target', () => {
+  const { profile } = loadProfile('reference');
+  const config = (baseUrl: string): RunConfigView => ({
+    baseUrl,
+    merchantId: 'M',
+    accountId: 'A',
+    orderPrefix: 'T',
+    seed: 1,
+    cards: { approve: profile.payments.testCards.approve[0]! },
+    paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
+    notifyWaitMs: 0,
+  });
+  const client = (baseUrl: string, allowedHosts: string[]) =>
+    createProbeClient({
+      spec: kitSpec(),
+      profile,
+      config: config(baseUrl),
+      secret: 'egress-test-secret',
+      cardSecurityCode: '987',
+      transport: { timeoutMs: 2000, maxResponseBytes: 64 * 1024, concurrency: 2, rate: 0, allowedHosts },
+      tag: 'e',
     });
-    foreign = await startRewritingTarget(({ headers, body }) => {
-      const type = String(headers['content-type'] ?? '');
-      if (type.includes('xml')) return { body: body.replace(/<issuer_url>[^<]*<\/issuer_url>/, `<issuer_url>${listener.url}/issuer/page</issuer_url>`) };
-      if (type.includes('html')) return { body: body.replace(/action="[^"]*\/v1\/checkout"/, `action="${listener.url}/collect"`) };
-      return {};
-    });
-  });
-  afterAll(async () => {
-    await Promise.all([echo?.close(), foreign?.close(), listener?.close()]);
-  });
 
-  it('a target echoing the secret and a card number is NOT CONFORMANT, and no output holds them', async () => {
-    const run = await runCli(['--target', echo.url, '--only', 'shape,conventions,security', ...REPORTERS], credentialsEnv(echo));
-    const secret = echo.credentials.secret;
-    expect(run.code, run.stderr).toBe(1);
-    const results = run.results();
-    expect(results.verdict).toBe('NOT CONFORMANT');
-    const failed = (id: string) => results.checks.filter((c) => c.checkId === id && c.status === 'failed').map((c) => c.operation);
-    expect(failed('noSecretInResponse').sort()).toEqual(['authoriseApm', 'authoriseDirect', 'capture', 'cancel', 'checkout', 'payout', 'refund', 'retrievalRefund', 'retrievalTrans', 'review']);
-    const secretFinding = results.checks.find((c) => c.checkId === 'noSecretInResponse' && c.operation === 'capture')!.findings[0]!;
-    expect(secretFinding).toMatchObject({ code: 'SECRET_ECHOED', severity: 'must', requirementIds: ['PAGI-SEC-003'] });
-    expect(secretFinding.message).toMatch(/body, header name, header value/);
-    expect(failed('noFullCardNumberInResponse')).toEqual(expect.arrayContaining(['authoriseDirect', 'checkout']));
-    // The reports and the console output hold neither the secret nor the card, with or without separators.
-    const files = filesUnder(run.out);
-    expect([...files.keys()].map((f) => path.basename(f)).sort()).toEqual(['exchanges.har', 'junit.xml', 'report.html', 'results.json', 'summary.md']);
-    for (const [file, text] of [...files, ['stdout', run.stdout], ['stderr', run.stderr]]) {
-      expect(text.includes(secret), `${file} holds the secret`).toBe(false);
-      expect(text.includes(CARD) || text.includes(DOTTED), `${file} holds the card number`).toBe(false);
-    }
-    // The masks show where the target echoed them: in values, keys and header names alike.
-    const har = files.get(path.join(run.out, 'exchanges.har'))!;
-    expect(har).toContain('x-echo-[SECRET]');
-    expect(har).toContain('echo_[SECRET]');
-    expect(har).toContain('411111******1111');
-  });
-
-  it('a URL from the target on another host is a finding and never requested; no card data goes to a failed form action', async () => {
-    const only = 'authoriseApm/issuerUrlRequestable,checkout/checkoutFormPostsToBaseUrl,checkout/checkoutPostBackCompletesPayment';
-    const run = await runCli(['--target', foreign.url, '--only', only, ...REPORTERS], credentialsEnv(foreign));
-    const results = run.results();
-    const result = (op: string, id: string) => results.checks.find((c) => c.operation === op && c.checkId === id)!;
-    const issuer = result('authoriseApm', 'issuerUrlRequestable');
-    expect(issuer.status).toBe('skipped');
-    expect(issuer.reason).toMatch(/not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin .* nor a host listed in allowedHosts/);
-    expect(issuer.findings).toEqual([expect.objectContaining({ code: 'OFF_TARGET_URL', severity: 'info' })]);
-    expect(result('checkout', 'checkoutFormPostsToBaseUrl')).toMatchObject({ status: 'failed', findings: [expect.objectContaining({ code: 'FORM_ACTION' })] });
-    expect(result('checkout', 'checkoutPostBackCompletesPayment')).toMatchObject({ status: 'not_applicable' });
-    expect(result('checkout', 'checkoutPostBackCompletesPayment').reason).toMatch(/nothing was submitted to it/);
-    expect(results.verdict).toBe('NOT CONFORMANT');
-    expect(listener.connections()).toBe(0);
-  });
-
-  it('refuses a non-loopback target not declared a sandbox (exit 2) before sending anything', async () => {
-    // Every request of the kit would go through this proxy: it sees a connection as soon as anything is sent.
-    let proxied = 0;
-    const proxy = http.createServer();
-    proxy.on('connection', (socket) => {
-      proxied++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  it('does not request a URL off the target: the exchange says why, and the host sees no connection', async () => {
+    const foreign = await startCountingListener('127.0.0.2');
+    const kit = client('http://127.0.0.1:1', []);
     try {
-      const target = ['--target', 'https://gateway.sandbox.invalid', '--proxy', proxyUrl];
-      const refused = await runCli(target, { PAGI_MERCHANT_ID: 'M', PAGI_ACCOUNT_ID: 'A', PAGI_SECRET: 's3cret-value' });
-      expect(refused.code).toBe(2);
-      expect(refused.stderr.trim()).toMatch(/^pagi-conform: The target https:\/\/gateway\.sandbox\.invalid is not a loopback address .* pass --allow-live .*\.$/);
-      expect(fs.existsSync(refused.out)).toBe(false);
-      expect(proxied).toBe(0);
-      // Declared a sandbox, the same run goes on to contact the target (through the proxy), which shows the guard is what stopped it.
-      const declared = await runCli(target, { PAGI_MERCHANT_ID: 'M', PAGI_ACCOUNT_ID: 'A', PAGI_SECRET: 's3cret-value', PAGI_ENVIRONMENT: 'sandbox' });
-      expect(declared.code).toBe(2);
-      expect(declared.stderr).toMatch(/is unreachable/);
-      expect(proxied).toBeGreaterThan(0);
+      const page = await kit.follow!(`${foreign.url}/issuer`, { method: 'POST', form: { card_number: profile.payments.testCards.approve[0]!, note: 'x' } });
+      expect(page.response).toBeUndefined();
+      expect(page.error).toEqual({ kind: 'off-target', message: expect.stringMatching(/^not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin/) });
+      const metadata = await kit.follow!('http://169.254.169.254/latest/meta-data/', { method: 'GET' });
+      expect(metadata.error?.kind).toBe('off-target');
+      expect(foreign.connections()).toBe(0);
     } finally {
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await kit.close();
+      await foreign.close();
     }
+  });
+
+  it('requests a host listed in allowedHosts', async () => {
+    const foreign = await startCountingListener('127.0.0.2');
+    const kit = client('http://127.0.0.1:1', ['127.0.0.2']);
+    try {
+      const page = await kit.follow!(`${foreign.url}/issuer`, { method: 'GET' });
+      expect(page.response?.status).toBe(200);
+      expect(foreign.connections()).toBe(1);
+    } finally {
+      await kit.close();
+      await foreign.close();
+    }
+  });
+});
+
+describe('live-target guard', () => {
+  it('lets a loopback target, a declared sandbox or --allow-live move money, and refuses any other target', () => {
+    expect(moneyGuard({ allowLive: false })).toBe('loopback');
+    expect(moneyGuard({ target: 'http://127.0.0.1:8080', allowLive: false })).toBe('loopback');
+    expect(moneyGuard({ target: 'http://[::1]:8080', allowLive: false })).toBe('loopback');
+    expect(moneyGuard({ target: 'https://gw.example', environment: 'sandbox', allowLive: false })).toBe('sandbox');
+    expect(moneyGuard({ target: 'https://gw.example', environment: 'live', allowLive: true })).toBe('allow-live');
+    for (const target of ['https://gw.example', 'http://127.0.0.1.nip.io', 'http://10.0.0.5:8080']) {
+      expect(() => moneyGuard({ target, allowLive: false }), target).toThrow(/is not a loopback address .*--allow-live/);
+    }
+    expect(() => moneyGuard({ target: 'https://gw.example', environment: 'live', allowLive: false })).toThrow(/--allow-live/);
   });
 });
