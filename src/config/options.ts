@@ -257,7 +257,7 @@ export const OPTIONS = [
     env: 'PAGI_ENVIRONMENT',
     description: 'What the target is. A run makes payments, captures, refunds and payouts: against a target that is not loopback it runs only when this is sandbox, or with --allow-live.',
   }),
-  opt({ key: 'allowLive', flag: 'allow-live', type: flag, default: false, configFile: false, description: 'Run against a target that is neither loopback nor declared environment: sandbox (a live gateway: real money moves).' }),
+  opt({ key: 'allowLive', flag: 'allow-live', type: flag, default: false, configFile: false, affectsResults: false, description: 'Run against a target that is neither loopback nor declared environment: sandbox (a live gateway: real money moves).' }),
   opt({ key: 'proxy', flag: 'proxy', type: url, env: 'PAGI_PROXY', description: 'HTTP proxy the requests go through.' }),
   opt({ key: 'notifyUrl', flag: 'notify-url', type: url, description: "Public URL of the kit's notification receiver, for a remote target (default on a loopback target: the receiver's own loopback URL; none otherwise, and the events family is skipped)." }),
   opt({ key: 'notifyWait', flag: 'notify-wait', type: integer('MS', 0), default: 10_000, description: 'How long to wait for a notification, in milliseconds.' }),

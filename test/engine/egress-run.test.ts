@@ -81,7 +81,7 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
     // The reports and the console output hold neither the secret nor the card, with or without separators.
     const files = filesUnder(run.out);
     expect([...files.keys()].map((f) => path.basename(f)).sort()).toEqual(['exchanges.har', 'junit.xml', 'report.html', 'results.json', 'summary.md']);
-    for (const [file, text] of [...files, ['stdout', run.stdout], ['stderr', run.stderr]]) {
+    for (const [file, text] of [...files, ['stdout', run.stdout], ['stderr', run.stderr]] as [string, string][]) {
       expect(text.includes(secret), `${file} holds the secret`).toBe(false);
       expect(text.includes(CARD) || text.includes(DOTTED), `${file} holds the card number`).toBe(false);
     }
