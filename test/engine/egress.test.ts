@@ -87,6 +87,20 @@ describe('following URLs from the target', () => {
     }
   });
 
+  it('refuses at connect time a listed name that resolves to an internal address not listed itself', async () => {
+    const local = await startCountingListener('127.0.0.1');
+    const port = new URL(local.url).port;
+    const kit = client('http://127.0.0.3:1', ['localhost']);
+    try {
+      const page = await kit.follow!(`http://localhost:${port}/issuer`, { method: 'GET' });
+      expect(page.error).toEqual({ kind: 'off-target', message: expect.stringMatching(/^not requested: localhost resolves to (127\.0\.0\.1|::1), an internal address/) });
+      expect(local.connections()).toBe(0);
+    } finally {
+      await kit.close();
+      await local.close();
+    }
+  });
+
   it('requests a host listed in allowedHosts', async () => {
     const foreign = await startCountingListener('127.0.0.2');
     const kit = client('http://127.0.0.1:1', ['127.0.0.2']);
