@@ -171,7 +171,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (echoed.length) response.secretEchoed = echoed;
         if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
-          error = { kind: 'redirect', message: `redirect to ${maskText(headers.location, maskRules)} not followed` };
+          let elsewhere: string | undefined;
+          try {
+            elsewhere = egress.refusal(new URL(headers.location, sent.url).href);
+          } catch {
+            elsewhere = 'not a URL';
+          }
+          error = { kind: 'redirect', message: maskText(`redirect to ${headers.location} not followed${elsewhere ? ` (${elsewhere})` : ''}`, maskRules) };
         }
       } catch (e) {
         error = transportError(e);

@@ -1,4 +1,6 @@
 /** The egress policy (target origin + allowedHosts, internal addresses), the client following URLs under it, and the live-target guard. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createProbeClient } from '../../src/engine/client.js';
 import { egressPolicy, isInternalAddress, isLoopbackHost } from '../../src/engine/egress.js';
@@ -98,6 +100,25 @@ describe('following URLs from the target', () => {
     } finally {
       await kit.close();
       await local.close();
+    }
+  });
+
+  it('never follows a redirect, and says when it points off the target', async () => {
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const kit = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, []);
+    try {
+      const moved = await kit.send('capture', {});
+      expect(moved.error).toEqual({ kind: 'redirect', message: expect.stringMatching(/^redirect to http:\/\/169\.254\.169\.254\/latest\/meta-data\/ not followed \(http:\/\/169\.254\.169\.254 is neither the target's origin .* \(an internal address/) });
+      expect(requests).toBe(1);
+    } finally {
+      await kit.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
