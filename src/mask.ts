@@ -60,10 +60,10 @@ export function maskPan(digits: string): string {
 const SEPARATOR = String.raw`(?:[ .\-_+]|%20)`;
 const PAN_RUN = new RegExp(String.raw`(?<![0-9])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9])`, 'g');
 
-/** A known card number written with any separators between its digits. */
+/** A known card number written with any separators between its digits, wherever it appears (even inside a longer run). */
 function cardPattern(card: string): RegExp {
   const digits = card.replace(/\D/g, '').split('');
-  return new RegExp(String.raw`(?<![0-9])${digits.join(`${SEPARATOR}?`)}(?![0-9])`, 'g');
+  return new RegExp(digits.join(`${SEPARATOR}?`), 'g');
 }
 
 function escapeRegExp(s: string): string {

@@ -34,6 +34,7 @@ describe('masking', () => {
     // A known card that is not Luhn-valid is masked by the rules, with separators too.
     expect(maskText('card 4000-0000-0000-0003 and 4000.0000.0000.0003', { cards: ['4000000000000003'] })).toBe('card 400000******0003 and 400000******0003');
     expect(maskText('amount 10.36 id 1234.5678 ip 127.0.0.1')).toBe('amount 10.36 id 1234.5678 ip 127.0.0.1');
+    expect(maskText(`run 9${PAN}77`, { cards: [PAN] })).toBe('run 9411111******111177');
   });
 
   it('masks secrets and cards in keys and header names, not only in values', () => {
