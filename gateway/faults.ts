@@ -61,6 +61,8 @@ export interface ReplyContext {
   errorKind?: ErrorKind;
   /** The gateway's profile (status values, codes). */
   profile: Profile;
+  /** The secrets of the gateway's configuration (for a fault that leaks one). */
+  secrets?: readonly string[];
 }
 
 type ReplyHook = (reply: Reply, ctx: ReplyContext) => Reply;
@@ -547,6 +549,15 @@ export const FAULTS: readonly FaultDefinition[] = [
     expectedCheck: 'responseEchoesRequestFields',
     family: 'conventions',
     reply: body(['authoriseApm'], (b) => ({ ...b, amount: '0.00' })),
+  },
+  {
+    kind: 'fault',
+    name: 'secret-echoed',
+    description: "Every answer carries the merchant's signing key in a response header (a debugging header left on).",
+    requirement: 'PAGI-SEC-003',
+    expectedCheck: 'noSecretInResponse',
+    family: 'security',
+    wire: (wire, ctx) => (ctx.secrets?.length ? { ...wire, headers: { ...wire.headers, 'x-debug-signing-key': ctx.secrets.join(',') } } : wire),
   },
   {
     kind: 'fault',

@@ -1,6 +1,7 @@
 /** The HTTP side: read the body under the size cap, handle, apply the active fault's hooks, answer, log one line. */
 import http from 'node:http';
 import { maskText } from '../src/mask.js';
+import { configSecrets } from './config.js';
 import type { Gateway } from './context.js';
 import type { FaultDefinition, ReplyContext } from './faults.js';
 import { buildRoutes, handle, type Handled, type Incoming } from './pipeline.js';
@@ -19,7 +20,7 @@ export interface ServerOptions {
 }
 
 function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
-  const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind, profile: gw.profile };
+  const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind, profile: gw.profile, secrets: configSecrets(gw.config) };
   const reply = fault?.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);
   return fault?.wire ? fault.wire(wire, ctx) : wire;

@@ -1,6 +1,7 @@
-/** Reporters that write one file into the run's output folder when the run ends. */
+/** Reporters that write one file into the run's output folder when the run ends; `writeReportFile` is their one write path. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { maskOutgoing } from '../src/mask.js';
 import type { RunResult } from '../src/model.js';
 import type { KitReporter, RunEnd } from './types.js';
 
@@ -11,8 +12,13 @@ export function fileReporter(name: string, fileName: string, render: (result: Ru
     onRunEnd(result, end) {
       fs.mkdirSync(end.outDir, { recursive: true });
       const file = path.resolve(end.outDir, fileName);
-      fs.writeFileSync(file, render(result, end));
+      writeReportFile(file, render(result, end));
       return [file];
     },
   };
+}
+
+/** Write a report file: its text passes through `maskOutgoing` (no secret, card number or security code leaves). */
+export function writeReportFile(file: string, text: string): void {
+  fs.writeFileSync(file, maskOutgoing(text));
 }

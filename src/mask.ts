@@ -1,6 +1,8 @@
 /**
  * Masking of card numbers, security codes and secrets. Evidence is masked when it is recorded, so nothing
- * downstream (reporters, logs) ever holds the clear values.
+ * downstream (reporters, logs) ever holds the clear values; and every text leaving the process (report files,
+ * stdout, stderr, error messages, results handed to a caller) passes through `maskOutgoing`, with the rules of the
+ * runs under way (`protectOutput`).
  */
 
 /** Field names whose values are always replaced (security codes, full card numbers, secrets), lower-cased. */
@@ -53,8 +55,16 @@ export function maskPan(digits: string): string {
   return `${d.slice(0, 6)}${'*'.repeat(d.length - 10)}${d.slice(-4)}`;
 }
 
-// 13-19 digits, optionally grouped by single spaces or dashes (also the URL-encoded space '+' and '%20').
-const PAN_RUN = /(?<![0-9])[0-9](?:(?:[ \-+]|%20)?[0-9]){12,18}(?![0-9])/g;
+// 13-19 digits, optionally grouped by single spaces, dashes, dots or underscores (also the URL-encoded space '+'
+// and '%20').
+const SEPARATOR = String.raw`(?:[ .\-_+]|%20)`;
+const PAN_RUN = new RegExp(String.raw`(?<![0-9])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9])`, 'g');
+
+/** A known card number written with any separators between its digits, wherever it appears (even inside a longer run). */
+function cardPattern(card: string): RegExp {
+  const digits = card.replace(/\D/g, '').split('');
+  return new RegExp(digits.join(`${SEPARATOR}?`), 'g');
+}
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -74,7 +84,7 @@ function secretForms(secret: string): string[] {
 
 /** The regular expressions of one set of rules, built once (rules objects live for a run). */
 interface Masker {
-  cards: string[];
+  cards: RegExp[];
   secrets: RegExp[];
   /** Quick test: could the text hold anything to mask at all? */
   maybe: RegExp;
@@ -89,15 +99,16 @@ const NO_RULES: MaskRules = {};
 function maskerOf(rules: MaskRules): Masker {
   let m = maskers.get(rules);
   if (m) return m;
-  const cards = (rules.cards ?? []).filter((c) => c.length >= 8);
+  const cards = (rules.cards ?? []).filter((c) => c.replace(/\D/g, '').length >= 8);
   const forms = (rules.secrets ?? []).filter(Boolean).flatMap(secretForms);
   const fields = [...SENSITIVE_FIELDS, ...(rules.fields ?? [])].map(escapeRegExp).join('|');
-  const literals = [...cards, ...forms].map(escapeRegExp);
+  const literals = forms.map(escapeRegExp);
+  const cardPatterns = cards.map(cardPattern);
   m = {
-    cards,
+    cards: cardPatterns,
     secrets: forms.map((form) => new RegExp(escapeRegExp(form), 'g')),
-    // A digit run long enough for a card number, a known card or secret, or a sensitive field name.
-    maybe: new RegExp([String.raw`[0-9](?:(?:[ \-+]|%20)?[0-9]){12}`, ...literals, fields].join('|'), 'i'),
+    // A digit run long enough for a card number (a known card may be shorter), a secret, or a sensitive field name.
+    maybe: new RegExp([String.raw`[0-9](?:${SEPARATOR}?[0-9]){7}`, ...literals, fields].join('|'), 'i'),
     // name=value (form, query string, curl -d) and "name":"value" (JSON) forms of sensitive fields.
     pairs: new RegExp(`((?:^|[?&\\s"'])(?:${fields})=)[^&\\s"']*`, 'gi'),
     json: new RegExp(`("(?:${fields})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?[0-9]+)`, 'gi'),
@@ -112,7 +123,7 @@ export function maskText(text: string, rules: MaskRules = NO_RULES): string {
   const m = maskerOf(rules);
   if (!m.maybe.test(text)) return text;
   let out = text;
-  for (const card of m.cards) out = out.split(card).join(maskPan(card));
+  for (const card of m.cards) out = out.replace(card, (run) => maskPan(run));
   out = out.replace(PAN_RUN, (run) => (looksLikePan(run) ? maskPan(run) : run));
   for (const secret of m.secrets) out = out.replace(secret, '[SECRET]');
   out = out.replace(m.pairs, '$1***');
@@ -121,15 +132,96 @@ export function maskText(text: string, rules: MaskRules = NO_RULES): string {
   return out;
 }
 
-/** Deep copy of a structured body with sensitive fields replaced and card numbers/secrets masked in strings. */
+/**
+ * Deep copy of a structured value (a body, headers, a whole result) with sensitive fields replaced and card
+ * numbers/secrets masked in strings and in keys (JSON keys, header names).
+ */
 export function maskValue<T>(value: T, rules: MaskRules = NO_RULES): T {
   const extra = new Set((rules.fields ?? []).map((f) => f.toLowerCase()));
   const walk = (v: unknown, key?: string): unknown => {
     if (key && (SENSITIVE_FIELDS.has(key.toLowerCase()) || extra.has(key.toLowerCase())) && v !== null && v !== undefined && typeof v !== 'object') return '***';
     if (typeof v === 'string') return maskText(v, rules);
     if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, rules), walk(x, k)]));
     return v;
   };
   return walk(value) as T;
+}
+
+/** Whether a text holds a secret of the rules in any written form (the gateway echoed it). */
+export function holdsSecret(text: string, rules: MaskRules): boolean {
+  return maskerOf(rules).secrets.some((r) => {
+    r.lastIndex = 0;
+    return r.test(text);
+  });
+}
+
+// ------------------------------------------------------------------ egress: text leaving the process
+
+/** Rules of the runs under way in this process: what must never leave it. */
+const outgoing = new Set<MaskRules>();
+let merged: MaskRules = NO_RULES;
+
+/**
+ * Protect the process's output with a run's rules until the returned function is called: `maskOutgoing` masks
+ * their secrets and cards from then on.
+ */
+export function protectOutput(rules: MaskRules): () => void {
+  const own = { ...rules }; // a new object: one entry per call, released by its own function
+  outgoing.add(own);
+  const merge = () => {
+    const all = [...outgoing];
+    merged = all.length
+      ? { secrets: all.flatMap((r) => r.secrets ?? []), cards: all.flatMap((r) => r.cards ?? []), fields: all.flatMap((r) => r.fields ?? []) }
+      : NO_RULES;
+  };
+  merge();
+  return () => {
+    outgoing.delete(own);
+    merge();
+  };
+}
+
+/**
+ * The one masking function of text leaving the process: report files, stdout and stderr lines, error messages.
+ * Card-like digit runs and sensitive field values always; the secrets and cards of the runs under way.
+ */
+export function maskOutgoing(text: string): string {
+  return maskText(text, merged);
+}
+
+/** `maskOutgoing` applied to every string and key of a structured value (a result handed to reporters or a caller). */
+export function maskOutgoingValue<T>(value: T): T {
+  return maskValue(value, merged);
+}
+
+let guards = 0;
+let restoreStreams: (() => void) | undefined;
+
+/**
+ * Pass every write to stdout and stderr through `maskOutgoing` until the returned function is called (nested
+ * calls share one wrapper). Each write is masked whole: the kit writes whole lines.
+ */
+export function guardStandardStreams(): () => void {
+  if (guards++ === 0) {
+    const wrap = (stream: NodeJS.WriteStream) => {
+      const original = stream.write;
+      stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
+        const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : undefined;
+        const out = text === undefined ? chunk : maskOutgoing(text);
+        return (original as (...args: unknown[]) => boolean).call(this, out, ...rest);
+      } as NodeJS.WriteStream['write'];
+      return () => {
+        stream.write = original;
+      };
+    };
+    const restores = [wrap(process.stdout), wrap(process.stderr)];
+    restoreStreams = () => restores.forEach((r) => r());
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--guards === 0) restoreStreams?.();
+  };
 }

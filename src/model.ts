@@ -91,6 +91,8 @@ export interface ReceivedResponse {
   /** True when the body exceeded the size cap and was cut. */
   truncated: boolean;
   decoded: DecodedBody;
+  /** Where the response carried the run's secret (any written form), noted when recorded: the kit keeps no clear copy in reports. */
+  secretEchoed?: ('body' | 'header name' | 'header value')[];
 }
 
 /** Masked, printable evidence of one exchange. Built once, when the exchange is recorded. */
@@ -109,7 +111,8 @@ export interface Exchange {
   request: SentRequest;
   response?: ReceivedResponse;
   /** Transport failure instead of a response. */
-  error?: { kind: 'timeout' | 'network' | 'too-large' | 'redirect'; message: string };
+  /** `off-target`: not sent, the URL is outside the target's origin and `allowedHosts`. */
+  error?: { kind: 'timeout' | 'network' | 'too-large' | 'redirect' | 'off-target'; message: string };
   startedAt: string;
   durationMs: number;
   evidence: Evidence;
@@ -172,6 +175,8 @@ export interface CheckContext {
   profile: import('./profile/load.js').Profile;
   config: RunConfigView;
   requirement(id: string): Requirement;
+  /** Masks card numbers, security codes and the run's secret in a received value quoted in a message (set by the engine). */
+  mask?(text: string): string;
 }
 
 /** The parts of the run configuration checks and probes may read (no secret). */
@@ -322,7 +327,11 @@ export interface RunResult {
     profile: { name: string; version: string; file: string; digest: string };
     /** sha256 of the effective configuration with the secret masked. */
     configDigest: string;
-    target: { baseUrl: string; embedded: boolean };
+    /**
+     * `allowedBy`: what let the run move money on the target (`loopback`, `sandbox`: environment: sandbox,
+     * `allow-live`: --allow-live); `allowedHosts`: hosts besides the target's origin the kit could request.
+     */
+    target: { baseUrl: string; embedded: boolean; allowedBy?: 'loopback' | 'sandbox' | 'allow-live'; allowedHosts?: string[] };
     seed: number;
     failOn: Severity;
     selection: { only: string[]; skip: string[]; shard?: string };

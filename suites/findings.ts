@@ -36,6 +36,8 @@ export const FINDING_CODES = {
   REFERENCE_ID_NUMBERING: 'Refund reference ids not numbered as the profile says',
   FULL_CARD_NUMBER: 'Full card number in a response',
   CARD_MASK: 'Card not masked as the profile says',
+  SECRET_ECHOED: 'Merchant signing key in a response',
+  OFF_TARGET_URL: 'URL outside the target not requested',
   RESULT_MISSING: 'Requested result missing',
   LIMIT_NOT_ACCEPTED: 'Request at the limit not accepted',
   LIMIT_EXCEEDED: 'Request over the limit processed in full',
@@ -88,16 +90,16 @@ export interface FindingInput {
   severity?: 'info';
 }
 
-/** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) never appear in clear. */
+/** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) and the secret never appear in clear. */
 export function masked(ctx: CheckContext, text: string): string {
-  return maskText(text, { cards: Object.values(ctx.config.cards) });
+  return ctx.mask ? ctx.mask(text) : maskText(text, { cards: Object.values(ctx.config.cards) });
 }
 
-/** A received value quoted for a message: strings in quotes, others as JSON, cut to a readable length, masked. */
+/** A received value quoted for a message: strings in quotes, others as JSON, masked, then cut to a readable length. */
 export function quote(ctx: CheckContext, value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
-  return masked(ctx, text.length > 200 ? `${text.slice(0, 197)}...` : text);
+  const text = masked(ctx, typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value));
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
 /** Build one finding. */

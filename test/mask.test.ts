@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskPan, maskText, maskValue } from '../src/mask.js';
+import { guardStandardStreams, holdsSecret, maskOutgoing, maskOutgoingValue, maskPan, maskText, maskValue, protectOutput } from '../src/mask.js';
 
 const PAN = '4111111111111111';
 const SECRET = 'k3y&v@l"ue 9';
@@ -27,5 +27,55 @@ describe('masking', () => {
       card_number: '***',
       nested: { security_code: '***', note: 'pan 411111******1111' },
     });
+  });
+
+  it('masks card numbers written with dots or underscores, and known cards with any separator', () => {
+    expect(maskText(`a 4111.1111.1111.1111 b 4111_1111_1111_1111 c`)).toBe('a 411111******1111 b 411111******1111 c');
+    // A known card that is not Luhn-valid is masked by the rules, with separators too.
+    expect(maskText('card 4000-0000-0000-0003 and 4000.0000.0000.0003', { cards: ['4000000000000003'] })).toBe('card 400000******0003 and 400000******0003');
+    expect(maskText('amount 10.36 id 1234.5678 ip 127.0.0.1')).toBe('amount 10.36 id 1234.5678 ip 127.0.0.1');
+    expect(maskText(`run 9${PAN}77`, { cards: [PAN] })).toBe('run 9411111******111177');
+  });
+
+  it('masks secrets and cards in keys and header names, not only in values', () => {
+    const rules = { secrets: [SECRET], cards: [PAN] };
+    expect(maskValue({ [`x-echo-${SECRET}`]: '1', [`k_${PAN}`]: { [SECRET]: SECRET } }, rules)).toEqual({ 'x-echo-[SECRET]': '1', 'k_411111******1111': { '[SECRET]': '[SECRET]' } });
+    expect(holdsSecret(`x ${encodeURIComponent(SECRET)} y`, rules)).toBe(true);
+    expect(holdsSecret('nothing here', rules)).toBe(false);
+  });
+
+  it("maskOutgoing masks the secrets of the runs under way, and stops once a run's rules are released", () => {
+    const secret = 'outgoing-secret-7f3a';
+    expect(maskOutgoing(`key ${secret} card ${PAN}`)).toBe(`key ${secret} card 411111******1111`);
+    const release = protectOutput({ secrets: [secret] });
+    expect(maskOutgoing(`key ${secret}`)).toBe('key [SECRET]');
+    expect(maskOutgoingValue({ [secret]: [`a ${secret}`] })).toEqual({ '[SECRET]': ['a [SECRET]'] });
+    release();
+    expect(maskOutgoing(`key ${secret}`)).toBe(`key ${secret}`);
+  });
+
+  it('guards stdout and stderr: every write passes through maskOutgoing while a guard is held', () => {
+    const secret = 'stream-secret-91bc';
+    const written: string[] = [];
+    const original = process.stdout.write;
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const release = protectOutput({ secrets: [secret] });
+      const unguard = guardStandardStreams();
+      const nested = guardStandardStreams();
+      process.stdout.write(`line ${secret}\n`);
+      process.stdout.write(Buffer.from(`bytes ${PAN}\n`));
+      nested();
+      process.stdout.write(`still ${secret}\n`);
+      unguard();
+      release();
+      process.stdout.write(`after ${secret}\n`);
+    } finally {
+      process.stdout.write = original;
+    }
+    expect(written).toEqual(['line [SECRET]\n', 'bytes 411111******1111\n', 'still [SECRET]\n', `after ${secret}\n`]);
   });
 });

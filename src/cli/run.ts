@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { helpText, parseArgv, resolveOptions } from '../config/load.js';
 import { UsageError, type RunOptions } from '../config/options.js';
+import { guardStandardStreams, protectOutput } from '../mask.js';
 
 async function list(options: RunOptions): Promise<number> {
   const { prepareRun } = await import('../engine/runner.js');
@@ -20,6 +21,9 @@ export async function runMain(argv: string[]): Promise<number> {
       return 0;
     }
     const options = resolveOptions(explicit);
+    // For the rest of the command, whatever it prints passes through maskOutgoing with the configured secret and cards.
+    guardStandardStreams();
+    protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
     if (options.list) return await list(options);
     const { runConformance } = await import('../engine/runner.js');
     const { result, files } = await runConformance(options, { commandLine: ['pagi-conform', 'run', ...argv] });

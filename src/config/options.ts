@@ -50,6 +50,12 @@ export interface RunOptions {
   signKey?: string;
   /** Ed25519 public key file (PEM) a report's signature is verified with (`verify` only). */
   publicKey?: string;
+  /** Hosts besides the target's origin the kit may request (an issuer page's host, ...). */
+  allowedHosts: string[];
+  /** What the target is: `sandbox` lets a non-loopback target take payments, captures, refunds and payouts. */
+  environment?: 'sandbox' | 'live';
+  /** Run against a non-loopback target that is not declared a sandbox. */
+  allowLive: boolean;
   help: boolean;
 }
 
@@ -236,6 +242,22 @@ export const OPTIONS = [
   opt({ key: 'maxResponseBytes', flag: 'max-response-bytes', type: integer('BYTES', 1), default: 8 * 1024 * 1024, description: 'Response size cap: reading stops past it and the response is marked truncated.' }),
   opt({ key: 'orderPrefix', flag: 'order-prefix', type: text('TEXT'), default: 'PAGI', description: "Prefix of every order_no the kit sends; a run id and a counter follow it, so a run's order numbers are unique." }),
   opt({ key: 'caFile', flag: 'ca-file', type: text('FILE', true), description: "PEM file of the CA that signs the target's TLS certificate." }),
+  opt({
+    key: 'allowedHosts',
+    flag: 'allowed-hosts',
+    type: list,
+    default: [],
+    description:
+      "Hosts the kit may request besides the target's origin, comma-separated: host, host:port, *.domain or an IP address (e.g. the sandbox's issuer pages). Any other URL the target hands over is reported, never requested; an internal address (loopback, private, link-local, metadata) is refused unless listed.",
+  }),
+  opt({
+    key: 'environment',
+    flag: 'environment',
+    type: oneOf(['sandbox', 'live'] as const),
+    env: 'PAGI_ENVIRONMENT',
+    description: 'What the target is. A run makes payments, captures, refunds and payouts: against a target that is not loopback it runs only when this is sandbox, or with --allow-live.',
+  }),
+  opt({ key: 'allowLive', flag: 'allow-live', type: flag, default: false, configFile: false, affectsResults: false, description: 'Run against a target that is neither loopback nor declared environment: sandbox (a live gateway: real money moves).' }),
   opt({ key: 'proxy', flag: 'proxy', type: url, env: 'PAGI_PROXY', description: 'HTTP proxy the requests go through.' }),
   opt({ key: 'notifyUrl', flag: 'notify-url', type: url, description: "Public URL of the kit's notification receiver, for a remote target (default on a loopback target: the receiver's own loopback URL; none otherwise, and the events family is skipped)." }),
   opt({ key: 'notifyWait', flag: 'notify-wait', type: integer('MS', 0), default: 10_000, description: 'How long to wait for a notification, in milliseconds.' }),

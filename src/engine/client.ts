@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
-import { maskText, type MaskRules } from '../mask.js';
+import { holdsSecret, maskText, type MaskRules } from '../mask.js';
 import type { Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
@@ -15,6 +15,7 @@ import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal } from './decode.js';
 import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
+import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
@@ -28,6 +29,8 @@ export interface TransportOptions {
   concurrency: number;
   /** Requests per second (0: no limit). */
   rate: number;
+  /** Hosts besides the target's origin the kit may request (`allowedHosts`); see egress.ts. */
+  allowedHosts?: string[];
 }
 
 /** Everything a client needs. */
@@ -90,6 +93,7 @@ function fillTemplate(template: string, body: Record<string, unknown>): string {
 function transportError(e: unknown): NonNullable<Exchange['error']> {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? err.name ?? 'Error';
+  if (code === 'PAGI_OFF_TARGET') return { kind: 'off-target', message: `not requested: ${err.cause?.message ?? err.message}` };
   const timeout = /TimeoutError|AbortError|UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT/.test(`${err.name} ${code}`);
   return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
 }
@@ -109,13 +113,24 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
   return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
 }
 
+/** Where a response carries the secret of the run (its body, a header name, a header value). */
+function secretEchoes(body: string, headers: Record<string, string>, rules: MaskRules): NonNullable<ReceivedResponse['secretEchoed']> {
+  const where: NonNullable<ReceivedResponse['secretEchoed']> = [];
+  if (!rules.secrets?.length) return where;
+  if (holdsSecret(body, rules)) where.push('body');
+  if (Object.keys(headers).some((name) => holdsSecret(name, rules))) where.push('header name');
+  if (Object.values(headers).some((value) => holdsSecret(value, rules))) where.push('header value');
+  return where;
+}
+
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
-  const dispatchers = dispatcherPool(transport, ca);
+  const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
+  const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
   let exchangeCount = 0;
   let orderCount = 0;
 
@@ -131,7 +146,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
     const t0 = performance.now();
     let response: ReceivedResponse | undefined;
     let error: Exchange['error'];
-    await limiter.run(async () => {
+    // A URL the target handed over is requested only when the run's egress policy allows it.
+    const offTarget = operation === 'external' ? egress.refusal(sent.url) : undefined;
+    if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
+    else await limiter.run(async () => {
       try {
         const res = await request(sent.url, {
           method: sent.method as Dispatcher.HttpMethod,
@@ -149,9 +167,17 @@ export function createProbeClient(options: ClientOptions): KitClient {
             ? await decodeExternal(headers['content-type'], text, truncated)
             : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
         response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
+        const echoed = secretEchoes(text, headers, maskRules);
+        if (echoed.length) response.secretEchoed = echoed;
         if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
-          error = { kind: 'redirect', message: `redirect to ${maskText(headers.location, maskRules)} not followed` };
+          let elsewhere: string | undefined;
+          try {
+            elsewhere = egress.refusal(new URL(headers.location, sent.url).href);
+          } catch {
+            elsewhere = 'not a URL';
+          }
+          error = { kind: 'redirect', message: maskText(`redirect to ${headers.location} not followed${elsewhere ? ` (${elsewhere})` : ''}`, maskRules) };
         }
       } catch (e) {
         error = transportError(e);

@@ -2,17 +2,20 @@
  * HTTP dispatchers of the kit's sending side: undici only, so a benchmark's plain sender can use them without
  * loading the engine.
  */
+import type { LookupFunction } from 'node:net';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 
 /** What a dispatcher needs of the transport options (see TransportOptions in client.ts). */
 export interface DispatchOptions {
   timeoutMs: number;
   proxy?: string;
+  /** Name resolution of the sockets (the run's egress policy checks the addresses). */
+  lookup?: LookupFunction;
 }
 
 /** An undici dispatcher for the transport options: CA file, proxy, connect timeout, source address. */
 export function createDispatcher(transport: DispatchOptions, ca: Buffer | undefined, localAddress?: string): Dispatcher {
-  const connect = { ca, timeout: transport.timeoutMs };
+  const connect = { ca, timeout: transport.timeoutMs, ...(transport.lookup ? { lookup: transport.lookup } : {}) };
   const source = localAddress ? { localAddress } : {};
   return transport.proxy ? new ProxyAgent({ uri: transport.proxy, requestTls: connect, ...source }) : new Agent({ connect, ...source });
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
-import { maskText } from '../mask.js';
+import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
 import type { CheckResult, RunConfigView, RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
@@ -21,6 +21,7 @@ import { createReporters } from '../../reporters/index.js';
 import type { KitReporter } from '../../reporters/types.js';
 import type { ReplayRequest, TransportOptions } from './client.js';
 import { createDispatcher } from './dispatch.js';
+import { isLoopbackHost } from './egress.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -63,8 +64,24 @@ const UNKNOWN_PAYMENT_METHOD = 'PAGI_KIT_UNKNOWN';
 const SECOND_LOOPBACK = '127.0.0.2';
 
 function isLoopback(baseUrl: string): boolean {
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  return isLoopbackHost(new URL(baseUrl).hostname);
+}
+
+/** What lets a run make payments, captures, refunds and payouts on its target (recorded in the results). */
+export type MoneyGuard = NonNullable<RunResult['metadata']['target']['allowedBy']>;
+
+/**
+ * The live-target guard: a run moves money (payments, captures, refunds, payouts), so it runs only against a
+ * loopback target, a target the config declares `environment: sandbox`, or with `--allow-live`. Checked before
+ * anything is sent.
+ */
+export function moneyGuard(options: Pick<RunOptions, 'target' | 'environment' | 'allowLive'>): MoneyGuard {
+  if (!options.target || isLoopback(options.target)) return 'loopback';
+  if (options.environment === 'sandbox') return 'sandbox';
+  if (options.allowLive) return 'allow-live';
+  throw new UsageError(
+    `The target ${options.target} is not a loopback address and the config does not declare environment: sandbox, so the run was refused before sending anything (it makes payments, captures, refunds and payouts): declare environment: sandbox for a sandbox, or pass --allow-live to run against a live gateway on purpose.`,
+  );
 }
 
 /** Whether this host can send from `address` (127.0.0.2 works on Linux, not on every system). */
@@ -192,6 +209,22 @@ export async function prepareRun(options: RunOptions): Promise<{ spec: SpecModel
  * loads the registry for a run: the suite worker does, and writes the plan back (see WorkerPlan).
  */
 export async function runConformance(options: RunOptions, hooks: RunHooks = {}): Promise<RunOutcome> {
+  const allowedBy = moneyGuard(options);
+  // From here on nothing leaves the process unmasked: stdout, stderr, report files, error messages, the result.
+  const releaseStreams = guardStandardStreams();
+  const releaseSecret = protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
+  try {
+    return await runGuarded(options, hooks, allowedBy);
+  } catch (e) {
+    if (e instanceof Error) e.message = maskOutgoing(e.message);
+    throw e;
+  } finally {
+    releaseSecret();
+    releaseStreams();
+  }
+}
+
+async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: MoneyGuard): Promise<RunOutcome> {
   const started = new Date();
   const today = started.toISOString().slice(0, 10);
   const reporters = hooks.reporters ?? createReporters(options);
@@ -207,18 +240,21 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
     proxy: options.proxy,
     concurrency: options.concurrency,
     rate: options.rate,
+    allowedHosts: options.allowedHosts,
   };
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
 
   if (options.target) await assertReachable(options.target, transport, ca);
   const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
   let receiver: Receiver | undefined;
+  let releaseRules = () => {};
   try {
     const credentials = credentialsOf(options, target);
     const loopback = isLoopback(target.baseUrl);
     const testCards = profile.profile.payments.testCards;
     const cards = options.cards ?? Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
     const rules = maskRulesFor(profile.profile, credentials.secret, Object.values(cards));
+    releaseRules = protectOutput(rules);
     const acknowledgement = profile.profile.notifications.acknowledgement;
     if (options.notifyUrl) receiver = await startReceiver({ listenOn: options.notifyListen, publicUrl: options.notifyUrl, rules, acknowledgement });
     else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
@@ -270,11 +306,11 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       metadata: {
         kitVersion: kitVersion(),
         nodeVersion: process.version,
-        commandLine: (hooks.commandLine ?? ['run()']).map((a) => maskText(a, rules)),
+        commandLine: hooks.commandLine ?? ['run()'],
         spec: { root: spec.root, digest: spec.digest },
         profile: { name: profile.profile.name, version: profile.profile.version, file: profile.file, digest: profile.digest },
         configDigest: configDigest(options),
-        target: { baseUrl: target.baseUrl, embedded: target.embedded },
+        target: { baseUrl: target.baseUrl, embedded: target.embedded, allowedBy, allowedHosts: [...options.allowedHosts] },
         seed: config.seed,
         failOn: options.failOn,
         selection: { only: [...options.only], skip: [...options.skip], ...(options.shard ? { shard: options.shard } : {}) },
@@ -287,11 +323,17 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       failOn: options.failOn,
     });
     if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
-    const written = await adapter.runEnd(result, incoming);
-    return { result, files: written, replay: adapter.replay };
+    // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
+    const masked = maskOutgoingValue(result);
+    const written = await adapter.runEnd(masked, incoming);
+    return { result: masked, files: written, replay: adapter.replay };
+  } catch (e) {
+    if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
+    throw e;
   } finally {
     await receiver?.close();
     await target.close();
+    releaseRules();
   }
 }
 

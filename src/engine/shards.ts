@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError, type FailOn, type RunOptions } from '../config/options.js';
+import { maskOutgoing } from '../mask.js';
 import type { ExchangeRecord, Family, RunResult, ShardRun } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
@@ -50,7 +51,7 @@ export function blobFile(out: string, shard: string): string {
 export function writeShardManifest(out: string, shard: string, parts: Omit<ShardManifest, 'format' | 'shard'>): string {
   const file = path.join(shardDir(out), `manifest-${suffix(shard)}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ format: SHARD_FORMAT, shard, ...parts } satisfies ShardManifest));
+  fs.writeFileSync(file, maskOutgoing(JSON.stringify({ format: SHARD_FORMAT, shard, ...parts } satisfies ShardManifest)));
   return file;
 }
 

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, inject, test } from 'vitest';
 import { htmlReader } from '../codecs/html-reader.js';
-import { maskText } from '../mask.js';
-import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Observation, OperationKey } from '../model.js';
+import { maskText, maskValue } from '../mask.js';
+import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Finding, Observation, OperationKey } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { failsRun, toCheckResult, type CheckOutcome } from './outcome.js';
@@ -16,6 +16,7 @@ import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
+import { FINDING_CODES } from '../../suites/findings.js';
 
 /** What a test leaves in `task.meta.pagi` for the reporter adapter. */
 export interface TestMeta {
@@ -68,8 +69,28 @@ export function inconclusiveReason(observation: Observation): string | undefined
     const status = x.response?.status;
     if (status === 429 || status === 503) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
     if (x.error && (x.error.kind === 'network' || x.error.kind === 'timeout')) return `no answer from the target on ${x.id}: ${x.error.message}`;
+    if (x.error?.kind === 'off-target') return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
   }
   return undefined;
+}
+
+/** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
+function offTargetExchanges(observation: Observation): Exchange[] {
+  return [observation.main, ...Object.values(observation.steps)].filter((x) => x?.error?.kind === 'off-target');
+}
+
+/** An information finding per URL from the target the kit did not request (the check could not run for it). */
+function offTargetFindings(check: Check, result: Pick<CheckResult, 'operation' | 'requirementIds'>, exchanges: readonly Exchange[]): Finding[] {
+  return exchanges.map((x) => ({
+    checkId: check.id,
+    requirementIds: result.requirementIds,
+    code: 'OFF_TARGET_URL',
+    severity: 'info',
+    title: FINDING_CODES.OFF_TARGET_URL,
+    message: `expected a URL on the target's origin or a host listed in allowedHosts / received ${x.evidence.request.url}, ${x.error!.message}`,
+    location: { operation: result.operation, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  }));
 }
 
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
@@ -98,6 +119,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
       return requirement;
     },
+    mask: (text) => maskText(text, client.maskRules),
   };
   const probes = new Map(registry.PROBES.map((p) => [p.id, p]));
   const observations = new Map<string, ObservationEntry>();
@@ -160,6 +182,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   let kitError: Error | undefined;
   let usage = { exchanges: 0, records: [] as ExchangeRecord[], replay: [] as ReplayRequest[] };
   let claimed: string | undefined;
+  let offTarget: Exchange[] = [];
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -169,13 +192,17 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
       }
       entry.claimed = true;
     });
+    offTarget = offTargetExchanges(observation);
     outcome = observation.inconclusive ? { skipped: observation.inconclusive } : check.run(observation, env.ctx);
   } catch (e) {
     kitError = e instanceof Error ? e : new Error(String(e));
     kitError.message = maskText(kitError.message, env.client.maskRules);
     outcome = { skipped: `kit error: ${kitError.message}` };
   }
-  const result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
+  let result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
+  if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
+  // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
+  result = maskValue(result, env.client.maskRules);
   const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
   return kitError ? { meta, kitError } : { meta };
 }

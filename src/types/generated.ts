@@ -5936,6 +5936,14 @@ export interface ResultsTarget {
    * True when the target was the kit's embedded reference gateway.
    */
   embedded: boolean;
+  /**
+   * What let the run make payments, captures, refunds and payouts on the target (the live-target guard): `loopback` (a loopback target), `sandbox` (the config declares environment: sandbox) or `allow-live` (--allow-live).
+   */
+  allowedBy?: "loopback" | "sandbox" | "allow-live";
+  /**
+   * Hosts besides the target's origin the kit could request (allowedHosts); any other URL from the target was reported, never requested.
+   */
+  allowedHosts?: string[];
 }
 /**
  * The selection of checks (--only, --skip, --shard).

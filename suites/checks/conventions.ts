@@ -285,9 +285,11 @@ export const noFullCardNumberInResponse = defineCheck({
   requirements: ['PAGI-SEC-001'],
   description: 'No response carries a full card number; card numbers appear only masked.',
   verify(o, ctx, report) {
-    const body = o.main.response?.bodyText ?? '';
+    const response = o.main.response;
+    // Body, header names and header values; the digits written with any separators (spaces, dashes, dots, ...).
+    const text = [response?.bodyText ?? '', ...Object.entries(response?.headers ?? {}).flat()].join('\n');
     for (const card of knownCards(ctx, o)) {
-      if (body.includes(card)) {
+      if (new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`).test(text)) {
         report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-SEC-001', expected: 'no full card number in the response', received: `the full number of card ${maskPan(card)}` });
       }
     }

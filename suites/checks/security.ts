@@ -144,6 +144,24 @@ export const freeTextParsesBackExactly = defineCheck({
 },
 });
 
+export const noSecretInResponse = defineCheck({
+  id: 'noSecretInResponse',
+  family: 'security',
+  probe: 'happy',
+  operations: ALL_OPERATIONS,
+  requirements: ['PAGI-SEC-003'],
+  description: "No response carries the merchant's signing key, in its body, a header name or a header value.",
+  verify(o, _ctx, report) {
+    // The client notes where a response carried the secret when it records it; the check never sees the secret.
+    for (const x of [o.main, ...Object.values(o.steps)].filter((e) => e && !e.incoming)) {
+      const where = x.response?.secretEchoed;
+      if (where?.length) {
+        report({ code: 'SECRET_ECHOED', requirement: 'PAGI-SEC-003', exchange: x, expected: "no trace of the merchant's signing key", received: `the signing key in the response (${where.join(', ')})` });
+      }
+    }
+  },
+});
+
 /** The security family, in report order. */
 export const SECURITY_CHECKS: readonly Check[] = [
   missingSignatureRefused,
@@ -151,4 +169,5 @@ export const SECURITY_CHECKS: readonly Check[] = [
   responseSignatureVerifies,
   queryRefusedFromUnregisteredAddress,
   freeTextParsesBackExactly,
+  noSecretInResponse,
 ];

@@ -383,6 +383,12 @@ export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: 
   return data;
 }
 
+/** The documented action of the checkout page's form, on the target (`{base_url}/v1/checkout`). */
+export function checkoutAction(ctx: CheckContext): string | undefined {
+  const action = operationOf(ctx.spec, 'checkout').checkoutForm?.action;
+  return action ? new URL(action.replace('{base_url}', ctx.config.baseUrl.replace(/\/$/, ''))).href : undefined;
+}
+
 /**
  * Act as the shopper on a page: while the page holds a form, submit it (its method, action and the shopper's
  * submission), at most `hops` times. Returns the exchanges in order; `stoppedAt` says why it stopped.
@@ -394,6 +400,9 @@ export async function followForms(client: ProbeClient, ctx: CheckContext, steps:
     const form = formOf(page);
     if (!form || form.forms === 0 || !form.action) return { pages, stoppedAt: 'a page without a form' };
     const action = new URL(form.action, page.request.url).href;
+    // The checkout page's form goes to the documented action or nowhere: no data for an action that fails its check.
+    const documented = page.operation === 'checkout' ? checkoutAction(ctx) : undefined;
+    if (documented && action !== documented) return { pages, stoppedAt: `a checkout form whose action ${action} is not ${documented}; nothing was submitted to it` };
     page = steps.add('page', await client.follow!(action, { method: form.method || 'GET', form: shopperSubmission(client, ctx, form) }));
     pages.push(page);
     if (!page.response || page.response.status >= 400) return { pages, stoppedAt: `a page answered ${describe(page)}` };

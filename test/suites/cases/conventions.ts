@@ -48,6 +48,16 @@ export const CONVENTIONS_CASES: Case[] = [
     o.main.response!.bodyText += '<debug>4111111111111111</debug>';
     return o;
   }, ['FULL_CARD_NUMBER']),
+  fail('noFullCardNumberInResponse', 'PAGI-SEC-001', 'the card written with dots', 'authoriseDirect', () => {
+    const o = happyObservation('authoriseDirect');
+    o.main.response!.bodyText += '<debug>4111.1111.1111.1111</debug>';
+    return o;
+  }, ['FULL_CARD_NUMBER']),
+  fail('noFullCardNumberInResponse', 'PAGI-SEC-001', 'the card in a header name', 'checkout', () => {
+    const o = happyObservation('checkout');
+    o.main.response!.headers['x-card-4111-1111-1111-1111'] = '1';
+    return o;
+  }, ['FULL_CARD_NUMBER']),
   fail('noFullCardNumberInResponse', 'PAGI-SEC-001', 'a query leaking the card', 'retrievalTrans', () => {
     const o = happyObservation('retrievalTrans');
     o.main.response!.bodyText = o.main.response!.bodyText.replace('}', ',"pan":"4111111111111111"}');

@@ -170,6 +170,17 @@ export const SECURITY_CASES: Case[] = [
     const o = injected('authoriseDirect', (r) => r);
     return observation('injection', 'authoriseDirect', errorExchange('authoriseDirect', 'invalidInput'), {}, o.facts);
   }, ['REQUEST_REFUSED']),
+  pass('noSecretInResponse', 'PAGI-SEC-003', 'no trace of the key', 'capture', () => happyObservation('capture')),
+  fail('noSecretInResponse', 'PAGI-SEC-003', 'the key in a header name and the body', 'capture', () => {
+    const o = happyObservation('capture');
+    o.main.response!.secretEchoed = ['body', 'header name'];
+    return o;
+  }, ['SECRET_ECHOED']),
+  fail('noSecretInResponse', 'PAGI-SEC-003', 'the key in a payment answer', 'authoriseDirect', () => {
+    const o = happyObservation('authoriseDirect');
+    o.main.response!.secretEchoed = ['header value'];
+    return o;
+  }, ['SECRET_ECHOED']),
 ];
 
 /** An injection observation: note (and for checkout the form input) carrying markup, the answer changed by `answer`. */
