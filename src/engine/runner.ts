@@ -380,6 +380,7 @@ export function buildRunResult(
     verdict: verdict.verdict,
     exitCode: verdict.exitCode,
     verdictReasons: verdict.reasons,
+    ...(verdict.partial ? { partial: verdict.partial } : {}),
     coverage: coverageOf(requirements, results),
     checks: results,
     requirements,
