@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { maskText, type MaskRules } from '../mask.js';
-import type { Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
+import type { DecodedBody, Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal } from './decode.js';
+import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
 import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { createLimiter, type Limiter } from './limiter.js';
@@ -43,6 +43,8 @@ export interface ClientOptions {
   tag: string;
   /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
   captureReplay?: boolean;
+  /** `false`: HTML pages are not read into a form model (a client of the main thread, which starts no reader thread). */
+  readPages?: boolean;
 }
 
 /** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
@@ -144,10 +146,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
         });
         const headers = headerRecord(res.headers);
         const { text, truncated } = await readCapped(res.body, transport.maxResponseBytes);
-        const decoded =
-          operation === 'external'
-            ? await decodeExternal(headers['content-type'], text, truncated)
-            : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
+        const decoded: DecodedBody =
+          options.readPages === false && formatOfMediaType(headers['content-type']) === 'html'
+            ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
+            : operation === 'external'
+              ? await decodeExternal(headers['content-type'], text, truncated)
+              : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
         response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
         if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {

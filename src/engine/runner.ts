@@ -23,6 +23,7 @@ import type { ReplayRequest, TransportOptions } from './client.js';
 import { createDispatcher } from './dispatch.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
+import { preflight } from './preflight.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
@@ -235,6 +236,8 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       ...(unregisteredAddress ? { unregisteredAddress } : {}),
       ...(receiver ? { notifyUrl: receiver.notifyUrl } : {}),
     };
+    // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
+    await preflight({ spec, profile: profile.profile, config, secret: credentials.secret, cardSecurityCode: options.cardSecurityCode, transport, options, embedded: target.embedded });
     const setup: RunSetup = {
       runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
       specRoot: options.specRoot ? spec.root : undefined,
