@@ -302,3 +302,26 @@ describe('an operation that does not answer', () => {
     expect(finding.message).toMatch(/^expected an HTTP response to POST \/v1\/refund \(refund\) \/ received none: /);
   });
 });
+
+describe('a reader that gives up', () => {
+  it('makes the body undecodable (a finding of the checks), never a transport failure or a skipped check', async () => {
+    const deepXml = `<respon>${'<a>'.repeat(5_000)}${'</a>'.repeat(5_000)}</respon>`;
+    handler = reply(200, 'application/xml', deepXml);
+    const deep = await client.send('authoriseDirect', {});
+    expect(deep.error).toBeUndefined();
+    expect(deep.response!.decoded).toMatchObject({ kind: 'undecodable', format: 'xml' });
+    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
+    const latin = await client.send('capture', {});
+    expect(latin.error).toBeUndefined();
+    expect(latin.response!.decoded).toEqual({ kind: 'undecodable', format: 'json', problem: 'the body is not valid UTF-8' });
+    for (const x of [deep, latin]) {
+      const observation = { probeId: 'happy', operation: x.operation as 'capture', main: x, steps: {}, facts: {} };
+      expect(inconclusiveReason(observation)).toBeUndefined();
+      expect(unansweredExchange(observation)).toBeUndefined();
+    }
+    // XML that declares another encoding is read as before.
+    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(Buffer.concat([Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><respon><note>'), Buffer.from([0xe9]), Buffer.from('</note></respon>')]));
+    const declared = await client.send('authoriseDirect', {});
+    expect(declared.response!.decoded.kind).toBe('xml');
+  });
+});
