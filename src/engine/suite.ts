@@ -69,7 +69,17 @@ export function inconclusiveReason(observation: Observation): string | undefined
     const status = x.response?.status;
     if (status === 429 || status === 503) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
   }
-  return undefined;
+  // A request the kit could not send (no such source address, a proxy or TLS set-up failure) says nothing of the target.
+  const unsent = sentExchanges(observation).find((x) => !x.response && x.error?.kind === 'network' && !targetSilent(x));
+  return unsent ? `the kit could not send ${unsent.id}: ${unsent.error!.message}` : undefined;
+}
+
+/** Transport errors that mean the target took the connection and did not answer on it (or closed it). */
+const SILENT_TARGET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function targetSilent(x: Exchange): boolean {
+  if (x.error?.kind === 'timeout') return true;
+  return x.error?.kind === 'network' && SILENT_TARGET_CODES.has(x.error.message.split(':')[0]!.trim());
 }
 
 function sentExchanges(observation: Observation): Exchange[] {
@@ -85,7 +95,7 @@ export const NO_ANSWER_REQUIREMENT = 'PAGI-GEN-010';
  * issuer page) are left to the checks that read them.
  */
 export function unansweredExchange(observation: Observation): Exchange | undefined {
-  return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && (x.error?.kind === 'network' || x.error?.kind === 'timeout'));
+  return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
 }
 
 /** The NO_ANSWER finding of a check whose observation holds an unanswered request. */

@@ -297,6 +297,11 @@ describe('an operation that does not answer', () => {
     expect(unansweredExchange({ ...observation, steps: {} })).toBeUndefined();
     // A page outside the operations (an issuer page) is its checks' business.
     expect(unansweredExchange({ ...observation, steps: { page: { ...reset, operation: 'external' as const } } })).toBeUndefined();
+    // A request the kit could not send at all says nothing of the target: inconclusive, as before.
+    const unsent = { ...reset, error: { kind: 'network' as const, message: 'EADDRNOTAVAIL: connect EADDRNOTAVAIL 127.0.0.9' } };
+    const local = { ...observation, steps: { fromElsewhere: unsent } };
+    expect(unansweredExchange(local)).toBeUndefined();
+    expect(inconclusiveReason(local)).toMatch(/^the kit could not send capture#.*: EADDRNOTAVAIL/);
     const finding = noAnswerFinding(spec, 'someCheck', silent);
     expect(finding).toMatchObject({ code: 'NO_ANSWER', severity: 'must', requirementIds: ['PAGI-GEN-010'], title: 'Operation not answered', location: { operation: 'refund', exchangeId: silent.id } });
     expect(finding.message).toMatch(/^expected an HTTP response to POST \/v1\/refund \(refund\) \/ received none: /);
