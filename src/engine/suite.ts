@@ -218,8 +218,15 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
       entry.claimed = true;
     });
     const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
-    if (silent) noAnswer = true;
-    outcome = observation.inconclusive ? { skipped: observation.inconclusive } : silent ? [noAnswerFinding(env.spec, check.id, silent)] : check.run(observation, env.ctx);
+    // An information-only check never fails: the checks beside it on the observation report the missing answer.
+    if (silent && check.severity !== 'info') noAnswer = true;
+    outcome = observation.inconclusive
+      ? { skipped: observation.inconclusive }
+      : silent
+        ? noAnswer
+          ? [noAnswerFinding(env.spec, check.id, silent)]
+          : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
+        : check.run(observation, env.ctx);
   } catch (e) {
     kitError = e instanceof Error ? e : new Error(String(e));
     kitError.message = maskText(kitError.message, env.client.maskRules);
