@@ -178,6 +178,7 @@ export function verdictOfPreflight(input: Pick<PreflightInput, 'profile' | 'conf
   if (!exchanges.length) return undefined;
   const classes = exchanges.map((x) => classify(input.profile, x));
   const base = input.config.baseUrl;
+  const target = input.embedded ? `The embedded reference gateway at ${base}` : `The target ${base}`;
   const all = (c: AnswerClass) => classes.every((k) => k === c);
   const first = exchanges[0]!;
   const same = new Set(exchanges.map((x) => answered(input.profile, x, rules))).size === 1;
@@ -185,7 +186,7 @@ export function verdictOfPreflight(input: Pick<PreflightInput, 'profile' | 'conf
   if (all('authRefusal') && same) {
     const kind = errorKindOf(input.profile, first);
     return (
-      `The target ${base} refused the kit's credentials before any check ran: ${requestsOf(exchanges)} ${both} ${answered(input.profile, first, rules)}` +
+      `${target} refused the kit's credentials before any check ran: ${requestsOf(exchanges)} ${both} ${answered(input.profile, first, rules)}` +
       `${kind ? ` (the profile's ${kind})` : ' (an authentication refusal)'}; ` +
       `credentials used: ${credentialSources(input.options, input.embedded)}; check them, and that the profile ${input.profile.name} describes the gateway's signature.`
     );
@@ -195,7 +196,7 @@ export function verdictOfPreflight(input: Pick<PreflightInput, 'profile' | 'conf
     const hint = /\/v1\/?$/.test(new URL(base).pathname)
       ? `; the base URL already ends in /v1 and the kit adds /v1/<operation> to it: use --target ${base.replace(/\/v1\/?$/, '')}`
       : '; check --target: it is the base URL the operations\u2019 /v1/… paths are added to';
-    return `The target ${base} is not a PAGI gateway: ${requestsOf(exchanges)} ${both} ${shown}, not by an operation of the interface, so no check ran${hint}.`;
+    return `${target} is not a PAGI gateway: ${requestsOf(exchanges)} ${both} ${shown}, not by an operation of the interface, so no check ran${hint}.`;
   }
   return undefined;
 }
