@@ -119,7 +119,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
   });
 
   it('judges an --only run on its selection: exit 0, and every report says it is a partial run', async () => {
-    const narrowed = await cli(['--only', 'conventions,status', '--reporter', 'console,json,html']);
+    const narrowed = await cli(['--only', 'conventions,status', '--reporter', 'console,json,html,markdown']);
     expect(narrowed.code).toBe(0);
     const partial = 'partial run: 1 must check not selected — not a certification.';
     expect(narrowed.stdout).toContain(`verdict: CONFORMANT (${partial})`);
@@ -130,6 +130,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const html = fs.readFileSync(path.join(narrowed.out, 'report.html'), 'utf8');
     expect(html).toContain(`<p class="reasons">${partial}</p>`);
     expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT \(partial run\)/);
+    expect(fs.readFileSync(path.join(narrowed.out, 'summary.md'), 'utf8')).toContain(`> ${partial}`);
   });
 
   it('is INCONCLUSIVE (exit 3) when the target answers 503', async () => {
