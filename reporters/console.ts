@@ -7,6 +7,7 @@
 import type { Writable } from 'node:stream';
 import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
 import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
+import { NOT_SELECTED } from '../src/engine/results.js';
 import type { KitReporter } from './types.js';
 
 type Paint = (code: string, text: string) => string;
@@ -65,7 +66,7 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
   const failed = checks.filter((r) => r.status === 'failed');
   if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint)));
-  const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must');
+  const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED);
   if (skippedMust.length) {
     lines.push('', 'must checks that could not run:');
     for (const r of skippedMust.slice(0, 20)) lines.push(`  - ${checkName(r)}: ${printable(r.reason ?? '')}`);

@@ -211,7 +211,7 @@ export function reportPage(result: RunResult): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(`PAGI conformance report: ${result.verdict} · ${m.target.baseUrl}`)}</title>
+<title>${escapeHtml(`PAGI conformance report: ${result.verdict}${result.partial ? ' (partial run)' : ''} · ${m.target.baseUrl}`)}</title>
 <style>${STYLE}</style>
 </head>
 <body>

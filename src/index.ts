@@ -8,7 +8,10 @@ import type { RunOptions } from './config/options.js';
 import { runConformance, type RunHooks } from './engine/runner.js';
 import type { RunResult } from './model.js';
 
-/** Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target). */
+/**
+ * Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target, and
+ * `SetupError` when the pre-flight finds the credentials refused or no PAGI gateway at the target).
+ */
 export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHooks, 'commandLine'> = {}): Promise<RunResult> {
   const resolved = resolveOptions(checkOptions(options));
   const { result } = await runConformance(resolved, { ...hooks, commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })] });
@@ -18,6 +21,7 @@ export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHook
 export { UsageError, OPTIONS } from './config/options.js';
 export type { RunOptions, FailOn, PaymentMethodsConfig } from './config/options.js';
 export { UnreachableError, type RunHooks } from './engine/runner.js';
+export { SetupError } from './engine/preflight.js';
 export type { KitReporter, RunEnd, RunStart } from '../reporters/types.js';
 export type {
   Check,

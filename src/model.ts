@@ -346,6 +346,11 @@ export interface RunResult {
   exitCode: 0 | 1 | 3;
   /** One sentence per reason behind the verdict. */
   verdictReasons: string[];
+  /**
+   * Present when `--only`/`--skip` left checks out: the verdict is about the selection, not a certification
+   * (`verdictReasons` ends with "partial run: N must checks not selected — not a certification.").
+   */
+  partial?: { notSelected: number; mustNotSelected: number };
   coverage: {
     /** Requirements whose level is not `unspecified`. */
     testable: number;

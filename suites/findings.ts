@@ -15,6 +15,7 @@ export const FINDING_CODES = {
   FIELD_FORMAT: 'Field value has the wrong form',
   UNKNOWN_FIELD: 'Field the spec does not declare',
   NO_RESPONSE: 'No HTTP response',
+  NO_ANSWER: 'Operation not answered',
   UNDECODABLE_BODY: 'Body cannot be read in its format',
   WRONG_BODY_FORMAT: 'Body is not in the operation’s format',
   CONTENT_TYPE: 'Unexpected content type',

@@ -1,7 +1,7 @@
 /**
  * `pagi-conform` command dispatcher. Each subcommand lives in its own module and returns an exit code:
- * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration or connection error,
- * 3 INCONCLUSIVE.
+ * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration, connection or set-up
+ * error (credentials refused, no PAGI gateway at the target), 3 INCONCLUSIVE.
  */
 const USAGE = `usage: pagi-conform <command> [options]
 

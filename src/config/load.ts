@@ -130,8 +130,9 @@ export function helpText(): string {
   for (const def of TABLE.filter((d) => !d.flag)) lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
   lines.push(
     '',
-    'exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/config error or unreachable target,',
-    '            3 INCONCLUSIVE (a must check could not run or was not selected).',
+    'exit codes: 0 CONFORMANT (of the selected checks: an --only/--skip run says it is partial), 1 NOT CONFORMANT,',
+    '            2 usage/config error, unreachable target, credentials refused or no PAGI gateway at the URL (no report),',
+    '            3 INCONCLUSIVE (a selected must check could not run: the target answered 429/503).',
   );
   return lines.join('\n');
 }

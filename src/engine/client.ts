@@ -3,16 +3,17 @@
  * sends them with undici (timeout, size cap, no redirects, optional source address, CA file and proxy), decodes
  * the responses and records every exchange with masked evidence.
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { holdsSecret, maskText, type MaskRules } from '../mask.js';
-import type { Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
+import type { DecodedBody, Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal } from './decode.js';
+import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
 import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
@@ -46,6 +47,8 @@ export interface ClientOptions {
   tag: string;
   /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
   captureReplay?: boolean;
+  /** `false`: HTML pages are not read into a form model (a client of the main thread, which starts no reader thread). */
+  readPages?: boolean;
 }
 
 /** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
@@ -98,19 +101,49 @@ function transportError(e: unknown): NonNullable<Exchange['error']> {
   return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean }> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean; utf8: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.length > cap) {
       chunks.push(chunk.subarray(0, cap - size));
       body.destroy(); // stop reading past the cap
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, utf8: true };
     }
     chunks.push(chunk);
     size += chunk.length;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+  const bytes = Buffer.concat(chunks);
+  return { text: bytes.toString('utf8'), truncated: false, utf8: isUtf8(bytes) };
+}
+
+const UTF8 = /^utf-?8$/i;
+
+/**
+ * Whether a body must be UTF-8: JSON always (RFC 8259), XML unless its charset or its declaration names another
+ * encoding. HTML may be in any encoding its page declares: not judged here.
+ */
+function mustBeUtf8(contentType: string | undefined, text: string): boolean {
+  const format = formatOfMediaType(contentType);
+  if (format === 'json') return true;
+  if (format !== 'xml') return false;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  const declared = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']/.exec(text)?.[1];
+  return [charset, declared].every((name) => name === undefined || UTF8.test(name));
+}
+
+/**
+ * Decode a body; a reader that gives up (bytes that are not UTF-8, nesting past a parser's limit, anything it throws)
+ * makes the body undecodable, which the checks report, never a transport failure.
+ */
+async function decodeSafely(contentType: string | undefined, text: string, utf8: boolean, decode: () => Promise<DecodedBody>): Promise<DecodedBody> {
+  const format = formatOfMediaType(contentType) ?? 'unknown';
+  if (!utf8 && mustBeUtf8(contentType, text)) return { kind: 'undecodable', format, problem: 'the body is not valid UTF-8' };
+  try {
+    return await decode();
+  } catch (e) {
+    return { kind: 'undecodable', format, problem: `the reader gave up: ${(e as Error).message ?? String(e)}` };
+  }
 }
 
 /** Where a response carries the secret of the run (its body, a header name, a header value). */
@@ -161,11 +194,15 @@ export function createProbeClient(options: ClientOptions): KitClient {
           signal: AbortSignal.timeout(transport.timeoutMs),
         });
         const headers = headerRecord(res.headers);
-        const { text, truncated } = await readCapped(res.body, transport.maxResponseBytes);
-        const decoded =
-          operation === 'external'
-            ? await decodeExternal(headers['content-type'], text, truncated)
-            : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
+        const { text, truncated, utf8 } = await readCapped(res.body, transport.maxResponseBytes);
+        const decoded: DecodedBody =
+          options.readPages === false && formatOfMediaType(headers['content-type']) === 'html'
+            ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
+            : await decodeSafely(headers['content-type'], text, utf8, () =>
+                operation === 'external'
+                  ? decodeExternal(headers['content-type'], text, truncated)
+                  : decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated),
+              );
         response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
         const echoed = secretEchoes(text, headers, maskRules);
         if (echoed.length) response.secretEchoed = echoed;

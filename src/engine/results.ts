@@ -45,19 +45,39 @@ function list(results: readonly CheckResult[]): string {
   return names.join(', ') + (results.length > 5 ? ` and ${results.length - 5} more` : '');
 }
 
-/** The verdict, its exit code and one sentence per reason. */
-export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[] } {
+/** What a run's `--only`/`--skip` left out: the checks, and the `must` checks among them. */
+export interface PartialRun {
+  notSelected: number;
+  mustNotSelected: number;
+}
+
+/** The tests a selection left out, or undefined when the run covers the whole plan. */
+export function partialOf(results: readonly CheckResult[]): PartialRun | undefined {
+  const left = results.filter((r) => r.status === 'skipped' && r.reason === NOT_SELECTED);
+  return left.length ? { notSelected: left.length, mustNotSelected: left.filter((r) => r.severity === 'must').length } : undefined;
+}
+
+/** The sentence every report shows for a partial run. */
+export function partialSentence(partial: PartialRun): string {
+  const { mustNotSelected: must, notSelected: all } = partial;
+  const what = must ? `${must} must check${must === 1 ? '' : 's'}` : `${all} check${all === 1 ? '' : 's'}`;
+  return `partial run: ${what} not selected — not a certification.`;
+}
+
+/**
+ * The verdict, its exit code and one sentence per reason. The verdict is about the checks the run selected: a
+ * check `--only`/`--skip` left out neither fails nor makes the run inconclusive, but a partial run says so.
+ */
+export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun } {
+  const partial = partialOf(results);
+  const tail = partial ? { reasons: [partialSentence(partial)], partial } : { reasons: [] };
   const failing = results.filter((r) => failsRun(r, failOn));
   if (failing.length) {
-    return { verdict: 'NOT CONFORMANT', exitCode: 1, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`] };
+    return { verdict: 'NOT CONFORMANT', exitCode: 1, ...tail, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons] };
   }
-  const mustSkipped = results.filter((r) => r.severity === 'must' && r.status === 'skipped');
-  const narrowed = mustSkipped.filter((r) => r.reason === NOT_SELECTED);
-  const couldNotRun = mustSkipped.filter((r) => r.reason !== NOT_SELECTED);
-  const reasons: string[] = [];
-  if (couldNotRun.length) reasons.push(`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`);
-  if (narrowed.length) reasons.push(`${narrowed.length} must check(s) were left out by --only/--skip.`);
-  return reasons.length ? { verdict: 'INCONCLUSIVE', exitCode: 3, reasons } : { verdict: 'CONFORMANT', exitCode: 0, reasons: [] };
+  const couldNotRun = results.filter((r) => r.severity === 'must' && r.status === 'skipped' && r.reason !== NOT_SELECTED);
+  if (couldNotRun.length) return { verdict: 'INCONCLUSIVE', exitCode: 3, ...tail, reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons] };
+  return { verdict: 'CONFORMANT', exitCode: 0, ...tail };
 }
 
 /** Per-requirement roll-up over the catalogue. */

@@ -24,6 +24,7 @@ import { createDispatcher } from './dispatch.js';
 import { isLoopbackHost } from './egress.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
+import { preflight } from './preflight.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
@@ -271,6 +272,8 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       ...(unregisteredAddress ? { unregisteredAddress } : {}),
       ...(receiver ? { notifyUrl: receiver.notifyUrl } : {}),
     };
+    // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
+    await preflight({ spec, profile: profile.profile, config, secret: credentials.secret, cardSecurityCode: options.cardSecurityCode, transport, options, embedded: target.embedded });
     const setup: RunSetup = {
       runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
       specRoot: options.specRoot ? spec.root : undefined,
@@ -422,6 +425,7 @@ export function buildRunResult(
     verdict: verdict.verdict,
     exitCode: verdict.exitCode,
     verdictReasons: verdict.reasons,
+    ...(verdict.partial ? { partial: verdict.partial } : {}),
     coverage: coverageOf(requirements, results),
     checks: results,
     requirements,

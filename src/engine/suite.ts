@@ -11,12 +11,12 @@ import { maskText, maskValue } from '../mask.js';
 import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Finding, Observation, OperationKey } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
-import { failsRun, toCheckResult, type CheckOutcome } from './outcome.js';
+import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
+import { FINDING_CODES } from '../../suites/findings.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
-import { FINDING_CODES } from '../../suites/findings.js';
 
 /** What a test leaves in `task.meta.pagi` for the reporter adapter. */
 export interface TestMeta {
@@ -61,17 +61,57 @@ let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
 
 /**
  * Why an observation could not count, read from the exchanges the kit sent (not the notifications it received):
- * rate limiting, unavailability, no answer.
+ * rate limiting or unavailability (429, 503). An operation that does not answer at all is not such a reason: it
+ * fails (see unansweredExchange).
  */
 export function inconclusiveReason(observation: Observation): string | undefined {
-  const exchanges: Exchange[] = [observation.main, ...Object.values(observation.steps)].filter((x) => x && !x.incoming);
-  for (const x of exchanges) {
+  for (const x of sentExchanges(observation)) {
     const status = x.response?.status;
     if (status === 429 || status === 503) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
-    if (x.error && (x.error.kind === 'network' || x.error.kind === 'timeout')) return `no answer from the target on ${x.id}: ${x.error.message}`;
     if (x.error?.kind === 'off-target') return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
   }
-  return undefined;
+  // A request the kit could not send (no such source address, a proxy or TLS set-up failure) says nothing of the target.
+  const unsent = sentExchanges(observation).find((x) => !x.response && x.error?.kind === 'network' && !targetSilent(x));
+  return unsent ? `the kit could not send ${unsent.id}: ${unsent.error!.message}` : undefined;
+}
+
+/** Transport errors that mean the target took the connection and did not answer on it (or closed it). */
+const SILENT_TARGET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function targetSilent(x: Exchange): boolean {
+  if (x.error?.kind === 'timeout') return true;
+  return x.error?.kind === 'network' && SILENT_TARGET_CODES.has(x.error.message.split(':')[0]!.trim());
+}
+
+function sentExchanges(observation: Observation): Exchange[] {
+  return [observation.main, ...Object.values(observation.steps)].filter((x) => x && !x.incoming);
+}
+
+/** Requirement an operation's request left unanswered fails: the endpoints table gives every operation a response. */
+export const NO_ANSWER_REQUIREMENT = 'PAGI-GEN-010';
+
+/**
+ * The first request of an observation to an operation of the interface that got no answer (timed out, connection
+ * reset or refused): every check reading the observation fails with NO_ANSWER. Pages outside the operations (an
+ * issuer page) are left to the checks that read them.
+ */
+export function unansweredExchange(observation: Observation): Exchange | undefined {
+  return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
+}
+
+/** The NO_ANSWER finding of a check whose observation holds an unanswered request. */
+export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
+  const requirementIds = [NO_ANSWER_REQUIREMENT];
+  return {
+    checkId,
+    requirementIds,
+    code: 'NO_ANSWER',
+    severity: spec.requirements.has(NO_ANSWER_REQUIREMENT) ? severityOf(spec, requirementIds) : 'must',
+    title: FINDING_CODES.NO_ANSWER,
+    message: `expected an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) / received none: ${x.error?.message ?? 'no response'}`,
+    location: { operation: x.operation, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  };
 }
 
 /** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
@@ -131,8 +171,14 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       if (!probe) throw new Error(`no probe ${probeId} in the registry`);
       const scoped = client.scoped();
       const observation = probe.run(operation, scoped, ctx).then((obs) => {
-        const reason = obs.inconclusive ?? inconclusiveReason(obs);
-        return reason ? { ...obs, inconclusive: reason } : obs;
+        const limited = inconclusiveReason(obs);
+        if (limited) return { ...obs, inconclusive: obs.inconclusive ?? limited };
+        // No answer is an answer: a set-up step the target left unanswered fails the checks, not skips them.
+        if (unansweredExchange(obs)) {
+          const { inconclusive: _, ...answered } = obs;
+          return answered;
+        }
+        return obs;
       });
       entry = { key, observation, usage: scoped.usage, claimed: false };
       observations.set(key, entry);
@@ -183,6 +229,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   let usage = { exchanges: 0, records: [] as ExchangeRecord[], replay: [] as ReplayRequest[] };
   let claimed: string | undefined;
   let offTarget: Exchange[] = [];
+  let noAnswer = false;
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -193,7 +240,16 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
       entry.claimed = true;
     });
     offTarget = offTargetExchanges(observation);
-    outcome = observation.inconclusive ? { skipped: observation.inconclusive } : check.run(observation, env.ctx);
+    const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
+    // An information-only check never fails: the checks beside it on the observation report the missing answer.
+    if (silent && check.severity !== 'info') noAnswer = true;
+    outcome = observation.inconclusive
+      ? { skipped: observation.inconclusive }
+      : silent
+        ? noAnswer
+          ? [noAnswerFinding(env.spec, check.id, silent)]
+          : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
+        : check.run(observation, env.ctx);
   } catch (e) {
     kitError = e instanceof Error ? e : new Error(String(e));
     kitError.message = maskText(kitError.message, env.client.maskRules);
@@ -201,6 +257,11 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   }
   let result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
   if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
+  if (noAnswer) {
+    // The check failed a requirement it does not carry: the result names it, at its level.
+    if (!result.requirementIds.includes(NO_ANSWER_REQUIREMENT)) result.requirementIds.push(NO_ANSWER_REQUIREMENT);
+    result.severity = 'must';
+  }
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
   result = maskValue(result, env.client.maskRules);
   const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };

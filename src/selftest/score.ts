@@ -77,12 +77,14 @@ function carrying(run: VariantRun, requirement: string): FailedCheck[] {
 }
 
 /**
- * Whether a run should be made again: it could not complete, or some of its checks could not run (skipped) and it
- * did not show what it should (a fault caught; a neutral variant fully checked).
+ * Whether a run should be made again: it could not complete, or some of its checks could not run (skipped) or got no
+ * answer from the local gateway (NO_ANSWER: a request timed out on a loaded machine), and it did not show what it
+ * should (a fault caught; a neutral variant fully checked).
  */
 export function incomplete(variant: PlannedVariant, run: VariantRun): boolean {
   if (run.error) return true;
-  return run.skipped > 0 && (variant.kind === 'neutral' || carrying(run, variant.requirement!).length === 0);
+  const unanswered = run.failed.some((f) => f.codes.includes('NO_ANSWER'));
+  return (run.skipped > 0 || unanswered) && (variant.kind === 'neutral' || carrying(run, variant.requirement!).length === 0);
 }
 
 function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {

@@ -5825,17 +5825,18 @@ export interface ConformanceRunResults {
   schemaVersion: string;
   metadata: ResultsMetadata;
   /**
-   * Overall verdict: NOT CONFORMANT when a check failed at or above --fail-on, INCONCLUSIVE when a must check could not run or was not selected.
+   * Overall verdict about the checks the run selected: NOT CONFORMANT when a check failed at or above --fail-on, else INCONCLUSIVE when a selected must check could not run (the target answered 429 or 503, a kit error), else CONFORMANT. Checks --only/--skip left out count for neither; such a run carries `partial` and is not a certification.
    */
   verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
   /**
-   * Process exit code of the verdict: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCONCLUSIVE.
+   * Process exit code of the verdict: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE.
    */
   exitCode: 0 | 1 | 3;
   /**
    * One sentence per reason behind the verdict.
    */
   verdictReasons: string[];
+  partial?: ResultsPartialRun;
   coverage: ResultsCoverage;
   /**
    * One result per (operation, check) of the plan, in plan order.
@@ -5990,6 +5991,19 @@ export interface ResultsShardRun {
    * Requests the shard sent. Their sum can exceed the merged `totals.exchanges`: an observation shared by families that ran in different shards is made by each, and counted once in the totals, as the unsharded run makes it.
    */
   exchangesSent: number;
+}
+/**
+ * Present when --only/--skip left checks out: the verdict covers the selection only, and the last verdict reason says "partial run: N must checks not selected — not a certification."
+ */
+export interface ResultsPartialRun {
+  /**
+   * Check results the selection left out.
+   */
+  notSelected: number;
+  /**
+   * Those of them at severity must.
+   */
+  mustNotSelected: number;
 }
 /**
  * Requirement coverage of the run.

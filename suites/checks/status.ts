@@ -14,8 +14,8 @@ export const successAnsweredWith200 = defineCheck({
   family: 'status',
   probe: 'happy',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-GEN-007'],
-  description: 'A successful operation is answered with HTTP 200.',
+  requirements: ['PAGI-GEN-007', 'PAGI-GEN-010'],
+  description: 'An operation is answered, a successful one with HTTP 200.',
   verify(o, _ctx, report) {
     if (statusOf(o.main) !== 200) report({ code: 'HTTP_STATUS', requirement: 'PAGI-GEN-007', expected: 'HTTP 200', received: outcomeOf(o.main) });
   },

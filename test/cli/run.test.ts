@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KIT_ROOT } from '../../src/spec/paths.js';
+import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { runCli, tempFile as file } from '../engine/fixtures/cli.js';
 
 const REGISTRY = path.join(KIT_ROOT, 'test', 'engine', 'fixtures', 'fake-registry.ts');
@@ -17,16 +18,57 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['--registry
 
 let busy: http.Server;
 let busyUrl: string;
+/** A plain web server: HTML 404 pages for GET, 501 for POST. */
+let plain: http.Server;
+let plainUrl: string;
+/** Answers every operation with HTTP 200 but resets the capture request and never answers checkout. */
+let partlyDown: http.Server;
+let partlyDownUrl: string;
+let gateway: RunningGateway;
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 beforeAll(async () => {
   busy = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(req.method === 'GET' ? 200 : 503, { 'retry-after': '1' }).end('busy'));
   });
-  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-  busyUrl = `http://127.0.0.1:${(busy.address() as AddressInfo).port}`;
+  busyUrl = await listen(busy);
+  plain = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const [status, title] = req.method === 'POST' ? [501, 'Not Implemented'] : [404, 'Not Found'];
+      res.writeHead(status, { 'content-type': 'text/html' }).end(`<!doctype html><title>${status} ${title}</title><h1>${title}</h1>`);
+    });
+  });
+  plainUrl = await listen(plain);
+  partlyDown = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/v1/capture') req.socket.destroy();
+      else if (req.url !== '/v1/checkout') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  partlyDownUrl = await listen(partlyDown);
+  gateway = await startGateway({ port: 0, host: '127.0.0.1' });
 });
-afterAll(() => busy.close());
+afterAll(async () => {
+  busy.close();
+  plain.close();
+  partlyDown.closeAllConnections();
+  partlyDown.close();
+  await gateway.close();
+});
+
+/** The reference gateway's first account, as a user would give it. */
+function account(secret?: string): NodeJS.ProcessEnv {
+  const merchant = gateway.config.merchants[0]!;
+  const acc = merchant.accounts[0]!;
+  return { PAGI_MERCHANT_ID: merchant.merchantId, PAGI_ACCOUNT_ID: acc.accountId, PAGI_SECRET: secret ?? acc.secret };
+}
 
 describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
   it('is CONFORMANT against the embedded gateway and writes results.json without secrets or card numbers', async () => {
@@ -76,19 +118,70 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(stale.stdout).toMatch(/warning: Waiver for 'fakeExpectedFails' expired on 2001-01-01; its failures stand\./);
   });
 
-  it('is INCONCLUSIVE (exit 3) when --only leaves must checks out, or the target answers 503', async () => {
-    const [narrowed, busyRun] = await Promise.all([
-      cli(['--only', 'conventions,status']),
-      cli(['--target', busyUrl], { PAGI_MERCHANT_ID: 'M1', PAGI_ACCOUNT_ID: 'A1', PAGI_SECRET: 'not-used-0001' }),
-    ]);
-    expect(narrowed.code).toBe(3);
-    expect(narrowed.results().verdictReasons).toEqual(['1 must check(s) were left out by --only/--skip.']);
-    expect(narrowed.results().checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({ status: 'skipped', reason: 'not selected (--only/--skip)' });
+  it('judges an --only run on its selection: exit 0, and every report says it is a partial run', async () => {
+    const narrowed = await cli(['--only', 'conventions,status', '--reporter', 'console,json,html,markdown']);
+    expect(narrowed.code).toBe(0);
+    const partial = 'partial run: 1 must check not selected — not a certification.';
+    expect(narrowed.stdout).toContain(`verdict: CONFORMANT (${partial})`);
+    expect(narrowed.stdout).not.toMatch(/must checks that could not run/);
+    const results = narrowed.results();
+    expect(results).toMatchObject({ verdict: 'CONFORMANT', exitCode: 0, verdictReasons: [partial], partial: { notSelected: 1, mustNotSelected: 1 } });
+    expect(results.checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({ status: 'skipped', reason: 'not selected (--only/--skip)' });
+    const html = fs.readFileSync(path.join(narrowed.out, 'report.html'), 'utf8');
+    expect(html).toContain(`<p class="reasons">${partial}</p>`);
+    expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT \(partial run\)/);
+    expect(fs.readFileSync(path.join(narrowed.out, 'summary.md'), 'utf8')).toContain(`> ${partial}`);
+  });
+
+  it('is INCONCLUSIVE (exit 3) when the target answers 503', async () => {
+    const busyRun = await cli(['--target', busyUrl], { PAGI_MERCHANT_ID: 'M1', PAGI_ACCOUNT_ID: 'A1', PAGI_SECRET: 'not-used-0001' });
     expect(busyRun.code).toBe(3);
     const skipped = busyRun.results().checks.filter((c) => c.status === 'skipped');
     expect(skipped.length).toBe(6);
     expect(skipped[0]!.reason).toMatch(/target answered HTTP 503 \(unavailable\)/);
     expect(busyRun.results().totals.byStatus.failed).toBe(0);
+    expect(busyRun.results().partial).toBeUndefined();
+  });
+
+  it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER at must, instead of skipping it', async () => {
+    const run = await cli(['--target', partlyDownUrl, '--timeout', '1500'], { PAGI_MERCHANT_ID: 'M1', PAGI_ACCOUNT_ID: 'A1', PAGI_SECRET: 'not-used-0001' });
+    expect(run.code).toBe(1);
+    const results = run.results();
+    expect(results.verdict).toBe('NOT CONFORMANT');
+    const byKey = new Map(results.checks.map((c) => [`${c.operation}/${c.checkId}`, c]));
+    for (const key of ['capture/fakeAnswers200', 'capture/fakeExpectedFails', 'checkout/fakeAnswers200']) {
+      const c = byKey.get(key)!;
+      expect(c, key).toMatchObject({ status: 'failed', severity: 'must' });
+      expect(c.requirementIds, key).toContain('PAGI-GEN-010');
+      expect(c.findings.map((f) => [f.code, f.severity, f.requirementIds]), key).toEqual([['NO_ANSWER', 'must', ['PAGI-GEN-010']]]);
+    }
+    expect(byKey.get('capture/fakeAnswers200')!.findings[0]!.message).toMatch(/^expected an HTTP response to POST \/v1\/capture \(capture\) \/ received none: /);
+    expect(byKey.get('authoriseDirect/fakeAnswers200')!.status).toBe('passed');
+    expect(results.checks.filter((c) => c.status === 'skipped')).toEqual([]);
+    expect(results.requirements.find((r) => r.id === 'PAGI-GEN-010')!.status).toBe('failed');
+  });
+
+  it('exits 2 with one sentence and writes no report when the target refuses the credentials or is no PAGI gateway', async () => {
+    const [wrongSecret, webServer, v1Base] = await Promise.all([
+      cli(['--target', gateway.baseUrl], account('wrong')),
+      cli(['--target', plainUrl], account()),
+      cli(['--target', `${gateway.baseUrl}/v1`], account()),
+    ]);
+    for (const run of [wrongSecret, webServer, v1Base]) {
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(fs.existsSync(path.join(run.out, 'results.json'))).toBe(false);
+      expect(run.stderr).not.toMatch(/NOT CONFORMANT/);
+    }
+    expect(wrongSecret.stderr.trim()).toMatch(
+      /^pagi-conform: The target http:\/\/127\.0\.0\.1:\d+ refused the kit's credentials before any check ran: POST \/v1\/retrievalRefund and POST \/v1\/capture were each answered HTTP 401 "1001:Invalid signature" \(the profile's badSignature\); credentials used: merchant id, account id and secret from the environment \(PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID, PAGI_SECRET\); check them, and that the profile reference describes the gateway's signature\.$/,
+    );
+    expect(wrongSecret.stderr).not.toContain('wrong');
+    expect(webServer.stderr.trim()).toMatch(/^pagi-conform: The target http:\/\/127\.0\.0\.1:\d+ is not a PAGI gateway: POST \/v1\/retrievalRefund and POST \/v1\/capture were each answered HTTP 501 \(text\/html\), not by an operation of the interface, so no check ran; check --target/);
+    expect(v1Base.stderr.trim()).toBe(
+      `pagi-conform: The target ${gateway.baseUrl}/v1 is not a PAGI gateway: POST /v1/v1/retrievalRefund and POST /v1/v1/capture were each answered HTTP 404 "1008:Unknown path", not by an operation of the interface, so no check ran; the base URL already ends in /v1 and the kit adds /v1/<operation> to it: use --target ${gateway.baseUrl}.`,
+    );
   });
 
   it('exits 2 with one sentence for an unreachable target, a bad flag, missing credentials or an unknown selector', async () => {

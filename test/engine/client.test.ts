@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeForm } from '../../src/codecs/form.js';
 import { writeXml } from '../../src/codecs/xml.js';
 import { createProbeClient, type KitClient } from '../../src/engine/client.js';
-import { inconclusiveReason } from '../../src/engine/suite.js';
+import { inconclusiveReason, noAnswerFinding, unansweredExchange } from '../../src/engine/suite.js';
 import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { sign, verify } from '../../src/signing.js';
@@ -264,7 +264,7 @@ describe('pages, signatures and refusals', () => {
 });
 
 describe('inconclusiveReason', () => {
-  it('makes 429 and 503 answers and transport failures inconclusive, not failures', async () => {
+  it('makes 429 and 503 answers inconclusive, not failures', async () => {
     handler = reply(503, 'text/plain', 'busy');
     const main = await client.send('capture', {});
     expect(inconclusiveReason({ probeId: 'p', operation: 'capture', main, steps: {}, facts: {} })).toMatch(/HTTP 503/);
@@ -277,5 +277,56 @@ describe('inconclusiveReason', () => {
     // A notification the kit's receiver refused on purpose is not the target being unavailable.
     const refusedNotification = { ...step, operation: 'external' as const, incoming: true };
     expect(inconclusiveReason({ probeId: 'p', operation: 'capture', main: ok, steps: { n: refusedNotification }, facts: {} })).toBeUndefined();
+  });
+});
+
+describe('an operation that does not answer', () => {
+  it('is no reason to skip: the request is found unanswered and fails PAGI-GEN-010 (must) with NO_ANSWER', async () => {
+    handler = (req) => req.socket.destroy();
+    const reset = await client.send('capture', {});
+    handler = () => undefined; // never answers: the client's timeout (500 ms) ends it
+    const silent = await client.send('refund', {});
+    handler = reply(200, 'application/json', '{}');
+    const ok = await client.send('capture', {});
+    expect(reset.error?.kind).toBe('network');
+    expect(silent.error?.kind).toBe('timeout');
+    const observation = { probeId: 'p', operation: 'capture' as const, main: ok, steps: { setUp: reset }, facts: {} };
+    expect(inconclusiveReason(observation)).toBeUndefined();
+    expect(unansweredExchange(observation)).toBe(reset);
+    expect(unansweredExchange({ ...observation, main: silent, steps: {} })).toBe(silent);
+    expect(unansweredExchange({ ...observation, steps: {} })).toBeUndefined();
+    // A page outside the operations (an issuer page) is its checks' business.
+    expect(unansweredExchange({ ...observation, steps: { page: { ...reset, operation: 'external' as const } } })).toBeUndefined();
+    // A request the kit could not send at all says nothing of the target: inconclusive, as before.
+    const unsent = { ...reset, error: { kind: 'network' as const, message: 'EADDRNOTAVAIL: connect EADDRNOTAVAIL 127.0.0.9' } };
+    const local = { ...observation, steps: { fromElsewhere: unsent } };
+    expect(unansweredExchange(local)).toBeUndefined();
+    expect(inconclusiveReason(local)).toMatch(/^the kit could not send capture#.*: EADDRNOTAVAIL/);
+    const finding = noAnswerFinding(spec, 'someCheck', silent);
+    expect(finding).toMatchObject({ code: 'NO_ANSWER', severity: 'must', requirementIds: ['PAGI-GEN-010'], title: 'Operation not answered', location: { operation: 'refund', exchangeId: silent.id } });
+    expect(finding.message).toMatch(/^expected an HTTP response to POST \/v1\/refund \(refund\) \/ received none: /);
+  });
+});
+
+describe('a reader that gives up', () => {
+  it('makes the body undecodable (a finding of the checks), never a transport failure or a skipped check', async () => {
+    const deepXml = `<respon>${'<a>'.repeat(5_000)}${'</a>'.repeat(5_000)}</respon>`;
+    handler = reply(200, 'application/xml', deepXml);
+    const deep = await client.send('authoriseDirect', {});
+    expect(deep.error).toBeUndefined();
+    expect(deep.response!.decoded).toMatchObject({ kind: 'undecodable', format: 'xml' });
+    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
+    const latin = await client.send('capture', {});
+    expect(latin.error).toBeUndefined();
+    expect(latin.response!.decoded).toEqual({ kind: 'undecodable', format: 'json', problem: 'the body is not valid UTF-8' });
+    for (const x of [deep, latin]) {
+      const observation = { probeId: 'happy', operation: x.operation as 'capture', main: x, steps: {}, facts: {} };
+      expect(inconclusiveReason(observation)).toBeUndefined();
+      expect(unansweredExchange(observation)).toBeUndefined();
+    }
+    // XML that declares another encoding is read as before.
+    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(Buffer.concat([Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><respon><note>'), Buffer.from([0xe9]), Buffer.from('</note></respon>')]));
+    const declared = await client.send('authoriseDirect', {});
+    expect(declared.response!.decoded.kind).toBe('xml');
   });
 });

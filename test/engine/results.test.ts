@@ -127,9 +127,26 @@ describe('verdict and roll-up', () => {
     expect(failing).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1 });
     expect(failing.reasons[0]).toMatch(/^1 check\(s\) failed at or above expected: capture\/b\.$/);
     expect(verdictOf([result('a', 'skipped', 'must', [], 'HTTP 429')], 'must')).toMatchObject({ verdict: 'INCONCLUSIVE', exitCode: 3 });
-    expect(verdictOf([result('a', 'skipped', 'must', [], NOT_SELECTED)], 'must').reasons).toEqual(['1 must check(s) were left out by --only/--skip.']);
+    expect(verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'skipped', 'must', [], NOT_SELECTED)], 'must')).toMatchObject({
+      verdict: 'INCONCLUSIVE',
+      reasons: ['1 must check(s) could not run: capture/a.', 'partial run: 1 must check not selected — not a certification.'],
+    });
     expect(verdictOf([result('a', 'skipped', 'expected', [], 'HTTP 503')], 'must').verdict).toBe('CONFORMANT');
     expect(verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'failed', 'must', [finding('must')])], 'must').verdict).toBe('NOT CONFORMANT');
+  });
+
+  it('judges a selected run by its selection: exit 0 when every selected check passes, and says it is partial', () => {
+    const left = [result('b', 'skipped', 'must', [], NOT_SELECTED), result('c', 'skipped', 'must', [], NOT_SELECTED), result('d', 'skipped', 'expected', [], NOT_SELECTED)];
+    expect(verdictOf([result('a', 'passed', 'must'), ...left], 'must')).toEqual({
+      verdict: 'CONFORMANT',
+      exitCode: 0,
+      reasons: ['partial run: 2 must checks not selected — not a certification.'],
+      partial: { notSelected: 3, mustNotSelected: 2 },
+    });
+    expect(verdictOf([result('a', 'passed', 'must'), left[2]!], 'must').reasons).toEqual(['partial run: 1 check not selected — not a certification.']);
+    const failing = verdictOf([result('a', 'failed', 'must', [finding('must')]), ...left], 'must');
+    expect(failing).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1, partial: { notSelected: 3, mustNotSelected: 2 } });
+    expect(failing.reasons[1]).toBe('partial run: 2 must checks not selected — not a certification.');
   });
 
   it('completes the results with skipped placeholders for unselected and unreported tests', () => {

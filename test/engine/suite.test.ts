@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Observation, OperationKey } from '../../src/model.js';
+import type { Check, Exchange, Observation, OperationKey } from '../../src/model.js';
 import type { PlannedTest } from '../../src/engine/plan.js';
-import { prefetch, type ObservationEntry } from '../../src/engine/suite.js';
+import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from '../../src/engine/suite.js';
+import { kitSpec } from '../../src/spec/load.js';
 
 function planned(probe: string, operation: OperationKey, selected = true): PlannedTest {
   return { key: `${operation}/${probe}`, checkId: probe, family: 'events', operation, probe, requirementIds: [], severity: 'must', title: probe, selected };
@@ -43,5 +44,55 @@ describe('prefetch', () => {
     prefetch(plan, r.observe, 4);
     await tick();
     expect(r.started).toEqual(['shape@authoriseDirect']);
+  });
+});
+
+describe('a check whose observation holds an unanswered request', () => {
+  const spec = kitSpec();
+  const url = 'http://127.0.0.1:1/v1/capture';
+  const exchange = (response?: number): Exchange => ({
+    id: 'capture#1',
+    operation: 'capture',
+    request: { method: 'POST', url, headers: {}, body: {}, bodyText: '{}', encoding: 'json' },
+    ...(response ? { response: { status: response, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' } } } : { error: { kind: 'timeout', message: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } }),
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1,
+    evidence: { request: { method: 'POST', url, headers: {}, body: '{}' }, curl: '' },
+  });
+  const envOf = (main: Exchange): WorkerEnv =>
+    ({
+      spec,
+      setup: { waivers: [], today: '2026-01-01' },
+      client: { maskRules: {} },
+      ctx: {},
+      observe: (probe: string, operation: OperationKey): ObservationEntry => {
+        const observation: Observation = { probeId: probe, operation, main, steps: {}, facts: {} };
+        return { key: `${probe}@${operation}`, observation: Promise.resolve(observation), usage: () => ({ exchanges: 1, records: [], replay: [] }), claimed: false };
+      },
+    }) as unknown as WorkerEnv;
+  const check = (id: string, info = false): Check => ({
+    id,
+    family: 'conventions',
+    probe: 'p',
+    operations: ['capture'],
+    requirements: ['PAGI-GEN-005'],
+    description: 'passes whatever it reads',
+    ...(info ? { severity: 'info' as const } : {}),
+    run: () => [],
+  });
+  const plannedTest = (c: Check): PlannedTest => ({ key: `capture/${c.id}`, checkId: c.id, family: c.family, operation: 'capture', probe: 'p', requirementIds: ['PAGI-GEN-005'], severity: 'expected', title: c.id, selected: true });
+
+  it('fails at must with NO_ANSWER, naming PAGI-GEN-010, instead of running or skipping', async () => {
+    const c = check('echoes');
+    const { meta } = await runPlannedTest(envOf(exchange()), c, plannedTest(c));
+    expect(meta.result).toMatchObject({ status: 'failed', severity: 'must', requirementIds: ['PAGI-GEN-005', 'PAGI-GEN-010'] });
+    expect(meta.result.findings.map((f) => [f.code, f.severity, f.location.exchangeId])).toEqual([['NO_ANSWER', 'must', 'capture#1']]);
+  });
+
+  it('leaves an information-only check not applicable (it never fails), and runs the check on an answered request', async () => {
+    const info = check('extraFields', true);
+    expect((await runPlannedTest(envOf(exchange()), info, plannedTest(info))).meta.result).toMatchObject({ status: 'not_applicable', reason: 'capture#1 was not answered (NO_ANSWER)' });
+    const c = check('echoes');
+    expect((await runPlannedTest(envOf(exchange(200)), c, plannedTest(c))).meta.result).toMatchObject({ status: 'passed', requirementIds: ['PAGI-GEN-005'] });
   });
 });
