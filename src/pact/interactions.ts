@@ -17,7 +17,7 @@ import { requestExamples } from '../engine/sample.js';
 import { buildTemplate, bodyRules, toJsonBody, toXmlBody, type Template } from './matchers.js';
 import type { Generator, MatcherList, PactFile, PactInteraction } from './pact-file.js';
 import { flatten } from './schema.js';
-import { STATES, type StateKey } from './states.js';
+import { profileHeaders, STATES, type StateKey } from './states.js';
 
 /** Consumer and provider names of the generated pact. */
 export const CONSUMER = 'merchant';
@@ -217,7 +217,7 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
     request: {
       method: op.method.toUpperCase(),
       path: op.path,
-      headers: { 'Content-Type': [contentType] },
+      headers: { 'Content-Type': [contentType], ...Object.fromEntries(Object.entries(profileHeaders(profile, signed)).map(([k, v]) => [k, [v]])) },
       body: { content: form ? encodeForm(signed) : signed, contentType, encoded: false },
       matchingRules: bodyRules(requestBody.rules),
       ...(Object.keys(generators).length ? { generators: { body: generators } } : {}),

@@ -42,6 +42,18 @@ export interface StateClientOptions {
 /** A state that could not be made true: the gateway refused a step. */
 export class StateError extends Error {}
 
+/** The extra request headers the profile names, filled from the body (`{request.<field>}`; other placeholders empty). */
+export function profileHeaders(profile: Profile, body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) {
+    out[name] = template.replace(/\{([^}]*)\}/g, (_, key: string) => {
+      const value = key.startsWith('request.') ? body[key.slice('request.'.length)] : undefined;
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+    });
+  }
+  return out;
+}
+
 let sequence = 0;
 
 /** Makes provider states true with signed requests to the target. */
@@ -60,7 +72,7 @@ export class StateClient {
     const signature = sign(profile.signature, 'request', operation, body, secret);
     const signed = signature === undefined ? body : { ...body, encryption_data: signature };
     const form = profile.requestMedia.types[operation] === 'form';
-    const headers: Record<string, string> = { 'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=${profile.requestMedia.charset}` };
+    const headers: Record<string, string> = { 'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=${profile.requestMedia.charset}`, ...profileHeaders(profile, signed) };
     const res = await request(target + op.path, {
       method: 'POST',
       headers,

@@ -6,13 +6,13 @@
  * body back in its media type.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodeForm } from '../codecs/form.js';
+import { decodeForm, encodeForm } from '../codecs/form.js';
 import type { OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { PROVIDER } from './interactions.js';
-import { STATES, StateClient, type StateKey } from './states.js';
+import { profileHeaders, STATES, StateClient, type StateKey } from './states.js';
 
 /** Options of a verification. */
 export interface VerifyOptions {
@@ -58,23 +58,25 @@ export function operationOf(spec: SpecModel, path: string, body: Record<string, 
   return candidates.find((op) => (op.when?.present ? op.when.present in body : op.when?.absent ? !(op.when.absent in body) : true))?.key;
 }
 
-/** Re-sign (and re-encode) one request body; the bytes to forward and their content type. */
+/** Re-sign (and re-encode) one request body; the bytes to forward and the profile's headers for it. */
 export function resignBody(
   options: Pick<VerifyOptions, 'spec' | 'profile' | 'secret' | 'merchantId' | 'accountId'>,
   path: string,
   contentType: string,
   parsed: unknown,
-): Buffer | undefined {
+): { bytes: Buffer; headers: Record<string, string> } | undefined {
   let body: Record<string, unknown> | undefined;
   if (Buffer.isBuffer(parsed)) {
     const text = parsed.toString('utf8');
     try {
-      body = contentType.includes('json') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
+      body = contentType.includes('json') ? JSON.parse(text) : decodeForm(text);
     } catch {
       return undefined; // not a body the kit can sign: forwarded as it came
     }
   } else if (parsed && typeof parsed === 'object') body = { ...(parsed as Record<string, unknown>) };
   if (!body) return undefined;
+  // Form fields carry nested values as JSON text (the profiles' formNestedValues: jsonText): sign them as values.
+  if (contentType.includes('x-www-form-urlencoded')) body = decodeForm(encodeForm(body));
   const operation = operationOf(options.spec, path, body);
   if (!operation) return undefined;
   body.merchant_id = options.merchantId;
@@ -82,7 +84,8 @@ export function resignBody(
   delete body.encryption_data;
   const signature = sign(options.profile.signature, 'request', operation, body, options.secret);
   const signed = signature === undefined ? body : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
-  return Buffer.from(contentType.includes('x-www-form-urlencoded') ? encodeForm(signed) : JSON.stringify(signed), 'utf8');
+  const bytes = Buffer.from(contentType.includes('x-www-form-urlencoded') ? encodeForm(signed) : JSON.stringify(signed), 'utf8');
+  return { bytes, headers: profileHeaders(options.profile, signed) };
 }
 
 /** Mismatches out of the Verifier's JSON result (`errors[].mismatch`). */
@@ -119,10 +122,11 @@ export async function verifyPact(options: VerifyOptions): Promise<VerifyOutcome>
   const requestFilter = (req: Req, _res: ServerResponse, next: () => void): void => {
     const path = req.path ?? req.url ?? '';
     if (path.startsWith('/v1/')) {
-      const bytes = resignBody(options, path, String(req.headers['content-type'] ?? ''), req.body);
-      if (bytes) {
-        req.body = bytes;
-        req.headers['content-length'] = String(bytes.length);
+      const resigned = resignBody(options, path, String(req.headers['content-type'] ?? ''), req.body);
+      if (resigned) {
+        req.body = resigned.bytes;
+        req.headers['content-length'] = String(resigned.bytes.length);
+        for (const [name, value] of Object.entries(resigned.headers)) req.headers[name.toLowerCase()] = value;
       }
     }
     next();
