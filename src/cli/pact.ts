@@ -129,6 +129,12 @@ async function verify(values: Record<string, any>): Promise<number> {
       console.log(`pact verify: all interactions verified against ${values.target}`);
       return 0;
     }
+    const loading = outcome.mismatches.filter((m) => /^Failed to load pact/.test(m.interaction));
+    if (loading.length && loading.length === outcome.mismatches.length) {
+      // A set-up failure (broker or pact file unreachable), not a verdict on the gateway.
+      console.error(`pagi-conform pact verify: could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}`);
+      return 2;
+    }
     console.log(`pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`);
     for (const m of outcome.mismatches) console.log(`  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ /, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`);
     return 1;

@@ -138,6 +138,8 @@ export async function verifyPact(options: VerifyOptions): Promise<VerifyOutcome>
     ...(options.broker
       ? {
           pactBrokerUrl: options.broker.url,
+          // The merchant's pacts on its main branch and those deployed or released.
+          consumerVersionSelectors: [{ mainBranch: true }, { deployedOrReleased: true }],
           ...(options.broker.token ? { pactBrokerToken: options.broker.token } : {}),
           publishVerificationResult: Boolean(options.broker.publish),
           ...(options.broker.providerVersion ? { providerVersion: options.broker.providerVersion } : {}),

@@ -52,6 +52,8 @@ describe('pact verify', { timeout: 120_000 }, () => {
     expect(usage.code).toBe(2);
     expect(usage.out).toContain('--publish needs --provider-version');
     const unreachable = await cli(['pact', 'verify', '--target', reference.url, '--broker-url', 'http://127.0.0.1:9', '--provider-version', '1.0.0']);
-    expect(unreachable.code).not.toBe(0);
+    expect(unreachable.code).toBe(2);
+    expect(plain(unreachable.out)).toContain("could not load the pacts: No pacts found for provider 'pagi-gateway'");
+    expect(plain(unreachable.out)).toContain('http://127.0.0.1:9');
   });
 });
