@@ -13,7 +13,7 @@ import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
-import { loadProfile } from '../profile/load.js';
+import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
 import { buildRunResult } from '../engine/runner.js';
 import type { PlannedTest } from '../engine/plan.js';
@@ -283,7 +283,7 @@ function coveredRequirements(op: OperationModel, check: CheckId): string[] {
   }
 }
 
-function checkInteraction(spec: SpecModel, interaction: PactInteraction, index: number, add: (op: OperationKey | undefined, check: CheckId, finding: Omit<Finding, 'checkId'>) => void): OperationKey | undefined {
+function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactInteraction, index: number, add: (op: OperationKey | undefined, check: CheckId, finding: Omit<Finding, 'checkId'>) => void): OperationKey | undefined {
   const where = `/interactions/${index}`;
   const request = interaction.request ?? ({} as PactInteraction['request']);
   const pathOnly = (request.path ?? '').split('?')[0]!;
@@ -321,6 +321,19 @@ function checkInteraction(spec: SpecModel, interaction: PactInteraction, index: 
   const reqBase = (reqContentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (reqBase && !op.requestMedia.some((m) => m.type === reqBase)) {
     finding('pactMediaTypesShown', 'REQUEST_MEDIA', [mediaRequirement], `expected one of ${op.requestMedia.map((m) => m.type).join(', ')} / received ${reqContentType}`, `${where}/request/headers`);
+  } else if (reqBase && !profile.requestMedia.acceptOther) {
+    // Which declared type a gateway enforces is not shown (rule 6): the profile says, and this one takes only its own.
+    const wanted = profile.requestMedia.types[op.key] === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (reqBase !== wanted) finding('pactMediaTypesShown', 'REQUEST_MEDIA', ['PAGI-MED-005'], `expected ${wanted} (the profile ${profile.name} accepts no other type for ${op.key}) / received ${reqContentType}`, `${where}/request/headers`);
+  }
+  // Query and refund search: the orders a request selects (through the profile's selection fields) stay within the limit.
+  const selection = (profile.selection as Record<string, { fields: string[]; listSeparator: string; combine: string } | undefined>)[op.key];
+  if (op.selectionLimit && selection) {
+    const counts = selection.fields.map((f) => (typeof body[f] === 'string' && body[f] !== '' ? String(body[f]).split(selection.listSeparator).length : 0));
+    const selected = selection.combine === 'union' ? counts.reduce((a, b) => a + b, 0) : Math.max(0, ...counts);
+    if (selected > op.selectionLimit.maxOrders) {
+      finding('pactRequestWithinLimits', 'LIMIT_EXCEEDED', [op.selectionLimit.requirement], `expected at most ${op.selectionLimit.maxOrders} orders per request / received a selection of ${selected} (${selection.fields.join(', ')})`, `${where}/request/body`);
+    }
   }
   const status = interaction.response?.status ?? 200;
   const documentedError = op.errorStatuses.includes(String(status));
@@ -440,7 +453,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
   };
   const order: Severity[] = ['must', 'expected', 'profile', 'info'];
   pact.interactions.forEach((interaction, index) => {
-    const key = checkInteraction(spec, interaction, index, (operation, checkId, finding) => {
+    const key = checkInteraction(spec, loaded.profile, interaction, index, (operation, checkId, finding) => {
       if (!operation) {
         warnings.push(`${interaction.description}: ${finding.title}: ${finding.message}`);
         return;
