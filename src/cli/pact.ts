@@ -136,7 +136,7 @@ async function verify(values: Record<string, any>): Promise<number> {
       return 2;
     }
     console.log(`pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`);
-    for (const m of outcome.mismatches) console.log(`  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ /, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`);
+    for (const m of outcome.mismatches) console.log(`  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ (- )?/, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`);
     return 1;
   } finally {
     if (temporary) fs.rmSync(temporary, { recursive: true, force: true });
