@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const USAGE = `usage: pagi-conform pact <generate|verify|check> [options]
@@ -73,7 +74,31 @@ async function generate(values: Record<string, any>): Promise<number> {
   return 0;
 }
 
-async function verify(values: Record<string, any>): Promise<number> {
+/**
+ * Run the verification in a child process whose output is masked line by line: Pact's native core prints the bodies
+ * a gateway answered straight to the process's stdout, where the kit cannot mask them otherwise.
+ */
+async function maskedChild(argv: string[], values: Record<string, any>): Promise<number> {
+  const { spawn } = await import('node:child_process');
+  const { createInterface } = await import('node:readline');
+  const { maskText } = await import('../mask.js');
+  const { loadProfile } = await import('../profile/load.js');
+  const { sandboxCredentials } = await import('../pact/interactions.js');
+  const profile = loadProfile(values.profile ?? 'reference').profile;
+  const secret: string = values.secret ?? process.env.PAGI_SECRET ?? sandboxCredentials().secret;
+  const rules = { secrets: [secret], cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], fields: [profile.fields.card.number, profile.fields.card.securityCode] };
+  const entry = fileURLToPath(new URL('../../bin/pagi-conform.js', import.meta.url));
+  const child = spawn(process.execPath, [entry, 'pact', ...argv], { env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
+    new Promise<void>((resolve) => createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${maskText(line, rules)}\n`)).on('close', resolve));
+  const done = Promise.all([pipe(child.stdout!, process.stdout), pipe(child.stderr!, process.stderr)]);
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 2)));
+  await done;
+  return code;
+}
+
+async function verify(values: Record<string, any>, argv: string[] = []): Promise<number> {
+  if (!process.env.PAGI_PACT_VERIFY_CHILD) return maskedChild(argv, values);
   const brokerUrl: string | undefined = values['broker-url'] ?? process.env.PACT_BROKER_BASE_URL;
   if (!values.target) throw new Usage('name the gateway to verify with --target URL');
   let target: URL;
@@ -174,7 +199,7 @@ export async function pactMain(argv: string[]): Promise<number> {
       return 0;
     }
     if (sub === 'generate') return await generate(values);
-    if (sub === 'verify') return await verify(values);
+    if (sub === 'verify') return await verify(values, argv);
     if (sub === 'check') return await check(values, positionals);
     throw new Usage(`unknown pact command '${sub}'; use generate, verify or check`);
   } catch (e) {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { decodeForm } from '../codecs/form.js';
 import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
+import { maskText } from '../mask.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
@@ -452,14 +453,17 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     return result;
   };
   const order: Severity[] = ['must', 'expected', 'profile', 'info'];
+  // A merchant's pact may hold card data: findings quote its values, so they are masked before they leave.
+  const card = loaded.profile.fields.card;
+  const rules = { fields: [card.number, card.securityCode], cards: [...loaded.profile.payments.testCards.approve, ...loaded.profile.payments.testCards.decline] };
   pact.interactions.forEach((interaction, index) => {
     const key = checkInteraction(spec, loaded.profile, interaction, index, (operation, checkId, finding) => {
       if (!operation) {
-        warnings.push(`${interaction.description}: ${finding.title}: ${finding.message}`);
+        warnings.push(maskText(`${interaction.description}: ${finding.title}: ${finding.message}`, rules));
         return;
       }
       const result = ensure(operation, checkId);
-      result.findings.push({ checkId, ...finding });
+      result.findings.push({ checkId, ...finding, message: maskText(finding.message, rules), location: { ...finding.location, exchangeId: maskText(finding.location.exchangeId ?? '', rules) } });
     });
     if (key) for (const id of Object.keys(CHECKS) as CheckId[]) ensure(key, id);
   });

@@ -8,6 +8,7 @@ import { encodeForm } from '../codecs/form.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import type { OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
+import { maskText } from '../mask.js';
 import { sign } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { requestExamples } from '../engine/sample.js';
@@ -81,7 +82,7 @@ export class StateClient {
       bodyTimeout: this.options.timeoutMs ?? 10_000,
     });
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new StateError(`${operation} answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200) throw new StateError(`${operation} answered HTTP ${res.statusCode}: ${maskText(text.slice(0, 200), { cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], secrets: [secret] })}`);
     if (operation === 'authoriseDirect' || operation === 'authoriseApm') {
       const xml = readXml(text, 'respon');
       if (!xml.ok) throw new StateError(`${operation} answered no XML respon: ${xml.problem.detail}`);

@@ -63,4 +63,16 @@ describe('pact check', () => {
     const strict = findingsOf(checkPact(json, { profile: 'sample-hmac-sorted' })).filter((f) => f.location.operation === 'retrievalTrans' && f.code === 'REQUEST_MEDIA');
     expect(strict.map((f) => [f.requirementIds, f.severity])).toEqual([[['PAGI-MED-005'], 'profile']]);
   });
+
+  it('masks card numbers a merchant pact quotes in its findings', () => {
+    const pact = generatePact() as PactFile;
+    const direct = pact.interactions.find((i) => i.key === 'authoriseDirect-200')!;
+    const body = direct.request.body!.content as Record<string, unknown>;
+    body.amount = 4111111111111111;
+    body.note = { pan: '4000 0000 0000 0002' };
+    const result = checkPact(pact);
+    const text = JSON.stringify(result);
+    expect(findingsOf(result).length).toBeGreaterThan(0);
+    expect(text).not.toMatch(/4111111111111111|4000 0000 0000 0002/);
+  });
 });

@@ -3,7 +3,10 @@
  * verified) and against a gateway with a self-test fault (a failed interaction naming the field).
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { generatePact, pactText } from '../../src/pact/interactions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
@@ -55,5 +58,27 @@ describe('pact verify', { timeout: 120_000 }, () => {
     expect(unreachable.code).toBe(2);
     expect(plain(unreachable.out)).toContain("could not load the pacts: No pacts found for provider 'pagi-gateway'");
     expect(plain(unreachable.out)).toContain('http://127.0.0.1:9');
+  });
+
+  it('masks the card numbers a gateway answers in the Verifier\'s output', async () => {
+    const unmasked = await startGateway({ fault: 'card-unmasked' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-pact-mask-'));
+    try {
+      // A merchant expecting the masked card: the Verifier prints the full number the faulty gateway sends.
+      const pact = generatePact();
+      pact.interactions = pact.interactions.filter((i) => i.key === 'authoriseDirect-200');
+      const response = pact.interactions[0]!.response;
+      response.body!.content = String(response.body!.content).replace('</respon>', '<card>411111******1111</card></respon>');
+      response.matchingRules!.body!["$.respon.card['#text']"] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^[0-9]{6}\\*+[0-9]{4}$' }] };
+      fs.writeFileSync(path.join(dir, 'pact.json'), pactText(pact));
+      const { code, out } = await cli(['pact', 'verify', '--target', unmasked.url, '--pact', path.join(dir, 'pact.json')]);
+      expect(code).toBe(1);
+      expect(plain(out)).toContain("$.respon.card['#text']");
+      expect(out).not.toContain('4111111111111111');
+      expect(plain(out)).toContain("Expected '411111******1111' to match");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await unmasked.close();
+    }
   });
 });
