@@ -4,7 +4,7 @@
  * `withRequest`, `willRespondWith`), and matchers derived from the schemas in `@pact-foundation/pact`'s V3 form.
  */
 import type { OperationKey } from '../model.js';
-import { kitSpec } from '../spec/load.js';
+import { kitSpec, type SpecModel } from '../spec/load.js';
 import { interactions as generated, type InteractionOptions } from './interactions.js';
 import { buildTemplate, toPactJs } from './matchers.js';
 import type { PactInteraction } from './pact-file.js';
@@ -73,12 +73,28 @@ export function interactions(options: InteractionOptions = {}): ConsumerInteract
       response: {
         status: pact.response.status,
         ...(pact.response.headers ? { contentType: pact.response.headers['Content-Type']![0] } : {}),
-        ...(json ? { matchers: matchers.response(operation, options) } : {}),
+        ...(json ? { matchers: responseMatchers(spec, operation, pact) } : {}),
         ...(responseBody && !json ? { text: String(responseBody.content) } : {}),
       },
       pact,
     };
   });
+}
+
+/** The guaranteed JSON response of a generated interaction as V3 matchers (its array minima kept). */
+function responseMatchers(spec: SpecModel, operation: OperationKey, pact: PactInteraction): unknown {
+  if (!pact.response.body || pact.response.body.contentType !== 'application/json') throw new Error(`${operation} has no JSON response to match`);
+  const op = spec.operations.get(operation)!;
+  const rules = pact.response.matchingRules?.body ?? {};
+  const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), pact.response.body.content, {
+    fields: 'required',
+    arrayMin: (pointer) => {
+      const list = rules[`$${pointer.replace(/\//g, '.')}`];
+      const min = (list?.matchers[0] as { min?: number } | undefined)?.min;
+      return min === undefined ? undefined : { min };
+    },
+  });
+  return toPactJs(template);
 }
 
 function formats(): Record<string, unknown> {
@@ -103,19 +119,8 @@ export const matchers = {
   /** What the interface guarantees in the 200 response of an operation (required fields, their forms), as V3 matchers. */
   response(operation: OperationKey, options: InteractionOptions = {}): unknown {
     const pact = generated(options).find((i) => i.key === `${operation}-200`);
-    if (!pact?.response.body || pact.response.body.contentType !== 'application/json') throw new Error(`${operation} has no JSON response to match`);
-    const spec = options.spec ?? kitSpec();
-    const op = spec.operations.get(operation)!;
-    const rules = pact.response.matchingRules?.body ?? {};
-    const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), pact.response.body.content, {
-      fields: 'required',
-      arrayMin: (pointer) => {
-        const list = rules[`$${pointer.replace(/\//g, '.')}`];
-        const min = (list?.matchers[0] as { min?: number } | undefined)?.min;
-        return min === undefined ? undefined : { min };
-      },
-    });
-    return toPactJs(template);
+    if (!pact) throw new Error(`no interaction for ${operation}`);
+    return responseMatchers(options.spec ?? kitSpec(), operation, pact);
   },
   /** An operation's request body as V3 matchers: every field of the spec's example, by type and format. */
   request(operation: OperationKey, options: InteractionOptions = {}): unknown {
