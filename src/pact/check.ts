@@ -6,6 +6,7 @@
  * that says so (`PAGI-GEN-008`: presence and allowed values are not shown) or none ("not shown"). The findings travel
  * in the results model of a run, so `run`'s reporters write them.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeForm } from '../codecs/form.js';
@@ -16,12 +17,15 @@ import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
+import { KIT_ROOT } from '../spec/paths.js';
 import { buildRunResult } from '../engine/runner.js';
 import type { PlannedTest } from '../engine/plan.js';
 import { createReporters } from '../../reporters/index.js';
 import { bodyText, headerValue, type MatcherList, type PactBody, type PactFile, type PactInteraction } from './pact-file.js';
 import { flatten, itemsOf, property, URI_PATTERN, type FlatSchema } from './schema.js';
 import { operationOf } from './verify.js';
+
+const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
 export const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
@@ -484,12 +488,13 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
   const ended = new Date();
   const result = buildRunResult(spec, plan, results, {
     metadata: {
-      kitVersion: '0.1.0',
+      kitVersion: KIT_VERSION,
       nodeVersion: process.version,
       commandLine: options.commandLine ?? ['pact check'],
       spec: { root: spec.root, digest: spec.digest },
       profile: { name: loaded.profile.name, version: loaded.profile.version, file: loaded.file, digest: loaded.digest },
-      configDigest: '',
+      // The check's settings: the pact checked, the profile and the failing level.
+      configDigest: createHash('sha256').update(JSON.stringify({ pact: createHash('sha256').update(JSON.stringify(pact)).digest('hex'), profile: loaded.digest, failOn: options.failOn ?? 'must' })).digest('hex'),
       target: { baseUrl: options.file ? `pact:${path.basename(options.file)}` : 'pact', embedded: false },
       seed: 0,
       failOn: options.failOn ?? 'must',

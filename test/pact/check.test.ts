@@ -4,6 +4,8 @@ import { KIT_ROOT } from '../../src/spec/paths.js';
 import { checkPact, findingsOf, readPactFile } from '../../src/pact/check.js';
 import { generatePact } from '../../src/pact/interactions.js';
 import type { PactFile } from '../../src/pact/pact-file.js';
+import { kitValidator } from '../../src/spec/validators.js';
+import { resultsDocument } from '../../reporters/json.js';
 
 describe('pact check', () => {
   it('finds nothing in the generated pact', () => {
@@ -22,6 +24,9 @@ describe('pact check', () => {
       ['authoriseDirect', 'PRESENCE_NOT_SHOWN', ['PAGI-GEN-008']],
     ]);
     expect(result.exitCode).toBe(1);
+    // The results model of a run: results.json of a pact check is valid against schemas/results.schema.json.
+    const validate = kitValidator('https://pagi-conformance.dev/schemas/results.schema.json');
+    expect(validate(resultsDocument(result)), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
   });
 
   it('reports limits, media types, XML and HTML forms, exact values and narrower regexes', () => {
