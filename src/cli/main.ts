@@ -11,6 +11,7 @@ commands:
   verify REPORT     tell whether an HTML report is untouched: its results, page digest and signature
   serve             start the reference gateway
   profile validate  check a vendor profile against the published profile schema
+  pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text
 
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('../../gateway/cli.js')).serveMain,
   profile: async () => (await import('./profile.js')).profileMain,
   selftest: async () => (await import('./selftest.js')).selftestMain,
+  pact: async () => (await import('./pact.js')).pactMain,
 };
 
 /** Run the CLI with `argv` (without node and script) and return the exit code. */

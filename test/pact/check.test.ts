@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+import { checkPact, findingsOf, readPactFile } from '../../src/pact/check.js';
+import { generatePact } from '../../src/pact/interactions.js';
+import type { PactFile } from '../../src/pact/pact-file.js';
+import { kitValidator } from '../../src/spec/validators.js';
+import { resultsDocument } from '../../reporters/json.js';
+
+describe('pact check', () => {
+  it('finds nothing in the generated pact', () => {
+    const result = checkPact(generatePact());
+    expect(findingsOf(result)).toEqual([]);
+    expect(result.verdict).toBe('CONFORMANT');
+    expect(result.checks.length).toBeGreaterThan(0);
+  });
+
+  it('finds each of the three wrong expectations of the example merchant pact, with its requirement', () => {
+    const result = checkPact(readPactFile(path.join(KIT_ROOT, 'examples', 'pacts', 'merchant-three-wrong-expectations.json')));
+    const findings = findingsOf(result);
+    expect(findings.map((f) => [f.location.operation, f.code, f.requirementIds])).toEqual([
+      ['capture', 'RESPONSE_SCHEMA', ['PAGI-ST-001']],
+      ['retrievalTrans', 'STATUS_NOT_SHOWN', ['PAGI-GEN-007']],
+      ['authoriseDirect', 'PRESENCE_NOT_SHOWN', ['PAGI-GEN-008']],
+    ]);
+    expect(result.exitCode).toBe(1);
+    // The results model of a run: results.json of a pact check is valid against schemas/results.schema.json.
+    const validate = kitValidator('https://pagi-conformance.dev/schemas/results.schema.json');
+    expect(validate(resultsDocument(result)), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
+  });
+
+  it('reports limits, media types, XML and HTML forms, exact values and narrower regexes', () => {
+    const pact = generatePact() as PactFile;
+    const byKey = (key: string) => pact.interactions.find((i) => i.key === key)!;
+    const capture = byKey('capture-200');
+    const content = capture.request.body!.content as Record<string, unknown>;
+    content.capture_orders = Array.from({ length: 51 }, () => (content.capture_orders as unknown[])[0]);
+    capture.request.headers = { 'Content-Type': ['text/plain'] };
+    const refund = byKey('refund-200');
+    delete refund.response.matchingRules!.body!['$.encryption_data'];
+    const direct = byKey('authoriseDirect-200');
+    direct.response.body!.content = '<answer><merchant_id>M10001</merchant_id></answer>';
+    const checkout = byKey('checkout-200');
+    checkout.response.matchingRules = {};
+    const query = byKey('retrievalTrans-200');
+    query.response.matchingRules!.body!['$.return_status'] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^1$' }] };
+    const refundSearch = byKey('retrievalRefund-200');
+    refundSearch.response.matchingRules!.body!['$.encryption_data'] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^[0-9a-f]{32}$' }] };
+    const search = byKey('retrievalRefund-200');
+    search.request.body!.content = `merchant_id=M10001&account_id=A20001&encryption_data=${'a'.repeat(64)}&order_no=${Array.from({ length: 101 }, (_, i) => `O${i}`).join(',')}`;
+    const codes = findingsOf(checkPact(pact)).map((f) => `${f.location.operation} ${f.code} ${f.requirementIds.join(',')}`);
+    expect(codes).toEqual(expect.arrayContaining([
+      'capture LIMIT_EXCEEDED PAGI-LIM-004',
+      'capture REQUEST_MEDIA PAGI-MED-002',
+      'refund VALUE_NOT_SHOWN PAGI-GEN-008',
+      'authoriseDirect BODY_FORM PAGI-MED-006',
+      'checkout VALUE_NOT_SHOWN PAGI-GEN-008',
+      'retrievalTrans FORM_NARROWER PAGI-GEN-008',
+      'retrievalRefund FORM_NARROWER PAGI-AUTH-003',
+      'retrievalRefund LIMIT_EXCEEDED PAGI-LIM-002',
+    ]));
+    // A profile that takes only its own media type makes the other one a profile-level finding.
+    const json = generatePact() as PactFile;
+    const jsonQuery = json.interactions.find((i) => i.key === 'retrievalTrans-200')!;
+    jsonQuery.request.headers = { 'Content-Type': ['application/json'] };
+    jsonQuery.request.body = { content: Object.fromEntries(new URLSearchParams(String(jsonQuery.request.body!.content))), contentType: 'application/json', encoded: false };
+    expect(findingsOf(checkPact(json))).toEqual([]);
+    const strict = findingsOf(checkPact(json, { profile: 'sample-hmac-sorted' })).filter((f) => f.location.operation === 'retrievalTrans' && f.code === 'REQUEST_MEDIA');
+    expect(strict.map((f) => [f.requirementIds, f.severity])).toEqual([[['PAGI-MED-005'], 'profile']]);
+  });
+
+  it('masks card numbers a merchant pact quotes in its findings', () => {
+    const pact = generatePact() as PactFile;
+    const direct = pact.interactions.find((i) => i.key === 'authoriseDirect-200')!;
+    const body = direct.request.body!.content as Record<string, unknown>;
+    body.amount = 4111111111111111;
+    body.note = { pan: '4000 0000 0000 0002' };
+    const result = checkPact(pact);
+    const text = JSON.stringify(result);
+    expect(findingsOf(result).length).toBeGreaterThan(0);
+    expect(text).not.toMatch(/4111111111111111|4000 0000 0000 0002/);
+  });
+});
