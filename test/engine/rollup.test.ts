@@ -97,7 +97,8 @@ describe('one requirement per finding', () => {
       const doc = new JSDOM(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).window.document;
       const failedInHtml = [...doc.querySelectorAll('tbody.req[data-status="failed"] .rid')].map((e) => e.textContent);
       expect(failedInHtml.sort()).toEqual(failed.sort());
-      console.log(`card-unmasked: requirements failed ${failed.join(', ')}`);
+      const failedChecks = results.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`);
+      console.log(`card-unmasked: ${results.verdict}; failed checks ${failedChecks.join(', ')}; requirements failed ${failed.join(', ')}`);
     } finally {
       await gateway.close();
       fs.rmSync(out, { recursive: true, force: true });
