@@ -703,7 +703,7 @@ export type PayoutResponse = {
    */
   account_id?: string;
   /**
-   * The request's encryption_data, echoed unchanged (same schema as in the request).
+   * The response's own signature (Authentication 1: responses carry encryption_data). Not compared with the request's signature.
    */
   encryption_data?: string;
   /**
