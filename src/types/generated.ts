@@ -5878,7 +5878,7 @@ export interface ConformanceRunResults {
    */
   checks: ResultsCheckResult[];
   /**
-   * Every requirement of the catalogue with its status rolled up from its checks.
+   * Every requirement of the catalogue with its status rolled up from its checks: a check fails (or waives) a requirement only when one of its failing findings names it; for its other requirements it counts as passed.
    */
   requirements: ResultsRequirementResult[];
   totals: ResultsTotals;

@@ -11,6 +11,8 @@ import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { startGateway } from '../../gateway/index.js';
 import { reportPage } from '../../reporters/html.js';
+import { failureMessage } from '../../reporters/junit.js';
+import { markdownSummary } from '../../reporters/markdown.js';
 import { planTests } from '../../src/engine/plan.js';
 import { rollUp, statusForRequirement } from '../../src/engine/results.js';
 import { run } from '../../src/index.js';
@@ -69,6 +71,14 @@ describe('one requirement per finding', () => {
     expect(rowStatus('PAGI-PAY-003')).toEqual(['failed', 'failed']);
     expect(rowStatus('PAGI-FMT-004')).toEqual(['passed', 'passed']);
     expect(rowStatus('PAGI-FMT-001')).toEqual(['passed', 'passed']);
+  });
+
+  it('names only the failed requirement in the JUnit message and the Markdown summary', () => {
+    expect(failureMessage(failedOnOne)).toMatch(/^many failed on authoriseDirect \(PAGI-PAY-003\): /);
+    const result: RunResult = { ...hostileResult(), checks: [failedOnOne] };
+    const row = markdownSummary(result).split('\n').find((l) => l.includes('authoriseDirect/many'))!;
+    expect(row).toContain('PAGI-PAY-003');
+    expect(row).not.toContain('PAGI-FMT-004');
   });
 
   it('a gateway whose only fault is an unmasked card fails only the requirements its findings name', { timeout: 240_000 }, async () => {
