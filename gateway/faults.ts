@@ -263,6 +263,15 @@ export const FAULTS: readonly FaultDefinition[] = [
   },
   {
     kind: 'fault',
+    name: 'refund-search-drops-processing-date',
+    description: 'Refund-search items leave out refund_processing_date, a field the document lists for them.',
+    requirement: 'PAGI-GEN-011',
+    expectedCheck: 'responseHoldsListedFields',
+    family: 'shape',
+    reply: items(['retrievalRefund'], (item) => without(item, 'refund_processing_date')),
+  },
+  {
+    kind: 'fault',
     name: 'responses-unsigned',
     description: 'Successful responses carry no encryption_data.',
     requirement: 'PAGI-AUTH-002',
