@@ -131,7 +131,7 @@ export function omittedByProfile(ctx: CheckContext, operation: OperationKey, pat
 
 /**
  * JSON pointers of the fields the response schema lists that an answer leaves out, at every object the answer holds.
- * Not listed here: fields the response echoes from its request (judged by the echo rules), the top level of an
+ * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from its request (judged by the echo rules), the top level of an
  * echoing response (`responseAddsDocumentedFields`), result groups a payment asks for (`x-pagi.results`, judged by
  * the results checks), properties the schema types without the document listing them (`x-pagi: {listed: false}`)
  * and fields the profile declares omitted.
@@ -154,10 +154,12 @@ function absentListedFields(ctx: CheckContext, operation: OperationKey, instance
     const value = v as Record<string, unknown>;
     const names = declaredNames(ats) ?? new Set<string>();
     const fromRequest = declaredNames(echoed) ?? new Set<string>();
+    // Fields the schema requires are reported by responseMatchesSchema, at their own requirement's level.
+    const required = new Set(ats.flatMap((at) => (Array.isArray(at.node.required) ? (at.node.required as string[]) : [])));
     if (!(op.echoDeep && path.length === 0)) {
       for (const name of names) {
         const listed = propertySchemas(ctx.spec, ats, name).every((at) => at.node['x-pagi']?.listed !== false);
-        if (name in value || !listed || fromRequest.has(name) || grouped.has(name) || omittedByProfile(ctx, operation, [...path, name])) continue;
+        if (name in value || !listed || required.has(name) || fromRequest.has(name) || grouped.has(name) || omittedByProfile(ctx, operation, [...path, name])) continue;
         out.push(pointerOf([...path, name]));
       }
     }

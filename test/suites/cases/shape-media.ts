@@ -29,8 +29,10 @@ export const SHAPE_CASES: Case[] = [
   fail('responseAddsDocumentedFields', 'PAGI-PO-004', 'payout without fee_amount', 'payout', () => happyObservation('payout', (b) => delete b.response.fee_amount), ['LISTED_FIELD_ABSENT']),
   pass('responseHoldsListedFields', 'PAGI-GEN-011', 'every listed field of a refund search', 'retrievalRefund', () => happyObservation('retrievalRefund')),
   pass('responseHoldsListedFields', 'PAGI-GEN-011', 'token_id absent when no token was asked for', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.token_id)),
-  fail('responseHoldsListedFields', 'PAGI-GEN-011', 'a capture result without error_message', 'capture', () =>
-    happyObservation('capture', (b) => delete (b.response.capture_orders as Record<string, unknown>[])[0]!.error_message), ['LISTED_FIELD_ABSENT']),
+  fail('responseHoldsListedFields', 'PAGI-GEN-011', 'a capture result without currency', 'capture', () =>
+    happyObservation('capture', (b) => delete (b.response.capture_orders as Record<string, unknown>[])[0]!.currency), ['LISTED_FIELD_ABSENT']),
+  pass('responseHoldsListedFields', 'PAGI-GEN-011', 'a required field absent is responseMatchesSchema’s finding', 'capture', () =>
+    happyObservation('capture', (b) => delete (b.response.capture_orders as Record<string, unknown>[])[0]!.error_message)),
   fail('responseHoldsListedFields', 'PAGI-GEN-011', 'payout bank details without local_clearing_system', 'payout', () =>
     happyObservation('payout', (b) => delete ((b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, unknown>).local_clearing_system), ['LISTED_FIELD_ABSENT']),
 ];
