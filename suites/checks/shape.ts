@@ -131,10 +131,10 @@ export function omittedByProfile(ctx: CheckContext, operation: OperationKey, pat
 
 /**
  * JSON pointers of the fields the response schema lists that an answer leaves out, at every object the answer holds.
- * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from its request (judged by the echo rules), the top level of an
- * echoing response (`responseAddsDocumentedFields`), result groups a payment asks for (`x-pagi.results`, judged by
- * the results checks), properties the schema types without the document listing them (`x-pagi: {listed: false}`)
- * and fields the profile declares omitted.
+ * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from
+ * its request (judged by the echo rules), the top level of an echoing response (`responseAddsDocumentedFields`),
+ * result groups a payment asks for (`x-pagi.results`, judged by the results checks), properties the schema types
+ * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted.
  */
 function absentListedFields(ctx: CheckContext, operation: OperationKey, instance: Record<string, unknown>, request: Record<string, unknown>): string[] {
   const op = operationOf(ctx.spec, operation);
