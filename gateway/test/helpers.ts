@@ -150,12 +150,12 @@ export function violations(op: OperationKey, value: unknown) {
 export function errorBodyViolations(op: OperationKey, value: unknown, unreadable = false) {
   const body = value as Record<string, unknown>;
   // An error body gives the identifiers it cannot know (order_no of an unreadable request) as empty strings: at most
-  // the expected-level PAGI-GEN-010, not a form the schema excludes.
+  // the expected-level PAGI-GEN-012, not a form the schema excludes.
   return violations(op, value).filter(
     (v) =>
       v.keyword !== 'required' &&
       !(unreadable && ['/merchant_id', '/account_id'].includes(v.instancePath) && body[v.instancePath.slice(1)] === '') &&
-      !(v.requirementId === 'PAGI-GEN-010' && body[v.instancePath.slice(1)] === ''),
+      !(v.requirementId === 'PAGI-GEN-012' && body[v.instancePath.slice(1)] === ''),
   );
 }
 

@@ -44,7 +44,7 @@ describe('empty values are not format violations', () => {
     const direct = happyObservation('authoriseDirect', (b) => Object.assign(b.response, { transaction_id: '' }));
     const found = [...failing(SHAPE_AND_FORMAT, o), ...failing(SHAPE_AND_FORMAT, direct)];
     expect(found.map((f) => f.severity).sort()).toEqual(['expected', 'expected']);
-    expect(found.every((f) => f.requirementIds.includes('PAGI-GEN-010'))).toBe(true);
+    expect(found.every((f) => f.requirementIds.includes('PAGI-GEN-012'))).toBe(true);
   });
 });
 
@@ -294,7 +294,7 @@ describe('cosmetic points of the audit', () => {
     const common = spec.schemas.get('https://pagi-conformance.dev/schemas/common.schema.json') as any;
     for (const [name, def] of Object.entries(common.$defs) as [string, any][]) {
       const nodes = [def, ...(def.allOf ?? [])].filter((n) => n.minLength !== undefined);
-      for (const n of nodes) expect(n['x-requirement'], name).toBe('PAGI-GEN-010');
+      for (const n of nodes) expect(n['x-requirement'], name).toBe('PAGI-GEN-012');
     }
   });
 
