@@ -265,6 +265,15 @@ export const FAULTS: readonly FaultDefinition[] = [
   },
   {
     kind: 'fault',
+    name: 'refund-search-drops-processing-date',
+    description: 'Refund-search items leave out refund_processing_date, a field the document lists for them.',
+    requirement: 'PAGI-GEN-011',
+    expectedCheck: 'responseHoldsListedFields',
+    family: 'shape',
+    reply: items(['retrievalRefund'], (item) => without(item, 'refund_processing_date')),
+  },
+  {
+    kind: 'fault',
     name: 'responses-unsigned',
     description: 'Successful responses carry no encryption_data.',
     requirement: 'PAGI-AUTH-002',
@@ -639,7 +648,7 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'query-limit-too-loose',
-    description: 'Query and refund search serve one order more than their documented limit.',
+    description: 'Query and refund search serve one order more than their documented limit (orders named in the profile’s selection fields).',
     requirement: 'PAGI-LIM-001',
     expectedCheck: 'selectionOverLimitNotServed',
     family: 'limits',
@@ -704,8 +713,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'apm-unknown-method-400',
-    description: 'An APM payment for a payment_method the gateway does not offer is answered 400 instead of 404 (record not found).',
-    requirement: 'PAGI-APM-005',
+    description: 'An APM payment for a payment_method the gateway does not offer (a record not found, as the profile says) is answered 400 instead of 404.',
+    requirement: 'PAGI-APM-007',
     expectedCheck: 'apmUnknownRecordIs404',
     family: 'status',
     reply: (reply, ctx) => (reply.kind === 'xml' && ctx.errorKind === 'unknownRecord' && ctx.op?.key === 'authoriseApm' ? { ...reply, status: 400 } : reply),
@@ -793,7 +802,7 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'over-capture-allowed',
-    description: 'A capture may take more than the authorised amount.',
+    description: 'A capture may take more than the authorised amount (the profile’s transitions refuse it).',
     requirement: 'PAGI-CAP-002',
     expectedCheck: 'overCaptureRefused',
     family: 'lifecycle',
@@ -802,7 +811,7 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'capture-after-cancel',
-    description: 'A cancelled payment can still be captured.',
+    description: 'A cancelled payment can still be captured (the profile’s transitions refuse it).',
     requirement: 'PAGI-CNL-002',
     expectedCheck: 'cancelledPaymentNotCapturable',
     family: 'lifecycle',

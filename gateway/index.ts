@@ -3,6 +3,7 @@
  * schemas and a profile (the reference profile by default). Start it in-process with `startGateway`, or from the
  * command line with `pagi-conform serve` (gateway/cli.ts).
  */
+import { maskText } from '../src/mask.js';
 import type { AddressInfo } from 'node:net';
 import { kitSpec } from '../src/spec/load.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
@@ -85,7 +86,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config,
     baseUrl: '',
     store,
-    notifier: new Notifier(profile, log, config.notifications.enabled, !switches.unsignedNotifications),
+    // Notification lines name the order (a merchant's order_no may hold anything): masked like request lines.
+    notifier: new Notifier(profile, (line) => log(maskText(line, mask)), config.notifications.enabled, !switches.unsignedNotifications),
     switches,
     refuseAlso: fault?.refuse,
     facts: operationFacts(spec),

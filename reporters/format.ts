@@ -33,6 +33,17 @@ export function problems(result: CheckResult): Finding[] {
   return result.findings.filter((f) => f.severity !== 'info');
 }
 
+/**
+ * The requirements a failed (or waived) result fails: those its failing findings name, in the result's order (a
+ * requirement is failed only by a finding that names it); all of them when no finding names one.
+ */
+export function failedRequirements(result: CheckResult): string[] {
+  const named = new Set(problems(result).flatMap((f) => f.requirementIds));
+  const own = result.requirementIds.filter((id) => named.has(id));
+  const other = [...named].filter((id) => !result.requirementIds.includes(id));
+  return own.length || other.length ? [...own, ...other] : [...result.requirementIds];
+}
+
 /** The evidence that reproduces a result: its first finding's that has some. */
 export function evidenceOf(result: CheckResult): Evidence | undefined {
   return result.findings.find((f) => f.evidence)?.evidence;

@@ -8,6 +8,7 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import type { CheckResult, RequirementResult, RunResult } from '../src/model.js';
+import { statusForRequirement } from '../src/engine/results.js';
 import { resultsDocument } from './json.js';
 import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
@@ -181,8 +182,11 @@ function requirementGroup(req: RequirementResult, statement: string | undefined,
     const i = index.get(name);
     const c = i === undefined ? undefined : checks[i];
     if (!c || i === undefined) return '';
-    const data = `data-check="${i}" data-status="${escapeHtml(c.status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
-    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(c.severity)}</td><td>${badge(c.status)}</td></tr>`;
+    // A check failed on another of its requirements has checked this one and found nothing against it.
+    const status = statusForRequirement(c, req.id);
+    const other = status === c.status ? '' : ` <span class="muted">(the check ${escapeHtml(statusLabel(c.status))} on other requirements)</span>`;
+    const data = `data-check="${i}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
+    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(c.severity)}</td><td>${badge(status)}${other}</td></tr>`;
   });
   const none = req.checks.length ? '' : `<tr><td colspan="5" class="muted">${escapeHtml(statusLabel(req.status))}: no check result for this requirement</td></tr>`;
   return `<tbody class="req" data-status="${escapeHtml(req.status)}">${head}${rows.join('')}${none}</tbody>`;

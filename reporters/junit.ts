@@ -7,7 +7,7 @@
  */
 import { XMLBuilder } from 'fast-xml-parser';
 import type { CheckResult, RunResult } from '../src/model.js';
-import { countByStatus, evidenceText, printable, problems } from './format.js';
+import { countByStatus, evidenceText, failedRequirements, printable, problems } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
@@ -34,10 +34,10 @@ function findingsText(result: CheckResult): string {
     .join('\n\n');
 }
 
-/** The one-line failure message: which check failed where, for which requirements, and the first finding. */
+/** The one-line failure message: which check failed where, for which requirements (those its findings name), and the first finding. */
 export function failureMessage(result: CheckResult): string {
   const first = problems(result)[0];
-  return `${result.checkId} failed on ${result.operation} (${result.requirementIds.join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
+  return `${result.checkId} failed on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
 }
 
 function testcase(result: CheckResult): Node {

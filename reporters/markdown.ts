@@ -5,7 +5,7 @@
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
-import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, statusLabel } from './format.js';
+import { STATUSES, checkName, countByStatus, evidenceOf, failedRequirements, findingLine, printable, problems, statusLabel } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
@@ -57,7 +57,7 @@ function statusRows(result: RunResult): string[] {
 
 function failedRow(r: CheckResult): string {
   const first = problems(r)[0];
-  return `| \`${checkName(r)}\` | ${r.requirementIds.map(mdText).join(' ')} | ${r.severity} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
+  return `| \`${checkName(r)}\` | ${failedRequirements(r).map(mdText).join(' ')} | ${r.severity} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
 }
 
 function responseText(evidence: Evidence): string {

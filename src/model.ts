@@ -282,8 +282,9 @@ export interface RequirementResult {
   id: string;
   level: Level;
   /**
-   * `failed` > `waived` > `skipped` > `passed` > `not_applicable` over its checks; `untested` when checks exist but none ran
-   * in this run, `no_check` when no check traces to it, `untestable` for `unspecified` requirements.
+   * `failed` > `waived` > `skipped` > `passed` > `not_applicable` over its checks, a failed (or waived) check counting as
+   * failed (waived) only where a failing finding names the requirement, else as passed; `untested` when checks exist but
+   * none ran in this run, `no_check` when no check traces to it, `untestable` for `unspecified` requirements.
    */
   status: CheckStatus | 'untested' | 'no_check' | 'untestable';
   /** `<operation>/<checkId>` of every result tracing to the requirement. */

@@ -49,7 +49,7 @@ export const FINDING_CODES = {
   SIGNATURE_INVALID: 'Signature does not verify',
   TEXT_ALTERED: 'Free text not returned exactly',
   MARKUP_INJECTED: 'Free text added markup',
-  FORM_COUNT: 'Checkout page does not hold exactly one form',
+  FORM_COUNT: 'Checkout page holds no form',
   FORM_METHOD: 'Checkout form method is not POST',
   FORM_ACTION: 'Checkout form action is not the checkout URL',
   FORM_NOT_AUTO_SUBMITTED: 'Checkout form not submitted on load',
@@ -69,6 +69,7 @@ export const FINDING_CODES = {
   NOTIFICATION_MISSING: 'No notification received',
   NOTIFICATION_FORM: 'Notification differs from the profile',
   NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
+  LISTED_FIELD_ABSENT: 'Listed field absent from the answer',
 } as const satisfies Record<string, string>;
 
 /** A finding code. */
@@ -171,7 +172,8 @@ function violationProse(ctx: CheckContext, v: SchemaViolation, instance: unknown
 /**
  * The one adapter from ajv violations (`spec.validate`) to findings. Each violation becomes a finding at the level
  * of the requirement its constraint carries (`fallbackRequirement` when the constraint carries none); combinator
- * bookkeeping is dropped when its members failed on their own; duplicates collapse.
+ * bookkeeping is dropped when its members failed on their own; duplicates collapse. A format rule (pattern, format,
+ * excluded form, bound) is never reported against an empty string.
  */
 export function violationFindings(args: {
   ctx: CheckContext;
@@ -185,8 +187,11 @@ export function violationFindings(args: {
   pointerPrefix?: string;
 }): void {
   const { ctx, violations, kind } = args;
-  const own = violations.filter((v) => !COMBINATOR_KEYWORDS.has(v.keyword));
-  const chosen = (own.length ? own : violations).filter((v) => kind === 'all' || (kind === 'format') === FORMAT_KEYWORDS.has(v.keyword));
+  // Format rules apply to non-empty values: the document shows no field's required status, and an empty value is how
+  // XML and form answers give a field they have no value for. An empty identifier or amount fails its `minLength`.
+  const judged = violations.filter((v) => !(FORMAT_KEYWORDS.has(v.keyword) && valueAt(args.instance, v.instancePath) === ''));
+  const own = judged.filter((v) => !COMBINATOR_KEYWORDS.has(v.keyword));
+  const chosen = (own.length ? own : judged).filter((v) => kind === 'all' || (kind === 'format') === FORMAT_KEYWORDS.has(v.keyword));
   const seen = new Set<string>();
   for (const v of chosen) {
     const requirement = v.requirementId ?? args.fallbackRequirement;

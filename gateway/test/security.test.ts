@@ -74,7 +74,8 @@ describe('masking', () => {
     await h.pay(gw, { order_no: `ORD-${h.APPROVE_CARD}` });
     await h.send(`${gw.url}/v1/authorise?card=${h.APPROVE_CARD}`, { body: h.signed('authoriseDirect', h.directBody()) });
     await h.send(`${gw.url}/${h.APPROVE_CARD}`, { body: 'x' });
-    expect(lines.length).toBe(3);
+    // Notification attempts to the requests' notify_url are logged besides: one line per request is about requests.
+    expect(lines.filter((l) => !l.startsWith('notify ')).length).toBe(3);
     const all = lines.join('\n');
     expect(all).not.toContain(h.APPROVE_CARD);
     expect(all).not.toContain(h.SECRET);
@@ -95,7 +96,9 @@ describe('another profile: the sample vendor profile (HMAC over sorted pairs, de
   const header = { 'X-Merchant-Id': h.MERCHANT };
 
   function signedBody(op: OperationKey, body: Record<string, unknown>): Record<string, unknown> {
-    const { encryption_data: _old, notify_url: _n, ...rest } = body;
+    const { encryption_data: _old, notify_url: notify, ...fields } = body;
+    // notify_url is required in payment requests: one nothing listens on, never the example's host.
+    const rest = notify === undefined ? fields : { ...fields, notify_url: h.SILENT_NOTIFY_URL };
     return { ...rest, encryption_data: sign(sample.signature, 'request', op, rest, secret) };
   }
 

@@ -80,13 +80,24 @@ export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { ve
   return { verdict: 'CONFORMANT', exitCode: 0, ...tail };
 }
 
-/** Per-requirement roll-up over the catalogue. */
+/**
+ * A check result's status for one of the requirements it traces to: a failed (or waived) check fails (or waives) only
+ * the requirements its failing findings name; for the others it ran and found nothing, so it counts as passed. A
+ * finding that names no requirement counts against all of them.
+ */
+export function statusForRequirement(result: CheckResult, requirementId: string): CheckStatus {
+  if (result.status !== 'failed' && result.status !== 'waived') return result.status;
+  const failing = result.findings.filter((f) => f.severity !== 'info');
+  return failing.some((f) => f.requirementIds.length === 0 || f.requirementIds.includes(requirementId)) ? result.status : 'passed';
+}
+
+/** Per-requirement roll-up over the catalogue: a requirement is failed only by a finding that names it. */
 export function rollUp(spec: SpecModel, plan: readonly PlannedTest[], results: readonly CheckResult[]): RequirementResult[] {
   return [...spec.requirements.values()].map((req) => {
     const mine = results.filter((r) => r.requirementIds.includes(req.id));
     const checks = mine.map((r) => `${r.operation}/${r.checkId}`);
     if (req.level === 'unspecified') return { id: req.id, level: req.level, status: 'untestable', checks };
-    const status = ROLLUP_ORDER.find((s) => mine.some((r) => r.status === s));
+    const status = ROLLUP_ORDER.find((s) => mine.some((r) => statusForRequirement(r, req.id) === s));
     if (status) return { id: req.id, level: req.level, status, checks };
     return { id: req.id, level: req.level, status: plan.some((t) => t.requirementIds.includes(req.id)) ? 'untested' : 'no_check', checks };
   });

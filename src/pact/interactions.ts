@@ -17,7 +17,7 @@ import { requestExamples } from '../engine/sample.js';
 import { buildTemplate, bodyRules, toJsonBody, toXmlBody, type Template } from './matchers.js';
 import type { Generator, MatcherList, PactFile, PactInteraction } from './pact-file.js';
 import { flatten } from './schema.js';
-import { profileHeaders, STATES, type StateKey } from './states.js';
+import { PACT_NOTIFY_URL, profileHeaders, STATES, type StateKey } from './states.js';
 
 /** Consumer and provider names of the generated pact. */
 export const CONSUMER = 'merchant';
@@ -182,8 +182,9 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
   const op = spec.operations.get(plan.operation)!;
   const body: Record<string, unknown> = structuredClone(requestExamples(spec).get(plan.operation)!);
   delete body.encryption_data;
-  // No notification leaves a gateway under verification: notify_url is optional (its presence is not shown).
-  delete body.notify_url;
+  // Payment and payout requests carry notify_url (Events 1); the contract's points at the verifying host's discard
+  // port, so no notification of a verification leaves that host.
+  if ('notify_url' in body) body.notify_url = PACT_NOTIFY_URL;
   if (op.batch) body[op.batch.orders] = (body[op.batch.orders] as unknown[]).slice(0, 1);
   plan.change?.(body, profile);
   const inject: Record<string, string> = { ...plan.inject };

@@ -13,6 +13,9 @@ import { sign } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { requestExamples } from '../engine/sample.js';
 
+/** notify_url of the contract's payment and payout requests: the discard port of the gateway's own host. */
+export const PACT_NOTIFY_URL = 'http://127.0.0.1:9/notify';
+
 /** The provider states the generated pact uses, with the values each injects into the request. */
 export const STATES = {
   card: { name: 'the merchant holds a test card the gateway approves', injects: ['card_number', 'expiry_month', 'expiry_year', 'security_code'] },
@@ -108,7 +111,7 @@ export class StateClient {
     const { spec, profile, merchantId, accountId } = this.options;
     const body: Record<string, unknown> = structuredClone(requestExamples(spec).get('authoriseDirect')!);
     delete body.encryption_data;
-    delete body.notify_url; // no notification leaves the gateway for a state's payment
+    body.notify_url = PACT_NOTIFY_URL; // no notification leaves the gateway's host for a state's payment
     const card = this.card();
     const names = profile.fields.card;
     Object.assign(body, {

@@ -70,6 +70,8 @@ export interface CheckoutFormSpec {
  */
 export interface ResultGroupSpec {
   asks?: string;
+  /** `any`: the group is returned when one of its fields is (no single field is required); default `all`. */
+  presence?: 'any' | 'all';
   payment: string[];
   query: string[];
   paymentRequirement: string;

@@ -25,6 +25,9 @@ export type APMPaymentRequest = Identity &
     encryption_data: string;
     [k: string]: unknown;
   } & {
+    notify_url: unknown;
+    [k: string]: unknown;
+  } & {
     /**
      * The alternative payment method; its presence makes the request an APM payment.
      */
@@ -240,11 +243,11 @@ export type CancelResult = {
    */
   error_message?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the request item answered.
    */
   order_no?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the request item answered.
    */
   transaction_id?: string;
   /**
@@ -323,11 +326,11 @@ export type CaptureResult = {
    */
   error_message?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the request item answered.
    */
   order_no?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the request item answered.
    */
   transaction_id?: string;
   /**
@@ -429,6 +432,9 @@ export type HostedCheckoutRequest = Identity &
      */
     encryption_data: string;
     [k: string]: unknown;
+  } & {
+    notify_url: unknown;
+    [k: string]: unknown;
   };
 /**
  * Body of a direct card payment, POST /v1/authorise without payment_method (document sections 'Payment request' and 'Endpoints'). Every group of payment-fields.schema.json plus the fields marked D (card, secure_payment, accept). merchant_id, account_id and encryption_data are required (every request carries them); payment_method must be absent (its presence makes the request an APM payment). Unknown properties are tolerated (profiles add card fields).
@@ -460,6 +466,9 @@ export type DirectCardPaymentRequest = Identity &
      * Signature of the message; present in every request (see the document's Authentication section).
      */
     encryption_data: string;
+    [k: string]: unknown;
+  } & {
+    notify_url: unknown;
     [k: string]: unknown;
   } & {
     [k: string]: unknown;
@@ -507,7 +516,7 @@ export type DirectCardPaymentResponse = {
    */
   account_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number.
    */
   order_no?: string;
   /**
@@ -519,7 +528,7 @@ export type DirectCardPaymentResponse = {
    */
   currency?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier.
    */
   transaction_id?: string;
   /**
@@ -593,6 +602,9 @@ export type PayoutRequest = {
   [k: string]: unknown;
 } & {
   encryption_data: unknown;
+  [k: string]: unknown;
+} & {
+  notify_url: unknown;
   [k: string]: unknown;
 } & {
   /**
@@ -691,7 +703,7 @@ export type PayoutResponse = {
    */
   account_id?: string;
   /**
-   * The request's encryption_data, echoed unchanged (same schema as in the request).
+   * The response's own signature (Authentication 1: responses carry encryption_data). Not compared with the request's signature.
    */
   encryption_data?: string;
   /**
@@ -793,7 +805,7 @@ export type PayoutResponse = {
    */
   payer_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the payout.
    */
   transaction_id?: string;
   /**
@@ -1079,7 +1091,7 @@ export type RefundResult = {
    */
   currency?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the request item answered.
    */
   order_no?: string;
   /**
@@ -1107,7 +1119,7 @@ export type RefundResult = {
    */
   refund_status?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the request item answered.
    */
   transaction_id?: string;
   [k: string]: unknown;
@@ -1316,11 +1328,11 @@ export type ReviewResult = {
    */
   error_message?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the request item answered.
    */
   order_no?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the request item answered.
    */
   transaction_id?: string;
   /**
@@ -1733,7 +1745,7 @@ export interface Person {
    */
   phone_number?: string;
   /**
-   * Birth date, DD-MM-YYYY.
+   * Birth date of the person (no form stated by the document).
    */
   birth_date?: string;
   /**
@@ -2264,11 +2276,11 @@ export interface PayoutBankDetails1 {
  */
 export interface CancelRequestItem {
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the order to cancel.
    */
   transaction_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the order to cancel.
    */
   order_no?: string;
   /**
@@ -2286,11 +2298,11 @@ export interface CancelRequestItem {
  */
 export interface CaptureRequestItem {
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the order to capture.
    */
   transaction_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the order to capture.
    */
   order_no?: string;
   /**
@@ -2515,7 +2527,7 @@ export interface Subscription1 {
    */
   contract_name?: string;
   /**
-   * Contract amount, decimal string.
+   * A plain string field (the document: all fields are strings unless a type is given).
    */
   contract_amount?: string;
   /**
@@ -2679,7 +2691,7 @@ export interface OrderRecord {
    */
   currency?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number.
    */
   order_no?: string;
   delivery_information?: DeliveryInformation1;
@@ -2708,7 +2720,7 @@ export interface OrderRecord {
    */
   reference_no?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier.
    */
   transaction_id?: string;
   /**
@@ -3037,7 +3049,7 @@ export interface PersonDocumentLabels1 {
   [k: string]: unknown;
 }
 /**
- * The APM payment request's person object (document section 'APM payment request'). All fields strings; birth_date takes the payment request's DD-MM-YYYY form (the document gives the form for birth_date, the person's birth_date being the APM counterpart; PAGI-FMT-015 covers authoriseApm).
+ * The APM payment request's person object (document section 'APM payment request'). All fields strings. The DD-MM-YYYY form is stated for the payment request's birth_date only: the person's birth_date has no stated form.
  */
 export interface Person1 {
   /**
@@ -3069,7 +3081,7 @@ export interface Person1 {
    */
   phone_number?: string;
   /**
-   * Birth date, DD-MM-YYYY.
+   * Birth date of the person (no form stated by the document).
    */
   birth_date?: string;
   /**
@@ -5381,6 +5393,30 @@ export interface PAGIProfile {
       bodyIgnored: boolean;
     };
   };
+  /**
+   * How the gateway answers with the fields the document lists (not shown: required status, value normalisation). Optional; absent = echoes compared strictly and no listed field declared omitted.
+   */
+  responseFields?: {
+    /**
+     * Echoed payout request fields the gateway normalises: compared as the rule says instead of character by character (PAGI-PO-002). Default none: strict.
+     */
+    echoNormalised?: {
+      /**
+       * JSON pointer of the field in the request body (array indexes written `*`), e.g. `/beneficiary/bank_details/swift_code`.
+       */
+      field: string;
+      /**
+       * `caseInsensitive`: equal ignoring letter case; `number`: equal as numbers (`1000` = `1000.00`); `trimmed`: equal without leading and trailing white space.
+       */
+      as: "caseInsensitive" | "number" | "trimmed";
+    }[];
+    /**
+     * Per operation, listed response fields the gateway never returns (not reported as LISTED_FIELD_ABSENT, PAGI-GEN-011). Each a path of field names from the body's root, array levels left out, e.g. `/refund_orders/refund_processing_date`.
+     */
+    omitted?: {
+      [k: string]: string[];
+    };
+  };
 }
 /**
  * Sorted name=value pairs over all top-level scalar request fields.
@@ -5732,11 +5768,11 @@ export interface TemplateObject2 {
  */
 export interface RefundRequestItem {
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the order to refund.
    */
   transaction_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the order to refund.
    */
   order_no?: string;
   /**
@@ -5762,11 +5798,11 @@ export interface RefundRequestItem {
  */
 export interface RefundSearchItem {
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the refunded transaction.
    */
   transaction_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number.
    */
   order_no?: string;
   /**
@@ -5843,7 +5879,7 @@ export interface ConformanceRunResults {
    */
   checks: ResultsCheckResult[];
   /**
-   * Every requirement of the catalogue with its status rolled up from its checks.
+   * Every requirement of the catalogue with its status rolled up from its checks: a check fails (or waives) a requirement only when one of its failing findings names it; for its other requirements it counts as passed.
    */
   requirements: ResultsRequirementResult[];
   totals: ResultsTotals;
@@ -6235,11 +6271,11 @@ export interface ResultsTotalsBySeverity {
  */
 export interface ReviewRequestItem {
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Gateway transaction identifier of the order to review.
    */
   transaction_id?: string;
   /**
-   * A plain string field (the document: all fields are strings unless a type is given).
+   * Merchant order number of the order to review.
    */
   order_no?: string;
   /**
@@ -6295,7 +6331,7 @@ export interface Subscription2 {
    */
   contract_name?: string;
   /**
-   * Contract amount, decimal string.
+   * A plain string field (the document: all fields are strings unless a type is given).
    */
   contract_amount?: string;
   /**

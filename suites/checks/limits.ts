@@ -188,12 +188,13 @@ export const selectionOverLimitRefused = defineCheck({
   family: 'limits',
   probe: 'selectionOverLimit',
   operations: SELECTING_OPERATIONS,
-  requirements: ['PAGI-LIM-007', 'PAGI-LIM-008', 'PAGI-ERR-004'],
-  description: "A query or refund search over the limit is refused as a whole, with the profile's over-limit error.",
+  requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
+  description: "A query or refund search over the limit (counted in the profile's selection fields) is refused as a whole, with the profile's over-limit error.",
   verify(o, ctx, report) {
     const body = responseObject(o.main, ctx.spec);
+    // A request of 101 orders exists only through the profile's selection fields: a profile-level finding.
     if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
-      report({ code: 'LIMIT_NOT_REFUSED', requirement: 'PAGI-LIM-007', expected: 'the whole request refused', received: `${outcomeOf(o.main)} with ${selectedRecords(ctx, o).length} records` });
+      report({ code: 'LIMIT_NOT_REFUSED', requirement: 'PAGI-LIM-008', expected: 'the whole request refused', received: `${outcomeOf(o.main)} with ${selectedRecords(ctx, o).length} records` });
       return;
     }
     if (ctx.profile.limits.overLimit.refuseWhole) checkErrorAnswer(ctx, report, o.main, o.operation, 'overLimit', 'PAGI-LIM-008');

@@ -172,10 +172,10 @@ export const checkoutPageHasOneForm = onPage(
     probe: 'happy',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-002'],
-    description: 'The checkout page holds exactly one form.',
+    description: 'The checkout page holds a form (the document says "a form"; other forms beside it are not judged).',
     verify(o, _ctx, report) {
       const forms = pageOf(o).forms;
-      if (forms !== 1) report({ code: 'FORM_COUNT', requirement: 'PAGI-CHK-002', pointer: '/forms', expected: 'exactly one form', received: `${forms} forms` });
+      if (forms < 1) report({ code: 'FORM_COUNT', requirement: 'PAGI-CHK-002', pointer: '/forms', expected: 'a form', received: 'no form' });
     },
   }),
 );

@@ -99,6 +99,14 @@ export const queryRefusedFromUnregisteredAddress = wrap(
 /** Element names the injected payloads would add if they were not escaped. */
 const INJECTED_TAGS = [...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?([A-Za-z][\w-]*)/g)].map((m) => m[1]!)))];
 
+/** Pieces of the injected payloads no gateway-made input would hold: their markup and their script text. */
+const INJECTED_PIECES = [...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?[A-Za-z][\w-]*>?|alert\([^)]*\)/g)].map((m) => m[0])))];
+
+/** Whether a form input is made of injected markup: named like an injected element, or holding a piece of a payload. */
+function carriesMarkup(name: string, value: string | undefined): boolean {
+  return INJECTED_TAGS.includes(name) || INJECTED_PIECES.some((piece) => name.includes(piece) || (value ?? '').includes(piece));
+}
+
 export const freeTextParsesBackExactly = defineCheck({
   id: 'freeTextParsesBackExactly',
   family: 'security',
@@ -109,10 +117,8 @@ export const freeTextParsesBackExactly = defineCheck({
   verify(o, ctx, report) {
     const injected = o.facts.injected as Record<string, string>;
     const op = operationOf(ctx.spec, o.operation);
-    if (!succeeded(o.main)) {
-      report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-SEC-002', expected: 'free text with markup accepted and returned as sent', received: outcomeOf(o.main) });
-      return;
-    }
+    // The requirement applies where a field is returned: a gateway may refuse markup in free text.
+    if (!succeeded(o.main)) return { notApplicable: `free text with markup was not accepted (${outcomeOf(o.main)}): nothing returned to judge` };
     const decoded = o.main.response?.decoded;
     if (decoded?.kind === 'undecodable') {
       report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', expected: 'a readable document despite markup in free text', received: decoded.problem });
@@ -130,10 +136,10 @@ export const freeTextParsesBackExactly = defineCheck({
     }
     if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
     if (form) {
-      if (form.forms !== 1) report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: '/forms', expected: 'one form', received: `${form.forms} forms` });
+      // An input the spec does not name is the gateway's business, unless it carries the injected markup.
       const known = knownInputs(ctx, o.operation, sentBody(o.main));
-      for (const name of form.inputOrder.filter((n) => !known.has(n))) {
-        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input besides those the spec names', received: `input ${quote(ctx, name)}` });
+      for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) => carriesMarkup(n, form.inputs[n]))) {
+        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input made of the markup in free text', received: `input ${quote(ctx, name)}` });
       }
     } else {
       const declared = declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? new Set<string>();

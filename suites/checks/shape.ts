@@ -10,7 +10,7 @@ import { FIELD } from '../fields.js';
 import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings, type Report, type ViolationKind } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { declaredNames, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
+import { declaredNames, expand, itemSchemas, pointerOf, propertySchemas, type SchemaAt, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
 import { sentBody } from './common.js';
 
 /** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
@@ -123,6 +123,72 @@ export const documentedRequestAccepted = defineCheck({
   },
 });
 
+/** Whether the profile declares a listed field of an operation's answer omitted (a path of names, array levels left out). */
+export function omittedByProfile(ctx: CheckContext, operation: OperationKey, path: readonly (string | number)[]): boolean {
+  const key = `/${path.filter((p) => typeof p === 'string').join('/')}`;
+  return (ctx.profile.responseFields?.omitted?.[operation] ?? []).includes(key);
+}
+
+/**
+ * JSON pointers of the fields the response schema lists that an answer leaves out, at every object the answer holds.
+ * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from
+ * its request (judged by the echo rules), the top level of an echoing response (`responseAddsDocumentedFields`),
+ * result groups a payment asks for (`x-pagi.results`, judged by the results checks), properties the schema types
+ * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted.
+ */
+function absentListedFields(ctx: CheckContext, operation: OperationKey, instance: Record<string, unknown>, request: Record<string, unknown>): string[] {
+  const op = operationOf(ctx.spec, operation);
+  const grouped = new Set(Object.values(ctx.spec.results).flatMap((g) => [...g.payment, ...g.query]));
+  // A token_id answers a request asking for a token (the profile's token_flag value); PAGI-PAY-010 judges it then.
+  if (request[FIELD.tokenFlag] !== ctx.profile.payments.token.requestValue) grouped.add(FIELD.tokenId);
+  const out: string[] = [];
+  const walk = (v: unknown, ats: SchemaAt[], echoed: SchemaAt[], path: (string | number)[]) => {
+    if (ats.length === 0) return;
+    if (Array.isArray(v)) {
+      const items = itemSchemas(ctx.spec, ats);
+      const echoItems = itemSchemas(ctx.spec, echoed);
+      v.forEach((item, i) => walk(item, items, echoItems, [...path, i]));
+      return;
+    }
+    if (!v || typeof v !== 'object') return;
+    const value = v as Record<string, unknown>;
+    const names = declaredNames(ats) ?? new Set<string>();
+    const fromRequest = declaredNames(echoed) ?? new Set<string>();
+    // Fields the schema requires are reported by responseMatchesSchema, at their own requirement's level.
+    const required = new Set(ats.flatMap((at) => (Array.isArray(at.node.required) ? (at.node.required as string[]) : [])));
+    if (!(op.echoDeep && path.length === 0)) {
+      for (const name of names) {
+        const listed = propertySchemas(ctx.spec, ats, name).every((at) => at.node['x-pagi']?.listed !== false);
+        if (name in value || !listed || required.has(name) || fromRequest.has(name) || grouped.has(name) || omittedByProfile(ctx, operation, [...path, name])) continue;
+        out.push(pointerOf([...path, name]));
+      }
+    }
+    for (const [key, child] of Object.entries(value)) {
+      walk(child, propertySchemas(ctx.spec, ats, key), op.echoDeep ? propertySchemas(ctx.spec, echoed, key) : [], [...path, key]);
+    }
+  };
+  walk(instance, expand(ctx.spec, schemaRoot(ctx.spec, op.responseSchemaId)), op.echoDeep ? expand(ctx.spec, schemaRoot(ctx.spec, op.requestSchemaId)) : [], []);
+  return out;
+}
+
+export const responseHoldsListedFields = onlyOnSuccess(
+  defineCheck({
+    id: 'responseHoldsListedFields',
+    family: 'shape',
+    probe: 'happy',
+    operations: ALL_OPERATIONS.filter((op) => op !== 'checkout'),
+    requirements: ['PAGI-GEN-011'],
+    description: 'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected.',
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (!body) return notDecodable(o.operation);
+      for (const pointer of absentListedFields(ctx, o.operation, body, sentBody(o.main))) {
+        report({ code: 'LISTED_FIELD_ABSENT', requirement: 'PAGI-GEN-011', pointer, expected: `field ${pointer} (listed by the document)`, received: 'no such field' });
+      }
+    },
+  }),
+);
+
 export const responseAddsDocumentedFields = onlyOnSuccess(
   defineCheck({
     id: 'responseAddsDocumentedFields',
@@ -138,12 +204,13 @@ export const responseAddsDocumentedFields = onlyOnSuccess(
       if (!body) return notDecodable(o.operation);
       const request = declaredNames(schemasAt(ctx.spec, op.requestSchemaId, '')) ?? new Set<string>();
       const added = [...(declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? [])].filter((n) => !request.has(n));
-      for (const field of added.filter((f) => body[f] === undefined)) {
-        report({ code: 'SCHEMA_VIOLATION', requirement: 'PAGI-PO-004', pointer: `/${field}`, expected: `field ${field} (added by the response)`, received: 'no such field' });
+      // Required status is not shown: an absent added field is reported at the requirement's level (expected).
+      for (const field of added.filter((f) => body[f] === undefined && !omittedByProfile(ctx, o.operation, [f]))) {
+        report({ code: 'LISTED_FIELD_ABSENT', requirement: 'PAGI-PO-004', pointer: `/${field}`, expected: `field ${field} (added by the response)`, received: 'no such field' });
       }
     },
   }),
 );
 
 /** The shape family, in report order. */
-export const SHAPE_CHECKS: readonly Check[] = [responseMatchesSchema, unknownResponseFields, documentedRequestAccepted, responseAddsDocumentedFields];
+export const SHAPE_CHECKS: readonly Check[] = [responseMatchesSchema, unknownResponseFields, documentedRequestAccepted, responseHoldsListedFields, responseAddsDocumentedFields];

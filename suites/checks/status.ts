@@ -134,8 +134,10 @@ export const apmUnknownRecordIs404 = defineCheck({
   requirements: ['PAGI-APM-005', 'PAGI-APM-007', 'PAGI-ERR-004'],
   description: 'An APM payment for a record not found (the configured unknown payment method) is answered 404, as the profile says.',
   verify(o, ctx, report) {
+    // Which record an APM payment looks up is not shown: an unknown payment_method is a record not found (PAGI-APM-005)
+    // only because the profile says so, hence a profile-level finding.
     if (statusOf(o.main) !== 404) {
-      report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-005', expected: `HTTP 404 for payment method ${JSON.stringify(ctx.config.paymentMethods.unknown)}`, received: outcomeOf(o.main) });
+      report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-007', expected: `HTTP 404 for payment method ${JSON.stringify(ctx.config.paymentMethods.unknown)}`, received: outcomeOf(o.main) });
       return;
     }
     checkErrorAnswer(ctx, report, o.main, o.operation, 'unknownRecord', 'PAGI-APM-007');

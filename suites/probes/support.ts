@@ -231,8 +231,9 @@ export async function paymentsIn(client: ProbeClient, ctx: CheckContext, steps: 
   if (!plan) throw new Inconclusive(`no sequence of the profile's transitions leads a payment to ${state}`);
   const [first, ...rest] = plan;
   const outcome = first?.kind === 'authorise' ? first.outcome : 'approved';
-  // Set-up payments ask for no notification: the events family's probes check notifications on payments of their own.
-  const records = await inChunks(Array.from({ length: count }), 8, () => authorise(client, ctx, steps, outcome, { [FIELD.notifyUrl]: undefined }, 'prepare'));
+  // Set-up payments carry the sample's notify_url (a payment request carries one, PAGI-EVT-001); the events family's
+  // probes check notifications on payments of their own, so the ones these cause are never judged.
+  const records = await inChunks(Array.from({ length: count }), 8, () => authorise(client, ctx, steps, outcome, {}, 'prepare'));
   for (const action of rest) {
     if (action.kind === 'authorise') continue;
     const operation = action.kind === 'capture' ? 'capture' : action.kind === 'cancel' ? 'cancel' : action.kind.startsWith('refund') ? 'refund' : 'review';

@@ -78,7 +78,7 @@ describe('violationFindings (the one adapter)', () => {
     expect(byPointer['/return_status']).toMatchObject({ code: 'SCHEMA_VIOLATION', requirementIds: ['PAGI-BAT-001'], severity: 'must' });
     expect(byPointer['/capture_orders/0/amount']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-001'], severity: 'must' });
     expect(byPointer['/capture_orders/1/currency']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-004'], severity: 'expected' });
-    expect(byPointer['/capture_orders/0/amount']!.message).toBe('expected a value of the form ^(0|[1-9][0-9]*)\\.[0-9]{2}$ / received "10.3"');
+    expect(byPointer['/capture_orders/0/amount']!.message).toBe('expected a value of the form ^-?[0-9]+\\.[0-9]{2}$ / received "10.3"');
   });
 
   it('splits structure from format, and collapses duplicates', () => {

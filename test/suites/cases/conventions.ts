@@ -68,7 +68,9 @@ export const CONVENTIONS_CASES: Case[] = [
   fail('cardMaskedPerProfile', 'PAGI-PAY-012', 'masked otherwise', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => (b.response.card = '************1111')), ['CARD_MASK']),
   pass('paymentReturnsRequestedResults', 'PAGI-PAY-004', 'every result', 'authoriseDirect', () => happyObservation('authoriseDirect')),
   fail('paymentReturnsRequestedResults', 'PAGI-PAY-004', 'no threeds_result for open3d', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.threeds_result), ['RESULT_MISSING']),
-  fail('paymentReturnsRequestedResults', 'PAGI-PAY-005', 'no risk_score', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.risk_score), ['RESULT_MISSING']),
+  pass('paymentReturnsRequestedResults', 'PAGI-PAY-005', 'no risk_score, other anti-fraud results present', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.risk_score)),
+  fail('paymentReturnsRequestedResults', 'PAGI-PAY-005', 'no anti-fraud result at all', 'authoriseDirect', () =>
+    happyObservation('authoriseDirect', (b) => ['risk_action', 'risk_score', 'risk_reasons'].forEach((f) => delete b.response[f])), ['RESULT_MISSING']),
   fail('paymentReturnsRequestedResults', 'PAGI-PAY-006', 'no recurring_id for a subscription', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.recurring_id), ['RESULT_MISSING']),
   pass('paymentReturnsRequestedResults', 'PAGI-PAY-004', 'no threeds_result when not asked', 'authoriseDirect', () =>
     happyObservation('authoriseDirect', (b) => {

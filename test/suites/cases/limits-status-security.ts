@@ -70,8 +70,8 @@ export const LIMITS_CASES: Case[] = [
   fail('selectionAtLimitAccepted', 'PAGI-LIM-001', 'record missing', 'retrievalTrans', () => selection('selectionAtLimit', 'retrievalTrans', queryExchange([]), 100), ['RECORD_NOT_FOUND']),
   pass('selectionOverLimitNotServed', 'PAGI-LIM-002', 'refused', 'retrievalRefund', () => selection('selectionOverLimit', 'retrievalRefund', errorExchange('retrievalRefund', 'overLimit'), 101)),
   fail('selectionOverLimitNotServed', 'PAGI-LIM-002', 'the 101st order served', 'retrievalRefund', () => selection('selectionOverLimit', 'retrievalRefund', refundSearch([refundItem(FIRST), refundItem(LAST)]), 101), ['LIMIT_EXCEEDED']),
-  pass('selectionOverLimitRefused', 'PAGI-LIM-007', "the profile's overLimit answer", 'retrievalTrans', () => selection('selectionOverLimit', 'retrievalTrans', errorExchange('retrievalTrans', 'overLimit', { merchant_id: 'M10001', account_id: 'A20001' }), 101)),
-  fail('selectionOverLimitRefused', 'PAGI-LIM-007', 'answered as a success', 'retrievalTrans', () => selection('selectionOverLimit', 'retrievalTrans', queryExchange([orderRecord(FIRST, 'authorised')]), 101), ['LIMIT_NOT_REFUSED']),
+  pass('selectionOverLimitRefused', 'PAGI-LIM-008', "the profile's overLimit answer", 'retrievalTrans', () => selection('selectionOverLimit', 'retrievalTrans', errorExchange('retrievalTrans', 'overLimit', { merchant_id: 'M10001', account_id: 'A20001' }), 101)),
+  fail('selectionOverLimitRefused', 'PAGI-LIM-008', 'answered as a success', 'retrievalTrans', () => selection('selectionOverLimit', 'retrievalTrans', queryExchange([orderRecord(FIRST, 'authorised')]), 101), ['LIMIT_NOT_REFUSED']),
   fail('selectionOverLimitRefused', 'PAGI-LIM-008', 'refused with another status', 'retrievalTrans', () => selection('selectionOverLimit', 'retrievalTrans', exchange('retrievalTrans', { status: 422, json: {} }), 101), ['ERROR_ANSWER']),
 ];
 
@@ -126,7 +126,7 @@ export const STATUS_CASES: Case[] = [
     refusedPayment('wrongFormat', 'checkout', errorExchange('checkout', 'invalidInput'), [orderRecord({ ...FIRST, order_no: 'ORD-1' }, 'authorised')], mutated), ['STATE_CHANGED']),
   fail('wrongFormatChangesNothing', 'PAGI-ERR-003', 'the payment captured', 'capture', () => refusedBatch('wrongFormat', 'capture', errorExchange('capture', 'invalidInput'), 'captured', mutated), ['STATE_CHANGED']),
   pass('apmUnknownRecordIs404', 'PAGI-APM-005', "404, the profile's unknownRecord", 'authoriseApm', () => refused('unknownRecord', 'authoriseApm', errorExchange('authoriseApm', 'unknownRecord', { merchant_id: 'M10001', account_id: 'A20001', order_no: 'O1' }))),
-  fail('apmUnknownRecordIs404', 'PAGI-APM-005', '400', 'authoriseApm', () => refused('unknownRecord', 'authoriseApm', errorExchange('authoriseApm', 'invalidInput')), ['HTTP_STATUS']),
+  fail('apmUnknownRecordIs404', 'PAGI-APM-007', '400', 'authoriseApm', () => refused('unknownRecord', 'authoriseApm', errorExchange('authoriseApm', 'invalidInput')), ['HTTP_STATUS']),
   fail('apmUnknownRecordIs404', 'PAGI-APM-007', '404 with another body', 'authoriseApm', () => refused('unknownRecord', 'authoriseApm', exchange('authoriseApm', { status: 404, xml: { result_info: '9:x' } })), ['ERROR_ANSWER']),
   pass('unknownTransactionItemFails', 'PAGI-BAT-010', "the profile's unknownTransaction failure", 'refund', () => refused('unknownTransaction', 'refund', batchExchange('refund', [item('TX', 'OX', { refund_amount: '1.00' })], () => 'unknownTransaction'))),
   fail('unknownTransactionItemFails', 'PAGI-BAT-010', 'answered as a success', 'capture', () => refused('unknownTransaction', 'capture', batchExchange('capture', [item('TX', 'OX')])), ['ITEM_STATUS']),
@@ -166,10 +166,13 @@ export const SECURITY_CASES: Case[] = [
       form.inputOrder.push('x');
       return r;
     }), ['TEXT_ALTERED', 'MARKUP_INJECTED']),
-  fail('freeTextParsesBackExactly', 'PAGI-SEC-002', 'refused', 'authoriseDirect', () => {
-    const o = injected('authoriseDirect', (r) => r);
-    return observation('injection', 'authoriseDirect', errorExchange('authoriseDirect', 'invalidInput'), {}, o.facts);
-  }, ['REQUEST_REFUSED']),
+  {
+    ...pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'markup in free text refused: nothing returned to judge', 'authoriseDirect', () => {
+      const o = injected('authoriseDirect', (r) => r);
+      return observation('injection', 'authoriseDirect', errorExchange('authoriseDirect', 'invalidInput'), {}, o.facts);
+    }),
+    expect: 'notApplicable',
+  },
   pass('noSecretInResponse', 'PAGI-SEC-003', 'no trace of the key', 'capture', () => happyObservation('capture')),
   fail('noSecretInResponse', 'PAGI-SEC-003', 'the key in a header name and the body', 'capture', () => {
     const o = happyObservation('capture');

@@ -26,7 +26,15 @@ export const SHAPE_CASES: Case[] = [
   fail('documentedRequestAccepted', 'PAGI-PO-001', 'a valid payout refused', 'payout', () => answered('payout', { status: 422, json: {} }), ['REQUEST_REFUSED']),
   { ...pass('documentedRequestAccepted', 'PAGI-PAY-001', "the kit's own request invalid", 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => (b.request.currency = 'x'))), expect: 'notApplicable' },
   pass('responseAddsDocumentedFields', 'PAGI-PO-004', 'payout with every added field', 'payout', () => happyObservation('payout')),
-  fail('responseAddsDocumentedFields', 'PAGI-PO-004', 'payout without fee_amount', 'payout', () => happyObservation('payout', (b) => delete b.response.fee_amount), ['SCHEMA_VIOLATION']),
+  fail('responseAddsDocumentedFields', 'PAGI-PO-004', 'payout without fee_amount', 'payout', () => happyObservation('payout', (b) => delete b.response.fee_amount), ['LISTED_FIELD_ABSENT']),
+  pass('responseHoldsListedFields', 'PAGI-GEN-011', 'every listed field of a refund search', 'retrievalRefund', () => happyObservation('retrievalRefund')),
+  pass('responseHoldsListedFields', 'PAGI-GEN-011', 'token_id absent when no token was asked for', 'authoriseDirect', () => happyObservation('authoriseDirect', (b) => delete b.response.token_id)),
+  fail('responseHoldsListedFields', 'PAGI-GEN-011', 'a capture result without currency', 'capture', () =>
+    happyObservation('capture', (b) => delete (b.response.capture_orders as Record<string, unknown>[])[0]!.currency), ['LISTED_FIELD_ABSENT']),
+  pass('responseHoldsListedFields', 'PAGI-GEN-011', 'a required field absent is responseMatchesSchema’s finding', 'capture', () =>
+    happyObservation('capture', (b) => delete (b.response.capture_orders as Record<string, unknown>[])[0]!.error_message)),
+  fail('responseHoldsListedFields', 'PAGI-GEN-011', 'payout bank details without local_clearing_system', 'payout', () =>
+    happyObservation('payout', (b) => delete ((b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, unknown>).local_clearing_system), ['LISTED_FIELD_ABSENT']),
 ];
 
 const headerProfile = () => context({ profile: (p) => (p.requestHeaders.headers = { 'X-Merchant-Id': '{request.merchant_id}' }) });
@@ -59,7 +67,8 @@ export const MEDIA_CASES: Case[] = [
   pass('requestHeadersPerProfile', 'PAGI-AUTH-012', 'header sent and accepted', 'capture', withHeader(200), headerProfile),
   fail('requestHeadersPerProfile', 'PAGI-AUTH-012', 'header sent, request refused', 'capture', withHeader(401), ['REQUEST_REFUSED'], headerProfile),
   pass('checkoutPageHasOneForm', 'PAGI-CHK-002', 'one form', 'checkout', () => happyObservation('checkout')),
-  fail('checkoutPageHasOneForm', 'PAGI-CHK-002', 'two forms', 'checkout', () => happyObservation('checkout', (b) => (form(b).forms = 2)), ['FORM_COUNT']),
+  pass('checkoutPageHasOneForm', 'PAGI-CHK-002', 'two forms (the document says "a form")', 'checkout', () => happyObservation('checkout', (b) => (form(b).forms = 2))),
+  fail('checkoutPageHasOneForm', 'PAGI-CHK-002', 'no form', 'checkout', () => happyObservation('checkout', (b) => (form(b).forms = 0)), ['FORM_COUNT']),
   pass('checkoutFormPostsToBaseUrl', 'PAGI-CHK-003', 'a relative action resolving to the checkout URL', 'checkout', () => happyObservation('checkout', (b) => (form(b).action = '/v1/checkout'))),
   fail('checkoutFormPostsToBaseUrl', 'PAGI-CHK-002', 'method GET', 'checkout', () => happyObservation('checkout', (b) => (form(b).method = 'get')), ['FORM_METHOD']),
   fail('checkoutFormPostsToBaseUrl', 'PAGI-CHK-003', 'action elsewhere', 'checkout', () => happyObservation('checkout', (b) => (form(b).action = 'https://evil.example/v1/checkout')), ['FORM_ACTION']),
