@@ -127,9 +127,9 @@ export function loadGatewayConfig(source?: { file?: string; config?: Partial<Gat
 
 /** Where the merchants' secrets come from: the `--config` file when it lists merchants, else the local defaults. */
 export function secretSource(source?: { file?: string; config?: Partial<GatewayConfig> }): string {
-  if (source?.config) return 'the configuration given in-process';
-  if (source?.file && isMapping(readYamlFile(source.file)) && readYamlFile(source.file).merchants !== undefined) return `--config ${source.file}`;
-  return 'the defaults (gateway/config.default.yaml)';
+  if (source?.config) return 'configuration given in-process';
+  if (source?.file && readYamlFile(source.file).merchants !== undefined) return `--config ${source.file}`;
+  return 'defaults, gateway/config.default.yaml';
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) in its IPv4 form; other addresses unchanged, lower-cased. */

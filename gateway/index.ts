@@ -11,6 +11,7 @@ import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
 import { createGatewayServer, type DrainResult, type ServerStats } from './server.js';
+import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
 
 export type { GatewayConfig, MerchantConfig, AccountConfig } from './config.js';
@@ -66,6 +67,11 @@ export interface RunningGateway {
    * configuration's `server.drainSeconds`), then close every connection; resolves with how many were cut off.
    */
   drain(deadlineMs?: number, abort?: AbortSignal): Promise<DrainResult>;
+  /**
+   * Answer a request without a socket, through the same path as the server (for tests driving many requests):
+   * `remoteAddress` defaults to 127.0.0.1, `headers` to none.
+   */
+  inject(request: { method?: string; path: string; body: string; headers?: Record<string, string>; remoteAddress?: string }): WireResponse;
   /** sha256 over the whole state: equal digests mean no request changed anything. */
   stateDigest(): string;
   /** Counts of what the gateway holds. */
@@ -139,6 +145,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       gw.notifier.close();
       return result;
     },
+    inject: (r) => gs.inject({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers ?? {}, remoteAddress: r.remoteAddress ?? '127.0.0.1' }),
     stateDigest: () => store.digest(),
     counts: () => store.counts(),
     notifications: () => gw.notifier.attempts(),

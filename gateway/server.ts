@@ -115,6 +115,11 @@ export interface GatewayServer {
   drain(deadlineMs: number, abort?: AbortSignal): Promise<DrainResult>;
   /** Stop at once: stop listening and close every connection. */
   close(): Promise<void>;
+  /**
+   * Answer a request without a socket, the way the server answers one whose body has been read: health and
+   * admin endpoints, size cap, pipeline, fault hooks, reason header (a 500 only when something threw).
+   */
+  inject(request: Omit<Incoming, 'tooLarge'>): WireResponse;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -190,6 +195,12 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     return undefined;
   };
 
+  /** The answer to a request whose body has been read (`size` bytes; the text is empty when over the cap). */
+  const answerOf = (incoming: Incoming): { handled?: Handled; wire: WireResponse } => {
+    const ops = operational(incoming.method, incoming.path);
+    return ops ? { wire: ops } : respond(gw, routes, incoming, options);
+  };
+
   const server = http.createServer(
     {
       headersTimeout: sc.headersTimeoutSeconds * 1000,
@@ -230,8 +241,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
           body: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'),
           tooLarge,
         };
-        const ops = operational(incoming.method, path);
-        const { handled, wire } = ops ? { handled: undefined, wire: ops } : respond(gw, routes, incoming, options);
+        const { handled, wire } = answerOf(incoming);
         if (size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
         counters.answered += 1;
         if (wire.status >= 400) counters.refused += 1;
@@ -302,6 +312,10 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     server,
     connectionCap,
     stats,
+    inject(request) {
+      const tooLarge = Buffer.byteLength(request.body) > cap;
+      return answerOf({ ...request, body: tooLarge ? '' : request.body, tooLarge }).wire;
+    },
     async drain(deadlineMs, abort) {
       draining = true;
       const before = counters.answeredWhileDraining;
