@@ -104,6 +104,9 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
   return config;
 }
 
+/** Configuration given in-process: any section may be left out, and any key of a mapping section. */
+export type GatewayConfigOverrides = { [K in keyof GatewayConfig]?: GatewayConfig[K] extends unknown[] ? GatewayConfig[K] : Partial<GatewayConfig[K]> };
+
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `over`'s keys over `base`'s, one level deep: a mapping of `over` is merged key by key into the same key of `base`. */
@@ -118,7 +121,7 @@ function overDefaults(base: Record<string, unknown>, over: Record<string, unknow
  * keys over the local defaults (one level deep: `server: {drainSeconds: 2}` keeps the other `server` keys), or
  * the defaults alone.
  */
-export function loadGatewayConfig(source?: { file?: string; config?: Partial<GatewayConfig> }): GatewayConfig {
+export function loadGatewayConfig(source?: { file?: string; config?: GatewayConfigOverrides }): GatewayConfig {
   const defaults = defaultConfig();
   if (source?.config) return validateConfig(overDefaults(defaults as unknown as Record<string, unknown>, source.config), 'the configuration given');
   if (!source?.file) return validateConfig(defaults, 'the default configuration');
@@ -126,7 +129,7 @@ export function loadGatewayConfig(source?: { file?: string; config?: Partial<Gat
 }
 
 /** Where the merchants' secrets come from: the `--config` file when it lists merchants, else the local defaults. */
-export function secretSource(source?: { file?: string; config?: Partial<GatewayConfig> }): string {
+export function secretSource(source?: { file?: string; config?: GatewayConfigOverrides }): string {
   if (source?.config) return 'configuration given in-process';
   if (source?.file && readYamlFile(source.file).merchants !== undefined) return `--config ${source.file}`;
   return 'defaults, gateway/config.default.yaml';

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { kitSpec } from '../src/spec/load.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
-import { configSecrets, ConfigError, loadGatewayConfig, secretSource, type GatewayConfig } from './config.js';
+import { configSecrets, ConfigError, loadGatewayConfig, secretSource, type GatewayConfig, type GatewayConfigOverrides } from './config.js';
 import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
@@ -14,7 +14,7 @@ import { createGatewayServer, type DrainResult, type ServerStats } from './serve
 import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
 
-export type { GatewayConfig, MerchantConfig, AccountConfig } from './config.js';
+export type { GatewayConfig, GatewayConfigOverrides, MerchantConfig, AccountConfig } from './config.js';
 export { ConfigError, defaultConfig, loadGatewayConfig } from './config.js';
 export { FAULTS, findFault, UnknownFaultError, type BehaviourSwitches, type DeviationDefinition, type FaultDefinition, type NeutralDefinition } from './faults.js';
 export type { NotificationAttempt } from './notify.js';
@@ -31,7 +31,7 @@ export interface GatewayOptions {
   /** Configuration file read over the local defaults (`gateway/config.default.yaml`). */
   configFile?: string;
   /** Configuration object (instead of a file); sections it leaves out take the local defaults. */
-  config?: Partial<GatewayConfig>;
+  config?: GatewayConfigOverrides;
   /** Profile name (under spec/profiles) or file; default `reference`. */
   profile?: string;
   /** Name of a fault to switch on (see `FAULTS`). */
