@@ -322,12 +322,16 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       // Stop accepting but keep the open connections: http.Server#close would also close the idle ones at once,
       // among them connections just accepted whose request is still in the socket's buffer.
       net.Server.prototype.close.call(server);
-      const until = Date.now() + deadlineMs;
+      const start = Date.now();
+      const until = start + deadlineMs;
+      const quietMs = Math.min(DRAIN_QUIET_MS, deadlineMs);
       for (;;) {
-        const now = Date.now();
-        for (const c of conns.values()) if (c.inFlight === 0 && now - c.lastActive >= Math.min(DRAIN_QUIET_MS, deadlineMs)) c.socket.destroy();
-        if (conns.size === 0 || now >= until || abort?.aborted) break;
+        // Wait first: requests already in a socket's buffer are read and started before any connection is judged.
         await new Promise((resolve) => setTimeout(resolve, 10));
+        const now = Date.now();
+        // Quiet since the drain began at the earliest: each idle connection has the same grace.
+        for (const c of conns.values()) if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
+        if (conns.size === 0 || now >= until || abort?.aborted) break;
       }
       let cutOff = 0;
       for (const c of conns.values()) {
