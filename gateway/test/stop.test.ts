@@ -3,31 +3,10 @@
  * still arriving, requests waiting in socket buffers), then exits 0 with a last line saying so; requests still
  * unanswered at the drain deadline are cut off, counted in the last line, and the exit status is 1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
 import * as h from './helpers.js';
-
-/** A `serve` child process with its output. */
-export async function serve(args: string[], options: { shell?: string } = {}) {
-  const cli = [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0', ...args];
-  const child: ChildProcess = options.shell
-    ? spawn('bash', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, ...cli], { cwd: KIT_ROOT })
-    : spawn(process.execPath, cli, { cwd: KIT_ROOT });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const until = async (re: RegExp, ms = 15_000) => {
-    for (const end = Date.now() + ms; !re.test(out) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 25));
-    return re.exec(out);
-  };
-  const url = (await until(/listening on (http:\/\/127\.0\.0\.1:(\d+))/))?.[1];
-  if (!url) throw new Error(`serve did not start: ${out}`);
-  return { child, url, port: Number(new URL(url).port), out: () => out, exited, until };
-}
+import { serve } from './serve.js';
 
 /** GET /_admin/stats of a gateway started with --admin. */
 async function stats(url: string) {
