@@ -96,6 +96,9 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
     throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}`);
   }
   const config = value as GatewayConfig;
+  if (config.server.headersTimeoutSeconds > config.server.requestTimeoutSeconds) {
+    throw new ConfigError(`${origin} is not valid: server.headersTimeoutSeconds (${config.server.headersTimeoutSeconds}) is longer than server.requestTimeoutSeconds (${config.server.requestTimeoutSeconds}), which includes the headers`);
+  }
   const seen = new Set<string>();
   for (const merchant of config.merchants) {
     if (seen.has(merchant.merchantId)) throw new ConfigError(`${origin} lists merchant ${merchant.merchantId} twice`);

@@ -37,6 +37,14 @@ describe('usage errors', () => {
     }
   });
 
+  it('refuses a header time-out longer than the request time-out', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'timeouts.yaml');
+    fs.writeFileSync(file, 'server:\n  headersTimeoutSeconds: 60\n');
+    const { code, errors } = await usage(['--config', file]);
+    expect(code).toBe(2);
+    expect(errors[0]).toMatch(/headersTimeoutSeconds \(60\) is longer than server\.requestTimeoutSeconds \(30\)/);
+  });
+
   it('refuses a configuration that does not follow the configuration schema', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'bad.yaml');
     fs.writeFileSync(file, 'merchants: []\nunknownKey: 1\n');
