@@ -124,7 +124,7 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   lines.push(`profile ${gateway.profile.name} ${gateway.profile.version} (${gateway.profileFile})`);
   const { server, limits, store, sessions } = gateway.config;
   lines.push(
-    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, depth ${limits.maxDepth}; ` +
+    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
       `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens (oldest evicted); drain ${server.drainSeconds} s`,
   );
   lines.push(admin ? 'health GET /healthz; admin POST /_admin/reset, GET /_admin/stats' : 'health GET /healthz (admin endpoints off: --admin)');

@@ -37,7 +37,7 @@ export interface GatewayConfig {
   /** Connections, time-outs and the drain on stop. */
   server: ServerConfig;
   /** Caps checked before a body is parsed. */
-  limits: { maxFormFields: number; maxJsonKeys: number; maxDepth: number };
+  limits: { maxFormFields: number; maxJsonKeys: number; maxJsonItems: number; maxDepth: number };
   /** Caps on the state kept in memory; past one, a new record evicts the oldest. */
   store: { maxTransactions: number; maxPayouts: number; maxTokens: number };
 }

@@ -1,6 +1,6 @@
 /**
- * Request bounds checked before a body is parsed: the number of form fields, the number of JSON keys and the
- * nesting depth. Each is first bounded by counting characters with `indexOf` (native, no allocation); only a body
+ * Request bounds checked before a body is parsed: the number of form fields, the number of JSON keys and array
+ * elements, and the nesting depth. Each is first bounded by counting characters with `indexOf` (native, no allocation); only a body
  * whose counts exceed a cap is scanned character by character, and the scan stops at the first cap crossed. A
  * body over a cap is never handed to `JSON.parse` or `URLSearchParams`. Also: lone UTF-16 surrogates (which only
  * JSON `\uD800`-style escapes can produce) are found after parsing, and refusal reasons are made safe for a
@@ -13,6 +13,8 @@ export interface BodyLimits {
   maxFormFields: number;
   /** Most object keys in a JSON body, or in all JSON-text values of a form body together. */
   maxJsonKeys: number;
+  /** Most array elements in a JSON body (all arrays together; an empty array counts one), or in a form's JSON-text values. */
+  maxJsonItems: number;
   /** Deepest nesting of objects and arrays (the top-level object is depth 1). */
   maxDepth: number;
 }
@@ -34,10 +36,19 @@ function countAllUpTo(text: string, needles: readonly string[], limit: number): 
   return n;
 }
 
-/** Character-by-character scan of JSON text: nesting depth and keys (`:` outside strings), stopping at a cap. */
-function scanJson(text: string, limits: BodyLimits, keysBefore: number): { problem?: string; keys: number } {
-  let depth = 0;
-  let keys = keysBefore;
+/** Counts of a JSON scan so far (they add up across the JSON-text values of a form). */
+interface JsonCounts {
+  keys: number;
+  items: number;
+}
+
+/**
+ * Character-by-character scan of JSON text: nesting depth, keys (`:` outside strings) and array elements (`,`
+ * inside an array, plus one per array), stopping at the first cap crossed.
+ */
+function scanJson(text: string, limits: BodyLimits, counts: JsonCounts): string | undefined {
+  // Whether each open container is an array; never deeper than maxDepth.
+  const inArray: boolean[] = [];
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -48,24 +59,30 @@ function scanJson(text: string, limits: BodyLimits, keysBefore: number): { probl
     }
     if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > limits.maxDepth) return { problem: `nested deeper than ${limits.maxDepth} levels`, keys };
-    } else if (c === 125 || c === 93) depth--;
-    else if (c === 58 && ++keys > limits.maxJsonKeys) return { problem: `more than ${limits.maxJsonKeys} keys`, keys };
+      if (inArray.length >= limits.maxDepth) return `nested deeper than ${limits.maxDepth} levels`;
+      inArray.push(c === 91);
+      if (c === 91 && ++counts.items > limits.maxJsonItems) return `more than ${limits.maxJsonItems} array elements`;
+    } else if (c === 125 || c === 93) inArray.pop();
+    else if (c === 58) {
+      if (++counts.keys > limits.maxJsonKeys) return `more than ${limits.maxJsonKeys} keys`;
+    } else if (c === 44 && inArray[inArray.length - 1] && ++counts.items > limits.maxJsonItems) return `more than ${limits.maxJsonItems} array elements`;
   }
-  return { keys };
+  return undefined;
 }
 
 /** Why a JSON body is over a cap, or undefined. Cost: a few `indexOf` passes unless a count exceeds a cap. */
 export function jsonBodyProblem(text: string, limits: BodyLimits): string | undefined {
   const keysBound = countUpTo(text, ':', limits.maxJsonKeys);
   const depthBound = countAllUpTo(text, ['{', '['], limits.maxDepth);
-  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth) return undefined;
-  const { problem } = scanJson(text, limits, 0);
+  const itemsBound = countAllUpTo(text, [',', '['], limits.maxJsonItems);
+  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems) return undefined;
+  const problem = scanJson(text, limits, { keys: 0, items: 0 });
   return problem && `JSON body ${problem}`;
 }
 
 const FORM_OPEN = ['{', '[', '%7B', '%7b', '%5B', '%5b'];
 const FORM_COLON = [':', '%3A', '%3a'];
+const FORM_ITEMS = [',', '%2C', '%2c', '[', '%5B', '%5b'];
 
 /**
  * Why a form body is over a cap, or undefined. Fields are counted as `&` + 1 before any decoding; the JSON text
@@ -75,15 +92,15 @@ export function formBodyProblem(text: string, limits: BodyLimits): string | unde
   if (countUpTo(text, '&', limits.maxFormFields) + 1 > limits.maxFormFields) return `form body with more than ${limits.maxFormFields} fields`;
   const keysBound = countAllUpTo(text, FORM_COLON, limits.maxJsonKeys);
   const depthBound = countAllUpTo(text, FORM_OPEN, limits.maxDepth);
-  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth) return undefined;
+  const itemsBound = countAllUpTo(text, FORM_ITEMS, limits.maxJsonItems);
+  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems) return undefined;
   // At most maxFormFields values to decode: bounded work.
-  let keys = 0;
+  const counts = { keys: 0, items: 0 };
   for (const [name, value] of new URLSearchParams(text)) {
     const first = value.trimStart()[0];
     if (first !== '{' && first !== '[') continue;
-    const scanned = scanJson(value, limits, keys);
-    if (scanned.problem) return `form field ${name}: JSON text ${scanned.problem}`;
-    keys = scanned.keys;
+    const problem = scanJson(value, limits, counts);
+    if (problem) return `form field ${name}: JSON text ${problem}`;
   }
   return undefined;
 }

@@ -107,6 +107,18 @@ describe('caps checked before a body is parsed', () => {
     expect(parse).not.toHaveBeenCalled();
   });
 
+  it('a JSON array of 300,000 elements is refused without JSON.parse (schema validation of each would cost seconds)', () => {
+    const capture = JSON.stringify(validBody('capture'));
+    const body = capture.replace(/"capture_orders":\[.*?\](?=,"encryption_data")/, `"capture_orders":[${Array(300_000).fill(1).join(',')}]`);
+    expect(body.length).toBeGreaterThan(600_000);
+    const parse = vi.spyOn(JSON, 'parse');
+    const res = gw.inject({ path: h.pathOf('capture'), body, headers: { 'content-type': 'application/json' } });
+    expect(res.headers[REASON]).toBe('invalidInput: JSON body more than 1000 array elements');
+    expect(parse).not.toHaveBeenCalled();
+    const form = `${encodeForm({ merchant_id: h.MERCHANT, account_id: h.ACCOUNT })}&capture_orders=${encodeURIComponent(`[${Array(2000).fill('{}').join(',')}]`)}`;
+    expect(gw.inject({ path: h.pathOf('capture'), body: form }).headers[REASON]).toBe('invalidInput: form field capture_orders: JSON text more than 1000 array elements');
+  });
+
   it('bodies at the caps are read; one past them refused', () => {
     const at = (depth: number) => withMember(validBody('capture'), 'x', '['.repeat(depth - 1) + ']'.repeat(depth - 1));
     const ok = gw.inject({ path: h.pathOf('capture'), body: at(32), headers: { 'content-type': 'application/json' } });
@@ -116,6 +128,11 @@ describe('caps checked before a body is parsed', () => {
     const fields = (n: number) => Array.from({ length: n }, (_, i) => `f${i}=1`).join('&');
     expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1000) }).headers[REASON] ?? '').not.toMatch(/fields/);
     expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1001) }).headers[REASON]).toMatch(/more than 1000 fields/);
+    const items = (n: number) => withMember(validBody('capture'), 'x', `[${Array(n).fill(0).join(',')}]`);
+    // The batch's own orders are elements too: the capture example holds one.
+    const own = (JSON.parse(JSON.stringify(validBody('capture'))).capture_orders as unknown[]).length;
+    expect(gw.inject({ path: h.pathOf('capture'), body: items(1000 - own), headers: { 'content-type': 'application/json' } }).headers[REASON] ?? '').not.toMatch(/elements/);
+    expect(gw.inject({ path: h.pathOf('capture'), body: items(1001 - own), headers: { 'content-type': 'application/json' } }).headers[REASON]).toMatch(/more than 1000 array elements/);
   });
 });
 
