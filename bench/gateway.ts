@@ -170,7 +170,7 @@ interface MemorySample {
   evicted: { transactions: number; sessions: number };
 }
 
-const selected = (name: string) => !process.env.BENCH_ONLY || name.startsWith(process.env.BENCH_ONLY);
+const selected = (name: string) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
 
 async function main(): Promise<void> {
   const proc = spawn(process.execPath, ['--expose-gc', ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', HERE, '--child'], {

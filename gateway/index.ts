@@ -120,7 +120,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const { server } = gs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
+    // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', 4096, () => {
       server.off('error', reject);
       resolve();
     });
