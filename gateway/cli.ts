@@ -86,26 +86,26 @@ export async function serveMain(argv: string[]): Promise<number> {
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
     return 2;
   }
+  // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
+  // The first signal starts the drain; a second one ends it at once.
+  const abort = new AbortController();
+  let first: ((name: string) => void) | undefined;
+  const signalled = new Promise<string>((resolve) => (first = resolve));
+  const onSignal = (name: string) => {
+    if (first) {
+      first(name);
+      first = undefined;
+    } else abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   for (const line of banner(gateway, values.admin ?? false)) console.log(line);
-  const signal = await new Promise<string>((resolve) => {
-    const stop = (name: string) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(name);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const signal = await signalled;
   const deadlineMs = (drainSeconds ?? gateway.config.server.drainSeconds) * 1000;
   console.log(`${signal}: draining (no new connections; requests already received answered within ${deadlineMs / 1000} s)`);
-  // A second signal ends the drain at once.
-  const abort = new AbortController();
-  const now = () => abort.abort();
-  process.once('SIGINT', now);
-  process.once('SIGTERM', now);
   const { answered, cutOff } = await gateway.drain(deadlineMs, abort.signal);
-  process.off('SIGINT', now);
-  process.off('SIGTERM', now);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
   const during = `${answered} request${answered === 1 ? '' : 's'} answered while draining`;
   if (cutOff === 0) {
     console.log(`stopped: ${during}, none cut off`);
