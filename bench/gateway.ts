@@ -1,14 +1,20 @@
 /**
  * Benchmark of the reference gateway on loopback (`npm run bench:gateway`): requests per second and p50/p99
- * latency of a direct payment, a 50-item capture and a checkout page. The gateway runs in a child process (so
- * the load generator does not share its event loop), started in-process there with no request log. Writes
- * bench/results/gateway.json and prints a table.
+ * latency of a direct payment (at 10, 100 and 1000 connections), a 50-item capture, a checkout page, the refusal
+ * of a form of 100,000 fields (refused before it is parsed), and memory over a long full-load run (direct payments
+ * and checkout pages, so that both the payment and the session caps are reached; the gateway's heap and RSS after
+ * a forced GC, sampled). The gateway runs in a child process (so the load generator does not share its event
+ * loop), started in-process there with no request log. Writes bench/results/gateway.json (rows of the scenarios
+ * run replace the same rows of the file; others are kept) and prints a table.
  *
- * Goal on a 2-core machine: at least 5,000 direct payments per second with p99 at most 10 ms.
+ * Goals on a 2-core machine: at least 5,000 direct payments per second with p99 at most 10 ms at 10
+ * connections; the 100,000-field form refused in under 20 ms; memory flat once the caps are reached.
  *
- * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (run only the scenarios
- * whose name starts with it, e.g. `direct`), BENCH_CHILD_ARGS (extra node flags for the gateway process, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under load).
+ * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_SCALE_CONNECTIONS (default
+ * `100,1000`: the direct payment again at these), BENCH_MEMORY_S (length of the memory run, s, default 600),
+ * BENCH_MEMORY_SAMPLE_S (default 30), BENCH_ONLY (run only the scenarios whose name starts with it, e.g. `direct`,
+ * `memory`, `form`), BENCH_CHILD_ARGS (extra node flags for the gateway process, e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` to profile it under load).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -30,21 +36,56 @@ interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
+  statusCodeStats?: Record<string, { count: number }>;
 }
-type Autocannon = (options: { url: string; method: string; headers: Record<string, string>; body: string; connections: number; duration: number }) => Promise<LoadResult>;
+interface LoadRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+type Autocannon = (options: {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: LoadRequest[];
+  connections: number;
+  duration: number;
+}) => Promise<LoadResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const HERE = fileURLToPath(import.meta.url);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SCALE_CONNECTIONS = (process.env.BENCH_SCALE_CONNECTIONS ?? '100,1000').split(',').filter(Boolean).map(Number);
+const MEMORY_S = Number(process.env.BENCH_MEMORY_S ?? 600);
+const MEMORY_SAMPLE_S = Number(process.env.BENCH_MEMORY_SAMPLE_S ?? 30);
 
-/** Child mode: start the gateway, print its URL, stop when stdin closes. */
+/**
+ * Child mode: start the gateway (notifications off: the examples' notify_url is not on loopback), print its URL;
+ * on each stdin line `sample`, force a GC and print the memory and the state's counts; stop when stdin closes.
+ */
 async function child(): Promise<void> {
   const { startGateway } = await import('../gateway/index.js');
-  const gw = await startGateway({ port: 0 });
+  const gw = await startGateway({ port: 0, config: { notifications: { enabled: false } } });
   process.stdout.write(`${JSON.stringify({ url: gw.url })}\n`);
-  process.stdin.resume();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let buffered = '';
+  process.stdin.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
+      buffered = buffered.slice(nl + 1);
+      gc?.();
+      const m = process.memoryUsage();
+      process.stdout.write(`${JSON.stringify({ rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), counts: gw.counts(), evicted: gw.evictions() })}\n`);
+    }
+  });
   process.stdin.on('end', () => void gw.close().then(() => process.exit(0)));
+}
+
+function mb(bytes: number): number {
+  return Math.round((bytes / 1048576) * 10) / 10;
 }
 
 const { profile } = loadProfile('reference');
@@ -84,6 +125,10 @@ interface Scenario {
   name: string;
   path: string;
   body: string;
+  connections?: number;
+  contentType?: string;
+  /** Refusals expected (the scenario measures a refusal). */
+  refused?: boolean;
 }
 
 /** CPU time (user + system, ms) a process used so far, from /proc (Linux); undefined elsewhere. */
@@ -98,6 +143,7 @@ function cpuMs(pid: number): number | undefined {
 
 interface Row {
   scenario: string;
+  date?: string;
   connections: number;
   durationS: number;
   requests: number;
@@ -112,15 +158,47 @@ interface Row {
 }
 
 function run(url: string, s: Scenario, duration: number): Promise<LoadResult> {
-  return autocannon({ url: url + s.path, method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body, connections: CONNECTIONS, duration });
+  return autocannon({ url: url + s.path, method: 'POST', headers: { 'content-type': s.contentType ?? 'application/json' }, body: s.body, connections: s.connections ?? CONNECTIONS, duration });
 }
 
+/** One memory sample of the gateway child (after a forced GC). */
+interface MemorySample {
+  atS: number;
+  rssMb: number;
+  heapUsedMb: number;
+  counts: { transactions: number; sessions: number };
+  evicted: { transactions: number; sessions: number };
+}
+
+const selected = (name: string) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
+
 async function main(): Promise<void> {
-  const proc = spawn(process.execPath, [...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', HERE, '--child'], { cwd: KIT_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stdout.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).url));
-    proc.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+  const proc = spawn(process.execPath, ['--expose-gc', ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', HERE, '--child'], {
+    cwd: KIT_ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let pending = '';
+  proc.stdout.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n')) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      const w = waiting.shift();
+      if (w) w(line);
+      else lines.push(line);
+    }
+  });
+  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiting.push(resolve)));
+  const url = await Promise.race([
+    nextLine().then((line) => JSON.parse(line).url as string),
+    new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)))),
+  ]);
+  const sample = async (atS: number): Promise<MemorySample> => {
+    proc.stdin.write('sample\n');
+    return { atS, ...JSON.parse(await nextLine()) };
+  };
   const loadAverageAtStart = os.loadavg().map((l) => Number(l.toFixed(2)));
   try {
     // 50 authorised payments for the capture batch. The first capture request captures them; the following ones
@@ -133,20 +211,27 @@ async function main(): Promise<void> {
       const transactionId = /<transaction_id>([^<]+)</.exec(xml)![1];
       items.push({ transaction_id: transactionId, order_no: orderNo, currency: 'USD', amount: '111.89' });
     }
+    const direct = directBody('BENCH-DIRECT');
+    const checkout = signed('checkout', { ...example('checkout-request'), order_no: 'BENCH-CHECKOUT' });
+    // 100,000 distinct fields, under the body size cap: refused by counting its '&', never decoded.
+    const bigForm = Array.from({ length: 100_000 }, (_, i) => `${i.toString(36)}=1`).join('&');
     const scenarios: Scenario[] = [
-      { name: 'direct payment', path: '/v1/authorise', body: directBody('BENCH-DIRECT') },
+      { name: 'direct payment', path: '/v1/authorise', body: direct },
       { name: 'capture (50 items)', path: '/v1/capture', body: signed('capture', { merchant_id: merchant.merchantId, account_id: account.accountId, capture_orders: items }) },
-      { name: 'checkout page', path: '/v1/checkout', body: signed('checkout', { ...example('checkout-request'), order_no: 'BENCH-CHECKOUT' }) },
+      { name: 'checkout page', path: '/v1/checkout', body: checkout },
+      ...SCALE_CONNECTIONS.map((connections) => ({ name: 'direct payment', path: '/v1/authorise', body: direct, connections })),
+      { name: 'form of 100,000 fields (refused)', path: '/v1/retrievalTrans', body: bigForm, connections: 1, contentType: 'application/x-www-form-urlencoded', refused: true },
     ];
     const rows: Row[] = [];
-    for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.startsWith(process.env.BENCH_ONLY))) {
+    for (const s of scenarios.filter((x) => selected(x.name))) {
       await run(url, s, 2); // warm-up
       const cpuBefore = cpuMs(proc.pid!);
       const r = await run(url, s, DURATION_S);
       const cpuAfter = cpuMs(proc.pid!);
       rows.push({
         scenario: s.name,
-        connections: CONNECTIONS,
+        date: new Date().toISOString(),
+        connections: s.connections ?? CONNECTIONS,
         durationS: DURATION_S,
         requests: r.requests.total,
         requestsPerSec: Math.round(r.requests.average),
@@ -157,7 +242,60 @@ async function main(): Promise<void> {
         errors: r.errors + r.timeouts,
         gatewayCpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
       });
+      if (s.refused && r.non2xx !== r.requests.total) throw new Error(`${s.name}: ${r.requests.total - r.non2xx} requests were not refused`);
     }
+    let memory: Record<string, unknown> | undefined;
+    if (selected('memory')) {
+      // Full load for MEMORY_S seconds: direct payments and checkout pages alternating on every connection.
+      const headers = { 'content-type': 'application/json' };
+      const samples: MemorySample[] = [await sample(0)];
+      const started = Date.now();
+      const load = autocannon({
+        url,
+        requests: [
+          { method: 'POST', path: '/v1/authorise', headers, body: direct },
+          { method: 'POST', path: '/v1/checkout', headers, body: checkout },
+        ],
+        connections: CONNECTIONS,
+        duration: MEMORY_S,
+      });
+      let done = false;
+      void load.then(() => (done = true));
+      while (!done) {
+        await Promise.race([load, new Promise((r) => setTimeout(r, MEMORY_SAMPLE_S * 1000))]);
+        if (!done) samples.push(await sample(Math.round((Date.now() - started) / 1000)));
+      }
+      const r = await load;
+      samples.push(await sample(Math.round((Date.now() - started) / 1000)));
+      // Once both caps are reached (first sample with evictions of both kinds), the heap should stay flat.
+      const capped = samples.filter((x) => x.evicted.transactions > 0 && x.evicted.sessions > 0);
+      const first = capped[0];
+      const last = capped.at(-1);
+      const minutes = first && last && last.atS > first.atS ? (last.atS - first.atS) / 60 : undefined;
+      memory = {
+        date: new Date().toISOString(),
+        durationS: MEMORY_S,
+        connections: CONNECTIONS,
+        requests: r.requests.total,
+        requestsPerSec: Math.round(r.requests.average),
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+        capsReachedAtS: first?.atS,
+        heapUsedMbAtCaps: first?.heapUsedMb,
+        heapUsedMbAtEnd: last?.heapUsedMb,
+        heapUsedMbMaxAfterCaps: capped.length ? Math.max(...capped.map((x) => x.heapUsedMb)) : undefined,
+        rssMbAtCaps: first?.rssMb,
+        rssMbAtEnd: last?.rssMb,
+        rssMbMaxAfterCaps: capped.length ? Math.max(...capped.map((x) => x.rssMb)) : undefined,
+        heapSlopeMbPerMinuteAfterCaps: minutes ? Math.round(((last!.heapUsedMb - first!.heapUsedMb) / minutes) * 100) / 100 : undefined,
+        samples,
+      };
+    }
+    const file = path.join(KIT_ROOT, 'bench', 'results', 'gateway.json');
+    const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { results?: Row[]; memory?: Record<string, unknown> }) : {};
+    const key = (r: Row) => `${r.scenario}@${r.connections}`;
+    const ran = new Set(rows.map(key));
+    const kept = (previous.results ?? []).filter((r) => !ran.has(key(r)));
     const out = {
       date: new Date().toISOString(),
       node: process.version,
@@ -165,14 +303,16 @@ async function main(): Promise<void> {
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
       loadAverageAtStart,
       loadAverageAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))),
-      goal: { directPaymentsPerSec: 5000, directP99Ms: 10 },
-      results: rows,
+      goal: { directPaymentsPerSec: 5000, directP99Ms: 10, bigFormRefusedMs: 20, memory: 'flat once the caps are reached' },
+      results: [...kept, ...rows],
+      memory: memory ?? previous.memory,
     };
-    fs.mkdirSync(path.join(KIT_ROOT, 'bench', 'results'), { recursive: true });
-    fs.writeFileSync(path.join(KIT_ROOT, 'bench', 'results', 'gateway.json'), `${JSON.stringify(out, null, 2)}\n`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
     console.table(
       rows.map((r) => ({
         scenario: r.scenario,
+        conns: r.connections,
         'req/s': r.requestsPerSec,
         'p50 ms': r.latencyP50Ms,
         'p99 ms': r.latencyP99Ms,
@@ -183,9 +323,18 @@ async function main(): Promise<void> {
       })),
     );
     console.log(`load average at start ${loadAverageAtStart.join(' ')}, at end ${out.loadAverageAtEnd.join(' ')} (${out.cpus} CPUs)`);
-    const direct = rows[0]!;
-    const met = direct.requestsPerSec >= out.goal.directPaymentsPerSec && direct.latencyP99Ms <= out.goal.directP99Ms;
-    console.log(`direct payment goal (>= ${out.goal.directPaymentsPerSec}/s, p99 <= ${out.goal.directP99Ms} ms): ${met ? 'met' : 'NOT met'}`);
+    const directRow = rows.find((r) => r.scenario === 'direct payment' && r.connections === CONNECTIONS);
+    if (directRow) {
+      const met = directRow.requestsPerSec >= out.goal.directPaymentsPerSec && directRow.latencyP99Ms <= out.goal.directP99Ms;
+      console.log(`direct payment goal (>= ${out.goal.directPaymentsPerSec}/s, p99 <= ${out.goal.directP99Ms} ms): ${met ? 'met' : 'NOT met'}`);
+    }
+    const big = rows.find((r) => r.scenario.startsWith('form of'));
+    if (big) console.log(`100,000-field form refused: p50 ${big.latencyP50Ms} ms, p99 ${big.latencyP99Ms} ms, gateway CPU ${big.gatewayCpuUsPerRequest ?? '-'} µs per request (goal < ${out.goal.bigFormRefusedMs} ms)`);
+    if (memory) {
+      const samples = memory.samples as MemorySample[];
+      console.table(samples.map((x) => ({ 's': x.atS, 'heap MB': x.heapUsedMb, 'RSS MB': x.rssMb, payments: x.counts.transactions, sessions: x.counts.sessions, 'evicted payments': x.evicted.transactions, 'evicted sessions': x.evicted.sessions })));
+      console.log(`memory: caps reached at ${String(memory.capsReachedAtS)} s; heap ${String(memory.heapUsedMbAtCaps)} MB then, ${String(memory.heapUsedMbAtEnd)} MB at the end (max ${String(memory.heapUsedMbMaxAfterCaps)}); slope ${String(memory.heapSlopeMbPerMinuteAfterCaps)} MB/min`);
+    }
   } finally {
     proc.stdin.end();
   }

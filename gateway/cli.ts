@@ -2,9 +2,11 @@
 import { parseArgs } from 'node:util';
 import { FAULTS, startGateway } from './index.js';
 
-const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE]
+const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S]
 
-Start the reference gateway of the Payment Acquiring Gateway Interface.
+Start the reference gateway of the Payment Acquiring Gateway Interface. GET /healthz answers ready (200) or
+draining (503). On SIGTERM/SIGINT it stops accepting, answers the requests already received within the drain
+deadline, then exits: 0 when every request was answered, 1 when some were cut off (a second signal cuts at once).
 
 options:
   --port N          listen port (default 8080; 0 picks a free port)
@@ -14,6 +16,10 @@ options:
   --fault NAME      switch on one named variant: a deviation from the interface,
                     or a neutral change the interface allows (marked neutral)
   --profile FILE    profile file or name under spec/profiles (default: reference)
+  --admin           serve POST /_admin/reset (clear the state) and GET /_admin/stats
+                    (counts, evictions, connections, memory); off by default
+  --drain-seconds S drain deadline on stop (default: server.drainSeconds of the
+                    configuration, 10)
   --help            show this text
 
 faults:
@@ -25,6 +31,8 @@ const OPTIONS = {
   config: { type: 'string' },
   fault: { type: 'string' },
   profile: { type: 'string' },
+  admin: { type: 'boolean' },
+  'drain-seconds': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -40,7 +48,7 @@ function usageProblem(error: unknown): string {
 
 /** Run `serve` with its arguments; resolves with the exit code once the gateway stopped. */
 export async function serveMain(argv: string[]): Promise<number> {
-  let values: { port?: string; host?: string; config?: string; fault?: string; profile?: string; help?: boolean };
+  let values: { port?: string; host?: string; config?: string; fault?: string; profile?: string; admin?: boolean; 'drain-seconds'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
@@ -56,6 +64,11 @@ export async function serveMain(argv: string[]): Promise<number> {
     console.error(`pagi-conform serve: --port must be an integer from 0 to 65535, not '${values.port}'.`);
     return 2;
   }
+  const drainSeconds = values['drain-seconds'] === undefined ? undefined : Number(values['drain-seconds']);
+  if (drainSeconds !== undefined && !(Number.isFinite(drainSeconds) && drainSeconds >= 0)) {
+    console.error(`pagi-conform serve: --drain-seconds must be a number of seconds, 0 or more, not '${values['drain-seconds']}'.`);
+    return 2;
+  }
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
@@ -64,6 +77,7 @@ export async function serveMain(argv: string[]): Promise<number> {
       configFile: values.config,
       fault: values.fault,
       profile: values.profile,
+      admin: values.admin ?? false,
       log: (line) => console.log(line),
     });
   } catch (error) {
@@ -72,18 +86,48 @@ export async function serveMain(argv: string[]): Promise<number> {
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
     return 2;
   }
-  console.log(`listening on ${gateway.url}`);
-  if (gateway.fault) console.log(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await gateway.close();
-  console.log('stopped');
-  return 0;
+  // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
+  // The first signal starts the drain; a second one ends it at once.
+  const abort = new AbortController();
+  let first: ((name: string) => void) | undefined;
+  const signalled = new Promise<string>((resolve) => (first = resolve));
+  const onSignal = (name: string) => {
+    if (first) {
+      first(name);
+      first = undefined;
+    } else abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  for (const line of banner(gateway, values.admin ?? false)) console.log(line);
+  const signal = await signalled;
+  const deadlineMs = (drainSeconds ?? gateway.config.server.drainSeconds) * 1000;
+  console.log(`${signal}: draining (no new connections; requests already received answered within ${deadlineMs / 1000} s)`);
+  const { answered, cutOff } = await gateway.drain(deadlineMs, abort.signal);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  const during = `${answered} request${answered === 1 ? '' : 's'} answered while draining`;
+  if (cutOff === 0) {
+    console.log(`stopped: ${during}, none cut off`);
+    return 0;
+  }
+  console.log(`stopped: ${during}, ${cutOff} request${cutOff === 1 ? '' : 's'} cut off ${abort.signal.aborted ? 'by a second signal' : `at the drain deadline (${deadlineMs / 1000} s)`}`);
+  return 1;
+}
+
+/** What an integrator needs to start: where, as whom (never the secret itself), with which profile and bounds. */
+function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolean): string[] {
+  const lines = [`listening on ${gateway.url}`, `base URL ${gateway.baseUrl} (operations under ${gateway.baseUrl}/v1)`];
+  for (const m of gateway.config.merchants) {
+    lines.push(`merchant ${m.merchantId}, account${m.accounts.length === 1 ? '' : 's'} ${m.accounts.map((a) => a.accountId).join(', ')}; secret source: ${gateway.secretSource}`);
+  }
+  lines.push(`profile ${gateway.profile.name} ${gateway.profile.version} (${gateway.profileFile})`);
+  const { server, limits, store, sessions } = gateway.config;
+  lines.push(
+    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
+      `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens (oldest evicted); drain ${server.drainSeconds} s`,
+  );
+  lines.push(admin ? 'health GET /healthz; admin POST /_admin/reset, GET /_admin/stats' : 'health GET /healthz (admin endpoints off: --admin)');
+  if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);
+  return lines;
 }

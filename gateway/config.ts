@@ -34,6 +34,26 @@ export interface GatewayConfig {
   apm: { paymentMethods: string[]; issuer: { mode: 'shopper' | 'autoApprove' | 'autoDecline' } };
   sessions: { ttlSeconds: number; maxSessions: number };
   notifications: { enabled: boolean };
+  /** Connections, time-outs and the drain on stop. */
+  server: ServerConfig;
+  /** Caps checked before a body is parsed. */
+  limits: { maxFormFields: number; maxJsonKeys: number; maxJsonItems: number; maxDepth: number };
+  /** Caps on the state kept in memory; past one, a new record evicts the oldest. */
+  store: { maxTransactions: number; maxPayouts: number; maxTokens: number };
+}
+
+/** The HTTP server's bounds (`server` of the configuration). */
+export interface ServerConfig {
+  /** Most open connections (also bounded by the process's open-file limit). */
+  maxConnections: number;
+  /** Time to receive a request's headers. */
+  headersTimeoutSeconds: number;
+  /** Time to receive a whole request, body included. */
+  requestTimeoutSeconds: number;
+  /** A connection with no request in progress and no traffic for this long is closed. */
+  idleTimeoutSeconds: number;
+  /** On SIGTERM/SIGINT, how long requests already received may take to be answered. */
+  drainSeconds: number;
 }
 
 /** A configuration file that cannot be used; the message is one sentence per problem. */
@@ -76,6 +96,9 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
     throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}`);
   }
   const config = value as GatewayConfig;
+  if (config.server.headersTimeoutSeconds > config.server.requestTimeoutSeconds) {
+    throw new ConfigError(`${origin} is not valid: server.headersTimeoutSeconds (${config.server.headersTimeoutSeconds}) is longer than server.requestTimeoutSeconds (${config.server.requestTimeoutSeconds}), which includes the headers`);
+  }
   const seen = new Set<string>();
   for (const merchant of config.merchants) {
     if (seen.has(merchant.merchantId)) throw new ConfigError(`${origin} lists merchant ${merchant.merchantId} twice`);
@@ -84,15 +107,35 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
   return config;
 }
 
+/** Configuration given in-process: any section may be left out, and any key of a mapping section. */
+export type GatewayConfigOverrides = { [K in keyof GatewayConfig]?: GatewayConfig[K] extends unknown[] ? GatewayConfig[K] : Partial<GatewayConfig[K]> };
+
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `over`'s keys over `base`'s, one level deep: a mapping of `over` is merged key by key into the same key of `base`. */
+function overDefaults(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) out[key] = isMapping(value) && isMapping(base[key]) ? { ...base[key], ...value } : value;
+  return out;
+}
+
 /**
- * The configuration to run with: `config` as given, or the file's top-level keys over the local defaults, or the
- * defaults alone.
+ * The configuration to run with: `config` as given (its sections left out taking the defaults), or the file's
+ * keys over the local defaults (one level deep: `server: {drainSeconds: 2}` keeps the other `server` keys), or
+ * the defaults alone.
  */
-export function loadGatewayConfig(source?: { file?: string; config?: GatewayConfig }): GatewayConfig {
-  if (source?.config) return validateConfig(source.config, 'the configuration given');
+export function loadGatewayConfig(source?: { file?: string; config?: GatewayConfigOverrides }): GatewayConfig {
   const defaults = defaultConfig();
+  if (source?.config) return validateConfig(overDefaults(defaults as unknown as Record<string, unknown>, source.config), 'the configuration given');
   if (!source?.file) return validateConfig(defaults, 'the default configuration');
-  return validateConfig({ ...defaults, ...readYamlFile(source.file) }, `configuration file ${source.file}`);
+  return validateConfig(overDefaults(defaults as unknown as Record<string, unknown>, readYamlFile(source.file)), `configuration file ${source.file}`);
+}
+
+/** Where the merchants' secrets come from: the `--config` file when it lists merchants, else the local defaults. */
+export function secretSource(source?: { file?: string; config?: GatewayConfigOverrides }): string {
+  if (source?.config) return 'configuration given in-process';
+  if (source?.file && readYamlFile(source.file).merchants !== undefined) return `--config ${source.file}`;
+  return 'defaults, gateway/config.default.yaml';
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) in its IPv4 form; other addresses unchanged, lower-cased. */

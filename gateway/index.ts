@@ -7,17 +7,19 @@ import { maskText } from '../src/mask.js';
 import type { AddressInfo } from 'node:net';
 import { kitSpec } from '../src/spec/load.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
-import { configSecrets, ConfigError, loadGatewayConfig, type GatewayConfig } from './config.js';
+import { configSecrets, ConfigError, loadGatewayConfig, secretSource, type GatewayConfig, type GatewayConfigOverrides } from './config.js';
 import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
-import { createGatewayServer } from './server.js';
+import { createGatewayServer, type DrainResult, type ServerStats } from './server.js';
+import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
 
-export type { GatewayConfig, MerchantConfig, AccountConfig } from './config.js';
+export type { GatewayConfig, GatewayConfigOverrides, MerchantConfig, AccountConfig } from './config.js';
 export { ConfigError, defaultConfig, loadGatewayConfig } from './config.js';
 export { FAULTS, findFault, UnknownFaultError, type BehaviourSwitches, type DeviationDefinition, type FaultDefinition, type NeutralDefinition } from './faults.js';
 export type { NotificationAttempt } from './notify.js';
+export type { DrainResult, ServerStats } from './server.js';
 
 /** How to start the gateway. */
 export interface GatewayOptions {
@@ -29,14 +31,16 @@ export interface GatewayOptions {
   baseUrl?: string;
   /** Configuration file read over the local defaults (`gateway/config.default.yaml`). */
   configFile?: string;
-  /** Configuration object used as is (instead of a file). */
-  config?: GatewayConfig;
+  /** Configuration object (instead of a file); sections it leaves out take the local defaults. */
+  config?: GatewayConfigOverrides;
   /** Profile name (under spec/profiles) or file; default `reference`. */
   profile?: string;
   /** Name of a fault to switch on (see `FAULTS`). */
   fault?: string;
   /** Receives one masked line per request and per notification attempt. */
   log?: (line: string) => void;
+  /** Serve `POST /_admin/reset` and `GET /_admin/stats` (off by default). */
+  admin?: boolean;
 }
 
 /** A started gateway. */
@@ -49,6 +53,26 @@ export interface RunningGateway {
   profile: Profile;
   config: GatewayConfig;
   fault?: FaultDefinition;
+  /** The profile file in use. */
+  profileFile: string;
+  /** Where the merchants' secrets come from (`--config FILE` or the defaults); never the secret itself. */
+  secretSource: string;
+  /** Open connections allowed (configuration, bounded by the open-file limit). */
+  connectionCap: number;
+  /** Connection and request counters. */
+  serverStats(): ServerStats;
+  /** Records evicted to stay under the store's caps. */
+  evictions(): ReturnType<Store['evictions']>;
+  /**
+   * Stop gracefully: stop accepting, answer the requests already received until `deadlineMs` (default: the
+   * configuration's `server.drainSeconds`), then close every connection; resolves with how many were cut off.
+   */
+  drain(deadlineMs?: number, abort?: AbortSignal): Promise<DrainResult>;
+  /**
+   * Answer a request without a socket, through the same path as the server (for tests driving many requests):
+   * `remoteAddress` defaults to 127.0.0.1, `headers` to none.
+   */
+  inject(request: { method?: string; path: string; body: string; headers?: Record<string, string>; remoteAddress?: string }): WireResponse;
   /** sha256 over the whole state: equal digests mean no request changed anything. */
   stateDigest(): string;
   /** Counts of what the gateway holds. */
@@ -68,7 +92,7 @@ function hostForUrl(address: string): string {
 /** Start the gateway (in-process). Throws ConfigError / UnknownFaultError / profile errors before listening. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const spec = kitSpec();
-  const { profile } = loadProfile(options.profile ?? 'reference');
+  const { profile, file: profileFile } = loadProfile(options.profile ?? 'reference');
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
   if (profile.signature.secretScope === 'merchant') {
     const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
@@ -77,7 +101,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   if (!profile.batch.sequential) throw new ConfigError('the profile asks for batch items processed out of order (batch.sequential: false), which the reference gateway does not do');
   const fault = options.fault ? findFault(options.fault) : undefined;
   const log = options.log ?? (() => undefined);
-  const store = new Store();
+  const store = new Store(config.store);
   const switches = switchesOf(fault);
   const mask = { secrets: configSecrets(config), cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline] };
   const gw: Gateway = {
@@ -94,10 +118,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
     now: () => new Date(),
   };
-  const server = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask });
+  const gs = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask, admin: options.admin });
+  const { server } = gs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
+    // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', 4096, () => {
       server.off('error', reject);
       resolve();
     });
@@ -112,15 +139,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     profile,
     config,
     fault,
+    profileFile,
+    secretSource: secretSource({ file: options.configFile, config: options.config }),
+    connectionCap: gs.connectionCap,
+    serverStats: () => gs.stats(),
+    evictions: () => store.evictions(),
+    drain: async (deadlineMs = config.server.drainSeconds * 1000, abort) => {
+      const result = await gs.drain(deadlineMs, abort);
+      gw.notifier.close();
+      return result;
+    },
+    inject: (r) => gs.inject({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers ?? {}, remoteAddress: r.remoteAddress ?? '127.0.0.1' }),
     stateDigest: () => store.digest(),
     counts: () => store.counts(),
     notifications: () => gw.notifier.attempts(),
     notificationsIdle: () => gw.notifier.idle(),
-    close: () =>
-      new Promise<void>((resolve) => {
-        gw.notifier.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => {
+      gw.notifier.close();
+      return gs.close();
+    },
   };
 }

@@ -12,6 +12,7 @@ import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js'
 import { batchLimit, refusesOverLimit } from './context.js';
 import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
 import { errorReply } from './errors.js';
+import { bodyProblem, loneSurrogateProblem } from './limits.js';
 import type { Reply } from './reply.js';
 import { apmPayment, issuerPage, ISSUER_PATH } from './ops/apm.js';
 import { batchOperations } from './ops/batch.js';
@@ -185,14 +186,24 @@ function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
     return { ...refused, reply: { ...refused.reply, headers: { allow: 'GET, POST' } } };
   }
   if (incoming.tooLarge) return fail('bodyTooLarge', 'body over the size cap');
-  const form = incoming.method === 'POST' ? (sniffBody(incoming.body)?.value ?? {}) : {};
-  return { reply: page.show(gw, page.token, form), op, body: form };
+  const overCap = incoming.method === 'POST' ? bodyProblem(incoming.body, gw.config.limits) : undefined;
+  if (overCap) return fail('invalidInput', overCap);
+  const sniffed = incoming.method === 'POST' ? sniffBody(incoming.body) : undefined;
+  const form = sniffed?.value ?? {};
+  const lone = sniffed && loneSurrogateProblem(incoming.body, sniffed.value, sniffed.encoding);
+  if (lone) return fail('invalidInput', lone);
+  const reply = page.show(gw, page.token, form);
+  // A page's own refusal (unknown session, unusable card): its error kind is the profile's kind of that status.
+  const kind = reply.status >= 400 ? (Object.entries(gw.profile.errors.kinds).find(([, k]) => k.status === reply.status)?.[0] as ErrorKind | undefined) : undefined;
+  return { reply, op, body: form, errorKind: kind, reason: kind && (reply.headers?.['x-pagi-reason'] ?? `${kind} on the ${page.op === 'checkout' ? 'hosted payment' : 'issuer'} page`) };
 }
 
 /** One request's facts, each worked out once and only when a check or the operation needs it. */
 class RequestState {
   private parsedDone = false;
   private parsedValue: Parsed | undefined;
+  /** Why the body was not parsed although it is under the size cap: over a cap of `limits`. */
+  private overCapValue: string | undefined;
   private accountDone = false;
   private accountValue: ResolvedAccount | undefined;
   private violationsValue: { v: SchemaViolation; scope: 'limit' | 'item' | 'request' }[] | undefined;
@@ -209,9 +220,31 @@ class RequestState {
   get parsed(): Parsed | undefined {
     if (!this.parsedDone) {
       this.parsedDone = true;
-      this.parsedValue = this.route && !this.incoming.tooLarge ? parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route) : undefined;
+      if (this.route && !this.incoming.tooLarge) {
+        this.overCapValue = bodyProblem(this.incoming.body, this.gw.config.limits, this.declaredEncoding());
+        if (!this.overCapValue) this.parsedValue = parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route);
+      }
     }
     return this.parsedValue;
+  }
+
+  /** The encoding the body is read in when the profile goes by the Content-Type (undefined: sniffed). */
+  private declaredEncoding(): 'json' | 'form' | undefined {
+    if (this.gw.profile.requestMedia.detection === 'sniffed') return undefined;
+    const type = String(this.incoming.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    return type === 'application/json' ? 'json' : 'form';
+  }
+
+  /** A body under the size cap but over a cap of `limits` (never parsed). */
+  get overCap(): string | undefined {
+    void this.parsed;
+    return this.overCapValue;
+  }
+
+  /** A parsed body holding a lone UTF-16 surrogate (a JSON escape of half a pair): not Unicode text. */
+  get loneSurrogate(): string | undefined {
+    const p = this.parsed;
+    return p ? loneSurrogateProblem(this.incoming.body, p.body, p.encoding) : undefined;
   }
 
   get body(): Record<string, unknown> | undefined {
@@ -270,7 +303,8 @@ const CHECKS: Check[] = [
   { kind: 'unknownPath', failed: (s) => (s.route ? undefined : 'no operation at this path') },
   { kind: 'methodNotAllowed', failed: (s) => (s.incoming.method === 'POST' ? undefined : `method ${s.incoming.method}`) },
   { kind: 'bodyTooLarge', failed: (s) => (s.incoming.tooLarge ? 'body over the size cap' : undefined) },
-  { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body ? undefined : 'body is not a readable JSON object or form') },
+  { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form') },
+  { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate },
   { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
   { kind: 'unknownRecord', failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined) },
   { kind: (p) => p.errors.unknownMerchant, failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined) },

@@ -1,22 +1,40 @@
-/** The HTTP side: read the body under the size cap, handle, apply the active fault's hooks, answer, log one line. */
+/**
+ * The HTTP side: read the body under the size cap, handle, apply the active fault's hooks, answer, log one line.
+ * Also what makes the gateway a long-running sandbox: a connection cap (the connection idle the longest makes
+ * room), header, request and idle time-outs, the reason of every refusal in `x-pagi-reason`, `GET /healthz`, the
+ * admin endpoints (`--admin`), and the drain on stop.
+ */
+import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { maskText } from '../src/mask.js';
 import { configSecrets } from './config.js';
 import type { Gateway } from './context.js';
 import type { FaultDefinition, ReplyContext } from './faults.js';
-import { buildRoutes, handle, type Handled, type Incoming } from './pipeline.js';
+import { headerSafe } from './limits.js';
+import { buildRoutes, handle, type Handled, type Incoming, type Routes } from './pipeline.js';
 import { serialise, type WireResponse } from './reply.js';
 
 /** Bodies longer than this many times the cap are not even drained: the connection is closed. */
 const DRAIN_FACTOR = 16;
+/** File descriptors kept free under the open-file limit (listening socket, files, notification sockets). */
+const FD_RESERVE = 64;
+/** While draining, a connection with no request in progress is closed once it has been quiet this long. */
+const DRAIN_QUIET_MS = 250;
+
+/** The response header carrying the reason of a refusal (outside the interface's body). */
+export const REASON_HEADER = 'x-pagi-reason';
 
 /** Options of the HTTP server. */
 export interface ServerOptions {
   fault?: FaultDefinition;
   /** Log one line per request (masked). */
   logRequests: boolean;
-  /** Secrets and test cards masked in log lines. */
+  /** Secrets and test cards masked in log lines and reasons. */
   mask: { secrets: string[]; cards: string[] };
+  /** Serve `POST /_admin/reset` and `GET /_admin/stats`. */
+  admin?: boolean;
 }
 
 function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
@@ -27,13 +45,99 @@ function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefine
 }
 
 function internalError(): WireResponse {
-  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"error":"internal error"}' };
+  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', [REASON_HEADER]: 'internal error' }, body: '{"error":"internal error"}' };
 }
 
+/**
+ * One request through the same path the server takes: pipeline, fault hooks, the reason header, and a 500 only
+ * when something threw. Exported so that tests can drive many requests without sockets.
+ */
+export function respond(gw: Gateway, routes: Routes, incoming: Incoming, options: Pick<ServerOptions, 'fault' | 'mask'>): { handled?: Handled; wire: WireResponse } {
+  let handled: Handled | undefined;
+  let wire: WireResponse;
+  try {
+    handled = handle(gw, routes, incoming);
+    wire = wireOf(gw, handled, options.fault);
+  } catch (error) {
+    gw.log(`internal error: ${maskText((error as Error).stack ?? String(error), options.mask)}`);
+    return { wire: internalError() };
+  }
+  if (handled.errorKind === 'methodNotAllowed') wire.headers.allow ??= 'POST';
+  if (handled.errorKind) wire.headers[REASON_HEADER] = headerSafe(maskText(`${handled.errorKind}: ${handled.reason ?? ''}`, options.mask));
+  return { handled, wire };
+}
+
+/** The soft limit of open files of this process (Linux `/proc/self/limits`); undefined elsewhere. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
+    return soft && /^[0-9]+$/.test(soft) ? Number(soft) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per-connection bookkeeping. */
+interface Conn {
+  socket: Duplex;
+  /** Requests received (headers read) and not yet answered. */
+  inFlight: number;
+  /** Last time a request started or an answer finished (or the connection opened), ms. */
+  lastActive: number;
+}
+
+/** Counters of the server since start. */
+export interface ServerStats {
+  /** Open connections, those with a request in progress, and the cap in force. */
+  connections: { open: number; busy: number; cap: number; closedForRoom: number; refusedAtCap: number };
+  requests: { answered: number; refused: number; inFlight: number };
+  draining: boolean;
+}
+
+/** What a drain ended with. */
+export interface DrainResult {
+  /** Requests answered during the drain. */
+  answered: number;
+  /** Requests received but not answered by the deadline (their connections were closed). */
+  cutOff: number;
+}
+
+/** The gateway's HTTP server with its connection bookkeeping. */
+export interface GatewayServer {
+  server: http.Server;
+  /** The connection cap in force (configuration, bounded by the open-file limit). */
+  connectionCap: number;
+  stats(): ServerStats;
+  /**
+   * Stop accepting; answer every request already received (with `Connection: close`) until `deadlineMs`; close
+   * connections as they fall quiet; at the deadline close the rest. `abort` ends the wait at once.
+   */
+  drain(deadlineMs: number, abort?: AbortSignal): Promise<DrainResult>;
+  /** Stop at once: stop listening and close every connection. */
+  close(): Promise<void>;
+  /**
+   * Answer a request without a socket, the way the server answers one whose body has been read: health and
+   * admin endpoints, size cap, pipeline, fault hooks, reason header (a 500 only when something threw).
+   */
+  inject(request: Omit<Incoming, 'tooLarge'>): WireResponse;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Create the gateway's HTTP server (not yet listening). */
-export function createGatewayServer(gw: Gateway, options: ServerOptions): http.Server {
+export function createGatewayServer(gw: Gateway, options: ServerOptions): GatewayServer {
   const routes = buildRoutes(gw);
   const cap = gw.profile.limits.maxBodyBytes;
+  const sc = gw.config.server;
+  const fdLimit = openFileLimit();
+  const connectionCap = Math.max(1, Math.min(sc.maxConnections, fdLimit === undefined ? Number.POSITIVE_INFINITY : fdLimit - FD_RESERVE));
+  const startedAt = Date.now();
+  /** Open connections, least recently active first (a connection moves to the end when a request starts). */
+  const conns = new Map<Duplex, Conn>();
+  const counters = { answered: 0, refused: 0, closedForRoom: 0, refusedAtCap: 0, answeredWhileDraining: 0 };
+  let draining = false;
+
   const logLine = (incoming: Pick<Incoming, 'method' | 'path' | 'remoteAddress'>, url: string, handled: Handled | undefined, status: number, started: bigint) => {
     if (!options.logRequests) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -45,59 +149,204 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): http.S
     gw.log(maskText(line, options.mask));
   };
 
-  return http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 65_000 }, (req, res) => {
-    const started = process.hrtime.bigint();
-    const url = req.url ?? '/';
-    // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
-    const path = url.startsWith('/') ? url.split('?')[0]! : '';
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let answered = false;
-    const answer = (tooLarge: boolean) => {
-      if (answered) return;
-      answered = true;
-      const incoming: Incoming = {
-        method: req.method ?? 'GET',
-        path,
-        headers: req.headers,
-        remoteAddress: req.socket.remoteAddress ?? '',
-        body: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'),
-        tooLarge,
-      };
-      let handled: Handled | undefined;
-      let wire: WireResponse;
-      try {
-        handled = handle(gw, routes, incoming);
-        wire = wireOf(gw, handled, options.fault);
-      } catch (error) {
-        gw.log(`internal error: ${maskText((error as Error).stack ?? String(error), options.mask)}`);
-        wire = internalError();
-      }
-      if (handled?.errorKind === 'methodNotAllowed') wire.headers.allow ??= 'POST';
-      if (size > cap * DRAIN_FACTOR) wire.headers.connection = 'close';
-      if (wire.chunked) {
-        // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
-        res.writeHead(wire.status, wire.headers);
-        res.write(wire.body.slice(0, wire.body.length >> 1));
-        res.end(wire.body.slice(wire.body.length >> 1));
-      } else {
-        res.writeHead(wire.status, { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) });
-        res.end(wire.body);
-      }
-      logLine(incoming, url, handled, wire.status, started);
+  const stats = (): ServerStats => {
+    let busy = 0;
+    let inFlight = 0;
+    for (const c of conns.values()) {
+      if (c.inFlight) busy += 1;
+      inFlight += c.inFlight;
+    }
+    return {
+      connections: { open: conns.size, busy, cap: connectionCap, closedForRoom: counters.closedForRoom, refusedAtCap: counters.refusedAtCap },
+      requests: { answered: counters.answered, refused: counters.refused, inFlight },
+      draining,
     };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= cap) chunks.push(chunk);
-      else if (chunks.length) chunks.length = 0;
-      if (size > cap * DRAIN_FACTOR && !answered) {
-        answer(true);
-        res.once('finish', () => req.destroy());
+  };
+
+  /** `GET /healthz`, and the admin endpoints when enabled; undefined for any other path. */
+  const operational = (method: string, path: string): WireResponse | undefined => {
+    const json = (status: number, body: unknown, extra: Record<string, string> = {}): WireResponse => ({ status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) });
+    const only = (allowed: string) => json(405, { error: 'method not allowed' }, { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` });
+    if (path === '/healthz') {
+      if (method !== 'GET' && method !== 'HEAD') return only('GET');
+      return draining ? json(503, { status: 'draining' }, { [REASON_HEADER]: 'draining: the gateway is stopping' }) : json(200, { status: 'ready' });
+    }
+    if (!options.admin) return undefined;
+    if (path === '/_admin/reset') {
+      if (method !== 'POST') return only('POST');
+      const cleared = gw.store.counts();
+      gw.store.clear();
+      gw.log('admin: state reset');
+      return json(200, { reset: true, cleared });
+    }
+    if (path === '/_admin/stats') {
+      if (method !== 'GET') return only('GET');
+      const m = process.memoryUsage();
+      const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
+      return json(200, {
+        status: draining ? 'draining' : 'ready',
+        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        state: gw.store.counts(),
+        evicted: gw.store.evictions(),
+        caps: { ...gw.store.caps, maxSessions: gw.config.sessions.maxSessions },
+        server: stats(),
+        memoryMb: { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) },
+      });
+    }
+    return undefined;
+  };
+
+  /** The answer to a request whose body has been read (`size` bytes; the text is empty when over the cap). */
+  const answerOf = (incoming: Incoming): { handled?: Handled; wire: WireResponse } => {
+    const ops = operational(incoming.method, incoming.path);
+    return ops ? { wire: ops } : respond(gw, routes, incoming, options);
+  };
+
+  const server = http.createServer(
+    {
+      headersTimeout: sc.headersTimeoutSeconds * 1000,
+      requestTimeout: sc.requestTimeoutSeconds * 1000,
+      keepAliveTimeout: sc.idleTimeoutSeconds * 1000,
+      // How often Node checks the header and request time-outs (default 30 s: too coarse for a 10 s time-out).
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      const started = process.hrtime.bigint();
+      const conn = conns.get(req.socket);
+      if (conn) {
+        conn.inFlight += 1;
+        conn.lastActive = Date.now();
+        // Most recently active last: the first idle connection of the map is the one idle the longest.
+        conns.delete(req.socket);
+        conns.set(req.socket, conn);
       }
-    });
-    req.on('end', () => answer(size > cap));
-    req.on('error', () => {
-      answered = true;
-    });
+      const url = req.url ?? '/';
+      // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
+      const path = url.startsWith('/') ? url.split('?')[0]! : '';
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let answered = false;
+      res.once('close', () => {
+        if (!conn) return;
+        conn.inFlight -= 1;
+        conn.lastActive = Date.now();
+      });
+      const answer = (tooLarge: boolean) => {
+        if (answered) return;
+        answered = true;
+        const incoming: Incoming = {
+          method: req.method ?? 'GET',
+          path,
+          headers: req.headers,
+          remoteAddress: req.socket.remoteAddress ?? '',
+          body: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'),
+          tooLarge,
+        };
+        const { handled, wire } = answerOf(incoming);
+        if (size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
+        counters.answered += 1;
+        if (wire.status >= 400) counters.refused += 1;
+        if (draining) counters.answeredWhileDraining += 1;
+        if (wire.chunked) {
+          // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
+          res.writeHead(wire.status, wire.headers);
+          res.write(wire.body.slice(0, wire.body.length >> 1));
+          res.end(wire.body.slice(wire.body.length >> 1));
+        } else {
+          res.writeHead(wire.status, { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) });
+          res.end(wire.body);
+        }
+        logLine(incoming, url, handled, wire.status, started);
+      };
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= cap) chunks.push(chunk);
+        else if (chunks.length) chunks.length = 0;
+        if (size > cap * DRAIN_FACTOR && !answered) {
+          answer(true);
+          res.once('finish', () => req.destroy());
+        }
+      });
+      req.on('end', () => answer(size > cap));
+      req.on('error', () => {
+        answered = true;
+      });
+    },
+  );
+  // No traffic for this long on a connection (never used, or kept alive between requests): closed.
+  server.timeout = sc.idleTimeoutSeconds * 1000;
+
+  server.on('connection', (socket: net.Socket) => {
+    const conn: Conn = { socket, inFlight: 0, lastActive: Date.now() };
+    conns.set(socket, conn);
+    socket.once('close', () => conns.delete(socket));
+    if (conns.size <= connectionCap) return;
+    // Over the cap: the connection idle the longest makes room; when every connection is busy, the new one goes.
+    for (const other of conns.values()) {
+      if (other.inFlight === 0 && other.socket !== socket) {
+        conns.delete(other.socket);
+        other.socket.destroy();
+        counters.closedForRoom += 1;
+        return;
+      }
+    }
+    conns.delete(socket);
+    socket.destroy();
+    counters.refusedAtCap += 1;
   });
+
+  // Requests Node refuses before the gateway sees them (unparsable HTTP, headers too large, time-outs): answered
+  // here so that the reason travels too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, text, reason] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', `request not received within ${sc.requestTimeoutSeconds} s (headers: ${sc.headersTimeoutSeconds} s)`]
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'request headers too large']
+          : [400, 'Bad Request', `not a readable HTTP request (${error.code ?? 'parse error'})`];
+    counters.refused += 1;
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n${REASON_HEADER}: ${headerSafe(reason)}\r\n\r\n`);
+  });
+
+  return {
+    server,
+    connectionCap,
+    stats,
+    inject(request) {
+      const tooLarge = Buffer.byteLength(request.body) > cap;
+      return answerOf({ ...request, body: tooLarge ? '' : request.body, tooLarge }).wire;
+    },
+    async drain(deadlineMs, abort) {
+      draining = true;
+      const before = counters.answeredWhileDraining;
+      // Stop accepting but keep the open connections: http.Server#close would also close the idle ones at once,
+      // among them connections just accepted whose request is still in the socket's buffer.
+      net.Server.prototype.close.call(server);
+      const start = Date.now();
+      const until = start + deadlineMs;
+      const quietMs = Math.min(DRAIN_QUIET_MS, deadlineMs);
+      for (;;) {
+        // Wait first: requests already in a socket's buffer are read and started before any connection is judged.
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const now = Date.now();
+        // Quiet since the drain began at the earliest: each idle connection has the same grace.
+        for (const c of conns.values()) if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
+        if (conns.size === 0 || now >= until || abort?.aborted) break;
+      }
+      let cutOff = 0;
+      for (const c of conns.values()) {
+        cutOff += c.inFlight;
+        c.socket.destroy();
+      }
+      return { answered: counters.answeredWhileDraining - before, cutOff };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        draining = true;
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const c of conns.values()) c.socket.destroy();
+      }),
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * In-memory state of the gateway: payments (transactions), their refunds, stored-card tokens, payouts and the
  * pending APM and checkout sessions. Node runs each operation's read-check-write without yielding, so every
- * change to a transaction is atomic.
+ * change to a transaction is atomic. Every kind of record has a cap; past it, a new record evicts the oldest,
+ * which is unknown from then on (a query answers it as not found, a batch item as an unknown transaction).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { compactDate } from './clock.js';
@@ -91,19 +92,92 @@ export interface Session {
   transactionId?: string;
 }
 
+/** A map that keeps at most `max` entries: setting a new key past it deletes the oldest key (insertion order). */
+export class CappedMap<K, V> extends Map<K, V> {
+  /** Entries deleted to stay under the cap. */
+  evicted = 0;
+
+  constructor(readonly max: number) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    const fresh = !this.has(key);
+    super.set(key, value);
+    if (fresh && this.size > this.max) {
+      this.delete(this.keys().next().value as K);
+      this.evicted += 1;
+    }
+    return this;
+  }
+}
+
+/** A list kept in creation order whose oldest entries are dropped in O(1) (compacted in batches). */
+class AgedList<T> {
+  items: T[] = [];
+  head = 0;
+
+  /** The live entries (compacts first when entries were dropped). */
+  live(): readonly T[] {
+    if (this.head) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+    return this.items;
+  }
+
+  /** Drop leading entries while `gone` says so. */
+  dropWhile(gone: (item: T) => boolean): void {
+    while (this.head < this.items.length && gone(this.items[this.head]!)) this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.items.length) this.live();
+  }
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+}
+
+/** Caps of the state (gateway configuration `store`, and `sessions.maxSessions`). */
+export interface StoreCaps {
+  maxTransactions: number;
+  maxPayouts: number;
+  maxTokens: number;
+}
+
+const UNCAPPED: StoreCaps = { maxTransactions: Number.POSITIVE_INFINITY, maxPayouts: Number.POSITIVE_INFINITY, maxTokens: Number.POSITIVE_INFINITY };
+
 /** The whole state, with the counters that identifiers are made from. */
 export class Store {
   readonly transactions = new Map<string, Transaction>();
   /** Transactions of one account in creation order (`merchant_id\u0000account_id` → list). */
-  readonly byAccount = new Map<string, Transaction[]>();
+  private readonly byAccount = new Map<string, AgedList<Transaction>>();
   /** Transactions of one account by order number (`merchant_id\u0000account_id\u0000order_no` → list). */
   private readonly byOrder = new Map<string, Transaction[]>();
-  private readonly refundLog = new Map<string, { txn: Transaction; refund: RefundRecord }[]>();
-  readonly tokens = new Map<string, StoredToken>();
-  readonly payouts = new Map<string, PayoutRecord>();
+  private readonly refundLog = new Map<string, AgedList<{ txn: Transaction; refund: RefundRecord }>>();
+  readonly tokens: CappedMap<string, StoredToken>;
+  readonly payouts: CappedMap<string, PayoutRecord>;
   readonly sessions = new Map<string, Session>();
+  /** Records evicted so far to stay under the caps. */
+  private evictedTransactions = 0;
+  private evictedSessions = 0;
   private seq = 0;
   private readonly tag = randomBytes(2).toString('hex').toUpperCase();
+
+  constructor(readonly caps: StoreCaps = UNCAPPED) {
+    this.tokens = new CappedMap(caps.maxTokens);
+    this.payouts = new CappedMap(caps.maxPayouts);
+  }
+
+  /** Forget everything (identifier counters go on, so no identifier is handed out twice). */
+  clear(): void {
+    this.transactions.clear();
+    this.byAccount.clear();
+    this.byOrder.clear();
+    this.refundLog.clear();
+    this.tokens.clear();
+    this.payouts.clear();
+    this.sessions.clear();
+  }
 
   /** Key of an account in `byAccount`. */
   static accountKey(merchantId: string, accountId: string): string {
@@ -129,6 +203,7 @@ export class Store {
     for (const token of this.sessions.keys()) {
       if (this.sessions.size <= max) break;
       this.sessions.delete(token);
+      this.evictedSessions += 1;
     }
   }
 
@@ -143,30 +218,61 @@ export class Store {
     return randomBytes(12).toString('hex');
   }
 
+  /** Store a new payment; past `maxTransactions`, the oldest payment is evicted. */
   addTransaction(t: Transaction): void {
     this.transactions.set(t.transactionId, t);
     const key = Store.accountKey(t.merchantId, t.accountId);
-    const list = this.byAccount.get(key);
-    if (list) list.push(t);
-    else this.byAccount.set(key, [t]);
+    let list = this.byAccount.get(key);
+    if (!list) this.byAccount.set(key, (list = new AgedList()));
+    list.items.push(t);
     const orderKey = `${key}\u0000${t.orderNo}`;
     const orders = this.byOrder.get(orderKey);
     if (orders) orders.push(t);
     else this.byOrder.set(orderKey, [t]);
+    while (this.transactions.size > this.caps.maxTransactions) this.evictOldestTransaction();
+  }
+
+  /** Whether a transaction is still held (not evicted). */
+  private held = (t: Transaction): boolean => this.transactions.get(t.transactionId) === t;
+
+  /** Evict the oldest payment: from the id map, its account's list, its order number's list; its refunds go with it. */
+  private evictOldestTransaction(): void {
+    const oldest = this.transactions.values().next().value as Transaction;
+    this.transactions.delete(oldest.transactionId);
+    this.evictedTransactions += 1;
+    const key = Store.accountKey(oldest.merchantId, oldest.accountId);
+    const list = this.byAccount.get(key)!;
+    list.dropWhile((t) => !this.held(t));
+    if (!list.size) this.byAccount.delete(key);
+    const orderKey = `${key}\u0000${oldest.orderNo}`;
+    const orders = this.byOrder.get(orderKey)!;
+    orders.shift(); // the oldest of its order number too
+    if (!orders.length) this.byOrder.delete(orderKey);
+    const log = this.refundLog.get(key);
+    if (log) {
+      log.dropWhile((e) => !this.held(e.txn));
+      if (!log.size) this.refundLog.delete(key);
+    }
   }
 
   /** Record a successful refund of a transaction (also in the account's refund log, newest last). */
   addRefund(t: Transaction, refund: RefundRecord): void {
     t.refunds.push(refund);
     const key = Store.accountKey(t.merchantId, t.accountId);
-    const log = this.refundLog.get(key);
-    if (log) log.push({ txn: t, refund });
-    else this.refundLog.set(key, [{ txn: t, refund }]);
+    let log = this.refundLog.get(key);
+    if (!log) this.refundLog.set(key, (log = new AgedList()));
+    log.items.push({ txn: t, refund });
   }
 
-  /** The account's refunds in the order they were made. */
+  /** The account's refunds of held transactions, in the order they were made. */
   accountRefunds(merchantId: string, accountId: string): readonly { txn: Transaction; refund: RefundRecord }[] {
-    return this.refundLog.get(Store.accountKey(merchantId, accountId)) ?? [];
+    const log = this.refundLog.get(Store.accountKey(merchantId, accountId));
+    if (!log) return [];
+    // Refunds of evicted payments made after younger payments' refunds are not at the head: filter them out.
+    if (log.items.some((e, i) => i >= log.head && !this.held(e.txn))) {
+      log.items = log.live().filter((e) => this.held(e.txn));
+    }
+    return log.live();
   }
 
   /** The account's transactions with this order number, in creation order. */
@@ -183,7 +289,7 @@ export class Store {
 
   /** The account's transactions in creation order. */
   accountTransactions(merchantId: string, accountId: string): readonly Transaction[] {
-    return this.byAccount.get(Store.accountKey(merchantId, accountId)) ?? [];
+    return this.byAccount.get(Store.accountKey(merchantId, accountId))?.live() ?? [];
   }
 
   /** sha256 over the whole state (counters included): equal digests mean nothing changed. */
@@ -203,5 +309,10 @@ export class Store {
     let refunds = 0;
     for (const t of this.transactions.values()) refunds += t.refunds.length;
     return { transactions: this.transactions.size, refunds, tokens: this.tokens.size, payouts: this.payouts.size, sessions: this.sessions.size };
+  }
+
+  /** Records evicted so far to stay under the caps. */
+  evictions(): { transactions: number; payouts: number; tokens: number; sessions: number } {
+    return { transactions: this.evictedTransactions, payouts: this.payouts.evicted, tokens: this.tokens.evicted, sessions: this.evictedSessions };
   }
 }

@@ -24,6 +24,13 @@ function inputValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `encodeURIComponent` that never throws: a lone UTF-16 surrogate is encoded as U+FFFD, as UTF-8 would carry it. */
+function encodeComponent(text: string): string {
+  return encodeURIComponent(text.replace(LONE_SURROGATE, '\uFFFD'));
+}
+
 /** Alias names as the page carries them: the spec's list, with a repeated name once or as listed (profile). */
 function aliasNames(gw: Gateway, model: OperationModel): string[] {
   const form = model.checkoutForm!;
@@ -64,7 +71,7 @@ function checkoutPage(gw: Gateway, req: GatewayRequest, token: string): Reply {
     const value = source && req.body[source] !== undefined ? inputValue(req.body[source]) : settings.unsourcedValue;
     inputs.push({ type: 'hidden', name: alias, value });
   }
-  const allParams = submitted.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  const allParams = submitted.map(([name, value]) => `${encodeComponent(name)}=${encodeComponent(value)}`).join('&');
   inputs.push({ type: 'hidden', name: form.allParamsName, value: allParams });
   const own = ownGatewayValues(req, token);
   for (const name of form.gatewayFields) {
@@ -146,7 +153,7 @@ export function payPage(gw: Gateway, token: string, form: Record<string, unknown
   const cardGiven = (str(form, gw.profile.fields.card.number) ?? '') !== '';
   if (form.action === 'pay' && cardGiven) {
     const problem = cardProblem(gw, form);
-    if (problem) return errorReply(gw, 'invalidInput', 'checkout', session.request, undefined, 'html');
+    if (problem) return { ...errorReply(gw, 'invalidInput', 'checkout', session.request, undefined, 'html'), headers: { 'x-pagi-reason': problem } };
   }
   const account = resolveAccount(gw.config, gw.profile.signature.secretScope, session.merchantId, session.accountId);
   if (!account) return errorReply(gw, gw.profile.errors.unknownMerchant, 'checkout', session.request, undefined, 'html');

@@ -1,5 +1,5 @@
 /** Pages shared by the issuer page and the hosted payment page. */
-import { codeMessage } from '../errors.js';
+import { codeMessage, errorReply } from '../errors.js';
 import type { Gateway } from '../context.js';
 import { pageReply, type Reply } from '../reply.js';
 import type { Session } from '../store.js';
@@ -7,7 +7,8 @@ import type { Session } from '../store.js';
 /** The result page of a completed session (shown again, unchanged, on every later request). */
 export function resultPage(gw: Gateway, session: Session): Reply {
   const txn = session.transactionId ? gw.store.transactions.get(session.transactionId) : undefined;
-  if (!txn) throw new Error('gateway: result page of a session without payment');
+  // The payment may have been evicted (store caps) while its session lives on: then it is an unknown record.
+  if (!txn) return errorReply(gw, 'unknownRecord', session.kind === 'apm' ? 'authoriseApm' : 'checkout', {}, undefined, 'html');
   return pageReply({
     title: txn.outcome === 'declined' ? 'Payment declined' : 'Payment completed',
     autoSubmit: false,

@@ -37,6 +37,14 @@ describe('usage errors', () => {
     }
   });
 
+  it('refuses a header time-out longer than the request time-out', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'timeouts.yaml');
+    fs.writeFileSync(file, 'server:\n  headersTimeoutSeconds: 60\n');
+    const { code, errors } = await usage(['--config', file]);
+    expect(code).toBe(2);
+    expect(errors[0]).toMatch(/headersTimeoutSeconds \(60\) is longer than server\.requestTimeoutSeconds \(30\)/);
+  });
+
   it('refuses a configuration that does not follow the configuration schema', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'bad.yaml');
     fs.writeFileSync(file, 'merchants: []\nunknownKey: 1\n');
@@ -70,9 +78,15 @@ describe('serving', () => {
     expect(await exited).toBe(0);
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    // The banner: base URL, merchant and account, where the secret comes from (never the secret), the profile.
+    expect(lines[1]).toBe(`base URL ${url} (operations under ${url}/v1)`);
+    expect(lines[2]).toBe(`merchant ${h.MERCHANT}, account ${h.ACCOUNT}; secret source: defaults, gateway/config.default.yaml`);
+    expect(lines[3]).toMatch(/^profile reference \S+ \(.*spec\/profiles\/reference\.yaml\)$/);
+    expect(lines[4]).toMatch(/^limits: \d+ connections, /);
+    expect(lines[5]).toBe('health GET /healthz (admin endpoints off: --admin)');
     expect(lines.filter((l) => / POST \/v1\/authorise /.test(l))).toHaveLength(1);
     expect(lines.filter((l) => / GET \/v1\/capture /.test(l))).toHaveLength(1);
-    expect(lines.at(-1)).toBe('stopped');
+    expect(lines.at(-1)).toBe('stopped: 0 requests answered while draining, none cut off');
     expect(out).not.toContain(h.APPROVE_CARD);
     expect(out).not.toContain(h.SECRET);
   });
@@ -86,7 +100,24 @@ describe('serving', () => {
     expect(out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n/);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(out.trim().split('\n').at(-1)).toBe('stopped');
+    expect(out).toContain('SIGINT: draining');
+    expect(out.trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, none cut off');
+  });
+
+  it('names a --config file as the secret source when it lists the merchants, and never prints a secret', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'merchants.yaml');
+    const secret = 'a-secret-of-the-test-file';
+    fs.writeFileSync(file, `merchants:\n  - merchantId: M7\n    registeredAddresses: ["127.0.0.1"]\n    accounts:\n      - accountId: A7\n        secret: ${secret}\n      - accountId: A8\n        secret: ${secret}-2\n`);
+    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0', '--config', file, '--admin'], { cwd: KIT_ROOT });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (let i = 0; i < 300 && !/health GET/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(out).toContain(`merchant M7, accounts A7, A8; secret source: --config ${file}`);
+    expect(out).toContain('health GET /healthz; admin POST /_admin/reset, GET /_admin/stats');
+    expect(out).not.toContain(secret);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });
 

@@ -286,7 +286,7 @@ export const tokenPayment = defineProbe('tokenPayment', ['authoriseDirect'], asy
 export const NEGATIVE_CASES = 8;
 
 /** One generated mutation of a valid body. */
-interface Mutation {
+export interface Mutation {
   field: string;
   kind: 'wrongType' | 'oddText' | 'remove' | 'extra' | 'nestedGarbage';
   value: unknown;
@@ -317,7 +317,8 @@ function leafArbitraries() {
   return leaves;
 }
 
-function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutation> {
+/** The generator of the negative cases of `generatedNegative` for a body with these fields. */
+export function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutation> {
   const { oddText, wrongType } = leafArbitraries();
   const field = fc.constantFrom(...fields);
   return fc.oneof(
@@ -329,7 +330,8 @@ function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutation> {
   );
 }
 
-function applyMutation(body: Record<string, unknown>, m: Mutation): Record<string, unknown> {
+/** A copy of `body` with one negative case applied. */
+export function applyMutation(body: Record<string, unknown>, m: Mutation): Record<string, unknown> {
   const out = structuredClone(body);
   if (m.kind === 'remove') delete out[m.field];
   else if (m.kind === 'nestedGarbage') out[m.field] = Array.isArray(out[m.field]) || typeof out[m.field] === 'object' ? m.value : [m.value];
