@@ -91,12 +91,23 @@ export interface ReceivedResponse {
   /** True when the body exceeded the size cap and was cut. */
   truncated: boolean;
   decoded: DecodedBody;
+  /** Length in bytes and sha-256 (hex) of the body as read, when known. */
+  bytes?: { length: number; sha256: string };
 }
 
 /** Masked, printable evidence of one exchange. Built once, when the exchange is recorded. */
 export interface Evidence {
   request: { method: string; url: string; headers: Record<string, string>; body: string };
-  response?: { status: number; headers: Record<string, string>; bodyExcerpt: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    bodyExcerpt: string;
+    /** Length in bytes and sha-256 (hex) of the body as read: what identifies it once only the excerpt is kept. */
+    bodyBytes?: number;
+    bodySha256?: string;
+    /** The body was longer than the response size cap. */
+    truncated?: boolean;
+  };
   /** A curl command line reproducing the request (masked: card data and secrets replaced). */
   curl: string;
 }
@@ -350,4 +361,6 @@ export interface RunResult {
   totals: RunTotals;
   /** Expired or unused waivers, shards, kit errors: one sentence each. */
   warnings: string[];
+  /** Set when a signal stopped the run: the verdict is then INCONCLUSIVE. */
+  interrupted?: { signal: 'SIGINT' | 'SIGTERM'; checksRun: number; checksSelected: number };
 }

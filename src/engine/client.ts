@@ -4,7 +4,7 @@
  * the responses and records every exchange with masked evidence.
  */
 import fs from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { maskText, type MaskRules } from '../mask.js';
@@ -18,6 +18,7 @@ import { dispatcherPool } from './dispatch.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
+import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
 export interface TransportOptions {
@@ -94,20 +95,62 @@ function transportError(e: unknown): NonNullable<Exchange['error']> {
   return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > cap) {
-      chunks.push(chunk.subarray(0, cap - size));
-      body.destroy(); // stop reading past the cap
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+/** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
+interface BodyRead {
+  text?: string;
+  spool?: string;
+  head: string;
+  truncated: boolean;
+  bytes: { length: number; sha256: string };
 }
+
+/** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
+const HEAD_BYTES = 16 * 1024;
+
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  const hash = createHash('sha256');
+  let size = 0;
+  let truncated = false;
+  let spool: SpoolFile | undefined;
+  let head: Buffer | undefined;
+  try {
+    for await (const read of body as AsyncIterable<Buffer>) {
+      let chunk = read;
+      if (size + chunk.length > cap) {
+        chunk = chunk.subarray(0, cap - size);
+        truncated = true;
+      }
+      hash.update(chunk);
+      size += chunk.length;
+      if (spool) spool.write(chunk);
+      else {
+        chunks.push(chunk);
+        if (size > SPOOL_BYTES) {
+          // From here on the body goes to disk as it arrives; only its head stays in memory.
+          const all = Buffer.concat(chunks);
+          head = all.subarray(0, HEAD_BYTES);
+          spool = openSpool();
+          spool.write(all);
+          chunks.length = 0;
+        }
+      }
+      if (truncated) {
+        body.destroy(); // stop reading past the cap
+        break;
+      }
+    }
+  } finally {
+    spool?.close();
+  }
+  const bytes = { length: size, sha256: hash.digest('hex') };
+  if (spool) return { spool: spool.file, head: head!.toString('utf8'), truncated, bytes };
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { text, head: text, truncated, bytes };
+}
+
+/** Timeouts in a row after which an operation's further requests are not sent (their exchanges fail at once). */
+export const UNANSWERED_BEFORE_GIVING_UP = 2;
 
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
@@ -124,14 +167,26 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Control calls to the receiver (refusals) complete before the next request leaves.
   let control: Promise<void> = Promise.resolve();
 
+  // Timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
+  const unanswered = new Map<string, number>();
+
   const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
-    const startedAt = new Date();
-    const t0 = performance.now();
+    // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
+    let startedAt = new Date();
+    let t0 = performance.now();
     let response: ReceivedResponse | undefined;
+    let head: string | undefined;
     let error: Exchange['error'];
     await limiter.run(async () => {
+      startedAt = new Date();
+      t0 = performance.now();
+      const given = unanswered.get(operation) ?? 0;
+      if (given >= UNANSWERED_BEFORE_GIVING_UP) {
+        error = { kind: 'timeout', message: `not sent: the target left the last ${given} requests of ${operation} unanswered within ${transport.timeoutMs} ms` };
+        return;
+      }
       try {
         const res = await request(sent.url, {
           method: sent.method as Dispatcher.HttpMethod,
@@ -143,12 +198,19 @@ export function createProbeClient(options: ClientOptions): KitClient {
           signal: AbortSignal.timeout(transport.timeoutMs),
         });
         const headers = headerRecord(res.headers);
-        const { text, truncated } = await readCapped(res.body, transport.maxResponseBytes);
+        const read = await readCapped(res.body, transport.maxResponseBytes);
+        const { truncated, bytes } = read;
+        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
+        const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded =
           operation === 'external'
             ? await decodeExternal(headers['content-type'], text, truncated)
             : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
-        response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
+        response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
+        if (read.spool) {
+          attachSpool(response, read.spool);
+          head = read.head;
+        }
         if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
           error = { kind: 'redirect', message: `redirect to ${maskText(headers.location, maskRules)} not followed` };
@@ -157,6 +219,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error = transportError(e);
         error.message = maskText(error.message, maskRules);
       }
+      unanswered.set(operation, error?.kind === 'timeout' ? given + 1 : 0);
     });
     const record: Exchange = {
       id,
@@ -164,7 +227,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules),
+      evidence: buildEvidence(sent, response, maskRules, head),
     };
     if (response) record.response = response;
     if (error) record.error = error;

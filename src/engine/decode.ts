@@ -1,5 +1,6 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
 import { htmlReader } from '../codecs/html-reader.js';
+import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../codecs/limits.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
@@ -72,6 +73,8 @@ export function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
 }
 
 function decodeJson(text: string): DecodedBody {
+  const over = jsonOverLimit(text);
+  if (over) return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (e) {
@@ -86,6 +89,8 @@ function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBo
 }
 
 async function decodeHtml(text: string): Promise<DecodedBody> {
+  const over = markupOverLimit(text, HTML_LIMITS);
+  if (over) return { kind: 'undecodable', format: 'html', problem: `page with ${over}; the kit reads no further` };
   try {
     return { kind: 'html', form: await htmlReader().read(text) };
   } catch (e) {

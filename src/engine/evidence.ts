@@ -1,4 +1,5 @@
 /** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
+import { createHash } from 'node:crypto';
 import { maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
 import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest } from '../model.js';
@@ -31,8 +32,11 @@ export function curlLine(method: string, url: string, headers: Record<string, st
   return parts.join(' ');
 }
 
-/** Evidence of a request and its response, masked with `rules`. */
-export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules): Evidence {
+/**
+ * Evidence of a request and its response, masked with `rules`. `bodyHead`: the first characters of a body not held
+ * in memory (spooled), used instead of `response.bodyText`.
+ */
+export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, bodyHead?: string): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
@@ -42,10 +46,12 @@ export function buildEvidence(request: SentRequest, response: ReceivedResponse |
   };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
-    const long = response.bodyText.length > EXCERPT_CHARS;
-    const masked = maskText(long ? response.bodyText.slice(0, EXCERPT_CHARS + maskMargin(rules)) : response.bodyText, rules);
+    const text = bodyHead ?? response.bodyText;
+    const long = bodyHead !== undefined || text.length > EXCERPT_CHARS;
+    const masked = maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules);
     const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
-    evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt };
+    const bytes = response.bytes ?? { length: Buffer.byteLength(response.bodyText), sha256: createHash('sha256').update(response.bodyText).digest('hex') };
+    evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt, bodyBytes: bytes.length, bodySha256: bytes.sha256, ...(response.truncated ? { truncated: true } : {}) };
   }
   return evidence;
 }

@@ -24,6 +24,7 @@ import { createDispatcher } from './dispatch.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { clearSpool } from './spool.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
 import { requestExamples } from './sample.js';
@@ -290,6 +291,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
     const written = await adapter.runEnd(result, incoming);
     return { result, files: written, replay: adapter.replay };
   } finally {
+    clearSpool();
     await receiver?.close();
     await target.close();
   }
