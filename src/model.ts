@@ -252,6 +252,8 @@ export interface ProbeClient {
   follow?(url: string, request?: { method?: string; form?: Record<string, string> }): Promise<Exchange>;
   /** Make the kit's receiver answer notifications for `key` with a non-acknowledging status (to observe retries). */
   refuseNotifications?(key: string): void;
+  /** Requests the kit's receiver refused so far for passing its bounds (body size, count per run, rate). */
+  notificationRefusals?(): Promise<{ tooLarge: number; overCount: number; overRate: number }>;
 }
 
 /** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */

@@ -66,6 +66,7 @@ export const FINDING_CODES = {
   NOTIFICATION_MISSING: 'No notification received',
   NOTIFICATION_FORM: 'Notification differs from the profile',
   NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
+  NOTIFICATION_FLOOD: 'Notifications past the receiver’s bounds',
 } as const satisfies Record<string, string>;
 
 /** A finding code. */

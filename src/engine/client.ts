@@ -44,6 +44,8 @@ export interface ClientOptions {
   tag: string;
   /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
   captureReplay?: boolean;
+  /** True once the run is interrupted: no request is sent after that. */
+  stopped?: () => boolean;
 }
 
 /** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
@@ -183,6 +185,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
       startedAt = new Date();
       t0 = performance.now();
       const given = unanswered.get(operation) ?? 0;
+      if (options.stopped?.()) {
+        error = { kind: 'network', message: 'not sent: the run was interrupted' };
+        return;
+      }
       if (given >= UNANSWERED_BEFORE_GIVING_UP) {
         error = { kind: 'timeout', message: `not sent: the target left the last ${given} requests of ${operation} unanswered within ${transport.timeoutMs} ms` };
         return;
@@ -204,8 +210,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded =
           operation === 'external'
-            ? await decodeExternal(headers['content-type'], text, truncated)
-            : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated);
+            ? await decodeExternal(headers['content-type'], text, truncated, headers['content-encoding'])
+            : await decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated, headers['content-encoding']);
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         if (read.spool) {
           attachSpool(response, read.spool);
@@ -288,6 +294,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       }
       return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' });
     },
+    ...(options.notifications?.refusals ? { notificationRefusals: () => options.notifications!.refusals!() } : {}),
     ...(options.notifications?.refuse
       ? {
           refuseNotifications(key: string) {
@@ -317,6 +324,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         notifications: client.notifications,
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
+        ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
         send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
         follow: (url, page) => counted(client.follow!(url, page)),
         usage: () => ({ exchanges, records, replay }),

@@ -98,6 +98,15 @@ async function decodeHtml(text: string): Promise<DecodedBody> {
   }
 }
 
+/** Whether a Content-Encoding names a coding: the kit sends no Accept-Encoding, so it asked for none. */
+function encoded(contentEncoding: string | undefined): boolean {
+  return contentEncoding !== undefined && !/^\s*(identity)?\s*$/i.test(contentEncoding);
+}
+
+function encodedProblem(contentEncoding: string): string {
+  return `body sent with Content-Encoding ${contentEncoding.slice(0, 40)}, which the kit did not accept; it is not inflated`;
+}
+
 /**
  * Decode a response body. A 2xx body is read as the operation's response media says; any other status as its
  * Content-Type names, else as the profile's error format of the operation. A truncated body is undecodable.
@@ -110,6 +119,7 @@ export async function decodeBody(
   contentType: string | undefined,
   text: string,
   truncated: boolean,
+  contentEncoding?: string,
 ): Promise<DecodedBody> {
   const op = spec.operations.get(operation)!;
   const expected = responseFormat(op);
@@ -118,6 +128,7 @@ export async function decodeBody(
       ? expected
       : (formatOfMediaType(contentType) ?? (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ?? expected);
   if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
+  if (encoded(contentEncoding)) return { kind: 'undecodable', format, problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
   if (format === 'json') return decodeJson(text);
   if (format === 'xml') return decodeXml(spec, op, text);
@@ -128,9 +139,10 @@ export async function decodeBody(
  * Decode the body of a page outside the operations (an issuer page, a form's action) by its Content-Type: an
  * HTML page into the form model (`forms` 0 when it holds none), JSON, or XML as read.
  */
-export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean): Promise<DecodedBody> {
+export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean, contentEncoding?: string): Promise<DecodedBody> {
   const format = formatOfMediaType(contentType);
   if (truncated) return { kind: 'undecodable', format: format ?? 'unknown', problem: 'body exceeded the response size cap and was cut' };
+  if (encoded(contentEncoding)) return { kind: 'undecodable', format: format ?? 'unknown', problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
   if (format === 'json') return decodeJson(text);
   if (format === 'html') return decodeHtml(text);

@@ -7,6 +7,17 @@ import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest 
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
 
+/** Most headers of a response kept in evidence, and the longest value kept of each (characters). */
+export const EVIDENCE_HEADERS = 100;
+export const EVIDENCE_HEADER_CHARS = 1024;
+
+/** The first EVIDENCE_HEADERS headers, each value cut at EVIDENCE_HEADER_CHARS (with '…'). */
+function boundedHeaders(headers: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length <= EVIDENCE_HEADERS && entries.every(([, v]) => v.length <= EVIDENCE_HEADER_CHARS)) return headers;
+  return Object.fromEntries(entries.slice(0, EVIDENCE_HEADERS).map(([k, v]) => [k.slice(0, EVIDENCE_HEADER_CHARS), v.length > EVIDENCE_HEADER_CHARS ? `${v.slice(0, EVIDENCE_HEADER_CHARS)}…` : v]));
+}
+
 /** Text masked past the excerpt's cut: longer than a card number run and than any written form of a secret. */
 function maskMargin(rules: MaskRules): number {
   return Math.max(512, ...(rules.secrets ?? []).map((s) => s.length * 6));
@@ -51,7 +62,7 @@ export function buildEvidence(request: SentRequest, response: ReceivedResponse |
     const masked = maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules);
     const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
     const bytes = response.bytes ?? { length: Buffer.byteLength(response.bodyText), sha256: createHash('sha256').update(response.bodyText).digest('hex') };
-    evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt, bodyBytes: bytes.length, bodySha256: bytes.sha256, ...(response.truncated ? { truncated: true } : {}) };
+    evidence.response = { status: response.status, headers: boundedHeaders(maskValue(response.headers, rules)), bodyExcerpt, bodyBytes: bytes.length, bodySha256: bytes.sha256, ...(response.truncated ? { truncated: true } : {}) };
   }
   return evidence;
 }

@@ -109,6 +109,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     notifications: setup.receiverControlUrl ? remoteNotifications(setup.receiverControlUrl) : undefined,
     tag,
     captureReplay: setup.captureReplay,
+    ...(setup.stopFile ? { stopped: () => fs.existsSync(setup.stopFile!) } : {}),
   });
   const ctx: CheckContext = {
     spec,

@@ -41,6 +41,12 @@ function recordNotifications(client: ProbeClient, ctx: CheckContext, steps: Step
   steps.facts.signatures = signatures;
 }
 
+/** What the kit's receiver refused so far for passing its bounds (a flood, oversized bodies), as a fact. */
+async function recordRefusals(client: ProbeClient, steps: Steps): Promise<void> {
+  const refusals = await client.notificationRefusals?.();
+  if (refusals && refusals.tooLarge + refusals.overCount + refusals.overRate > 0) steps.facts.receiverRefusals = refusals;
+}
+
 /** `notified`: an operation carrying the receiver's notify_url, then the notifications received for its key. */
 export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'], async (op, client, ctx, steps) => {
   const url = notifyUrl(ctx);
@@ -58,6 +64,7 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
     await complete(client, ctx, steps, main);
   }
   recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
+  await recordRefusals(client, steps);
   return main;
 }, { waitsOnTarget: true });
 
@@ -91,5 +98,6 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
   await sleep(GRACE_MS);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
+  await recordRefusals(client, steps);
   return main;
 }, { waitsOnTarget: true });

@@ -164,7 +164,14 @@ function deepXml(depth: number): string {
   return `<?xml version="1.0"?><respon>${'<a>'.repeat(depth)}x${'</a>'.repeat(depth)}</respon>`;
 }
 
+const millionKeysCache = new Map<Operation, string>();
 function millionKeys(op: Operation): string {
+  let body = millionKeysCache.get(op);
+  if (!body) millionKeysCache.set(op, (body = makeMillionKeys(op)));
+  return body;
+}
+
+function makeMillionKeys(op: Operation): string {
   const n = 1_000_000;
   if (op === 'json') return `{"return_status":"1","orders_list":[${Array.from({ length: n }, () => '{"a":0}').join(',')}]}`;
   if (op === 'checkout') return `<html><body><form method="post">${'<i></i>'.repeat(n)}</form></body></html>`;
@@ -258,7 +265,8 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
     const op = operationOf(req.url ?? '/', body);
     const type = CONTENT_TYPE[op];
     const foreignUrl = requests % 2 ? f2.url : f3.url;
-    switch (mode) {
+    // The operations are POSTs: anything else (the kit's reachability probe, a page GET) is answered as the gateway would.
+    switch (req.method === 'POST' ? mode : 'clean') {
       case 'huge-body':
         return stream(res, 2 * 1024 ** 3, type);
       case 'slow-drip': {
