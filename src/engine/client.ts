@@ -151,7 +151,11 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
   return { text, head: text, truncated, bytes };
 }
 
-/** Timeouts in a row after which an operation's further requests are not sent (their exchanges fail at once). */
+/**
+ * Rounds of timeouts in a row after which an operation's further requests are not sent (their exchanges fail at
+ * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
+ * round's timeout, so a slow start that times out every request in flight counts once.
+ */
 export const UNANSWERED_BEFORE_GIVING_UP = 2;
 
 /** Create the client of one worker. */
@@ -169,8 +173,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Control calls to the receiver (refusals) complete before the next request leaves.
   let control: Promise<void> = Promise.resolve();
 
-  // Timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
-  const unanswered = new Map<string, number>();
+  // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
+  const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
   const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
     await control;
@@ -184,15 +188,16 @@ export function createProbeClient(options: ClientOptions): KitClient {
     await limiter.run(async () => {
       startedAt = new Date();
       t0 = performance.now();
-      const given = unanswered.get(operation) ?? 0;
+      const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
       if (options.stopped?.()) {
         error = { kind: 'network', message: 'not sent: the run was interrupted' };
         return;
       }
-      if (given >= UNANSWERED_BEFORE_GIVING_UP) {
-        error = { kind: 'timeout', message: `not sent: the target left the last ${given} requests of ${operation} unanswered within ${transport.timeoutMs} ms` };
+      if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
+        error = { kind: 'timeout', message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)` };
         return;
       }
+      const sentAt = t0;
       try {
         const res = await request(sent.url, {
           method: sent.method as Dispatcher.HttpMethod,
@@ -225,7 +230,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error = transportError(e);
         error.message = maskText(error.message, maskRules);
       }
-      unanswered.set(operation, error?.kind === 'timeout' ? given + 1 : 0);
+      const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+      if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
+      else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
     });
     const record: Exchange = {
       id,

@@ -41,10 +41,17 @@ function recordNotifications(client: ProbeClient, ctx: CheckContext, steps: Step
   steps.facts.signatures = signatures;
 }
 
-/** What the kit's receiver refused so far for passing its bounds (a flood, oversized bodies), as a fact. */
+/**
+ * What the kit's receiver refused so far for passing its bounds (a flood, oversized bodies), as a fact. When the
+ * probe received nothing meanwhile, its notification may have been among the refused: the observation cannot count.
+ */
 async function recordRefusals(client: ProbeClient, steps: Steps): Promise<void> {
   const refusals = await client.notificationRefusals?.();
-  if (refusals && refusals.tooLarge + refusals.overCount + refusals.overRate > 0) steps.facts.receiverRefusals = refusals;
+  if (!refusals || refusals.tooLarge + refusals.overCount + refusals.overRate === 0) return;
+  steps.facts.receiverRefusals = refusals;
+  if (!steps.facts.notifications) {
+    throw new Inconclusive(`the notification receiver refused ${refusals.tooLarge + refusals.overCount + refusals.overRate} request(s) past its bounds; the notification may have been one of them`);
+  }
 }
 
 /** `notified`: an operation carrying the receiver's notify_url, then the notifications received for its key. */
