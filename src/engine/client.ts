@@ -46,6 +46,8 @@ export interface ClientOptions {
   captureReplay?: boolean;
   /** True once the run is interrupted: no request is sent after that. */
   stopped?: () => boolean;
+  /** Folder large bodies are spooled to (default: one of this thread's, removed at exit). */
+  spoolDir?: string;
 }
 
 /** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
@@ -109,7 +111,7 @@ interface BodyRead {
 /** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
 const HEAD_BYTES = 16 * 1024;
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<BodyRead> {
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number, spoolDir: string | undefined): Promise<BodyRead> {
   const chunks: Buffer[] = [];
   const hash = createHash('sha256');
   let size = 0;
@@ -132,7 +134,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
           // From here on the body goes to disk as it arrives; only its head stays in memory.
           const all = Buffer.concat(chunks);
           head = all.subarray(0, HEAD_BYTES);
-          spool = openSpool();
+          spool = openSpool(spoolDir);
           spool.write(all);
           chunks.length = 0;
         }
@@ -209,7 +211,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
           signal: AbortSignal.timeout(transport.timeoutMs),
         });
         const headers = headerRecord(res.headers);
-        const read = await readCapped(res.body, transport.maxResponseBytes);
+        const read = await readCapped(res.body, transport.maxResponseBytes, options.spoolDir);
         const { truncated, bytes } = read;
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));

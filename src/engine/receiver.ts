@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { sniffBody } from '../codecs/form.js';
+import { jsonOverLimit } from '../codecs/limits.js';
 import type { MaskRules } from '../mask.js';
 import type { Exchange, SentRequest } from '../model.js';
 import { buildEvidence } from './evidence.js';
@@ -155,7 +156,8 @@ export async function startReceiver(options: {
       return refuse(req, res, 413);
     }
     const bodyText = bytes.toString('utf8');
-    const sniffed = sniffBody(bodyText);
+    // A body past the JSON reader's bounds is kept as text only (a notification that is not a readable object).
+    const sniffed = jsonOverLimit(bodyText) ? undefined : sniffBody(bodyText);
     const sent: SentRequest = {
       method: req.method ?? 'POST',
       url: req.url ?? '/',

@@ -221,6 +221,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
   if (options.target) await assertReachable(options.target, transport, ca);
   const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
   let receiver: Receiver | undefined;
+  const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     const credentials = credentialsOf(options, target);
     const loopback = isLoopback(target.baseUrl);
@@ -261,6 +262,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
       ...(hooks.stop ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) } : {}),
+      spoolDir,
     };
     const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
     const interrupted = await runSuites(setup, adapter, options, hooks.stop);
@@ -310,7 +312,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
     const written = await adapter.runEnd(result, incoming);
     return { result, files: written, replay: adapter.replay };
   } finally {
-    clearSpool();
+    clearSpool(spoolDir);
     await receiver?.close();
     await target.close();
   }
@@ -377,6 +379,8 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       fs.writeFileSync(file, '');
       process.once('exit', () => fs.rmSync(file, { force: true }));
     }
+    const spool = setup.spoolDir;
+    if (spool) process.once('exit', () => clearSpool(spool)); // the worker may still be winding down
     return stop!.reason as Interrupt;
   };
   if (stop?.aborted) return interrupt();

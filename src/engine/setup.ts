@@ -34,6 +34,8 @@ export interface RunSetup {
   planFile: string;
   /** A file the runner creates when the run is interrupted: from then on the worker sends nothing. */
   stopFile?: string;
+  /** Folder the worker spools large response bodies to; the runner removes it when the run ends. */
+  spoolDir?: string;
 }
 
 /** What the suite worker tells the runner (through `planFile`): the plan, or why there is none. */

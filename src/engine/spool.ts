@@ -1,9 +1,9 @@
 /**
  * Large response bodies kept on disk instead of in memory. A check may read any body in full while its exchange is
  * alive, but a run holds hundreds of exchanges (memoised scenarios keep theirs for the whole run): a body past
- * SPOOL_BYTES is written, as its bytes arrive from the socket, to a file of this process's spool folder, never held
- * whole as text, and `bodyText` reads it back when a check asks. The file is removed when its exchange is collected,
- * and the folder when the run ends.
+ * SPOOL_BYTES is written, as its bytes arrive from the socket, to a file of the run's spool folder, never held whole
+ * as text, and `bodyText` reads it back when a check asks. The file is removed when its exchange is collected, and
+ * the folder when the run ends.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,9 +14,16 @@ import type { ReceivedResponse } from '../model.js';
 /** Bodies longer than this many bytes are spooled. */
 export const SPOOL_BYTES = 256 * 1024;
 
-/** The spool folder of a process (its worker threads share it). */
-export function spoolDir(pid: number = process.pid): string {
-  return path.join(os.tmpdir(), `pagi-bodies-${pid}`);
+let ownDir: string | undefined;
+
+/** The spool folder of this thread when a run gives none: removed when the process exits. */
+export function defaultSpoolDir(): string {
+  if (!ownDir) {
+    const dir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(4).toString('hex')}`);
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    ownDir = dir;
+  }
+  return ownDir;
 }
 
 let count = 0;
@@ -30,9 +37,8 @@ export interface SpoolFile {
   close(): void;
 }
 
-/** Open a spool file for one body. */
-export function openSpool(): SpoolFile {
-  const dir = spoolDir();
+/** Open a spool file for one body in `dir`. */
+export function openSpool(dir: string = defaultSpoolDir()): SpoolFile {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${prefix}-${++count}.body`);
   const fd = fs.openSync(file, 'w');
@@ -58,7 +64,7 @@ export function attachSpool(response: ReceivedResponse, file: string): void {
   unlink.register(response, file);
 }
 
-/** Remove a process's spool folder (when its run ends). */
-export function clearSpool(pid: number = process.pid): void {
-  fs.rmSync(spoolDir(pid), { recursive: true, force: true });
+/** Remove a run's spool folder (when the run ends). */
+export function clearSpool(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -110,6 +110,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     tag,
     captureReplay: setup.captureReplay,
     ...(setup.stopFile ? { stopped: () => fs.existsSync(setup.stopFile!) } : {}),
+    ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
   });
   const ctx: CheckContext = {
     spec,
