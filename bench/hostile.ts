@@ -49,7 +49,10 @@ async function measure(mode: Mode): Promise<Row> {
     fs.rmSync(run.out, { recursive: true, force: true });
     return { mode, exitCode: run.code, verdict, maxRssMb: Math.round(run.rssKb / 1024), wallMs: Math.round(run.wallMs) };
   } finally {
-    await target.close();
+    // A hostile server that will not close is left behind after 10 s (the timer keeps this process waiting for it).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([target.close(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+    clearTimeout(timer);
   }
 }
 
