@@ -276,7 +276,8 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
     const warnings = waiverWarnings(waivers, today, new Set(checkIds));
     warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
     const refused = receiver?.refusals ? refusalSentence(await receiver.refusals()) : undefined;
-    if (refused) warnings.push(`${refused[0]!.toUpperCase()}${refused.slice(1)}.`);
+    const refusedSentence = refused ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.` : undefined;
+    if (refusedSentence) warnings.push(refusedSentence);
     const runWarnings = [...warnings];
     if (options.shard) warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
     const ended = new Date();
@@ -301,6 +302,12 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       warnings,
       failOn: options.failOn,
     });
+    if (refusedSentence && result.verdict === 'CONFORMANT') {
+      // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
+      result.verdict = 'INCONCLUSIVE';
+      result.exitCode = 3;
+      result.verdictReasons.push(refusedSentence);
+    }
     if (interrupted) {
       const checksSelected = plan.filter((t) => t.selected).length;
       result.interrupted = { signal: interrupted, checksRun, checksSelected };

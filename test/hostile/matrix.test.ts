@@ -169,6 +169,7 @@ const CASES: Case[] = [
     codes: [3],
     extra(results, target) {
       expect(results.warnings.join(' ')).toMatch(/notification receiver refused [0-9]+ request\(s\)/);
+      expect(results.verdictReasons.join(' ')).toContain('could not all be observed');
       expect(findings(results).map((f) => f.code)).toContain('NOTIFICATION_FLOOD');
       const answered = target.flood();
       expect(answered['413']).toBeGreaterThan(0);
