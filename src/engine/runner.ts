@@ -302,7 +302,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
       warnings,
       failOn: options.failOn,
     });
-    if (refusedSentence && result.verdict === 'CONFORMANT') {
+    if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
       // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
       result.verdict = 'INCONCLUSIVE';
       result.exitCode = 3;
