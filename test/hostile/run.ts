@@ -18,6 +18,8 @@ export interface KitRun {
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-hostile-'));
+// Reports of hostile runs are large (every finding carries its evidence): kept only with PAGI_KEEP_HOSTILE set.
+if (!process.env.PAGI_KEEP_HOSTILE) process.once('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 let count = 0;
 
 /** Options every hostile run shares: short timeouts, so a target that never answers costs seconds, not minutes. */
