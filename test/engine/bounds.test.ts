@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { createProbeClient, type KitClient } from '../../src/engine/client.js';
 import { decodeBody, decodeExternal } from '../../src/engine/decode.js';
 import { EXCERPT_CHARS } from '../../src/engine/evidence.js';
 import { refusalSentence, remoteNotifications, startReceiver, type Receiver } from '../../src/engine/receiver.js';
+import { clearSpool } from '../../src/engine/spool.js';
 import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
@@ -69,6 +71,7 @@ describe('parser limits', () => {
 describe('the client against a large, slow or silent target', () => {
   let server: http.Server;
   let client: KitClient;
+  const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bounds-spool-'));
   let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_, res) => res.end();
   const sockets = new Set<import('node:net').Socket>();
 
@@ -92,9 +95,10 @@ describe('the client against a large, slow or silent target', () => {
       paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
       notifyWaitMs: 100,
     };
-    client = createProbeClient({ spec, profile, config, secret: 'bounds-secret-0001', cardSecurityCode: '987', transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 }, tag: 'b' });
+    client = createProbeClient({ spec, profile, config, secret: 'bounds-secret-0001', cardSecurityCode: '987', transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 }, tag: 'b', spoolDir });
   });
   afterAll(async () => {
+    clearSpool(spoolDir);
     await client.close();
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -107,6 +111,7 @@ describe('the client against a large, slow or silent target', () => {
     expect(x.response!.bodyText).toBe(body);
     expect(x.response!.decoded).toMatchObject({ kind: 'json', value: { merchant_id: 'M' } });
     expect(Object.getOwnPropertyDescriptor(x.response!, 'bodyText')!.get).toBeTypeOf('function');
+    expect(fs.readdirSync(spoolDir)).toHaveLength(1);
     expect(x.evidence.response).toMatchObject({ bodyBytes: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex') });
     expect(x.evidence.response!.bodyExcerpt.length).toBe(EXCERPT_CHARS + 1);
   });
