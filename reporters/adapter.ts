@@ -29,6 +29,8 @@ export class VitestAdapter implements Reporter {
   readonly modules: string[] = [];
   /** Errors outside tests: a suite file that failed to load, an unhandled error. One line each. */
   readonly errors: string[] = [];
+  /** Set when the run was interrupted: results arriving after that are not taken. */
+  private frozen = false;
 
   constructor(
     private readonly reporters: readonly KitReporter[],
@@ -43,7 +45,13 @@ export class VitestAdapter implements Reporter {
     this.modules.push(testModule.moduleId);
   }
 
+  /** Take no more results or errors (an interrupted run reports what had arrived). */
+  freeze(): void {
+    this.frozen = true;
+  }
+
   async onTestCaseResult(testCase: TestCase): Promise<void> {
+    if (this.frozen) return;
     const meta = testCase.meta().pagi;
     if (!meta) {
       const error = testCase.result().errors?.[0]?.message;
@@ -70,15 +78,18 @@ export class VitestAdapter implements Reporter {
 
   /** A `describe(operation)` block of a family's suite file has finished. */
   async onTestSuiteResult(testSuite: TestSuite): Promise<void> {
+    if (this.frozen) return;
     const family = familyOfModule(testSuite.module.moduleId);
     for (const r of this.reporters) await r.onOperationEnd?.(family, testSuite.name as OperationKey);
   }
 
   onTestModuleEnd(testModule: TestModule): void {
+    if (this.frozen) return;
     for (const e of testModule.errors()) this.errors.push(`${testModule.moduleId}: ${(e.message ?? String(e)).split('\n')[0]}`);
   }
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
+    if (this.frozen) return;
     for (const e of unhandledErrors) this.errors.push(`unhandled error: ${(e.message ?? String(e)).split('\n')[0]}`);
   }
 

@@ -93,12 +93,23 @@ export interface ReceivedResponse {
   decoded: DecodedBody;
   /** Where the response carried the run's secret (any written form), noted when recorded: the kit keeps no clear copy in reports. */
   secretEchoed?: ('body' | 'header name' | 'header value')[];
+  /** Length in bytes and sha-256 (hex) of the body as read, when known. */
+  bytes?: { length: number; sha256: string };
 }
 
 /** Masked, printable evidence of one exchange. Built once, when the exchange is recorded. */
 export interface Evidence {
   request: { method: string; url: string; headers: Record<string, string>; body: string };
-  response?: { status: number; headers: Record<string, string>; bodyExcerpt: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    bodyExcerpt: string;
+    /** Length in bytes and sha-256 (hex) of the body as read: what identifies it once only the excerpt is kept. */
+    bodyBytes?: number;
+    bodySha256?: string;
+    /** The body was longer than the response size cap. */
+    truncated?: boolean;
+  };
   /** A curl command line reproducing the request (masked: card data and secrets replaced). */
   curl: string;
 }
@@ -246,6 +257,8 @@ export interface ProbeClient {
   follow?(url: string, request?: { method?: string; form?: Record<string, string> }): Promise<Exchange>;
   /** Make the kit's receiver answer notifications for `key` with a non-acknowledging status (to observe retries). */
   refuseNotifications?(key: string): void;
+  /** Requests the kit's receiver refused so far for passing its bounds (body size, count per run, rate). */
+  notificationRefusals?(): Promise<{ tooLarge: number; overCount: number; overRate: number }>;
 }
 
 /** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */
@@ -365,4 +378,6 @@ export interface RunResult {
   totals: RunTotals;
   /** Expired or unused waivers, shards, kit errors: one sentence each. */
   warnings: string[];
+  /** Set when a signal stopped the run: the verdict is then INCONCLUSIVE. */
+  interrupted?: { signal: 'SIGINT' | 'SIGTERM'; checksRun: number; checksSelected: number };
 }

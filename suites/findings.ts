@@ -70,6 +70,7 @@ export const FINDING_CODES = {
   NOTIFICATION_FORM: 'Notification differs from the profile',
   NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
   LISTED_FIELD_ABSENT: 'Listed field absent from the answer',
+  NOTIFICATION_FLOOD: 'Notifications past the receiver’s bounds',
 } as const satisfies Record<string, string>;
 
 /** A finding code. */

@@ -1,9 +1,11 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XML_LIMITS, markupOverLimit } from './limits.js';
 
 /** Why an XML body could not be read. */
 export type XmlProblem =
   | { kind: 'doctype'; detail: string }
   | { kind: 'malformed'; detail: string }
+  | { kind: 'limit'; detail: string }
   | { kind: 'root'; detail: string; root: string | undefined };
 
 /** Result of reading an XML response body. */
@@ -41,11 +43,14 @@ function decodeTree(node: unknown): unknown {
 }
 
 /**
- * Read an untrusted XML body: no DOCTYPE and no entity declarations (refused, never expanded), well-formedness
- * checked, values kept as strings, one root element expected.
+ * Read an untrusted XML body: no DOCTYPE and no entity declarations (refused, never expanded), no more elements
+ * nor deeper nesting than XML_LIMITS (refused, never parsed), well-formedness checked, values kept as strings, one
+ * root element expected.
  */
 export function readXml(text: string, expectedRoot?: string): XmlReadResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, problem: { kind: 'doctype', detail: 'document declares a DOCTYPE or an entity' } };
+  const over = markupOverLimit(text, XML_LIMITS);
+  if (over) return { ok: false, problem: { kind: 'limit', detail: `document has ${over}; the kit reads no further` } };
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
   if (valid !== true) {
     return { ok: false, problem: { kind: 'malformed', detail: `${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})` } };

@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { holdsSecret, maskText, type MaskRules } from '../mask.js';
@@ -20,6 +20,7 @@ import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
+import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
 export interface TransportOptions {
@@ -49,6 +50,10 @@ export interface ClientOptions {
   captureReplay?: boolean;
   /** `false`: HTML pages are not read into a form model (a client of the main thread, which starts no reader thread). */
   readPages?: boolean;
+  /** True once the run is interrupted: no request is sent after that. */
+  stopped?: () => boolean;
+  /** Folder large bodies are spooled to (default: one of this thread's, removed at exit). */
+  spoolDir?: string;
 }
 
 /** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
@@ -101,22 +106,6 @@ function transportError(e: unknown): NonNullable<Exchange['error']> {
   return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<{ text: string; truncated: boolean; utf8: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > cap) {
-      chunks.push(chunk.subarray(0, cap - size));
-      body.destroy(); // stop reading past the cap
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, utf8: true };
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  const bytes = Buffer.concat(chunks);
-  return { text: bytes.toString('utf8'), truncated: false, utf8: isUtf8(bytes) };
-}
-
 const UTF8 = /^utf-?8$/i;
 
 /**
@@ -156,6 +145,89 @@ function secretEchoes(body: string, headers: Record<string, string>, rules: Mask
   return where;
 }
 
+/** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
+interface BodyRead {
+  text?: string;
+  spool?: string;
+  head: string;
+  truncated: boolean;
+  /** Whether the bytes read are valid UTF-8. */
+  utf8: boolean;
+  bytes: { length: number; sha256: string };
+}
+
+/** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
+const HEAD_BYTES = 16 * 1024;
+
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number, spoolDir: string | undefined): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  const hash = createHash('sha256');
+  let size = 0;
+  let truncated = false;
+  let spool: SpoolFile | undefined;
+  let head: Buffer | undefined;
+  // A spooled body is checked for UTF-8 as it arrives (it is never held whole); a small one once, at the end.
+  let spoolUtf8: TextDecoder | undefined;
+  let utf8 = true;
+  const checkUtf8 = (chunk: Buffer, stream: boolean): void => {
+    if (!utf8 || !spoolUtf8) return;
+    try {
+      spoolUtf8.decode(chunk, { stream });
+    } catch {
+      utf8 = false;
+    }
+  };
+  try {
+    for await (const read of body as AsyncIterable<Buffer>) {
+      let chunk = read;
+      if (size + chunk.length > cap) {
+        chunk = chunk.subarray(0, cap - size);
+        truncated = true;
+      }
+      hash.update(chunk);
+      size += chunk.length;
+      if (spool) {
+        spool.write(chunk);
+        checkUtf8(chunk, true);
+      } else {
+        chunks.push(chunk);
+        if (size > SPOOL_BYTES) {
+          // From here on the body goes to disk as it arrives; only its head stays in memory.
+          const all = Buffer.concat(chunks);
+          head = all.subarray(0, HEAD_BYTES);
+          spool = openSpool(spoolDir);
+          spool.write(all);
+          spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
+          checkUtf8(all, true);
+          chunks.length = 0;
+        }
+      }
+      if (truncated) {
+        body.destroy(); // stop reading past the cap
+        break;
+      }
+    }
+  } finally {
+    spool?.close();
+  }
+  const bytes = { length: size, sha256: hash.digest('hex') };
+  if (spool) {
+    if (!truncated) checkUtf8(Buffer.alloc(0), false);
+    return { spool: spool.file, head: head!.toString('utf8'), truncated, utf8: truncated || utf8, bytes };
+  }
+  const all = Buffer.concat(chunks);
+  const text = all.toString('utf8');
+  // A body cut at the cap may end inside a character: only a whole body is judged.
+  return { text, head: text, truncated, utf8: truncated || isUtf8(all), bytes };
+}
+
+/**
+ * Rounds of timeouts in a row after which an operation's further requests are not sent (their exchanges fail at
+ * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
+ * round's timeout, so a slow start that times out every request in flight counts once.
+ */
+export const UNANSWERED_BEFORE_GIVING_UP = 2;
+
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
@@ -172,17 +244,34 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Control calls to the receiver (refusals) complete before the next request leaves.
   let control: Promise<void> = Promise.resolve();
 
+  // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
+  const unanswered = new Map<string, { rounds: number; lastAt: number }>();
+
   const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
-    const startedAt = new Date();
-    const t0 = performance.now();
+    // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
+    let startedAt = new Date();
+    let t0 = performance.now();
     let response: ReceivedResponse | undefined;
+    let head: string | undefined;
     let error: Exchange['error'];
     // A URL the target handed over is requested only when the run's egress policy allows it.
     const offTarget = operation === 'external' ? egress.refusal(sent.url) : undefined;
     if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
     else await limiter.run(async () => {
+      startedAt = new Date();
+      t0 = performance.now();
+      const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+      if (options.stopped?.()) {
+        error = { kind: 'network', message: 'not sent: the run was interrupted' };
+        return;
+      }
+      if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
+        error = { kind: 'timeout', message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)` };
+        return;
+      }
+      const sentAt = t0;
       try {
         const res = await request(sent.url, {
           method: sent.method as Dispatcher.HttpMethod,
@@ -194,18 +283,25 @@ export function createProbeClient(options: ClientOptions): KitClient {
           signal: AbortSignal.timeout(transport.timeoutMs),
         });
         const headers = headerRecord(res.headers);
-        const { text, truncated, utf8 } = await readCapped(res.body, transport.maxResponseBytes);
+        const read = await readCapped(res.body, transport.maxResponseBytes, options.spoolDir);
+        const { truncated, bytes } = read;
+        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
+        const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded: DecodedBody =
           options.readPages === false && formatOfMediaType(headers['content-type']) === 'html'
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
-            : await decodeSafely(headers['content-type'], text, utf8, () =>
+            : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
-                  ? decodeExternal(headers['content-type'], text, truncated)
-                  : decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated),
+                  ? decodeExternal(headers['content-type'], text, truncated, headers['content-encoding'])
+                  : decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated, headers['content-encoding']),
               );
-        response = { status: res.statusCode, headers, bodyText: text, truncated, decoded };
+        response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
         if (echoed.length) response.secretEchoed = echoed;
+        if (read.spool) {
+          attachSpool(response, read.spool);
+          head = read.head;
+        }
         if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
           let elsewhere: string | undefined;
@@ -220,6 +316,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error = transportError(e);
         error.message = maskText(error.message, maskRules);
       }
+      const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+      if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
+      else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
     });
     const record: Exchange = {
       id,
@@ -227,7 +326,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules),
+      evidence: buildEvidence(sent, response, maskRules, head),
     };
     if (response) record.response = response;
     if (error) record.error = error;
@@ -288,6 +387,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       }
       return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' });
     },
+    ...(options.notifications?.refusals ? { notificationRefusals: () => options.notifications!.refusals!() } : {}),
     ...(options.notifications?.refuse
       ? {
           refuseNotifications(key: string) {
@@ -317,6 +417,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         notifications: client.notifications,
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
+        ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
         send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
         follow: (url, page) => counted(client.follow!(url, page)),
         usage: () => ({ exchanges, records, replay }),

@@ -1,5 +1,6 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
 import { htmlReader } from '../codecs/html-reader.js';
+import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../codecs/limits.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
@@ -72,6 +73,8 @@ export function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
 }
 
 function decodeJson(text: string): DecodedBody {
+  const over = jsonOverLimit(text);
+  if (over) return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (e) {
@@ -86,11 +89,22 @@ function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBo
 }
 
 async function decodeHtml(text: string): Promise<DecodedBody> {
+  const over = markupOverLimit(text, HTML_LIMITS);
+  if (over) return { kind: 'undecodable', format: 'html', problem: `page with ${over}; the kit reads no further` };
   try {
     return { kind: 'html', form: await htmlReader().read(text) };
   } catch (e) {
     return { kind: 'undecodable', format: 'html', problem: (e as Error).message };
   }
+}
+
+/** Whether a Content-Encoding names a coding: the kit sends no Accept-Encoding, so it asked for none. */
+function encoded(contentEncoding: string | undefined): boolean {
+  return contentEncoding !== undefined && !/^\s*(identity)?\s*$/i.test(contentEncoding);
+}
+
+function encodedProblem(contentEncoding: string): string {
+  return `body sent with Content-Encoding ${contentEncoding.slice(0, 40)}, which the kit did not accept; it is not inflated`;
 }
 
 /**
@@ -105,6 +119,7 @@ export async function decodeBody(
   contentType: string | undefined,
   text: string,
   truncated: boolean,
+  contentEncoding?: string,
 ): Promise<DecodedBody> {
   const op = spec.operations.get(operation)!;
   const expected = responseFormat(op);
@@ -113,6 +128,7 @@ export async function decodeBody(
       ? expected
       : (formatOfMediaType(contentType) ?? (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ?? expected);
   if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
+  if (encoded(contentEncoding)) return { kind: 'undecodable', format, problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
   if (format === 'json') return decodeJson(text);
   if (format === 'xml') return decodeXml(spec, op, text);
@@ -123,9 +139,10 @@ export async function decodeBody(
  * Decode the body of a page outside the operations (an issuer page, a form's action) by its Content-Type: an
  * HTML page into the form model (`forms` 0 when it holds none), JSON, or XML as read.
  */
-export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean): Promise<DecodedBody> {
+export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean, contentEncoding?: string): Promise<DecodedBody> {
   const format = formatOfMediaType(contentType);
   if (truncated) return { kind: 'undecodable', format: format ?? 'unknown', problem: 'body exceeded the response size cap and was cut' };
+  if (encoded(contentEncoding)) return { kind: 'undecodable', format: format ?? 'unknown', problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
   if (format === 'json') return decodeJson(text);
   if (format === 'html') return decodeHtml(text);

@@ -1,10 +1,22 @@
 /** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
+import { createHash } from 'node:crypto';
 import { maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
 import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest } from '../model.js';
 
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
+
+/** Most headers of a response kept in evidence, and the longest value kept of each (characters). */
+export const EVIDENCE_HEADERS = 100;
+export const EVIDENCE_HEADER_CHARS = 1024;
+
+/** The first EVIDENCE_HEADERS headers, each value cut at EVIDENCE_HEADER_CHARS (with '…'). */
+function boundedHeaders(headers: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(headers);
+  if (entries.length <= EVIDENCE_HEADERS && entries.every(([, v]) => v.length <= EVIDENCE_HEADER_CHARS)) return headers;
+  return Object.fromEntries(entries.slice(0, EVIDENCE_HEADERS).map(([k, v]) => [k.slice(0, EVIDENCE_HEADER_CHARS), v.length > EVIDENCE_HEADER_CHARS ? `${v.slice(0, EVIDENCE_HEADER_CHARS)}…` : v]));
+}
 
 /** Text masked past the excerpt's cut: longer than a card number run and than any written form of a secret. */
 function maskMargin(rules: MaskRules): number {
@@ -31,8 +43,11 @@ export function curlLine(method: string, url: string, headers: Record<string, st
   return parts.join(' ');
 }
 
-/** Evidence of a request and its response, masked with `rules`. */
-export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules): Evidence {
+/**
+ * Evidence of a request and its response, masked with `rules`. `bodyHead`: the first characters of a body not held
+ * in memory (spooled), used instead of `response.bodyText`.
+ */
+export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, bodyHead?: string): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
@@ -42,10 +57,12 @@ export function buildEvidence(request: SentRequest, response: ReceivedResponse |
   };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
-    const long = response.bodyText.length > EXCERPT_CHARS;
-    const masked = maskText(long ? response.bodyText.slice(0, EXCERPT_CHARS + maskMargin(rules)) : response.bodyText, rules);
+    const text = bodyHead ?? response.bodyText;
+    const long = bodyHead !== undefined || text.length > EXCERPT_CHARS;
+    const masked = maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules);
     const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
-    evidence.response = { status: response.status, headers: maskValue(response.headers, rules), bodyExcerpt };
+    const bytes = response.bytes ?? { length: Buffer.byteLength(response.bodyText), sha256: createHash('sha256').update(response.bodyText).digest('hex') };
+    evidence.response = { status: response.status, headers: boundedHeaders(maskValue(response.headers, rules)), bodyExcerpt, bodyBytes: bytes.length, bodySha256: bytes.sha256, ...(response.truncated ? { truncated: true } : {}) };
   }
   return evidence;
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { sniffBody } from '../codecs/form.js';
+import { jsonOverLimit } from '../codecs/limits.js';
 import type { MaskRules } from '../mask.js';
 import type { Exchange, SentRequest } from '../model.js';
 import { buildEvidence } from './evidence.js';
@@ -21,6 +22,43 @@ export interface NotificationSource {
   notifications(key: string, ms: number, atLeast?: number): Promise<Exchange[]>;
   /** From now on, answer the notifications for `key` with a status that does not acknowledge them. */
   refuse?(key: string): Promise<void>;
+  /** Requests the receiver refused so far for passing its bounds. */
+  refusals?(): Promise<ReceiverRefusals>;
+}
+
+/** Bounds of the receiver: whatever a target sends to it, what the kit keeps is bounded. */
+export interface ReceiverBounds {
+  /** Largest body read (bytes); past it: 413 and the connection closed. */
+  maxBodyBytes: number;
+  /** Most requests recorded in a run; past it: 429, nothing recorded. */
+  maxPerRun: number;
+  /** Most requests accepted in any one second; past it: 429, nothing recorded. */
+  maxPerSecond: number;
+  /** Longest time a request may take to arrive whole (ms); past it the connection is closed. */
+  requestTimeoutMs: number;
+}
+
+/** The receiver's bounds unless a test says otherwise: a notification is a payment result of a few kilobytes. */
+export const RECEIVER_BOUNDS: ReceiverBounds = { maxBodyBytes: 64 * 1024, maxPerRun: 500, maxPerSecond: 50, requestTimeoutMs: 10_000 };
+
+/** Requests refused for passing a bound, by bound. */
+export interface ReceiverRefusals {
+  /** Bodies larger than `maxBodyBytes` (413). */
+  tooLarge: number;
+  /** Requests past `maxPerRun` (429). */
+  overCount: number;
+  /** Requests past `maxPerSecond` (429). */
+  overRate: number;
+}
+
+/** One sentence on what the receiver refused, or undefined when it refused nothing. */
+export function refusalSentence(r: ReceiverRefusals, bounds: ReceiverBounds = RECEIVER_BOUNDS): string | undefined {
+  const parts = [
+    r.tooLarge ? `${r.tooLarge} with a body over ${bounds.maxBodyBytes} bytes (413)` : '',
+    r.overCount ? `${r.overCount} past ${bounds.maxPerRun} in the run (429)` : '',
+    r.overRate ? `${r.overRate} past ${bounds.maxPerSecond} a second (429)` : '',
+  ].filter(Boolean);
+  return parts.length ? `the notification receiver refused ${r.tooLarge + r.overCount + r.overRate} request(s): ${parts.join(', ')}` : undefined;
 }
 
 /** A running receiver. */
@@ -33,9 +71,6 @@ export interface Receiver extends NotificationSource {
   received(): readonly Exchange[];
   close(): Promise<void>;
 }
-
-/** Largest notification body accepted. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 function matchesBody(body: Record<string, unknown> | undefined, key: string): boolean {
   return Object.values(body ?? {}).some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === key);
@@ -52,14 +87,17 @@ function listen(server: http.Server, host: string, port: number): Promise<Addres
   });
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
+/** The body, or undefined as soon as it passes `max` bytes (nothing more is read). */
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    if (Number(req.headers['content-length']) > max) return resolve(undefined);
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0; // keep reading to the end, storing nothing
+      if (size > max) {
+        chunks.length = 0;
+        req.pause();
         resolve(undefined);
       } else chunks.push(chunk);
     });
@@ -76,22 +114,50 @@ function headerRecord(headers: http.IncomingHttpHeaders): Record<string, string>
  * Start a receiver on `listenOn` (`host:port`, port 0 = ephemeral). `publicUrl` is the URL gateways reach it at;
  * by default its own address.
  */
-export async function startReceiver(options: { listenOn: string; publicUrl?: string; rules: MaskRules; acknowledgement?: { statusMin: number; statusMax: number } }): Promise<Receiver> {
+export async function startReceiver(options: {
+  listenOn: string;
+  publicUrl?: string;
+  rules: MaskRules;
+  acknowledgement?: { statusMin: number; statusMax: number };
+  bounds?: Partial<ReceiverBounds>;
+}): Promise<Receiver> {
+  const bounds: ReceiverBounds = { ...RECEIVER_BOUNDS, ...options.bounds };
+  const refusals: ReceiverRefusals = { tooLarge: 0, overCount: 0, overRate: 0 };
+  let accepted = 0;
+  let second = 0;
+  let inSecond = 0;
   const records: Exchange[] = [];
   const waiters = new Set<() => void>();
   const refused = new Set<string>();
   const ack = options.acknowledgement ?? { statusMin: 200, statusMax: 299 };
   const refuseStatus = [503, 500, 400].find((s) => s < ack.statusMin || s > ack.statusMax)!;
 
+  /** Answer without reading (more of) the body, then close the connection. */
+  const refuse = (req: http.IncomingMessage, res: http.ServerResponse, status: 413 | 429): void => {
+    res.writeHead(status, { connection: 'close', ...(status === 429 ? { 'retry-after': '1' } : {}) }).end(() => req.socket.destroy());
+  };
+
   const server = http.createServer(async (req, res) => {
     const started = Date.now();
-    const bytes = await readBody(req).catch(() => undefined);
+    const now = Math.floor(started / 1000);
+    if (now !== second) [second, inSecond] = [now, 0];
+    if (accepted >= bounds.maxPerRun) {
+      refusals.overCount++;
+      return refuse(req, res, 429);
+    }
+    if (++inSecond > bounds.maxPerSecond) {
+      refusals.overRate++;
+      return refuse(req, res, 429);
+    }
+    accepted++;
+    const bytes = await readBody(req, bounds.maxBodyBytes).catch(() => undefined);
     if (!bytes) {
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
+      refusals.tooLarge++;
+      return refuse(req, res, 413);
     }
     const bodyText = bytes.toString('utf8');
-    const sniffed = sniffBody(bodyText);
+    // A body past the JSON reader's bounds is kept as text only (a notification that is not a readable object).
+    const sniffed = jsonOverLimit(bodyText) ? undefined : sniffBody(bodyText);
     const sent: SentRequest = {
       method: req.method ?? 'POST',
       url: req.url ?? '/',
@@ -138,7 +204,9 @@ export async function startReceiver(options: { listenOn: string; publicUrl?: str
   const control = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://control');
     const key = url.searchParams.get('key') ?? '';
-    if (url.pathname === `/${token}/refuse` && req.method === 'POST') {
+    if (url.pathname === `/${token}/refusals`) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusals));
+    } else if (url.pathname === `/${token}/refuse` && req.method === 'POST') {
       refused.add(key);
       res.writeHead(204).end();
     } else if (url.pathname === `/${token}/notifications`) {
@@ -147,6 +215,8 @@ export async function startReceiver(options: { listenOn: string; publicUrl?: str
     } else res.writeHead(404).end();
   });
 
+  server.requestTimeout = bounds.requestTimeoutMs;
+  server.headersTimeout = Math.min(bounds.requestTimeoutMs, 60_000);
   const [host, portText] = splitHostPort(options.listenOn);
   const address = await listen(server, host, Number(portText));
   const controlAddress = await listen(control, '127.0.0.1', 0);
@@ -158,10 +228,16 @@ export async function startReceiver(options: { listenOn: string; publicUrl?: str
     async refuse(key) {
       refused.add(key);
     },
+    async refusals() {
+      return { ...refusals };
+    },
     received: () => records,
     async close() {
       for (const wake of waiters) wake();
-      await Promise.all([server, control].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      // Keep-alive and half-sent requests are cut: closing must not wait on what a target keeps open.
+      const closing = [server, control].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      for (const s of [server, control]) s.closeAllConnections();
+      await Promise.all(closing);
     },
   };
 }
@@ -184,6 +260,10 @@ export function remoteNotifications(controlUrl: string): NotificationSource {
     async refuse(key) {
       const res = await request(`${controlUrl}/refuse?key=${encodeURIComponent(key)}`, { method: 'POST' });
       await res.body.dump();
+    },
+    async refusals() {
+      const res = await request(`${controlUrl}/refusals`);
+      return (await res.body.json()) as ReceiverRefusals;
     },
   };
 }

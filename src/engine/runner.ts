@@ -24,8 +24,10 @@ import { createDispatcher } from './dispatch.js';
 import { isLoopbackHost } from './egress.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
+import { INTERRUPTS, type Interrupt } from './interrupts.js';
 import { preflight } from './preflight.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
+import { clearSpool } from './spool.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
 import { requestExamples } from './sample.js';
@@ -43,7 +45,13 @@ export interface RunHooks {
   commandLine?: string[];
   /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
   gatewayFault?: string;
+  /**
+   * Aborted, with the signal's name as reason, to interrupt the run: nothing more is sent, and the reports are
+   * written for the checks that had run, with verdict INCONCLUSIVE (see `RunResult.interrupted`).
+   */
+  stop?: AbortSignal;
 }
+
 
 /** What a run produced. */
 export interface RunOutcome {
@@ -249,6 +257,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
   const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
+  const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     const credentials = credentialsOf(options, target);
     const loopback = isLoopback(target.baseUrl);
@@ -291,16 +300,23 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       captureReplay: hooks.captureReplay ?? false,
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
+      ...(hooks.stop ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) } : {}),
+      spoolDir,
     };
     const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
-    await runSuites(setup, adapter, options);
-    const { plan, checkIds } = readWorkerPlan(setup.planFile, adapter);
+    const interrupted = await runSuites(setup, adapter, options, hooks.stop);
+    const { plan, checkIds } = interrupted ? await interruptedPlan(setup.planFile, spec, options) : readWorkerPlan(setup.planFile, adapter);
 
     const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
-    const ran = (t: PlannedTest) => ranFiles.has(suiteFile(t.family));
-    const results = completeResults(plan, adapter.results, ran, `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`);
+    const ran = (t: PlannedTest) => interrupted !== undefined || ranFiles.has(suiteFile(t.family));
+    const notRun = interrupted ? `not run: the run was interrupted (${interrupted})` : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
+    const checksRun = adapter.results.length;
+    const results = completeResults(plan, adapter.results, ran, notRun);
     const warnings = waiverWarnings(waivers, today, new Set(checkIds));
     warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
+    const refused = receiver?.refusals ? refusalSentence(await receiver.refusals()) : undefined;
+    const refusedSentence = refused ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.` : undefined;
+    if (refusedSentence) warnings.push(refusedSentence);
     const runWarnings = [...warnings];
     if (options.shard) warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
     const ended = new Date();
@@ -325,6 +341,19 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       warnings,
       failOn: options.failOn,
     });
+    if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
+      // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
+      result.verdict = 'INCONCLUSIVE';
+      result.exitCode = 3;
+      result.verdictReasons.push(refusedSentence);
+    }
+    if (interrupted) {
+      const checksSelected = plan.filter((t) => t.selected).length;
+      result.interrupted = { signal: interrupted, checksRun, checksSelected };
+      result.verdict = 'INCONCLUSIVE';
+      result.exitCode = 3;
+      result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
+    }
     if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
     // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
     const masked = maskOutgoingValue(result);
@@ -334,9 +363,22 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
     if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
     throw e;
   } finally {
+    clearSpool(spoolDir);
     await receiver?.close();
     await target.close();
     releaseRules();
+  }
+}
+
+/** The plan of an interrupted run: the worker's, or, when it had not written one yet, the plan made here. */
+async function interruptedPlan(file: string, spec: SpecModel, options: RunOptions): Promise<WorkerPlan> {
+  try {
+    const plan = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerPlan;
+    fs.rmSync(file, { force: true });
+    return plan;
+  } catch {
+    const { registry, plan } = await loadPlan(spec, options);
+    return { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: [], unknownSelectors: [] };
   }
 }
 
@@ -370,16 +412,37 @@ export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
   } as const;
 }
 
-/** Run every family's suite file with vitest (see suiteVitestOptions). */
-async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions): Promise<void> {
-  const { startVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
+/**
+ * Run every family's suite file with vitest (see suiteVitestOptions). With `stop`, the run's signals are the
+ * caller's (vitest's own exit-on-signal handlers are removed) and an abort ends it early: the stop file tells the
+ * worker to send nothing more, vitest's run is cancelled, the adapter takes no more results, and the signal's name
+ * is returned.
+ */
+async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions, stop?: AbortSignal): Promise<Interrupt | undefined> {
+  const { createVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
   const exitCode = process.exitCode;
   // A shard also writes vitest's blob report, which `pagi-conform merge` replays (with the shard's manifest).
   const blob: [string, { outputFile: string }][] = options.shard ? [['blob', { outputFile: blobFile(options.out, options.shard) }]] : [];
+  const own = new Map((Object.keys(INTERRUPTS) as Interrupt[]).map((s) => [s, new Set(process.listeners(s))]));
+  const interrupt = () => {
+    adapter.freeze();
+    const file = setup.stopFile;
+    if (file) {
+      fs.writeFileSync(file, '');
+      process.once('exit', () => fs.rmSync(file, { force: true }));
+    }
+    const spool = setup.spoolDir;
+    if (spool) process.once('exit', () => clearSpool(spool)); // the worker may still be winding down
+    return stop!.reason as Interrupt;
+  };
+  if (stop?.aborted) return interrupt();
+  // What vitest's startVitest sets before creating its instance.
+  process.env.TEST = 'true';
+  process.env.VITEST = 'true';
+  process.env.NODE_ENV ??= 'test';
   try {
-    const vitest = await startVitest(
+    const vitest = await createVitest(
       'test',
-      FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f))),
       {
         ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait),
         include: ['suites/*.suite.ts'],
@@ -390,7 +453,17 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       {},
       { stdout: process.stdout, stderr: process.stderr },
     );
+    if (stop) for (const [signal, before] of own) for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
+    const running = vitest.start(FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f)))).then(() => undefined);
+    const stopped = new Promise<'stopped'>((resolve) => stop?.addEventListener('abort', () => resolve('stopped'), { once: true }));
+    if ((await Promise.race([running, stopped])) === 'stopped' || stop?.aborted) {
+      const signal = interrupt();
+      void vitest.cancelCurrentRun('keyboard-input').catch(() => undefined);
+      running.catch(() => undefined);
+      return signal;
+    }
     await vitest.close();
+    return undefined;
   } finally {
     process.exitCode = exitCode; // the verdict decides the exit code, not vitest
   }

@@ -32,6 +32,10 @@ export interface RunSetup {
   prefetch: boolean;
   /** Where the worker writes the WorkerPlan for the runner. */
   planFile: string;
+  /** A file the runner creates when the run is interrupted: from then on the worker sends nothing. */
+  stopFile?: string;
+  /** Folder the worker spools large response bodies to; the runner removes it when the run ends. */
+  spoolDir?: string;
 }
 
 /** What the suite worker tells the runner (through `planFile`): the plan, or why there is none. */

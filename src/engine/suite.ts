@@ -43,6 +43,21 @@ export interface ObservationEntry {
   observation: Promise<Observation>;
   usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
   claimed: boolean;
+  /** Selected tests of the plan that have yet to read it; at 0 the observation is released. */
+  readers?: number;
+}
+
+/**
+ * Response bytes the observations made ahead of their tests may hold before the background prefetch waits for
+ * tests to read (and release) them. Tests still make the observations they need; only the read-ahead waits.
+ */
+export const PREFETCH_BUDGET_BYTES = 32 * 1024 * 1024;
+
+/** Response body bytes an observation holds. */
+function bytesOf(observation: Observation): number {
+  let total = 0;
+  for (const x of [observation.main, ...Object.values(observation.steps)]) total += x?.response?.bytes?.length ?? x?.response?.bodyText.length ?? 0;
+  return total;
 }
 
 /** Per-worker state of one run. */
@@ -55,6 +70,12 @@ export interface WorkerEnv {
   plan: PlannedTest[];
   /** The observation of (probe, operation), made on first use and shared after. */
   observe(probeId: string, operation: OperationKey): ObservationEntry;
+  /**
+   * A test has read the entry's observation. After the last reader the worker lets it go (bodies and decoded values
+   * included): the reports keep its exchanges' evidence, a masked excerpt with each body's length and sha-256.
+   * Exchanges are not altered: a memoised scenario shares them with other observations.
+   */
+  read(entry: ObservationEntry): void;
 }
 
 let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
@@ -149,6 +170,8 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     notifications: setup.receiverControlUrl ? remoteNotifications(setup.receiverControlUrl) : undefined,
     tag,
     captureReplay: setup.captureReplay,
+    ...(setup.stopFile ? { stopped: () => fs.existsSync(setup.stopFile!) } : {}),
+    ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
   });
   const ctx: CheckContext = {
     spec,
@@ -162,7 +185,14 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     mask: (text) => maskText(text, client.maskRules),
   };
   const probes = new Map(registry.PROBES.map((p) => [p.id, p]));
+  const plan = planTests(spec, registry.CHECKS, setup.selection);
+  // Readers of each observation: the selected tests of the run (not counted in a shard, whose other families never read).
+  const readers = new Map<string, number>();
+  if (setup.prefetch) for (const t of plan) if (t.selected) readers.set(`${t.probe}@${t.operation}`, (readers.get(`${t.probe}@${t.operation}`) ?? 0) + 1);
   const observations = new Map<string, ObservationEntry>();
+  const held = new Map<ObservationEntry, number>();
+  let heldBytes = 0;
+  const budgetWaiters: (() => void)[] = [];
   const observe = (probeId: string, operation: OperationKey): ObservationEntry => {
     const key = `${probeId}@${operation}`;
     let entry = observations.get(key);
@@ -170,27 +200,40 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       const probe = probes.get(probeId);
       if (!probe) throw new Error(`no probe ${probeId} in the registry`);
       const scoped = client.scoped();
-      const observation = probe.run(operation, scoped, ctx).then((obs) => {
+      const made: ObservationEntry = { key, observation: undefined as never, usage: scoped.usage, claimed: false, ...(readers.has(key) ? { readers: readers.get(key)! } : {}) };
+      made.observation = probe.run(operation, scoped, ctx).then((obs) => {
         const limited = inconclusiveReason(obs);
-        if (limited) return { ...obs, inconclusive: obs.inconclusive ?? limited };
+        let done = limited ? { ...obs, inconclusive: obs.inconclusive ?? limited } : obs;
         // No answer is an answer: a set-up step the target left unanswered fails the checks, not skips them.
-        if (unansweredExchange(obs)) {
+        if (!limited && unansweredExchange(obs)) {
           const { inconclusive: _, ...answered } = obs;
-          return answered;
+          done = answered;
         }
-        return obs;
+        if (made.readers !== undefined && made.readers > 0) {
+          const bytes = bytesOf(done);
+          held.set(made, bytes);
+          heldBytes += bytes;
+        }
+        return done;
       });
-      entry = { key, observation, usage: scoped.usage, claimed: false };
+      entry = made;
       observations.set(key, entry);
     }
     return entry;
   };
-  const plan = planTests(spec, registry.CHECKS, setup.selection);
+  const read = (entry: ObservationEntry): void => {
+    if (entry.readers === undefined || --entry.readers > 0) return;
+    observations.delete(entry.key);
+    heldBytes -= held.get(entry) ?? 0;
+    held.delete(entry);
+    while (heldBytes <= PREFETCH_BUDGET_BYTES && budgetWaiters.length) budgetWaiters.shift()!();
+  };
+  const withinBudget = (): Promise<void> | void => (heldBytes > PREFETCH_BUDGET_BYTES ? new Promise<void>((resolve) => budgetWaiters.push(resolve)) : undefined);
   const report: WorkerPlan = { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: registryProblems(registry, spec), unknownSelectors: unknownSelectors(plan, setup.selection) };
   fs.writeFileSync(setup.planFile, JSON.stringify(report));
   if (report.problems.length || report.unknownSelectors.length) throw new Error('the run cannot be planned; the runner reports why');
-  if (setup.prefetch) prefetch(plan, observe, setup.transport.concurrency * 2, new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)));
-  return { setup, spec, registry, client, ctx, plan, observe };
+  if (setup.prefetch) prefetch(plan, observe, setup.transport.concurrency * 2, new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)), withinBudget);
+  return { setup, spec, registry, client, ctx, plan, observe, read };
 }
 
 /**
@@ -199,14 +242,23 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
  * target's clock (`waiting`) start first, each beside the lanes; the others in plan order. Tests join them;
  * failures surface in the tests that read them.
  */
-export function prefetch(plan: readonly PlannedTest[], observe: Pick<WorkerEnv, 'observe'>['observe'], lanes: number, waiting: ReadonlySet<string> = new Set()): void {
+export function prefetch(
+  plan: readonly PlannedTest[],
+  observe: Pick<WorkerEnv, 'observe'>['observe'],
+  lanes: number,
+  waiting: ReadonlySet<string> = new Set(),
+  /** Awaited before each observation a lane starts: the read-ahead waits while made observations hold too much. */
+  gate: () => Promise<void> | void = () => undefined,
+): void {
   const all = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
   for (const t of all.filter((x) => waiting.has(x.probe))) void Promise.resolve().then(() => observe(t.probe, t.operation).observation).catch(() => undefined);
   const pairs = all.filter((x) => !waiting.has(x.probe));
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < pairs.length) {
+      await gate();
       const t = pairs[next++]!;
+      if (!t) return;
       await Promise.resolve()
         .then(() => observe(t.probe, t.operation).observation)
         .catch(() => undefined);
@@ -243,13 +295,17 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
     const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
     // An information-only check never fails: the checks beside it on the observation report the missing answer.
     if (silent && check.severity !== 'info') noAnswer = true;
-    outcome = observation.inconclusive
-      ? { skipped: observation.inconclusive }
-      : silent
-        ? noAnswer
-          ? [noAnswerFinding(env.spec, check.id, silent)]
-          : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
-        : check.run(observation, env.ctx);
+    try {
+      outcome = observation.inconclusive
+        ? { skipped: observation.inconclusive }
+        : silent
+          ? noAnswer
+            ? [noAnswerFinding(env.spec, check.id, silent)]
+            : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
+          : check.run(observation, env.ctx);
+    } finally {
+      env.read(entry);
+    }
   } catch (e) {
     kitError = e instanceof Error ? e : new Error(String(e));
     kitError.message = maskText(kitError.message, env.client.maskRules);

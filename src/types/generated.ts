@@ -5887,6 +5887,7 @@ export interface ConformanceRunResults {
    * Expired or unused waivers, shards, kit errors: one sentence each.
    */
   warnings: string[];
+  interrupted?: ResultsInterruption;
 }
 /**
  * What was run, against what, with what, and when.
@@ -6180,6 +6181,18 @@ export interface ResultsEvidenceResponse {
    * The body's first characters (cut with '…' past the excerpt length), masked.
    */
   bodyExcerpt: string;
+  /**
+   * Length in bytes of the body as read (at most the response size cap).
+   */
+  bodyBytes?: number;
+  /**
+   * sha-256 (hex) of the body as read: the excerpt is all the kit keeps of it once the checks have read it.
+   */
+  bodySha256?: string;
+  /**
+   * True when the body was longer than the response size cap and reading stopped there.
+   */
+  truncated?: boolean;
 }
 /**
  * Response headers.
@@ -6265,6 +6278,23 @@ export interface ResultsTotalsBySeverity {
    * Information-only findings.
    */
   info: number;
+}
+/**
+ * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE and the process exits 128 + the signal's number (130 SIGINT, 143 SIGTERM).
+ */
+export interface ResultsInterruption {
+  /**
+   * The signal that stopped the run.
+   */
+  signal: "SIGINT" | "SIGTERM";
+  /**
+   * Checks that reported a result before the run stopped.
+   */
+  checksRun: number;
+  /**
+   * Checks the run had selected.
+   */
+  checksSelected: number;
 }
 /**
  * An item of review_orders in the review request (interface document, "Capture, cancel, review items").

@@ -5,7 +5,7 @@
  */
 import type { Check, Exchange, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { defineCheck, onlyWhen, quote, wrap } from '../findings.js';
+import { defineCheck, onlyWhen, quote, wrap, type Report } from '../findings.js';
 import { formatOfMediaType, headerOf, isObject } from '../observe.js';
 import { retryDelays } from '../probes/events.js';
 
@@ -44,6 +44,7 @@ export const notificationFollowsProfile = wrap(
     requirements: ['PAGI-EVT-002'],
     description: "Notifications use the profile's method, body media type and signature.",
     verify(o, ctx, report) {
+      reportFlood(o, 'PAGI-EVT-002', report);
       const n = ctx.profile.notifications;
       const kind = Object.values(n.kinds).find((k) => (k.sentAfter as string[]).includes(o.operation));
       for (const x of notificationsOf(o)) {
@@ -69,6 +70,19 @@ export const notificationFollowsProfile = wrap(
   onlyWhen((o) => notificationsOf(o).length > 0, 'no notification was received; notificationDelivered reports it'),
 );
 
+/**
+ * Requests the kit's receiver refused while the probe ran (more notifications, faster or larger than any profile
+ * schedules): reported at the check's profile level, never as a `must`, since the document shows no bound.
+ */
+function reportFlood(o: Observation, requirement: string, report: Report): void {
+  const r = o.facts.receiverRefusals as { tooLarge: number; overCount: number; overRate: number } | undefined;
+  if (!r) return;
+  const received = [r.tooLarge ? `${r.tooLarge} larger than the receiver's body bound (413)` : '', r.overCount ? `${r.overCount} past its count per run (429)` : '', r.overRate ? `${r.overRate} past its rate (429)` : '']
+    .filter(Boolean)
+    .join(', ');
+  report({ code: 'NOTIFICATION_FLOOD', requirement, expected: 'notifications within the receiver’s bounds (body size, count per run, rate)', received: `requests refused: ${received}` });
+}
+
 /** The signature verdict the probe recorded for a notification (`facts.signatures`, by exchange id). */
 function verifyNotification(o: Observation, x: Exchange): boolean | undefined {
   const verdicts = o.facts.signatures as Record<string, boolean | undefined> | undefined;
@@ -84,6 +98,7 @@ export const notificationRetriedPerProfile = wrap(
     requirements: ['PAGI-EVT-003'],
     description: "An unacknowledged notification is retried as the profile schedules it: the profile's number of attempts, spaced by its back-off.",
     verify(o, ctx, report) {
+      reportFlood(o, 'PAGI-EVT-003', report);
       const attempts = notificationsOf(o);
       const max = ctx.profile.notifications.retry.maxAttempts;
       if (attempts.length !== max) {

@@ -41,6 +41,19 @@ function recordNotifications(client: ProbeClient, ctx: CheckContext, steps: Step
   steps.facts.signatures = signatures;
 }
 
+/**
+ * What the kit's receiver refused so far for passing its bounds (a flood, oversized bodies), as a fact. When the
+ * probe received nothing meanwhile, its notification may have been among the refused: the observation cannot count.
+ */
+async function recordRefusals(client: ProbeClient, steps: Steps): Promise<void> {
+  const refusals = await client.notificationRefusals?.();
+  if (!refusals || refusals.tooLarge + refusals.overCount + refusals.overRate === 0) return;
+  steps.facts.receiverRefusals = refusals;
+  if (!steps.facts.notifications) {
+    throw new Inconclusive(`the notification receiver refused ${refusals.tooLarge + refusals.overCount + refusals.overRate} request(s) past its bounds; the notification may have been one of them`);
+  }
+}
+
 /** `notified`: an operation carrying the receiver's notify_url, then the notifications received for its key. */
 export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'], async (op, client, ctx, steps) => {
   const url = notifyUrl(ctx);
@@ -58,6 +71,7 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
     await complete(client, ctx, steps, main);
   }
   recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
+  await recordRefusals(client, steps);
   return main;
 }, { waitsOnTarget: true });
 
@@ -91,5 +105,6 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
   await sleep(GRACE_MS);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
+  await recordRefusals(client, steps);
   return main;
 }, { waitsOnTarget: true });
