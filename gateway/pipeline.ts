@@ -229,7 +229,7 @@ class RequestState {
     if (!this.accountDone) {
       this.accountDone = true;
       const b = this.body;
-      this.accountValue = b ? resolveAccount(this.gw.config, this.gw.profile.signature.secretScope, b.merchant_id, b.account_id) : undefined;
+      this.accountValue = b ? resolveAccount(this.gw.config, b.merchant_id, b.account_id) : undefined;
     }
     return this.accountValue;
   }

@@ -172,6 +172,8 @@ export interface CheckContext {
   profile: import('./profile/load.js').Profile;
   config: RunConfigView;
   requirement(id: string): Requirement;
+  /** Whether a body's `encryption_data` verifies under the profile's scheme (undefined: no rule for it). */
+  verifySignature?(operation: OperationKey, direction: 'request' | 'response', body: Record<string, unknown>): boolean | undefined;
 }
 
 /** The parts of the run configuration checks and probes may read (no secret). */

@@ -63,11 +63,11 @@ const RULES: Record<BatchKey, BatchRules> = {
     operationAmount: (item) => toMinor(item.refund_amount),
     available: (txn, gw) => (gw.switches.skipRefundBound ? UNBOUNDED : refundable(txn)),
     overFailure: 'overRefund',
-    exhausted: (txn, gw) => txn.refundSeq >= 10 ** gw.profile.refunds.referenceId.sequenceDigits, // no number left for refund_reference_id
+    exhausted: (txn) => txn.refundSeq >= 100, // no two-digit number left for refund_reference_id
     apply(txn, item, gw) {
       const t = gw.profile.transitions.refund;
       const amount = toMinor(item.refund_amount)!;
-      const referenceId = `${txn.transactionId}-${String(txn.refundSeq).padStart(gw.profile.refunds.referenceId.sequenceDigits, '0')}`;
+      const referenceId = `${txn.transactionId}-${String(txn.refundSeq).padStart(2, '0')}`;
       const reference = gw.profile.refunds.reference === 'sameAsReferenceId' ? referenceId : `RF${referenceId.slice(1).replace('-', '')}`;
       txn.refundSeq += 1;
       txn.refundedMinor += amount;

@@ -14,6 +14,7 @@ import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/
 import { maskText } from '../mask.js';
 import type { CheckResult, RunConfigView, RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
@@ -216,10 +217,12 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
   try {
     const credentials = credentialsOf(options, target);
     const loopback = isLoopback(target.baseUrl);
-    const testCards = profile.profile.payments.testCards;
+    const read = kitProfile(profile.profile);
+    const testCards = read.payments.testCards;
     const cards = options.cards ?? Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
-    const rules = maskRulesFor(profile.profile, credentials.secret, Object.values(cards));
-    const acknowledgement = profile.profile.notifications.acknowledgement;
+    const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
+    const { statusMin, statusMax } = read.notifications.acknowledgement;
+    const acknowledgement = { statusMin, statusMax };
     if (options.notifyUrl) receiver = await startReceiver({ listenOn: options.notifyListen, publicUrl: options.notifyUrl, rules, acknowledgement });
     else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
     const unregisteredAddress = options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);

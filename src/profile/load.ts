@@ -37,7 +37,7 @@ export function consistencyProblems(p: Profile): string[] {
   }
   if (p.errors.signed && !sig.response.signed) problems.push('errors.signed is true but responses are not signed');
   if (sig.encoding === 'base64' && sig.caseInsensitiveCompare) problems.push('signature.caseInsensitiveCompare must be false with base64');
-  const declines = (card: string) => p.payments.declineRules.some((r) => card.endsWith(r.cardNumberSuffix));
+  const declines = (card: string) => p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
   for (const card of p.payments.testCards.decline) if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
   for (const card of p.payments.testCards.approve) if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
   for (const [field, values] of Object.entries(p.statusValues)) {

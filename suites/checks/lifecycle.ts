@@ -7,8 +7,11 @@ import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {
   batchResults,
+  type CodeMessagePair,
   codeMessage,
+  expectedCodeMessage,
   isObject,
+  matchesCodeMessage,
   itemSucceeded,
   operationOf,
   paymentStatusCode,
@@ -57,9 +60,9 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
     return;
   }
   if (!refusal || !result) return;
-  const failure = (ctx.profile.batch.itemFailures as Record<string, { code: string; message: string }>)[refusal.key];
-  if (failure && result[batch.message] !== codeMessage(failure)) {
-    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${JSON.stringify(codeMessage(failure))} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
+  const failure = (ctx.profile.batch.itemFailures as Record<string, CodeMessagePair>)[refusal.key];
+  if (failure && !matchesCodeMessage(failure, result[batch.message])) {
+    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
   }
 }
 
@@ -167,7 +170,7 @@ export const overRefundRefused = wrap(
 /** The reference id the profile gives the n-th refund of a transaction. */
 function expectedReferenceId(ctx: CheckContext, transactionId: string, n: number): string {
   const r = ctx.profile.refunds.referenceId;
-  return `${transactionId}-${String(r.sequenceStart + n).padStart(r.sequenceDigits, '0')}`;
+  return `${transactionId}-${String(r.sequenceStart + n).padStart(2, '0')}`;
 }
 
 export const refundReferenceIdsNumberedPerProfile = wrap(
@@ -271,6 +274,17 @@ export const cancelledPaymentNotCapturable = wrap(
   onlyWithSteps('captureAfterCancel'),
 );
 
+/** Without a review hold: the payment is not held, and a review of it fails as the profile's review transition says. */
+function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
+  const payment = responseObject(o.steps.authorise, ctx.spec);
+  const approved = ctx.profile.statusValues.order_status.approved;
+  if (payment?.[FIELD.orderStatus] !== approved) {
+    report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+  }
+  const state = ctx.profile.transitions.afterAuthorise.approved;
+  expectItemRefused(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', `a review of a payment never held (${state})`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' });
+}
+
 export const flaggedPaymentSettledByReview = wrap(
   defineCheck({
     id: 'flaggedPaymentSettledByReview',
@@ -278,8 +292,9 @@ export const flaggedPaymentSettledByReview = wrap(
     probe: 'reviewLifecycle',
     operations: ['review'],
     requirements: ['PAGI-REV-002'],
-    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says.",
+    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says; without a review hold, no payment waits and a review fails as the profile says.",
     verify(o, ctx, report) {
+      if (o.facts.noHold === true) return verifyNoHold(ctx, report, o);
       const tx = recordOf(o)[FIELD.transactionId];
       const payment = responseObject(o.steps.authorise, ctx.spec);
       const pending = ctx.profile.statusValues.order_status.pendingReview;
@@ -375,15 +390,19 @@ export const declinedCardDeclinedPerProfile = defineCheck({
   probe: 'declinedPayment',
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
-  description: "A payment with the decline test card is answered with the profile's declined order_status and result_info.",
+  description: "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
   verify(o, ctx, report) {
-    const body = responseObject(o.main, ctx.spec);
-    const expected: [string, string][] = [
-      [FIELD.orderStatus, ctx.profile.statusValues.order_status.declined],
-      [FIELD.resultInfo, codeMessage(ctx.profile.payments.resultInfo.declined)],
-    ];
-    for (const [field, value] of expected) {
-      if (body?.[field] !== value) report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile: declined)`, received: body ? quote(ctx, body[field]) : outcomeOf(o.main) });
+    const declined = ctx.profile.statusValues.order_status.declined;
+    const info = ctx.profile.payments.resultInfo.declined;
+    const payments: [Exchange, string][] = [[o.main, 'the decline test card'], ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [o.steps[r.step]!, `the ${r.trigger} decline rule`])];
+    for (const [exchange, what] of payments) {
+      const body = responseObject(exchange, ctx.spec);
+      if (body?.[FIELD.orderStatus] !== declined) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.orderStatus]) : outcomeOf(exchange) });
+      }
+      if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.resultInfo]) : outcomeOf(exchange) });
+      }
     }
   },
 });
@@ -442,8 +461,8 @@ function onlyOnSuccessOf(step: string) {
   return onlyWhen((o) => succeeded(o.steps[step]), (o) => `the ${step} step was not answered with success (${outcomeOf(o.steps[step])})`);
 }
 
-/** Report unless the scenario's query shows the order's payment in the profile's approved state. */
-function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string): void | { notApplicable: string } {
+/** Report unless the scenario's query shows the order's payment in `state` (the profile's state of a paid payment). */
+function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string, state: string): void | { notApplicable: string } {
   if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
   const completion = o.facts.completion as { formsFollowed: number; stoppedAt: string } | undefined;
   if (!completion || completion.formsFollowed === 0) {
@@ -451,7 +470,6 @@ function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requ
   }
   const query = o.steps.query!;
   const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.orderNo });
-  const state = ctx.profile.transitions.afterAuthorise.approved;
   const code = paymentStatusCode(ctx, state);
   if (!record || record[FIELD.paymentStatus] !== code) {
     report({
@@ -473,7 +491,8 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
     requirements: ['PAGI-APM-008'],
     description: "Completing the issuer page (submitting its forms as the shopper) completes the APM payment, as the query shows.",
     verify(o, ctx, report) {
-      return expectCompleted(ctx, report, o, 'PAGI-APM-008');
+      // The profile says which state a paid APM payment reaches (settled at once or authorised).
+      return expectCompleted(ctx, report, o, 'PAGI-APM-008', ctx.profile.transitions.afterIssuerPage.paid);
     },
   }),
   onlyOnSuccessOf('payment'),
@@ -490,7 +509,7 @@ export const checkoutPostBackCompletesPayment = wrap(
     requirements: ['PAGI-CHK-011'],
     description: 'Posting the checkout form back and paying on the hosted page completes the payment, as the query shows.',
     verify(o, ctx, report) {
-      return expectCompleted(ctx, report, o, 'PAGI-CHK-011');
+      return expectCompleted(ctx, report, o, 'PAGI-CHK-011', ctx.profile.transitions.afterAuthorise.approved);
     },
   }),
   onlyOnSuccessOf('checkout'),

@@ -101,7 +101,7 @@ export const requestMediaAcceptedPerProfile = defineCheck({
   verify(o, ctx, report) {
     const type = ctx.profile.requestMedia.types[o.operation];
     if (o.main.request.encoding !== type) return { notApplicable: `the kit sent ${o.main.request.encoding}, not the profile's ${type}` };
-    if (statusOf(o.main) === 415 || errorKindOf(ctx, o.main) === 'malformedBody') {
+    if (statusOf(o.main) === 415 || errorKindOf(ctx, o.main, o.operation) === 'malformedBody') {
       report({ code: 'MEDIA_REFUSED', requirement: 'PAGI-MED-005', expected: `a ${type} body accepted as the profile says`, received: outcomeOf(o.main) });
     }
   },
@@ -251,7 +251,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
             code: 'FORM_INPUT_VALUE',
             requirement: nested ? 'PAGI-CHK-010' : 'PAGI-CHK-005',
             pointer,
-            expected: nested ? `the JSON text of the submitted ${name} (profile: ${ctx.profile.checkout.nestedValues})` : `the submitted value of ${name}`,
+            expected: nested ? `the JSON text of the submitted ${name} (nested values are written as their JSON text)` : `the submitted value of ${name}`,
             received: quote(ctx, input),
           });
         }

@@ -15,6 +15,8 @@ import {
   type Steps,
   authorise,
   batch,
+  declineOverrides,
+  outcomeOverrides,
   batchBody,
   defineProbe,
   happyItemFields,
@@ -264,11 +266,22 @@ export const injection = defineProbe('injection', ['authoriseDirect', 'checkout'
   return steps.add(op, await client.send(op, { ...body, ...injected }));
 });
 
-/** `declinedPayment`: a direct payment with the decline test card. */
+/**
+ * `declinedPayment`: a direct payment with the decline test card, then one payment per decline rule of the profile
+ * (steps `rule1`, `rule2`, …: card suffix, security code, e-mail domain or amount; `facts.rules` says which).
+ */
 export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const card = ctx.config.cards.decline ?? ctx.profile.payments.testCards.decline[0];
-  if (!card) throw new Inconclusive('no test card for the decline outcome');
-  return steps.add(op, await client.send(op, client.sample(op, { [ctx.profile.fields.card.number]: card })));
+  const main = steps.add(op, await client.send(op, client.sample(op, outcomeOverrides(ctx, 'declined'))));
+  const rules: { step: string; trigger: string }[] = [];
+  for (const [i, rule] of ctx.profile.payments.declineRules.entries()) {
+    const overrides = declineOverrides(ctx, rule);
+    if (!overrides) continue;
+    const step = `rule${i + 1}`;
+    steps.add(step, await client.send(op, client.sample(op, overrides)));
+    rules.push({ step, trigger: Object.keys(rule)[0]! });
+  }
+  steps.facts.rules = rules;
+  return main;
 });
 
 /** `tokenPayment`: a payment asking for a token, then a payment by that token without card fields. */

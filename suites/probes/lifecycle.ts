@@ -118,11 +118,16 @@ export const paymentLifecycle = defineProbe('paymentLifecycle', ['retrievalTrans
   return answer(steps, s, PAYMENT_MAIN[op]);
 });
 
-/** `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. */
+/**
+ * `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. Without a
+ * review hold (`review.triggers: null`): an approved payment the review must refuse (`facts.noHold`).
+ */
 export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async (op, client, ctx, steps) => {
   const s = await once(ctx, 'reviewLifecycle', () =>
     scenario(async (st) => {
-      const record = await pay(client, ctx, st, 'pendingReview').catch((e: unknown) => {
+      const noHold = ctx.profile.review.triggers === null;
+      st.facts.noHold = noHold;
+      const record = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview').catch((e: unknown) => {
         throw new Stop(e instanceof Error ? e.message : String(e));
       });
       st.facts.record = recordFacts(record);
