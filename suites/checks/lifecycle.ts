@@ -180,14 +180,21 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-REF-004'],
-    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them.",
+    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.",
     verify(o, ctx, report) {
       const tx = String(recordOf(o)[FIELD.transactionId]);
       ['refund1', 'refund2'].forEach((step, n) => {
         const exchange = o.steps[step]!;
-        const got = resultOf(ctx, exchange, 'refund')?.[FIELD.refundReferenceId];
+        const result = resultOf(ctx, exchange, 'refund');
+        const got = result?.[FIELD.refundReferenceId];
         const expected = expectedReferenceId(ctx, tx, n);
         if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quote(ctx, got) });
+        // refund_reference: the reference id itself, or an opaque non-empty value of the gateway (refunds.reference).
+        const reference = result?.[FIELD.refundReference];
+        const same = ctx.profile.refunds.reference === 'sameAsReferenceId';
+        if (same ? reference !== got : typeof reference !== 'string' || reference === '') {
+          report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`, expected: same ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)` : `a non-empty ${FIELD.refundReference} (profile: opaque)`, received: quote(ctx, reference) });
+        }
       });
     },
   }),

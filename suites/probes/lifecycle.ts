@@ -162,6 +162,8 @@ export const payoutLifecycle = defineProbe('payoutLifecycle', ['payout'], async 
   const body = client.sample(op, { [ctx.profile.payout.idempotencyKey]: freshRequestId() });
   const first = steps.add('first', await client.send(op, body));
   steps.add('replay', await client.send(op, body));
+  const key = ctx.profile.payout.idempotencyKey;
+  steps.add('beneficiaryPays', await client.send(op, client.sample(op, { [key]: freshRequestId(), [FIELD.feePaidBy]: ctx.profile.payout.feePaidBy.beneficiary })));
   const [field] = freeTextFields(ctx, op, body);
   if (field) {
     steps.add('replayChanged', await client.send(op, { ...body, [field]: `${String(body[field])}-changed` }));

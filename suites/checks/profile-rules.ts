@@ -1,0 +1,185 @@
+/**
+ * Checks of profile rules a single fault cannot show: the error a request with two faults gets (`errors.precedence`),
+ * the failure of a batch item with two faults (`batch.checkOrder`), the order of selected results
+ * (`selection.*.resultOrder`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
+ * `localClearingSystem`).
+ */
+import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { batchResults, expectedCodeMessage, isObject, itemSucceeded, matchesCodeMessage, operationOf, queryRecords, responseObject, statusValues } from '../observe.js';
+import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
+import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal } from './common.js';
+
+/** Of two names, the one a profile order lists first. */
+function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
+  return order.indexOf(a) <= order.indexOf(b) ? a : b;
+}
+
+export const requestFaultsResolvedInProfileOrder = defineCheck({
+  id: 'requestFaultsResolvedInProfileOrder',
+  family: 'status',
+  probe: 'twoFaults',
+  operations: TWO_FAULT_OPERATIONS,
+  requirements: ['PAGI-PRF-001'],
+  description: "A request with a wrong signature and an invalid field gets the error of whichever check the profile's errors.precedence runs first.",
+  verify(o, ctx, report) {
+    const expected: ErrorKind = firstOf(ctx.profile.errors.precedence, 'badSignature', 'invalidInput');
+    if (!expectRefusal(report, o.main, 'PAGI-PRF-001', 'a request with a wrong signature and an invalid field', { ctx, operation: o.operation })) return;
+    const got = errorKindOf(ctx, o.main, o.operation);
+    if (got !== undefined && got !== expected) {
+      report({ code: 'ERROR_ANSWER', requirement: 'PAGI-PRF-001', expected: `the profile's ${expected} (it comes first in errors.precedence)`, received: `the profile's ${got}` });
+      return;
+    }
+    checkErrorAnswer(ctx, report, o.main, o.operation, expected, 'PAGI-PRF-001');
+  },
+});
+
+/** Report unless the one item of a batch answer failed with the profile's `failure`. */
+function expectItemFailure(ctx: CheckContext, report: Report, exchange: Exchange, failure: string, what: string): void {
+  const op = 'cancel';
+  const batch = operationOf(ctx.spec, op).batch!;
+  const result = batchResults(ctx.spec, op, responseObject(exchange, ctx.spec))?.[0];
+  const pointer = `/${batch.orders}/0`;
+  if (!succeeded(exchange) || !result) {
+    report({ code: 'ITEM_NOT_ANSWERED', requirement: 'PAGI-PRF-002', exchange, pointer, expected: `a failed result for ${what}`, received: outcomeOf(exchange) });
+    return;
+  }
+  if (itemSucceeded(ctx, op, result)) {
+    report({ code: 'ITEM_STATUS', requirement: 'PAGI-PRF-002', exchange, pointer: `${pointer}/${batch.status}`, expected: `${what} failed`, received: `success ${quote(ctx, result[batch.status])}` });
+    return;
+  }
+  const pair = (ctx.profile.batch.itemFailures as Record<string, { code: string; message: string; pinned?: boolean }>)[failure]!;
+  if (result[batch.status] !== statusValues(ctx, batch.status).failure || !matchesCodeMessage(pair, result[batch.message])) {
+    report({
+      code: 'ITEM_MESSAGE',
+      requirement: 'PAGI-PRF-002',
+      exchange,
+      pointer: `${pointer}/${batch.message}`,
+      expected: `the profile's ${failure} ${expectedCodeMessage(pair)} for ${what} (first in batch.checkOrder)`,
+      received: `${batch.status} ${quote(ctx, result[batch.status])}, ${quote(ctx, result[batch.message])}`,
+    });
+  }
+}
+
+export const itemFaultsResolvedInProfileOrder = wrap(
+  defineCheck({
+    id: 'itemFaultsResolvedInProfileOrder',
+    family: 'conventions',
+    probe: 'itemFaults',
+    operations: ['cancel'],
+    requirements: ['PAGI-PRF-002'],
+    description: "A batch item with two faults fails with whichever per-item failure the profile's batch.checkOrder checks first.",
+    verify(o, ctx, report) {
+      const order = ctx.profile.batch.checkOrder;
+      // The amount is compared only where the item amount is the payment's (transitions.cancel.itemAmount original).
+      const amountCompared = ctx.profile.transitions.cancel.itemAmount === 'original';
+      expectItemFailure(ctx, report, o.steps.currencyAmount!, amountCompared ? firstOf(order, 'currencyMismatch', 'amountMismatch') : 'currencyMismatch', 'an item with another currency and amount');
+      expectItemFailure(ctx, report, o.steps.unknownInvalid!, firstOf(order, 'invalidItem', 'unknownTransaction'), 'an item with an unknown transaction and a currency in a wrong form');
+    },
+  }),
+  onlyWithSteps('currencyAmount', 'unknownInvalid'),
+);
+
+/** The date a result item carries for ordering (query: transaction_date; refund search: refund_date). */
+const DATE_FIELD = { retrievalTrans: FIELD.transactionDate, retrievalRefund: 'refund_date' } as const;
+
+export const selectionResultsInProfileOrder = defineCheck({
+  id: 'selectionResultsInProfileOrder',
+  family: 'conventions',
+  probe: 'selectionOrder',
+  operations: ['retrievalTrans', 'retrievalRefund'],
+  requirements: ['PAGI-PRF-003'],
+  description: "Two records selected oldest first come back in the profile's result order: the order of the selecting values, or newest first.",
+  verify(o, ctx, report) {
+    const op = o.operation as 'retrievalTrans' | 'retrievalRefund';
+    const sent = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
+    const body = responseObject(o.main, ctx.spec);
+    const list = op === 'retrievalTrans' ? queryRecords(ctx, body, {}) : ((body?.[FIELD.refundOrders] as unknown[] | undefined) ?? []).filter(isObject);
+    const shown = list.filter((r) => sent.includes(r[FIELD.transactionId]));
+    if (!succeeded(o.main) || shown.length !== sent.length) {
+      return { notApplicable: `the answer does not show both selected records (${outcomeOf(o.main)}, ${shown.length} of ${sent.length}); selectionReturnsSelectedRecords judges the selection` };
+    }
+    const rule = ctx.profile.selection[op].resultOrder;
+    const got = shown.map((r) => r[FIELD.transactionId]);
+    const dates = shown.map((r) => String(r[DATE_FIELD[op]] ?? ''));
+    // Newest first: dates never increase down the list; records of the same second may come in either order.
+    const wrong = rule === 'listOrder' ? got.join() !== sent.join() : dates.some((d, i) => i > 0 && d > dates[i - 1]!) || (dates[0] !== dates[1] && got[0] !== sent[1]);
+    if (wrong) {
+      report({
+        code: 'RESULT_ORDER',
+        requirement: 'PAGI-PRF-003',
+        pointer: `/${op === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders}`,
+        expected: rule === 'listOrder' ? `${sent.join(', ')} (the order of the selecting values)` : `${[...sent].reverse().join(', ')} (newest first)`,
+        received: got.map((id, i) => `${String(id)} (${dates[i]})`).join(', '),
+      });
+    }
+  },
+});
+
+/** `value` as an integer amount, or undefined. */
+function integer(value: unknown): bigint | undefined {
+  const s = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' && /^[0-9]+$/.test(value) ? value : undefined;
+  return s === undefined ? undefined : BigInt(s);
+}
+
+/** The fee of a payment amount under the profile's fee rule (integer units of the payment currency). */
+export function profileFee(ctx: CheckContext, amount: bigint): bigint {
+  const fee = ctx.profile.payout.fee;
+  if (fee.type === 'fixed') return BigInt(fee.amount);
+  const [whole, fraction = ''] = fee.percent.split('.');
+  const denominator = 100n * 10n ** BigInt(fraction.length);
+  const product = amount * BigInt(`${whole}${fraction}`);
+  const quotient = product / denominator;
+  const remainder = product % denominator;
+  if (remainder === 0n || fee.rounding === 'down') return quotient;
+  if (fee.rounding === 'up') return quotient + 1n;
+  return remainder * 2n >= denominator ? quotient + 1n : quotient;
+}
+
+/** Report where a payout answer's fee, amounts or clearing system differ from the profile's for who pays the fee. */
+function checkPayout(ctx: CheckContext, report: Report, exchange: Exchange, payer: 'payer' | 'beneficiary'): void {
+  const body = responseObject(exchange, ctx.spec);
+  const request = exchange.request.body ?? {};
+  const amount = integer(request[FIELD.paymentAmount]);
+  if (!succeeded(exchange) || !body || amount === undefined) {
+    report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, expected: `a payout answered (fee paid by the ${payer})`, received: outcomeOf(exchange) });
+    return;
+  }
+  const fee = profileFee(ctx, amount);
+  const expected: [string, bigint][] = [
+    [FIELD.feeAmount, fee],
+    [FIELD.amountPayerPays, payer === 'payer' ? amount + fee : amount],
+    [FIELD.amountBeneficiaryReceives, payer === 'payer' ? amount : amount - fee],
+  ];
+  for (const [field, value] of expected) {
+    if (integer(body[field]) !== value) {
+      report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${field}`, expected: `${field} ${value} (fee rule of the profile, ${FIELD.feePaidBy} ${JSON.stringify(request[FIELD.feePaidBy])})`, received: quote(ctx, body[field]) });
+    }
+  }
+  const beneficiary = body[FIELD.beneficiary];
+  const details = isObject(beneficiary) ? beneficiary[FIELD.bankDetails] : undefined;
+  const clearing = isObject(details) ? details[FIELD.localClearingSystem] : undefined;
+  if (clearing !== ctx.profile.payout.localClearingSystem) {
+    report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${FIELD.beneficiary}/${FIELD.bankDetails}/${FIELD.localClearingSystem}`, expected: `${FIELD.localClearingSystem} ${JSON.stringify(ctx.profile.payout.localClearingSystem)}`, received: quote(ctx, clearing) });
+  }
+}
+
+export const payoutFeesPerProfile = wrap(
+  defineCheck({
+    id: 'payoutFeesPerProfile',
+    family: 'conventions',
+    probe: 'payoutLifecycle',
+    operations: ['payout'],
+    requirements: ['PAGI-PRF-004'],
+    description: "A payout's fee_amount, amount_payer_pays and amount_beneficiary_receives follow the profile's fee rule for either fee_paid_by value, and its local_clearing_system is the profile's.",
+    verify(o: Observation, ctx, report) {
+      checkPayout(ctx, report, o.steps.first!, 'payer');
+      checkPayout(ctx, report, o.steps.beneficiaryPays!, 'beneficiary');
+    },
+  }),
+  onlyWithSteps('first', 'beneficiaryPays'),
+);
+
+/** The checks of profile rules, each in its family. */
+export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, payoutFeesPerProfile];
