@@ -117,7 +117,9 @@ function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Rou
     else if (type === 'application/x-www-form-urlencoded' && /^[^=&]*=/.test(incoming.body.trimStart())) [encoding, body] = ['form', decodeForm(incoming.body, nested)];
   }
   if (!encoding || !body) return undefined;
-  if (!media.acceptOther && encoding !== media.types[op]) return undefined;
+  // A checkout page's form comes back as a browser posts it (form-urlencoded), whatever the operation's own media type.
+  const postBack = encoding === 'form' && route.variants.some((v) => v.model.checkoutForm) && isPostBack(body);
+  if (!media.acceptOther && encoding !== media.types[op] && !postBack) return undefined;
   // A form field named __proto__ holding JSON text replaces the decoded object's prototype: refuse such a body.
   if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
   return { body: encoding === 'form' ? formNumbers(body, route.numeric) : body, encoding };
@@ -271,7 +273,8 @@ const CHECKS: Check[] = [
   { kind: 'methodNotAllowed', failed: (s) => (s.incoming.method === 'POST' ? undefined : `method ${s.incoming.method}`) },
   { kind: 'bodyTooLarge', failed: (s) => (s.incoming.tooLarge ? 'body over the size cap' : undefined) },
   { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body ? undefined : 'body is not a readable JSON object or form') },
-  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
+  // A posted-back checkout form comes from the shopper's browser, which sends no merchant header.
+  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body && !s.postBack ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
   { kind: 'unknownRecord', failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined) },
   { kind: (p) => p.errors.unknownMerchant, failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined) },
   {

@@ -100,9 +100,10 @@ interface Target {
 }
 
 /** Start the reference gateway in-process on an ephemeral loopback port; its first merchant account is the run's. */
-async function startEmbedded(fault: string | undefined): Promise<Target> {
+/** The embedded reference gateway, running the run's profile (the gateway implements what the profile says). */
+async function startEmbedded(fault: string | undefined, profile: string): Promise<Target> {
   const { startGateway } = await import('../../gateway/index.js');
-  const gateway = await startGateway({ port: 0, host: '127.0.0.1', ...(fault ? { fault } : {}) });
+  const gateway = await startGateway({ port: 0, host: '127.0.0.1', profile, ...(fault ? { fault } : {}) });
   const merchant = gateway.config.merchants[0];
   const account = merchant?.accounts[0];
   return {
@@ -212,7 +213,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
 
   if (options.target) await assertReachable(options.target, transport, ca);
-  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
+  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault, profile.file);
   let receiver: Receiver | undefined;
   try {
     const credentials = credentialsOf(options, target);

@@ -4484,9 +4484,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A field is missing, ill-formed or has a value the gateway does not accept (HTTP 400 "invalid input" of the interface).
@@ -4501,9 +4505,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * More orders (batch items or selection values) in one request than the interface's per-operation limit; only used when `limits.overLimit.refuseWhole` is true.
@@ -4518,9 +4526,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The request names a record the gateway does not hold (HTTP 404 "record not found" of the interface), where the profile says so (e.g. `payments.token.unknownToken`, `selection.*.unmatched`).
@@ -4535,9 +4547,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A query (or another operation listed in `addressRestriction.operations`) from an IP address the merchant has not registered.
@@ -4552,9 +4568,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The body cannot be parsed in the media type the gateway applies (see `requestMedia`).
@@ -4569,9 +4589,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The body is longer than `limits.maxBodyBytes`.
@@ -4586,9 +4610,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The path names no operation of the interface.
@@ -4603,9 +4631,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A known path requested with a method other than POST.
@@ -4620,9 +4652,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
     };
     /**

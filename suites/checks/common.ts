@@ -110,7 +110,8 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
     const differences = expected.filter(([field, value, compared]) => compared && body?.[field] !== value).map(([field, value]) => ({ pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)}`, received: body?.[field] }));
     return { differences, carriesCode: body?.[FIELD.failureType] === spec.code };
   }
-  const vars = { code: spec.code, message: spec.message, httpStatus: String(spec.status), pinned };
+  // {httpStatus} is the status of the answer: 200 for a refusal carried in the body.
+  const vars = { code: spec.code, message: spec.message, httpStatus: form === 'httpError' ? String(spec.status) : '200', pinned };
   const request = sentBody(exchange);
   const format = ctx.profile.errors.formatByOperation[operation];
   if (format === 'html') {
@@ -175,7 +176,10 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
   const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP 200 (${f})`)).join(' or ')}`;
   if (status === 200 && forms.some((f) => f !== 'httpError')) {
     const inBody = refusalInBody(ctx, exchange, operation);
-    if (inBody?.kind === kind) return;
+    if (inBody?.kind === kind) {
+      checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
+      return;
+    }
     const form = forms.find((f) => f !== 'httpError')!;
     const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
     report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: first?.pointer ?? '', expected: `${declared}${first ? `; ${first.expected}` : ''}`, received: inBody ? `the profile's ${inBody.kind}` : first ? quote(ctx, first.received) : outcomeOf(exchange) });
@@ -196,7 +200,7 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
   for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
     report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: d.pointer, expected: d.expected, received: d.pointer === '' ? String(d.received) : quote(ctx, d.received) });
   }
-  checkErrorSignature(ctx, report, exchange, operation, requirement);
+  checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
 }
 
 /** An HTML error page's title and the id of the element holding the message, as the profile's `bodies.html` says. */
@@ -213,9 +217,15 @@ function checkErrorPage(ctx: CheckContext, report: Report, exchange: Exchange, k
   }
 }
 
-/** Where the profile signs error bodies (`errors.signed`), their encryption_data verifies as the operation's response would. */
-function checkErrorSignature(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, requirement: string): void {
-  if (!ctx.profile.errors.signed) return;
+/** Kinds answering a request whose account the gateway cannot know (an unreadable body, a refused path or method). */
+const UNSIGNABLE: readonly ErrorKind[] = ['malformedBody', 'bodyTooLarge', 'unknownPath', 'methodNotAllowed'];
+
+/**
+ * Where the profile signs error bodies (`errors.signed`), the error answering a readable request of a known account
+ * carries an encryption_data that verifies as the operation's response would.
+ */
+function checkErrorSignature(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, kind: ErrorKind, requirement: string): void {
+  if (!ctx.profile.errors.signed || UNSIGNABLE.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
   const body = responseObject(exchange, ctx.spec);
   const valid = body && ctx.verifySignature?.(operation, 'response', body);
   if (body && valid === false) {

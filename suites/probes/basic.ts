@@ -24,6 +24,8 @@ import {
   paymentsIn,
   queryOrder,
   select,
+  selectingField,
+  selectionBody,
   startStateFor,
   unknownItem,
 } from './support.js';
@@ -136,7 +138,14 @@ async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps,
       followUp: { kind: 'state', transactionId: String(record.fields[FIELD.transactionId]), orderNo: String(record.fields[FIELD.orderNo]), expectedCode: code },
     };
   }
-  if (op === 'retrievalTrans' || op === 'retrievalRefund') return { body: client.sample(op), followUp: { kind: 'none', reason: `${op} only reads` } };
+  if (op === 'retrievalTrans' || op === 'retrievalRefund') {
+    const followUp: FollowUp = { kind: 'none', reason: `${op} only reads` };
+    if (ctx.profile.selection[op].whenAbsent !== 'refuse') return { body: client.sample(op), followUp };
+    // The profile refuses a request selecting nothing: select a real payment, so the probe's fault is the only one.
+    const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+    const field = selectingField(ctx, op, [record.fields]);
+    return { body: selectionBody(client, ctx, op, field, [String(record.fields[field])]), followUp };
+  }
   if (op === 'payout') return { body: client.sample(op), followUp: { kind: 'none', reason: 'no operation of the interface reads a payout back' } };
   const body = paymentBody(client, ctx, op);
   return { body, followUp: { kind: 'absent', orderNo: String(body[FIELD.orderNo]) } };
