@@ -32,7 +32,8 @@ export function signResponse(gw: Gateway, op: OperationKey, body: Record<string,
 /**
  * The profile's error reply of `kind` for an operation (`undefined` = no operation known: the profile's
  * `unknownOperationFormat`), filled from the request as received, in the operation's first refusal form
- * (`errors.refusalForms`). The gateway's own pages ask for `html`, always as an HTTP error.
+ * (`errors.refusalForms`). The gateway's own pages ask for `html`, always as an HTTP error; `asHttpError` also when
+ * the body selects no variant of a shared path.
  */
 export function errorReply(
   gw: Gateway,
@@ -41,10 +42,11 @@ export function errorReply(
   request: Record<string, unknown> = {},
   secret?: string,
   page?: 'html',
+  asHttpError = false,
 ): Reply {
   const errors = gw.profile.errors;
   const format = page ?? (op ? errors.formatByOperation[op] : errors.unknownOperationFormat);
-  const form = op && !page ? errors.refusalForms[op][0]! : 'httpError';
+  const form = op && !page && !asHttpError ? errors.refusalForms[op][0]! : 'httpError';
   const { code, message } = errors.kinds[kind];
   // A refusal in the body (statusInBody, failureType) is answered with HTTP 200.
   const status = form === 'httpError' ? errors.kinds[kind].status : 200;

@@ -312,7 +312,9 @@ function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s
 
 /** The error answer of a refused request. */
 function refused(s: RequestState, kind: ErrorKind, reason: string): Handled {
-  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret), op: s.facts?.model, errorKind: kind, reason, body: s.body };
+  // An unreadable body on a path of several variants (direct or APM payment) is refused as an HTTP error, as the APM payment requires.
+  const unknownVariant = !s.body && (s.route?.variants.length ?? 0) > 1;
+  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant), op: s.facts?.model, errorKind: kind, reason, body: s.body };
 }
 
 /** Handle one request. Synchronous: checks and the operation run without yielding. */

@@ -50,6 +50,9 @@ export function consistencyProblems(p: Profile): string[] {
       if (entry.refusals && state in entry.refusals) problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
     }
   }
+  // A body that cannot be read selects no variant of /v1/authorise: it is refused as an HTTP error, which the APM
+  // payment requires (400), so the direct payment's refusal forms must allow one.
+  if (!p.errors.refusalForms.authoriseDirect.includes('httpError')) problems.push('errors.refusalForms.authoriseDirect must include httpError (an unreadable /v1/authorise body is refused as the APM payment requires)');
   const types = new Set(p.payout.failureTypes);
   for (const rule of p.payout.failureRules) if (!types.has(rule.failureType)) problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
   if (p.payout.successFailureType && !types.has(p.payout.successFailureType)) problems.push('payout.successFailureType is not in payout.failureTypes');

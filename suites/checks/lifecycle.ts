@@ -21,7 +21,7 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { codeOfState } from './common.js';
+import { codeOfState, errorKindOf } from './common.js';
 
 /** The single batch result of a scenario step. */
 function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Record<string, unknown> | undefined {
@@ -281,7 +281,10 @@ export const cancelledPaymentNotCapturable = wrap(
   onlyWithSteps('captureAfterCancel'),
 );
 
-/** Without a review hold: the payment is not held, and a review of it fails as the profile's review transition says. */
+/**
+ * Without a review hold: the payment is not held; a review of it is refused as the profile's review transition says,
+ * or, where the profile lets an approved payment be reviewed, settles it as the approving flag says.
+ */
 function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
   const payment = responseObject(o.steps.authorise, ctx.spec);
   const approved = ctx.profile.statusValues.order_status.approved;
@@ -289,7 +292,15 @@ function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
     report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
   }
   const state = ctx.profile.transitions.afterAuthorise.approved;
-  expectItemRefused(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', `a review of a payment never held (${state})`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' });
+  if (!(ctx.profile.transitions.review.from as string[]).includes(state)) {
+    expectItemRefused(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', `a review of a payment never held (${state})`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' });
+    return;
+  }
+  const result = resultOf(ctx, o.steps.review!, 'review');
+  if (!itemSucceeded(ctx, 'review', result)) {
+    report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REV-002', exchange: o.steps.review, expected: `the approving review of a ${state} payment to succeed (profile)`, received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}` });
+  }
+  if (o.steps.queryAfterReview) expectState(ctx, report, o.steps.queryAfterReview, recordOf(o)[FIELD.transactionId], ctx.profile.review.approve.to, 'PAGI-REV-002', 'the approving review');
 }
 
 export const flaggedPaymentSettledByReview = wrap(
@@ -379,8 +390,10 @@ export const payoutReplayIdempotent = wrap(
       const changed = o.steps.replayChanged;
       if (!changed) return;
       if (ctx.profile.payout.replayWithDifferentBody === 'invalidInput') {
-        if (statusOf(changed) !== ctx.profile.errors.kinds.invalidInput.status) {
-          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `HTTP ${ctx.profile.errors.kinds.invalidInput.status} for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
+        // Refused as invalid input, in a refusal form the profile declares for the payout.
+        const kind = statusOf(changed) === ctx.profile.errors.kinds.invalidInput.status ? 'invalidInput' : errorKindOf(ctx, changed, 'payout');
+        if (kind !== 'invalidInput') {
+          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `the profile's invalidInput refusal (HTTP ${ctx.profile.errors.kinds.invalidInput.status}, or the payout's refusal form) for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
         }
       } else if (text(responseObject(changed, ctx.spec), FIELD.transactionId) !== first?.[FIELD.transactionId]) {
         report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: 'the first answer again', received: outcomeOf(changed) });
