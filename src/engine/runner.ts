@@ -276,7 +276,7 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
         nodeVersion: process.version,
         commandLine: (hooks.commandLine ?? ['run()']).map((a) => maskText(a, rules)),
         spec: { root: spec.root, digest: spec.digest },
-        profile: { name: profile.profile.name, version: profile.profile.version, file: profile.file, digest: profile.digest },
+        profile: { name: read.name, version: read.version, file: profile.file, digest: profile.digest },
         configDigest: configDigest(options),
         target: { baseUrl: target.baseUrl, embedded: target.embedded },
         seed: config.seed,

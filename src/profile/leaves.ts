@@ -1,7 +1,8 @@
 /**
  * Every setting a profile can hold: the leaves of `schemas/profile.schema.json` as dotted paths. A leaf is a scalar,
- * a list, or a map whose keys the profile chooses (`requestHeaders.headers`, a body template); the variants of a
- * `oneOf` each add their own leaves.
+ * a list, or a map: an object whose keys the profile chooses (`requestHeaders.headers`, a body template), or whose
+ * optional keys all name one kind of value (`transitions.capture.refusals`: a failure per payment state). The
+ * variants of a `oneOf` each add their own leaves.
  */
 type Schema = {
   $ref?: string;
@@ -33,7 +34,9 @@ export function profileLeaves(schema: Schema & { $defs?: Record<string, Schema> 
       for (const v of variants) walk(v, path);
       if (!node.properties) return;
     }
-    if (node.properties && Object.keys(node.properties).length) {
+    const props = Object.values(node.properties ?? {});
+    const isMap = props.length > 1 && !(node as { required?: string[] }).required?.length && props.every((p) => p.$ref !== undefined && p.$ref === props[0]!.$ref);
+    if (node.properties && props.length && !isMap) {
       for (const [k, v] of Object.entries(node.properties)) walk(v, path ? `${path}.${k}` : k);
       return;
     }

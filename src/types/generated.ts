@@ -3782,7 +3782,7 @@ export interface PAGIProfile {
       itemAmount: "original" | "operationAmount";
     };
     /**
-     * What review does to a payment. POST /v1/review: review transactions. The state after a review is given by `review.approve.to` / `review.reject.to`.
+     * What review does to a payment. POST /v1/review: review transactions. The state after a review is given by `review.approve.to` / `review.reject.to`. The item `amount` of this operation is the payment's original amount.
      */
     review: {
       /**
@@ -3913,13 +3913,9 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
-      /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise).
-       */
-      itemAmount: "original";
     };
     /**
-     * What cancel does to a payment. POST /v1/cancel: cancel transactions.
+     * What cancel does to a payment. POST /v1/cancel: cancel transactions. The item `amount` of this operation is the payment's original amount.
      */
     cancel: {
       /**
@@ -4054,13 +4050,9 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
-      /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise).
-       */
-      itemAmount: "original";
     };
     /**
-     * What refund does to a payment. POST /v1/refund: refund transactions.
+     * What refund does to a payment. POST /v1/refund: refund transactions. The item `amount` of this operation is the payment's original amount.
      */
     refund: {
       /**
@@ -4200,10 +4192,6 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
-      /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise). The refunded amount is `refund_amount`, at most the amount not yet refunded (`overRefund` otherwise).
-       */
-      itemAmount: "original";
     };
     /**
      * State of an APM payment once the shopper has acted on the issuer page (before that the payment does not exist).
@@ -4833,7 +4821,7 @@ export interface PAGIProfile {
      */
     unknownOperationFormat: "json" | "xml" | "html";
     /**
-     * When true error bodies carry `encryption_data` computed like the operation's response; when false they carry none.
+     * When true, an error answering a readable request of a known merchant account carries `encryption_data`, computed as the operation's response signature over the error body (errors of unreadable bodies, unknown paths or methods, and of the `unknownMerchant` kind cannot be signed).
      */
     signed: boolean;
     /**
@@ -5026,13 +5014,9 @@ export interface PAGIProfile {
    */
   payout: {
     /**
-     * Request field identifying a payout request.
+     * Request field identifying a payout request. A request repeating a known key with the same body gets the first response again: no second payout, no second notification.
      */
     idempotencyKey: string;
-    /**
-     * A request repeating a known key with the same body: `sameResponse` = the first response again, no second payout, no second notification.
-     */
-    replay: "sameResponse";
     /**
      * A request repeating a known key with a different body: `sameResponse` = as `replay` (the first response, nothing done); `invalidInput` = refused with that error kind, nothing done.
      */

@@ -60,6 +60,14 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
     return;
   }
   if (!refusal || !result) return;
+  // A failed refund item carries no reference id, or empty ones, as the profile says (refunds.referenceId.failedItems).
+  if (op === 'refund') {
+    const omitted = ctx.profile.refunds.referenceId.failedItems === 'omitted';
+    const id = result[FIELD.refundReferenceId];
+    if (omitted ? id !== undefined : id !== '') {
+      report({ code: 'REFERENCE_ID_NUMBERING', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`, expected: omitted ? 'no refund_reference_id on a failed item (profile)' : 'an empty refund_reference_id on a failed item (profile)', received: quote(ctx, id) });
+    }
+  }
   const failure = (ctx.profile.batch.itemFailures as Record<string, CodeMessagePair>)[refusal.key];
   if (failure && !matchesCodeMessage(failure, result[batch.message])) {
     report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
@@ -260,7 +268,9 @@ export const overCaptureRefused = wrap(
     requirements: ['PAGI-CAP-002'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount');
+      // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
+      const key = ctx.profile.transitions.capture.itemAmount === 'operationAmount' ? 'overCapture' : 'amountMismatch';
+      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount', { key, requirement: 'PAGI-BAT-008' });
     },
   }),
   onlyWithSteps('overCapture'),
@@ -275,7 +285,7 @@ export const cancelledPaymentNotCapturable = wrap(
     requirements: ['PAGI-CNL-002'],
     description: 'A cancelled payment cannot be captured.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment');
+      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment', { key: refusalFor(ctx, 'capture', ctx.profile.transitions.cancel.to), requirement: 'PAGI-BAT-008' });
     },
   }),
   onlyWithSteps('captureAfterCancel'),
@@ -318,6 +328,14 @@ export const flaggedPaymentSettledByReview = wrap(
       const pending = ctx.profile.statusValues.order_status.pendingReview;
       if (payment?.[FIELD.orderStatus] !== pending) {
         report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+      }
+      const held = ctx.profile.payments.resultInfo.pendingReview;
+      if (!matchesCodeMessage(held, payment?.[FIELD.resultInfo])) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`, received: quote(ctx, payment?.[FIELD.resultInfo]) });
+      }
+      const action = ctx.profile.payments.risk.action.pendingReview;
+      if (payment?.risk_action !== undefined && payment.risk_action !== action) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (pending review)`, received: quote(ctx, payment.risk_action) });
       }
       if (o.steps.queryBeforeReview) expectState(ctx, report, o.steps.queryBeforeReview, tx, ctx.profile.transitions.afterAuthorise.pendingReview, 'PAGI-REV-002', 'the flagged payment');
       const result = resultOf(ctx, o.steps.review!, 'review');
@@ -422,6 +440,10 @@ export const declinedCardDeclinedPerProfile = defineCheck({
       }
       if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
         report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.resultInfo]) : outcomeOf(exchange) });
+      }
+      const action = ctx.profile.payments.risk.action.declined;
+      if (body?.risk_action !== undefined && body.risk_action !== action) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quote(ctx, body.risk_action) });
       }
     }
   },

@@ -270,8 +270,20 @@ export const checkoutFormHasEveryAlias = onPage(
     description: 'Every alias name the document lists is an input of the form.',
     verify(o, ctx, report) {
       const form = pageOf(o);
-      for (const alias of operationOf(ctx.spec, o.operation).checkoutForm!.aliasNames) {
+      const op = operationOf(ctx.spec, o.operation);
+      const raw: unknown = ctx.spec.openapi.paths[op.path]?.post?.['x-pagi-checkout-form']?.aliases?.names;
+      const listed = Array.isArray(raw) ? raw.map(String) : op.checkoutForm!.aliasNames;
+      for (const alias of op.checkoutForm!.aliasNames) {
         if (form.inputs[alias] === undefined) report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `an input ${alias}`, received: 'no such input' });
+      }
+      // An alias the document lists twice: one input, or one per listing, as the profile says (checkout.duplicateAliasInputs).
+      const once = ctx.profile.checkout.duplicateAliasInputs === 'once';
+      for (const alias of new Set(listed)) {
+        const times = listed.filter((a) => a === alias).length;
+        const inputs = form.inputOrder.filter((n) => n === alias).length;
+        if (times > 1 && inputs > 0 && inputs !== (once ? 1 : times)) {
+          report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `${once ? 1 : times} input(s) ${alias} (the document lists it ${times} times; profile: ${once ? 'once' : 'as listed'})`, received: `${inputs}` });
+        }
       }
     },
   }),

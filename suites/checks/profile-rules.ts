@@ -72,9 +72,8 @@ export const itemFaultsResolvedInProfileOrder = wrap(
     description: "A batch item with two faults fails with whichever per-item failure the profile's batch.checkOrder checks first.",
     verify(o, ctx, report) {
       const order = ctx.profile.batch.checkOrder;
-      // The amount is compared only where the item amount is the payment's (transitions.cancel.itemAmount original).
-      const amountCompared = ctx.profile.transitions.cancel.itemAmount === 'original';
-      expectItemFailure(ctx, report, o.steps.currencyAmount!, amountCompared ? firstOf(order, 'currencyMismatch', 'amountMismatch') : 'currencyMismatch', 'an item with another currency and amount');
+      // A cancel item's amount is the payment's original amount: both faults are checked.
+      expectItemFailure(ctx, report, o.steps.currencyAmount!, firstOf(order, 'currencyMismatch', 'amountMismatch'), 'an item with another currency and amount');
       expectItemFailure(ctx, report, o.steps.unknownInvalid!, firstOf(order, 'invalidItem', 'unknownTransaction'), 'an item with an unknown transaction and a currency in a wrong form');
     },
   }),
@@ -181,5 +180,47 @@ export const payoutFeesPerProfile = wrap(
   onlyWithSteps('first', 'beneficiaryPays'),
 );
 
+/** Report a field whose value, where present, is not one of the profile's `allowed` values. */
+function expectValue(ctx: CheckContext, report: Report, exchange: Exchange, pointer: string, value: unknown, allowed: readonly string[], what: string): void {
+  if (value !== undefined && !allowed.includes(value as string)) {
+    report({ code: 'STATUS_VALUE', requirement: 'PAGI-PRF-005', exchange, pointer, expected: `${allowed.map((v) => JSON.stringify(v)).join(' or ')} (${what})`, received: quote(ctx, value) });
+  }
+}
+
+export const resultValuesPerProfile = defineCheck({
+  id: 'resultValuesPerProfile',
+  family: 'conventions',
+  probe: 'happy',
+  operations: ['authoriseDirect', 'retrievalTrans'],
+  requirements: ['PAGI-PRF-005'],
+  description: "Anti-fraud, 3-D Secure and query result values, where present, are the profile's: risk action, check statuses, provider, threeds_result, is3ds, query_result, recurring_status.",
+  verify(o, ctx, report) {
+    const { payments, statusValues } = ctx.profile;
+    const checkStatuses = [payments.risk.checkStatus.pass, payments.risk.checkStatus.fail];
+    const body = responseObject(o.main, ctx.spec);
+    if (!succeeded(o.main) || !body) return { notApplicable: `the answer is not a readable success (${outcomeOf(o.main)})` };
+    if (o.operation === 'authoriseDirect') {
+      expectValue(ctx, report, o.main, '/risk_action', body.risk_action, [payments.risk.action.approved], "the profile's risk action of an approved payment");
+      const reasons = Array.isArray(body.risk_reasons) ? body.risk_reasons.filter(isObject) : [];
+      reasons.forEach((r, i) => expectValue(ctx, report, o.main, `/risk_reasons/${i}/status`, r.status, checkStatuses, "the profile's check statuses"));
+      const { requestValue, resultWhenRequested, resultWhenNotRequested } = payments.threeDS;
+      const asked = o.main.request.body?.[FIELD.threeDsRequest] === requestValue;
+      const expected = asked ? resultWhenRequested : resultWhenNotRequested;
+      if (expected !== '' || body.threeds_result !== undefined) expectValue(ctx, report, o.main, '/threeds_result', body.threeds_result ?? '', [expected], `3-D Secure ${asked ? '' : 'not '}requested`);
+      return;
+    }
+    for (const [i, record] of queryRecords(ctx, body, {}).entries()) {
+      const at = `/${FIELD.ordersList}/${i}`;
+      expectValue(ctx, report, o.main, `${at}/antifraud_provider`, record.antifraud_provider, [payments.risk.provider], "the profile's anti-fraud provider");
+      const checks = Array.isArray(record.fraud_check_result) ? record.fraud_check_result.filter(isObject) : [];
+      checks.forEach((c, j) => expectValue(ctx, report, o.main, `${at}/fraud_check_result/${j}/status`, c.status, checkStatuses, "the profile's check statuses"));
+      expectValue(ctx, report, o.main, `${at}/is3ds`, record.is3ds, [statusValues.is3ds.with3ds, statusValues.is3ds.without3ds], "the profile's is3ds values");
+      expectValue(ctx, report, o.main, `${at}/${FIELD.queryResult}`, record[FIELD.queryResult], [statusValues.query_result.found], 'a found record');
+      const sub = record.subscription_result;
+      if (isObject(sub)) expectValue(ctx, report, o.main, `${at}/subscription_result/recurring_status`, sub.recurring_status, [statusValues.recurring_status.success, statusValues.recurring_status.failure], "the profile's recurring_status values");
+    }
+  },
+});
+
 /** The checks of profile rules, each in its family. */
-export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, payoutFeesPerProfile];
+export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, payoutFeesPerProfile, resultValuesPerProfile];

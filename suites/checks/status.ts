@@ -4,6 +4,7 @@
  * per-item failures for unknown transactions; no server error for any generated input.
  */
 import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import { batchItems, batchResults, expectedCodeMessage, itemSucceeded, matchesCodeMessage, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
@@ -166,6 +167,13 @@ export const unknownTransactionItemFails = defineCheck({
       return;
     }
     const at = `/${batch.orders}/0`;
+    // The envelope of a batch whose item failed: a success, or the failure value, as the profile says.
+    const rs = ctx.profile.statusValues.return_status;
+    const envelope = ctx.profile.batch.envelopeOnItemFailure === 'failure' ? rs.failure : rs.success;
+    const got = responseObject(o.main, ctx.spec)?.[FIELD.returnStatus];
+    if (got !== envelope) {
+      report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-008', pointer: `/${FIELD.returnStatus}`, expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`, received: quote(ctx, got) });
+    }
     if (itemSucceeded(ctx, o.operation, result)) {
       report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: `success ${quote(ctx, result[batch.status])}` });
     } else if (result[batch.status] !== statusValues(ctx, batch.status).failure) {
