@@ -221,7 +221,7 @@ export interface ProbeClient {
   send(
     operation: OperationKey,
     body: Record<string, unknown>,
-    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string },
+    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string; profileHeaders?: boolean },
   ): Promise<Exchange>;
   /** A fresh, run-unique order number. */
   orderNo(): string;

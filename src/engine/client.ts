@@ -197,7 +197,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
       const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8` };
-      for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
+      if (sendOptions.profileHeaders !== false) for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
       const sent: SentRequest = {
         method: (sendOptions.method ?? op.method).toUpperCase(),
         url: config.baseUrl + (sendOptions.path ?? op.path),

@@ -112,7 +112,8 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
   }
   // {httpStatus} is the status of the answer: 200 for a refusal carried in the body.
   const vars = { code: spec.code, message: spec.message, httpStatus: form === 'httpError' ? String(spec.status) : '200', pinned };
-  const request = sentBody(exchange);
+  // A body over the size limit or refused as malformed was not read as a request: its fields fill no template.
+  const request = kind === 'bodyTooLarge' || kind === 'malformedBody' ? {} : sentBody(exchange);
   const format = ctx.profile.errors.formatByOperation[operation];
   if (format === 'html') {
     const message = render(ctx.profile.errors.bodies.html.message, vars, request);

@@ -4,12 +4,12 @@
  * (`selection.*.resultOrder`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
  * `localClearingSystem`).
  */
-import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
-import { batchResults, expectedCodeMessage, isObject, itemSucceeded, matchesCodeMessage, operationOf, queryRecords, responseObject, statusValues } from '../observe.js';
+import { batchResults, expectedCodeMessage, formatOfMediaType, headerOf, isObject, itemSucceeded, matchesCodeMessage, operationOf, queryRecords, responseObject, statusOf, statusValues } from '../observe.js';
 import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
-import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal } from './common.js';
+import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -224,3 +224,76 @@ export const resultValuesPerProfile = defineCheck({
 
 /** The checks of profile rules, each in its family. */
 export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, payoutFeesPerProfile, resultValuesPerProfile];
+
+
+/** Report unless an answer is the refusal of `kind` in a form the profile declares (or, with `operation` undefined, the catalogue's HTTP error in `unknownOperationFormat`). */
+function expectKind(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey | undefined, kind: ErrorKind, what: string): void {
+  if (operation) {
+    if (expectRefusal(report, exchange, 'PAGI-PRF-006', what, { ctx, operation })) checkErrorAnswer(ctx, report, exchange, operation, kind, 'PAGI-PRF-006');
+    return;
+  }
+  const spec = ctx.profile.errors.kinds[kind];
+  const format = ctx.profile.errors.unknownOperationFormat;
+  const type = headerOf(exchange.response?.headers, 'content-type');
+  if (statusOf(exchange) !== spec.status || formatOfMediaType(type) !== formatOfMediaType(ctx.profile.errors.bodies[format].contentType) || !(exchange.response?.bodyText ?? '').includes(spec.code)) {
+    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-PRF-006', exchange, expected: `HTTP ${spec.status} with a ${format} body carrying ${JSON.stringify(spec.code)} (the profile's ${kind}) for ${what}`, received: `${outcomeOf(exchange)}, content type ${quote(ctx, type)}` });
+  }
+}
+
+/** Report unless an answer accepts a request (a 2xx that is no refusal the profile declares). */
+function expectAccepted(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, what: string): void {
+  if (!succeeded(exchange) || refusalInBody(ctx, exchange, operation)) {
+    report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-PRF-006', exchange, expected: `${what} accepted (profile)`, received: outcomeOf(exchange) });
+  }
+}
+
+export const outsideRequestsAnsweredPerProfile = wrap(
+  defineCheck({
+    id: 'outsideRequestsAnsweredPerProfile',
+    family: 'status',
+    probe: 'outsideRequests',
+    operations: ['retrievalTrans'],
+    requirements: ['PAGI-PRF-006'],
+    description: "An unknown path, a wrong method and a body over the profile's size limit get the profile's errors; the other media type, a JSON body declared as form fields and missing extra headers are accepted or refused as the profile's requestMedia and requestHeaders say.",
+    verify(o, ctx, report) {
+      const op = o.operation;
+      expectKind(ctx, report, o.steps.unknownPath!, undefined, 'unknownPath', 'an unknown path');
+      // A wrong method at an operation's path is that operation's error (its format and refusal forms).
+      expectKind(ctx, report, o.steps.wrongMethod!, op, 'methodNotAllowed', 'a PUT');
+      expectKind(ctx, report, o.steps.tooLarge!, op, 'bodyTooLarge', `a body of more than ${ctx.profile.limits.maxBodyBytes} bytes`);
+      const media = ctx.profile.requestMedia;
+      const own = media.types[op];
+      if (media.acceptOther) expectAccepted(ctx, report, o.steps.otherMedia!, op, `a ${own === 'json' ? 'form' : 'json'} body (acceptOther)`);
+      else expectKind(ctx, report, o.steps.otherMedia!, op, 'malformedBody', 'a body in the other media type (acceptOther false)');
+      // A JSON body declared as form fields reads as JSON only when the gateway sniffs the body.
+      const readable = media.detection === 'sniffed' && (own === 'json' || media.acceptOther);
+      if (readable) expectAccepted(ctx, report, o.steps.jsonDeclaredForm!, op, 'a JSON body declared as form fields (detection sniffed)');
+      else expectKind(ctx, report, o.steps.jsonDeclaredForm!, op, 'malformedBody', `a JSON body declared as form fields (detection ${media.detection})`);
+      if (o.steps.noHeaders) expectKind(ctx, report, o.steps.noHeaders, op, ctx.profile.requestHeaders.onMissing, "a request without the profile's extra headers");
+    },
+  }),
+  onlyWithSteps('unknownPath', 'wrongMethod', 'tooLarge', 'otherMedia', 'jsonDeclaredForm'),
+);
+
+export const cardFieldsPerProfile = wrap(
+  defineCheck({
+    id: 'cardFieldsPerProfile',
+    family: 'status',
+    probe: 'cardForms',
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-PRF-006'],
+    description: "A card number failing the Luhn check and a one-digit expiry month are refused or accepted as the profile's card rules say; an unknown token_id gets the profile's error.",
+    verify(o, ctx, report) {
+      const card = ctx.profile.fields.card;
+      if (card.luhnCheck) expectKind(ctx, report, o.steps.notLuhn!, o.operation, 'invalidInput', 'a card number failing the Luhn check');
+      else expectAccepted(ctx, report, o.steps.notLuhn!, o.operation, 'a card number failing the Luhn check (no Luhn check)');
+      if (card.expiryMonthFormat === 'MM') expectKind(ctx, report, o.steps.oneDigitMonth!, o.operation, 'invalidInput', 'an expiry month of one digit (form MM)');
+      else expectAccepted(ctx, report, o.steps.oneDigitMonth!, o.operation, 'an expiry month of one digit (form M)');
+      expectKind(ctx, report, o.steps.unknownToken!, o.operation, ctx.profile.payments.token.unknownToken, 'an unknown token_id');
+    },
+  }),
+  onlyWithSteps('notLuhn', 'oneDigitMonth', 'unknownToken'),
+);
+
+/** The checks of profile rules a request outside the operations' own cases shows. */
+export const OUTSIDE_CHECKS: readonly Check[] = [outsideRequestsAnsweredPerProfile, cardFieldsPerProfile];

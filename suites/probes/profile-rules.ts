@@ -50,3 +50,36 @@ export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', '
   steps.facts.records = records.map(recordFacts);
   return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
 });
+
+/**
+ * `outsideRequests` (query): requests the profile's error catalogue answers before any operation runs — an unknown
+ * path under /v1, a GET, a body over the profile's size limit — and requests in another form than the profile's:
+ * the other media type, a JSON body declared as form fields, the profile's extra headers left out. Read-only
+ * requests of an authorised payment, so the state never moves.
+ */
+export const outsideRequests = defineProbe('outsideRequests', ['retrievalTrans'], async (op, client, ctx, steps) => {
+  const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+  const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
+  const model = ctx.spec.operations.get(op)!;
+  steps.add('unknownPath', await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }));
+  steps.add('wrongMethod', await client.send(op, body, { method: 'PUT' }));
+  const size = ctx.profile.limits.maxBodyBytes + 1;
+  steps.add('tooLarge', await client.send(op, body, { rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`, contentType: 'application/json' }));
+  const own = ctx.profile.requestMedia.types[op];
+  const other = own === 'json' ? 'form' : 'json';
+  steps.add('otherMedia', await client.send(op, body, { encoding: other }));
+  steps.add('jsonDeclaredForm', await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }));
+  if (Object.keys(ctx.profile.requestHeaders.headers).length) steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
+  return steps.add(op, await client.send(op, body));
+});
+
+/** `cardForms` (direct payment): a card number failing the Luhn check, an expiry month of one digit, an unknown token. */
+export const cardForms = defineProbe('cardForms', ['authoriseDirect'], async (op, client, ctx, steps) => {
+  const card = ctx.profile.fields.card;
+  const approve = ctx.config.cards.approve!;
+  const notLuhn = `${approve.slice(0, -1)}${(Number(approve.slice(-1)) + 1) % 10}`;
+  steps.add('notLuhn', await client.send(op, client.sample(op, { [card.number]: notLuhn })));
+  steps.add('oneDigitMonth', await client.send(op, client.sample(op, { [card.expiryMonth]: '3' })));
+  const noCard = Object.fromEntries([card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]));
+  return steps.add('unknownToken', await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })));
+});
