@@ -5480,7 +5480,7 @@ export interface PAGIProfile {
       timeoutMs: number;
     };
     /**
-     * What counts as delivered.
+     * What counts as delivered: an HTTP status in this range (the response body is never read).
      */
     acknowledgement: {
       /**
@@ -5491,10 +5491,6 @@ export interface PAGIProfile {
        * Highest HTTP status counted as delivered.
        */
       statusMax: number;
-      /**
-       * When true the response body is not read.
-       */
-      bodyIgnored: boolean;
     };
   };
 }

@@ -380,6 +380,10 @@ export const payoutFailureReported = wrap(
       for (const [field, value] of expected) {
         if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quote(ctx, body[field]) });
       }
+      const types = ctx.profile.payout.failureTypes;
+      if (body[FIELD.failureType] !== rule.failureType && !types.includes(body[FIELD.failureType] as string)) {
+        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${FIELD.failureType}`, expected: `one of the profile's failure types ${types.join(', ')}`, received: quote(ctx, body[FIELD.failureType]) });
+      }
     },
   }),
   onlyWhen((o) => o.steps.failing !== undefined, (o) => String(o.facts.noFailureRule ?? 'no failing payout was sent')),
@@ -441,6 +445,8 @@ export const declinedCardDeclinedPerProfile = defineCheck({
       if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
         report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.resultInfo]) : outcomeOf(exchange) });
       }
+      const query = exchange === o.main ? o.steps.query : undefined;
+      if (query) expectState(ctx, report, query, body?.[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.declined, 'PAGI-PAY-013', 'a declined payment');
       const action = ctx.profile.payments.risk.action.declined;
       if (body?.risk_action !== undefined && body.risk_action !== action) {
         report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quote(ctx, body.risk_action) });

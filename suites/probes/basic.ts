@@ -290,6 +290,9 @@ export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'
     rules.push({ step, trigger: Object.keys(rule)[0]! });
   }
   steps.facts.rules = rules;
+  // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
+  const fields = { ...(main.request.body ?? {}), ...(responseObject(main, ctx.spec) ?? {}) };
+  if (text(fields, FIELD.transactionId)) await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
   return main;
 });
 
