@@ -30,6 +30,8 @@ export interface MerchantConfig {
 export interface GatewayConfig {
   baseUrl: string;
   connector: string;
+  /** Which secret signs a request (default `account`). */
+  secretScope?: 'account' | 'merchant';
   merchants: MerchantConfig[];
   apm: { paymentMethods: string[]; issuer: { mode: 'shopper' | 'autoApprove' | 'autoDecline' } };
   sessions: { ttlSeconds: number; maxSessions: number };
@@ -148,17 +150,17 @@ export function normaliseAddress(address: string): string {
 export interface ResolvedAccount {
   merchant: MerchantConfig;
   account: AccountConfig;
-  /** The secret the profile's `secretScope` designates. */
+  /** The secret the configuration's `secretScope` designates. */
   secret: string;
 }
 
 /** Resolve a (merchant_id, account_id) pair; undefined when the gateway does not know it. */
 export function resolveAccount(
   config: GatewayConfig,
-  scope: 'account' | 'merchant',
   merchantId: unknown,
   accountId: unknown,
 ): ResolvedAccount | undefined {
+  const scope = config.secretScope ?? 'account';
   if (typeof merchantId !== 'string' || typeof accountId !== 'string') return undefined;
   const merchant = config.merchants.find((m) => m.merchantId === merchantId);
   const account = merchant?.accounts.find((a) => a.accountId === accountId);

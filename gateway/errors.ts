@@ -31,7 +31,9 @@ export function signResponse(gw: Gateway, op: OperationKey, body: Record<string,
 
 /**
  * The profile's error reply of `kind` for an operation (`undefined` = no operation known: the profile's
- * `unknownOperationFormat`), filled from the request as received. The gateway's own pages ask for `html`.
+ * `unknownOperationFormat`), filled from the request as received, in the operation's first refusal form
+ * (`errors.refusalForms`). The gateway's own pages ask for `html`, always as an HTTP error; `asHttpError` also when
+ * the body selects no variant of a shared path.
  */
 export function errorReply(
   gw: Gateway,
@@ -39,12 +41,24 @@ export function errorReply(
   op: OperationKey | undefined,
   request: Record<string, unknown> = {},
   secret?: string,
-  format: 'json' | 'xml' | 'html' = op ? gw.profile.errors.formatByOperation[op] : gw.profile.errors.unknownOperationFormat,
+  page?: 'html',
+  asHttpError = false,
 ): Reply {
   const errors = gw.profile.errors;
-  const { status, code, message } = errors.kinds[kind];
+  const format = page ?? (op ? errors.formatByOperation[op] : errors.unknownOperationFormat);
+  const form = op && !page && !asHttpError ? errors.refusalForms[op][0]! : 'httpError';
+  const { code, message } = errors.kinds[kind];
+  // A refusal in the body (statusInBody, failureType) is answered with HTTP 200.
+  const status = form === 'httpError' ? errors.kinds[kind].status : 200;
   const values = { code, message, httpStatus: status, request };
   const signIt = (body: Record<string, unknown>) => (errors.signed && op && secret ? signResponse(gw, op, body, secret) : body);
+  if (form === 'failureType') {
+    const key = gw.profile.payout.idempotencyKey;
+    const body: Record<string, unknown> = { merchant_id: fill('{request.merchant_id}', values), account_id: fill('{request.account_id}', values) };
+    if (typeof request[key] === 'string') body[key] = request[key];
+    Object.assign(body, { status: gw.profile.statusValues.payout_status.failed, failure_type: code, failure_reason: message });
+    return { kind: 'json', status, contentType: errors.bodies.json.contentType, body: signIt(body) };
+  }
   if (format === 'json') {
     const shape = errors.bodies.json;
     return { kind: 'json', status, contentType: shape.contentType, body: signIt(fillObject(shape.body as TemplateObject, values)) };

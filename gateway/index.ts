@@ -94,11 +94,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const spec = kitSpec();
   const { profile, file: profileFile } = loadProfile(options.profile ?? 'reference');
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
-  if (profile.signature.secretScope === 'merchant') {
+  if (config.secretScope === 'merchant') {
     const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
-    if (missing.length) throw new ConfigError(`the profile signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`);
+    if (missing.length) throw new ConfigError(`the configuration signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`);
   }
-  if (!profile.batch.sequential) throw new ConfigError('the profile asks for batch items processed out of order (batch.sequential: false), which the reference gateway does not do');
   const fault = options.fault ? findFault(options.fault) : undefined;
   const log = options.log ?? (() => undefined);
   const store = new Store(config.store);

@@ -118,7 +118,9 @@ function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Rou
     else if (type === 'application/x-www-form-urlencoded' && /^[^=&]*=/.test(incoming.body.trimStart())) [encoding, body] = ['form', decodeForm(incoming.body, nested)];
   }
   if (!encoding || !body) return undefined;
-  if (!media.acceptOther && encoding !== media.types[op]) return undefined;
+  // A checkout page's form comes back as a browser posts it (form-urlencoded), whatever the operation's own media type.
+  const postBack = encoding === 'form' && route.variants.some((v) => v.model.checkoutForm) && isPostBack(body);
+  if (!media.acceptOther && encoding !== media.types[op] && !postBack) return undefined;
   // A form field named __proto__ holding JSON text replaces the decoded object's prototype: refuse such a body.
   if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
   return { body: encoding === 'form' ? formNumbers(body, route.numeric) : body, encoding };
@@ -262,7 +264,7 @@ class RequestState {
     if (!this.accountDone) {
       this.accountDone = true;
       const b = this.body;
-      this.accountValue = b ? resolveAccount(this.gw.config, this.gw.profile.signature.secretScope, b.merchant_id, b.account_id) : undefined;
+      this.accountValue = b ? resolveAccount(this.gw.config, b.merchant_id, b.account_id) : undefined;
     }
     return this.accountValue;
   }
@@ -305,7 +307,8 @@ const CHECKS: Check[] = [
   { kind: 'bodyTooLarge', failed: (s) => (s.incoming.tooLarge ? 'body over the size cap' : undefined) },
   { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form') },
   { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate },
-  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
+  // A posted-back checkout form comes from the shopper's browser, which sends no merchant header.
+  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body && !s.postBack ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
   { kind: 'unknownRecord', failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined) },
   { kind: (p) => p.errors.unknownMerchant, failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined) },
   {
@@ -343,7 +346,9 @@ function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s
 
 /** The error answer of a refused request. */
 function refused(s: RequestState, kind: ErrorKind, reason: string): Handled {
-  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret), op: s.facts?.model, errorKind: kind, reason, body: s.body };
+  // An unreadable body on a path of several variants (direct or APM payment) is refused as an HTTP error, as the APM payment requires.
+  const unknownVariant = !s.body && (s.route?.variants.length ?? 0) > 1;
+  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant), op: s.facts?.model, errorKind: kind, reason, body: s.body };
 }
 
 /** Handle one request. Synchronous: checks and the operation run without yielding. */

@@ -133,7 +133,7 @@ function recipe(profile: Profile): string[] {
       ? '- **Algorithm**: HMAC-SHA256 of the string to sign, keyed with the secret (UTF-8).'
       : `- **Algorithm**: SHA-256 of the string to sign, then ${JSON.stringify((sig.algorithm as { secretJoin: string }).secretJoin)}, then the secret.`,
   );
-  lines.push(`- **Secret**: one per ${sig.secretScope === 'account' ? '(`merchant_id`, `account_id`) pair' : '`merchant_id`'}; encoding \`${sig.encoding}\`${sig.caseInsensitiveCompare ? ', compared ignoring case' : ''}.`);
+  lines.push(`- **Secret**: the gateway's configuration gives it (per account or per merchant); encoding \`${sig.encoding}\`${sig.caseInsensitiveCompare ? ', compared ignoring case' : ''}.`);
   const req = sig.request as any;
   if (req.mode === 'fieldList') {
     lines.push(`- **Requests**: the values of these top-level fields joined by ${JSON.stringify(req.separator)} (an absent field ${req.missingField === 'emptyString' ? 'counts as ""' : 'is left out'}):`);

@@ -188,6 +188,8 @@ export interface CheckContext {
   requirement(id: string): Requirement;
   /** Masks card numbers, security codes and the run's secret in a received value quoted in a message (set by the engine). */
   mask?(text: string): string;
+  /** Whether a body's `encryption_data` verifies under the profile's scheme (undefined: no rule for it). */
+  verifySignature?(operation: OperationKey, direction: 'request' | 'response', body: Record<string, unknown>): boolean | undefined;
 }
 
 /** The parts of the run configuration checks and probes may read (no secret). */
@@ -235,7 +237,7 @@ export interface ProbeClient {
   send(
     operation: OperationKey,
     body: Record<string, unknown>,
-    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string },
+    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string; profileHeaders?: boolean },
   ): Promise<Exchange>;
   /** A fresh, run-unique order number. */
   orderNo(): string;

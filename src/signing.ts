@@ -53,7 +53,11 @@ export function stringToSign(sig: SignatureProfile, direction: Direction, operat
   }
   const rule = sig.response;
   if (!rule.signed) return undefined;
-  if ('pairs' in rule) return fromSortedPairs(rule.pairs, body);
+  if ('pairs' in rule) {
+    if (rule.pairs.mode !== 'sortedPairs') throw new Error('signature: response pairs without mode sortedPairs');
+    return fromSortedPairs(rule.pairs, body);
+  }
+  if (rule.mode !== 'fieldList') throw new Error('signature: a signed response rule is either sorted pairs or field lists');
   if (!(rule.fields as Record<string, unknown>)[operation]) return undefined;
   return fromFieldList(rule as ListRule, operation, body);
 }

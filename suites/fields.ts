@@ -38,6 +38,17 @@ export const FIELD = {
   payoutStatus: 'status',
   failureType: 'failure_type',
   failureReason: 'failure_reason',
+  transactionDate: 'transaction_date',
+  refundReference: 'refund_reference',
+  feePaidBy: 'fee_paid_by',
+  paymentAmount: 'payment_amount',
+  paymentCurrency: 'payment_currency',
+  feeAmount: 'fee_amount',
+  amountPayerPays: 'amount_payer_pays',
+  amountBeneficiaryReceives: 'amount_beneficiary_receives',
+  beneficiary: 'beneficiary',
+  bankDetails: 'bank_details',
+  localClearingSystem: 'local_clearing_system',
 } as const;
 
 function namesOf(spec: SpecModel, schemaId: string, pointer = ''): Set<string> {

@@ -60,6 +60,8 @@ export const FINDING_CODES = {
   RECORD_NOT_FOUND: 'Record not shown',
   RECORD_MISMATCH: 'Record differs from the request',
   UNSELECTED_RECORD: 'Record outside the selection',
+  RESULT_ORDER: 'Results not in the profile’s order',
+  PAYOUT_AMOUNTS: 'Payout fee or amounts differ from the profile’s',
   TRANSITION_ALLOWED: 'Transition allowed that must be refused',
   TRANSITION_REFUSED: 'Transition refused that must be allowed',
   PAGE_NOT_SERVED: 'Page cannot be requested',

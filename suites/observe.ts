@@ -169,6 +169,20 @@ export function codeMessage(pair: { code: string; message: string }): string {
   return `${pair.code}:${pair.message}`;
 }
 
+/** A profile `<code>`/`<message>` pair; the message text is compared only when the pair is `pinned`. */
+export type CodeMessagePair = { code: string; message: string; pinned?: boolean };
+
+/** Whether a `<code>:<message>` value is the profile's pair: the same code, and the same message where it is pinned. */
+export function matchesCodeMessage(pair: CodeMessagePair, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  return pair.pinned ? value === codeMessage(pair) : codeOf(value) === pair.code;
+}
+
+/** What a pair expects, in words: the whole value when pinned, else the code with any message. */
+export function expectedCodeMessage(pair: CodeMessagePair): string {
+  return pair.pinned ? JSON.stringify(codeMessage(pair)) : `code ${JSON.stringify(pair.code)} ("${pair.code}:<any message>")`;
+}
+
 /** The code part of a `<code>:<message>` value. */
 export function codeOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.includes(':') ? value.slice(0, value.indexOf(':')) : undefined;

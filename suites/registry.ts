@@ -13,6 +13,7 @@ import { LIMITS_CHECKS } from './checks/limits.js';
 import { MEDIA_CHECKS } from './checks/media.js';
 import { SECURITY_CHECKS } from './checks/security.js';
 import { SHAPE_CHECKS } from './checks/shape.js';
+import { OUTSIDE_CHECKS, PROFILE_RULE_CHECKS } from './checks/profile-rules.js';
 import { STATUS_CHECKS } from './checks/status.js';
 import { fieldProblems } from './fields.js';
 import {
@@ -32,6 +33,7 @@ import {
 import { notificationRetry, notified } from './probes/events.js';
 import { apmCompletion, checkoutCompletion, payoutLifecycle, paymentLifecycle, reviewLifecycle } from './probes/lifecycle.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from './probes/limits.js';
+import { cardForms, itemFaults, outsideRequests, selectionOrder, twoFaults } from './probes/profile-rules.js';
 
 /** Every probe: request recipes and stateful scenarios. */
 export const PROBES: readonly Probe[] = [
@@ -59,6 +61,11 @@ export const PROBES: readonly Probe[] = [
   checkoutCompletion,
   notified,
   notificationRetry,
+  twoFaults,
+  itemFaults,
+  selectionOrder,
+  outsideRequests,
+  cardForms,
 ];
 
 /** Every check, family by family. */
@@ -71,6 +78,8 @@ export const CHECKS: readonly Check[] = [
   ...SECURITY_CHECKS,
   ...LIFECYCLE_CHECKS,
   ...EVENTS_CHECKS,
+  ...PROFILE_RULE_CHECKS,
+  ...OUTSIDE_CHECKS,
 ];
 
 /** The families in report order. */

@@ -41,7 +41,7 @@ export const apmPayment: OperationHandler = {
 
 /** Complete an APM session: the payment is made (or declined) once; later requests show its result. */
 function complete(gw: Gateway, session: Session, decline: boolean): void {
-  const account = resolveAccount(gw.config, gw.profile.signature.secretScope, session.merchantId, session.accountId);
+  const account = resolveAccount(gw.config, session.merchantId, session.accountId);
   if (!account) return;
   const { txn } = createPayment(gw, { source: 'authoriseApm', account, body: session.request, declineRequested: decline });
   session.transactionId = txn.transactionId;

@@ -63,11 +63,11 @@ const RULES: Record<BatchKey, BatchRules> = {
     operationAmount: (item) => toMinor(item.refund_amount),
     available: (txn, gw) => (gw.switches.skipRefundBound ? UNBOUNDED : refundable(txn)),
     overFailure: 'overRefund',
-    exhausted: (txn, gw) => txn.refundSeq >= 10 ** gw.profile.refunds.referenceId.sequenceDigits, // no number left for refund_reference_id
+    exhausted: (txn) => txn.refundSeq >= 100, // no two-digit number left for refund_reference_id
     apply(txn, item, gw) {
       const t = gw.profile.transitions.refund;
       const amount = toMinor(item.refund_amount)!;
-      const referenceId = `${txn.transactionId}-${String(txn.refundSeq).padStart(gw.profile.refunds.referenceId.sequenceDigits, '0')}`;
+      const referenceId = `${txn.transactionId}-${String(txn.refundSeq).padStart(2, '0')}`;
       const reference = gw.profile.refunds.reference === 'sameAsReferenceId' ? referenceId : `RF${referenceId.slice(1).replace('-', '')}`;
       txn.refundSeq += 1;
       txn.refundedMinor += amount;
@@ -121,7 +121,7 @@ function check(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unknown): {
     } else if (step === 'currencyMismatch') {
       failure = item.currency !== txn.currency ? 'currencyMismatch' : undefined;
     } else if (step === 'amountMismatch') {
-      const original = gw.profile.transitions[key].itemAmount === 'original';
+      const original = key !== 'capture' || gw.profile.transitions.capture.itemAmount === 'original';
       failure = original && toMinor(item.amount) !== txn.amountMinor ? 'amountMismatch' : undefined;
     } else if (step === 'state') {
       failure = stateFailure(gw, key, txn.state);
@@ -168,7 +168,13 @@ function batchOperation(key: BatchKey): OperationHandler {
       const accepted = refusesOverLimit(gw) ? list : list.slice(0, batchLimit(gw, req.op.model));
       const results = accepted.map((raw) => processItem(gw, req, key, raw));
       const rs = gw.profile.statusValues.return_status;
-      const values: Record<string, unknown> = { return_status: rs.success, return_message: rs.successMessage };
+      const statuses = gw.profile.statusValues[batch!.status as `${BatchKey}_status`];
+      const failed = results.find((r) => r[batch!.status] !== statuses.success);
+      // The profile's envelope when an item fails: still a success, or the failure value with the first failed item's message.
+      const values: Record<string, unknown> =
+        failed && gw.profile.batch.envelopeOnItemFailure === 'failure'
+          ? { return_status: rs.failure, return_message: failed[batch!.message] }
+          : { return_status: rs.success, return_message: rs.successMessage };
       echo(req.op.model, req.body, values);
       const envelope = signResponse(gw, key, ordered(req.op.responseFields, values), req.account.secret);
       return jsonReply(ordered(req.op.responseFields, { ...envelope, [batch!.orders]: results }));

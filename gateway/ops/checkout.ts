@@ -155,7 +155,7 @@ export function payPage(gw: Gateway, token: string, form: Record<string, unknown
     const problem = cardProblem(gw, form);
     if (problem) return { ...errorReply(gw, 'invalidInput', 'checkout', session.request, undefined, 'html'), headers: { 'x-pagi-reason': problem } };
   }
-  const account = resolveAccount(gw.config, gw.profile.signature.secretScope, session.merchantId, session.accountId);
+  const account = resolveAccount(gw.config, session.merchantId, session.accountId);
   if (!account) return errorReply(gw, gw.profile.errors.unknownMerchant, 'checkout', session.request, undefined, 'html');
   const { txn } = createPayment(gw, {
     source: 'checkout',

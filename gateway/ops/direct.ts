@@ -32,6 +32,7 @@ export const directPayment: OperationHandler = {
       account: req.account,
       body: req.body,
       card,
+      securityCode: usesToken(req) ? undefined : str(req.body, gw.profile.fields.card.securityCode),
       tokenId: usesToken(req) ? str(req.body, 'token_id') : undefined,
     });
     return { kind: 'xml', status: 200, root: req.op.xmlRoot!, body: signResponse(gw, 'authoriseDirect', result, req.account.secret) };

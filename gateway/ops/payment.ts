@@ -62,26 +62,42 @@ export function readCard(gw: Gateway, source: Record<string, unknown>): CardData
 /** The card number masked as the profile's `cardMask` says. */
 export function maskCard(gw: Gateway, number: string): string {
   if (gw.switches.unmaskedCard) return number;
-  const { keepFirst, keepLast, maskChar } = gw.profile.fields.cardMask;
-  const hidden = Math.max(0, number.length - keepFirst - keepLast);
+  const { keepFirst, keepLast, maskChar, hiddenWidth } = gw.profile.fields.cardMask;
+  const hidden = hiddenWidth === 'perDigit' ? Math.max(0, number.length - keepFirst - keepLast) : hiddenWidth;
   return number.slice(0, Math.min(keepFirst, number.length)) + maskChar.repeat(hidden) + number.slice(number.length - Math.min(keepLast, number.length - keepFirst));
 }
 
-/** The anti-fraud checks the review triggers of the profile define. */
+/** The domain of the request's `shopper_email`, lower case ('' without one). */
+function emailDomain(body: Record<string, unknown>): string {
+  const email = str(body, 'shopper_email') ?? '';
+  return email.includes('@') ? email.slice(email.lastIndexOf('@') + 1).toLowerCase() : '';
+}
+
+/** The anti-fraud checks the review triggers of the profile define (one passed screening when it holds nothing). */
 function riskChecks(gw: Gateway, body: Record<string, unknown>): RiskCheck[] {
   const triggers = gw.profile.review.triggers;
+  if (!triggers) return [{ name: 'screening', passed: true }];
   const amount = toMinor(body.amount) ?? 0n;
-  const email = str(body, 'shopper_email') ?? '';
-  const domain = email.includes('@') ? email.slice(email.lastIndexOf('@') + 1).toLowerCase() : '';
+  const domain = emailDomain(body);
   return [
     { name: 'amount_threshold', passed: amount < (toMinor(triggers.amountAtLeast) ?? 0n) },
     { name: 'email_domain', passed: !triggers.shopperEmailDomains.some((d) => d.toLowerCase() === domain) },
   ];
 }
 
-function outcomeOf(gw: Gateway, card: CardData | undefined, risk: RiskCheck[], declineRequested: boolean): Outcome {
-  if (declineRequested) return 'declined';
-  if (card && gw.profile.payments.declineRules.some((r) => card.number.endsWith(r.cardNumberSuffix))) return 'declined';
+/** Whether a decline rule of the profile matches the payment (its card, security code, e-mail domain or amount). */
+export function declines(gw: Gateway, body: Record<string, unknown>, card: CardData | undefined, securityCode: string | undefined): boolean {
+  return gw.profile.payments.declineRules.some((r) => {
+    if ('cardNumberSuffix' in r) return card !== undefined && card.number.endsWith(r.cardNumberSuffix);
+    if ('securityCode' in r) return securityCode === r.securityCode;
+    if ('shopperEmailDomain' in r) return emailDomain(body) === r.shopperEmailDomain.toLowerCase();
+    return toMinor(body.amount) === toMinor(r.amount);
+  });
+}
+
+function outcomeOf(gw: Gateway, input: PaymentInput, risk: RiskCheck[]): Outcome {
+  if (input.declineRequested) return 'declined';
+  if (declines(gw, input.body, input.card, input.securityCode)) return 'declined';
   return risk.every((c) => c.passed) ? 'approved' : 'pendingReview';
 }
 
@@ -91,7 +107,9 @@ export interface PaymentInput {
   account: ResolvedAccount;
   body: Record<string, unknown>;
   card?: CardData;
-  /** The shopper declined on the issuer or hosted payment page. */
+  /** The security code the request carried (direct payment with a card, not a token). */
+  securityCode?: string;
+  /** The shopper declined (true) or paid (false) on the issuer or hosted payment page. */
   declineRequested?: boolean;
   /** Paid with this stored-card token. */
   tokenId?: string;
@@ -116,7 +134,7 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
   const now = gw.now();
   const body = input.body;
   const risk = riskChecks(gw, body);
-  const outcome = outcomeOf(gw, input.card, risk, input.declineRequested ?? false);
+  const outcome = outcomeOf(gw, input, risk);
   const transactionId = store.nextId('T', now);
   const with3ds = body.open3d === profile.payments.threeDS.requestValue;
   const subscription = body.subscription && typeof body.subscription === 'object' ? (body.subscription as Record<string, unknown>) : undefined;
@@ -129,7 +147,10 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
     currency: String(body.currency),
     amount: String(body.amount),
     amountMinor: toMinor(body.amount) ?? 0n,
-    state: profile.transitions.afterAuthorise[outcome],
+    state:
+      input.source === 'authoriseApm' && outcome !== 'pendingReview'
+        ? profile.transitions.afterIssuerPage[outcome === 'declined' ? 'declined' : 'paid']
+        : profile.transitions.afterAuthorise[outcome],
     outcome,
     createdAt: now,
     refundedMinor: 0n,
@@ -157,6 +178,7 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
     const { number: cardNumber, expiryMonth, expiryYear } = input.card;
     store.tokens.set(tokenId, { tokenId, merchantId: txn.merchantId, accountId: txn.accountId, cardNumber, expiryMonth, expiryYear });
   }
+  if (txn.state === 'captured') txn.capturedMinor = txn.amountMinor;
   store.addTransaction(txn);
   const result = paymentResult(gw, txn, body, input.card, tokenId);
   notifyPayment(gw, input, result);

@@ -84,7 +84,16 @@ function selected(gw: Gateway, req: GatewayRequest, key: SelectionKey): { given:
   const list = found === 'notText' ? [] : found;
   const max = selectionLimit(gw, req.op.model);
   const given = refusesOverLimit(gw) ? list : truncate(list, max);
-  return { given, picked: given.length ? pick(gw, req, key, given) : [] };
+  const picked = given.length ? pick(gw, req, key, given) : [];
+  return { given, picked: gw.profile.selection[key].resultOrder === 'newestFirst' ? newestFirst(picked) : picked };
+}
+
+/** Picked records newest first (a later record of the same instant first); unmatched values keep their place at the end. */
+function newestFirst(picked: Picked[]): Picked[] {
+  const found = picked.filter((p): p is { txn: Transaction } => 'txn' in p);
+  const order = new Map(found.map((p, i) => [p, i]));
+  found.sort((a, b) => b.txn.createdAt.getTime() - a.txn.createdAt.getTime() || order.get(b)! - order.get(a)!);
+  return [...found, ...picked.filter((p) => !('txn' in p))];
 }
 
 /** Refusals shared by both operations: unreadable selectors, a refused absent selection, too many values, nothing found. */
@@ -194,8 +203,11 @@ export const retrievalRefund: OperationHandler = {
   run(req, gw) {
     const { given, picked } = selected(gw, req, 'retrievalRefund');
     const max = selectionLimit(gw, req.op.model);
+    const refunds = picked.flatMap((p) => ('txn' in p ? p.txn.refunds.map((refund) => ({ txn: p.txn, refund })) : []));
+    // Newest first: by refund time, a later refund of the same instant first.
+    if (gw.profile.selection.retrievalRefund.resultOrder === 'newestFirst') refunds.reverse().sort((a, b) => b.refund.at.getTime() - a.refund.at.getTime());
     const results = given.length
-      ? picked.flatMap((p) => ('txn' in p ? p.txn.refunds.map((r) => refundItem(gw, req, p.txn, r)) : []))
+      ? refunds.map(({ txn, refund }) => refundItem(gw, req, txn, refund))
       : gw.store
           .accountRefunds(req.account.merchant.merchantId, req.account.account.accountId)
           .slice(-max)

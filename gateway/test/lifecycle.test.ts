@@ -155,10 +155,10 @@ describe('refund', () => {
 
 describe('review', () => {
   it('holds a payment the risk rule flags until review_flag settles it', async () => {
-    const byAmount = await h.pay(gw, { amount: p.review.triggers.amountAtLeast });
+    const byAmount = await h.pay(gw, { amount: p.review.triggers!.amountAtLeast });
     expect(byAmount.result.order_status).toBe(p.statusValues.order_status.pendingReview);
     expect(byAmount.result.risk_action).toBe(p.payments.risk.action.pendingReview);
-    const domain = p.review.triggers.shopperEmailDomains[0]!;
+    const domain = p.review.triggers!.shopperEmailDomains[0]!;
     const { transactionId, body, result } = await h.pay(gw, { shopper_email: `someone@${domain}` });
     expect(result.order_status).toBe(p.statusValues.order_status.pendingReview);
     expect((await record(transactionId)).payment_status).toBe(paymentStatus.pendingReview);
@@ -171,7 +171,7 @@ describe('review', () => {
   });
 
   it('rejecting a held payment moves it to the profile state; an unknown flag is an invalid item', async () => {
-    const { transactionId, body } = await h.pay(gw, { amount: p.review.triggers.amountAtLeast });
+    const { transactionId, body } = await h.pay(gw, { amount: p.review.triggers!.amountAtLeast });
     await one('review', h.item(transactionId, body, { review_flag: 'maybe' }), 'invalidItem');
     await one('review', h.item(transactionId, body, { review_flag: p.review.reject.flag }));
     expect((await record(transactionId)).payment_status).toBe(paymentStatus[p.review.reject.to]);

@@ -1,4 +1,6 @@
 /** Signatures, registered source addresses, unknown merchants, masking; the same under another profile. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeForm } from '../../src/codecs/form.js';
 import type { OperationKey } from '../../src/model.js';
@@ -83,12 +85,13 @@ describe('masking', () => {
   });
 });
 
-describe('another profile: the sample vendor profile (HMAC over sorted pairs, declared media only, a required header, per-merchant secret, over-limit batches truncated)', () => {
-  const sample = loadProfile('sample-hmac-sorted').profile;
+describe('another profile: a vendor profile (HMAC over sorted pairs, declared media only, a required header, per-merchant secret, over-limit batches truncated)', () => {
+  const VENDOR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'vendor-unsigned-truncating.yaml');
+  const sample = loadProfile(VENDOR).profile;
   let vendor: RunningGateway;
   let secret: string;
   beforeAll(async () => {
-    vendor = await h.gateway({ profile: 'sample-hmac-sorted' });
+    vendor = await h.gateway({ profile: VENDOR });
     secret = vendor.config.merchants[0]!.secret!;
   });
   afterAll(() => vendor.close());

@@ -90,12 +90,17 @@ function headerRecord(headers: Record<string, string | string[] | undefined>): R
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
 }
 
-/** Fill a profile header template: `{request.<field>}` takes the top-level field's value, other placeholders are empty. */
+/**
+ * Fill a profile header template: `{request.<field>}` takes the top-level field's value, other placeholders are
+ * empty. A character a header value cannot carry (a generated negative value's control or non-ASCII character) is
+ * percent-encoded, so the request still goes out (and the target judges the mismatch).
+ */
 function fillTemplate(template: string, body: Record<string, unknown>): string {
-  return template.replace(/\{([^}]*)\}/g, (_, name: string) => {
+  const filled = template.replace(/\{([^}]*)\}/g, (_, name: string) => {
     const value = name.startsWith('request.') ? body[name.slice('request.'.length)] : undefined;
     return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
   });
+  return filled.replace(/[^\x20-\x7e]|%/gu, (c) => [...Buffer.from(c, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
 }
 
 function transportError(e: unknown): NonNullable<Exchange['error']> {
@@ -353,8 +358,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
-      const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=${profile.requestMedia.charset}` };
-      for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
+      const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8` };
+      if (sendOptions.profileHeaders !== false) for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
       const sent: SentRequest = {
         method: (sendOptions.method ?? op.method).toUpperCase(),
         url: config.baseUrl + (sendOptions.path ?? op.path),

@@ -14,6 +14,7 @@ import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
 import type { CheckResult, RunConfigView, RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
@@ -125,9 +126,10 @@ interface Target {
 }
 
 /** Start the reference gateway in-process on an ephemeral loopback port; its first merchant account is the run's. */
-async function startEmbedded(fault: string | undefined): Promise<Target> {
+/** The embedded reference gateway, running the run's profile (the gateway implements what the profile says). */
+async function startEmbedded(fault: string | undefined, profile: string): Promise<Target> {
   const { startGateway } = await import('../../gateway/index.js');
-  const gateway = await startGateway({ port: 0, host: '127.0.0.1', ...(fault ? { fault } : {}) });
+  const gateway = await startGateway({ port: 0, host: '127.0.0.1', profile, ...(fault ? { fault } : {}) });
   const merchant = gateway.config.merchants[0];
   const account = merchant?.accounts[0];
   return {
@@ -254,18 +256,20 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
 
   if (options.target) await assertReachable(options.target, transport, ca);
-  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault);
+  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault, profile.file);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
   const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     const credentials = credentialsOf(options, target);
     const loopback = isLoopback(target.baseUrl);
-    const testCards = profile.profile.payments.testCards;
+    const read = kitProfile(profile.profile);
+    const testCards = read.payments.testCards;
     const cards = options.cards ?? Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
-    const rules = maskRulesFor(profile.profile, credentials.secret, Object.values(cards));
+    const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
     releaseRules = protectOutput(rules);
-    const acknowledgement = profile.profile.notifications.acknowledgement;
+    const { statusMin, statusMax } = read.notifications.acknowledgement;
+    const acknowledgement = { statusMin, statusMax };
     if (options.notifyUrl) receiver = await startReceiver({ listenOn: options.notifyListen, publicUrl: options.notifyUrl, rules, acknowledgement });
     else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
     const unregisteredAddress = options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
@@ -327,7 +331,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
         nodeVersion: process.version,
         commandLine: hooks.commandLine ?? ['run()'],
         spec: { root: spec.root, digest: spec.digest },
-        profile: { name: profile.profile.name, version: profile.profile.version, file: profile.file, digest: profile.digest },
+        profile: { name: read.name, version: read.version, file: profile.file, digest: profile.digest },
         configDigest: configDigest(options),
         target: { baseUrl: target.baseUrl, embedded: target.embedded, allowedBy, allowedHosts: [...options.allowedHosts] },
         seed: config.seed,

@@ -109,6 +109,8 @@ export function sampleBody(
     body[idempotencyKey] = fresh.requestId;
     applyCurrencyConversion(profile, body);
   }
+  // The payout's fee_paid_by value meaning "the payer pays" is the profile's (the document shows PAYER).
+  if ('fee_paid_by' in body) body.fee_paid_by = profile.payout.feePaidBy.payer;
   if ('notify_url' in body && config.notifyUrl) body.notify_url = config.notifyUrl;
   const docCookie = documentAntifraudField(spec);
   if (docCookie in body && docCookie !== profile.fields.antifraudTokenCookie) {

@@ -9,6 +9,7 @@ import { describe, inject, test } from 'vitest';
 import { htmlReader } from '../codecs/html-reader.js';
 import { maskText, maskValue } from '../mask.js';
 import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Finding, Observation, OperationKey } from '../model.js';
+import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
@@ -157,7 +158,7 @@ function offTargetFindings(check: Check, result: Pick<CheckResult, 'operation' |
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   htmlReader(); // jsdom loads on the reader thread while the first exchanges run
   const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
-  const profile = setup.profile;
+  const profile = kitProfile(setup.profile);
   const registry = await loadRegistry(setup.registry);
   const tag = `${process.env.VITEST_POOL_ID ?? '0'}${randomBytes(2).toString('hex')}`;
   const client = createProbeClient({
@@ -177,6 +178,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     spec,
     profile,
     config: setup.config,
+    verifySignature: (operation, direction, body) => client.verifySignature?.(operation, direction, body),
     requirement(id) {
       const requirement = spec.requirements.get(id);
       if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);

@@ -209,7 +209,7 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
     generators[at] = value === 'uuid' ? { type: 'Uuid', format: 'lower-case-hyphenated' } : { type: 'ProviderState', expression: `\${${value}}`, dataType: 'STRING' };
   }
   const requestBody = toJsonBody(requestTemplate);
-  const contentType = `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=${profile.requestMedia.charset}`;
+  const contentType = `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`;
   const interaction: PactInteraction = {
     type: 'Synchronous/HTTP',
     key: `${plan.operation}-${plan.status}`,

@@ -76,7 +76,7 @@ export class StateClient {
     const signature = sign(profile.signature, 'request', operation, body, secret);
     const signed = signature === undefined ? body : { ...body, encryption_data: signature };
     const form = profile.requestMedia.types[operation] === 'form';
-    const headers: Record<string, string> = { 'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=${profile.requestMedia.charset}`, ...profileHeaders(profile, signed) };
+    const headers: Record<string, string> = { 'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`, ...profileHeaders(profile, signed) };
     const res = await request(target + op.path, {
       method: 'POST',
       headers,
@@ -152,6 +152,7 @@ export class StateClient {
     if (state === 'unknownMethod') return { payment_method: this.options.unknownPaymentMethod };
     if (state === 'review') {
       const trigger = profile.review.triggers;
+      if (!trigger) throw new StateError('the profile holds no payment for review (review.triggers: null)');
       const overrides: Record<string, unknown> = {};
       if (trigger.amountAtLeast) overrides.amount = trigger.amountAtLeast;
       else if (trigger.shopperEmailDomains?.[0]) overrides.shopper_email = `shopper@${trigger.shopperEmailDomains[0]}`;

@@ -37,7 +37,7 @@ export function consistencyProblems(p: Profile): string[] {
   }
   if (p.errors.signed && !sig.response.signed) problems.push('errors.signed is true but responses are not signed');
   if (sig.encoding === 'base64' && sig.caseInsensitiveCompare) problems.push('signature.caseInsensitiveCompare must be false with base64');
-  const declines = (card: string) => p.payments.declineRules.some((r) => card.endsWith(r.cardNumberSuffix));
+  const declines = (card: string) => p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
   for (const card of p.payments.testCards.decline) if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
   for (const card of p.payments.testCards.approve) if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
   for (const [field, values] of Object.entries(p.statusValues)) {
@@ -50,6 +50,9 @@ export function consistencyProblems(p: Profile): string[] {
       if (entry.refusals && state in entry.refusals) problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
     }
   }
+  // A body that cannot be read selects no variant of /v1/authorise: it is refused as an HTTP error, which the APM
+  // payment requires (400), so the direct payment's refusal forms must allow one.
+  if (!p.errors.refusalForms.authoriseDirect.includes('httpError')) problems.push('errors.refusalForms.authoriseDirect must include httpError (an unreadable /v1/authorise body is refused as the APM payment requires)');
   const types = new Set(p.payout.failureTypes);
   for (const rule of p.payout.failureRules) if (!types.has(rule.failureType)) problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
   if (p.payout.successFailureType && !types.has(p.payout.successFailureType)) problems.push('payout.successFailureType is not in payout.failureTypes');

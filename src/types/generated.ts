@@ -3180,7 +3180,7 @@ export interface PAGIProfile {
       luhnCheck: boolean;
     };
     /**
-     * How the response `card` (masked card number) is derived from the full number: the first `keepFirst` and last `keepLast` digits are kept and every digit between them is replaced by one `maskChar`, so the masked value has the length of the number.
+     * How the response `card` (masked card number) is derived from the full number: the first `keepFirst` and last `keepLast` digits are kept and the digits between them are hidden behind `maskChar`: one per hidden digit (`hiddenWidth: perDigit`, the masked value has the length of the number) or a fixed count whatever the number's length (`hiddenWidth: <n>`).
      */
     cardMask: {
       /**
@@ -3195,6 +3195,10 @@ export interface PAGIProfile {
        * The single character replacing each hidden digit.
        */
       maskChar: string;
+      /**
+       * How many `maskChar` stand for the hidden digits: `perDigit` = one per hidden digit; an integer = always that many (a mask of fixed width).
+       */
+      hiddenWidth: "perDigit" | number;
     };
     /**
      * Real name of the field the document calls `antifraud_token_cookie` (in a real interface the name carries an anti-fraud provider's name).
@@ -3258,14 +3262,6 @@ export interface PAGIProfile {
      * How the gateway decides which media type a body is in: `declared` = from the Content-Type header; `sniffed` = from the body itself (first non-blank character `{` = JSON, otherwise form), whatever the declared Content-Type (the document's examples send JSON bodies declaring form-urlencoded).
      */
     detection: "declared" | "sniffed";
-    /**
-     * How a nested value (object or array, e.g. `capture_orders`) is carried in a form body: `jsonText` = the field's value is the JSON text of the nested value.
-     */
-    formNestedValues: "jsonText";
-    /**
-     * Character encoding of request bodies.
-     */
-    charset: "utf-8";
   };
   /**
    * Extra HTTP request headers (interface: credentials in headers not shown).
@@ -3321,10 +3317,6 @@ export interface PAGIProfile {
            */
           name: "hmac-sha256";
         };
-    /**
-     * Which party a secret belongs to: `account` = one secret per (`merchant_id`, `account_id`) pair; `merchant` = one secret per `merchant_id`.
-     */
-    secretScope: "account" | "merchant";
     /**
      * How the string to sign of a request is built.
      */
@@ -3448,9 +3440,9 @@ export interface PAGIProfile {
        */
       unmatched: "skip" | "failureItem" | "unknownRecordIfNone";
       /**
-       * Order of result items: `listOrder` = in the order of the selecting values, records matching one value by `transaction_date` ascending.
+       * Order of result items: `listOrder` = in the order of the selecting values, records matching one value by `transaction_date` ascending; `newestFirst` = by `transaction_date` descending (refunds: by `refund_date` descending), whatever the order of the values.
        */
-      resultOrder: "listOrder";
+      resultOrder: "listOrder" | "newestFirst";
     };
     /**
      * Selection rules of retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
@@ -3481,9 +3473,9 @@ export interface PAGIProfile {
        */
       unmatched: "skip" | "failureItem" | "unknownRecordIfNone";
       /**
-       * Order of result items: `listOrder` = in the order of the selecting values, records matching one value by `transaction_date` ascending.
+       * Order of result items: `listOrder` = in the order of the selecting values, records matching one value by `transaction_date` ascending; `newestFirst` = by `transaction_date` descending (refunds: by `refund_date` descending), whatever the order of the values.
        */
-      resultOrder: "listOrder";
+      resultOrder: "listOrder" | "newestFirst";
     };
   };
   /**
@@ -3802,7 +3794,7 @@ export interface PAGIProfile {
       itemAmount: "original" | "operationAmount";
     };
     /**
-     * What review does to a payment. POST /v1/review: review transactions. The state after a review is given by `review.approve.to` / `review.reject.to`.
+     * What review does to a payment. POST /v1/review: review transactions. The state after a review is given by `review.approve.to` / `review.reject.to`. The item `amount` of this operation is the payment's original amount.
      */
     review: {
       /**
@@ -3933,13 +3925,9 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
-      /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise).
-       */
-      itemAmount: "original";
     };
     /**
-     * What cancel does to a payment. POST /v1/cancel: cancel transactions.
+     * What cancel does to a payment. POST /v1/cancel: cancel transactions. The item `amount` of this operation is the payment's original amount.
      */
     cancel: {
       /**
@@ -4074,13 +4062,9 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
-      /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise).
-       */
-      itemAmount: "original";
     };
     /**
-     * What refund does to a payment. POST /v1/refund: refund transactions.
+     * What refund does to a payment. POST /v1/refund: refund transactions. The item `amount` of this operation is the payment's original amount.
      */
     refund: {
       /**
@@ -4220,10 +4204,20 @@ export interface PAGIProfile {
         | "alreadyCaptured"
         | "notUnderReview"
         | "invalidState";
+    };
+    /**
+     * State of an APM payment once the shopper has acted on the issuer page (before that the payment does not exist).
+     */
+    afterIssuerPage: {
       /**
-       * Meaning of the item `amount`: `original` = must equal the payment amount (`amountMismatch` otherwise). The refunded amount is `refund_amount`, at most the amount not yet refunded (`overRefund` otherwise).
+       * State after the shopper paid (e.g. `authorised`, or `captured` for a method settled at once).
        */
-      itemAmount: "original";
+      paid: "authorised" | "captured" | "pendingReview" | "cancelled" | "declined" | "refunded" | "partiallyRefunded";
+      /**
+       * State after the shopper declined.
+       */
+      declined:
+        "authorised" | "captured" | "pendingReview" | "cancelled" | "declined" | "refunded" | "partiallyRefunded";
     };
   };
   /**
@@ -4239,16 +4233,36 @@ export interface PAGIProfile {
       pendingReview: CodeMessage2;
     };
     /**
-     * Card-number rules that make a payment decline (test cards only); a card number matching no rule approves (unless `review` holds it).
+     * Rules that make a payment decline (test data only); a payment matching no rule approves (unless `review` holds it). Each rule names one trigger: the card number's suffix, the security code, the shopper e-mail's domain or the amount.
      *
-     * Items: A decline rule.
+     * Items: A decline rule (exactly one trigger).
      */
-    declineRules: {
-      /**
-       * The payment declines when the full card number ends with these digits.
-       */
-      cardNumberSuffix: string;
-    }[];
+    declineRules: (
+      | {
+          /**
+           * The payment declines when the full card number ends with these digits.
+           */
+          cardNumberSuffix: string;
+        }
+      | {
+          /**
+           * The payment declines when the security code field (`fields.card.securityCode`) holds this value.
+           */
+          securityCode: string;
+        }
+      | {
+          /**
+           * The payment declines when the domain of `shopper_email` (after `@`, case-insensitive) is this one.
+           */
+          shopperEmailDomain: string;
+        }
+      | {
+          /**
+           * The payment declines when `amount` equals this value.
+           */
+          amount: string;
+        }
+    )[];
     /**
      * Test card numbers the kit uses (Luhn-valid test PANs, never real cards).
      */
@@ -4358,7 +4372,7 @@ export interface PAGIProfile {
    */
   review: {
     /**
-     * A payment request (approving card) is held for review when any trigger matches.
+     * What holds a payment request (approving card) for review, or `null`: the gateway never holds a payment (no review hold; a review item then fails as `transitions.review` says).
      */
     triggers: {
       /**
@@ -4371,7 +4385,7 @@ export interface PAGIProfile {
        * Items: An e-mail domain.
        */
       shopperEmailDomains: string[];
-    };
+    } | null;
     /**
      * Settling a held payment in its favour.
      */
@@ -4448,10 +4462,6 @@ export interface PAGIProfile {
      * `return_status` when some items fail: `success` = the envelope reports success, items carry their own failures.
      */
     envelopeOnItemFailure: "success" | "failure";
-    /**
-     * When true items are processed in request order, each seeing the effect of earlier items of the same request.
-     */
-    sequential: boolean;
   };
   /**
    * Error responses (interface Errors 5-7: catalogue, bodies and failure values of `return_status` not shown).
@@ -4474,9 +4484,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A field is missing, ill-formed or has a value the gateway does not accept (HTTP 400 "invalid input" of the interface).
@@ -4491,9 +4505,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * More orders (batch items or selection values) in one request than the interface's per-operation limit; only used when `limits.overLimit.refuseWhole` is true.
@@ -4508,9 +4526,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The request names a record the gateway does not hold (HTTP 404 "record not found" of the interface), where the profile says so (e.g. `payments.token.unknownToken`, `selection.*.unmatched`).
@@ -4525,9 +4547,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A query (or another operation listed in `addressRestriction.operations`) from an IP address the merchant has not registered.
@@ -4542,9 +4568,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The body cannot be parsed in the media type the gateway applies (see `requestMedia`).
@@ -4559,9 +4589,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The body is longer than `limits.maxBodyBytes`.
@@ -4576,9 +4610,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * The path names no operation of the interface.
@@ -4593,9 +4631,13 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
       /**
        * A known path requested with a method other than POST.
@@ -4610,13 +4652,17 @@ export interface PAGIProfile {
          */
         code: string;
         /**
-         * `<message>` of the error (informative, not compared).
+         * `<message>` of the error; the kit compares it only where the kind is `pinned`.
          */
         message: string;
+        /**
+         * When true the kit also compares the message text (exactly); when absent or false the code alone is compared.
+         */
+        pinned?: boolean;
       };
     };
     /**
-     * Order in which the gateway checks a request; the first failing check decides the error.
+     * Order in which the gateway checks a request; the first failing check decides the error (e.g. a request with a wrong signature and an invalid field gets whichever of `badSignature` and `invalidInput` comes first).
      *
      * @minItems 9
      * @maxItems 9
@@ -4787,7 +4833,7 @@ export interface PAGIProfile {
      */
     unknownOperationFormat: "json" | "xml" | "html";
     /**
-     * When true error bodies carry `encryption_data` computed like the operation's response; when false they carry none.
+     * When true, an error answering a readable request of a known merchant account carries `encryption_data`, computed as the operation's response signature over the error body (errors of unreadable bodies, unknown paths or methods, and of the `unknownMerchant` kind cannot be signed).
      */
     signed: boolean;
     /**
@@ -4840,6 +4886,100 @@ export interface PAGIProfile {
         message: string;
       };
     };
+    /**
+     * Per operation, the forms in which the gateway refuses a request (interface Errors 4: HTTP 400/404 are listed for the APM payment only). `httpError` = the error kind's HTTP status with the error body of `formatByOperation`; `statusInBody` = HTTP 200 with that same error body, whose fields (a failed `return_status`, a `result_info`) carry the failure; `failureType` = HTTP 200 with the payout fields `status` (the `payout_status.failed` value), `failure_type` (the code) and `failure_reason` (the message). The gateway answers with the first form listed; the kit accepts every form listed. `authoriseApm` can only list `httpError` (the interface lists 400 and 404 for it).
+     */
+    refusalForms: {
+      /**
+       * Refusal forms of authoriseDirect, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      authoriseDirect: [
+        "httpError" | "statusInBody" | "failureType",
+        ...("httpError" | "statusInBody" | "failureType")[]
+      ];
+      /**
+       * Refusal forms of authoriseApm, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: The only refusal form of the APM payment.
+       */
+      authoriseApm: ["httpError", ..."httpError"[]];
+      /**
+       * Refusal forms of checkout, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      checkout: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+      /**
+       * Refusal forms of retrievalTrans, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      retrievalTrans: [
+        "httpError" | "statusInBody" | "failureType",
+        ...("httpError" | "statusInBody" | "failureType")[]
+      ];
+      /**
+       * Refusal forms of capture, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      capture: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+      /**
+       * Refusal forms of review, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      review: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+      /**
+       * Refusal forms of cancel, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      cancel: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+      /**
+       * Refusal forms of refund, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      refund: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+      /**
+       * Refusal forms of retrievalRefund, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      retrievalRefund: [
+        "httpError" | "statusInBody" | "failureType",
+        ...("httpError" | "statusInBody" | "failureType")[]
+      ];
+      /**
+       * Refusal forms of payout, the gateway's own first.
+       *
+       * @minItems 1
+       *
+       * Items: A refusal form.
+       */
+      payout: ["httpError" | "statusInBody" | "failureType", ...("httpError" | "statusInBody" | "failureType")[]];
+    };
   };
   /**
    * Limits beyond the interface's per-operation order limits (which the spec holds).
@@ -4872,14 +5012,6 @@ export interface PAGIProfile {
        */
       sequenceStart: number;
       /**
-       * Digits of the sequence number, zero-padded.
-       */
-      sequenceDigits: 2;
-      /**
-       * Numbering counts per `transaction`.
-       */
-      scope: "transaction";
-      /**
        * `refund_reference_id` (and `refund_reference`) of a failed refund item, no number consumed: `omitted` = the fields are left out; `empty` = empty strings (which the interface's `<transaction_id>-<two digits>` form does not allow, so a kit reports it).
        */
       failedItems: "omitted" | "empty";
@@ -4894,13 +5026,9 @@ export interface PAGIProfile {
    */
   payout: {
     /**
-     * Request field identifying a payout request.
+     * Request field identifying a payout request. A request repeating a known key with the same body gets the first response again: no second payout, no second notification.
      */
     idempotencyKey: string;
-    /**
-     * A request repeating a known key with the same body: `sameResponse` = the first response again, no second payout, no second notification.
-     */
-    replay: "sameResponse";
     /**
      * A request repeating a known key with a different body: `sameResponse` = as `replay` (the first response, nothing done); `invalidInput` = refused with that error kind, nothing done.
      */
@@ -5003,25 +5131,13 @@ export interface PAGIProfile {
    */
   checkout: {
     /**
-     * Value of the hidden input of a nested field (object or array): `jsonText` = its JSON text. Numbers are written as their JSON text.
-     */
-    nestedValues: "jsonText";
-    /**
-     * The `allParams` hidden input (the parameters joined as a query string).
+     * The `allParams` hidden input: the submitted parameters joined as an application/x-www-form-urlencoded query string, each value written as its own hidden input is (nested values as their JSON text).
      */
     allParams: {
       /**
        * `requestOrder` = the submitted top-level fields in the order of the request body.
        */
       order: "requestOrder";
-      /**
-       * Encoding of the joined parameters.
-       */
-      encoding: "application/x-www-form-urlencoded";
-      /**
-       * `sameAsInputs` = each value serialised as its own hidden input is.
-       */
-      values: "sameAsInputs";
     };
     /**
      * Every alias name of the interface's list (except `allParams`, see above) mapped to the request field whose value it carries, or `null` = the input is present but its value is not compared (no source in the request). A name the interface lists twice (`isOpen3D`) appears once.
@@ -5376,7 +5492,7 @@ export interface PAGIProfile {
       timeoutMs: number;
     };
     /**
-     * What counts as delivered.
+     * What counts as delivered: an HTTP status in this range (the response body is never read).
      */
     acknowledgement: {
       /**
@@ -5387,10 +5503,6 @@ export interface PAGIProfile {
        * Highest HTTP status counted as delivered.
        */
       statusMax: number;
-      /**
-       * When true the response body is not read.
-       */
-      bodyIgnored: boolean;
     };
   };
   /**
@@ -5548,6 +5660,10 @@ export interface CodeMessage {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * Declined payment.
@@ -5561,6 +5677,10 @@ export interface CodeMessage1 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * Payment held for review.
@@ -5574,6 +5694,10 @@ export interface CodeMessage2 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * A batch item lacks a field or a field is ill-formed (e.g. an amount not in the form `10.36`).
@@ -5587,6 +5711,10 @@ export interface CodeMessage3 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * No transaction of this merchant account has the item's `transaction_id`, or its `order_no` differs from the item's.
@@ -5600,6 +5728,10 @@ export interface CodeMessage4 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The item's `currency` differs from the transaction's currency.
@@ -5613,6 +5745,10 @@ export interface CodeMessage5 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The item's `amount` differs from the transaction's amount where it must equal it (see `transitions.*.itemAmount`).
@@ -5626,6 +5762,10 @@ export interface CodeMessage6 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The capture amount exceeds the authorised amount.
@@ -5639,6 +5779,10 @@ export interface CodeMessage7 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The `refund_amount` exceeds the amount not yet refunded.
@@ -5652,6 +5796,10 @@ export interface CodeMessage8 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The transaction is cancelled.
@@ -5665,6 +5813,10 @@ export interface CodeMessage9 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * The transaction is already captured.
@@ -5678,6 +5830,10 @@ export interface CodeMessage10 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * A review of a transaction that is not pending review.
@@ -5691,6 +5847,10 @@ export interface CodeMessage11 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * Any other state in which the operation is not allowed.
@@ -5704,6 +5864,10 @@ export interface CodeMessage12 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * `refund_message` of a successful refund item.
@@ -5717,6 +5881,10 @@ export interface CodeMessage13 {
    * The `<message>` part (free text, no line break).
    */
   message: string;
+  /**
+   * When true the kit also compares the message text (exactly); when absent or false the code alone is compared and the gateway may word the message as it likes.
+   */
+  pinned?: boolean;
 }
 /**
  * Shape of the JSON object.

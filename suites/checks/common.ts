@@ -34,29 +34,160 @@ export function sentBody(exchange: Exchange): Record<string, unknown> {
 /** Error kinds of the profile. */
 export type ErrorKind = keyof Profile['errors']['kinds'];
 
-function render(template: string, vars: Record<string, string>, request: Record<string, unknown>): string | undefined {
-  let unknown = false;
-  const out = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    if (name.startsWith('request.')) {
-      const v = request[name.slice('request.'.length)];
-      if (v === undefined) unknown = true;
-      return v === undefined ? '' : String(v);
-    }
-    return vars[name] ?? `{${name}}`;
-  });
-  return unknown ? undefined : out;
+/** A rendered template: the text expected, and whether a received value matches it (an unpinned message matches any text). */
+interface Rendered {
+  text: string;
+  matches(value: unknown): boolean;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
- * Report where an answer differs from the profile's answer to an error kind: HTTP status, content type and body
- * (JSON and XML templates field by field; HTML by its message text). Fields whose template names a request field the
- * request did not carry are not compared.
+ * Render a template of the profile; undefined when it names a request field the request did not carry. `{message}`
+ * matches any text unless the error kind is `pinned` (the kit compares the code alone by default).
+ */
+function render(template: string, vars: { code: string; message: string; httpStatus: string; pinned: boolean }, request: Record<string, unknown>): Rendered | undefined {
+  let unknown = false;
+  const text: string[] = [];
+  const pattern: string[] = [];
+  for (const part of template.split(/(\{[^}]+\})/)) {
+    const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+    if (name === undefined) {
+      text.push(part);
+      pattern.push(escapeRegExp(part));
+    } else if (name.startsWith('request.')) {
+      const v = request[name.slice('request.'.length)];
+      if (v === undefined) unknown = true;
+      text.push(v === undefined ? '' : String(v));
+      pattern.push(escapeRegExp(v === undefined ? '' : String(v)));
+    } else if (name === 'message' && !vars.pinned) {
+      text.push('<any message>');
+      pattern.push('[\\s\\S]*');
+    } else {
+      const v = name === 'code' || name === 'message' || name === 'httpStatus' ? vars[name] : `{${name}}`;
+      text.push(v);
+      pattern.push(escapeRegExp(v));
+    }
+  }
+  if (unknown) return undefined;
+  const re = new RegExp(`^${pattern.join('')}$`);
+  return { text: text.join(''), matches: (value) => typeof value === 'string' && re.test(value) };
+}
+
+/** The refusal forms the profile declares for an operation (`errors.refusalForms`). */
+export function refusalForms(ctx: CheckContext, operation: OperationKey): readonly RefusalForm[] {
+  return ctx.profile.errors.refusalForms[operation] as RefusalForm[];
+}
+
+/** A refusal form of the profile. */
+export type RefusalForm = 'httpError' | 'statusInBody' | 'failureType';
+
+/** One difference between an answer's body and the profile's error body of a kind. */
+interface BodyDifference {
+  pointer: string;
+  expected: string;
+  received: unknown;
+}
+
+/**
+ * Where an answer's body differs from the profile's error body of `kind` for the operation (JSON and XML templates
+ * field by field, HTML by its message text; the `failureType` form by `status`, `failure_type` and `failure_reason`).
+ * Fields whose template names a request field the request did not carry are not compared. `carriesCode`: whether
+ * the body shows the kind's code at all (what tells a refusal answered with HTTP 200 from a success).
+ */
+function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: OperationKey, kind: ErrorKind, form: RefusalForm): { differences: BodyDifference[]; carriesCode: boolean } {
+  const spec = ctx.profile.errors.kinds[kind];
+  const pinned = (spec as { pinned?: boolean }).pinned === true;
+  const body = responseObject(exchange, ctx.spec);
+  if (form === 'failureType') {
+    const expected: [string, string, boolean][] = [
+      [FIELD.payoutStatus, ctx.profile.statusValues.payout_status.failed, true],
+      [FIELD.failureType, spec.code, true],
+      [FIELD.failureReason, spec.message, pinned],
+    ];
+    const differences = expected.filter(([field, value, compared]) => compared && body?.[field] !== value).map(([field, value]) => ({ pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)}`, received: body?.[field] }));
+    return { differences, carriesCode: body?.[FIELD.failureType] === spec.code };
+  }
+  // {httpStatus} is the status of the answer: 200 for a refusal carried in the body.
+  const vars = { code: spec.code, message: spec.message, httpStatus: form === 'httpError' ? String(spec.status) : '200', pinned };
+  // A body over the size limit or refused as malformed was not read as a request: its fields fill no template.
+  const request = kind === 'bodyTooLarge' || kind === 'malformedBody' ? {} : sentBody(exchange);
+  const format = ctx.profile.errors.formatByOperation[operation];
+  if (format === 'html') {
+    const message = render(ctx.profile.errors.bodies.html.message, vars, request);
+    const page = exchange.response?.bodyText ?? '';
+    const shown = [...page.matchAll(/>([^<]*)</g)].map((m) => unescapeHtml(m[1]!.trim()));
+    const carriesCode = page.includes(`${spec.code}`);
+    if (message !== undefined && !shown.some((t) => message.matches(t))) return { differences: [{ pointer: '', expected: `an error page showing ${JSON.stringify(message.text)}`, received: 'a page without it' }], carriesCode };
+    return { differences: [], carriesCode };
+  }
+  const differences: BodyDifference[] = [];
+  const template = format === 'json' ? ctx.profile.errors.bodies.json.body : ctx.profile.errors.bodies.xml.body;
+  const decoded = exchange.response?.decoded;
+  if (format === 'xml' && decoded?.kind === 'xml' && decoded.root !== ctx.profile.errors.bodies.xml.root) {
+    differences.push({ pointer: '', expected: `XML root <${ctx.profile.errors.bodies.xml.root}>`, received: `<${decoded.root}>` });
+  }
+  let carriesCode = false;
+  const walk = (shape: Record<string, unknown>, value: Record<string, unknown> | undefined, at: string) => {
+    for (const [field, t] of Object.entries(shape)) {
+      const got = value?.[field];
+      if (typeof t !== 'string') {
+        walk(t as Record<string, unknown>, isObject(got) ? got : undefined, `${at}/${field}`);
+        continue;
+      }
+      const expected = render(t, vars, request);
+      if (expected === undefined) continue;
+      if (!expected.matches(got)) differences.push({ pointer: `${at}/${field}`, expected: `${field} ${JSON.stringify(expected.text)}`, received: got });
+      else if (t.includes('{code}')) carriesCode = true;
+    }
+  };
+  walk(template as Record<string, unknown>, body, '');
+  return { differences, carriesCode };
+}
+
+function unescapeHtml(s: string): string {
+  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+}
+
+/**
+ * The refusal an answer with HTTP 200 is in one of the operation's declared body forms (`statusInBody`,
+ * `failureType`): the form and the error kind its code names; undefined when it is none.
+ */
+export function refusalInBody(ctx: CheckContext, exchange: Exchange, operation: OperationKey): { form: RefusalForm; kind: ErrorKind } | undefined {
+  if (statusOf(exchange) !== 200) return undefined;
+  for (const form of refusalForms(ctx, operation).filter((f) => f !== 'httpError')) {
+    for (const kind of Object.keys(ctx.profile.errors.kinds) as ErrorKind[]) {
+      const { differences, carriesCode } = errorBodyDifferences(ctx, exchange, operation, kind, form);
+      if (carriesCode && differences.length === 0) return { form, kind };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Report where an answer differs from the profile's answer to an error kind, in the forms the profile declares for
+ * the operation: an HTTP error (the kind's status, content type and body), or HTTP 200 with the failure in the body.
  */
 export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, kind: ErrorKind, requirement: string): void {
   const spec = ctx.profile.errors.kinds[kind];
+  const forms = refusalForms(ctx, operation);
   const status = statusOf(exchange);
-  if (status !== spec.status) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `HTTP ${spec.status} (the profile's ${kind})`, received: outcomeOf(exchange) });
+  const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP 200 (${f})`)).join(' or ')}`;
+  if (status === 200 && forms.some((f) => f !== 'httpError')) {
+    const inBody = refusalInBody(ctx, exchange, operation);
+    if (inBody?.kind === kind) {
+      checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
+      return;
+    }
+    const form = forms.find((f) => f !== 'httpError')!;
+    const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
+    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: first?.pointer ?? '', expected: `${declared}${first ? `; ${first.expected}` : ''}`, received: inBody ? `the profile's ${inBody.kind}` : first ? quote(ctx, first.received) : outcomeOf(exchange) });
+    return;
+  }
+  if (status !== spec.status || !forms.includes('httpError')) {
+    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: declared, received: outcomeOf(exchange) });
     return;
   }
   const format = ctx.profile.errors.formatByOperation[operation];
@@ -66,41 +197,52 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
     report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `a ${bodySpec.contentType} error body`, received: `content type ${quote(ctx, contentType)}` });
     return;
   }
-  const vars = { code: spec.code, message: spec.message, httpStatus: String(spec.status) };
-  const request = sentBody(exchange);
-  if (format === 'html') {
-    const message = render(ctx.profile.errors.bodies.html.message, vars, request);
-    const page = exchange.response?.bodyText ?? '';
-    if (message !== undefined && !page.includes(escapeHtml(message)) && !page.includes(message)) {
-      report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `an error page showing ${JSON.stringify(message)}`, received: 'a page without it' });
-    }
-    return;
+  if (format === 'html') checkErrorPage(ctx, report, exchange, kind, requirement);
+  for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
+    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: d.pointer, expected: d.expected, received: d.pointer === '' ? String(d.received) : quote(ctx, d.received) });
   }
-  const template = format === 'json' ? ctx.profile.errors.bodies.json.body : ctx.profile.errors.bodies.xml.body;
-  const decoded = exchange.response?.decoded;
-  if (format === 'xml' && decoded?.kind === 'xml' && decoded.root !== ctx.profile.errors.bodies.xml.root) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `XML root <${ctx.profile.errors.bodies.xml.root}>`, received: `<${decoded.root}>` });
-  }
-  const body = responseObject(exchange, ctx.spec);
-  for (const [field, value] of Object.entries(template as Record<string, unknown>)) {
-    if (typeof value !== 'string') continue;
-    const expected = render(value, vars, request);
-    if (expected === undefined) continue;
-    if (body?.[field] !== expected) {
-      report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(expected)}`, received: quote(ctx, body?.[field]) });
-    }
+  checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
+}
+
+/** An HTML error page's title and the id of the element holding the message, as the profile's `bodies.html` says. */
+function checkErrorPage(ctx: CheckContext, report: Report, exchange: Exchange, kind: ErrorKind, requirement: string): void {
+  const spec = ctx.profile.errors.kinds[kind];
+  const html = ctx.profile.errors.bodies.html;
+  const vars = { code: spec.code, message: spec.message, httpStatus: String(spec.status), pinned: (spec as { pinned?: boolean }).pinned === true };
+  const page = exchange.response?.bodyText ?? '';
+  const title = render(html.title, vars, {});
+  const shownTitle = unescapeHtml(/<title>([^<]*)<\/title>/i.exec(page)?.[1]?.trim() ?? '');
+  if (title && !title.matches(shownTitle)) report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: '/title', expected: `title ${JSON.stringify(title.text)}`, received: quote(ctx, shownTitle) });
+  if (!new RegExp(`\\sid=["']${escapeRegExp(html.messageElementId)}["']`).test(page)) {
+    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: `/${html.messageElementId}`, expected: `an element with id ${JSON.stringify(html.messageElementId)} holding the message`, received: 'no such element' });
   }
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** Kinds answering a request whose account the gateway cannot know (an unreadable body, a refused path or method). */
+const UNSIGNABLE: readonly ErrorKind[] = ['malformedBody', 'bodyTooLarge', 'unknownPath', 'methodNotAllowed'];
+
+/**
+ * Where the profile signs error bodies (`errors.signed`), the error answering a readable request of a known account
+ * carries an encryption_data that verifies as the operation's response would.
+ */
+function checkErrorSignature(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, kind: ErrorKind, requirement: string): void {
+  if (!ctx.profile.errors.signed || UNSIGNABLE.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
+  const body = responseObject(exchange, ctx.spec);
+  const valid = body && ctx.verifySignature?.(operation, 'response', body);
+  if (body && valid === false) {
+    report({ code: 'SIGNATURE_INVALID', requirement, exchange, pointer: `/${FIELD.signature}`, expected: "an error body signed as the profile's responses are (errors.signed)", received: quote(ctx, body[FIELD.signature]) });
+  }
 }
 
 /**
  * The profile error kind an answer is, read from its status and its `<code>:` (JSON `return_message`, XML
- * `result_info`, or the HTML page's text); undefined when it is none of them.
+ * `result_info`, or the HTML page's text), or from a refusal in the body the profile declares; undefined when it is none.
  */
-export function errorKindOf(ctx: CheckContext, exchange: Exchange): ErrorKind | undefined {
+export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: OperationKey): ErrorKind | undefined {
+  if (operation) {
+    const inBody = refusalInBody(ctx, exchange, operation);
+    if (inBody) return inBody.kind;
+  }
   const status = statusOf(exchange);
   const body = responseObject(exchange, ctx.spec);
   const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText].filter((v) => typeof v === 'string').join(' ');
@@ -114,14 +256,19 @@ export function isClientRefusal(exchange: Exchange): boolean {
 }
 
 /**
- * Report when an answer that should refuse does not: no answer, a server error or an acceptance. Returns whether it
- * was a refusal.
+ * Report when an answer that should refuse does not: no answer, a server error or an acceptance. A 4xx refuses; so
+ * does an HTTP 200 in a refusal form the profile declares for the operation (`errors.refusalForms`: outside the APM
+ * payment the document requires no 4xx). Returns whether it was a refusal.
  */
-export function expectRefusal(report: Report, exchange: Exchange, requirement: string, what: string): boolean {
+export function expectRefusal(report: Report, exchange: Exchange, requirement: string, what: string, inBody?: { ctx: CheckContext; operation: OperationKey }): boolean {
   const status = statusOf(exchange);
-  if (status === undefined) report({ code: 'NO_RESPONSE', requirement, exchange, expected: `a 4xx refusal of ${what}`, received: outcomeOf(exchange) });
-  else if (status >= 500) report({ code: 'SERVER_ERROR', requirement, exchange, expected: `a 4xx refusal of ${what}`, received: `HTTP ${status}` });
-  else if (status < 400) report({ code: 'NOT_REFUSED', requirement, exchange, expected: `a 4xx refusal of ${what}`, received: `HTTP ${status}` });
+  const accepted = inBody && status !== undefined && status < 300 ? refusalInBody(inBody.ctx, exchange, inBody.operation) : undefined;
+  if (accepted) return true;
+  const forms = inBody ? refusalForms(inBody.ctx, inBody.operation).filter((f) => f !== 'httpError') : [];
+  const wanted = `a refusal of ${what} (a 4xx${forms.length ? `, or HTTP 200 ${forms.join(' / ')} as the profile says` : ''})`;
+  if (status === undefined) report({ code: 'NO_RESPONSE', requirement, exchange, expected: wanted, received: outcomeOf(exchange) });
+  else if (status >= 500) report({ code: 'SERVER_ERROR', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
+  else if (status < 400) report({ code: 'NOT_REFUSED', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
   return isClientRefusal(exchange);
 }
 

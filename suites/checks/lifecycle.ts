@@ -7,8 +7,11 @@ import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {
   batchResults,
+  type CodeMessagePair,
   codeMessage,
+  expectedCodeMessage,
   isObject,
+  matchesCodeMessage,
   itemSucceeded,
   operationOf,
   paymentStatusCode,
@@ -18,7 +21,7 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { codeOfState } from './common.js';
+import { codeOfState, errorKindOf } from './common.js';
 
 /** The single batch result of a scenario step. */
 function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Record<string, unknown> | undefined {
@@ -57,9 +60,17 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
     return;
   }
   if (!refusal || !result) return;
-  const failure = (ctx.profile.batch.itemFailures as Record<string, { code: string; message: string }>)[refusal.key];
-  if (failure && result[batch.message] !== codeMessage(failure)) {
-    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${JSON.stringify(codeMessage(failure))} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
+  // A failed refund item carries no reference id, or empty ones, as the profile says (refunds.referenceId.failedItems).
+  if (op === 'refund') {
+    const omitted = ctx.profile.refunds.referenceId.failedItems === 'omitted';
+    const id = result[FIELD.refundReferenceId];
+    if (omitted ? id !== undefined : id !== '') {
+      report({ code: 'REFERENCE_ID_NUMBERING', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`, expected: omitted ? 'no refund_reference_id on a failed item (profile)' : 'an empty refund_reference_id on a failed item (profile)', received: quote(ctx, id) });
+    }
+  }
+  const failure = (ctx.profile.batch.itemFailures as Record<string, CodeMessagePair>)[refusal.key];
+  if (failure && !matchesCodeMessage(failure, result[batch.message])) {
+    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
   }
 }
 
@@ -167,7 +178,7 @@ export const overRefundRefused = wrap(
 /** The reference id the profile gives the n-th refund of a transaction. */
 function expectedReferenceId(ctx: CheckContext, transactionId: string, n: number): string {
   const r = ctx.profile.refunds.referenceId;
-  return `${transactionId}-${String(r.sequenceStart + n).padStart(r.sequenceDigits, '0')}`;
+  return `${transactionId}-${String(r.sequenceStart + n).padStart(2, '0')}`;
 }
 
 export const refundReferenceIdsNumberedPerProfile = wrap(
@@ -177,14 +188,21 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-REF-004'],
-    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them.",
+    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.",
     verify(o, ctx, report) {
       const tx = String(recordOf(o)[FIELD.transactionId]);
       ['refund1', 'refund2'].forEach((step, n) => {
         const exchange = o.steps[step]!;
-        const got = resultOf(ctx, exchange, 'refund')?.[FIELD.refundReferenceId];
+        const result = resultOf(ctx, exchange, 'refund');
+        const got = result?.[FIELD.refundReferenceId];
         const expected = expectedReferenceId(ctx, tx, n);
         if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quote(ctx, got) });
+        // refund_reference: the reference id itself, or an opaque non-empty value of the gateway (refunds.reference).
+        const reference = result?.[FIELD.refundReference];
+        const same = ctx.profile.refunds.reference === 'sameAsReferenceId';
+        if (same ? reference !== got : typeof reference !== 'string' || reference === '') {
+          report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`, expected: same ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)` : `a non-empty ${FIELD.refundReference} (profile: opaque)`, received: quote(ctx, reference) });
+        }
       });
     },
   }),
@@ -250,7 +268,9 @@ export const overCaptureRefused = wrap(
     requirements: ['PAGI-CAP-002'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount');
+      // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
+      const key = ctx.profile.transitions.capture.itemAmount === 'operationAmount' ? 'overCapture' : 'amountMismatch';
+      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount', { key, requirement: 'PAGI-BAT-008' });
     },
   }),
   onlyWithSteps('overCapture'),
@@ -265,11 +285,33 @@ export const cancelledPaymentNotCapturable = wrap(
     requirements: ['PAGI-CNL-002'],
     description: 'A cancelled payment cannot be captured.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment');
+      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment', { key: refusalFor(ctx, 'capture', ctx.profile.transitions.cancel.to), requirement: 'PAGI-BAT-008' });
     },
   }),
   onlyWithSteps('captureAfterCancel'),
 );
+
+/**
+ * Without a review hold: the payment is not held; a review of it is refused as the profile's review transition says,
+ * or, where the profile lets an approved payment be reviewed, settles it as the approving flag says.
+ */
+function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
+  const payment = responseObject(o.steps.authorise, ctx.spec);
+  const approved = ctx.profile.statusValues.order_status.approved;
+  if (payment?.[FIELD.orderStatus] !== approved) {
+    report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+  }
+  const state = ctx.profile.transitions.afterAuthorise.approved;
+  if (!(ctx.profile.transitions.review.from as string[]).includes(state)) {
+    expectItemRefused(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', `a review of a payment never held (${state})`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' });
+    return;
+  }
+  const result = resultOf(ctx, o.steps.review!, 'review');
+  if (!itemSucceeded(ctx, 'review', result)) {
+    report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REV-002', exchange: o.steps.review, expected: `the approving review of a ${state} payment to succeed (profile)`, received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}` });
+  }
+  if (o.steps.queryAfterReview) expectState(ctx, report, o.steps.queryAfterReview, recordOf(o)[FIELD.transactionId], ctx.profile.review.approve.to, 'PAGI-REV-002', 'the approving review');
+}
 
 export const flaggedPaymentSettledByReview = wrap(
   defineCheck({
@@ -278,13 +320,22 @@ export const flaggedPaymentSettledByReview = wrap(
     probe: 'reviewLifecycle',
     operations: ['review'],
     requirements: ['PAGI-REV-002'],
-    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says.",
+    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says; without a review hold, no payment waits and a review fails as the profile says.",
     verify(o, ctx, report) {
+      if (o.facts.noHold === true) return verifyNoHold(ctx, report, o);
       const tx = recordOf(o)[FIELD.transactionId];
       const payment = responseObject(o.steps.authorise, ctx.spec);
       const pending = ctx.profile.statusValues.order_status.pendingReview;
       if (payment?.[FIELD.orderStatus] !== pending) {
         report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+      }
+      const held = ctx.profile.payments.resultInfo.pendingReview;
+      if (!matchesCodeMessage(held, payment?.[FIELD.resultInfo])) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`, received: quote(ctx, payment?.[FIELD.resultInfo]) });
+      }
+      const action = ctx.profile.payments.risk.action.pendingReview;
+      if (payment?.risk_action !== undefined && payment.risk_action !== action) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (pending review)`, received: quote(ctx, payment.risk_action) });
       }
       if (o.steps.queryBeforeReview) expectState(ctx, report, o.steps.queryBeforeReview, tx, ctx.profile.transitions.afterAuthorise.pendingReview, 'PAGI-REV-002', 'the flagged payment');
       const result = resultOf(ctx, o.steps.review!, 'review');
@@ -329,6 +380,10 @@ export const payoutFailureReported = wrap(
       for (const [field, value] of expected) {
         if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quote(ctx, body[field]) });
       }
+      const types = ctx.profile.payout.failureTypes;
+      if (body[FIELD.failureType] !== rule.failureType && !types.includes(body[FIELD.failureType] as string)) {
+        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${FIELD.failureType}`, expected: `one of the profile's failure types ${types.join(', ')}`, received: quote(ctx, body[FIELD.failureType]) });
+      }
     },
   }),
   onlyWhen((o) => o.steps.failing !== undefined, (o) => String(o.facts.noFailureRule ?? 'no failing payout was sent')),
@@ -357,8 +412,10 @@ export const payoutReplayIdempotent = wrap(
       const changed = o.steps.replayChanged;
       if (!changed) return;
       if (ctx.profile.payout.replayWithDifferentBody === 'invalidInput') {
-        if (statusOf(changed) !== ctx.profile.errors.kinds.invalidInput.status) {
-          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `HTTP ${ctx.profile.errors.kinds.invalidInput.status} for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
+        // Refused as invalid input, in a refusal form the profile declares for the payout.
+        const kind = statusOf(changed) === ctx.profile.errors.kinds.invalidInput.status ? 'invalidInput' : errorKindOf(ctx, changed, 'payout');
+        if (kind !== 'invalidInput') {
+          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `the profile's invalidInput refusal (HTTP ${ctx.profile.errors.kinds.invalidInput.status}, or the payout's refusal form) for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
         }
       } else if (text(responseObject(changed, ctx.spec), FIELD.transactionId) !== first?.[FIELD.transactionId]) {
         report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: 'the first answer again', received: outcomeOf(changed) });
@@ -375,15 +432,25 @@ export const declinedCardDeclinedPerProfile = defineCheck({
   probe: 'declinedPayment',
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
-  description: "A payment with the decline test card is answered with the profile's declined order_status and result_info.",
+  description: "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
   verify(o, ctx, report) {
-    const body = responseObject(o.main, ctx.spec);
-    const expected: [string, string][] = [
-      [FIELD.orderStatus, ctx.profile.statusValues.order_status.declined],
-      [FIELD.resultInfo, codeMessage(ctx.profile.payments.resultInfo.declined)],
-    ];
-    for (const [field, value] of expected) {
-      if (body?.[field] !== value) report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile: declined)`, received: body ? quote(ctx, body[field]) : outcomeOf(o.main) });
+    const declined = ctx.profile.statusValues.order_status.declined;
+    const info = ctx.profile.payments.resultInfo.declined;
+    const payments: [Exchange, string][] = [[o.main, 'the decline test card'], ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [o.steps[r.step]!, `the ${r.trigger} decline rule`])];
+    for (const [exchange, what] of payments) {
+      const body = responseObject(exchange, ctx.spec);
+      if (body?.[FIELD.orderStatus] !== declined) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.orderStatus]) : outcomeOf(exchange) });
+      }
+      if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.resultInfo]) : outcomeOf(exchange) });
+      }
+      const query = exchange === o.main ? o.steps.query : undefined;
+      if (query) expectState(ctx, report, query, body?.[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.declined, 'PAGI-PAY-013', 'a declined payment');
+      const action = ctx.profile.payments.risk.action.declined;
+      if (body?.risk_action !== undefined && body.risk_action !== action) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quote(ctx, body.risk_action) });
+      }
     }
   },
 });
@@ -442,8 +509,8 @@ function onlyOnSuccessOf(step: string) {
   return onlyWhen((o) => succeeded(o.steps[step]), (o) => `the ${step} step was not answered with success (${outcomeOf(o.steps[step])})`);
 }
 
-/** Report unless the scenario's query shows the order's payment in the profile's approved state. */
-function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string): void | { notApplicable: string } {
+/** Report unless the scenario's query shows the order's payment in `state` (the profile's state of a paid payment). */
+function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string, state: string): void | { notApplicable: string } {
   if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
   const completion = o.facts.completion as { formsFollowed: number; stoppedAt: string } | undefined;
   if (!completion || completion.formsFollowed === 0) {
@@ -451,7 +518,6 @@ function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requ
   }
   const query = o.steps.query!;
   const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.orderNo });
-  const state = ctx.profile.transitions.afterAuthorise.approved;
   const code = paymentStatusCode(ctx, state);
   if (!record || record[FIELD.paymentStatus] !== code) {
     report({
@@ -473,7 +539,8 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
     requirements: ['PAGI-APM-008'],
     description: "Completing the issuer page (submitting its forms as the shopper) completes the APM payment, as the query shows.",
     verify(o, ctx, report) {
-      return expectCompleted(ctx, report, o, 'PAGI-APM-008');
+      // The profile says which state a paid APM payment reaches (settled at once or authorised).
+      return expectCompleted(ctx, report, o, 'PAGI-APM-008', ctx.profile.transitions.afterIssuerPage.paid);
     },
   }),
   onlyOnSuccessOf('payment'),
@@ -490,7 +557,7 @@ export const checkoutPostBackCompletesPayment = wrap(
     requirements: ['PAGI-CHK-011'],
     description: 'Posting the checkout form back and paying on the hosted page completes the payment, as the query shows.',
     verify(o, ctx, report) {
-      return expectCompleted(ctx, report, o, 'PAGI-CHK-011');
+      return expectCompleted(ctx, report, o, 'PAGI-CHK-011', ctx.profile.transitions.afterAuthorise.approved);
     },
   }),
   onlyOnSuccessOf('checkout'),

@@ -101,7 +101,7 @@ export const requestMediaAcceptedPerProfile = defineCheck({
   verify(o, ctx, report) {
     const type = ctx.profile.requestMedia.types[o.operation];
     if (o.main.request.encoding !== type) return { notApplicable: `the kit sent ${o.main.request.encoding}, not the profile's ${type}` };
-    if (statusOf(o.main) === 415 || errorKindOf(ctx, o.main) === 'malformedBody') {
+    if (statusOf(o.main) === 415 || errorKindOf(ctx, o.main, o.operation) === 'malformedBody') {
       report({ code: 'MEDIA_REFUSED', requirement: 'PAGI-MED-005', expected: `a ${type} body accepted as the profile says`, received: outcomeOf(o.main) });
     }
   },
@@ -251,7 +251,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
             code: 'FORM_INPUT_VALUE',
             requirement: nested ? 'PAGI-CHK-010' : 'PAGI-CHK-005',
             pointer,
-            expected: nested ? `the JSON text of the submitted ${name} (profile: ${ctx.profile.checkout.nestedValues})` : `the submitted value of ${name}`,
+            expected: nested ? `the JSON text of the submitted ${name} (nested values are written as their JSON text)` : `the submitted value of ${name}`,
             received: quote(ctx, input),
           });
         }
@@ -270,8 +270,20 @@ export const checkoutFormHasEveryAlias = onPage(
     description: 'Every alias name the document lists is an input of the form.',
     verify(o, ctx, report) {
       const form = pageOf(o);
-      for (const alias of operationOf(ctx.spec, o.operation).checkoutForm!.aliasNames) {
+      const op = operationOf(ctx.spec, o.operation);
+      const raw: unknown = ctx.spec.openapi.paths[op.path]?.post?.['x-pagi-checkout-form']?.aliases?.names;
+      const listed = Array.isArray(raw) ? raw.map(String) : op.checkoutForm!.aliasNames;
+      for (const alias of op.checkoutForm!.aliasNames) {
         if (form.inputs[alias] === undefined) report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `an input ${alias}`, received: 'no such input' });
+      }
+      // An alias the document lists twice: one input, or one per listing, as the profile says (checkout.duplicateAliasInputs).
+      const once = ctx.profile.checkout.duplicateAliasInputs === 'once';
+      for (const alias of new Set(listed)) {
+        const times = listed.filter((a) => a === alias).length;
+        const inputs = form.inputOrder.filter((n) => n === alias).length;
+        if (times > 1 && inputs > 0 && inputs !== (once ? 1 : times)) {
+          report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `${once ? 1 : times} input(s) ${alias} (the document lists it ${times} times; profile: ${once ? 'once' : 'as listed'})`, received: `${inputs}` });
+        }
       }
     },
   }),

@@ -25,7 +25,7 @@ export const missingSignatureRefused = defineCheck({
   requirements: ['PAGI-AUTH-005', 'PAGI-ERR-003'],
   description: 'A request without encryption_data is refused with a 4xx and changes nothing.',
   verify(o, ctx, report) {
-    expectRefusal(report, o.main, 'PAGI-AUTH-005', `a request without ${FIELD.signature}`);
+    expectRefusal(report, o.main, 'PAGI-AUTH-005', `a request without ${FIELD.signature}`, { ctx, operation: o.operation });
     followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
   },
 });
@@ -38,7 +38,7 @@ export const badSignatureRefusedPerProfile = defineCheck({
   requirements: ['PAGI-AUTH-006', 'PAGI-ERR-004', 'PAGI-ERR-003'],
   description: "A request whose encryption_data does not verify is refused with the profile's badSignature error and changes nothing.",
   verify(o, ctx, report) {
-    if (expectRefusal(report, o.main, 'PAGI-AUTH-006', 'a request with a wrong signature')) {
+    if (expectRefusal(report, o.main, 'PAGI-AUTH-006', 'a request with a wrong signature', { ctx, operation: o.operation })) {
       checkErrorAnswer(ctx, report, o.main, o.operation, 'badSignature', 'PAGI-ERR-004');
     }
     followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
@@ -84,7 +84,7 @@ export const queryRefusedFromUnregisteredAddress = wrap(
     description: "A query (and a refund search where the profile restricts it) from an unregistered address is refused with the profile's error.",
     verify(o, ctx, report) {
       const requirement = requirementFor(ctx, o.operation, ['PAGI-AUTH-008', 'PAGI-AUTH-009']);
-      if (expectRefusal(report, o.main, requirement, `a ${o.operation} from ${String(ctx.config.unregisteredAddress)}`)) {
+      if (expectRefusal(report, o.main, requirement, `a ${o.operation} from ${String(ctx.config.unregisteredAddress)}`, { ctx, operation: o.operation })) {
         checkErrorAnswer(ctx, report, o.main, o.operation, 'refusedAddress', 'PAGI-ERR-004');
       }
     },

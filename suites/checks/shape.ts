@@ -11,7 +11,7 @@ import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings, ty
 import { operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { declaredNames, expand, itemSchemas, pointerOf, propertySchemas, type SchemaAt, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
-import { sentBody } from './common.js';
+import { refusalInBody, sentBody } from './common.js';
 
 /** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
 export function rootRequirement(ctx: CheckContext, schemaId: string): string {
@@ -116,9 +116,10 @@ export const documentedRequestAccepted = defineCheck({
     if (own.length) {
       return { notApplicable: `the kit's own ${o.operation} request is not valid under its schema (${own[0]!.instancePath || '/'} ${own[0]!.message}): the sample is at fault, not the target` };
     }
-    if (!succeeded(o.main)) {
+    const inBody = refusalInBody(ctx, o.main, o.operation);
+    if (!succeeded(o.main) || inBody) {
       const requirement = rootRequirement(ctx, op.requestSchemaId);
-      report({ code: 'REQUEST_REFUSED', requirement, expected: `a 2xx answer to a request valid under ${op.requestSchemaId.split('/').pop()}`, received: outcomeOf(o.main) });
+      report({ code: 'REQUEST_REFUSED', requirement, expected: `a 2xx answer to a request valid under ${op.requestSchemaId.split('/').pop()}`, received: inBody ? `HTTP 200 refusing it (the profile's ${inBody.kind}, ${inBody.form})` : outcomeOf(o.main) });
     }
   },
 });

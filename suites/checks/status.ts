@@ -4,10 +4,11 @@
  * per-item failures for unknown transactions; no server error for any generated input.
  */
 import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
-import { batchItems, batchResults, codeMessage, itemSucceeded, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
+import { batchItems, batchResults, expectedCodeMessage, itemSucceeded, matchesCodeMessage, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
-import { type ErrorKind, checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, sentBody } from './common.js';
+import { type ErrorKind, checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, refusalInBody, sentBody } from './common.js';
 
 export const successAnsweredWith200 = defineCheck({
   id: 'successAnsweredWith200',
@@ -44,13 +45,17 @@ export const operationServedAtVersionedPath = defineCheck({
   },
 });
 
-/** Verify an invalid-input answer: refused with a 4xx (ERR-002), 400 for the operations listing it (APM-004), the profile's answer (ERR-004). */
+/**
+ * Verify an invalid-input answer: refused (ERR-002) with a 4xx or in a body form the profile declares for the
+ * operation; HTTP 400 for the operation listing it (APM-004: any other answer, a 200 included, fails it); the
+ * profile's answer (ERR-004).
+ */
 function verifyInvalid(o: Observation, ctx: CheckContext, report: Report, kind: ErrorKind, what: string): void {
-  if (!expectRefusal(report, o.main, 'PAGI-ERR-002', what)) return;
   const op = operationOf(ctx.spec, o.operation);
   if (op.errorStatuses.includes('400') && statusOf(o.main) !== 400) {
     report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', expected: `HTTP 400 for ${what}`, received: outcomeOf(o.main) });
   }
+  if (!expectRefusal(report, o.main, 'PAGI-ERR-002', what, { ctx, operation: o.operation })) return;
   checkErrorAnswer(ctx, report, o.main, o.operation, kind, 'PAGI-ERR-004');
 }
 
@@ -68,9 +73,9 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
     report({ code: 'NOT_REFUSED', requirement: 'PAGI-ERR-002', pointer, expected: `${what} refused (a 4xx, or the item failed)`, received: result ? `${outcomeOf(o.main)} with the item a success` : `${outcomeOf(o.main)} without a result for the item` });
     return;
   }
-  const expected = codeMessage(ctx.profile.batch.itemFailures.invalidItem);
-  if (result[batch.message] !== expected) {
-    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${JSON.stringify(expected)} (the profile's invalidItem)`, received: quote(ctx, result[batch.message]) });
+  const expected = ctx.profile.batch.itemFailures.invalidItem;
+  if (!matchesCodeMessage(expected, result[batch.message])) {
+    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`, received: quote(ctx, result[batch.message]) });
   }
 }
 
@@ -80,7 +85,7 @@ export const malformedBodyRefused = defineCheck({
   probe: 'malformedBody',
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
-  description: "A malformed body is refused with a 4xx (400 for the APM payment), as the profile's malformedBody error.",
+  description: "A malformed body is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's malformedBody error.",
   verify(o, ctx, report) {
     verifyInvalid(o, ctx, report, 'malformedBody', 'a malformed body');
   },
@@ -95,12 +100,12 @@ export const wrongFormatRefused = wrap(
     probe: 'wrongFormat',
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
-    description: "A value in a form its schema excludes is refused with a 4xx (400 for the APM payment), as the profile's invalidInput error.",
+    description: "A value in a form its schema excludes is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's invalidInput error.",
     verify(o, ctx, report) {
       const m = o.facts.mutated as { pointer: string; value: string };
       const what = `${m.pointer} = ${JSON.stringify(m.value)}`;
       const batch = operationOf(ctx.spec, o.operation).batch;
-      if (batch && m.pointer.startsWith(`/${batch.orders}/`) && succeeded(o.main)) {
+      if (batch && m.pointer.startsWith(`/${batch.orders}/`) && succeeded(o.main) && !refusalInBody(ctx, o.main, o.operation)) {
         verifyItemRefused(o, ctx, report, Number(m.pointer.split('/')[2]), what);
         return;
       }
@@ -164,17 +169,24 @@ export const unknownTransactionItemFails = defineCheck({
       return;
     }
     const at = `/${batch.orders}/0`;
+    // The envelope of a batch whose item failed: a success, or the failure value, as the profile says.
+    const rs = ctx.profile.statusValues.return_status;
+    const envelope = ctx.profile.batch.envelopeOnItemFailure === 'failure' ? rs.failure : rs.success;
+    const got = responseObject(o.main, ctx.spec)?.[FIELD.returnStatus];
+    if (got !== envelope) {
+      report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-008', pointer: `/${FIELD.returnStatus}`, expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`, received: quote(ctx, got) });
+    }
     if (itemSucceeded(ctx, o.operation, result)) {
       report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: `success ${quote(ctx, result[batch.status])}` });
     } else if (result[batch.status] !== statusValues(ctx, batch.status).failure) {
       report({ code: 'ITEM_STATUS', requirement: 'PAGI-ERR-005', pointer: `${at}/${batch.status}`, expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`, received: quote(ctx, result[batch.status]) });
     }
     const message = result[batch.message];
-    const expected = codeMessage(ctx.profile.batch.itemFailures.unknownTransaction);
+    const expected = ctx.profile.batch.itemFailures.unknownTransaction;
     if (typeof message !== 'string' || message === '') {
       report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.message}`, expected: `a non-empty ${batch.message}`, received: quote(ctx, message) });
-    } else if (message !== expected) {
-      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: JSON.stringify(expected), received: quote(ctx, message) });
+    } else if (!matchesCodeMessage(expected, message)) {
+      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: expectedCodeMessage(expected), received: quote(ctx, message) });
     }
   },
 });

@@ -15,6 +15,8 @@ import {
   type Steps,
   authorise,
   batch,
+  declineOverrides,
+  outcomeOverrides,
   batchBody,
   defineProbe,
   happyItemFields,
@@ -22,6 +24,8 @@ import {
   paymentsIn,
   queryOrder,
   select,
+  selectingField,
+  selectionBody,
   startStateFor,
   unknownItem,
 } from './support.js';
@@ -134,7 +138,14 @@ async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps,
       followUp: { kind: 'state', transactionId: String(record.fields[FIELD.transactionId]), orderNo: String(record.fields[FIELD.orderNo]), expectedCode: code },
     };
   }
-  if (op === 'retrievalTrans' || op === 'retrievalRefund') return { body: client.sample(op), followUp: { kind: 'none', reason: `${op} only reads` } };
+  if (op === 'retrievalTrans' || op === 'retrievalRefund') {
+    const followUp: FollowUp = { kind: 'none', reason: `${op} only reads` };
+    if (ctx.profile.selection[op].whenAbsent !== 'refuse') return { body: client.sample(op), followUp };
+    // The profile refuses a request selecting nothing: select a real payment, so the probe's fault is the only one.
+    const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+    const field = selectingField(ctx, op, [record.fields]);
+    return { body: selectionBody(client, ctx, op, field, [String(record.fields[field])]), followUp };
+  }
   if (op === 'payout') return { body: client.sample(op), followUp: { kind: 'none', reason: 'no operation of the interface reads a payout back' } };
   const body = paymentBody(client, ctx, op);
   return { body, followUp: { kind: 'absent', orderNo: String(body[FIELD.orderNo]) } };
@@ -264,11 +275,25 @@ export const injection = defineProbe('injection', ['authoriseDirect', 'checkout'
   return steps.add(op, await client.send(op, { ...body, ...injected }));
 });
 
-/** `declinedPayment`: a direct payment with the decline test card. */
+/**
+ * `declinedPayment`: a direct payment with the decline test card, then one payment per decline rule of the profile
+ * (steps `rule1`, `rule2`, …: card suffix, security code, e-mail domain or amount; `facts.rules` says which).
+ */
 export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const card = ctx.config.cards.decline ?? ctx.profile.payments.testCards.decline[0];
-  if (!card) throw new Inconclusive('no test card for the decline outcome');
-  return steps.add(op, await client.send(op, client.sample(op, { [ctx.profile.fields.card.number]: card })));
+  const main = steps.add(op, await client.send(op, client.sample(op, outcomeOverrides(ctx, 'declined'))));
+  const rules: { step: string; trigger: string }[] = [];
+  for (const [i, rule] of ctx.profile.payments.declineRules.entries()) {
+    const overrides = declineOverrides(ctx, rule);
+    if (!overrides) continue;
+    const step = `rule${i + 1}`;
+    steps.add(step, await client.send(op, client.sample(op, overrides)));
+    rules.push({ step, trigger: Object.keys(rule)[0]! });
+  }
+  steps.facts.rules = rules;
+  // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
+  const fields = { ...(main.request.body ?? {}), ...(responseObject(main, ctx.spec) ?? {}) };
+  if (text(fields, FIELD.transactionId)) await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
+  return main;
 });
 
 /** `tokenPayment`: a payment asking for a token, then a payment by that token without card fields. */

@@ -77,8 +77,13 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How long the retry probe waits past the schedule, and after the last scheduled attempt. */
+/** How long the retry probe waits after the last scheduled attempt (for an attempt too many). */
 const GRACE_MS = 250;
+/**
+ * Slack past the schedule while attempts are still missing (a loaded machine delays them; the wait ends as soon as
+ * the profile's number of attempts has arrived, so the slack costs nothing when they come on time).
+ */
+const SLACK_MS = 1500;
 
 /** The delays between the attempts a profile's retry rule (`notifications.retry`) makes. */
 export function retryDelays(r: CheckContext['profile']['notifications']['retry']): number[] {
@@ -101,7 +106,7 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   await client.notifications(key, ctx.config.notifyWaitMs);
   // Every scheduled attempt, or the schedule's end (with slack); then a moment more, for an attempt too many.
   const attempts = ctx.profile.notifications.retry.maxAttempts;
-  const schedule = retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + GRACE_MS;
+  const schedule = retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + SLACK_MS;
   await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
   await sleep(GRACE_MS);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));

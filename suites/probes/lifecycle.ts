@@ -118,11 +118,16 @@ export const paymentLifecycle = defineProbe('paymentLifecycle', ['retrievalTrans
   return answer(steps, s, PAYMENT_MAIN[op]);
 });
 
-/** `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. */
+/**
+ * `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. Without a
+ * review hold (`review.triggers: null`): an approved payment the review must refuse (`facts.noHold`).
+ */
 export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async (op, client, ctx, steps) => {
   const s = await once(ctx, 'reviewLifecycle', () =>
     scenario(async (st) => {
-      const record = await pay(client, ctx, st, 'pendingReview').catch((e: unknown) => {
+      const noHold = ctx.profile.review.triggers === null;
+      st.facts.noHold = noHold;
+      const record = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview').catch((e: unknown) => {
         throw new Stop(e instanceof Error ? e.message : String(e));
       });
       st.facts.record = recordFacts(record);
@@ -157,6 +162,8 @@ export const payoutLifecycle = defineProbe('payoutLifecycle', ['payout'], async 
   const body = client.sample(op, { [ctx.profile.payout.idempotencyKey]: freshRequestId() });
   const first = steps.add('first', await client.send(op, body));
   steps.add('replay', await client.send(op, body));
+  const key = ctx.profile.payout.idempotencyKey;
+  steps.add('beneficiaryPays', await client.send(op, client.sample(op, { [key]: freshRequestId(), [FIELD.feePaidBy]: ctx.profile.payout.feePaidBy.beneficiary })));
   const [field] = freeTextFields(ctx, op, body);
   if (field) {
     steps.add('replayChanged', await client.send(op, { ...body, [field]: `${String(body[field])}-changed` }));

@@ -129,17 +129,40 @@ export interface PaymentRecord {
 /** What a payment should come out as (the profile's `afterAuthorise` outcomes). */
 export type Outcome = 'approved' | 'declined' | 'pendingReview';
 
-/** Request overrides that give a direct payment an outcome: the decline test card, or the profile's review trigger. */
+/** A decline rule of the profile (`payments.declineRules`). */
+export type DeclineRule = CheckContext['profile']['payments']['declineRules'][number];
+
+/**
+ * Request overrides of a direct payment that trigger a decline rule: a decline card ending in the rule's digits (the
+ * configured one, else the profile's test cards), the security code, an e-mail at the domain, or the amount.
+ */
+export function declineOverrides(ctx: CheckContext, rule: DeclineRule): Record<string, unknown> | undefined {
+  if ('cardNumberSuffix' in rule) {
+    const card = [ctx.config.cards.decline, ...ctx.profile.payments.testCards.decline].find((c) => c?.endsWith(rule.cardNumberSuffix));
+    return card ? { [ctx.profile.fields.card.number]: card } : undefined;
+  }
+  if ('securityCode' in rule) return { [ctx.profile.fields.card.securityCode]: rule.securityCode };
+  if ('shopperEmailDomain' in rule) return { [FIELD.shopperEmail]: `decline-probe@${rule.shopperEmailDomain}` };
+  return { [FIELD.amount]: rule.amount };
+}
+
+/** Request overrides that give a direct payment an outcome: a decline rule's trigger, or the profile's review trigger. */
 export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<string, unknown> {
   if (outcome === 'declined') {
-    const card = ctx.config.cards.decline ?? ctx.profile.payments.testCards.decline[0];
-    if (!card) throw new Inconclusive('no test card for the decline outcome in the configuration or the profile');
-    return { [ctx.profile.fields.card.number]: card };
+    const card = ctx.config.cards.decline;
+    if (card) return { [ctx.profile.fields.card.number]: card };
+    for (const rule of ctx.profile.payments.declineRules) {
+      const overrides = declineOverrides(ctx, rule);
+      if (overrides) return overrides;
+    }
+    throw new Inconclusive('no decline card in the configuration and no decline rule of the profile the kit can trigger');
   }
   if (outcome === 'pendingReview') {
-    const domain = ctx.profile.review.triggers.shopperEmailDomains[0];
+    const triggers = ctx.profile.review.triggers;
+    if (!triggers) throw new Inconclusive('the profile holds no payment for review');
+    const domain = triggers.shopperEmailDomains[0];
     if (domain) return { [FIELD.shopperEmail]: `review-probe@${domain}` };
-    return { [FIELD.amount]: ctx.profile.review.triggers.amountAtLeast };
+    return { [FIELD.amount]: triggers.amountAtLeast };
   }
   return {};
 }
@@ -198,7 +221,9 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
     if ((t.review.from as string[]).includes(from)) out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
     return out;
   };
-  const queue: [string, Action[]][] = (['approved', 'pendingReview', 'declined'] as const).map((o) => [t.afterAuthorise[o], [{ kind: 'authorise', outcome: o }]]);
+  // Without a review hold no payment starts pending review.
+  const outcomes = r.triggers ? (['approved', 'pendingReview', 'declined'] as const) : (['approved', 'declined'] as const);
+  const queue: [string, Action[]][] = outcomes.map((o) => [t.afterAuthorise[o], [{ kind: 'authorise', outcome: o }]]);
   const seen = new Set<string>();
   while (queue.length) {
     const [at, path] = queue.shift()!;

@@ -208,7 +208,9 @@ export function batchExchange(op: 'capture' | 'review' | 'cancel' | 'refund', it
       batch.messageOnSuccess === 'empty'
         ? failure ? `${failure.code}:${failure.message}` : profile.batch.itemSuccess.errorMessage
         : failure ? `${failure.code}:${failure.message}` : `${profile.batch.itemSuccess.refundMessage.code}:${profile.batch.itemSuccess.refundMessage.message}`;
-    const extra = op === 'refund' ? { refund_reference: `${String(item.transaction_id)}-0${i + 1}`, refund_reference_id: failure ? '' : `${String(item.transaction_id)}-0${i + 1}` } : {};
+    // The reference profile: a failed refund item carries no reference; refund_reference is the reference id.
+    const id = `${String(item.transaction_id)}-0${i + 1}`;
+    const extra = op === 'refund' && !failure ? { refund_reference: id, refund_reference_id: id } : {};
     return { ...item, ...extra, [batch.status]: failure ? values.failure : values.success, [batch.message]: message };
   });
   const request = { merchant_id: 'M10001', account_id: 'A20001', [batch.orders]: items };

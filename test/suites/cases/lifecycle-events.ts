@@ -10,7 +10,7 @@ const t = profile.transitions;
 const refund = (amount: string, n: number, outcome: 'success' | 'overRefund' = 'success') => {
   const x = batchExchange('refund', [item('T1', 'O1', { amount: '100.00', refund_amount: amount })], () => outcome);
   const r = (x.response!.decoded as { value: { refund_orders: Record<string, unknown>[] } }).value.refund_orders[0]!;
-  if (outcome === 'success') r.refund_reference_id = `T1-0${n}`;
+  if (outcome === 'success') r.refund_reference_id = r.refund_reference = `T1-0${n}`;
   return x;
 };
 
@@ -59,7 +59,11 @@ function lifecycle(op: OperationKey, change?: (steps: Record<string, Exchange>) 
 /** The review scenario's steps. */
 function reviewSteps(): Record<string, Exchange> {
   return {
-    authorise: happyExchange('authoriseDirect', (b) => (b.response.order_status = profile.statusValues.order_status.pendingReview)),
+    authorise: happyExchange('authoriseDirect', (b) => {
+      b.response.order_status = profile.statusValues.order_status.pendingReview;
+      b.response.result_info = `${profile.payments.resultInfo.pendingReview.code}:${profile.payments.resultInfo.pendingReview.message}`;
+      b.response.risk_action = profile.payments.risk.action.pendingReview;
+    }),
     queryBeforeReview: queryExchange([orderRecord(P1, t.afterAuthorise.pendingReview)]),
     review: batchExchange('review', [item('T1', 'O1', { review_flag: profile.review.approve.flag })]),
     queryAfterReview: queryExchange([orderRecord(P1, profile.review.approve.to)]),

@@ -78,6 +78,26 @@ export const LIMITS_CASES: Case[] = [
 /** A refusal-probe observation (no follow-up). */
 const refused = (probe: string, op: OperationKey, main: Exchange, facts: Record<string, unknown> = {}) => observation(probe, op, main, { [op]: main }, facts);
 const mutated = { mutated: { pointer: '/currency', value: 'x' } };
+const IDS = { merchant_id: 'M10001', account_id: 'A20001' };
+
+/** The same answer with HTTP 200 (a refusal carried in the body). */
+function answeredOk(x: Exchange): Exchange {
+  return { ...x, response: { ...x.response!, status: 200 } };
+}
+
+/** The answer with the message of its `<code>:<message>` worded otherwise. */
+function reworded(x: Exchange): Exchange {
+  const decoded = x.response!.decoded;
+  if (decoded.kind !== 'json') throw new Error('fixture: a JSON answer');
+  const value = { ...(decoded.value as Record<string, unknown>) };
+  value.return_message = String(value.return_message).replace(/:.*/, ':Request not valid');
+  return { ...x, response: { ...x.response!, bodyText: JSON.stringify(value), decoded: { kind: 'json', value } } };
+}
+
+/** The reference profile with an operation's refusal forms replaced. */
+function formsOf(op: OperationKey, forms: ('httpError' | 'statusInBody' | 'failureType')[]) {
+  return context({ profile: (p) => void ((p.errors.refusalForms as Record<string, string[]>)[op] = forms) });
+}
 
 /** A refusal-probe observation of a payment with a follow-up query showing `records` for its order. */
 function refusedPayment(probe: string, op: OperationKey, main: Exchange, records: Record<string, unknown>[], facts: Record<string, unknown> = {}): Observation {
@@ -120,6 +140,19 @@ export const STATUS_CASES: Case[] = [
     refused('wrongFormat', 'refund', batchExchange('refund', [item('T1', 'O1', { currency: 'x' })], () => 'currencyMismatch'), { mutated: { pointer: '/refund_orders/0/currency', value: 'x' } }), ['ERROR_ANSWER']),
   fail('wrongFormatRefused', 'PAGI-APM-004', 'APM: 404', 'authoriseApm', () => refused('wrongFormat', 'authoriseApm', errorExchange('authoriseApm', 'unknownRecord'), mutated), ['HTTP_STATUS']),
   fail('wrongFormatRefused', 'PAGI-ERR-002', 'accepted', 'authoriseDirect', () => refused('wrongFormat', 'authoriseDirect', happyExchange('authoriseDirect'), mutated), ['NOT_REFUSED']),
+  // Refusal forms: outside the APM payment a refusal may be an HTTP 200 whose body carries the failure, as the profile declares.
+  pass('wrongFormatRefused', 'PAGI-ERR-002', 'capture: HTTP 200 with a failed envelope (profile: statusInBody)', 'capture', () => refused('wrongFormat', 'capture', answeredOk(errorExchange('capture', 'invalidInput', IDS)), mutated), () => formsOf('capture', ['statusInBody'])),
+  pass('wrongFormatRefused', 'PAGI-ERR-002', 'direct payment: HTTP 200 with result_info (profile: httpError or statusInBody)', 'authoriseDirect', () => refused('wrongFormat', 'authoriseDirect', answeredOk(errorExchange('authoriseDirect', 'invalidInput', IDS)), mutated), () => formsOf('authoriseDirect', ['httpError', 'statusInBody'])),
+  pass('wrongFormatRefused', 'PAGI-ERR-002', 'payout: HTTP 200 with status FAILED and failure_type (profile: failureType)', 'payout', () => refused('wrongFormat', 'payout', exchange('payout', { request: IDS, json: { ...IDS, status: 'FAILED', failure_type: '1002', failure_reason: 'Invalid input' } }), mutated), () => formsOf('payout', ['failureType'])),
+  fail('wrongFormatRefused', 'PAGI-ERR-002', 'capture: HTTP 200 success envelope (profile: statusInBody)', 'capture', () => refused('wrongFormat', 'capture', batchExchange('capture', [item('T1', 'O1')]), mutated), ['NOT_REFUSED'], () => formsOf('capture', ['statusInBody'])),
+  fail('wrongFormatRefused', 'PAGI-ERR-004', 'capture: a 4xx where the profile refuses in the body', 'capture', () => refused('wrongFormat', 'capture', errorExchange('capture', 'invalidInput', IDS), mutated), ['ERROR_ANSWER'], () => formsOf('capture', ['statusInBody'])),
+  fail('wrongFormatRefused', 'PAGI-ERR-002', 'capture: HTTP 200 with a failed envelope the profile does not declare', 'capture', () => refused('wrongFormat', 'capture', answeredOk(errorExchange('capture', 'invalidInput', IDS)), mutated), ['NOT_REFUSED']),
+  fail('wrongFormatRefused', 'PAGI-APM-004', 'APM: HTTP 200 with the error body', 'authoriseApm', () => refused('wrongFormat', 'authoriseApm', answeredOk(errorExchange('authoriseApm', 'invalidInput', IDS)), mutated), ['HTTP_STATUS']),
+  fail('wrongFormatRefused', 'PAGI-APM-004', 'APM: 422', 'authoriseApm', () => refused('wrongFormat', 'authoriseApm', exchange('authoriseApm', { request: IDS, status: 422, xml: {} }), mutated), ['HTTP_STATUS']),
+  pass('wrongFormatRefused', 'PAGI-ERR-004', 'capture: the code with another message text (not pinned)', 'capture', () => refused('wrongFormat', 'capture', reworded(errorExchange('capture', 'invalidInput', IDS)), mutated)),
+  fail('wrongFormatRefused', 'PAGI-ERR-004', 'capture: another message text where the profile pins it', 'capture', () => refused('wrongFormat', 'capture', reworded(errorExchange('capture', 'invalidInput', IDS)), mutated), ['ERROR_ANSWER'], () =>
+    context({ profile: (p) => void ((p.errors.kinds.invalidInput as { pinned?: boolean }).pinned = true) })),
+  pass('badSignatureRefusedPerProfile', 'PAGI-AUTH-006', 'refund: HTTP 200 with a failed envelope (profile: statusInBody)', 'refund', () => refusedBatch('badSignature', 'refund', answeredOk(errorExchange('refund', 'badSignature', IDS)), 'authorised'), () => formsOf('refund', ['statusInBody'])),
   { ...pass('wrongFormatRefused', 'PAGI-ERR-004', 'no format to break', 'retrievalTrans', () => refused('wrongFormat', 'retrievalTrans', happyExchange('retrievalTrans'), { noFormat: 'nothing to break' })), expect: 'notApplicable' },
   pass('wrongFormatChangesNothing', 'PAGI-ERR-003', 'no payment created', 'authoriseDirect', () => refusedPayment('wrongFormat', 'authoriseDirect', errorExchange('authoriseDirect', 'invalidInput'), [], mutated)),
   fail('wrongFormatChangesNothing', 'PAGI-ERR-003', 'a payment created', 'checkout', () =>

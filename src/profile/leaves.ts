@@ -1,0 +1,54 @@
+/**
+ * Every setting a profile can hold: the leaves of `schemas/profile.schema.json` as dotted paths. A leaf is a scalar,
+ * a list, or a map: an object whose keys the profile chooses (`requestHeaders.headers`, a body template), or whose
+ * optional keys all name one kind of value (`transitions.capture.refusals`: a failure per payment state). The
+ * variants of a `oneOf` each add their own leaves.
+ */
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  const?: unknown;
+};
+
+/** The dotted paths of every leaf of the profile schema (`const` discriminators included). */
+export function profileLeaves(schema: Schema & { $defs?: Record<string, Schema> }): string[] {
+  const out = new Set<string>();
+  const resolve = (s: Schema): Schema => {
+    let node = s;
+    while (node.$ref) {
+      const name = /^#\/\$defs\/(.+)$/.exec(node.$ref)?.[1];
+      if (!name || !schema.$defs?.[name]) throw new Error(`profile schema: cannot resolve ${node.$ref}`);
+      node = { ...schema.$defs[name], ...node, $ref: undefined };
+      if (s.$ref && node.$ref === s.$ref) break;
+    }
+    return node;
+  };
+  const walk = (s: Schema, path: string) => {
+    const node = resolve(s);
+    const variants = node.oneOf ?? node.anyOf;
+    if (variants) {
+      for (const v of variants) walk(v, path);
+      if (!node.properties) return;
+    }
+    const props = Object.values(node.properties ?? {});
+    const isMap = props.length > 1 && !(node as { required?: string[] }).required?.length && props.every((p) => p.$ref !== undefined && p.$ref === props[0]!.$ref);
+    if (node.properties && props.length && !isMap) {
+      for (const [k, v] of Object.entries(node.properties)) walk(v, path ? `${path}.${k}` : k);
+      return;
+    }
+    if (path) out.add(path);
+  };
+  walk(schema, '');
+  return [...out].sort();
+}
+
+/** Leaves of `leaves` that no path of `reads` reaches (a read of the leaf itself or of anything below it). */
+export function unreadLeaves(leaves: readonly string[], reads: Iterable<string>): string[] {
+  const read = new Set(reads);
+  const below = [...read];
+  return leaves.filter((leaf) => !read.has(leaf) && !below.some((r) => r.startsWith(`${leaf}.`)));
+}

@@ -1,0 +1,85 @@
+/**
+ * Probes of profile rules a single fault cannot show: which error wins when a request has two faults (the profile's
+ * `errors.precedence`), which per-item failure wins when an item has two (`batch.checkOrder`), and in which order a
+ * query or refund search lists what it selects (`selection.*.resultOrder`).
+ */
+import type { OperationKey } from '../../src/model.js';
+import { FIELD } from '../fields.js';
+import { paymentBody, recordFacts, wrongSignature } from './basic.js';
+import { type SelectingOperation, authorise, batch, batchBody, defineProbe, happyItemFields, itemFor, paymentsIn, select, startStateFor, unknownItem } from './support.js';
+
+/** Operations whose request carries a top-level currency the kit can make invalid. */
+export const TWO_FAULT_OPERATIONS: readonly OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'];
+
+/** `twoFaults`: a request with a wrong signature and an invalid currency at once. */
+export const twoFaults = defineProbe('twoFaults', TWO_FAULT_OPERATIONS, async (op, client, ctx, steps) => {
+  const field = op === 'payout' ? FIELD.paymentCurrency : FIELD.currency;
+  const body = paymentBody(client, ctx, op, { [field]: 'x' });
+  steps.facts.invalidField = field;
+  return steps.add(op, await client.send(op, { ...body, [FIELD.signature]: wrongSignature(ctx) }, { sign: false }));
+});
+
+/**
+ * `itemFaults` (cancel): one item with both a currency and an amount that differ from its payment's (`currencyAmount`),
+ * one with an unknown transaction and a currency in a wrong form (`unknownInvalid`).
+ */
+export const itemFaults = defineProbe('itemFaults', ['cancel'], async (op, client, ctx, steps) => {
+  const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'cancel'), 1);
+  steps.facts.record = recordFacts(record!);
+  const other = record!.fields[FIELD.currency] === 'EUR' ? 'USD' : 'EUR';
+  const amount = `${String(record!.fields[FIELD.amount]).replace(/\..*/, '')}1.00`;
+  const both = itemFor(client, ctx, op, record, { [FIELD.currency]: other, [FIELD.amount]: amount });
+  const main = steps.add('currencyAmount', await client.send(op, batchBody(client, ctx, op, [both])));
+  const unknown = { ...unknownItem(client, ctx, op, 1, record), [FIELD.currency]: 'x' };
+  steps.add('unknownInvalid', await client.send(op, batchBody(client, ctx, op, [unknown])));
+  return main;
+});
+
+/** `selectionOrder`: two records made one after the other, selected oldest first in one request. */
+export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', 'retrievalRefund'], async (op, client, ctx, steps) => {
+  const records = [];
+  for (let i = 0; i < 2; i++) {
+    if (op === 'retrievalRefund') {
+      const [r] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 1);
+      await batch(client, ctx, steps, 'refund', [r!], (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
+      records.push(r!);
+    } else records.push(await authorise(client, ctx, steps));
+    // Records a second apart: their timestamps (to the second) differ.
+    if (i === 0) await new Promise((resolve) => setTimeout(resolve, 1100));
+  }
+  steps.facts.records = records.map(recordFacts);
+  return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
+});
+
+/**
+ * `outsideRequests` (query): requests the profile's error catalogue answers before any operation runs — an unknown
+ * path under /v1, a GET, a body over the profile's size limit — and requests in another form than the profile's:
+ * the other media type, a JSON body declared as form fields, the profile's extra headers left out. Read-only
+ * requests of an authorised payment, so the state never moves.
+ */
+export const outsideRequests = defineProbe('outsideRequests', ['retrievalTrans'], async (op, client, ctx, steps) => {
+  const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+  const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
+  const model = ctx.spec.operations.get(op)!;
+  steps.add('unknownPath', await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }));
+  steps.add('wrongMethod', await client.send(op, body, { method: 'PUT' }));
+  const size = ctx.profile.limits.maxBodyBytes + 1;
+  steps.add('tooLarge', await client.send(op, body, { rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`, contentType: 'application/json' }));
+  const own = ctx.profile.requestMedia.types[op];
+  const other = own === 'json' ? 'form' : 'json';
+  steps.add('otherMedia', await client.send(op, body, { encoding: other }));
+  steps.add('jsonDeclaredForm', await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }));
+  if (Object.keys(ctx.profile.requestHeaders.headers).length) steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
+  return steps.add(op, await client.send(op, body));
+});
+
+/** `cardForms` (direct payment): a card number failing the Luhn check, an expiry month of one digit, an unknown token. */
+export const cardForms = defineProbe('cardForms', ['authoriseDirect'], async (op, client, ctx, steps) => {
+  const card = ctx.profile.fields.card;
+  const approve = ctx.config.cards.approve!;
+  const notLuhn = `${approve.slice(0, -1)}${(Number(approve.slice(-1)) + 1) % 10}`;
+  steps.add('notLuhn', await client.send(op, client.sample(op, { [card.number]: notLuhn })));
+  steps.add('oneDigitMonth', await client.send(op, client.sample(op, { [card.expiryMonth]: '3' })));
+  const noCard = Object.fromEntries([card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]));
+  return steps.add('unknownToken', await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })));
+});

@@ -1,0 +1,130 @@
+/**
+ * Every profile under spec/profiles is a gateway personality the reference gateway runs: a run with the matching
+ * profile is CONFORMANT with no failed check of any severity; a run with a profile the gateway does not follow fails
+ * with findings naming the difference; and together the runs read every setting of the profile format (the probes'
+ * and checks' reads are recorded through a proxy, PAGI_PROFILE_READS).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { startGateway } from '../../gateway/index.js';
+import type { RunResult } from '../../src/model.js';
+import { profileLeaves, unreadLeaves } from '../../src/profile/leaves.js';
+import { PROFILE_READS_ENV } from '../../src/profile/reads.js';
+import { SCHEMAS_DIR, SPEC_DIR } from '../../src/spec/paths.js';
+import { type CliOutcome, runCli } from './fixtures/cli.js';
+
+const PROFILES = fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-personalities-'));
+const readsFile = (name: string) => path.join(tmp, `reads-${name}.txt`);
+
+/** One run per profile against the embedded gateway running that profile, all started on first use (two at a time). */
+let started: Map<string, Promise<CliOutcome>> | undefined;
+function runs(): Map<string, Promise<CliOutcome>> {
+  started ??= new Map(PROFILES.map((name) => [name, runCli(['--profile', name, '--reporter', 'json', '--fail-on', 'profile'], { [PROFILE_READS_ENV]: readsFile(name) })]));
+  return started;
+}
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/**
+ * Settings no check reads yet, each with the reason: a probe that would exercise them is still to be written. The
+ * list may only shrink: a setting that becomes read, or a new setting nothing reads, fails the test.
+ */
+const NOT_YET_READ: Record<string, string> = {
+  description: 'free text for people; reports carry the profile name and version',
+  'batch.itemFailures.alreadyCaptured.code': 'no probe captures a captured payment',
+  'batch.itemFailures.alreadyCaptured.message': 'no probe captures a captured payment',
+  'batch.itemFailures.alreadyCaptured.pinned': 'no probe captures a captured payment',
+  'batch.itemFailures.notUnderReview.code': 'no probe reviews a payment of the reference hold that is not held',
+  'batch.itemFailures.notUnderReview.message': 'no probe reviews a payment of the reference hold that is not held',
+  'batch.itemFailures.notUnderReview.pinned': 'no probe reviews a payment of the reference hold that is not held',
+  'batch.itemFailures.cancelled.message': 'compared only where pinned; no personality pins it',
+  'batch.itemFailures.currencyMismatch.message': 'compared only where pinned; the personality pinning it never answers it with the message compared',
+  'batch.itemFailures.invalidState.message': 'compared only where pinned; no personality pins it',
+  'batch.itemFailures.overCapture.message': 'compared only where pinned; no personality pins it',
+  'batch.itemFailures.overRefund.message': 'compared only where pinned; no personality pins it',
+  'batch.itemSuccess.refundMessage.message': 'compared only where pinned; no personality pins it',
+  'review.reject.flag': 'no probe rejects a held payment',
+  'selection.retrievalRefund.combine': 'no probe selects by two fields at once',
+  'selection.retrievalTrans.combine': 'no probe selects by two fields at once',
+  'selection.retrievalRefund.unmatched': 'no probe selects a value matching nothing beside one that matches',
+  'selection.retrievalTrans.unmatched': 'no probe selects a value matching nothing beside one that matches',
+  'statusValues.payment_status.refunded': 'no probe refunds a payment in full',
+  'transitions.refund.toFull': 'no probe refunds a payment in full',
+  'transitions.afterIssuerPage.declined': 'the issuer-page probe pays; none declines',
+  'transitions.capture.otherRefusal': 'no probe captures in a state the profile does not list',
+  'transitions.refund.otherRefusal': 'no probe refunds in a refused state',
+  'transitions.refund.refusals': 'no probe refunds in a refused state',
+  'transitions.review.otherRefusal': 'no probe reviews in a refused state of a profile with a review hold',
+  'transitions.review.refusals': 'no probe reviews in a refused state of a profile with a review hold',
+};
+
+describe('gateway personalities (spec/profiles)', () => {
+  it('are at least the reference and three others', () => {
+    expect(PROFILES).toContain('reference');
+    expect(PROFILES.length).toBeGreaterThanOrEqual(4);
+  });
+
+  for (const name of PROFILES) {
+    it(`${name}: the gateway running it is CONFORMANT with no failed check of any severity`, { timeout: 600_000 }, async () => {
+      const run = await runs().get(name)!;
+      const results: RunResult = run.results();
+      const failed = results.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}: ${c.findings[0]?.message}`);
+      const mustSkipped = results.checks.filter((c) => c.status === 'skipped' && c.severity === 'must').map((c) => `${c.operation}/${c.checkId}: ${c.reason}`);
+      expect(failed).toEqual([]);
+      expect(mustSkipped).toEqual([]);
+      expect(results.metadata.profile.name).toBe(name);
+      expect(results.verdict).toBe('CONFORMANT');
+      expect(run.code).toBe(0);
+    });
+  }
+
+  it('every setting of the profile format is read by the probes and checks of these runs (or listed as not yet read)', { timeout: 600_000 }, async () => {
+    await Promise.all(runs().values());
+    const reads = PROFILES.flatMap((name) => fs.readFileSync(readsFile(name), 'utf8').split('\n').filter(Boolean));
+    // The recording works: settings read by the checks of this change are among the reads.
+    for (const setting of ['batch.checkOrder', 'errors.precedence', 'errors.signed', 'errors.refusalForms.capture', 'selection.retrievalTrans.resultOrder', 'payout.fee.percent', 'payout.feePaidBy.beneficiary', 'payout.localClearingSystem', 'refunds.reference', 'fields.cardMask.hiddenWidth', 'review.triggers', 'transitions.afterIssuerPage.paid']) {
+      expect(reads.some((r) => r === setting || r.startsWith(`${setting}.`)), setting).toBe(true);
+    }
+    const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8'));
+    const unread = unreadLeaves(profileLeaves(schema), reads);
+    expect(unread.sort()).toEqual(Object.keys(NOT_YET_READ).sort());
+  });
+});
+
+describe('a run with a profile the gateway does not follow', () => {
+  it('fails with findings that name each difference', { timeout: 600_000 }, async () => {
+    // The gateway runs the reference profile; the kit is told about another gateway with the same signing scheme.
+    const reference = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
+    const other = structuredClone(reference);
+    other.name = 'reference-mismatched';
+    other.fields.cardMask.hiddenWidth = 8;
+    other.errors.kinds.invalidInput.code = '9002';
+    other.errors.refusalForms.capture = ['statusInBody'];
+    other.selection.retrievalTrans.resultOrder = 'newestFirst';
+    other.payout.localClearingSystem = 'ACH';
+    const file = path.join(tmp, 'reference-mismatched.yaml');
+    fs.writeFileSync(file, stringify(other));
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
+    try {
+      const merchant = gateway.config.merchants[0]!;
+      const account = merchant.accounts[0]!;
+      const run = await runCli(['--profile', file, '--target', gateway.url, '--reporter', 'json', '--fail-on', 'profile'], { PAGI_MERCHANT_ID: merchant.merchantId, PAGI_ACCOUNT_ID: account.accountId, PAGI_SECRET: account.secret });
+      const results: RunResult = run.results();
+      expect(results.verdict).toBe('NOT CONFORMANT');
+      expect(run.code).toBe(1);
+      const findings = results.checks.filter((c) => c.status === 'failed').flatMap((c) => c.findings.map((f) => ({ check: c.checkId, operation: c.operation, code: f.code, message: f.message })));
+      const named = (check: string, code: string, text: RegExp) => findings.some((f) => f.check === check && f.code === code && text.test(f.message));
+      expect(named('cardMaskedPerProfile', 'CARD_MASK', /the profile's mask/), JSON.stringify(findings.filter((f) => f.check === 'cardMaskedPerProfile'))).toBe(true);
+      expect(named('wrongFormatRefused', 'ERROR_ANSWER', /9002/)).toBe(true);
+      expect(findings.some((f) => f.operation === 'capture' && f.code === 'ERROR_ANSWER' && /HTTP 200 \(statusInBody\)/.test(f.message))).toBe(true);
+      expect(named('selectionResultsInProfileOrder', 'RESULT_ORDER', /newest first/)).toBe(true);
+      expect(named('payoutFeesPerProfile', 'PAYOUT_AMOUNTS', /local_clearing_system "ACH"/)).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
