@@ -12,6 +12,7 @@ import { jsonOverLimit } from '../codecs/limits.js';
 import type { MaskRules } from '../mask.js';
 import type { Exchange, SentRequest } from '../model.js';
 import { buildEvidence } from './evidence.js';
+import { isSinkRequest } from './sink.js';
 
 /** Where probes get the notifications the kit received. */
 export interface NotificationSource {
@@ -40,6 +41,9 @@ export interface ReceiverBounds {
 
 /** The receiver's bounds unless a test says otherwise: a notification is a payment result of a few kilobytes. */
 export const RECEIVER_BOUNDS: ReceiverBounds = { maxBodyBytes: 64 * 1024, maxPerRun: 500, maxPerSecond: 50, requestTimeoutMs: 10_000 };
+
+/** How many times the judged notifications' rate the sink accepts in a second. */
+const SINK_RATE_FACTOR = 40;
 
 /** Requests refused for passing a bound, by bound. */
 export interface ReceiverRefusals {
@@ -124,6 +128,8 @@ export async function startReceiver(options: {
   const bounds: ReceiverBounds = { ...RECEIVER_BOUNDS, ...options.bounds };
   const refusals: ReceiverRefusals = { tooLarge: 0, overCount: 0, overRate: 0 };
   let accepted = 0;
+  let sinkSecond = 0;
+  let sinkInSecond = 0;
   let second = 0;
   let inSecond = 0;
   const records: Exchange[] = [];
@@ -139,6 +145,23 @@ export async function startReceiver(options: {
 
   const server = http.createServer(async (req, res) => {
     const started = Date.now();
+    if (isSinkRequest(req.url)) {
+      // A set-up payment's notification: answered and never kept. Its count is not the judged ones' (a run's set-up
+      // payments cause hundreds), but its body size and a rate a gateway cannot reach by notifying once per payment
+      // still bound it, and refusals are reported like the judged ones'.
+      const now = Math.floor(started / 1000);
+      if (now !== sinkSecond) [sinkSecond, sinkInSecond] = [now, 0];
+      if (++sinkInSecond > bounds.maxPerSecond * SINK_RATE_FACTOR) {
+        refusals.overRate++;
+        return refuse(req, res, 429);
+      }
+      const bytes = await readBody(req, bounds.maxBodyBytes).catch(() => undefined);
+      if (!bytes) {
+        refusals.tooLarge++;
+        return refuse(req, res, 413);
+      }
+      return void res.writeHead(ack.statusMin).end();
+    }
     const now = Math.floor(started / 1000);
     if (now !== second) [second, inSecond] = [now, 0];
     if (accepted >= bounds.maxPerRun) {

@@ -8,6 +8,7 @@ import { readYamlFile } from '../yaml.js';
 import type { Profile } from '../profile/load.js';
 import type { OperationKey, RunConfigView } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
+import { sinkUrlOf } from './sink.js';
 
 const examplesCache = new WeakMap<SpecModel, Map<OperationKey, Record<string, unknown>>>();
 
@@ -111,7 +112,7 @@ export function sampleBody(
   }
   // The payout's fee_paid_by value meaning "the payer pays" is the profile's (the document shows PAYER).
   if ('fee_paid_by' in body) body.fee_paid_by = profile.payout.feePaidBy.payer;
-  if ('notify_url' in body && config.notifyUrl) body.notify_url = config.notifyUrl;
+  if ('notify_url' in body && config.notifyUrl) body.notify_url = sinkUrlOf(config.notifyUrl);
   const docCookie = documentAntifraudField(spec);
   if (docCookie in body && docCookie !== profile.fields.antifraudTokenCookie) {
     body[profile.fields.antifraudTokenCookie] = body[docCookie];

@@ -142,7 +142,7 @@ async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps,
     const followUp: FollowUp = { kind: 'none', reason: `${op} only reads` };
     if (ctx.profile.selection[op].whenAbsent !== 'refuse') return { body: client.sample(op), followUp };
     // The profile refuses a request selecting nothing: select a real payment, so the probe's fault is the only one.
-    const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+    const record = await authorise(client, ctx, steps, 'approved', {}, 'prepare');
     const field = selectingField(ctx, op, [record.fields]);
     return { body: selectionBody(client, ctx, op, field, [String(record.fields[field])]), followUp };
   }

@@ -58,7 +58,7 @@ export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', '
  * requests of an authorised payment, so the state never moves.
  */
 export const outsideRequests = defineProbe('outsideRequests', ['retrievalTrans'], async (op, client, ctx, steps) => {
-  const record = await authorise(client, ctx, steps, 'approved', { [FIELD.notifyUrl]: undefined }, 'prepare');
+  const record = await authorise(client, ctx, steps, 'approved', {}, 'prepare');
   const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
   const model = ctx.spec.operations.get(op)!;
   steps.add('unknownPath', await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }));

@@ -65,6 +65,7 @@ describe('a check whose observation holds an unanswered request', () => {
       setup: { waivers: [], today: '2026-01-01' },
       client: { maskRules: {} },
       ctx: {},
+      read: () => {},
       observe: (probe: string, operation: OperationKey): ObservationEntry => {
         const observation: Observation = { probeId: probe, operation, main, steps: {}, facts: {} };
         return { key: `${probe}@${operation}`, observation: Promise.resolve(observation), usage: () => ({ exchanges: 1, records: [], replay: [] }), claimed: false };

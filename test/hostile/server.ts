@@ -10,6 +10,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
+import { isSinkRequest } from '../../src/engine/sink.js';
 
 /** The hostile modes, each one way a target can misbehave. */
 export const MODES = [
@@ -326,7 +327,7 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
       default:
         break;
     }
-    if (mode === 'notification-flood' && !flooding && typeof body.notify_url === 'string' && /^http:\/\/127\./.test(body.notify_url)) {
+    if (mode === 'notification-flood' && !flooding && typeof body.notify_url === 'string' && /^http:\/\/127\./.test(body.notify_url) && !isSinkRequest(new URL(body.notify_url).pathname + new URL(body.notify_url).search)) {
       flooding = true;
       const key = body.order_no !== undefined ? { order_no: body.order_no } : { request_id: body.request_id };
       void flood(body.notify_url, key);
