@@ -37,7 +37,7 @@ describe('console reporter', () => {
   it('prints progress, tables, the failed check with its finding and curl line, the files, and the verdict last; no colour off a terminal', async () => {
     const text = await consoleOutput(false, {});
     expect(text).not.toMatch(/\u001b/);
-    expect(text).toMatch(/✗ security\/checkout +1 failed +\(so far 3: 1 passed, 1 failed, 1 skipped\)/);
+    expect(text).toMatch(/✗ security\/checkout +1 failed +\(3 checks done so far: 1 passed, 1 failed, 1 skipped\)/);
     expect(text).toMatch(/^ {2}family +passed +failed +waived +skipped +n\/a +total$/m);
     expect(text).toMatch(/^ {2}security +0 +1 +0 +0 +0 +1$/m);
     expect(text).toMatch(/✗ checkout\/freeTextParsesBackExactly \[must\] PAGI-SEC-002\n {6}TEXT_ALTERED \/inputs\/note: expected exactly/);
@@ -152,11 +152,13 @@ describe('seal and signature', () => {
   const signed = sealPage(page, privateKey);
   const unsigned = sealPage(page);
 
-  it('verifies an untouched report, signed or not', () => {
+  it('verifies an untouched signed report; an unsigned one is not called untouched', () => {
     expect(page).toContain(EMPTY_SEAL);
     expect(verifyReport(signed, publicKey)).toMatchObject({ ok: true });
     expect(verifyReport(signed).lines.at(-2)).toMatch(/^signature: a valid Ed25519 signature of the sealed digests by the public key embedded/);
-    expect(verifyReport(unsigned)).toMatchObject({ ok: true });
+    expect(verifyReport(unsigned)).toMatchObject({ ok: false });
+    expect(verifyReport(unsigned).lines.at(-1)).toMatch(/^report: NOT SIGNED/);
+    expect(verifyReport(unsigned).lines.join('\n')).not.toMatch(/untouched/);
   });
 
   it('catches an edited result, an edited page, another key, a stripped signature and a missing seal', () => {

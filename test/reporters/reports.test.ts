@@ -119,7 +119,7 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
   it('prints progress per operation, the family and operation tables, the failed check with requirement, finding and curl line, and the verdict last, without colour', () => {
     const out = run.stdout;
     expect(out).not.toMatch(/\u001b\[/);
-    expect(out).toMatch(new RegExp(`✗ ${failed.family}/${failed.operation} +.*1 failed.*\\(so far [0-9]+: `));
+    expect(out).toMatch(new RegExp(`✗ ${failed.family}/${failed.operation} +.*1 failed.*\\([0-9]+ checks? done so far: `));
     expect(out).toMatch(/^ {2}family +passed +failed +waived +skipped +n\/a +total$/m);
     expect(out).toMatch(/^ {2}operation +passed +failed +waived +skipped +n\/a +total$/m);
     expect(out).toContain(`✗ ${failed.operation}/${failed.checkId} [${failed.severity}] ${failed.requirementIds.join(' ')}`);
