@@ -104,7 +104,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(run.code).toBe(1);
     expect(run.results().verdictReasons).toEqual(['1 check(s) failed at or above expected: capture/fakeExpectedFails.']);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
-    expect(junit).toMatch(/<property name="requirement" value="PAGI-GEN-005"\/>/);
+    expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
     expect(junit).toMatch(/<failure message="fakeExpectedFails failed on capture/);
   });
 
