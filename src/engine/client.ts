@@ -14,7 +14,7 @@ import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
+import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
@@ -161,6 +161,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
+  const curlVariables = curlVariablesFor(profile);
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
   const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
@@ -227,7 +228,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules),
+      evidence: buildEvidence(sent, response, maskRules, curlVariables),
     };
     if (response) record.response = response;
     if (error) record.error = error;

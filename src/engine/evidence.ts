@@ -22,23 +22,58 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A curl command line reproducing a request (from already masked parts). */
-export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string): string {
+/** Shell variables standing for masked request fields in curl lines: field name → variable name. */
+export type CurlVariables = Readonly<Record<string, string>>;
+
+/** The profile's card number and security code fields as `$PAGI_CARD` and `$PAGI_CVC`. */
+export function curlVariablesFor(profile: Profile): CurlVariables {
+  const card = profile.fields.card;
+  return { [card.number]: 'PAGI_CARD', [card.securityCode]: 'PAGI_CVC' };
+}
+
+const SLOT = '\u0000';
+
+/**
+ * Mark the masked values (`***`) of `variables`' fields in a masked body (JSON `"f":"***"`, form `f=***`): `J` a
+ * JSON string value, `F` a form pair's `=value`. The shell text that replaces a mark keeps the field name and its
+ * value apart (`"f":'"\"$V\""'`, `f'="$V"'`), so the egress masking, which hides any value written after a card
+ * field's name, leaves the variable in place.
+ */
+function markVariables(body: string, variables: CurlVariables): string {
+  let out = body;
+  for (const [field, name] of Object.entries(variables)) {
+    const f = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`("${f}"\\s*:\\s*)"\\*\\*\\*"`, 'g'), `$1${SLOT}J${name}${SLOT}`);
+    out = out.replace(new RegExp(`((?:^|[?&])${f})=\\*\\*\\*(?=&|$)`, 'g'), `$1${SLOT}F${name}${SLOT}`);
+  }
+  return out;
+}
+
+/** The shell text of the marks in a single-quoted word. */
+function unmark(quoted: string): string {
+  return quoted.replace(new RegExp(`${SLOT}([JF])([A-Z_]+)${SLOT}`, 'g'), (_, kind: string, name: string) => (kind === 'J' ? `'"\\"$${name}\\""'` : `'="$${name}"'`));
+}
+
+/**
+ * A curl command line reproducing a request (from already masked parts). With `variables`, the masked values of
+ * those fields become shell variables (`$PAGI_CARD`): exported, the line sends the request as the run did.
+ */
+export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string, variables: CurlVariables = {}): string {
   const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
   if (localAddress) parts.push('--interface', shellQuote(localAddress));
-  if (body !== '') parts.push('--data-raw', shellQuote(body));
+  if (body !== '') parts.push('--data-raw', unmark(shellQuote(markVariables(body.replaceAll(SLOT, ''), variables))));
   return parts.join(' ');
 }
 
 /** Evidence of a request and its response, masked with `rules`. */
-export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules): Evidence {
+export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, variables: CurlVariables = {}): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
   const evidence: Evidence = {
     request: { method: request.method, url, headers, body },
-    curl: curlLine(request.method, url, headers, body, request.localAddress), // built from masked parts
+    curl: curlLine(request.method, url, headers, body, request.localAddress, variables), // built from masked parts
   };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
