@@ -14,7 +14,7 @@ import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor } from './evidence.js';
+import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
@@ -173,7 +173,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Control calls to the receiver (refusals) complete before the next request leaves.
   let control: Promise<void> = Promise.resolve();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     const startedAt = new Date();
@@ -228,7 +228,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules, curlVariables),
+      evidence: buildEvidence(sent, response, maskRules, curlVariables, signature),
     };
     if (response) record.response = response;
     if (error) record.error = error;
@@ -247,11 +247,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
       let sentBody = body;
       let bodyText: string;
+      let command: string | undefined;
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
           const signature = sign(profile.signature, 'request', operation, body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
+          if (signature !== undefined) command = signatureCommand(profile.signature, operation, body, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
@@ -267,7 +269,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
       const localAddress = sendOptions.localAddress;
       if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent);
+      return exchange(operation, sent, command);
     },
     async notifications(key, ms, atLeast) {
       await control;

@@ -1,7 +1,8 @@
 /** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
 import { maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
-import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest } from '../model.js';
+import type { Evidence, Exchange, ExchangeRecord, OperationKey, ReceivedResponse, SentRequest } from '../model.js';
+import { stringToSign, type SignatureProfile } from '../signing.js';
 
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
@@ -20,6 +21,11 @@ export function maskRulesFor(profile: Profile, secret: string, cards: readonly s
 /** Quote a word for a POSIX shell. */
 export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The signature's value in a masked body as `***`, for the curl line's `$PAGI_SIGNATURE`. */
+function markSignature(body: string): string {
+  return body.replace(/("encryption_data"\s*:\s*)"[^"]*"/, '$1"***"').replace(/((?:^|&)encryption_data=)[^&]*/, '$1***');
 }
 
 /** Shell variables standing for masked request fields in curl lines: field name → variable name. */
@@ -54,6 +60,29 @@ function unmark(quoted: string): string {
   return quoted.replace(new RegExp(`${SLOT}([JF])([A-Z_]+)${SLOT}`, 'g'), (_, kind: string, name: string) => (kind === 'J' ? `'"\\"$${name}\\""'` : `'="$${name}"'`));
 }
 
+/** Stand-in of a variable's value in a string to sign: letters and underscores, unchanged by URL encoding. */
+const stand = (name: string) => `__${name}__`;
+
+/**
+ * The one-line shell command that computes a request's signature into `PAGI_SIGNATURE`, from `$PAGI_SECRET` and
+ * the card fields as `variables`: the profile's string to sign, then sha256 (secret appended) or HMAC-SHA256 with
+ * coreutils/openssl, in the profile's encoding. Undefined when the profile does not sign the request.
+ */
+export function signatureCommand(sig: SignatureProfile, operation: OperationKey, body: Record<string, unknown>, variables: CurlVariables): string | undefined {
+  const stood = { ...body };
+  for (const [field, name] of Object.entries(variables)) if (typeof stood[field] === 'string' || typeof stood[field] === 'number') stood[field] = stand(name);
+  const text = stringToSign(sig, 'request', operation, stood);
+  if (text === undefined) return undefined;
+  // `x=value` is kept apart as `x'="$V"'`: the egress masking hides whatever follows a card field's `name=`.
+  const quoted = shellQuote(text).replace(/(=?)__(PAGI_[A-Z]+)__/g, (_, eq: string, name: string) => `'${eq}"$${name}"'`);
+  const base64 = sig.encoding === 'base64';
+  const algorithm = sig.algorithm;
+  const hmac = algorithm.name === 'hmac-sha256';
+  const input = algorithm.name === 'hmac-sha256' ? `printf '%s' ${quoted}` : `printf '%s' ${quoted}${shellQuote(algorithm.secretJoin)}"$PAGI_SECRET"`;
+  const dgst = hmac ? `openssl dgst -sha256 -hmac "$PAGI_SECRET"${base64 ? ' -binary | base64' : " -r | cut -d' ' -f1"}` : base64 ? 'openssl dgst -sha256 -binary | base64' : "sha256sum | cut -d' ' -f1";
+  return `PAGI_SIGNATURE=$(${input} | ${dgst}${sig.encoding === 'hex-upper' ? ' | tr a-f A-F' : ''})`;
+}
+
 /**
  * A curl command line reproducing a request (from already masked parts). With `variables`, the masked values of
  * those fields become shell variables (`$PAGI_CARD`): exported, the line sends the request as the run did.
@@ -67,13 +96,15 @@ export function curlLine(method: string, url: string, headers: Record<string, st
 }
 
 /** Evidence of a request and its response, masked with `rules`. */
-export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, variables: CurlVariables = {}): Evidence {
+export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, variables: CurlVariables = {}, signature?: string): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
+  // With the command computing the signature, the curl line reads it from $PAGI_SIGNATURE.
+  const signed = signature ? markSignature(body) : body;
   const evidence: Evidence = {
     request: { method: request.method, url, headers, body },
-    curl: curlLine(request.method, url, headers, body, request.localAddress, variables), // built from masked parts
+    curl: `${signature ? `${signature}; ` : ''}${curlLine(request.method, url, headers, signed, request.localAddress, signature ? { ...variables, encryption_data: 'PAGI_SIGNATURE' } : variables)}`, // built from masked parts
   };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.

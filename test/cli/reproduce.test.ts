@@ -54,6 +54,9 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     expect(curl).toContain(`"card_number":'"\\"$PAGI_CARD\\""'`);
     expect(curl).toContain(`"security_code":'"\\"$PAGI_CVC\\""'`);
     expect(curl).not.toMatch(/"(card_number|security_code)":"\*\*\*"/);
+    // The reference profile signs sha256 over the listed values with the secret appended.
+    expect(curl).toMatch(/^PAGI_SIGNATURE=\$\(printf '%s' 'M10001A20001PAGI-[^']*USD111\.89'''"\$PAGI_SECRET" \| sha256sum \| cut -d' ' -f1\); curl -sS -X POST /);
+    expect(curl).toContain(`"encryption_data":'"\\"$PAGI_SIGNATURE\\""'`);
     expect(run.stdout).toContain(curl);
   });
 
@@ -79,13 +82,13 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/Cannot read .*nothing\.json as results\.json: ENOENT/) });
   });
 
-  it('the curl line, with PAGI_CARD and PAGI_CVC exported, gets the answer the run got', async () => {
+  it('the curl line, with PAGI_CARD, PAGI_CVC and PAGI_SECRET exported, computes $PAGI_SIGNATURE and gets the answer the run got', async () => {
     const failed = results.checks.find((c) => c.checkId === CHECK && c.operation === 'authoriseDirect')!;
     const evidence = failed.findings.find((f) => f.evidence)!.evidence!;
-    const answer = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC });
+    const answer = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC, PAGI_SECRET: SECRET });
     expect(answer).toContain('<currency>usd</currency>');
     expect(stable(answer)).toBe(stable(evidence.response!.bodyExcerpt));
-    const unset = await bash(evidence.curl, {});
+    const unset = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC });
     expect(stable(unset)).not.toBe(stable(evidence.response!.bodyExcerpt));
   });
 });
