@@ -96,7 +96,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const text = fs.readFileSync(path.join(run.out, 'results.json'), 'utf8');
     expect(text).not.toContain('reference-secret-0001');
     expect(text).not.toContain('4111111111111111');
-    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(/^curl -sS -X POST /);
+    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(/^(PAGI_SIGNATURE=\$\(printf [^\n]*\); )?curl -sS -X POST /);
   });
 
   it('is NOT CONFORMANT (exit 1) when a check fails at or above --fail-on', async () => {

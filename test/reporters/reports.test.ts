@@ -102,7 +102,7 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
     failed = results.checks.find((c) => c.status === 'failed' && c.checkId === fault.expectedCheck)!;
     finding = failed.findings.find((f) => f.evidence) as Finding & { evidence: Evidence };
     expect(failed.requirementIds).toContain(fault.requirement);
-    expect(finding.evidence.curl).toMatch(/^curl -sS -X POST /);
+    expect(finding.evidence.curl).toMatch(/^(PAGI_SIGNATURE=\$\(printf [^\n]*\); )?curl -sS -X POST /);
   });
 
   it('writes results.json valid against schemas/results.schema.json, with the run facts', () => {
