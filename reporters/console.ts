@@ -73,7 +73,7 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   const failed = checks.filter((r) => r.status === 'failed');
   const curls = new Map<string, string>();
   if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls)));
-  if ([...curls.keys()].some((c) => c.includes('$PAGI_'))) lines.push(paint(DIM, '  (the curl lines read $PAGI_CARD and $PAGI_CVC: export the test card and security code of the config first)'));
+  if ([...curls.keys()].some((c) => c.includes('$PAGI_'))) lines.push(paint(DIM, '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)'));
   const waived = checks.filter((r) => r.status === 'waived');
   if (waived.length) lines.push('', `waived checks (${waived.length}):`, ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`));
   const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED);

@@ -72,7 +72,7 @@ export async function reproduceMain(argv: string[]): Promise<number> {
     }
     const now = result.checks.filter((c) => before.some((b) => b.checkId === c.checkId && b.operation === c.operation));
     for (const r of now) for (const line of outcomeLines(r, before.find((b) => b.operation === r.operation))) console.log(line);
-    if (now.some((r) => evidenceOf(r)?.curl.includes('$PAGI_'))) console.log('  (export PAGI_CARD and PAGI_CVC, the test card and security code of the config, before running a curl line)');
+    if (now.some((r) => evidenceOf(r)?.curl.includes('$PAGI_'))) console.log('  (export PAGI_CARD, PAGI_CVC and PAGI_SECRET, the test card, security code and secret of the config, before running a curl line)');
     const failing = now.filter((r) => r.status === 'failed').length;
     console.log(failing ? `reproduced: ${failing} of ${now.length} fail again` : `not reproduced: ${now.length ? 'the check no longer fails' : 'the check did not run'}`);
     return failing ? 1 : 0;
