@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The kit's own example imports the package by name; in this checkout that is the sources (dist/ is built on pack).
+  resolve: { alias: { 'pagi-conformance/pact': fileURLToPath(new URL('./src/pact/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'gateway/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,

@@ -5,12 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseYamlText } from '../src/yaml.js';
 import { toViolations } from '../src/spec/ajv.js';
 import { kitValidator } from '../src/spec/validators.js';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+import { KIT_ROOT } from '../src/spec/paths.js';
 
 /** One account of a merchant. */
 export interface AccountConfig {
@@ -85,7 +83,7 @@ function readYamlFile(file: string): Record<string, unknown> {
 
 /** The local defaults (`gateway/config.default.yaml`). */
 export function defaultConfig(): GatewayConfig {
-  return readYamlFile(path.join(HERE, 'config.default.yaml')) as unknown as GatewayConfig;
+  return readYamlFile(path.join(KIT_ROOT, 'gateway', 'config.default.yaml')) as unknown as GatewayConfig;
 }
 
 /** Check a configuration object; throws ConfigError listing every problem. */

@@ -49,14 +49,20 @@ function statusTable(title: string, keys: readonly string[], pick: (r: CheckResu
   return table([title, ...STATUSES.map((s) => SHORT[s]), 'total'], rows);
 }
 
-function failedLines(result: CheckResult, paint: Paint): string[] {
+function failedLines(result: CheckResult, paint: Paint, curls: Map<string, string>): string[] {
   const ids = result.requirementIds.length > 6 ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`] : result.requirementIds;
   const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${result.severity}] ${ids.join(' ')}`];
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
   const evidence = evidenceOf(result);
-  if (evidence) lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+  // Each distinct request once: a later check with the same request names the first one.
+  const first = evidence ? curls.get(evidence.curl) : undefined;
+  if (evidence && first) lines.push(`      ${paint(DIM, `(same request as ${first})`)}`);
+  else if (evidence) {
+    curls.set(evidence.curl, checkName(result));
+    lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+  }
   return lines;
 }
 
@@ -65,7 +71,11 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   const lines = ['', ...statusTable('family', [...new Set(checks.map((c) => c.family))], (r) => r.family, checks)];
   lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
   const failed = checks.filter((r) => r.status === 'failed');
-  if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint)));
+  const curls = new Map<string, string>();
+  if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls)));
+  if ([...curls.keys()].some((c) => c.includes('$PAGI_'))) lines.push(paint(DIM, '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)'));
+  const waived = checks.filter((r) => r.status === 'waived');
+  if (waived.length) lines.push('', `waived checks (${waived.length}):`, ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`));
   const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED);
   if (skippedMust.length) {
     lines.push('', 'must checks that could not run:');
@@ -74,7 +84,9 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   }
   for (const w of result.warnings) lines.push(paint(YELLOW, `warning: ${printable(w)}`));
   const { checked, testable } = result.coverage;
-  lines.push('', `checks: ${result.totals.checks}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`);
+  const selected = checks.filter((r) => r.reason !== NOT_SELECTED).length;
+  const counted = selected === checks.length ? `${selected}` : `${selected} selected of ${checks.length}`;
+  lines.push('', `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`);
   if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
   const colour = result.verdict === 'CONFORMANT' ? GREEN : result.verdict === 'NOT CONFORMANT' ? RED : YELLOW;
   lines.push(paint(BOLD, paint(colour, printable(verdictLine(result)))));
@@ -112,7 +124,7 @@ export function consoleReporter(out: Writable & { isTTY?: boolean } = process.st
       const mine = seen.filter((r) => r.family === family && r.operation === operation);
       if (!mine.length) return;
       const mark = mine.some((r) => r.status === 'failed') ? paint(RED, '✗') : paint(GREEN, '✓');
-      write(`  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(so far ${seen.length}: ${counts(seen, (_, t) => t)})`)}`);
+      write(`  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${seen.length} check${seen.length === 1 ? '' : 's'} done so far: ${counts(seen, (_, t) => t)})`)}`);
     },
     onRunEnd(result, end) {
       for (const line of summary(result, end.files, paint)) write(line);

@@ -1,7 +1,7 @@
 /**
  * JUnit XML (`<out>/junit.xml`) as CI systems read it: one `<testsuite>` per family, one `<testcase>` per check
- * result (classname `family.operation`, name the check id) with its requirement ids, severity and status as
- * properties. A failed check has a `<failure>` whose body holds its findings and evidence; skipped, not applicable
+ * result (classname `family.operation`, name the check id) with its requirement ids, severity and status in its
+ * `<system-out>`. The document is valid against Jenkins' JUnit schema. A failed check has a `<failure>` whose body holds its findings and evidence; skipped, not applicable
  * and waived checks are `<skipped>` with the reason. Built with fast-xml-parser's XMLBuilder (it escapes);
  * control characters from the target are shown escaped, as XML 1.0 cannot carry them.
  */
@@ -40,26 +40,30 @@ export function failureMessage(result: CheckResult): string {
   return `${result.checkId} failed on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
 }
 
+/**
+ * A check result as a `<testcase>`. Jenkins' strict JUnit schema allows no `<properties>` in a testcase and only text
+ * in `<skipped>`: the requirement ids, severity, status, operation and family are `name: value` lines of its
+ * `<system-out>` (after the findings of a waived check), and the skip reason is the text of `<skipped>`.
+ */
 function testcase(result: CheckResult): Node {
-  const props: [string, string][] = [
-    ...result.requirementIds.map((id): [string, string] => ['requirement', id]),
-    ['severity', result.severity],
-    ['status', result.status],
-    ['operation', result.operation],
-    ['family', result.family],
-  ];
+  const facts = [
+    `requirements: ${result.requirementIds.join(' ')}`,
+    `severity: ${result.severity}`,
+    `status: ${result.status}`,
+    `operation: ${result.operation}`,
+    `family: ${result.family}`,
+  ].join('\n');
   const node: Node = {
     '@_classname': `${result.family}.${result.operation}`,
     '@_name': result.checkId,
     '@_time': (result.durationMs / 1000).toFixed(3),
-    properties: properties(props),
   };
   if (result.status === 'failed') {
     node.failure = { '@_message': attr(failureMessage(result)), '@_type': problems(result)[0]?.code ?? 'FAILED', '#text': printable(findingsText(result)) };
   } else if (result.status !== 'passed') {
-    node.skipped = { '@_message': attr(`${result.status === 'waived' ? 'waived' : result.status.replace('_', ' ')}: ${result.reason ?? ''}`) };
-    if (result.status === 'waived') node['system-out'] = printable(findingsText(result));
+    node.skipped = attr(`${result.status === 'waived' ? 'waived' : result.status.replace('_', ' ')}: ${result.reason ?? ''}`);
   }
+  node['system-out'] = result.status === 'waived' ? `${printable(findingsText(result))}\n\n${printable(facts)}` : printable(facts);
   return node;
 }
 
@@ -99,7 +103,6 @@ export function junitXml(result: RunResult): string {
       '@_tests': result.checks.length,
       '@_failures': all.failed,
       '@_errors': 0,
-      '@_skipped': all.skipped + all.not_applicable + all.waived,
       '@_time': (m.durationMs / 1000).toFixed(3),
       testsuite: suites,
     },

@@ -98,6 +98,8 @@ export function markdownSummary(result: RunResult): string {
     lines.push('', `### Failed checks (${failed.length})`, '', '| check | requirements | severity | first finding |', '|---|---|---|---|', ...failed.slice(0, FAILED_ROWS).map(failedRow));
     if (failed.length > FAILED_ROWS) lines.push('', `_… and ${failed.length - FAILED_ROWS} more failed checks: see report.html._`);
   }
+  const waived = result.checks.filter((c) => c.status === 'waived');
+  if (waived.length) lines.push('', `### Waived checks (${waived.length})`, '', '| check | reason |', '|---|---|', ...waived.map((r) => `| \`${checkName(r)}\` | ${mdText(r.reason ?? '')} |`));
   for (const w of result.warnings) lines.push('', `> ⚠️ ${mdText(w)}`);
   let text = lines.join('\n');
   if (failed.length) text += '\n\n### Evidence\n';

@@ -133,7 +133,7 @@ function readSeal(html: string): Seal | string {
 
 function signatureLine(seal: Seal, digest: string, resultsDigest: string, publicKey: KeyObject | undefined): { ok: boolean; line: string } {
   if (!seal.signature) {
-    return publicKey ? { ok: false, line: 'signature: none, but a public key was given' } : { ok: true, line: 'signature: none (the report is not signed; anyone could have recomputed the digests)' };
+    return publicKey ? { ok: false, line: 'signature: none, but a public key was given' } : { ok: false, line: 'signature: none (the report is not signed; anyone could have recomputed the digests after an edit)' };
   }
   let key: KeyObject;
   try {
@@ -160,6 +160,8 @@ export function verifyReport(html: string, publicKey?: KeyObject): Verification 
   const signature = signatureLine(seal, seal.digest, seal.resultsDigest, publicKey);
   lines.push(signature.line);
   const ok = resultsOk && pageOk && signature.ok;
-  lines.push(ok ? 'report: untouched' : 'report: TAMPERED or not signed as required');
+  // An unsigned seal proves nothing: whoever edits the page can recompute its digests.
+  const unsignedIntact = resultsOk && pageOk && !seal.signature && !publicKey;
+  lines.push(ok ? 'report: untouched' : unsignedIntact ? 'report: NOT SIGNED: the digests match, but an unsigned report cannot be told from an edited one (sign it with run --sign-key)' : 'report: TAMPERED or not signed as required');
   return { ok, lines };
 }

@@ -8,6 +8,8 @@ const USAGE = `usage: pagi-conform <command> [options]
 commands:
   run               run the conformance suites against a target (default: the embedded reference gateway)
   merge DIR…        merge the reports of the shards of a run (run --shard i/n) into one set of reports
+  reproduce RESULTS CHECK[@operation]
+                    run one check of a finished run again (same target, seed, profile) and print its outcome
   verify REPORT     tell whether an HTML report is untouched: its results, page digest and signature
   serve             start the reference gateway
   profile validate  check a vendor profile against the published profile schema
@@ -23,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.js')).runMain,
   merge: async () => (await import('./merge.js')).mergeMain,
   verify: async () => (await import('./verify.js')).verifyMain,
+  reproduce: async () => (await import('./reproduce.js')).reproduceMain,
   serve: async () => (await import('../../gateway/cli.js')).serveMain,
   profile: async () => (await import('./profile.js')).profileMain,
   selftest: async () => (await import('./selftest.js')).selftestMain,

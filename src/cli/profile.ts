@@ -1,28 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { readYamlFile } from '../yaml.js';
 import { profileProblems } from '../profile/load.js';
+import { SPEC_DIR } from '../spec/paths.js';
 
-const USAGE = 'usage: pagi-conform profile validate FILE';
+const USAGE = 'usage: pagi-conform profile validate FILE|NAME';
+const HELP = [
+  USAGE,
+  '',
+  'Checks a vendor profile against the published profile schema (schemas/profile.schema.json) and its consistency',
+  "rules. FILE is a YAML file; NAME (no '/' or '.') is a profile shipped with the kit under spec/profiles, as",
+  "'run --profile NAME' takes it. A template to start from: examples/vendor-profile.yaml.",
+  '',
+  'exit codes: 0 valid, 1 not valid (each problem printed), 2 usage error or unreadable file.',
+].join('\n');
 
-/** `pagi-conform profile validate FILE`: 0 valid, 1 invalid (each problem printed), 2 usage or unreadable file. */
+/** A file path, or a profile shipped under spec/profiles named the way `run --profile` names it. */
+function profileFile(fileOrName: string): string {
+  if (/[\\/.]/.test(fileOrName) || fs.existsSync(fileOrName)) return fileOrName;
+  return path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
+}
+
+/** `pagi-conform profile validate FILE|NAME`: 0 valid, 1 invalid (each problem printed), 2 usage or unreadable file. */
 export async function profileMain(argv: string[]): Promise<number> {
-  const [sub, file, ...extra] = argv;
-  if (sub !== 'validate' || !file || extra.length) {
-    console.error(USAGE);
+  if (argv.some((a) => a === '--help' || a === '-h')) {
+    console.log(HELP);
+    return 0;
+  }
+  const [sub, name, ...extra] = argv;
+  if (sub !== 'validate' || !name || extra.length || name.startsWith('-')) {
+    console.error(`${USAGE}\n'pagi-conform profile --help' says more.`);
     return 2;
   }
+  const file = profileFile(name);
   let value: unknown;
   try {
     value = readYamlFile(file);
   } catch (e) {
-    console.error(`pagi-conform: cannot read profile ${file}: ${(e as Error).message.split('\n')[0]}`);
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT' && file !== name;
+    console.error(missing ? `pagi-conform: no profile named '${name}' (spec/profiles has ${fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).join(', ')}); a file path needs a '/' or an extension.` : `pagi-conform: cannot read profile ${name}: ${(e as Error).message.split('\n')[0]}`);
     return 2;
   }
   const problems = profileProblems(value);
   if (problems.length) {
-    console.error(`${file}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''})`);
+    console.error(`${name}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''})`);
     for (const p of problems) console.error(`  - ${p}`);
     return 1;
   }
-  console.log(`${file}: valid profile (schemas/profile.schema.json)`);
+  console.log(`${name}: valid profile (schemas/profile.schema.json)`);
   return 0;
 }

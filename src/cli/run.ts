@@ -7,9 +7,9 @@ import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
 
 async function list(options: RunOptions): Promise<number> {
   const { prepareRun } = await import('../engine/runner.js');
-  const { listChecks } = await import('../engine/list.js');
-  const { spec, registry } = await prepareRun({ ...options, only: [], skip: [] });
-  console.log(listChecks(spec, registry));
+  const { listChecks, listChecksJson } = await import('../engine/list.js');
+  const { spec, registry, plan } = await prepareRun(options);
+  console.log(options.format === 'json' ? listChecksJson(spec, registry, plan) : listChecks(spec, registry, plan));
   return 0;
 }
 

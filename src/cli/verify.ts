@@ -13,7 +13,7 @@ const HELP = [
   'options:',
   ...optionLines('verify'),
   '',
-  'exit codes: 0 untouched, 1 edited, not a sealed report, or not signed as required, 2 usage error.',
+  'exit codes: 0 untouched and signed, 1 edited, not a sealed report, or not signed (an unsigned seal proves nothing), 2 usage error.',
 ].join('\n');
 
 /** Run the command with its arguments; returns the exit code. */

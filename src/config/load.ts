@@ -10,6 +10,42 @@ function parseValue(def: OptionDef, raw: unknown, where: string): unknown {
   return def.type.parse(raw, where);
 }
 
+/**
+ * `--flag VALUE` as `--flag=VALUE` for the value flags, so a value starting with '-' (`--concurrency -3`) reaches the
+ * option's own parser and its message instead of parseArgs' "argument is ambiguous".
+ */
+function attachValues(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-[0-9.]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** Edit distance of two words (Levenshtein). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The known flag closest to a mistyped one (at most 2 edits, or a prefix of it), if any. */
+export function didYouMean(word: string, known: readonly string[]): string | undefined {
+  const scored = known.map((k) => ({ k, d: k.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, k) }));
+  const best = scored.sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.k : undefined;
+}
+
 /** Parse a command's arguments with parseArgs options generated from its rows of the table; positionals apart. */
 export function parseCommandLine(command: Command, argv: readonly string[], allowPositionals: boolean): { options: Partial<RunOptions>; positionals: string[] } {
   const rows = optionsOf(command);
@@ -20,8 +56,11 @@ export function parseCommandLine(command: Command, argv: readonly string[], allo
   }
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals });
+    parsed = parseArgs({ args: attachValues(argv, options), options, strict: true, allowPositionals });
   } catch (e) {
+    const unknown = /Unknown option '(--?[^']+)'/.exec((e as Error).message)?.[1];
+    const hint = unknown ? didYouMean(unknown.replace(/^-+/, ''), Object.keys(options)) : undefined;
+    if (unknown) throw new UsageError(`Unknown option '${unknown}'${hint ? `; did you mean '--${hint}'?` : '.'} Run 'pagi-conform ${command} --help' for the options.`);
     throw new UsageError(`${(e as Error).message.split('\n')[0]} Run 'pagi-conform ${command} --help' for the options.`);
   }
   const out: Record<string, unknown> = {};

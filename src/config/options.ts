@@ -26,6 +26,8 @@ export interface RunOptions {
   reporter: string[];
   seed?: number;
   list: boolean;
+  /** Output of `--list`: text (default) or json. */
+  format?: 'text' | 'json';
   shard?: string;
   concurrency: number;
   rate: number;
@@ -234,7 +236,8 @@ export const OPTIONS = [
     description: "Ed25519 public key (PEM) the report must be signed with (default: the key embedded in the report, which shows it is intact but not who signed it).",
   }),
   opt({ key: 'seed', flag: 'seed', type: integer('N', 0), description: 'Seed of the generated negative cases (default: random, recorded in the results).' }),
-  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, affectsResults: false, description: 'Print every check with its operations, family and requirement ids, then exit.' }),
+  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, affectsResults: false, description: 'Print the selected checks (--only/--skip apply) with their operations, family and requirement ids, then exit.' }),
+  opt({ key: 'format', flag: 'format', type: oneOf(['text', 'json'] as const), configFile: false, affectsResults: false, description: 'Output of --list: text (default) or json (one object per check).' }),
   opt({ key: 'shard', flag: 'shard', type: shard, affectsResults: false, description: "Run shard i of n of the suite files (vitest's shard option)." }),
   opt({ key: 'concurrency', flag: 'concurrency', type: integer('N', 1), default: 4, description: 'Most tests run at once, and most requests in flight at once.' }),
   opt({ key: 'rate', flag: 'rate', type: integer('N', 0), default: 0, description: 'Most requests per second sent to the target (0: no limit).' }),

@@ -14,7 +14,7 @@ import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, exchangeRecord, maskRulesFor } from './evidence.js';
+import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
@@ -238,6 +238,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
+  const curlVariables = curlVariablesFor(profile);
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
   const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
@@ -252,7 +253,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -331,7 +332,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules, head),
+      evidence: buildEvidence(sent, response, maskRules, head, curlVariables, signature),
     };
     if (response) record.response = response;
     if (error) record.error = error;
@@ -350,11 +351,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
       let sentBody = body;
       let bodyText: string;
+      let command: string | undefined;
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
           const signature = sign(profile.signature, 'request', operation, body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
+          if (signature !== undefined) command = signatureCommand(profile.signature, operation, body, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
@@ -370,7 +373,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
       const localAddress = sendOptions.localAddress;
       if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent);
+      return exchange(operation, sent, command);
     },
     async notifications(key, ms, atLeast) {
       await control;

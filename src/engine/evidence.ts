@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
-import type { Evidence, Exchange, ExchangeRecord, ReceivedResponse, SentRequest } from '../model.js';
+import type { Evidence, Exchange, ExchangeRecord, OperationKey, ReceivedResponse, SentRequest } from '../model.js';
+import { stringToSign, type SignatureProfile } from '../signing.js';
 
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
@@ -34,26 +35,99 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A curl command line reproducing a request (from already masked parts). */
-export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string): string {
+/** The signature's value in a masked body as `***`, for the curl line's `$PAGI_SIGNATURE`. */
+function markSignature(body: string): string {
+  return body.replace(/("encryption_data"\s*:\s*)"[^"]*"/, '$1"***"').replace(/((?:^|&)encryption_data=)[^&]*/, '$1***');
+}
+
+/** Shell variables standing for masked request fields in curl lines: field name → variable name. */
+export type CurlVariables = Readonly<Record<string, string>>;
+
+/** The profile's card number and security code fields as `$PAGI_CARD` and `$PAGI_CVC`. */
+export function curlVariablesFor(profile: Profile): CurlVariables {
+  const card = profile.fields.card;
+  return { [card.number]: 'PAGI_CARD', [card.securityCode]: 'PAGI_CVC' };
+}
+
+const SLOT = '\u0000';
+
+/**
+ * Mark the masked values (`***`) of `variables`' fields in a masked body (JSON `"f":"***"`, form `f=***`): `J` a
+ * JSON string value, `F` a form pair's `=value`. The shell text that replaces a mark keeps the field name and its
+ * value apart (`"f":'"\"$V\""'`, `f'="$V"'`), so the egress masking, which hides any value written after a card
+ * field's name, leaves the variable in place.
+ */
+function markVariables(body: string, variables: CurlVariables): string {
+  let out = body;
+  for (const [field, name] of Object.entries(variables)) {
+    const f = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    out = out.replace(new RegExp(`("${f}"\\s*:\\s*)"\\*\\*\\*"`, 'g'), `$1${SLOT}J${name}${SLOT}`);
+    out = out.replace(new RegExp(`((?:^|[?&])${f})=\\*\\*\\*(?=&|$)`, 'g'), `$1${SLOT}F${name}${SLOT}`);
+  }
+  return out;
+}
+
+/** The shell text of the marks in a single-quoted word. */
+function unmark(quoted: string): string {
+  return quoted.replace(new RegExp(`${SLOT}([JF])([A-Z_]+)${SLOT}`, 'g'), (_, kind: string, name: string) => (kind === 'J' ? `'"\\"$${name}\\""'` : `'="$${name}"'`));
+}
+
+/** Stand-in of a variable's value in a string to sign: letters and underscores, unchanged by URL encoding. */
+const stand = (name: string) => `__${name}__`;
+
+/**
+ * The one-line shell command that computes a request's signature into `PAGI_SIGNATURE`, from `$PAGI_SECRET` and
+ * the card fields as `variables`: the profile's string to sign, then sha256 (secret appended) or HMAC-SHA256 with
+ * coreutils/openssl, in the profile's encoding. Undefined when the profile does not sign the request.
+ */
+export function signatureCommand(sig: SignatureProfile, operation: OperationKey, body: Record<string, unknown>, variables: CurlVariables): string | undefined {
+  const stood = { ...body };
+  for (const [field, name] of Object.entries(variables)) if (typeof stood[field] === 'string' || typeof stood[field] === 'number') stood[field] = stand(name);
+  const text = stringToSign(sig, 'request', operation, stood);
+  if (text === undefined) return undefined;
+  // `x=value` is kept apart as `x'="$V"'`: the egress masking hides whatever follows a card field's `name=`.
+  const quoted = shellQuote(text).replace(/(=?)__(PAGI_[A-Z]+)__/g, (_, eq: string, name: string) => `'${eq}"$${name}"'`);
+  const base64 = sig.encoding === 'base64';
+  const algorithm = sig.algorithm;
+  const hmac = algorithm.name === 'hmac-sha256';
+  const input = algorithm.name === 'hmac-sha256' ? `printf '%s' ${quoted}` : `printf '%s' ${quoted}${shellQuote(algorithm.secretJoin)}"$PAGI_SECRET"`;
+  const dgst = hmac ? `openssl dgst -sha256 -hmac "$PAGI_SECRET"${base64 ? ' -binary | base64' : " -r | cut -d' ' -f1"}` : base64 ? 'openssl dgst -sha256 -binary | base64' : "sha256sum | cut -d' ' -f1";
+  return `PAGI_SIGNATURE=$(${input} | ${dgst}${sig.encoding === 'hex-upper' ? ' | tr a-f A-F' : ''})`;
+}
+
+/**
+ * A curl command line reproducing a request (from already masked parts). With `variables`, the masked values of
+ * those fields become shell variables (`$PAGI_CARD`): exported, the line sends the request as the run did.
+ */
+export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string, variables: CurlVariables = {}): string {
   const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
   if (localAddress) parts.push('--interface', shellQuote(localAddress));
-  if (body !== '') parts.push('--data-raw', shellQuote(body));
+  if (body !== '') parts.push('--data-raw', unmark(shellQuote(markVariables(body.replaceAll(SLOT, ''), variables))));
   return parts.join(' ');
 }
 
 /**
  * Evidence of a request and its response, masked with `rules`. `bodyHead`: the first characters of a body not held
- * in memory (spooled), used instead of `response.bodyText`.
+ * in memory (spooled), used instead of `response.bodyText`. `variables` and `signature` make the curl line replayable
+ * (shell variables for the card data and the signature).
  */
-export function buildEvidence(request: SentRequest, response: ReceivedResponse | undefined, rules: MaskRules, bodyHead?: string): Evidence {
+export function buildEvidence(
+  request: SentRequest,
+  response: ReceivedResponse | undefined,
+  rules: MaskRules,
+  bodyHead?: string,
+  variables: CurlVariables = {},
+  signature?: string,
+): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
+  // With the command computing the signature, the curl line reads it from $PAGI_SIGNATURE.
+  const signed = signature ? markSignature(body) : body;
   const evidence: Evidence = {
     request: { method: request.method, url, headers, body },
-    curl: curlLine(request.method, url, headers, body, request.localAddress), // built from masked parts
+    curl: `${signature ? `${signature}; ` : ''}${curlLine(request.method, url, headers, signed, request.localAddress, signature ? { ...variables, encryption_data: 'PAGI_SIGNATURE' } : variables)}`, // built from masked parts
   };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.

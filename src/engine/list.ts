@@ -4,6 +4,34 @@ import type { SpecModel } from '../spec/load.js';
 import { checkSeverity } from './outcome.js';
 import type { Severity } from '../model.js';
 import { FAMILIES, type Registry } from './registry.js';
+import type { PlannedTest } from './plan.js';
+
+/** One check of `--list --format json`: its selected operations with their severities. */
+export interface ListedCheck {
+  id: string;
+  family: string;
+  description: string;
+  operations: { operation: string; severity: Severity }[];
+  requirements: { id: string; level: string }[];
+}
+
+/** The checks of the registry with their selected operations (every operation when no plan is given). */
+function selectedChecks(spec: SpecModel, registry: Registry, plan?: readonly PlannedTest[]): ListedCheck[] {
+  const chosen = plan ? new Set(plan.filter((t) => t.selected).map((t) => `${t.operation}/${t.checkId}`)) : undefined;
+  return registry.CHECKS.map((check) => ({
+    id: check.id,
+    family: check.family,
+    description: check.description,
+    operations: check.operations.filter((op) => !chosen || chosen.has(`${op}/${check.id}`)).map((op) => ({ operation: op, severity: checkSeverity(spec, check, op) })),
+    requirements: check.requirements.map((id) => ({ id, level: spec.requirements.get(id)?.level ?? '?' })),
+  })).filter((c) => c.operations.length > 0);
+}
+
+/** `--list --format json`: the selected checks as a JSON document. */
+export function listChecksJson(spec: SpecModel, registry: Registry, plan?: readonly PlannedTest[]): string {
+  const checks = selectedChecks(spec, registry, plan);
+  return JSON.stringify({ checks: checks.length, total: registry.CHECKS.length, items: checks }, null, 2);
+}
 
 /** Testable requirements (must, expected, profile) no check of the registry traces to. */
 export function requirementsWithoutCheck(spec: SpecModel, registry: Registry): Requirement[] {
@@ -16,20 +44,23 @@ export function untestableRequirements(spec: SpecModel): Requirement[] {
   return [...spec.requirements.values()].filter((r) => r.level === 'unspecified');
 }
 
-/** The listing printed by `pagi-conform run --list`. */
-export function listChecks(spec: SpecModel, registry: Registry): string {
-  const lines: string[] = [`${registry.CHECKS.length} checks`];
+/** The listing printed by `pagi-conform run --list`: the selected checks (all with no plan), then the requirement notes. */
+export function listChecks(spec: SpecModel, registry: Registry, plan?: readonly PlannedTest[]): string {
+  const all = selectedChecks(spec, registry, plan);
+  const partial = all.length < registry.CHECKS.length || all.some((c) => c.operations.length < registry.CHECKS.find((k) => k.id === c.id)!.operations.length);
+  const lines: string[] = [partial ? `${all.length} of ${registry.CHECKS.length} checks selected` : `${registry.CHECKS.length} checks`];
   for (const family of FAMILIES) {
-    const checks = registry.CHECKS.filter((c) => c.family === family);
+    const checks = all.filter((c) => c.family === family);
     if (!checks.length) continue;
     lines.push('', `${family} (${checks.length})`);
     for (const check of checks) {
-      const severities = [...new Set<Severity>(check.operations.map((op) => checkSeverity(spec, check, op)))];
+      const severities = [...new Set<Severity>(check.operations.map((o) => o.severity))];
       lines.push(`  ${check.id} [${severities.join('/')}]  ${check.description}`);
-      lines.push(`    operations:   ${check.operations.join(', ')}`);
-      lines.push(`    requirements: ${check.requirements.map((id) => `${id} (${spec.requirements.get(id)?.level ?? '?'})`).join(', ')}`);
+      lines.push(`    operations:   ${check.operations.map((o) => o.operation).join(', ')}`);
+      lines.push(`    requirements: ${check.requirements.map((r) => `${r.id} (${r.level})`).join(', ')}`);
     }
   }
+  if (partial) return lines.join('\n');
   const missing = requirementsWithoutCheck(spec, registry);
   if (missing.length) {
     lines.push('', `requirements with no check (${missing.length}):`);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
@@ -416,6 +417,18 @@ export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
   } as const;
 }
 
+/** vitest's stdout for a shard: its "blob report written to …" notice is the kit's internals, not the user's output. */
+function withoutBlobNotice(out: NodeJS.WriteStream): NodeJS.WriteStream {
+  const filtered = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const text = String(chunk).replace(/^.*blob report written.*(?:\r?\n|$)/gim, '');
+      if (text) out.write(text);
+      done();
+    },
+  });
+  return Object.assign(filtered, { isTTY: false, columns: out.columns }) as unknown as NodeJS.WriteStream;
+}
+
 /**
  * Run every family's suite file with vitest (see suiteVitestOptions). With `stop`, the run's signals are the
  * caller's (vitest's own exit-on-signal handlers are removed) and an abort ends it early: the stop file tells the
@@ -455,7 +468,7 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
         ...(options.shard ? { shard: options.shard } : {}),
       },
       {},
-      { stdout: process.stdout, stderr: process.stderr },
+      { stdout: options.shard ? withoutBlobNotice(process.stdout) : process.stdout, stderr: process.stderr },
     );
     if (stop) for (const [signal, before] of own) for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
     const running = vitest.start(FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f)))).then(() => undefined);

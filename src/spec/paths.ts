@@ -1,8 +1,23 @@
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-/** Root of the installed kit (the folder holding spec/ and schemas/). */
-export const KIT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * Root of the installed kit (the folder holding package.json, spec/ and schemas/): the nearest folder above this
+ * module with the kit's package.json, so the TypeScript sources and the compiled dist/ find the same root.
+ */
+export const KIT_ROOT = findKitRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findKitRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    try {
+      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === 'pagi-conformance') return dir;
+    } catch {
+      // no package.json here, or not the kit's
+    }
+    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
+  }
+}
 export const SPEC_DIR = path.join(KIT_ROOT, 'spec');
 export const SCHEMAS_DIR = path.join(KIT_ROOT, 'schemas');
 /** Base of every schema `$id`. */

@@ -96,7 +96,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const text = fs.readFileSync(path.join(run.out, 'results.json'), 'utf8');
     expect(text).not.toContain('reference-secret-0001');
     expect(text).not.toContain('4111111111111111');
-    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(/^curl -sS -X POST /);
+    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(/^(PAGI_SIGNATURE=\$\(printf [^\n]*\); )?curl -sS -X POST /);
   });
 
   it('is NOT CONFORMANT (exit 1) when a check fails at or above --fail-on', async () => {
@@ -104,7 +104,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(run.code).toBe(1);
     expect(run.results().verdictReasons).toEqual(['1 check(s) failed at or above expected: capture/fakeExpectedFails.']);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
-    expect(junit).toMatch(/<property name="requirement" value="PAGI-GEN-005"\/>/);
+    expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
     expect(junit).toMatch(/<failure message="fakeExpectedFails failed on capture/);
   });
 

@@ -193,7 +193,7 @@ describe('send', () => {
     expect(evidence).not.toContain(PAN);
     expect(evidence).not.toContain(SECRET);
     expect(evidence).not.toContain('"987"');
-    expect(x.evidence.curl).toMatch(/^curl -sS -X POST 'http:\/\/127\.0\.0\.1:[0-9]+\/v1\/authorise' -H 'content-type: application\/json; charset=utf-8' --interface '127\.0\.0\.2' --data-raw '\{/);
+    expect(x.evidence.curl).toMatch(/^PAGI_SIGNATURE=\$\(printf [^\n]*\); curl -sS -X POST 'http:\/\/127\.0\.0\.1:[0-9]+\/v1\/authorise' -H 'content-type: application\/json; charset=utf-8' --interface '127\.0\.0\.2' --data-raw '\{/);
     expect(x.evidence.response?.bodyExcerpt).toContain('411111******1111');
   });
 

@@ -37,7 +37,7 @@ describe('console reporter', () => {
   it('prints progress, tables, the failed check with its finding and curl line, the files, and the verdict last; no colour off a terminal', async () => {
     const text = await consoleOutput(false, {});
     expect(text).not.toMatch(/\u001b/);
-    expect(text).toMatch(/✗ security\/checkout +1 failed +\(so far 3: 1 passed, 1 failed, 1 skipped\)/);
+    expect(text).toMatch(/✗ security\/checkout +1 failed +\(3 checks done so far: 1 passed, 1 failed, 1 skipped\)/);
     expect(text).toMatch(/^ {2}family +passed +failed +waived +skipped +n\/a +total$/m);
     expect(text).toMatch(/^ {2}security +0 +1 +0 +0 +0 +1$/m);
     expect(text).toMatch(/✗ checkout\/freeTextParsesBackExactly \[must\] PAGI-SEC-002\n {6}TEXT_ALTERED \/inputs\/note: expected exactly/);
@@ -62,19 +62,21 @@ describe('JUnit XML', () => {
   const xml = junitXml(result);
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
 
-  it('is well-formed with one testcase per check, requirement ids and severity as properties, findings and evidence in the failure', () => {
+  it('is well-formed with one testcase per check, requirement ids and severity in its system-out, findings and evidence in the failure', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     const cases = doc.testsuites.testsuite.flatMap((s: { testcase: unknown[] }) => s.testcase);
     expect(cases).toHaveLength(result.checks.length);
-    expect(doc.testsuites).toMatchObject({ tests: '3', failures: '1', skipped: '1' });
+    expect(doc.testsuites).toMatchObject({ tests: '3', failures: '1' });
+    expect(doc.testsuites.testsuite.reduce((n: number, s: { skipped: string }) => n + Number(s.skipped), 0)).toBe(1);
     const failed = cases.find((c: { name: string }) => c.name === 'freeTextParsesBackExactly');
     expect(failed.classname).toBe('security.checkout');
-    expect(failed.properties.property).toEqual(expect.arrayContaining([{ name: 'requirement', value: 'PAGI-SEC-002' }, { name: 'severity', value: 'must' }]));
+    expect(failed.properties).toBeUndefined();
+    expect(failed['system-out']).toMatch(/^requirements: PAGI-SEC-002\nseverity: must\nstatus: failed\n/);
     expect(failed.failure.message).toMatch(/^freeTextParsesBackExactly failed on checkout \(PAGI-SEC-002\): TEXT_ALTERED/);
     expect(failed.failure['#text']).toContain('</script><script>alert(1)</script>'); // escaped in the file, exact once parsed
     expect(failed.failure['#text']).toContain("reproduce: curl -sS -X POST 'http://127.0.0.1:9/v1/checkout'");
     expect(failed.failure['#text']).toContain('\\x00\\x1b[31mred'); // XML 1.0 cannot carry control characters
-    expect(cases.find((c: { name: string }) => c.name === 'notifications').skipped.message).toMatch(/^skipped: no notification \|/);
+    expect(cases.find((c: { name: string }) => c.name === 'notifications').skipped).toMatch(/^skipped: no notification \|/);
   });
 });
 
@@ -152,11 +154,13 @@ describe('seal and signature', () => {
   const signed = sealPage(page, privateKey);
   const unsigned = sealPage(page);
 
-  it('verifies an untouched report, signed or not', () => {
+  it('verifies an untouched signed report; an unsigned one is not called untouched', () => {
     expect(page).toContain(EMPTY_SEAL);
     expect(verifyReport(signed, publicKey)).toMatchObject({ ok: true });
     expect(verifyReport(signed).lines.at(-2)).toMatch(/^signature: a valid Ed25519 signature of the sealed digests by the public key embedded/);
-    expect(verifyReport(unsigned)).toMatchObject({ ok: true });
+    expect(verifyReport(unsigned)).toMatchObject({ ok: false });
+    expect(verifyReport(unsigned).lines.at(-1)).toMatch(/^report: NOT SIGNED/);
+    expect(verifyReport(unsigned).lines.join('\n')).not.toMatch(/untouched/);
   });
 
   it('catches an edited result, an edited page, another key, a stripped signature and a missing seal', () => {

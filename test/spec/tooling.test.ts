@@ -57,3 +57,10 @@ describe('README checks section', () => {
     expect(readmeChecksCurrent(), 'stale: run npm run readme:checks').toBe(true);
   });
 });
+
+describe('README options section', () => {
+  it('documents every run() option and config-file key of the options table (npm run readme:options)', async () => {
+    const { readmeOptionsCurrent } = await import('../../scripts/readme-options.js');
+    expect(readmeOptionsCurrent(), 'stale: run npm run readme:options').toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The kit as a user installs it (takes 40 s to 4 minutes on 2 cores, by load: `npm pack` compiles dist/ with tsc in `prepack`,
+ * then `npm install` of the tarball from the local npm cache, one run of the suites, one type-check). In an empty
+ * temporary folder: `npx pagi-conform run` against the embedded reference gateway, the API imported from plain ESM
+ * (`pagi-conformance`, `pagi-conformance/pact`, the JSON schemas), and a TypeScript consumer type-checked under
+ * `strict` + `exactOptionalPropertyTypes` with `skipLibCheck` and no `@types` package of its own.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KIT_ROOT } from '../../src/spec/paths.js';
+
+const exec = promisify(execFile);
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const TSC = path.join(KIT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+let dir: string;
+let tarball: string;
+let packed: string[];
+
+async function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(cmd, args, { cwd, env: { ...process.env, ...env }, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? String(e) };
+  }
+}
+
+describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by load)', { timeout: 600_000 }, () => {
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-pack-'));
+    const pack = await sh(NPM, ['pack', '--json', '--pack-destination', dir], KIT_ROOT);
+    expect(pack.code, pack.stderr).toBe(0);
+    const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    tarball = path.join(dir, info[0]!.filename);
+    packed = info[0]!.files.map((f) => f.path);
+    const app = path.join(dir, 'app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const install = await sh(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], app);
+    expect(install.code, install.stderr).toBe(0);
+  }, 600_000);
+  afterAll(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ships dist/ with declarations, the sources a run needs, the LICENSE, and no tests, benchmarks or CI files', () => {
+    for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/pact/index.js', 'dist/src/pact/index.d.ts', 'LICENSE', 'bin/pagi-conform.js', 'src/cli/main.ts', 'suites/registry.ts', 'spec/openapi.yaml', 'schemas/results.schema.json', 'schemas/profile.schema.json', 'examples/pagi.yaml']) {
+      expect(packed, f).toContain(f);
+    }
+    expect(packed.filter((f) => /^(test|bench|\.ci|gateway\/test)\//.test(f))).toEqual([]);
+  });
+
+  it('npx pagi-conform run works against the embedded reference gateway', async () => {
+    const app = path.join(dir, 'app');
+    const run = await sh('npx', ['--no-install', 'pagi-conform', 'run', '--reporter', 'console,json,junit', '--out', 'reports', '--seed', '11'], app);
+    // npx itself may warn about the machine's npm configuration; the kit prints nothing on stderr.
+    expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^verdict: CONFORMANT/m);
+    const results = JSON.parse(fs.readFileSync(path.join(app, 'reports', 'results.json'), 'utf8'));
+    expect(results).toMatchObject({ verdict: 'CONFORMANT', metadata: { seed: 11, target: { embedded: true } } });
+    expect(fs.existsSync(path.join(app, 'reports', 'junit.xml'))).toBe(true);
+  });
+
+  it('imports the API, pagi-conformance/pact and the schemas from plain ESM', async () => {
+    const app = path.join(dir, 'app');
+    fs.writeFileSync(
+      path.join(app, 'use.mjs'),
+      [
+        "import { run, OPTIONS, UsageError } from 'pagi-conformance';",
+        "import * as pact from 'pagi-conformance/pact';",
+        "import results from 'pagi-conformance/schemas/results.schema.json' with { type: 'json' };",
+        "import profile from 'pagi-conformance/schemas/profile.schema.json' with { type: 'json' };",
+        "let refused = '';",
+        "try { await run({ reporters: ['json'] }); } catch (e) { refused = e instanceof UsageError ? e.message : String(e); }",
+        "const r = await run({ only: ['limits'], reporter: ['json'], out: 'api-reports' });",
+        'console.log(JSON.stringify({ run: typeof run, options: OPTIONS.length, pact: Object.keys(pact).length, results: results.$id, profile: profile.$id, refused, verdict: r.verdict }));',
+      ].join('\n'),
+    );
+    const use = await sh(process.execPath, ['use.mjs'], app);
+    expect(use.stderr).toBe('');
+    const out = JSON.parse(use.stdout.trim().split('\n').at(-1)!);
+    expect(out).toMatchObject({ run: 'function', refused: "Unknown option 'reporters'.", verdict: 'CONFORMANT' });
+    expect(out.options).toBeGreaterThan(20);
+    expect(out.pact).toBeGreaterThan(0);
+    expect(out.results).toMatch(/results\.schema\.json$/);
+    expect(out.profile).toMatch(/profile\.schema\.json$/);
+  });
+
+  it('type-checks a TypeScript consumer under strict + exactOptionalPropertyTypes with skipLibCheck and no @types', async () => {
+    const app = path.join(dir, 'app');
+    fs.writeFileSync(
+      path.join(app, 'consumer.ts'),
+      [
+        "import { run, type RunOptions, type RunResult, type Finding } from 'pagi-conformance';",
+        "import type { } from 'pagi-conformance/pact';",
+        "const options: Partial<RunOptions> = { target: 'http://127.0.0.1:8080', reporter: ['json', 'junit'], failOn: 'expected', concurrency: 2 };",
+        "// @ts-expect-error: the option is 'reporter'",
+        "const wrong: Partial<RunOptions> = { reporters: ['json'] };",
+        'export async function verdict(): Promise<string> {',
+        '  const result: RunResult = await run(options);',
+        '  const first: Finding | undefined = result.checks[0]?.findings[0];',
+        "  return `${result.verdict} ${first?.code ?? ''} ${String(wrong)}`;",
+        '}',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, skipLibCheck: true, noEmit: true, types: [] }, files: ['consumer.ts'] }),
+    );
+    const tsc = await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app);
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.code).toBe(0);
+  });
+});
