@@ -99,7 +99,8 @@ function entry(x: ExchangeRecord, findings: readonly ExchangeFinding[]): Record<
     cache: {},
     timings: { send: 0, wait: x.durationMs, receive: 0 },
     comment,
-    _pagi: { exchangeId: x.id, operation: x.operation, ...(x.incoming ? { incoming: true } : {}), findings },
+    // A URL from the target outside its origin and allowedHosts is recorded as evidence but was never requested.
+    _pagi: { exchangeId: x.id, operation: x.operation, ...(x.incoming ? { incoming: true } : {}), ...(x.error?.kind === 'off-target' ? { notSent: true } : {}), findings },
   };
 }
 

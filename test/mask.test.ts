@@ -79,3 +79,11 @@ describe('masking', () => {
     expect(written).toEqual(['line [SECRET]\n', 'bytes 411111******1111\n', 'still [SECRET]\n', `after ${secret}\n`]);
   });
 });
+
+describe('masking JSON text', () => {
+  it('keeps JSON text valid when a name=value pair ends at an escaped quote', () => {
+    const text = JSON.stringify({ message: 'received "security_code=0417" from the target' });
+    const masked = maskText(text);
+    expect(JSON.parse(masked)).toEqual({ message: 'received "security_code=***" from the target' });
+  });
+});

@@ -126,8 +126,16 @@ export const documentedRequestAccepted = defineCheck({
 
 /** Whether the profile declares a listed field of an operation's answer omitted (a path of names, array levels left out). */
 export function omittedByProfile(ctx: CheckContext, operation: OperationKey, path: readonly (string | number)[]): boolean {
-  const key = `/${path.filter((p) => typeof p === 'string').join('/')}`;
-  return (ctx.profile.responseFields?.omitted?.[operation] ?? []).includes(key);
+  return omittedFields(ctx, operation).has(omittedKey(path));
+}
+
+/** The fields of an operation's answer the profile declares omitted, as `omittedKey` paths. */
+function omittedFields(ctx: CheckContext, operation: OperationKey): Set<string> {
+  return new Set(ctx.profile.responseFields?.omitted?.[operation] ?? []);
+}
+
+function omittedKey(path: readonly (string | number)[]): string {
+  return `/${path.filter((p) => typeof p === 'string').join('/')}`;
 }
 
 /**
@@ -140,6 +148,7 @@ export function omittedByProfile(ctx: CheckContext, operation: OperationKey, pat
 function absentListedFields(ctx: CheckContext, operation: OperationKey, instance: Record<string, unknown>, request: Record<string, unknown>): string[] {
   const op = operationOf(ctx.spec, operation);
   const grouped = new Set(Object.values(ctx.spec.results).flatMap((g) => [...g.payment, ...g.query]));
+  const omitted = omittedFields(ctx, operation);
   // A token_id answers a request asking for a token (the profile's token_flag value); PAGI-PAY-010 judges it then.
   if (request[FIELD.tokenFlag] !== ctx.profile.payments.token.requestValue) grouped.add(FIELD.tokenId);
   const out: string[] = [];
@@ -160,7 +169,7 @@ function absentListedFields(ctx: CheckContext, operation: OperationKey, instance
     if (!(op.echoDeep && path.length === 0)) {
       for (const name of names) {
         const listed = propertySchemas(ctx.spec, ats, name).every((at) => at.node['x-pagi']?.listed !== false);
-        if (name in value || !listed || required.has(name) || fromRequest.has(name) || grouped.has(name) || omittedByProfile(ctx, operation, [...path, name])) continue;
+        if (name in value || !listed || required.has(name) || fromRequest.has(name) || grouped.has(name) || omitted.has(omittedKey([...path, name]))) continue;
         out.push(pointerOf([...path, name]));
       }
     }

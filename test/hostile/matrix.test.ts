@@ -89,7 +89,9 @@ function assertCommon(run: KitRun, target: HostileTarget, codes: readonly number
   // Only the target: no foreign listener saw a connection, and every request the kit made went to the target.
   expect(target.foreignConnections()).toBe(0);
   const origin = new URL(target.url).origin;
-  const elsewhere = (har.log.entries as { request: { url: string }; _pagi: { incoming?: boolean } }[]).filter((e) => !e._pagi.incoming && !e.request.url.startsWith(`${origin}/`)).map((e) => e.request.url);
+  const elsewhere = (har.log.entries as { request: { url: string }; _pagi: { incoming?: boolean; notSent?: boolean } }[])
+    .filter((e) => !e._pagi.incoming && !e._pagi.notSent && !e.request.url.startsWith(`${origin}/`))
+    .map((e) => e.request.url);
   expect(elsewhere).toEqual([]);
 
   expect(run.rssKb, `peak RSS ${run.rssKb} kB against ${cleanRssKb} kB clean`).toBeLessThanOrEqual(cleanRssKb * RSS_FACTOR);
@@ -145,7 +147,8 @@ const CASES: Case[] = [
     mode: 'checkout-active-content',
     only: 'checkout',
     codes: NOT_CONFORMANT,
-    extra: (r) => expect(findings(r).map((f) => f.code)).toEqual(expect.arrayContaining(['MARKUP_INJECTED'])),
+    // Markup injected into free text that the page returns altered (an extra input is MARKUP_INJECTED only when it carries the markup).
+    extra: (r) => expect(findings(r).map((f) => f.code)).toEqual(expect.arrayContaining(['TEXT_ALTERED'])),
   },
   { mode: 'bad-bytes', only: 'responseBodyFormat', codes: NOT_CONFORMANT },
   { mode: 'huge-headers', only: 'responseBodyFormat', codes: NO_ANSWER },
