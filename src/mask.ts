@@ -110,8 +110,9 @@ function maskerOf(rules: MaskRules): Masker {
     // A digit run long enough for a card number (a known card may be shorter), a secret, or a sensitive field name.
     maybe: new RegExp([String.raw`[0-9](?:${SEPARATOR}?[0-9]){7}`, ...literals, fields].join('|'), 'i'),
     // name=value (form, query string, curl -d) and "name":"value" (JSON) forms of sensitive fields.
-    // The value stops before a backslash too: inside JSON text `\"` ends the quoted string, and must stay escaped.
-    pairs: new RegExp(`((?:^|[?&\\s"'])(?:${fields})=)[^&\\s"'\\\\]*`, 'gi'),
+    // The value stops before a backslash and markup too: inside JSON text `\"` ends the quoted string, and in XML or
+    // HTML text `<` starts the next tag; both must stay as they are.
+    pairs: new RegExp(`((?:^|[?&\\s"'])(?:${fields})=)[^&\\s"'<>\\\\]*`, 'gi'),
     json: new RegExp(`("(?:${fields})"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|-?[0-9]+)`, 'gi'),
     xml: new RegExp(`(<(${fields})>)[^<]*(</\\2>)`, 'gi'),
   };

@@ -87,3 +87,10 @@ describe('masking JSON text', () => {
     expect(JSON.parse(masked)).toEqual({ message: 'received "security_code=***" from the target' });
   });
 });
+
+describe('masking markup', () => {
+  it('masks a name=value pair inside XML text without swallowing the tags after it', () => {
+    const masked = maskText('<respon><note>paid with security_code=0417</note><card>x</card></respon>');
+    expect(masked).toBe('<respon><note>paid with security_code=***</note><card>x</card></respon>');
+  });
+});
