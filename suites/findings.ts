@@ -69,6 +69,7 @@ export const FINDING_CODES = {
   NOTIFICATION_MISSING: 'No notification received',
   NOTIFICATION_FORM: 'Notification differs from the profile',
   NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
+  DEEP_SUMMARY: 'Generated requests sent and how they were answered',
 } as const satisfies Record<string, string>;
 
 /** A finding code. */

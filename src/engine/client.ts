@@ -249,7 +249,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
-          const signature = sign(profile.signature, 'request', operation, body, secret);
+          const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
@@ -300,10 +300,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
       let exchanges = 0;
       const records: ExchangeRecord[] = [];
       const replay: ReplayRequest[] = [];
-      const counted = async (x: Promise<Exchange>): Promise<Exchange> => {
+      const counted = async (x: Promise<Exchange>, record = true): Promise<Exchange> => {
         const done = await x;
         exchanges++;
-        records.push(exchangeRecord(done));
+        if (record) records.push(exchangeRecord(done));
         if (options.captureReplay) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
@@ -317,7 +317,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         notifications: client.notifications,
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
-        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
+        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions), sendOptions?.record !== false),
         follow: (url, page) => counted(client.follow!(url, page)),
         usage: () => ({ exchanges, records, replay }),
       };

@@ -10,6 +10,8 @@ import { severityOf } from './outcome.js';
 export interface Selection {
   only: readonly string[];
   skip: readonly string[];
+  /** Generated requests per operation of the deep family: its tests are selected only when above 0. */
+  depth?: number;
 }
 
 /** One generated test. */
@@ -54,7 +56,8 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
         severity: severityOf(spec, check.requirements),
         title: check.id + specFacts(check, op),
       };
-      const selected = (!selection.only.length || selection.only.some((s) => matches(test, s))) && !selection.skip.some((s) => matches(test, s));
+      const selected =
+        (!selection.only.length || selection.only.some((s) => matches(test, s))) && !selection.skip.some((s) => matches(test, s)) && (check.family !== 'deep' || (selection.depth ?? 0) > 0);
       plan.push({ ...test, selected });
     }
   }
