@@ -65,8 +65,9 @@ export function schemaArbitrary(spec: SpecModel, ats: readonly SchemaAt[], depth
     if (types.has('integer')) return fc.integer({ min: 0, max: 1_000_000 });
     if (types.has('number')) return fc.double({ min: 0, max: 1_000_000, noNaN: true, noDefaultInfinity: true });
     if (types.has('boolean')) return fc.boolean();
-    const pattern = ats.find((a) => typeof a.node.pattern === 'string')?.node.pattern as string | undefined;
-    if (pattern) return patternArbitrary(pattern);
+    // Every pattern applies (a member of allOf narrows its parent's): generate from the last, keep what all match.
+    const patterns = ats.flatMap((a) => (typeof a.node.pattern === 'string' ? [new RegExp(a.node.pattern, 'u')] : []));
+    if (patterns.length) return patternArbitrary(patterns[patterns.length - 1]!.source)?.filter((v) => patterns.every((p) => p.test(v)));
     const format = ats.find((a) => typeof a.node.format === 'string')?.node.format as string | undefined;
     if (format) return FORMATS[format]?.();
     if (types.has('string') || types.size === 0) {

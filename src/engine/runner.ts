@@ -234,7 +234,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
   const profile = loadProfileForRun(options.profile);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
   const selection = { only: options.only, skip: options.skip, depth: options.depth };
-  if (!options.depth && options.only.includes('deep')) throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
+  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep')) throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
   const transport: TransportOptions = {
     timeoutMs: options.timeout,
     maxResponseBytes: options.maxResponseBytes,
