@@ -51,8 +51,8 @@ export interface BehaviourSwitches {
   selectionLimitDelta: number;
   /** Process the first orders of an over-limit request and answer success, whatever the profile says. */
   truncateOverLimit: boolean;
-  /** A request field the signature check reads from elsewhere (a fixed value) instead of the request, per operation. */
-  signatureFieldFixed?: { operation: OperationKey; field: string; value: string };
+  /** A request field the signature check reads from elsewhere (a fixed value) instead of the request, when the request's value matches `pattern`. */
+  signatureFieldFixed?: { operation: OperationKey; field: string; value: string; pattern: string };
 }
 
 /** What a reply hook knows about the reply it rewrites. */
@@ -913,12 +913,12 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'direct-signature-ignores-currency',
-    description: "The direct payment's signature check takes currency from the account's default (USD), not from the request: a currency changed after signing passes.",
+    description: "The direct payment's signature check takes a well-formed currency from the account's default (USD), not from the request: a currency changed after signing passes.",
     requirement: 'PAGI-AUTH-006',
     expectedCheck: 'deepInvalidRequestRefused',
     family: 'deep',
     deepOperation: 'authoriseDirect',
-    switches: { signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD' } },
+    switches: { signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD', pattern: '^[A-Z]{3}$' } },
   },
 
   // ------------------------------------------------------------------ neutral variants: conformant, must pass

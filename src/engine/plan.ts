@@ -10,7 +10,7 @@ import { severityOf } from './outcome.js';
 export interface Selection {
   only: readonly string[];
   skip: readonly string[];
-  /** Generated requests per operation of the deep family: its tests are selected only when above 0. */
+  /** Generated requests per operation of the deep family: 0 leaves its tests out of the plan (a run as without it). */
   depth?: number;
 }
 
@@ -46,6 +46,7 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
   for (const op of spec.operations.values()) {
     for (const check of checks) {
       if (!check.operations.includes(op.key)) continue;
+      if (check.family === 'deep' && selection.depth === 0) continue;
       const test = {
         key: `${op.key}/${check.id}`,
         checkId: check.id,
@@ -56,8 +57,7 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
         severity: severityOf(spec, check.requirements),
         title: check.id + specFacts(check, op),
       };
-      const selected =
-        (!selection.only.length || selection.only.some((s) => matches(test, s))) && !selection.skip.some((s) => matches(test, s)) && (check.family !== 'deep' || (selection.depth ?? 0) > 0);
+      const selected = (!selection.only.length || selection.only.some((s) => matches(test, s))) && !selection.skip.some((s) => matches(test, s));
       plan.push({ ...test, selected });
     }
   }
