@@ -54,7 +54,7 @@ export function schemaArbitrary(spec: SpecModel, ats: readonly SchemaAt[], depth
         const arb = schemaArbitrary(spec, propertySchemas(spec, ats, name), depth - 1);
         if (arb) model[name] = arb;
       }
-      return fc.record(model, { requiredKeys: [] });
+      return fc.record(model, { requiredKeys: [], noNullPrototype: true });
     }
     if (types.has('array') || ats.some((a) => a.node.items)) {
       if (depth <= 0) return undefined;
@@ -87,5 +87,5 @@ export function offFormArbitrary(): fc.Arbitrary<string> {
 
 /** Values of another JSON type than a string. */
 export function wrongTypeArbitrary(): fc.Arbitrary<unknown> {
-  return fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }));
+  return fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2, noNullPrototype: true }));
 }

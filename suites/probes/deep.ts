@@ -176,11 +176,11 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
   const valid: fc.Arbitrary<DeepCase> = isBatch
     ? fc.record({
         kind: fc.constant('valid' as const),
-        fields: fc.record(topModel, { requiredKeys: [] }),
+        fields: fc.record(topModel, { requiredKeys: [], noNullPrototype: true }),
         // One item per payment: the document pairs each result with its request item by transaction id and order number.
-        items: fc.uniqueArray(fc.record({ pool: fc.nat(pool.length - 1), fields: fc.record(itemModel, { requiredKeys: [] }) }), { minLength: 1, maxLength: Math.min(3, spec.batch!.maxItems), selector: (it) => it.pool }),
+        items: fc.uniqueArray(fc.record({ pool: fc.nat(pool.length - 1), fields: fc.record(itemModel, { requiredKeys: [], noNullPrototype: true }) }), { minLength: 1, maxLength: Math.min(3, spec.batch!.maxItems), selector: (it) => it.pool }),
       })
-    : fc.record({ kind: fc.constant('valid' as const), fields: fc.record(topModel, { requiredKeys: [] }) });
+    : fc.record({ kind: fc.constant('valid' as const), fields: fc.record(topModel, { requiredKeys: [], noNullPrototype: true }) });
 
   const validBody = (c: Extract<DeepCase, { kind: 'valid' }>): Body => {
     let body: Body;
@@ -389,7 +389,10 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
         if ((statusOf(x) ?? 0) >= 400 && (statusOf(x) ?? 0) < 500) counts.refused++;
         const body = x.request.body as Body | undefined;
         if (typeof body?.[FIELD.orderNo] === 'string' && !caseOfOrder.has(String(body[FIELD.orderNo]))) caseOfOrder.set(String(body[FIELD.orderNo]), i);
-        for (const item of body ? batchItems(ctx.spec, op, body) : []) if (!caseOfRecord.has(String(item[FIELD.transactionId]))) caseOfRecord.set(String(item[FIELD.transactionId]), i);
+        for (const item of body ? batchItems(ctx.spec, op, body) : []) {
+          const id = item[FIELD.transactionId];
+          if (typeof id === 'string' && !caseOfRecord.has(id)) caseOfRecord.set(id, i);
+        }
       }
       for (const id of STATELESS_DEEP_CHECKS) {
         if (!judge(c, id, x)) continue;
