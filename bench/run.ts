@@ -182,15 +182,17 @@ async function behindProxy(concurrency: number): Promise<{ exchanges: number; wa
   }
 }
 
-// The longest chain of dependent requests, measured: the same run with no concurrency bound (every independent request at once).
+// The run with no concurrency bound: its wall is an upper bound of the longest chain of dependent requests (it also
+// holds the start-up and the CPU every request costs at once), recorded beside the runs, not added to their floor.
 const unbounded = await behindProxy(1000);
 const latencyRuns = [];
 for (const concurrency of [4, 16]) {
   const r = await behindProxy(concurrency);
-  const floorMs = Math.round((r.exchanges * RTT_MS) / concurrency + unbounded.wallMs);
+  // Floor without the chain (the kit does not record which requests depend on which): a ratio above the issue's.
+  const floorMs = Math.round((r.exchanges * RTT_MS) / concurrency);
   latencyRuns.push({ concurrency, exchanges: r.exchanges, wallMs: r.wallMs, floorMs, ratio: Math.round((r.wallMs / floorMs) * 100) / 100, verdict: r.verdict });
 }
-const latency = { rttMs: RTT_MS, chainMs: unbounded.wallMs, runs: latencyRuns };
+const latency = { rttMs: RTT_MS, unboundedWallMs: unbounded.wallMs, runs: latencyRuns };
 Object.assign(report, {
   depth,
   latency,

@@ -118,6 +118,8 @@ interface Generator {
   send(c: DeepCase, isolated: boolean): Promise<{ exchange: Exchange | undefined; followUp?: Observation; ledger?: DeepFailure['ledger'] }>;
   /** The follow-up of the bulk invalid cases: the order numbers or payments whose state a refused request changed. */
   changed(steps: Steps): Promise<{ orderNos: Set<string>; records: Set<string> }>;
+  /** Follow-up queries the last `changed` sent. */
+  followUps(): number;
 }
 
 async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<Generator> {
@@ -294,6 +296,7 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
   const bulkOrders = new Set<string>();
   const bulkRecords = new Set<string>();
   const changed: Generator['changed'] = async () => {
+    queries = 0;
     const orderNos = new Set<string>();
     const records = new Set<string>();
     if (selecting || op === 'payout') return { orderNos, records };
@@ -304,6 +307,7 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     for (let i = 0; i < values.length; i += limit) {
       const chunk = values.slice(i, i + limit);
       const q = await client.send('retrievalTrans', selectionBody(client, ctx, 'retrievalTrans', field, chunk), { record: false });
+      queries++;
       for (const v of chunk) {
         const found = statusOf(q) === 200 ? queryRecords(ctx, responseObject(q, ctx.spec), { [field]: v }) : [];
         if (!isBatch && found.length) orderNos.add(v);
@@ -312,8 +316,9 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     }
     return { orderNos, records };
   };
+  let queries = 0;
 
-  return { valid, invalid, send, changed };
+  return { valid, invalid, send, changed, followUps: () => queries };
 }
 
 /** Run `count` jobs, `lanes` at a time. */
@@ -422,7 +427,7 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
     if (kind === 'invalid') {
       // One follow-up query per 100 refused requests; a change is replayed on a fresh payment and shrunk.
       const changed = await gen.changed(steps);
-      counts.followUps += Math.ceil((changed.orderNos.size + changed.records.size) / 100) + 1;
+      counts.followUps += gen.followUps();
       const indexes = [...[...changed.orderNos].map((o) => caseOfOrder.get(o)), ...[...changed.records].map((r) => caseOfRecord.get(r))].filter((i): i is number => i !== undefined);
       if (indexes.length) {
         const index = Math.min(...indexes);
