@@ -22,8 +22,10 @@ type Body = Record<string, unknown>;
 
 /** Requests in flight at once per operation (the run's transport limiter bounds the total). */
 const LANES = 4;
-/** Payments each batch operation's valid requests name, and those its invalid requests name. */
-const POOL = 6;
+/** Payments each batch operation's valid requests name: one per 20 cases, between 6 and 60 (a capture or cancel moves one for good). */
+function poolSize(depth: number): number {
+  return Math.min(60, Math.max(6, Math.ceil(depth / 20)));
+}
 /** Most requests one shrink may send. */
 const SHRINK_BUDGET = 250;
 
@@ -138,7 +140,7 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
   if (isBatch) {
     const state = startStateFor(ctx, op as BatchOperation);
     startCode = (ctx.profile.statusValues.payment_status as Record<string, string>)[state];
-    pool = await paymentsIn(client, ctx, steps, state, POOL);
+    pool = await paymentsIn(client, ctx, steps, state, poolSize(ctx.config.depth ?? 0));
     if (op === 'capture' && planTo(ctx, 'cancelled')) {
       const gone = await paymentsIn(client, ctx, steps, 'cancelled', 2);
       for (const r of gone) cancelled.add(String(r.fields[FIELD.transactionId]));
