@@ -51,6 +51,8 @@ export interface BehaviourSwitches {
   selectionLimitDelta: number;
   /** Process the first orders of an over-limit request and answer success, whatever the profile says. */
   truncateOverLimit: boolean;
+  /** A request field the signature check reads from elsewhere (a fixed value) instead of the request, when the request's value matches `pattern`. */
+  signatureFieldFixed?: { operation: OperationKey; field: string; value: string; pattern: string };
 }
 
 /** What a reply hook knows about the reply it rewrites. */
@@ -89,6 +91,8 @@ export interface DeviationDefinition extends VariantBase {
   expectedCheck: string;
   /** Family of that check: the self-test runs the fault through it. */
   family: Family;
+  /** A fault only generated requests reach: the one operation the self-test runs its deep check on (at depth 1000). */
+  deepOperation?: OperationKey;
 }
 
 /** A change the document allows: a conformant gateway may do it, and the kit must not fail it. */
@@ -885,6 +889,45 @@ export const FAULTS: readonly FaultDefinition[] = [
     expectedCheck: 'notificationFollowsProfile',
     family: 'events',
     switches: { unsignedNotifications: true },
+  },
+
+  // ------------------------------------------------------------------ deep: faults only generated requests reach
+  {
+    kind: 'fault',
+    name: 'direct-crash-on-challenge-window',
+    description: 'Direct payments asking for 3-D Secure with a challenge window size from 02 to 05 crash the gateway (HTTP 500); the documented 01 works.',
+    requirement: 'PAGI-ERR-002',
+    expectedCheck: 'deepNeverServerError',
+    family: 'deep',
+    deepOperation: 'authoriseDirect',
+    refuse: (op, b) => {
+      if (op === 'authoriseDirect' && typeof b.challenge_window_size === 'string' && /^0[2-5]$/.test(b.challenge_window_size) && b.open3d !== undefined) {
+        throw new Error(`no challenge window layout ${b.challenge_window_size}`);
+      }
+      return undefined;
+    },
+  },
+  {
+    kind: 'fault',
+    name: 'direct-amount-unformatted-for-unlisted-currency',
+    description: "Direct payment responses write amount without its two decimals (150 for 150.00) for a currency outside the gateway's minor-unit table (USD, EUR, BRL, GBP).",
+    requirement: 'PAGI-FMT-001',
+    expectedCheck: 'deepAnswersConform',
+    family: 'deep',
+    deepOperation: 'authoriseDirect',
+    reply: body(['authoriseDirect'], (b) =>
+      typeof b.currency === 'string' && !['USD', 'EUR', 'BRL', 'GBP'].includes(b.currency) && typeof b.amount === 'string' ? { ...b, amount: String(Math.round(Number(b.amount))) } : b,
+    ),
+  },
+  {
+    kind: 'fault',
+    name: 'direct-signature-ignores-currency',
+    description: "The direct payment's signature check takes a well-formed currency from the account's default (USD), not from the request: a currency changed after signing passes.",
+    requirement: 'PAGI-AUTH-006',
+    expectedCheck: 'deepInvalidRequestRefused',
+    family: 'deep',
+    deepOperation: 'authoriseDirect',
+    switches: { signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD', pattern: '^[A-Z]{3}$' } },
   },
 
   // ------------------------------------------------------------------ neutral variants: conformant, must pass

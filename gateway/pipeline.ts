@@ -159,7 +159,9 @@ function unsignedLetThrough(s: RequestState, v: SchemaViolation): boolean {
 function signatureProblem(s: RequestState): string | undefined {
   const mode = s.gw.switches.signatureCheck;
   if (mode === 'ignored' || (mode === 'ignoredWhenMissing' && s.body!.encryption_data === undefined)) return undefined;
-  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, s.body!, s.account!.secret) ? undefined : 'encryption_data missing or wrong';
+  const fixed = s.gw.switches.signatureFieldFixed;
+  const signed = fixed?.operation === s.facts!.model.key && new RegExp(fixed.pattern).test(String(s.body![fixed.field])) ? { ...s.body!, [fixed.field]: fixed.value } : s.body!;
+  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, signed, s.account!.secret) ? undefined : 'encryption_data missing or wrong';
 }
 
 function headerProblem(gw: Gateway, incoming: Incoming, body: Record<string, unknown>): string | undefined {

@@ -36,7 +36,7 @@ export interface Requirement {
 }
 
 /** Check families (issue 4); conformance levels and selections are lists of check ids per family. */
-export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events';
+export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events' | 'deep';
 
 /** Severity of a finding or check: the level of the requirement it traces to, or `info` for information only. */
 export type Severity = Exclude<Level, 'unspecified'> | 'info';
@@ -210,6 +210,8 @@ export interface RunConfigView {
   notifyWaitMs: number;
   /** Property-based negative cases generated per operation (the suites' default when absent). */
   negativeCases?: number;
+  /** Generated valid and invalid requests per operation and variant of the deep family (0: the family does not run). */
+  depth?: number;
 }
 
 /** A check: a small pure function over an observation. */
@@ -237,7 +239,21 @@ export interface ProbeClient {
   send(
     operation: OperationKey,
     body: Record<string, unknown>,
-    options?: { sign?: boolean; encoding?: 'json' | 'form'; rawBody?: string; contentType?: string; localAddress?: string; path?: string; method?: string; profileHeaders?: boolean },
+    options?: {
+      sign?: boolean;
+      encoding?: 'json' | 'form';
+      rawBody?: string;
+      contentType?: string;
+      localAddress?: string;
+      path?: string;
+      method?: string;
+      /** Send the profile's extra request headers (default true). */
+      profileHeaders?: boolean;
+      /** Sign this body instead of the one sent (a request altered after signing). */
+      signedBody?: Record<string, unknown>;
+      /** `false`: the exchange is counted but its record is not kept for the reports (generated requests kept only when failing). */
+      record?: boolean;
+    },
   ): Promise<Exchange>;
   /** A fresh, run-unique order number. */
   orderNo(): string;

@@ -73,6 +73,7 @@ export const FINDING_CODES = {
   NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
   LISTED_FIELD_ABSENT: 'Listed field absent from the answer',
   NOTIFICATION_FLOOD: 'Notifications past the receiver’s bounds',
+  DEEP_SUMMARY: 'Generated requests sent and how they were answered',
 } as const satisfies Record<string, string>;
 
 /** A finding code. */

@@ -7,6 +7,7 @@ import type { Check, Family, Level, OperationKey, Probe, Severity } from '../src
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
+import { DEEP_CHECKS } from './checks/deep.js';
 import { EVENTS_CHECKS } from './checks/events.js';
 import { LIFECYCLE_CHECKS } from './checks/lifecycle.js';
 import { LIMITS_CHECKS } from './checks/limits.js';
@@ -30,6 +31,7 @@ import {
   unregisteredAddress,
   wrongFormat,
 } from './probes/basic.js';
+import { deep } from './probes/deep.js';
 import { notificationRetry, notified } from './probes/events.js';
 import { apmCompletion, checkoutCompletion, payoutLifecycle, paymentLifecycle, reviewLifecycle } from './probes/lifecycle.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from './probes/limits.js';
@@ -66,6 +68,7 @@ export const PROBES: readonly Probe[] = [
   selectionOrder,
   outsideRequests,
   cardForms,
+  deep,
 ];
 
 /** Every check, family by family. */
@@ -80,10 +83,11 @@ export const CHECKS: readonly Check[] = [
   ...EVENTS_CHECKS,
   ...PROFILE_RULE_CHECKS,
   ...OUTSIDE_CHECKS,
+  ...DEEP_CHECKS,
 ];
 
 /** The families in report order. */
-export const FAMILY_ORDER: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events'];
+export const FAMILY_ORDER: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 
 /** Every problem of a table of checks and probes against a spec (empty when sound). */
 export function registryProblems(checks: readonly Check[], probes: readonly Probe[], spec: SpecModel): string[] {

@@ -10,7 +10,7 @@ import type { Family } from '../../src/model.js';
 import { FAULTS, findFault, startGateway, UnknownFaultError, type RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 
-const FAMILIES: Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events'];
+const FAMILIES: Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 const p = h.profile;
 
 /** A paid and authorised transaction and its capture request item. */
@@ -55,6 +55,11 @@ const PROBES: Record<string, (gw: RunningGateway) => Promise<boolean>> = {
     const body = h.directBody();
     await h.send(gw.url + h.pathOf('authoriseDirect'), { body: h.signed('authoriseDirect', body, 'wrong') });
     return (await h.query(gw, { order_no: body.order_no })).json.orders_list[0]?.query_result === p.statusValues.query_result.notFound;
+  },
+  'direct-signature-ignores-currency': async (gw) => {
+    const body = h.signed('authoriseDirect', h.directBody());
+    const res = await h.send(gw.url + h.pathOf('authoriseDirect'), { body: { ...body, currency: 'EUR' } });
+    return res.status === p.errors.kinds.badSignature.status;
   },
   'query-from-any-address': async (gw) => (await h.query(gw, {}, { localAddress: '127.0.0.2' })).res.status === p.errors.kinds.refusedAddress.status,
   'refund-exceeds-capture': async (gw) => {

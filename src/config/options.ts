@@ -25,6 +25,8 @@ export interface RunOptions {
   out: string;
   reporter: string[];
   seed?: number;
+  /** Generated valid and invalid requests per operation of the deep family (0: not run). */
+  depth: number;
   list: boolean;
   /** Output of `--list`: text (default) or json. */
   format?: 'text' | 'json';
@@ -236,6 +238,13 @@ export const OPTIONS = [
     description: "Ed25519 public key (PEM) the report must be signed with (default: the key embedded in the report, which shows it is intact but not who signed it).",
   }),
   opt({ key: 'seed', flag: 'seed', type: integer('N', 0), description: 'Seed of the generated negative cases (default: random, recorded in the results).' }),
+  opt({
+    key: 'depth',
+    flag: 'depth',
+    type: integer('N', 0),
+    default: 0,
+    description: 'Deep family: per operation, N generated requests valid for the spec and the profile and N breaking one rule, failures shrunk to a minimal request (0: the family is not run).',
+  }),
   opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, affectsResults: false, description: 'Print the selected checks (--only/--skip apply) with their operations, family and requirement ids, then exit.' }),
   opt({ key: 'format', flag: 'format', type: oneOf(['text', 'json'] as const), configFile: false, affectsResults: false, description: 'Output of --list: text (default) or json (one object per check).' }),
   opt({ key: 'shard', flag: 'shard', type: shard, affectsResults: false, description: "Run shard i of n of the suite files (vitest's shard option)." }),

@@ -355,7 +355,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
-          const signature = sign(profile.signature, 'request', operation, body, secret);
+          const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
           if (signature !== undefined) command = signatureCommand(profile.signature, operation, body, curlVariables);
         }
@@ -408,10 +408,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
       let exchanges = 0;
       const records: ExchangeRecord[] = [];
       const replay: ReplayRequest[] = [];
-      const counted = async (x: Promise<Exchange>): Promise<Exchange> => {
+      const counted = async (x: Promise<Exchange>, record = true): Promise<Exchange> => {
         const done = await x;
         exchanges++;
-        records.push(exchangeRecord(done));
+        if (record) records.push(exchangeRecord(done));
         if (options.captureReplay) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
@@ -426,7 +426,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
         ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
-        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions)),
+        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions), sendOptions?.record !== false),
         follow: (url, page) => counted(client.follow!(url, page)),
         usage: () => ({ exchanges, records, replay }),
       };

@@ -10,6 +10,8 @@ import { severityOf } from './outcome.js';
 export interface Selection {
   only: readonly string[];
   skip: readonly string[];
+  /** Generated requests per operation of the deep family: 0 leaves its tests out of the plan (a run as without it). */
+  depth?: number;
 }
 
 /** One generated test. */
@@ -44,6 +46,7 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
   for (const op of spec.operations.values()) {
     for (const check of checks) {
       if (!check.operations.includes(op.key)) continue;
+      if (check.family === 'deep' && selection.depth === 0) continue;
       const test = {
         key: `${op.key}/${check.id}`,
         checkId: check.id,

@@ -15,7 +15,7 @@ export interface Registry {
 export const DEFAULT_REGISTRY = path.join(KIT_ROOT, 'suites', 'registry.ts');
 
 /** Every check family, in report order. */
-export const FAMILIES: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events'];
+export const FAMILIES: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
 export async function loadRegistry(file: string = DEFAULT_REGISTRY): Promise<Registry> {

@@ -244,7 +244,8 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
-  const selection = { only: options.only, skip: options.skip };
+  const selection = { only: options.only, skip: options.skip, depth: options.depth };
+  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep')) throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
   const transport: TransportOptions = {
     timeoutMs: options.timeout,
     maxResponseBytes: options.maxResponseBytes,
@@ -280,6 +281,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       accountId: credentials.accountId,
       orderPrefix: `${options.orderPrefix}-${randomBytes(3).toString('hex')}`,
       seed: options.seed ?? randomInt(0, 2 ** 31 - 1),
+      ...(options.depth ? { depth: options.depth } : {}),
       cards,
       paymentMethods: options.paymentMethods ?? { valid: target.paymentMethods ?? examplePaymentMethod(spec), unknown: UNKNOWN_PAYMENT_METHOD },
       notifyWaitMs: options.notifyWait,
@@ -461,7 +463,7 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
     const vitest = await createVitest(
       'test',
       {
-        ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait),
+        ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait + options.depth * 1_000),
         include: ['suites/*.suite.ts'],
         reporters: [adapter, ...blob],
         provide: { pagiRun: setup },

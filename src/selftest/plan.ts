@@ -6,7 +6,7 @@
  */
 import { FAULTS, type FaultDefinition } from '../../gateway/faults.js';
 import { CHECKS, FAMILY_ORDER, checkOf } from '../../suites/registry.js';
-import type { Family } from '../model.js';
+import type { Family, OperationKey } from '../model.js';
 import { kitSpec } from '../spec/load.js';
 
 /** One variant as the self-test runs it. */
@@ -19,6 +19,8 @@ export interface PlannedVariant {
   /** Faults: the requirement broken and the check expected to catch it. */
   requirement?: string;
   expectedCheck?: string;
+  /** A deep fault: the one operation whose deep check the run selects, at the self-test's depth. */
+  deepOperation?: OperationKey;
 }
 
 /** Why a fault's declaration does not fit the checks (unknown check, another family, a requirement the check does not trace to). */
@@ -52,7 +54,7 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
   if (unknown.length) throw new Error(`unknown variant ${unknown.join(', ')}; known: ${FAULTS.map((f) => f.name).join(', ')}`);
   return FAULTS.filter((f) => !only.length || only.includes(f.name)).map((f) =>
     f.kind === 'fault'
-      ? { name: f.name, kind: f.kind, description: f.description, families: [checkOf(f.expectedCheck).family], requirement: f.requirement, expectedCheck: f.expectedCheck }
+      ? { name: f.name, kind: f.kind, description: f.description, families: [checkOf(f.expectedCheck).family], requirement: f.requirement, expectedCheck: f.expectedCheck, ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}) }
       : { name: f.name, kind: f.kind, description: f.description, families: [...FAMILY_ORDER] },
   );
 }

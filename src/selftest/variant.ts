@@ -82,6 +82,9 @@ function summary(variant: PlannedVariant, result: RunResult, durationMs: number)
 }
 
 /** Run the suites of a variant's families against a gateway with the variant switched on. */
+/** Generated requests per operation in a deep fault's run. */
+export const SELFTEST_DEPTH = 1000;
+
 export async function runVariant(variant: PlannedVariant, settings: VariantSettings): Promise<VariantRun> {
   const started = Date.now();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-selftest-'));
@@ -95,7 +98,9 @@ export async function runVariant(variant: PlannedVariant, settings: VariantSetti
       merchantId: merchant.merchantId,
       accountId: account.accountId,
       secret: account.secret,
-      only: variant.families,
+      // A deep fault runs its one check on its one operation, at a depth that reaches it.
+      only: variant.deepOperation ? [`${variant.deepOperation}/${variant.expectedCheck}`] : variant.families,
+      ...(variant.deepOperation ? { depth: SELFTEST_DEPTH } : {}),
       failOn: 'profile',
       reporter: [],
       out,

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FINDING_CODES } from '../../suites/findings.js';
 import { CHECKS, checkOf } from '../../suites/registry.js';
 import { CONVENTIONS_CASES } from './cases/conventions.js';
+import { DEEP_CASES } from './cases/deep.js';
 import { EVENTS_CASES, LIFECYCLE_CASES } from './cases/lifecycle-events.js';
 import { LIMITS_CASES, SECURITY_CASES, STATUS_CASES } from './cases/limits-status-security.js';
 import { PROFILE_RULE_CASES } from './cases/profile-rules.js';
@@ -14,7 +15,7 @@ import { SHAPE_CASES, MEDIA_CASES } from './cases/shape-media.js';
 import type { Case } from './cases/types.js';
 import { config, context } from './fixtures.js';
 
-const CASES: Case[] = [...SHAPE_CASES, ...MEDIA_CASES, ...CONVENTIONS_CASES, ...LIMITS_CASES, ...STATUS_CASES, ...SECURITY_CASES, ...LIFECYCLE_CASES, ...EVENTS_CASES, ...PROFILE_RULE_CASES];
+const CASES: Case[] = [...SHAPE_CASES, ...MEDIA_CASES, ...CONVENTIONS_CASES, ...LIMITS_CASES, ...STATUS_CASES, ...SECURITY_CASES, ...LIFECYCLE_CASES, ...EVENTS_CASES, ...PROFILE_RULE_CASES, ...DEEP_CASES];
 
 describe('check cases', () => {
   it.each(CASES.map((c) => [`${c.requirement} ${c.check} on ${c.op}: ${c.name}`, c] as const))('%s', (_, c) => {

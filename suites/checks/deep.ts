@@ -1,0 +1,219 @@
+/**
+ * deep: properties every generated exchange of the `deep` probe must have — no server error; an accepted valid
+ * request answered in its documented shape, formats and echoes; a valid request never refused as invalid input (a
+ * decline or a per-item failure the profile declares is fine); an invalid one refused in the profile's form and
+ * changing nothing; refunds never above the capture, no capture after a cancel. Each property is a pure function of
+ * one exchange and its generated case (`deepVerdict`): the probe uses it to find and shrink failures, the checks to
+ * report the shrunk ones the probe kept.
+ */
+import type { Check, CheckContext, Exchange, Finding, Observation, OperationKey } from '../../src/model.js';
+import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
+import { batchItems, batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
+import { ALL_OPERATIONS } from '../probes/basic.js';
+import { checkFollowUp, errorKindOf, sentBody } from './common.js';
+import { fieldFormatsFollowConventions, noFullCardNumberInResponse, payoutEchoesRequest, batchResultsEchoRequestIds, responseEchoesRequestFields } from './conventions.js';
+import { responseMatchesSchema } from './shape.js';
+
+/** A generated request: valid for the spec and the profile, or breaking exactly one rule (named by its requirement id). */
+export type DeepCase =
+  | { kind: 'valid'; fields: Record<string, unknown>; items?: { pool: number; fields: Record<string, unknown> }[] }
+  | { kind: 'format' | 'type' | 'missing' | 'signature'; pointer: string; value?: unknown; rule: string };
+
+/** A shrunk failure the probe kept: the check it fails, the minimal case, where fast-check found it, its exchange's step. */
+export interface DeepFailure {
+  checkId: string;
+  case: DeepCase;
+  seed: number;
+  /** fast-check's replay path of the minimal case. */
+  path: string;
+  /** Step holding the minimal case's exchange (and `<step>:followUp` when it has one). */
+  step: string;
+  /** Cases of this operation failing the check before shrinking. */
+  failing: number;
+  /** Lifecycle ledger at the time (transaction id, captured and refunded cents, cancelled). */
+  ledger?: { transactionId: string; capturedCents: number; refundedCents: number; cancelled: boolean };
+}
+
+/** What the deep probe counts per operation (in the summary finding). */
+export interface DeepCounts {
+  valid: number;
+  accepted: number;
+  declined: number;
+  invalid: number;
+  refused: number;
+  followUps: number;
+}
+
+/** The checks whose findings the deep family repeats on each accepted valid exchange (they read only the main exchange). */
+const ANSWER_CHECKS: readonly Check[] = [responseMatchesSchema, fieldFormatsFollowConventions, responseEchoesRequestFields, payoutEchoesRequest, batchResultsEchoRequestIds, noFullCardNumberInResponse];
+
+const ERR_REFUSED = 'PAGI-ERR-002';
+
+function finding(ctx: CheckContext, checkId: string, operation: OperationKey, input: FindingInput): Finding {
+  return makeFinding(ctx, checkId, operation, input);
+}
+
+/** Of two requirements, the one of the weaker level (a rule the profile decides is never reported above `profile`). */
+function weaker(ctx: CheckContext, a: string, b: string): string {
+  const order = ['must', 'expected', 'profile'];
+  return order.indexOf(ctx.requirement(a).level) >= order.indexOf(ctx.requirement(b).level) ? a : b;
+}
+
+function describeCase(ctx: CheckContext, c: DeepCase): string {
+  if (c.kind === 'valid') return `valid request with ${quote(ctx, c.fields)}${c.items ? ` and items ${quote(ctx, c.items)}` : ''}`;
+  return c.kind === 'missing' ? `${c.pointer} left out (${c.rule})` : `${c.kind} rule ${c.rule} broken at ${c.pointer} = ${quote(ctx, c.value)}`;
+}
+
+/** Whether a batch answer failed every item with one of the profile's per-item failures (`invalid`: invalidItem only). */
+function itemsRefused(ctx: CheckContext, operation: OperationKey, exchange: Exchange, invalidOnly: boolean): boolean {
+  const batch = operationOf(ctx.spec, operation).batch;
+  const results = batchResults(ctx.spec, operation, responseObject(exchange, ctx.spec));
+  if (!batch || !results?.length) return false;
+  const invalid = codeMessage(ctx.profile.batch.itemFailures.invalidItem);
+  return results.every((r) => !itemSucceeded(ctx, operation, r) && (!invalidOnly || r[batch.message] === invalid));
+}
+
+/**
+ * Findings of one check on one generated exchange (empty: the property holds). `deepInvalidChangesNothing` and
+ * `deepLifecycleInvariants` read the follow-up and ledger the probe recorded beside the exchange.
+ */
+export function deepVerdict(
+  checkId: string,
+  ctx: CheckContext,
+  operation: OperationKey,
+  c: DeepCase,
+  x: Exchange,
+  extra: { followUp?: Observation; ledger?: DeepFailure['ledger'] } = {},
+): Finding[] {
+  const status = statusOf(x);
+  const what = describeCase(ctx, c);
+  const out: Finding[] = [];
+  const report = (input: FindingInput) => out.push(finding(ctx, checkId, operation, { exchange: x, ...input }));
+  switch (checkId) {
+    case 'deepNeverServerError':
+      if (status === undefined || status >= 500) report({ code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR', requirement: ERR_REFUSED, expected: `an answer below 500 to the ${what}`, received: outcomeOf(x) });
+      break;
+    case 'deepAnswersConform': {
+      if (c.kind !== 'valid' || status !== 200) break;
+      const o: Observation = { probeId: 'deep', operation, main: x, steps: {}, facts: {} };
+      for (const check of ANSWER_CHECKS) {
+        if (!check.operations.includes(operation)) continue;
+        const found = check.run(o, ctx);
+        if (Array.isArray(found)) for (const f of found) if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what})` });
+      }
+      break;
+    }
+    case 'deepValidRequestAccepted': {
+      if (c.kind !== 'valid' || status === undefined || status >= 500) break;
+      if (status >= 400) {
+        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the ${what} accepted (or declined as the profile says)`, received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}` });
+      } else if (itemsRefused(ctx, operation, x, true)) {
+        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the items of the ${what} accepted or failed for their state or amount`, received: `every item refused as the profile's invalidItem` });
+      }
+      break;
+    }
+    case 'deepInvalidRequestRefused': {
+      if (c.kind === 'valid' || status === undefined || status >= 500) break;
+      const batch = operationOf(ctx.spec, operation).batch;
+      if (status < 400) {
+        if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
+        report({ code: 'NOT_REFUSED', requirement: weaker(ctx, c.rule, ERR_REFUSED), pointer: c.pointer, expected: `a refusal of the ${what}`, received: outcomeOf(x) });
+        break;
+      }
+      // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
+      if (errorKindOf(ctx, x)) break;
+      if ((c.kind === 'format' || c.kind === 'type') && operationOf(ctx.spec, operation).errorStatuses.includes('400') && status !== 400) {
+        report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', pointer: c.pointer, expected: `HTTP 400 for the ${what}`, received: outcomeOf(x) });
+      } else report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: c.pointer, expected: `one of the profile's error answers to the ${what}`, received: outcomeOf(x) });
+      break;
+    }
+    case 'deepInvalidChangesNothing':
+      if (c.kind !== 'valid' && extra.followUp) {
+        const requirement = c.kind === 'signature' ? 'PAGI-AUTH-006' : 'PAGI-ERR-003';
+        checkFollowUp(ctx, report, extra.followUp, requirement);
+      }
+      break;
+    case 'deepLifecycleInvariants': {
+      const l = extra.ledger;
+      if (c.kind !== 'valid' || !l || status !== 200) break;
+      if (l.refundedCents > l.capturedCents) {
+        report({ code: 'TRANSITION_ALLOWED', requirement: 'PAGI-REF-003', expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`, received: `${(l.refundedCents / 100).toFixed(2)} refunded` });
+      }
+      if (l.cancelled && l.capturedCents > 0 && operation === 'capture') {
+        report({ code: 'TRANSITION_ALLOWED', requirement: 'PAGI-CNL-002', expected: `no capture of the cancelled ${l.transactionId}`, received: 'a successful capture' });
+      }
+      break;
+    }
+    default:
+      throw new Error(`no deep property ${checkId}`);
+  }
+  return out;
+}
+
+/** Checks evaluated on every generated exchange as it is answered (shrinkable: they read one exchange). */
+export const STATELESS_DEEP_CHECKS = ['deepNeverServerError', 'deepAnswersConform', 'deepValidRequestAccepted', 'deepInvalidRequestRefused'] as const;
+
+function deepCheck(id: string, requirements: readonly string[], description: string): Check {
+  return {
+    id,
+    family: 'deep',
+    probe: 'deep',
+    operations: ALL_OPERATIONS,
+    requirements,
+    description,
+    run(o, ctx) {
+      if (!o.facts.counts) return { notApplicable: 'the deep probe generated no case' };
+      const out: Finding[] = [];
+      for (const f of ((o.facts.failures as DeepFailure[] | undefined) ?? []).filter((x) => x.checkId === id)) {
+        const x = o.steps[f.step];
+        if (!x) continue;
+        const followUpX = o.steps[`${f.step}:followUp`];
+        const followUp = followUpX ? { ...o, main: x, steps: { followUp: followUpX }, facts: { followUp: o.facts[`${f.step}:followUp`] } } : undefined;
+        for (const found of deepVerdict(id, ctx, o.operation, f.case, x, { followUp, ledger: f.ledger })) {
+          out.push({ ...found, message: `${found.message}; the smallest of ${f.failing} failing generated case(s): seed ${f.seed}, path ${f.path}` });
+        }
+      }
+      return out;
+    },
+  };
+}
+
+export const deepNeverServerError = deepCheck('deepNeverServerError', [ERR_REFUSED], 'No generated request, valid or invalid, gets a server error or no answer.');
+export const deepAnswersConform = deepCheck(
+  'deepAnswersConform',
+  [...new Set(ANSWER_CHECKS.flatMap((c) => c.requirements))].sort(),
+  'Every accepted generated valid request is answered in its documented shape and formats, echoing the request.',
+);
+export const deepValidRequestAccepted = deepCheck('deepValidRequestAccepted', ['PAGI-ERR-004'], "A generated valid request is accepted, or declined or failed per item only in a form the profile declares, never refused as invalid input.");
+export const deepInvalidRequestRefused = deepCheck(
+  'deepInvalidRequestRefused',
+  [ERR_REFUSED, 'PAGI-ERR-004', 'PAGI-APM-004', 'PAGI-AUTH-006'],
+  "A generated request breaking one rule (format, type, a listed field left out, the signature) is refused in the profile's form.",
+);
+export const deepInvalidChangesNothing = deepCheck('deepInvalidChangesNothing', ['PAGI-ERR-003', 'PAGI-AUTH-006'], 'A refused generated request changes nothing: the follow-up query shows no payment created and no state moved.');
+export const deepLifecycleInvariants = deepCheck('deepLifecycleInvariants', ['PAGI-REF-003', 'PAGI-CNL-002'], 'Across the generated captures and refunds, no transaction is refunded above its capture and none is captured after its cancel.');
+
+/** How many cases the probe generated and how they were answered (information: never fails). */
+export const deepCasesGenerated = defineCheck({
+  id: 'deepCasesGenerated',
+  family: 'deep',
+  probe: 'deep',
+  operations: ALL_OPERATIONS,
+  requirements: [ERR_REFUSED],
+  severity: 'info',
+  description: 'Counts of the generated valid and invalid requests of the operation and how they were answered.',
+  verify(o, _ctx, report) {
+    const n = o.facts.counts as DeepCounts | undefined;
+    if (!n) return { notApplicable: 'the deep probe generated no case' };
+    report({
+      code: 'DEEP_SUMMARY',
+      requirement: ERR_REFUSED,
+      severity: 'info',
+      expected: `${String(o.facts.depth)} valid and ${String(o.facts.depth)} invalid generated requests (seed ${String(o.facts.seed)})`,
+      received: `${n.valid} valid (${n.accepted} accepted, ${n.declined} declined or failed per item), ${n.invalid} invalid (${n.refused} refused), ${n.followUps} follow-up queries`,
+    });
+  },
+});
+
+/** The deep family, in report order. */
+export const DEEP_CHECKS: readonly Check[] = [deepCasesGenerated, deepNeverServerError, deepAnswersConform, deepValidRequestAccepted, deepInvalidRequestRefused, deepInvalidChangesNothing, deepLifecycleInvariants];
