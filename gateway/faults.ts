@@ -895,13 +895,13 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'direct-crash-on-challenge-window',
-    description: 'Direct payments asking for 3-D Secure with a challenge window size from 02 to 05 crash the gateway (HTTP 500); the documented 01 works.',
+    description: 'Direct payments asking for 3-D Secure with any challenge window size but the one the document shows (01) crash the gateway (HTTP 500).',
     requirement: 'PAGI-ERR-002',
     expectedCheck: 'deepNeverServerError',
     family: 'deep',
     deepOperation: 'authoriseDirect',
     refuse: (op, b) => {
-      if (op === 'authoriseDirect' && typeof b.challenge_window_size === 'string' && /^0[2-5]$/.test(b.challenge_window_size) && b.open3d !== undefined) {
+      if (op === 'authoriseDirect' && typeof b.challenge_window_size === 'string' && b.challenge_window_size !== '01' && b.open3d !== undefined) {
         throw new Error(`no challenge window layout ${b.challenge_window_size}`);
       }
       return undefined;

@@ -55,6 +55,7 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
   return FAULTS.filter((f) => !only.length || only.includes(f.name)).map((f) =>
     f.kind === 'fault'
       ? { name: f.name, kind: f.kind, description: f.description, families: [checkOf(f.expectedCheck).family], requirement: f.requirement, expectedCheck: f.expectedCheck, ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}) }
-      : { name: f.name, kind: f.kind, description: f.description, families: [...FAMILY_ORDER] },
+      // The deep family runs only with a depth: a neutral variant's run is the default one.
+      : { name: f.name, kind: f.kind, description: f.description, families: FAMILY_ORDER.filter((family) => family !== 'deep') },
   );
 }
