@@ -98,8 +98,9 @@ function example(name: string): Record<string, any> {
   return parseYaml(fs.readFileSync(path.join(KIT_ROOT, 'spec', 'examples', `${name}.yaml`), 'utf8')).value;
 }
 
+/** The example signed anew; its notify_url stays (a payment carries one), and the gateway here sends no notification. */
 function signed(op: OperationKey, body: Record<string, unknown>): string {
-  const { encryption_data: _example, notify_url: _notify, ...rest } = body;
+  const { encryption_data: _example, ...rest } = body;
   return JSON.stringify({ ...rest, encryption_data: sign(profile.signature, 'request', op, rest, account.secret) });
 }
 
