@@ -8,30 +8,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { request, type Dispatcher } from 'undici';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
-import { dispatcherPool } from '../src/engine/dispatch.js';
+import { replay } from './replay.js';
 import { runConformance } from '../src/engine/runner.js';
 
-/** Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
-export async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
-  const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
-  let next = 0;
-  const lane = async () => {
-    while (next < requests.length) {
-      const r = requests[next++]!;
-      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
-      await res.body.dump();
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  const ms = performance.now() - started;
-  await dispatchers.close();
-  return ms;
-}
 
 const depth = Number(process.argv[2] ?? '0');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-depth-'));

@@ -21,7 +21,7 @@ import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
-import { dispatcherPool } from '../src/engine/dispatch.js';
+import { replay } from './replay.js';
 import { runConformance } from '../src/engine/runner.js';
 import type { FloorInput } from './floor.js';
 import { retryDelays } from '../suites/probes/events.js';
@@ -29,23 +29,6 @@ import { retryDelays } from '../suites/probes/events.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULT_FILE = path.join(HERE, 'results', 'run.json');
 
-/** Send every request in order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
-async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
-  const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
-  let next = 0;
-  const lane = async () => {
-    while (next < requests.length) {
-      const r = requests[next++]!;
-      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
-      await res.body.dump();
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, lane));
-  const ms = performance.now() - started;
-  await dispatchers.close();
-  return ms;
-}
 
 /** The no-check floor (bench/floor.ts) in a fresh process: `tests` tests sending `requests` in their recorded order. */
 function floor(requests: readonly ReplayRequest[], from: string, tests: number, concurrency: number, dir: string): { ms: number; failed: number } {

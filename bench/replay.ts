@@ -1,0 +1,24 @@
+/**
+ * The bare client of the benchmarks: replays a run's requests, in their recorded order, against another gateway.
+ */
+import { request, type Dispatcher } from 'undici';
+import type { ReplayRequest } from '../src/engine/client.js';
+import { dispatcherPool } from '../src/engine/dispatch.js';
+
+/** Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
+export async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
+  const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
+  let next = 0;
+  const lane = async () => {
+    while (next < requests.length) {
+      const r = requests[next++]!;
+      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
+      await res.body.dump();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const ms = performance.now() - started;
+  await dispatchers.close();
+  return ms;
+}
