@@ -8,24 +8,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeForm, encodeForm } from '../codecs/form.js';
 import type { OperationKey } from '../model.js';
-import type { Profile } from '../profile/load.js';
 import { sign } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { PROVIDER } from './interactions.js';
-import { profileHeaders, STATES, StateClient, type StateKey } from './states.js';
+import { profileHeaders, STATES, StateClient, type StateClientOptions, type StateKey } from './states.js';
 
-/** Options of a verification. */
-export interface VerifyOptions {
-  target: string;
+/** What a verification needs: the state client's settings and the pacts to verify. */
+export interface VerifyOptions extends Omit<StateClientOptions, 'timeoutMs'> {
   /** Pact files (absolute paths) or URLs. */
   pactUrls: string[];
-  spec: SpecModel;
-  profile: Profile;
-  merchantId: string;
-  accountId: string;
-  secret: string;
-  cardSecurityCode: string;
-  unknownPaymentMethod: string;
   /** Pact's log level (default `error`: the Verifier's own report is printed either way). */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** Broker settings, when the pacts come from a Pact Broker. */

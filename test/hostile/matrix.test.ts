@@ -15,6 +15,7 @@ import { SCHEMAS_DIR } from '../../src/spec/paths.js';
 import harSchema from '../reporters/fixtures/har-1.2.schema.json' with { type: 'json' };
 import { HOSTILE_ARGS, runKit, type KitRun } from './run.js';
 import { SECURITY_CODE, startHostile, type HostileTarget, type Mode } from './server.js';
+import { createLimiter } from '../../src/engine/limiter.js';
 
 /** Peak RSS of a run may be at most this multiple of the clean full run's. */
 const RSS_FACTOR = 1.25;
@@ -24,18 +25,8 @@ const validateResults = ajv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMAS
 const validateHar = createAjv().compile(harSchema);
 
 // Two kit processes at once: each loads the kit and vitest, and the machine has two cores.
-let running = 0;
-const queue: (() => void)[] = [];
-async function slot<T>(task: () => Promise<T>): Promise<T> {
-  if (running >= 2) await new Promise<void>((resolve) => queue.push(resolve));
-  running++;
-  try {
-    return await task();
-  } finally {
-    running--;
-    queue.shift()?.();
-  }
-}
+const kitProcesses = createLimiter(2, 0);
+const slot = <T>(task: () => Promise<T>): Promise<T> => kitProcesses.run(task);
 
 /** A card number written with any separators (none, spaces, dashes, dots, …) between its digits. */
 function anySeparators(card: string): RegExp {
