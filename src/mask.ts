@@ -58,7 +58,8 @@ export function maskPan(digits: string): string {
 // 13-19 digits, optionally grouped by single spaces, dashes, dots or underscores (also the URL-encoded space '+'
 // and '%20').
 const SEPARATOR = String.raw`(?:[ .\-_+]|%20)`;
-const PAN_RUN = new RegExp(String.raw`(?<![0-9])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9])`, 'g');
+// A digit run inside a word (a hex digest or signature) is no card number; known test cards are masked anywhere.
+const PAN_RUN = new RegExp(String.raw`(?<![0-9A-Za-z])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9A-Za-z])`, 'g');
 
 /** A known card number written with any separators between its digits, wherever it appears (even inside a longer run). */
 function cardPattern(card: string): RegExp {

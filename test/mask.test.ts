@@ -94,3 +94,11 @@ describe('masking markup', () => {
     expect(masked).toBe('<respon><note>paid with security_code=***</note><card>x</card></respon>');
   });
 });
+
+describe('masking digests', () => {
+  it('leaves a digit run inside a hex digest alone (it is no card number)', () => {
+    const digest = '0785eb065238f372855a641513ede24b509d7a6a33a4f1516954111111111111111c31d5';
+    expect(maskText(digest.replace('4111111111111111', '45320151128336'))).toBe(digest.replace('4111111111111111', '45320151128336'));
+    expect(maskText('card 4532015112830366 paid')).not.toContain('4532015112830366');
+  });
+});
