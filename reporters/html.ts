@@ -148,7 +148,7 @@ function facts(result: RunResult): string {
   const t = result.totals;
   const rows: [string, string][] = [
     ['target', `${m.target.baseUrl}${m.target.embedded ? ' (embedded reference gateway)' : ''}`],
-    ['profile', `${m.profile.name} ${m.profile.version} · sha256:${m.profile.digest}`],
+    ['profile', `${m.profile.name} ${m.profile.version}${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`],
     ['kit', `pagi-conformance ${m.kitVersion} · Node ${m.nodeVersion}`],
     ['spec digest', `sha256:${m.spec.digest}`],
     ['date', `${m.startedAt} → ${m.endedAt} (${(m.durationMs / 1000).toFixed(1)} s)${m.shards ? ` · merged from ${m.shards.length} shards` : ''}`],

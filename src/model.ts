@@ -356,7 +356,7 @@ export interface RunResult {
     /** The command line (or `run()` options) the run was started with, secrets masked. */
     commandLine: string[];
     spec: { root: string; digest: string };
-    profile: { name: string; version: string; file: string; digest: string };
+    profile: { name: string; version: string; description?: string; file: string; digest: string };
     /** sha256 of the effective configuration with the secret masked. */
     configDigest: string;
     /**

@@ -35,7 +35,7 @@ import { deep } from './probes/deep.js';
 import { notificationRetry, notified } from './probes/events.js';
 import { apmCompletion, checkoutCompletion, payoutLifecycle, paymentLifecycle, reviewLifecycle } from './probes/lifecycle.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from './probes/limits.js';
-import { cardForms, itemFaults, outsideRequests, selectionOrder, twoFaults } from './probes/profile-rules.js';
+import { cardForms, itemFaults, outsideRequests, selectionCombined, selectionOrder, twoFaults } from './probes/profile-rules.js';
 
 /** Every probe: request recipes and stateful scenarios. */
 export const PROBES: readonly Probe[] = [
@@ -66,6 +66,7 @@ export const PROBES: readonly Probe[] = [
   twoFaults,
   itemFaults,
   selectionOrder,
+  selectionCombined,
   outsideRequests,
   cardForms,
   deep,

@@ -334,7 +334,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
         nodeVersion: process.version,
         commandLine: hooks.commandLine ?? ['run()'],
         spec: { root: spec.root, digest: spec.digest },
-        profile: { name: read.name, version: read.version, file: profile.file, digest: profile.digest },
+        profile: { name: read.name, version: read.version, ...(read.description ? { description: read.description } : {}), file: profile.file, digest: profile.digest },
         configDigest: configDigest(options),
         target: { baseUrl: target.baseUrl, embedded: target.embedded, allowedBy, allowedHosts: [...options.allowedHosts] },
         seed: config.seed,

@@ -29,7 +29,7 @@ function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Reco
 }
 
 /** The payment facts of a scenario (`facts.record`, `facts.record2`). */
-function recordOf(o: Observation, key: 'record' | 'record2' = 'record'): Record<string, unknown> {
+function recordOf(o: Observation, key: 'record' | 'record2' | 'rejected' = 'record'): Record<string, unknown> {
   return (o.facts[key] as Record<string, unknown> | undefined) ?? {};
 }
 
@@ -291,6 +291,65 @@ export const cancelledPaymentNotCapturable = wrap(
   onlyWithSteps('captureAfterCancel'),
 );
 
+/** The per-item failure an item with a refused state and an amount over what remains gets: whichever the profile checks first. */
+function stateOrOverAmount(ctx: CheckContext, op: 'capture' | 'refund', state: string, over: string): string {
+  const order = ctx.profile.batch.checkOrder as string[];
+  const overFirst = order.includes('overAmount') && order.indexOf('overAmount') < order.indexOf('state');
+  return overFirst ? over : refusalFor(ctx, op, state);
+}
+
+export const capturedPaymentNotCapturedAgain = wrap(
+  defineCheck({
+    id: 'capturedPaymentNotCapturedAgain',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['capture'],
+    requirements: ['PAGI-PRF-007'],
+    description: "A captured payment, and one partly refunded, cannot be captured again: each capture is refused with the profile's failure for that state (transitions.capture.refusals, otherRefusal).",
+    verify(o, ctx, report) {
+      const t = ctx.profile.transitions;
+      const cases: [string, string][] = [
+        ['captureAgain', t.capture.to],
+        ['captureAfterRefunds', t.refund.toPartial],
+      ];
+      const judged = cases.filter(([step, state]) => o.steps[step] && !(t.capture.from as string[]).includes(state));
+      if (!judged.length) return { notApplicable: `the profile allows capture from ${t.capture.from.join(', ')}` };
+      for (const [step, state] of judged) {
+        const exchange = o.steps[step]!;
+        expectItemRefused(ctx, report, exchange, 'capture', 'PAGI-PRF-007', `a capture of a ${state} payment`, { key: refusalFor(ctx, 'capture', state), requirement: 'PAGI-PRF-007' });
+      }
+    },
+  }),
+  onlyWithSteps('captureAgain'),
+);
+
+export const fullRefundSettlesPayment = wrap(
+  defineCheck({
+    id: 'fullRefundSettlesPayment',
+    family: 'lifecycle',
+    probe: 'paymentLifecycle',
+    operations: ['refund'],
+    requirements: ['PAGI-QRY-007', 'PAGI-PRF-007'],
+    description: "Refunding the rest of a partly refunded payment succeeds and the query shows the profile's fully refunded payment_status; one more refund is refused with the profile's failure.",
+    verify(o, ctx, report) {
+      const t = ctx.profile.transitions.refund;
+      const rest = o.steps.refundRest!;
+      const result = resultOf(ctx, rest, 'refund');
+      if (!itemSucceeded(ctx, 'refund', result)) {
+        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-QRY-007', exchange: rest, expected: `the refund of the rest (${String(o.facts.fullRefund)}) to succeed`, received: `${outcomeOf(rest)}, ${quote(ctx, result)}` });
+        return;
+      }
+      const tx = recordOf(o)[FIELD.transactionId];
+      if (o.steps.queryAfterFullRefund) expectState(ctx, report, o.steps.queryAfterFullRefund, tx, t.toFull, 'PAGI-QRY-007', 'a refund in full');
+      const after = o.steps.refundAfterFull;
+      if (after && !(t.from as string[]).includes(t.toFull)) {
+        expectItemRefused(ctx, report, after, 'refund', 'PAGI-PRF-007', `a refund of a ${t.toFull} payment`, { key: stateOrOverAmount(ctx, 'refund', t.toFull, 'overRefund'), requirement: 'PAGI-PRF-007' });
+      }
+    },
+  }),
+  onlyWithSteps('refundRest'),
+);
+
 /**
  * Without a review hold: the payment is not held; a review of it is refused as the profile's review transition says,
  * or, where the profile lets an approved payment be reviewed, settles it as the approving flag says.
@@ -346,6 +405,65 @@ export const flaggedPaymentSettledByReview = wrap(
     },
   }),
   onlyWithSteps('authorise', 'review'),
+);
+
+/** The review steps that review a payment settled by an earlier review, each with the state it was settled in. */
+function settledReviews(ctx: CheckContext): [string, string, 'record' | 'rejected'][] {
+  const r = ctx.profile.review;
+  return [
+    ['reviewAgain', r.approve.to, 'record'],
+    ['reviewAfterReject', r.reject.to, 'rejected'],
+  ];
+}
+
+export const settledPaymentReviewedPerProfile = wrap(
+  defineCheck({
+    id: 'settledPaymentReviewedPerProfile',
+    family: 'lifecycle',
+    probe: 'reviewLifecycle',
+    operations: ['review'],
+    requirements: ['PAGI-PRF-007'],
+    description: "A review of a payment an earlier review settled (approved, or rejected) is refused with the profile's failure for its state (transitions.review.refusals, otherRefusal), or succeeds where the profile allows review from that state.",
+    verify(o, ctx, report) {
+      const from = ctx.profile.transitions.review.from as string[];
+      for (const [step, state] of settledReviews(ctx)) {
+        const exchange = o.steps[step];
+        if (!exchange) continue;
+        if (!from.includes(state)) {
+          expectItemRefused(ctx, report, exchange, 'review', 'PAGI-PRF-007', `a review of a ${state} payment`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-PRF-007' });
+          continue;
+        }
+        const result = resultOf(ctx, exchange, 'review');
+        if (!itemSucceeded(ctx, 'review', result)) {
+          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-PRF-007', exchange, expected: `a review of a ${state} payment to succeed (the profile reviews from ${from.join(', ')})`, received: `${outcomeOf(exchange)}, ${quote(ctx, result)}` });
+        }
+      }
+    },
+  }),
+  onlyWithSteps('reviewAgain'),
+);
+
+export const rejectingReviewSettlesPayment = wrap(
+  defineCheck({
+    id: 'rejectingReviewSettlesPayment',
+    family: 'lifecycle',
+    probe: 'reviewLifecycle',
+    operations: ['review'],
+    requirements: ['PAGI-PRF-008'],
+    description: "The profile's rejecting review_flag settles a payment waiting for review (or, without a hold, one the profile lets review) in the profile's rejected state, as the query shows.",
+    verify(o, ctx, report) {
+      const reject = ctx.profile.review.reject;
+      const exchange = o.steps.reviewReject!;
+      const result = resultOf(ctx, exchange, 'review');
+      if (!itemSucceeded(ctx, 'review', result)) {
+        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-PRF-008', exchange, expected: `the review with the rejecting ${FIELD.reviewFlag} ${JSON.stringify(reject.flag)} to succeed`, received: `${outcomeOf(exchange)}, ${quote(ctx, result)}` });
+        return;
+      }
+      if (o.steps.queryAfterReject) expectState(ctx, report, o.steps.queryAfterReject, recordOf(o, 'rejected')[FIELD.transactionId], reject.to, 'PAGI-PRF-008', 'the rejecting review');
+    },
+  }),
+  onlyWithSteps('reviewReject'),
+  onlyWhen((o, ctx) => o.facts.noHold !== true || (ctx.profile.transitions.review.from as string[]).includes(ctx.profile.transitions.afterAuthorise.approved), 'the profile holds no payment for review and allows no review of an approved payment'),
 );
 
 export const payoutFailureReported = wrap(
@@ -548,6 +666,36 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
   onlyWithSteps('issuerPage'),
 );
 
+export const apmPaymentDeclinedViaIssuerPage = wrap(
+  defineCheck({
+    id: 'apmPaymentDeclinedViaIssuerPage',
+    family: 'lifecycle',
+    probe: 'apmCompletion',
+    operations: ['authoriseApm'],
+    requirements: ['PAGI-APM-008'],
+    description: "Declining on the issuer page (its declining button) leaves the APM payment in the profile's declined state, as the query shows.",
+    verify(o, ctx, report) {
+      if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
+      const completion = o.facts.declineCompletion as { formsFollowed: number; stoppedAt: string } | undefined;
+      if (!completion || completion.formsFollowed === 0) {
+        return { notApplicable: `the issuer page offers no declining button the kit can press as the shopper (stopped at ${completion?.stoppedAt ?? 'the payment'})` };
+      }
+      const state = ctx.profile.transitions.afterIssuerPage.declined;
+      const query = o.steps.declinedQuery!;
+      const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.declinedOrderNo });
+      const code = paymentStatusCode(ctx, state);
+      if (!record) {
+        report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-APM-008', exchange: query, expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`, received: `${outcomeOf(query)} without it` });
+      } else if (record[FIELD.paymentStatus] !== code) {
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-APM-008', exchange: query, pointer: `/${FIELD.ordersList}`, expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`, received: `${FIELD.paymentStatus} ${quote(ctx, record[FIELD.paymentStatus])}` });
+      }
+    },
+  }),
+  onlyWhen((o) => succeeded(o.steps.declinedPayment), (o) => `the second APM payment was not answered with success (${outcomeOf(o.steps.declinedPayment)})`),
+  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWithSteps('declinedIssuerPage', 'declinedQuery'),
+);
+
 export const checkoutPostBackCompletesPayment = wrap(
   defineCheck({
     id: 'checkoutPostBackCompletesPayment',
@@ -575,12 +723,17 @@ export const LIFECYCLE_CHECKS: readonly Check[] = [
   cancelAfterRefundRefused,
   overCaptureRefused,
   cancelledPaymentNotCapturable,
+  capturedPaymentNotCapturedAgain,
+  fullRefundSettlesPayment,
   flaggedPaymentSettledByReview,
+  settledPaymentReviewedPerProfile,
+  rejectingReviewSettlesPayment,
   payoutFailureReported,
   payoutReplayIdempotent,
   declinedCardDeclinedPerProfile,
   tokenPaymentSucceeds,
   issuerUrlRequestable,
   apmPaymentCompletedViaIssuerPage,
+  apmPaymentDeclinedViaIssuerPage,
   checkoutPostBackCompletesPayment,
 ];

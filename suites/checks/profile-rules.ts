@@ -1,7 +1,7 @@
 /**
  * Checks of profile rules a single fault cannot show: the error a request with two faults gets (`errors.precedence`),
  * the failure of a batch item with two faults (`batch.checkOrder`), the order of selected results
- * (`selection.*.resultOrder`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
+ * (`selection.*.resultOrder`), how two selecting fields combine (`selection.*.combine`, `unmatched`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
  * `localClearingSystem`).
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
@@ -116,6 +116,53 @@ export const selectionResultsInProfileOrder = defineCheck({
   },
 });
 
+export const selectionCombinedPerProfile = defineCheck({
+  id: 'selectionCombinedPerProfile',
+  family: 'conventions',
+  probe: 'selectionCombined',
+  operations: ['retrievalTrans', 'retrievalRefund'],
+  requirements: ['PAGI-PRF-009'],
+  description: "A query or refund search giving two selecting fields, one value of which matches nothing, returns the records the profile's combine rule selects (union or intersection) and treats the unmatched value as the profile's unmatched rule says.",
+  verify(o, ctx, report) {
+    const op = o.operation as 'retrievalTrans' | 'retrievalRefund';
+    const sel = ctx.profile.selection[op];
+    const [a, b] = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
+    const { first, second, unmatchedValue } = o.facts.selection as { first: string; second?: string; unmatchedValue: string };
+    // With one selecting field only the first is given: both records match it whatever the combine rule.
+    const expected = second && sel.combine === 'intersection' ? [a] : [a, b];
+    const what = second ? `${first} (both records and a value matching nothing) ${sel.combine} ${second} (the first record)` : `${first} (both records and a value matching nothing)`;
+    if (!succeeded(o.main)) {
+      report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-PRF-009', expected: `${expected.join(', ')} selected by ${what}; a value matching nothing ${sel.unmatched === 'unknownRecordIfNone' ? 'fails the request only when nothing matches' : 'does not fail the request'} (profile)`, received: outcomeOf(o.main) });
+      return;
+    }
+    const body = responseObject(o.main, ctx.spec);
+    const listName = op === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
+    const all = ((body?.[listName] as unknown[] | undefined) ?? []).filter(isObject);
+    const records = op === 'retrievalTrans' ? queryRecords(ctx, body, {}) : all;
+    const shown = new Set(records.map((r) => r[FIELD.transactionId]));
+    for (const id of [a, b]) {
+      const want = expected.includes(id);
+      if (want !== shown.has(id)) {
+        report({
+          code: want ? 'RECORD_NOT_FOUND' : 'UNSELECTED_RECORD',
+          requirement: 'PAGI-PRF-009',
+          pointer: `/${listName}`,
+          expected: `${expected.join(', ')} (selection ${what}, combine: ${sel.combine})`,
+          received: `${[...shown].map(String).join(', ') || 'no record'}`,
+        });
+      }
+    }
+    const notFound = op === 'retrievalTrans' ? ctx.profile.statusValues.query_result.notFound : undefined;
+    const failureItems = op === 'retrievalTrans' ? all.filter((r) => r[FIELD.queryResult] === notFound) : [];
+    const reported = failureItems.some((r) => r[first] === unmatchedValue);
+    if (sel.unmatched === 'failureItem' && op === 'retrievalTrans' && !reported) {
+      report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-PRF-009', pointer: `/${listName}`, expected: `an item with ${first} ${unmatchedValue} and ${FIELD.queryResult} ${JSON.stringify(notFound)} for the value matching nothing (unmatched: failureItem)`, received: `${failureItems.length} failure item(s), none for it` });
+    } else if (sel.unmatched !== 'failureItem' && failureItems.length) {
+      report({ code: 'UNSELECTED_RECORD', requirement: 'PAGI-PRF-009', pointer: `/${listName}`, expected: `no item for the value matching nothing (unmatched: ${sel.unmatched})`, received: `${failureItems.length} item(s) with ${FIELD.queryResult} ${JSON.stringify(notFound)}` });
+    }
+  },
+});
+
 /** `value` as an integer amount, or undefined. */
 function integer(value: unknown): bigint | undefined {
   const s = typeof value === 'number' && Number.isInteger(value) ? String(value) : typeof value === 'string' && /^[0-9]+$/.test(value) ? value : undefined;
@@ -223,7 +270,7 @@ export const resultValuesPerProfile = defineCheck({
 });
 
 /** The checks of profile rules, each in its family. */
-export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, payoutFeesPerProfile, resultValuesPerProfile];
+export const PROFILE_RULE_CHECKS: readonly Check[] = [requestFaultsResolvedInProfileOrder, itemFaultsResolvedInProfileOrder, selectionResultsInProfileOrder, selectionCombinedPerProfile, payoutFeesPerProfile, resultValuesPerProfile];
 
 
 /** Report unless an answer is the refusal of `kind` in a form the profile declares (or, with `operation` undefined, the catalogue's HTTP error in `unknownOperationFormat`). */

@@ -1,11 +1,14 @@
 /**
  * Stateful scenarios, linked by response values. Each runs once per run (memoised per client) and answers every
  * operation it covers with its own `main` step:
- * - payment: authorise → query → capture → query → two partial refunds → query → refund search → over-refund →
- *   cancel of the refunded payment; and authorise → over-capture → cancel → query → capture of the cancelled payment;
- * - review: a payment the profile's review rule flags → query → review approve → query;
+ * - payment: authorise → query → capture → query → capture again → two partial refunds → query → refund search →
+ *   over-refund → capture and cancel of the partly refunded payment → refund of the rest → query → one more refund;
+ *   and authorise → over-capture → cancel → query → capture of the cancelled payment;
+ * - review: a payment the profile's review rule flags → query → review approve → query → review again; a second one
+ *   → review reject → query → review of the rejected payment;
  * - payout: a payout the profile's failure rule matches; a payout and its replay (same and changed body);
- * - APM: the payment, its issuer_url requested again, the page's forms followed, a query;
+ * - APM: the payment, its issuer_url requested again, the page's forms followed, a query; a second payment declined
+ *   on its issuer page, a query;
  * - checkout: the page, its form posted back, the following forms, a query.
  */
 import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
@@ -75,6 +78,7 @@ async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Ste
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterAuthorise');
   await mustPass(client, ctx, steps, 'capture', record, {}, 'capture');
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterCapture');
+  await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAgain');
   const part = Math.floor(amount / 4);
   steps.facts.refunds = [money(part), money(part)];
   await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, 'refund1');
@@ -83,7 +87,13 @@ async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Ste
   await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearch');
   steps.facts.overRefund = money(amount - 2 * part + 1);
   await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(amount - 2 * part + 1) }), 'overRefund');
+  await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAfterRefunds');
   await batch(client, ctx, steps, 'cancel', [record], () => ({}), 'cancelAfterRefunds');
+  // The rest of the captured amount: the payment is refunded in full, and a further refund has nothing to take.
+  steps.facts.fullRefund = money(amount - 2 * part);
+  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(amount - 2 * part) }, 'refundRest');
+  await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterFullRefund');
+  await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(1) }), 'refundAfterFull');
 }
 
 async function cancelScenario(client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<void> {
@@ -134,6 +144,15 @@ export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async 
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryBeforeReview');
       await batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'review');
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryAfterReview');
+      await batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'reviewAgain');
+      // A second payment in the same state, settled by the rejecting flag, then reviewed once more.
+      const other = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, 'authoriseReject').catch((e: unknown) => {
+        throw new Stop(e instanceof Error ? e.message : String(e));
+      });
+      st.facts.rejected = recordFacts(other);
+      await batch(client, ctx, st, 'review', [other], () => ({ [FIELD.reviewFlag]: ctx.profile.review.reject.flag }), 'reviewReject');
+      await select(client, ctx, st, 'retrievalTrans', [other.fields], 'queryAfterReject');
+      await batch(client, ctx, st, 'review', [other], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'reviewAfterReject');
     }),
   );
   return answer(steps, s, op === 'review' ? 'review' : undefined);
@@ -178,7 +197,10 @@ async function queryAfterCompletion(client: ProbeClient, ctx: CheckContext, step
   if (!x) steps.facts.cannotQuery = `the profile's query does not select by ${FIELD.orderNo}`;
 }
 
-/** `apmCompletion`: an APM payment, its issuer_url requested again, the issuer page's forms followed, then a query. */
+/**
+ * `apmCompletion`: an APM payment, its issuer_url requested again, the issuer page's forms followed, then a query; then
+ * a second payment declined on its issuer page, and a query.
+ */
 export const apmCompletion = defineProbe('apmCompletion', ['authoriseApm'], async (op, client, ctx, steps) => {
   const body = paymentBody(client, ctx, op);
   const payment = steps.add('payment', await client.send(op, body));
@@ -191,8 +213,25 @@ export const apmCompletion = defineProbe('apmCompletion', ['authoriseApm'], asyn
   const { pages, stoppedAt } = await followForms(client, ctx, steps, page);
   steps.facts.completion = { formsFollowed: pages.length, stoppedAt };
   await queryAfterCompletion(client, ctx, steps, String(body[FIELD.orderNo]));
+  await declineOnIssuerPage(client, ctx, steps, op);
   return payment;
 });
+
+/** What a shopper's declining button says (its value or name). */
+const DECLINE_BUTTON = /decline|refuse|reject|cancel/i;
+
+/** A second APM payment whose issuer page the shopper declines (the page's declining button), then a query. */
+async function declineOnIssuerPage(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey): Promise<void> {
+  const body = paymentBody(client, ctx, op);
+  const payment = steps.add('declinedPayment', await client.send(op, body));
+  steps.facts.declinedOrderNo = body[FIELD.orderNo];
+  const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  if (!issuerUrl) return;
+  const page = steps.add('declinedIssuerPage', await client.follow!(issuerUrl, { method: 'GET' }));
+  const { pages, stoppedAt } = await followForms(client, ctx, steps, page, 4, DECLINE_BUTTON, 'declinePage');
+  steps.facts.declineCompletion = { formsFollowed: pages.length, stoppedAt };
+  if (pages.length) await queryOrder(client, ctx, steps, String(body[FIELD.orderNo]), 'declinedQuery');
+}
 
 /** `checkoutCompletion`: the checkout page, its form posted back as the browser would, the next forms, then a query. */
 export const checkoutCompletion = defineProbe('checkoutCompletion', ['checkout'], async (op, client, ctx, steps) => {

@@ -1,12 +1,13 @@
 /**
  * Probes of profile rules a single fault cannot show: which error wins when a request has two faults (the profile's
  * `errors.precedence`), which per-item failure wins when an item has two (`batch.checkOrder`), and in which order a
- * query or refund search lists what it selects (`selection.*.resultOrder`).
+ * query or refund search lists what it selects (`selection.*.resultOrder`), and how it combines two selecting fields
+ * and a value matching nothing (`selection.*.combine`, `unmatched`).
  */
-import type { OperationKey } from '../../src/model.js';
+import type { CheckContext, OperationKey, ProbeClient } from '../../src/model.js';
 import { FIELD } from '../fields.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
-import { type SelectingOperation, authorise, batch, batchBody, defineProbe, happyItemFields, itemFor, paymentsIn, select, startStateFor, unknownItem } from './support.js';
+import { Inconclusive, type PaymentRecord, type SelectingOperation, type Steps, authorise, batch, batchBody, defineProbe, fakeValues, happyItemFields, itemFor, paymentsIn, select, startStateFor, unknownItem } from './support.js';
 
 /** Operations whose request carries a top-level currency the kit can make invalid. */
 export const TWO_FAULT_OPERATIONS: readonly OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'];
@@ -49,6 +50,32 @@ export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', '
   }
   steps.facts.records = records.map(recordFacts);
   return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
+});
+
+/** Two records an operation can select: authorised payments (query), refunded payments (refund search). */
+async function selectableRecords(client: ProbeClient, ctx: CheckContext, steps: Steps, op: SelectingOperation): Promise<PaymentRecord[]> {
+  if (op === 'retrievalTrans') return [await authorise(client, ctx, steps), await authorise(client, ctx, steps)];
+  const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 2);
+  await batch(client, ctx, steps, 'refund', records, (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
+  return records;
+}
+
+/**
+ * `selectionCombined`: two records A and B selected in one request by the profile's first selecting field (A's value,
+ * a value matching nothing, B's value) and, where the profile has a second one, by it too (A's value only): a union
+ * selects A and B, an intersection A alone; the value matching nothing is treated as the profile's `unmatched` says.
+ */
+export const selectionCombined = defineProbe('selectionCombined', ['retrievalTrans', 'retrievalRefund'], async (op, client, ctx, steps) => {
+  const sel = ctx.profile.selection[op as SelectingOperation];
+  const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
+  const [first, second] = sel.fields.filter((f) => [a!, b!].every((r) => typeof r.fields[f] === 'string' && r.fields[f] !== ''));
+  if (!first) throw new Inconclusive(`none of the profile's selection fields of ${op} (${sel.fields.join(', ')}) is known for the records`);
+  const [unknown] = fakeValues(ctx, 1);
+  const body: Record<string, unknown> = { [first]: [a!.fields[first], unknown, b!.fields[first]].join(sel.listSeparator) };
+  if (second) body[second] = String(a!.fields[second]);
+  steps.facts.records = [a!, b!].map(recordFacts);
+  steps.facts.selection = { first, second, unmatchedValue: unknown };
+  return steps.add(op, await client.send(op, client.sample(op, body)));
 });
 
 /**

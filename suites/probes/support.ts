@@ -396,7 +396,7 @@ export function cannotFollow(client: ProbeClient): string | undefined {
  * with the approve test card of a direct payment sample; and, for a form the page does not submit by itself, the
  * first named submit button (the default button a shopper presses).
  */
-export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: CheckoutFormModel): Record<string, string> {
+export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: CheckoutFormModel, choice?: RegExp): Record<string, string> {
   const data: Record<string, string> = { ...form.inputs };
   const card = ctx.profile.fields.card;
   const cardFields = [card.number, card.expiryMonth, card.expiryYear, card.securityCode].filter((f) => data[f] === '');
@@ -404,7 +404,7 @@ export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: 
     const sample = client.sample('authoriseDirect');
     for (const f of cardFields) if (sample[f] !== undefined) data[f] = String(sample[f]);
   }
-  const button = form.autoSubmit ? undefined : form.buttons?.[0];
+  const button = form.autoSubmit ? undefined : choice ? form.buttons?.find((b) => choice.test(b.value) || choice.test(b.name)) : form.buttons?.[0];
   if (button) data[button.name] = button.value;
   return data;
 }
@@ -417,9 +417,10 @@ export function checkoutAction(ctx: CheckContext): string | undefined {
 
 /**
  * Act as the shopper on a page: while the page holds a form, submit it (its method, action and the shopper's
- * submission), at most `hops` times. Returns the exchanges in order; `stoppedAt` says why it stopped.
+ * submission), at most `hops` times. With `choice`, the button whose value or name matches it is pressed (and a page
+ * offering none is left alone). Returns the exchanges in order; `stoppedAt` says why it stopped.
  */
-export async function followForms(client: ProbeClient, ctx: CheckContext, steps: Steps, start: Exchange, hops = 4): Promise<{ pages: Exchange[]; stoppedAt: string }> {
+export async function followForms(client: ProbeClient, ctx: CheckContext, steps: Steps, start: Exchange, hops = 4, choice?: RegExp, step = 'page'): Promise<{ pages: Exchange[]; stoppedAt: string }> {
   const pages: Exchange[] = [];
   let page = start;
   for (let i = 0; i < hops; i++) {
@@ -429,7 +430,9 @@ export async function followForms(client: ProbeClient, ctx: CheckContext, steps:
     // The checkout page's form goes to the documented action or nowhere: no data for an action that fails its check.
     const documented = page.operation === 'checkout' ? checkoutAction(ctx) : undefined;
     if (documented && action !== documented) return { pages, stoppedAt: `a checkout form whose action ${action} is not ${documented}; nothing was submitted to it` };
-    page = steps.add('page', await client.follow!(action, { method: form.method || 'GET', form: shopperSubmission(client, ctx, form) }));
+    // A chosen action (declining) is taken only where the page offers a button for it; nothing else is submitted.
+    if (choice && !form.autoSubmit && !form.buttons?.some((b) => choice.test(b.value) || choice.test(b.name))) return { pages, stoppedAt: `a page without a button matching ${choice}` };
+    page = steps.add(step, await client.follow!(action, { method: form.method || 'GET', form: shopperSubmission(client, ctx, form, choice) }));
     pages.push(page);
     if (!page.response || page.response.status >= 400) return { pages, stoppedAt: `a page answered ${describe(page)}` };
   }
