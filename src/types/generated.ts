@@ -6125,6 +6125,10 @@ export interface ResultsProfile {
    */
   version: string;
   /**
+   * The profile's own description of the gateway it describes (free text), so a report says whom it judged.
+   */
+  description?: string;
+  /**
    * Profile file.
    */
   file: string;
