@@ -282,7 +282,7 @@ export const cancelledPaymentNotCapturable = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['capture', 'cancel'],
-    requirements: ['PAGI-CNL-002'],
+    requirements: ['PAGI-CNL-002', 'PAGI-BAT-008'],
     description: 'A cancelled payment cannot be captured.',
     verify(o, ctx, report) {
       expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment', { key: refusalFor(ctx, 'capture', ctx.profile.transitions.cancel.to), requirement: 'PAGI-BAT-008' });

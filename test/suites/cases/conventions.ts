@@ -1,6 +1,6 @@
 /** Cases of the conventions family. */
 import type { CheckoutFormModel } from '../../../src/model.js';
-import { happyObservation, orderRecord } from '../fixtures.js';
+import { context, happyObservation, orderRecord, profile } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 
 type Bodies = { request: Record<string, unknown>; response: Record<string, unknown> };
@@ -35,6 +35,9 @@ export const CONVENTIONS_CASES: Case[] = [
   fail('batchItemsSucceedWithShownValues', 'PAGI-BAT-007', 'status 0 and a message', 'review', () =>
     happyObservation('review', (b) => Object.assign(results(b, 'review_orders')[0]!, { review_status: '0', error_message: 'x' })), ['ITEM_STATUS', 'ITEM_MESSAGE']),
   fail('batchItemsSucceedWithShownValues', 'PAGI-ST-002', 'another refund success message', 'refund', () => happyObservation('refund', (b) => (results(b, 'refund_orders')[0]!.refund_message = '0001:Fine')), ['ITEM_MESSAGE']),
+  pass('batchItemsSucceedWithShownValues', 'PAGI-ST-002', 'another success message text, not pinned', 'refund', () => happyObservation('refund', (b) => (results(b, 'refund_orders')[0]!.refund_message = `${profile.batch.itemSuccess.refundMessage.code}:Fine`))),
+  fail('batchItemsSucceedWithShownValues', 'PAGI-ST-002', 'another success message text where the profile pins it', 'refund', () => happyObservation('refund', (b) => (results(b, 'refund_orders')[0]!.refund_message = `${profile.batch.itemSuccess.refundMessage.code}:Fine`)), ['ITEM_MESSAGE'], () =>
+    context({ profile: (p) => void (p.batch.itemSuccess.refundMessage.pinned = true) })),
   fail('batchItemsSucceedWithShownValues', 'PAGI-BAT-006', 'a result without its status', 'cancel', () => happyObservation('cancel', (b) => delete results(b, 'cancel_orders')[0]!.cancel_status), ['SCHEMA_VIOLATION']),
   pass('envelopeReturnsOk', 'PAGI-BAT-005', '1 and OK', 'retrievalTrans', () => happyObservation('retrievalTrans')),
   fail('envelopeReturnsOk', 'PAGI-BAT-005', 'return_message Done', 'refund', () => happyObservation('refund', (b) => (b.response.return_message = 'Done')), ['ENVELOPE_STATUS']),

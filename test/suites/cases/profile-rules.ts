@@ -21,6 +21,13 @@ function ordered(records: Record<string, unknown>[]): Observation {
 }
 const record = (fields: typeof A, date: string) => ({ ...orderRecord(fields, 'authorised'), transaction_date: date });
 
+/** A query selecting A and B by transaction_id (with a value matching nothing) and A by order_no, answered with `list`. */
+function combined(list: Record<string, unknown>[]): Observation {
+  const main = queryExchange(list, { ...IDS, transaction_id: 'T1,FXNONE-1,T2', order_no: 'O1' });
+  return observation('selectionCombined', 'retrievalTrans', main, { retrievalTrans: main }, { records: [A, B], selection: { first: 'order_no', second: 'transaction_id', unmatchedValue: 'FXNONE-1' } });
+}
+const notFoundItem = (field: string, value: string) => ({ [field]: value, query_result: profile.statusValues.query_result.notFound });
+
 /** A payout answer for `paidBy` with the reference fee (fixed 0) unless `change` says otherwise. */
 function payoutAnswer(paidBy: string, change?: (response: Record<string, unknown>) => void): Exchange {
   return happyExchange('payout', (b) => {
@@ -71,6 +78,19 @@ export const PROFILE_RULE_CASES: Case[] = [
     context({ profile: (p) => void (p.selection.retrievalTrans.resultOrder = 'newestFirst') })),
   fail('selectionResultsInProfileOrder', 'PAGI-PRF-003', 'oldest first where the profile lists newest first', 'retrievalTrans', () => ordered([record(A, '20261122120000'), record(B, '20261122120001')]), ['RESULT_ORDER'], () =>
     context({ profile: (p) => void (p.selection.retrievalTrans.resultOrder = 'newestFirst') })),
+  pass('selectionCombinedPerProfile', 'PAGI-PRF-009', 'union, with a failure item for the value matching nothing (reference)', 'retrievalTrans', () =>
+    combined([orderRecord(A, 'authorised'), orderRecord(B, 'authorised'), notFoundItem('order_no', 'FXNONE-1')])),
+  fail('selectionCombinedPerProfile', 'PAGI-PRF-009', 'the record of the first field only', 'retrievalTrans', () => combined([orderRecord(A, 'authorised'), notFoundItem('order_no', 'FXNONE-1')]), ['RECORD_NOT_FOUND']),
+  fail('selectionCombinedPerProfile', 'PAGI-PRF-009', 'no failure item (unmatched: failureItem)', 'retrievalTrans', () => combined([orderRecord(A, 'authorised'), orderRecord(B, 'authorised')]), ['RECORD_NOT_FOUND']),
+  fail('selectionCombinedPerProfile', 'PAGI-PRF-009', 'refused because one value matches nothing', 'retrievalTrans', () => {
+    const main = errorExchange('retrievalTrans', 'unknownRecord', IDS);
+    return observation('selectionCombined', 'retrievalTrans', main, { retrievalTrans: main }, { records: [A, B], selection: { first: 'order_no', second: 'transaction_id', unmatchedValue: 'FXNONE-1' } });
+  }, ['RECORD_NOT_FOUND']),
+  pass('selectionCombinedPerProfile', 'PAGI-PRF-009', 'intersection, the value matching nothing skipped', 'retrievalTrans', () => combined([orderRecord(A, 'authorised')]), () =>
+    context({ profile: (p) => Object.assign(p.selection.retrievalTrans, { combine: 'intersection', unmatched: 'skip' }) })),
+  fail('selectionCombinedPerProfile', 'PAGI-PRF-009', 'a union where the profile intersects, a failure item where it skips', 'retrievalTrans', () =>
+    combined([orderRecord(A, 'authorised'), orderRecord(B, 'authorised'), notFoundItem('order_no', 'FXNONE-1')]), ['UNSELECTED_RECORD'], () =>
+    context({ profile: (p) => Object.assign(p.selection.retrievalTrans, { combine: 'intersection', unmatched: 'skip' }) })),
   pass('payoutFeesPerProfile', 'PAGI-PRF-004', 'the fixed fee, either payer', 'payout', () => payout(payoutAnswer(profile.payout.feePaidBy.payer), payoutAnswer(profile.payout.feePaidBy.beneficiary))),
   fail('payoutFeesPerProfile', 'PAGI-PRF-004', 'another clearing system', 'payout', () =>
     payout(payoutAnswer(profile.payout.feePaidBy.payer, (r) => ((r.beneficiary as { bank_details: Record<string, unknown> }).bank_details.local_clearing_system = 'ACH')), payoutAnswer(profile.payout.feePaidBy.beneficiary)), ['PAYOUT_AMOUNTS']),
