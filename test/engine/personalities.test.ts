@@ -78,6 +78,9 @@ describe('a run with a profile the gateway does not follow', () => {
     other.errors.refusalForms.capture = ['statusInBody'];
     other.selection.retrievalTrans.resultOrder = 'newestFirst';
     other.payout.localClearingSystem = 'ACH';
+    other.selection.retrievalTrans.combine = 'intersection';
+    other.batch.itemFailures.cancelled = { ...other.batch.itemFailures.cancelled, message: 'Voided', pinned: true };
+    other.review.reject.to = 'declined';
     const file = path.join(tmp, 'reference-mismatched.yaml');
     fs.writeFileSync(file, stringify(other));
     const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
@@ -95,6 +98,9 @@ describe('a run with a profile the gateway does not follow', () => {
       expect(findings.some((f) => f.operation === 'capture' && f.code === 'ERROR_ANSWER' && /HTTP 200 \(statusInBody\)/.test(f.message))).toBe(true);
       expect(named('selectionResultsInProfileOrder', 'RESULT_ORDER', /newest first/)).toBe(true);
       expect(named('payoutFeesPerProfile', 'PAYOUT_AMOUNTS', /local_clearing_system "ACH"/)).toBe(true);
+      expect(named('selectionCombinedPerProfile', 'UNSELECTED_RECORD', /combine: intersection/)).toBe(true);
+      expect(named('cancelledPaymentNotCapturable', 'ITEM_MESSAGE', /Voided/)).toBe(true);
+      expect(named('rejectingReviewSettlesPayment', 'STATUS_VALUE', /declined/)).toBe(true);
     } finally {
       await gateway.close();
     }
