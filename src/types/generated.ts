@@ -3139,7 +3139,7 @@ export interface PAGIProfile {
    */
   version: string;
   /**
-   * Free-text description of the profile and of whom it describes.
+   * Free-text description of the profile and of whom it describes; the run metadata of `results.json` (`metadata.profile.description`) and the HTML report show it.
    */
   description: string;
   /**
