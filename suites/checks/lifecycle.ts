@@ -265,7 +265,7 @@ export const overCaptureRefused = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['capture'],
-    requirements: ['PAGI-CAP-002'],
+    requirements: ['PAGI-CAP-002', 'PAGI-BAT-008'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
     verify(o, ctx, report) {
       // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
