@@ -17,6 +17,7 @@ import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
 import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
+import { chainRecorder, type ChainStep } from './chain.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
@@ -70,8 +71,11 @@ export interface ReplayRequest {
 
 /** A ProbeClient counting the exchanges made through it (one per probe run, so concurrent probes count apart). */
 export interface ScopedClient extends ProbeClient {
-  /** Exchanges made through this client (count and printable records), and their replay copies when captured. */
-  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
+  /**
+   * Exchanges made through this client (count and printable records), and their replay copies when captured, with
+   * the steps (requests and notification waits) in the order they completed and what each waited for (chain.ts).
+   */
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[]; chain?: ChainStep[] };
 }
 
 /** The engine's side of a ProbeClient. */
@@ -408,8 +412,11 @@ export function createProbeClient(options: ClientOptions): KitClient {
       let exchanges = 0;
       const records: ExchangeRecord[] = [];
       const replay: ReplayRequest[] = [];
-      const counted = async (x: Promise<Exchange>, record = true): Promise<Exchange> => {
-        const done = await x;
+      // Kept with the replay copies (a benchmark's): which of this probe's steps waited for which.
+      const chain = options.captureReplay ? chainRecorder() : undefined;
+      const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> => (chain ? chain.track(work, wait) : work());
+      const counted = async (send: () => Promise<Exchange>, record = true): Promise<Exchange> => {
+        const done = await tracked(send);
         exchanges++;
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay) {
@@ -422,13 +429,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       return {
         sample: client.sample,
         orderNo: client.orderNo,
-        notifications: client.notifications,
+        notifications: (key, ms, atLeast) => tracked(() => client.notifications(key, ms, atLeast), true),
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
         ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
-        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions), sendOptions?.record !== false),
-        follow: (url, page) => counted(client.follow!(url, page)),
-        usage: () => ({ exchanges, records, replay }),
+        send: (operation, body, sendOptions) => counted(() => client.send(operation, body, sendOptions), sendOptions?.record !== false),
+        follow: (url, page) => counted(() => client.follow!(url, page)),
+        usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
       };
     },
     async close() {
