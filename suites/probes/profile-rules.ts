@@ -49,7 +49,7 @@ export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', '
   }
   steps.facts.records = records.map(recordFacts);
   return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
-});
+}, { waitsOnTarget: true });
 
 /**
  * `outsideRequests` (query): requests the profile's error catalogue answers before any operation runs — an unknown
