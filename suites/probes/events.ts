@@ -76,7 +76,7 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
 }, { waitsOnTarget: true });
 
 /** How long the retry probe waits after the last scheduled attempt (for an attempt too many). */
-const GRACE_MS = 250;
+export const GRACE_MS = 250;
 /**
  * Slack past the schedule while attempts are still missing (a loaded machine delays them; the wait ends as soon as
  * the profile's number of attempts has arrived, so the slack costs nothing when they come on time).
