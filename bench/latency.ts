@@ -96,6 +96,8 @@ export interface LatencyRun {
   startUpMs: number;
   /** First request sent to last answer received. */
   exchangePhaseMs: number;
+  /** CPU time of the kit's process during the run (all its threads; the target runs in another process). */
+  kitCpuMs: number;
   verdict: string;
   failed: string[];
 }
@@ -145,9 +147,11 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
   try {
     const opts = resolveOptions({ out, reporter: [], concurrency, target: target.url, merchantId: target.merchantId, accountId: target.accountId, secret: target.secret, seed: 1 }, {});
     const startedAt = Date.now();
+    const cpu = process.cpuUsage();
     const t = performance.now();
     const { result, replay, chains } = await runConformance(opts, { reporters: [], captureReplay: true });
     const wallMs = Math.round(performance.now() - t);
+    const { user, system } = process.cpuUsage(cpu);
     const firstSent = Math.min(...replay.map((r) => r.sentAt));
     const lastAnswer = Math.max(...replay.map((r) => r.sentAt + r.durationMs));
     const chain = longestChain(
@@ -169,6 +173,7 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
       nominalWaitMs,
       startUpMs: firstSent - startedAt,
       exchangePhaseMs: Math.round(lastAnswer - firstSent),
+      kitCpuMs: Math.round((user + system) / 1000),
       verdict: result.verdict,
       failed: result.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`),
     };
