@@ -183,15 +183,21 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
   }
 }
 
-/** The latency scenario at each concurrency: `{ rttMs, runs }` as bench/results/run.json holds it. */
-export async function latencyScenario(concurrencies: readonly number[] = [4, 16]): Promise<{ rttMs: number; runs: LatencyRun[] }> {
+/**
+ * The latency scenario at each concurrency: `{ rttMs, runs }` as bench/results/run.json holds it, and the same run at
+ * the highest concurrency through the proxy adding nothing (`zeroRtt`): what the run costs on this machine with no
+ * latency to hide, the other bound of its wall time.
+ */
+export async function latencyScenario(concurrencies: readonly number[] = [4, 16]): Promise<{ rttMs: number; runs: LatencyRun[]; zeroRtt: Pick<LatencyRun, 'concurrency' | 'wallMs' | 'kitCpuMs' | 'verdict'> }> {
   const runs: LatencyRun[] = [];
   for (const concurrency of concurrencies) {
     const run = await behindProxy(concurrency);
     console.error(`latency ${RTT_MS} ms, concurrency ${concurrency}: ${JSON.stringify(run)}`);
     runs.push(run);
   }
-  return { rttMs: RTT_MS, runs };
+  const { concurrency, wallMs, kitCpuMs, verdict } = await behindProxy(Math.max(...concurrencies), 0);
+  console.error(`latency 0 ms, concurrency ${concurrency}: ${JSON.stringify({ wallMs, kitCpuMs, verdict })}`);
+  return { rttMs: RTT_MS, runs, zeroRtt: { concurrency, wallMs, kitCpuMs, verdict } };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === 'serve') {
