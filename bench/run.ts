@@ -10,17 +10,16 @@
  * which reading the checkout page requires, timed on a fresh thread. Written to bench/results/run.json.
  */
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { request, type Dispatcher } from 'undici';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
+import { latencyScenario } from './latency.js';
 import { replay } from './replay.js';
 import { runConformance } from '../src/engine/runner.js';
 import type { FloorInput } from './floor.js';
@@ -118,64 +117,10 @@ for (const d of DEPTHS) {
 }
 
 // ------------------------------------------------------------------ latency: the default run behind a 50 ms proxy
-const RTT_MS = 50;
-/** A loopback reverse proxy answering each request RTT_MS after the gateway does. */
-async function delayingProxy(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      setTimeout(() => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection' && k !== 'content-length'));
-        request(upstream + req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: chunks.length ? Buffer.concat(chunks) : undefined })
-          .then(async (r) => {
-            const body = Buffer.from(await r.body.arrayBuffer());
-            const out = Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'connection' && k !== 'transfer-encoding' && k !== 'content-length'));
-            res.writeHead(r.statusCode, { ...out, 'content-length': body.length });
-            res.end(body);
-          })
-          .catch(() => {
-            res.writeHead(502);
-            res.end();
-          });
-      }, RTT_MS);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-async function behindProxy(concurrency: number): Promise<{ exchanges: number; wallMs: number; verdict: string }> {
-  const upstream = await startGateway({ port: 0, host: '127.0.0.1' });
-  const proxy = await delayingProxy(upstream.baseUrl);
-  const merchant = upstream.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
-  try {
-    const opts = resolveOptions(
-      { out, reporter: [], concurrency, target: proxy.url, merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret, allowedHosts: [new URL(upstream.baseUrl).host], seed: 1 },
-      {},
-    );
-    const t = performance.now();
-    const { result: r } = await runConformance(opts, { reporters: [] });
-    return { exchanges: r.totals.exchanges, wallMs: Math.round(performance.now() - t), verdict: r.verdict };
-  } finally {
-    await proxy.close();
-    await upstream.close();
-  }
-}
-
-// The run with no concurrency bound: its wall is an upper bound of the longest chain of dependent requests (it also
-// holds the start-up and the CPU every request costs at once), recorded beside the runs, not added to their floor.
-const unbounded = await behindProxy(1000);
-const latencyRuns = [];
-for (const concurrency of [4, 16]) {
-  const r = await behindProxy(concurrency);
-  // Floor without the chain (the kit does not record which requests depend on which): a ratio above the issue's.
-  const floorMs = Math.round((r.exchanges * RTT_MS) / concurrency);
-  latencyRuns.push({ concurrency, exchanges: r.exchanges, wallMs: r.wallMs, floorMs, ratio: Math.round((r.wallMs / floorMs) * 100) / 100, verdict: r.verdict });
-}
-const latency = { rttMs: RTT_MS, unboundedWallMs: unbounded.wallMs, runs: latencyRuns };
+// bench/latency.ts: a transparent proxy adding RTT_MS per request; floor = exchanges × RTT / concurrency + the longest
+// chain of dependent steps the run followed (its requests × RTT plus its waits for notifications).
+const latency = await latencyScenario([4, 16]);
+const latencyRuns = latency.runs;
 Object.assign(report, {
   depth,
   latency,

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
 import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../src/model.js';
+import type { ChainStep } from '../src/engine/chain.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import type {} from '../src/engine/suite.js'; // task.meta.pagi typing
 import type { KitReporter, RunStart } from './types.js';
@@ -19,6 +20,8 @@ export function familyOfModule(moduleId: string): Family {
 export class VitestAdapter implements Reporter {
   readonly results: CheckResult[] = [];
   readonly replay: ReplayRequest[] = [];
+  /** Each observation's steps (`probe@operation`), when the run keeps its replay (see chain.ts). */
+  readonly chains: { observation: string; steps: ChainStep[] }[] = [];
   /** Printable records of the kit's exchanges, in the order the tests reported them. */
   readonly records: ExchangeRecord[] = [];
   /** Requests the suites sent (in a merge: every shard's, an observation two shards made counted twice). */
@@ -62,6 +65,7 @@ export class VitestAdapter implements Reporter {
     if (meta.observation && !this.observations.has(meta.observation)) this.observations.set(meta.observation, meta.exchanges);
     this.records.push(...meta.records);
     if (meta.replay) this.replay.push(...meta.replay);
+    if (meta.chain && meta.observation) this.chains.push({ observation: meta.observation, steps: meta.chain });
     this.results.push(meta.result);
     for (const r of this.reporters) await r.onCheckResult?.(meta.result);
   }

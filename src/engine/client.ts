@@ -17,6 +17,7 @@ import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
 import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
+import { chainRecorder, type ChainStep } from './chain.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
@@ -70,8 +71,11 @@ export interface ReplayRequest {
 
 /** A ProbeClient counting the exchanges made through it (one per probe run, so concurrent probes count apart). */
 export interface ScopedClient extends ProbeClient {
-  /** Exchanges made through this client (count and printable records), and their replay copies when captured. */
-  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
+  /**
+   * Exchanges made through this client (count and printable records), and their replay copies when captured, with
+   * the steps (requests and notification waits) in the order they completed and what each waited for (chain.ts).
+   */
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[]; chain?: ChainStep[] };
 }
 
 /** The engine's side of a ProbeClient. */
@@ -253,7 +257,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string, priority = 0): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -264,6 +268,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     let error: Exchange['error'];
     // A URL the target handed over is requested only when the run's egress policy allows it.
     const offTarget = operation === 'external' ? egress.refusal(sent.url) : undefined;
+    let got: { status: number; headers: Record<string, string>; read: BodyRead } | undefined;
     if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
     else await limiter.run(async () => {
       startedAt = new Date();
@@ -288,8 +293,20 @@ export function createProbeClient(options: ClientOptions): KitClient {
           bodyTimeout: transport.timeoutMs,
           signal: AbortSignal.timeout(transport.timeoutMs),
         });
-        const headers = headerRecord(res.headers);
-        const read = await readCapped(res.body, transport.maxResponseBytes, options.spoolDir);
+        got = { status: res.statusCode, headers: headerRecord(res.headers), read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir) };
+      } catch (e) {
+        error = transportError(e);
+        error.message = maskText(error.message, maskRules);
+      }
+      const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+      if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
+      else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
+    }, priority);
+    // The answer is in: its place among the requests in flight goes to the next one while it is decoded.
+    if (got) {
+      const { headers, read } = got;
+      const res = { statusCode: got.status };
+      try {
         const { truncated, bytes } = read;
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
@@ -322,10 +339,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error = transportError(e);
         error.message = maskText(error.message, maskRules);
       }
-      const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
-      if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
-      else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
-    });
+    }
     const record: Exchange = {
       id,
       operation,
@@ -339,13 +353,18 @@ export function createProbeClient(options: ClientOptions): KitClient {
     return record;
   };
 
-  const client: KitClient = {
+  /** `send` and `follow` given the limiter priority of their request (the scoped clients' chain steps). */
+  type Prioritised = {
+    send(operation: OperationKey, body: Record<string, unknown>, sendOptions: SendOptions | undefined, priority: number): Promise<Exchange>;
+    follow(url: string, page: Parameters<NonNullable<ProbeClient['follow']>>[1], priority: number): Promise<Exchange>;
+  };
+  const client: KitClient & Prioritised = {
     maskRules,
     orderNo,
     sample(operation, overrides) {
       return sampleBody(spec, profile, { config, cardSecurityCode: options.cardSecurityCode }, operation, { orderNo: orderNo(), requestId: randomUUID() }, overrides);
     },
-    async send(operation, body, sendOptions: SendOptions = {}) {
+    async send(operation: OperationKey, body: Record<string, unknown>, sendOptions: SendOptions = {}, priority: number = 0) {
       const op = spec.operations.get(operation);
       if (!op) throw new Error(`no operation ${operation} in the spec`);
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
@@ -373,7 +392,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
       const localAddress = sendOptions.localAddress;
       if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent, command);
+      return exchange(operation, sent, command, priority);
     },
     async notifications(key, ms, atLeast) {
       await control;
@@ -383,7 +402,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;
       return verify(profile.signature, direction, operation, body, secret);
     },
-    follow(url, page = {}) {
+    follow(url: string, page: Parameters<NonNullable<ProbeClient['follow']>>[1] = {}, priority: number = 0) {
       const method = (page.method ?? 'GET').toUpperCase();
       const target = new URL(url);
       const headers: Record<string, string> = {};
@@ -393,7 +412,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         bodyText = new URLSearchParams(page.form).toString();
         headers['content-type'] = MEDIA_TYPES.form;
       }
-      return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' });
+      return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' }, undefined, priority);
     },
     ...(options.notifications?.refusals ? { notificationRefusals: () => options.notifications!.refusals!() } : {}),
     ...(options.notifications?.refuse
@@ -408,8 +427,14 @@ export function createProbeClient(options: ClientOptions): KitClient {
       let exchanges = 0;
       const records: ExchangeRecord[] = [];
       const replay: ReplayRequest[] = [];
-      const counted = async (x: Promise<Exchange>, record = true): Promise<Exchange> => {
-        const done = await x;
+      // Kept with the replay copies (a benchmark's): which of this probe's steps waited for which.
+      const chain = options.captureReplay ? chainRecorder() : undefined;
+      const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> => (chain ? chain.track(work, wait) : work());
+      // A probe's request sent after one of its answers came is the next step of a chain: it goes first (see limiter.ts).
+      let answered = 0;
+      const counted = async (send: (priority: number) => Promise<Exchange>, record = true): Promise<Exchange> => {
+        const priority = answered > 0 ? 1 : 0;
+        const done = await tracked(() => send(priority)).finally(() => void answered++);
         exchanges++;
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay) {
@@ -422,13 +447,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       return {
         sample: client.sample,
         orderNo: client.orderNo,
-        notifications: client.notifications,
+        notifications: (key, ms, atLeast) => tracked(() => client.notifications(key, ms, atLeast), true),
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
         ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
-        send: (operation, body, sendOptions) => counted(client.send(operation, body, sendOptions), sendOptions?.record !== false),
-        follow: (url, page) => counted(client.follow!(url, page)),
-        usage: () => ({ exchanges, records, replay }),
+        send: (operation, body, sendOptions) => counted((priority) => client.send(operation, body, sendOptions, priority), sendOptions?.record !== false),
+        follow: (url, page) => counted((priority) => client.follow(url, page, priority)),
+        usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
       };
     },
     async close() {

@@ -21,6 +21,7 @@ import { KIT_ROOT } from '../spec/paths.js';
 import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
 import { createReporters } from '../../reporters/index.js';
 import type { KitReporter } from '../../reporters/types.js';
+import type { ChainStep } from './chain.js';
 import type { ReplayRequest, TransportOptions } from './client.js';
 import { createDispatcher } from './dispatch.js';
 import { isLoopbackHost } from './egress.js';
@@ -61,6 +62,8 @@ export interface RunOutcome {
   /** Files the reporters wrote. */
   files: string[];
   replay: ReplayRequest[];
+  /** With `captureReplay`: each observation's steps and what each waited for (see chain.ts). */
+  chains: { observation: string; steps: ChainStep[] }[];
 }
 
 /** The target could not be reached: exit 2 with this one sentence. */
@@ -365,7 +368,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
     // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
     const masked = maskOutgoingValue(result);
     const written = await adapter.runEnd(masked, incoming);
-    return { result: masked, files: written, replay: adapter.replay };
+    return { result: masked, files: written, replay: adapter.replay, chains: adapter.chains };
   } catch (e) {
     if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
     throw e;

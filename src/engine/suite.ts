@@ -11,6 +11,7 @@ import { maskText, maskValue } from '../mask.js';
 import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Finding, Observation, OperationKey } from '../model.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
+import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
 import { FINDING_CODES } from '../../suites/findings.js';
@@ -29,6 +30,8 @@ export interface TestMeta {
   /** Their printable records (masked evidence), for the reports. */
   records: ExchangeRecord[];
   replay?: ReplayRequest[];
+  /** The observation's steps and what each waited for (with `replay`): see chain.ts. */
+  chain?: ChainStep[];
 }
 
 declare module 'vitest' {
@@ -42,7 +45,7 @@ export interface ObservationEntry {
   /** `probe@operation`. */
   key: string;
   observation: Promise<Observation>;
-  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[] };
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[]; chain?: ChainStep[] };
   claimed: boolean;
   /** Selected tests of the plan that have yet to read it; at 0 the observation is released. */
   readers?: number;
@@ -280,7 +283,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   const started = performance.now();
   let outcome: CheckOutcome;
   let kitError: Error | undefined;
-  let usage = { exchanges: 0, records: [] as ExchangeRecord[], replay: [] as ReplayRequest[] };
+  let usage: ReturnType<ObservationEntry['usage']> = { exchanges: 0, records: [], replay: [] };
   let claimed: string | undefined;
   let offTarget: Exchange[] = [];
   let noAnswer = false;
@@ -322,7 +325,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   }
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
   result = maskValue(result, env.client.maskRules);
-  const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay } : {}) };
+  const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay, ...(usage.chain ? { chain: usage.chain } : {}) } : {}) };
   return kitError ? { meta, kitError } : { meta };
 }
 

@@ -75,10 +75,8 @@ export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseAp
   return main;
 }, { waitsOnTarget: true });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** How long the retry probe waits after the last scheduled attempt (for an attempt too many). */
-const GRACE_MS = 250;
+export const GRACE_MS = 250;
 /**
  * Slack past the schedule while attempts are still missing (a loaded machine delays them; the wait ends as soon as
  * the profile's number of attempts has arrived, so the slack costs nothing when they come on time).
@@ -108,7 +106,8 @@ export const notificationRetry = defineProbe('notificationRetry', ['authoriseDir
   const attempts = ctx.profile.notifications.retry.maxAttempts;
   const schedule = retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + SLACK_MS;
   await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
-  await sleep(GRACE_MS);
+  // A moment more, for an attempt too many (a wait the kit times, like the schedule's).
+  await client.notifications(key, GRACE_MS, attempts + 1);
   recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
   await recordRefusals(client, steps);
   return main;

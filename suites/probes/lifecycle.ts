@@ -118,8 +118,8 @@ const PAYMENT_MAIN: Partial<Record<OperationKey, string>> = {
 /** `paymentLifecycle`: the refund and cancel scenarios (memoised: run once per run). */
 export const paymentLifecycle = defineProbe('paymentLifecycle', ['retrievalTrans', 'capture', 'refund', 'retrievalRefund', 'cancel'], async (op, client, ctx, steps) => {
   const s = await once(ctx, 'paymentLifecycle', async () => {
-    const a = await scenario((st) => refundScenario(client, ctx, st));
-    const b = await scenario((st) => cancelScenario(client, ctx, st));
+    // Two payments of their own: the scenarios run side by side.
+    const [a, b] = await Promise.all([scenario((st) => refundScenario(client, ctx, st)), scenario((st) => cancelScenario(client, ctx, st))]);
     return {
       steps: { ...a.steps, ...b.steps },
       facts: { ...a.facts, ...b.facts, stoppedBecause: [a.facts.stoppedBecause, b.facts.stoppedBecause].filter(Boolean).join('; ') || undefined },

@@ -50,7 +50,7 @@ export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', '
   }
   steps.facts.records = records.map(recordFacts);
   return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
-});
+}, { waitsOnTarget: true });
 
 /** Two records an operation can select: authorised payments (query), refunded payments (refund search). */
 async function selectableRecords(client: ProbeClient, ctx: CheckContext, steps: Steps, op: SelectingOperation): Promise<PaymentRecord[]> {

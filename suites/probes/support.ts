@@ -245,8 +245,22 @@ export function startStateFor(ctx: CheckContext, operation: 'capture' | 'cancel'
 
 /** Run async jobs with at most `width` at a time, in order. */
 async function inChunks<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map((x, j) => fn(x, i + j)))));
+  // `width` at a time, the next one started as soon as one ends (no wait for the slowest of a group).
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && !failed) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!, i);
+      } catch (e) {
+        failed = true; // nothing more is started
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
   return out;
 }
 

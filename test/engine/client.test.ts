@@ -206,6 +206,27 @@ describe('send', () => {
     await scoped.send('capture', {});
     expect(scoped.usage().exchanges).toBe(2);
   });
+
+  it("keeps, with the replay, which of a probe's steps waited for which; the next step of a chain goes first", async () => {
+    const replaying = createProbeClient({ spec, profile, config, secret: SECRET, cardSecurityCode: '987', transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 1, rate: 0 }, tag: 't2', captureReplay: true });
+    try {
+      handler = (_, body, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 10);
+      seen = [];
+      const chained = replaying.scoped();
+      const fresh = replaying.scoped();
+      const first = chained.send('capture', { step: 'first' });
+      const others = [1, 2, 3].map((i) => fresh.send('capture', { step: `fresh${i}` }));
+      await first;
+      // Sent after its probe's first answer (fresh1 took the place meanwhile): it passes the fresh requests still waiting.
+      await Promise.all([chained.send('capture', { step: 'second' }), ...others]);
+      expect(seen.map((r) => JSON.parse(r.body).step)).toEqual(['first', 'fresh1', 'second', 'fresh2', 'fresh3']);
+      expect(chained.usage().chain).toEqual([{ after: 0 }, { after: 1 }]);
+      expect(fresh.usage().chain).toEqual([{ after: 0 }, { after: 0 }, { after: 0 }]);
+      expect(client.scoped().usage().chain).toBeUndefined(); // kept only with the replay
+    } finally {
+      await replaying.close();
+    }
+  });
 });
 
 describe('pages, signatures and refusals', () => {

@@ -98,6 +98,27 @@ describe('limiter', () => {
     expect(peak).toBe(2);
   });
 
+  it('gives a freed place to the waiting task of the highest priority, then to the oldest', async () => {
+    const limiter = createLimiter(1, 0);
+    const order: string[] = [];
+    const task = (name: string) => async () => {
+      order.push(name);
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    await Promise.all([limiter.run(task('first')), limiter.run(task('fresh1')), limiter.run(task('fresh2')), limiter.run(task('chain1'), 1), limiter.run(task('chain2'), 1)]);
+    expect(order).toEqual(['first', 'chain1', 'chain2', 'fresh1', 'fresh2']);
+  });
+
+  it('never lets a newcomer take a place freed for a waiting task', async () => {
+    const limiter = createLimiter(1, 0);
+    const order: string[] = [];
+    const first = limiter.run(async () => void order.push('first'));
+    const waiting = limiter.run(async () => void order.push('waiting'));
+    await first;
+    await Promise.all([waiting, limiter.run(async () => void order.push('newcomer'))]);
+    expect(order).toEqual(['first', 'waiting', 'newcomer']);
+  });
+
   it('starts at most `rate` tasks per second', async () => {
     const limiter = createLimiter(10, 20);
     const starts: number[] = [];
