@@ -203,6 +203,9 @@ export class Store {
   private evictedTransactions = 0;
   private evictedSessions = 0;
   private seq = 0;
+  /** The UTC day (days since the epoch) of the last identifier, and its `YYYYMMDD`. */
+  private idDay = Number.NaN;
+  private idDate = '';
   private readonly tag = randomBytes(2).toString('hex').toUpperCase();
 
   constructor(readonly caps: StoreCaps = UNCAPPED) {
@@ -231,7 +234,9 @@ export class Store {
   /** A fresh gateway identifier: prefix, date, instance tag, sequence. */
   nextId(prefix: string, at: Date): string {
     this.seq += 1;
-    return `${prefix}${compactDate(at)}${this.tag}${String(this.seq).padStart(6, '0')}`;
+    const day = Math.floor(at.getTime() / 86_400_000);
+    if (day !== this.idDay) [this.idDay, this.idDate] = [day, compactDate(at)];
+    return `${prefix}${this.idDate}${this.tag}${String(this.seq).padStart(6, '0')}`;
   }
 
   /**
