@@ -38,10 +38,11 @@ export interface ServerOptions {
 }
 
 function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
+  if (!fault?.reply && !fault?.wire) return serialise(handled.reply);
   const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind, profile: gw.profile, secrets: configSecrets(gw.config) };
-  const reply = fault?.reply ? fault.reply(handled.reply, ctx) : handled.reply;
+  const reply = fault.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);
-  return fault?.wire ? fault.wire(wire, ctx) : wire;
+  return fault.wire ? fault.wire(wire, ctx) : wire;
 }
 
 function internalError(): WireResponse {
@@ -86,6 +87,24 @@ interface Conn {
   /** Last time a request started or an answer finished (or the connection opened), ms. */
   lastActive: number;
 }
+
+/** A request whose body is being read. */
+interface Pending {
+  res: http.ServerResponse;
+  conn: Conn | undefined;
+  /** The request target as sent, and its path. */
+  url: string;
+  path: string;
+  /** The body's chunks while under the size cap, and its size so far. */
+  chunks: Buffer[];
+  size: number;
+  answered: boolean;
+  /** When the request started (only when requests are logged). */
+  started: bigint | undefined;
+}
+
+const PENDING = Symbol('pending');
+type PendingRequest = http.IncomingMessage & { [PENDING]?: Pending };
 
 /** Counters of the server since start. */
 export interface ServerStats {
@@ -165,6 +184,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
 
   /** `GET /healthz`, and the admin endpoints when enabled; undefined for any other path. */
   const operational = (method: string, path: string): WireResponse | undefined => {
+    if (path !== '/healthz' && !(options.admin && path.startsWith('/_admin/'))) return undefined;
     const json = (status: number, body: unknown, extra: Record<string, string> = {}): WireResponse => ({ status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) });
     const only = (allowed: string) => json(405, { error: 'method not allowed' }, { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` });
     if (path === '/healthz') {
@@ -202,6 +222,63 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     return ops ? { wire: ops } : respond(gw, routes, incoming, options);
   };
 
+  /** Sends the answer to a request once its body has been read (`size` bytes; the text is empty when over the cap). */
+  const answer = (req: PendingRequest, p: Pending, tooLarge: boolean) => {
+    if (p.answered) return;
+    p.answered = true;
+    const incoming: Incoming = {
+      method: req.method ?? 'GET',
+      path: p.path,
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? '',
+      body: tooLarge ? '' : p.chunks.length === 1 ? p.chunks[0]!.toString('utf8') : Buffer.concat(p.chunks).toString('utf8'),
+      tooLarge,
+    };
+    const { handled, wire } = answerOf(incoming);
+    if (p.size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
+    counters.answered += 1;
+    if (wire.status >= 400) counters.refused += 1;
+    if (draining) counters.answeredWhileDraining += 1;
+    const res = p.res;
+    if (wire.chunked) {
+      // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
+      res.writeHead(wire.status, wire.headers);
+      res.write(wire.body.slice(0, wire.body.length >> 1));
+      res.end(wire.body.slice(wire.body.length >> 1));
+    } else {
+      wire.headers['content-length'] = String(Buffer.byteLength(wire.body));
+      res.writeHead(wire.status, wire.headers);
+      res.end(wire.body);
+    }
+    if (p.started !== undefined) logLine(incoming, p.url, handled, wire.status, p.started);
+  };
+
+  // The listeners of every request are these functions (`this` is the request or the response): no closure is
+  // made per request.
+  function onData(this: PendingRequest, chunk: Buffer): void {
+    const p = this[PENDING]!;
+    p.size += chunk.length;
+    if (p.size <= cap) p.chunks.push(chunk);
+    else if (p.chunks.length) p.chunks.length = 0;
+    if (p.size > cap * DRAIN_FACTOR && !p.answered) {
+      answer(this, p, true);
+      p.res.once('finish', () => this.destroy());
+    }
+  }
+  function onEnd(this: PendingRequest): void {
+    const p = this[PENDING]!;
+    answer(this, p, p.size > cap);
+  }
+  function onError(this: PendingRequest): void {
+    this[PENDING]!.answered = true;
+  }
+  function onClose(this: http.ServerResponse): void {
+    const conn = (this.req as PendingRequest)[PENDING]?.conn;
+    if (!conn) return;
+    conn.inFlight -= 1;
+    conn.lastActive = Date.now();
+  }
+
   const server = http.createServer(
     {
       headersTimeout: sc.headersTimeoutSeconds * 1000,
@@ -210,8 +287,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       // How often Node checks the header and request time-outs (default 30 s: too coarse for a 10 s time-out).
       connectionsCheckingInterval: 1000,
     },
-    (req, res) => {
-      const started = process.hrtime.bigint();
+    (req: PendingRequest, res) => {
       const conn = conns.get(req.socket);
       if (conn) {
         conn.inFlight += 1;
@@ -222,55 +298,13 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       }
       const url = req.url ?? '/';
       // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
-      const path = url.startsWith('/') ? url.split('?')[0]! : '';
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let answered = false;
-      res.once('close', () => {
-        if (!conn) return;
-        conn.inFlight -= 1;
-        conn.lastActive = Date.now();
-      });
-      const answer = (tooLarge: boolean) => {
-        if (answered) return;
-        answered = true;
-        const incoming: Incoming = {
-          method: req.method ?? 'GET',
-          path,
-          headers: req.headers,
-          remoteAddress: req.socket.remoteAddress ?? '',
-          body: tooLarge ? '' : Buffer.concat(chunks).toString('utf8'),
-          tooLarge,
-        };
-        const { handled, wire } = answerOf(incoming);
-        if (size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
-        counters.answered += 1;
-        if (wire.status >= 400) counters.refused += 1;
-        if (draining) counters.answeredWhileDraining += 1;
-        if (wire.chunked) {
-          // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
-          res.writeHead(wire.status, wire.headers);
-          res.write(wire.body.slice(0, wire.body.length >> 1));
-          res.end(wire.body.slice(wire.body.length >> 1));
-        } else {
-          res.writeHead(wire.status, { ...wire.headers, 'content-length': Buffer.byteLength(wire.body) });
-          res.end(wire.body);
-        }
-        logLine(incoming, url, handled, wire.status, started);
-      };
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= cap) chunks.push(chunk);
-        else if (chunks.length) chunks.length = 0;
-        if (size > cap * DRAIN_FACTOR && !answered) {
-          answer(true);
-          res.once('finish', () => req.destroy());
-        }
-      });
-      req.on('end', () => answer(size > cap));
-      req.on('error', () => {
-        answered = true;
-      });
+      const q = url.indexOf('?');
+      const path = url.startsWith('/') ? (q === -1 ? url : url.slice(0, q)) : '';
+      req[PENDING] = { res, conn, url, path, chunks: [], size: 0, answered: false, started: options.logRequests ? process.hrtime.bigint() : undefined };
+      res.once('close', onClose);
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
     },
   );
   // No traffic for this long on a connection (never used, or kept alive between requests): closed.

@@ -73,14 +73,19 @@ function emailDomain(body: Record<string, unknown>): string {
   return email.includes('@') ? email.slice(email.lastIndexOf('@') + 1).toLowerCase() : '';
 }
 
+/** The review triggers' amount threshold in minor units, per profile (read once). */
+const thresholds = new WeakMap<object, bigint>();
+
 /** The anti-fraud checks the review triggers of the profile define (one passed screening when it holds nothing). */
 function riskChecks(gw: Gateway, body: Record<string, unknown>): RiskCheck[] {
   const triggers = gw.profile.review.triggers;
   if (!triggers) return [{ name: 'screening', passed: true }];
   const amount = toMinor(body.amount) ?? 0n;
   const domain = emailDomain(body);
+  let threshold = thresholds.get(triggers);
+  if (threshold === undefined) thresholds.set(triggers, (threshold = toMinor(triggers.amountAtLeast) ?? 0n));
   return [
-    { name: 'amount_threshold', passed: amount < (toMinor(triggers.amountAtLeast) ?? 0n) },
+    { name: 'amount_threshold', passed: amount < threshold },
     { name: 'email_domain', passed: !triggers.shopperEmailDomains.some((d) => d.toLowerCase() === domain) },
   ];
 }
