@@ -45,7 +45,7 @@ function cut(text: string, max: number, more = '\n… (%d more characters in rep
 }
 
 function statusRows(result: RunResult): string[] {
-  const rows = ['| family | ' + STATUSES.map(statusLabel).join(' | ') + ' |', `|---|${STATUSES.map(() => '---:').join('|')}|`];
+  const rows = [`| family | ${STATUSES.map(statusLabel).join(' | ')} |`, `|---|${STATUSES.map(() => '---:').join('|')}|`];
   for (const family of new Set(result.checks.map((c) => c.family))) {
     const c = countByStatus(result.checks.filter((r) => r.family === family));
     rows.push(`| ${family} | ${STATUSES.map((s) => c[s]).join(' | ')} |`);

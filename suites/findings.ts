@@ -5,7 +5,7 @@
  */
 import { severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
-import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey, Severity } from '../src/model.js';
+import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
 import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS, valueAt } from './schema-walk.js';
 

@@ -3,7 +3,7 @@
  * an unknown probe, an operation its probe does not cover, or an unknown (or `unspecified`) requirement throws.
  * Families and conformance levels are lists of check ids derived from the table.
  */
-import type { Check, Family, Level, OperationKey, Probe, Severity } from '../src/model.js';
+import type { Check, Family, OperationKey, Probe, Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
