@@ -6,7 +6,7 @@
  */
 
 /** Field names whose values are always replaced (security codes, full card numbers, secrets), lower-cased. */
-export const SENSITIVE_FIELDS = new Set([
+const SENSITIVE_FIELDS = new Set([
   'card_number',
   'security_code',
   'cvv',

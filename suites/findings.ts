@@ -97,7 +97,7 @@ export interface FindingInput {
 }
 
 /** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) and the secret never appear in clear. */
-export function masked(ctx: CheckContext, text: string): string {
+function masked(ctx: CheckContext, text: string): string {
   return ctx.mask ? ctx.mask(text) : maskText(text, { cards: Object.values(ctx.config.cards) });
 }
 

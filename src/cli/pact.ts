@@ -54,7 +54,7 @@ const OPTIONS = {
 class Usage extends Error {}
 
 /** Pact files named by `--pact`: a file, or every `.json` file of a folder. */
-export function pactFiles(where: string): string[] {
+function pactFiles(where: string): string[] {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(where);

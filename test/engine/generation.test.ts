@@ -1,5 +1,5 @@
 /**
- * The suites are generated from the spec (issue 4, §4): a copy of spec/ and schemas/ where capture's `maxItems` is
+ * The suites are generated from the spec: a copy of spec/ and schemas/ where capture's `maxItems` is
  * 49 and one more response field is required changes the generated tests, and they fail against the reference
  * gateway, which keeps answering by the kit's own spec.
  */

@@ -1,4 +1,4 @@
-/** Issue 4, §6: the whole run against the reference gateway is CONFORMANT with no failed check of any severity. */
+/** The whole run against the reference gateway is CONFORMANT with no failed check of any severity. */
 import { describe, expect, it } from 'vitest';
 import { runCli } from './fixtures/cli.js';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 5 end to end, on one real run (made once, in beforeAll) against the reference gateway started with one
+ * The reports end to end, on one real run (made once, in beforeAll) against the reference gateway started with one
  * fault (`pagi-conform serve --fault`), a secret and test cards given through the config file and the environment,
  * every reporter on and the report signed: each format shows the failed check, its requirement and the evidence;
  * results.json follows its schema; the report verifies and catches edits; no card number, security code or secret
