@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { runCli, tempFile as file } from '../engine/fixtures/cli.js';
+import { runCli } from '../support/cli.js';
+import { tempFile as file } from '../support/temp.js';
 
 const REGISTRY = path.join(KIT_ROOT, 'test', 'engine', 'fixtures', 'fake-registry.ts');
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['--registry', REGISTRY, ...args], env);

@@ -13,7 +13,8 @@ import { UsageError } from '../../src/config/options.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import type { CheckResult } from '../../src/model.js';
 import { consoleReporter } from '../../reporters/console.js';
-import { runCli, tempFile, type CliOutcome } from '../engine/fixtures/cli.js';
+import { runCli, type CliOutcome } from '../support/cli.js';
+import { tempFile } from '../support/temp.js';
 
 const REGISTRY = path.join(KIT_ROOT, 'test', 'engine', 'fixtures', 'fake-registry.ts');
 

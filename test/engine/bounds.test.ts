@@ -19,11 +19,11 @@ import { decodeBody, decodeExternal } from '../../src/engine/decode.js';
 import { EXCERPT_CHARS } from '../../src/engine/evidence.js';
 import { refusalSentence, remoteNotifications, startReceiver, type Receiver } from '../../src/engine/receiver.js';
 import { clearSpool } from '../../src/engine/spool.js';
-import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { readYamlFile } from '../../src/yaml.js';
+import { runConfig } from '../support/config.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
@@ -85,16 +85,7 @@ describe('the client against a large, slow or silent target', () => {
       s.on('close', () => sockets.delete(s));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const config: RunConfigView = {
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      merchantId: 'M',
-      accountId: 'A',
-      orderPrefix: 'B',
-      seed: 1,
-      cards: { approve: profile.payments.testCards.approve[0]! },
-      paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
-      notifyWaitMs: 100,
-    };
+    const config = runConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { orderPrefix: 'B', notifyWaitMs: 100 });
     client = createProbeClient({ spec, profile, config, secret: 'bounds-secret-0001', cardSecurityCode: '987', transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 }, tag: 'b', spoolDir });
   });
   afterAll(async () => {

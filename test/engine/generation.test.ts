@@ -11,7 +11,7 @@ import { planTests } from '../../src/engine/plan.js';
 import { kitSpec, loadSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { CHECKS } from '../../suites/registry.js';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../support/cli.js';
 
 /** Copy spec/ and schemas/ into a temporary root and edit two schema files there. */
 function alteredCopy(): string {

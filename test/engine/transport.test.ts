@@ -10,25 +10,16 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProbeClient, type TransportOptions } from '../../src/engine/client.js';
 import { createLimiter } from '../../src/engine/limiter.js';
-import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
+import { runConfig } from '../support/config.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
 const closers: (() => void)[] = [];
 afterAll(() => closers.forEach((c) => c()));
 
-const config = (baseUrl: string): RunConfigView => ({
-  baseUrl,
-  merchantId: 'M',
-  accountId: 'A',
-  orderPrefix: 'T',
-  seed: 1,
-  cards: {},
-  paymentMethods: { valid: [], unknown: 'X' },
-  notifyWaitMs: 0,
-});
+const config = (baseUrl: string) => runConfig(baseUrl, { cards: {}, paymentMethods: { valid: [], unknown: 'X' } });
 const client = (baseUrl: string, transport: Partial<TransportOptions> = {}) =>
   createProbeClient({
     spec,

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/spec/ajv.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { SCHEMA_BASE } from '../../src/spec/paths.js';
-import { exampleValue, specExamples } from './helpers.js';
+import { exampleValue } from '../support/examples.js';
+import { specExamples } from './helpers.js';
 
 const spec = kitSpec();
 const id = (name: string) => `${SCHEMA_BASE}${name}.schema.json`;

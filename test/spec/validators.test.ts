@@ -6,7 +6,7 @@ import { kitSpec, loadSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { ajvForSet, compiledIds, readSchemaSet, validatorSource } from '../../src/spec/validators.js';
 import { toViolations } from '../../src/spec/ajv.js';
-import { exampleValue } from './helpers.js';
+import { exampleValue } from '../support/examples.js';
 
 /** A copy of the kit's spec and schemas in a temporary folder, with `edit` applied to one schema. */
 function copyWith(file: string, edit: (schema: any) => void): string {

@@ -1,22 +1,27 @@
-/** Temporary folders of a test file: each is removed once the file's tests are done (`afterAll`). */
+/** Temporary folders of the tests, inside one folder per run (test/support/global-setup.ts) that the run removes. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 
+/** The run's temporary folder (made and removed by test/support/global-setup.ts), or the system's. */
+export function tempRoot(): string {
+  const root = process.env.PAGI_TEST_TMP;
+  return root && fs.existsSync(root) ? root : os.tmpdir();
+}
+
 /**
- * A fresh folder under the system's temporary folder. Made inside a test, it is removed when that test ends;
- * made at the top of a test file or in a `describe` body, after the file's tests (not in a hook: vitest ignores an
- * `afterAll` registered there).
+ * A fresh folder in the run's temporary folder. Made inside a test, it is removed when that test ends;
+ * made at the top of a test file or in a `describe` body, after the file's tests; made in a hook, when the run ends.
  */
 export function tempDir(prefix = 'pagi-test-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(tempRoot(), prefix));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
     onTestFinished(remove); // inside a test: removed when that test ends
   } catch {
-    afterAll(remove); // at file or describe level: removed after the file's tests
+    afterAll(remove); // at file or describe level: after the file's tests (in a hook vitest ignores it)
   }
   return dir;
 }
