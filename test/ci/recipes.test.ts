@@ -88,7 +88,8 @@ describe('GitLab, Jenkins and the container image', () => {
     const job = doc['.pagi-conformance']!;
     expect(job.script.join('\n')).toMatch(/npx pagi-conform run .*--reporter console,json,junit/);
     expect(job.artifacts).toMatchObject({ when: 'always', reports: { junit: 'pagi-reports/junit.xml' } });
-    for (const flag of job.script.join(' ').match(/--[a-z-]+/g)!.filter((f) => !['--no-save', '--no-audit', '--no-fund'].includes(f))) expect(RUN_FLAGS.has(flag.slice(2)), flag).toBe(true);
+    const flags = job.script.join(' ').match(/--[a-z-]+/g)!.filter((f) => !['--no-save', '--no-audit', '--no-fund'].includes(f));
+    expect(flags.filter((flag) => !RUN_FLAGS.has(flag.slice(2)))).toEqual([]);
   });
 
   it('the Jenkinsfile publishes junit.xml and archives the reports', () => {

@@ -145,7 +145,7 @@ describe('the client against a large, slow or silent target', () => {
     const xs = [];
     for (let i = 0; i < 5; i++) xs.push(await client.send('cancel', client.sample('cancel')));
     expect(xs.map((x) => x.error?.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout', 'timeout']);
-    expect(xs.slice(2).every((x) => x.error!.message.startsWith('not sent: the target left cancel unanswered 2 times in a row'))).toBe(true);
+    expect(xs.slice(2).map((x) => x.error!.message).filter((m) => !m.startsWith('not sent: the target left cancel unanswered 2 times in a row'))).toEqual([]);
     expect(performance.now() - started).toBeLessThan(2000);
     handle = (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     expect((await client.send('review', client.sample('review'))).response?.status).toBe(200);

@@ -43,15 +43,15 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
       expect(b(instance)).toBe(false);
       const key = (v: ReturnType<typeof toViolations>[number]) => `${v.requirementId} ${v.keyword} ${v.instancePath} ${v.schemaPath}`;
       expect(toViolations(a.errors).map(key).sort()).toEqual(toViolations(b.errors).map(key).sort());
-      if (file !== 'profile.schema.json') expect(toViolations(a.errors).some((v) => v.requirementId)).toBe(true);
+      if (file !== 'profile.schema.json') expect(toViolations(a.errors).map((v) => v.requirementId).filter(Boolean), file).not.toEqual([]);
     }
   });
 
   it('cover every document and the field and item subschemas the gateway validates', () => {
     const set = readSchemaSet();
     const ids = new Set(compiledIds(set.documents));
-    for (const id of set.documents.keys()) expect(ids.has(id)).toBe(true);
-    expect(ids.has('https://pagi-conformance.dev/schemas/capture-request.schema.json#/properties/capture_orders/items')).toBe(true);
+    expect([...set.documents.keys()].filter((id) => !ids.has(id))).toEqual([]);
+    expect([...ids]).toContain('https://pagi-conformance.dev/schemas/capture-request.schema.json#/properties/capture_orders/items');
   });
 
   it('a changed schema is compiled at run time, so results never depend on a stale generated file', () => {
@@ -62,7 +62,7 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
     expect(spec.precompiled).toBe(false);
     expect(spec.operations.get('capture')?.batch?.maxItems).toBe(49);
     const items = Array.from({ length: 50 }, (_, i) => ({ transaction_id: `T${i}`, order_no: `O${i}`, currency: 'EUR', amount: '1.00' }));
-    expect(spec.validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).some((v) => v.keyword === 'maxItems')).toBe(true);
-    expect(kitSpec().validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).some((v) => v.keyword === 'maxItems')).toBe(false);
+    expect(spec.validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).map((v) => v.keyword)).toContain('maxItems');
+    expect(kitSpec().validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).map((v) => v.keyword)).not.toContain('maxItems');
   });
 });
