@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import { kitSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { readYamlFile } from '../../src/yaml.js';
 import { runConfig } from '../support/config.js';
+import { tempDir } from '../support/temp.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
@@ -71,7 +71,7 @@ describe('parser limits', () => {
 describe('the client against a large, slow or silent target', () => {
   let server: http.Server;
   let client: KitClient;
-  const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bounds-spool-'));
+  const spoolDir = tempDir('pagi-bounds-spool-');
   let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_, res) => res.end();
   const sockets = new Set<import('node:net').Socket>();
 

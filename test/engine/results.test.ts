@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/config/options.js';
@@ -9,6 +8,7 @@ import { completeResults, coverageOf, NOT_SELECTED, rollUp, totalsOf, verdictOf 
 import { loadWaivers, waiverWarnings, type Waiver } from '../../src/engine/waivers.js';
 import type { Check, CheckResult, Finding, Severity } from '../../src/model.js';
 import { kitSpec } from '../../src/spec/load.js';
+import { tempDir } from '../support/temp.js';
 
 const spec = kitSpec();
 const levelOf = (id: string) => spec.requirements.get(id)!.level;
@@ -71,7 +71,7 @@ describe('check results', () => {
   });
 
   it('reads waiver files and refuses bad ones with one sentence', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waivers-'));
+    const dir = tempDir('waivers-');
     const file = (name: string, text: string) => {
       fs.writeFileSync(path.join(dir, name), text);
       return path.join(dir, name);

@@ -1,23 +1,15 @@
-import fs from 'node:fs';
-import os from 'node:os';
+
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kitSpec, loadSpec } from '../../src/spec/load.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
 import { ajvForSet, compiledIds, readSchemaSet, validatorSource } from '../../src/spec/validators.js';
 import { toViolations } from '../../src/spec/ajv.js';
 import { exampleValue } from '../support/examples.js';
+import { editJson, specCopy } from '../support/temp.js';
 
 /** A copy of the kit's spec and schemas in a temporary folder, with `edit` applied to one schema. */
 function copyWith(file: string, edit: (schema: any) => void): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-validators-'));
-  fs.cpSync(path.join(KIT_ROOT, 'spec'), path.join(root, 'spec'), { recursive: true });
-  fs.cpSync(path.join(KIT_ROOT, 'schemas'), path.join(root, 'schemas'), { recursive: true });
-  const schemaFile = path.join(root, 'schemas', file);
-  const schema = JSON.parse(fs.readFileSync(schemaFile, 'utf8'));
-  edit(schema);
-  fs.writeFileSync(schemaFile, JSON.stringify(schema, null, 2));
-  return root;
+  return specCopy((root) => editJson(root, path.join('schemas', file), edit));
 }
 
 describe('precompiled validators (src/spec/validators.ts)', () => {
