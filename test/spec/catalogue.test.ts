@@ -95,6 +95,18 @@ describe('a broken catalogue is refused when the spec loads', () => {
     expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified']);
   });
 
+  it('an unknown operation and a malformed id name their entries', () => {
+    const message = loadError((text) => text.replace('  - id: PAGI-GEN-001\n', '  - id: PAGI-GEN-1\n').replace('[authoriseDirect, authoriseApm, checkout, retrievalTrans, capture, review, cancel, refund, retrievalRefund, payout]', '[authoriseDirect, authorize]'));
+    const lines = message.split('\n').slice(1).map((l) => l.trim());
+    expect(lines[0]).toBe('/requirements/0/id: must match pattern "^PAGI-[A-Z]{2,4}-[0-9]{3}$"');
+    expect(lines[1]).toMatch(/^\/requirements\/0\/operations\/1: must be one of authoriseDirect, authoriseApm, checkout, /);
+  });
+
+  it('a catalogue that is not a mapping says so at the root', () => {
+    const message = loadError(() => '- id: PAGI-GEN-001\n');
+    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/: must be object']);
+  });
+
   it('many problems are cut to ten lines and a count', () => {
     const message = loadError((text) => text.replace(/^ {4}section:/gm, '    chapter:'));
     const lines = message.split('\n').slice(1).map((l) => l.trim());
