@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: { 'pagi-conformance/pact': fileURLToPath(new URL('./src/pact/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'gateway/**/*.test.ts', 'examples/**/*.test.ts'],
+    // One temporary folder per run for the fixtures, removed when the run ends.
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'threads',

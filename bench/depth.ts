@@ -10,7 +10,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
-import type { ReplayRequest } from '../src/engine/client.js';
 import { replay } from './replay.js';
 import { runConformance } from '../src/engine/runner.js';
 

@@ -22,7 +22,7 @@ const STATUS_COLOUR: Record<CheckStatus, string> = { passed: GREEN, failed: RED,
 const SHORT: Record<CheckStatus, string> = { passed: 'passed', failed: 'failed', waived: 'waived', skipped: 'skipped', not_applicable: 'n/a' };
 
 /** Whether to colour: a terminal, and NO_COLOR unset or empty (https://no-color.org). */
-export function useColour(out: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+function useColour(out: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(out.isTTY) && !env.NO_COLOR;
 }
 

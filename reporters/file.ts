@@ -19,6 +19,6 @@ export function fileReporter(name: string, fileName: string, render: (result: Ru
 }
 
 /** Write a report file: its text passes through `maskOutgoing` (no secret, card number or security code leaves). */
-export function writeReportFile(file: string, text: string): void {
+function writeReportFile(file: string, text: string): void {
   fs.writeFileSync(file, maskOutgoing(text));
 }

@@ -16,7 +16,7 @@ import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** HTML-escape text for element content and quoted attribute values (control characters shown as `\\xNN`). */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -12,7 +12,7 @@ import type { KitReporter } from './types.js';
 type Factory = (options: Pick<RunOptions, 'signKey'>) => KitReporter;
 
 /** Factories of the kit's reporters, in the order they run. */
-export const KIT_REPORTERS: Record<string, Factory> = {
+const KIT_REPORTERS: Record<string, Factory> = {
   json: () => jsonReporter(),
   junit: () => junitReporter(),
   markdown: () => markdownReporter(),
@@ -22,7 +22,7 @@ export const KIT_REPORTERS: Record<string, Factory> = {
 };
 
 /** Every reporter name `--reporter` accepts. */
-export function reporterNames(): string[] {
+function reporterNames(): string[] {
   return Object.keys(KIT_REPORTERS);
 }
 

@@ -8,10 +8,10 @@ import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** `$id` of the results schema. */
-export const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;
+const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;
 
 /** Version of the results format: the major changes when a field is removed or changes meaning, the minor when one is added. */
-export const RESULTS_SCHEMA_VERSION = '1.1';
+const RESULTS_SCHEMA_VERSION = '1.1';
 
 /** The content of results.json. */
 export type ResultsDocument = { $schema: string; schemaVersion: string } & RunResult;

@@ -10,7 +10,7 @@ import { fileReporter } from './file.js';
 import type { KitReporter } from './types.js';
 
 /** Most characters of the summary (GitHub's limit for a comment is 65 536). */
-export const MARKDOWN_LIMIT = 60_000;
+const MARKDOWN_LIMIT = 60_000;
 
 /** Most characters of a curl line and of a response shown per failed check, and of a finding in the table. */
 const CURL_CHARS = 4_000;
@@ -23,7 +23,7 @@ const FAILED_ROWS = 100;
 const VERDICT_MARK: Record<RunResult['verdict'], string> = { CONFORMANT: '✅', 'NOT CONFORMANT': '❌', INCONCLUSIVE: '⚠️' };
 
 /** Text for a table cell or a paragraph: HTML and Markdown syntax escaped, one line. */
-export function mdText(text: string): string {
+function mdText(text: string): string {
   return printable(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -45,7 +45,7 @@ function cut(text: string, max: number, more = '\n… (%d more characters in rep
 }
 
 function statusRows(result: RunResult): string[] {
-  const rows = ['| family | ' + STATUSES.map(statusLabel).join(' | ') + ' |', `|---|${STATUSES.map(() => '---:').join('|')}|`];
+  const rows = [`| family | ${STATUSES.map(statusLabel).join(' | ')} |`, `|---|${STATUSES.map(() => '---:').join('|')}|`];
   for (const family of new Set(result.checks.map((c) => c.family))) {
     const c = countByStatus(result.checks.filter((r) => r.family === family));
     rows.push(`| ${family} | ${STATUSES.map((s) => c[s]).join(' | ')} |`);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { UsageError } from '../src/config/options.js';
 
 /** Format tag of the seal. */
-export const SEAL_FORMAT = 'pagi-report-seal/1';
+const SEAL_FORMAT = 'pagi-report-seal/1';
 
 const SEAL_OPEN = '<script type="application/json" id="pagi-seal">';
 const RESULTS_OPEN = '<script type="application/json" id="pagi-results">';
@@ -39,7 +39,7 @@ export interface Verification {
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
 /** JSON that is safe inside an HTML `<script>` element: `<`, `>`, `&` and the JS line separators escaped. */
-export function scriptJson(value: unknown): string {
+function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

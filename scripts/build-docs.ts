@@ -63,7 +63,10 @@ export function formatRule(spec: SpecModel, def: Record<string, any>): string {
 
 /** Remove patterns from a schema tree, saying the format and rule in the description instead. */
 function describePatterns(spec: SpecModel, node: unknown, formats: Record<string, Record<string, any>>): void {
-  if (Array.isArray(node)) return node.forEach((n) => describePatterns(spec, n, formats));
+  if (Array.isArray(node)) {
+    for (const n of node) describePatterns(spec, n, formats);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const n = node as Record<string, any>;
   const ref = typeof n.$ref === 'string' ? /common\.schema\.json#\/\$defs\/(\w+)$/.exec(n.$ref) : null;
@@ -167,7 +170,7 @@ function signingSection(spec: SpecModel): string {
     const { profile } = loadProfile(name);
     out.push('', `## Profile ${profile.name} (${profile.version})`, '', profile.description ?? '', '', ...recipe(profile), '');
     for (const ex of examples) {
-      let worked;
+      let worked: ReturnType<typeof workedExample>;
       try {
         worked = workedExample(profile, ex.direction, ex.operation, exampleValue(spec, ex.ref), secret);
       } catch {

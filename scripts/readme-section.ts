@@ -7,7 +7,7 @@ import path from 'node:path';
 import { KIT_ROOT } from '../src/spec/paths.js';
 
 /** The README the sections live in. */
-export const README = path.join(KIT_ROOT, 'README.md');
+const README = path.join(KIT_ROOT, 'README.md');
 
 /** The markers of one section (`name` is the marker's word, e.g. CHECKS). */
 export interface SectionMarkers {
@@ -17,7 +17,7 @@ export interface SectionMarkers {
 }
 
 /** `readme` with the section between `markers` replaced by `text`. */
-export function withSection(readme: string, markers: SectionMarkers, text: string): string {
+function withSection(readme: string, markers: SectionMarkers, text: string): string {
   const at = readme.indexOf(markers.start);
   const end = readme.indexOf(markers.end);
   if (at < 0 || end < 0) throw new Error(`README.md lacks the ${markers.name} markers`);

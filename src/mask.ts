@@ -6,7 +6,7 @@
  */
 
 /** Field names whose values are always replaced (security codes, full card numbers, secrets), lower-cased. */
-export const SENSITIVE_FIELDS = new Set([
+const SENSITIVE_FIELDS = new Set([
   'card_number',
   'security_code',
   'cvv',
@@ -59,7 +59,7 @@ export function maskPan(digits: string): string {
 // and '%20').
 const SEPARATOR = String.raw`(?:[ .\-_+]|%20)`;
 // A digit run inside a word (a hex digest or signature) is no card number; known test cards are masked anywhere.
-const PAN_RUN = new RegExp(String.raw`(?<![0-9A-Za-z])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9A-Za-z])`, 'g');
+const PAN_RUN = new RegExp(`(?<![0-9A-Za-z])[0-9](?:${SEPARATOR}?[0-9]){12,18}(?![0-9A-Za-z])`, 'g');
 
 /** A known card number written with any separators between its digits, wherever it appears (even inside a longer run). */
 function cardPattern(card: string): RegExp {
@@ -109,7 +109,7 @@ function maskerOf(rules: MaskRules): Masker {
     cards: cardPatterns,
     secrets: forms.map((form) => new RegExp(escapeRegExp(form), 'g')),
     // A digit run long enough for a card number (a known card may be shorter), a secret, or a sensitive field name.
-    maybe: new RegExp([String.raw`[0-9](?:${SEPARATOR}?[0-9]){7}`, ...literals, fields].join('|'), 'i'),
+    maybe: new RegExp([`[0-9](?:${SEPARATOR}?[0-9]){7}`, ...literals, fields].join('|'), 'i'),
     // name=value (form, query string, curl -d) and "name":"value" (JSON) forms of sensitive fields.
     // The value stops before a backslash and markup too: inside JSON text `\"` ends the quoted string, and in XML or
     // HTML text `<` starts the next tag; both must stay as they are.

@@ -1,13 +1,9 @@
 /**
  * Core types shared by the spec model, the engine, the suites, the reporters and the gateway.
- * See shared/design.md for the flow.
  */
 
 /** How strongly the interface document backs a requirement (spec/requirements.yaml). */
 export type Level = 'must' | 'expected' | 'profile' | 'unspecified';
-
-/** Levels ordered from the strongest down; a finding's severity is its requirement's level. */
-export const LEVELS: readonly Level[] = ['must', 'expected', 'profile', 'unspecified'];
 
 /** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
 export type OperationKey =
@@ -35,7 +31,7 @@ export interface Requirement {
   note?: string;
 }
 
-/** Check families (issue 4); conformance levels and selections are lists of check ids per family. */
+/** Check families; conformance levels and selections are lists of check ids per family. */
 export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events' | 'deep';
 
 /** Severity of a finding or check: the level of the requirement it traces to, or `info` for information only. */

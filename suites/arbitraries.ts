@@ -26,7 +26,7 @@ function patternArbitrary(pattern: string): fc.Arbitrary<string> | undefined {
 }
 
 /** Formats a request value must never take from a generator: a URL the gateway would request (only loopback traffic). */
-export const UNGENERATED_FORMATS: ReadonlySet<string> = new Set(['uri', 'url', 'iri', 'uri-reference']);
+const UNGENERATED_FORMATS: ReadonlySet<string> = new Set(['uri', 'url', 'iri', 'uri-reference']);
 
 /** Whether the subschemas at a point ask for a URL (never generated: the gateway would contact it). */
 export function isUrl(ats: readonly SchemaAt[]): boolean {

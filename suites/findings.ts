@@ -5,7 +5,7 @@
  */
 import { severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
-import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey, Severity } from '../src/model.js';
+import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
 import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS, valueAt } from './schema-walk.js';
 
@@ -97,7 +97,7 @@ export interface FindingInput {
 }
 
 /** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) and the secret never appear in clear. */
-export function masked(ctx: CheckContext, text: string): string {
+function masked(ctx: CheckContext, text: string): string {
   return ctx.mask ? ctx.mask(text) : maskText(text, { cards: Object.values(ctx.config.cards) });
 }
 

@@ -76,11 +76,6 @@ export function formOf(exchange: Exchange | undefined): CheckoutFormModel | unde
   return decoded?.kind === 'html' ? decoded.form : undefined;
 }
 
-/** The structured request body of an exchange (holds real card data: never print it). */
-export function requestObject(exchange: Exchange | undefined): Record<string, unknown> {
-  return exchange?.request.body ?? {};
-}
-
 /** Whether a value is a plain object. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -119,7 +114,7 @@ export function batchItems(spec: SpecModel, operation: OperationKey, body: Recor
 }
 
 /** The key fields a result answers a request item by (`echoItems.key`). */
-export function itemKey(spec: SpecModel, operation: OperationKey): string[] {
+function itemKey(spec: SpecModel, operation: OperationKey): string[] {
   return operationOf(spec, operation).echoItems?.key ?? [FIELD.transactionId, FIELD.orderNo];
 }
 
@@ -184,7 +179,7 @@ export function expectedCodeMessage(pair: CodeMessagePair): string {
 }
 
 /** The code part of a `<code>:<message>` value. */
-export function codeOf(value: unknown): string | undefined {
+function codeOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.includes(':') ? value.slice(0, value.indexOf(':')) : undefined;
 }
 

@@ -3,7 +3,7 @@
  * an unknown probe, an operation its probe does not cover, or an unknown (or `unspecified`) requirement throws.
  * Families and conformance levels are lists of check ids derived from the table.
  */
-import type { Check, Family, Level, OperationKey, Probe, Severity } from '../src/model.js';
+import type { Check, Family, OperationKey, Probe, Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
@@ -129,23 +129,11 @@ export function validateRegistry(checks: readonly Check[], probes: readonly Prob
 
 validateRegistry(CHECKS, PROBES, kitSpec());
 
-/** A probe by id. */
-export function probeOf(id: string): Probe {
-  const p = PROBES.find((x) => x.id === id);
-  if (!p) throw new Error(`no probe ${id}`);
-  return p;
-}
-
 /** A check by id. */
 export function checkOf(id: string): Check {
   const c = CHECKS.find((x) => x.id === id);
   if (!c) throw new Error(`no check ${id}`);
   return c;
-}
-
-/** The checks of an operation (optionally of one family), in table order. */
-export function checksFor(operation: OperationKey, family?: Family): Check[] {
-  return CHECKS.filter((c) => c.operations.includes(operation) && (!family || c.family === family));
 }
 
 /** Check ids per family (data). */
@@ -177,14 +165,3 @@ export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile'
   const upTo = (level: Severity) => CHECKS.filter((c) => ORDER.indexOf(strongest(c)) <= ORDER.indexOf(level)).map((c) => c.id);
   return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };
 })();
-
-/** Testable requirements (not `unspecified`) no check traces to: should be none. */
-export function uncoveredRequirements(spec: SpecModel = kitSpec(), checks: readonly Check[] = CHECKS): string[] {
-  const covered = new Set(checks.flatMap((c) => c.requirements));
-  return [...spec.requirements.values()].filter((r) => r.level !== 'unspecified' && !covered.has(r.id)).map((r) => r.id);
-}
-
-/** Findings that fail a check (information findings never do). */
-export function failingFindings<T extends { severity: Severity }>(findings: readonly T[]): T[] {
-  return findings.filter((f) => f.severity !== 'info');
-}

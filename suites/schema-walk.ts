@@ -20,7 +20,7 @@ export const FORMAT_KEYWORDS: ReadonlySet<string> = new Set(['pattern', 'format'
 export const COMBINATOR_KEYWORDS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else', '$ref']);
 
 /** Resolve a `$ref` against `base` within the spec's schema documents. */
-export function resolveRef(spec: SpecModel, ref: string, base: string): SchemaAt | undefined {
+function resolveRef(spec: SpecModel, ref: string, base: string): SchemaAt | undefined {
   const [file, pointer] = ref.split('#');
   const id = file ? new URL(file, base).href : base;
   let node: any = spec.schemas.get(id);

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseYamlText, readYamlFile } from '../src/yaml.js';
 import { KIT_ROOT } from '../src/spec/paths.js';
+import { tempDir } from './support/temp.js';
 
 describe('YAML reading through the parse cache (src/yaml.ts)', () => {
   it('gives what yaml gives, for the spec, the catalogue and the profiles, on a miss and on a hit', () => {
@@ -23,7 +23,7 @@ describe('YAML reading through the parse cache (src/yaml.ts)', () => {
   });
 
   it('an edited file is parsed again (the key is the text), and errors come from yaml and are never cached', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-yaml-')), 'x.yaml');
+    const file = path.join(tempDir('pagi-yaml-'), 'x.yaml');
     fs.writeFileSync(file, 'a: 1\n');
     expect(readYamlFile(file)).toEqual({ a: 1 });
     fs.writeFileSync(file, 'a: 2\n');

@@ -53,7 +53,7 @@ function complete(gw: Gateway, session: Session, decline: boolean): void {
  */
 export function issuerPage(gw: Gateway, token: string, form: Record<string, unknown>): Reply {
   const session = liveSession(gw, token);
-  if (!session || session.kind !== 'apm') return errorReply(gw, 'unknownRecord', 'authoriseApm', form, undefined, 'html');
+  if (session?.kind !== 'apm') return errorReply(gw, 'unknownRecord', 'authoriseApm', form, undefined, 'html');
   const mode = gw.config.apm.issuer.mode;
   const action = form.action === 'pay' || form.action === 'decline' ? form.action : mode === 'autoApprove' ? 'pay' : mode === 'autoDecline' ? 'decline' : undefined;
   if (!session.transactionId && action) complete(gw, session, action === 'decline');

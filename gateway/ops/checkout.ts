@@ -148,7 +148,7 @@ export function postBackPage(gw: Gateway, session: Session): Reply {
 /** The hosted payment page (`GET` or `POST /pay/<token>`); `action=pay|decline` completes the payment once. */
 export function payPage(gw: Gateway, token: string, form: Record<string, unknown>): Reply {
   const session = liveSession(gw, token);
-  if (!session || session.kind !== 'checkout') return errorReply(gw, 'unknownRecord', 'checkout', form, undefined, 'html');
+  if (session?.kind !== 'checkout') return errorReply(gw, 'unknownRecord', 'checkout', form, undefined, 'html');
   if (session.transactionId || (form.action !== 'pay' && form.action !== 'decline')) return postBackPage(gw, session);
   const cardGiven = (str(form, gw.profile.fields.card.number) ?? '') !== '';
   if (form.action === 'pay' && cardGiven) {

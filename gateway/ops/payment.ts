@@ -93,7 +93,7 @@ function riskChecks(gw: Gateway, body: Record<string, unknown>): RiskCheck[] {
 /** Whether a decline rule of the profile matches the payment (its card, security code, e-mail domain or amount). */
 export function declines(gw: Gateway, body: Record<string, unknown>, card: CardData | undefined, securityCode: string | undefined): boolean {
   return gw.profile.payments.declineRules.some((r) => {
-    if ('cardNumberSuffix' in r) return card !== undefined && card.number.endsWith(r.cardNumberSuffix);
+    if ('cardNumberSuffix' in r) return card?.number.endsWith(r.cardNumberSuffix) ?? false;
     if ('securityCode' in r) return securityCode === r.securityCode;
     if ('shopperEmailDomain' in r) return emailDomain(body) === r.shopperEmailDomain.toLowerCase();
     return toMinor(body.amount) === toMinor(r.amount);

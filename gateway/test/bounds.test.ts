@@ -157,7 +157,7 @@ describe('deep nesting and lone surrogates on every path: a 4xx', () => {
     const places: [string, (body: Record<string, unknown>) => Record<string, unknown>, RegExp][] = [
       ['extra field', (b) => ({ ...b, x_uhcenatdk: 'a\uD800b' }), /\/x_uhcenatdk holds a lone UTF-16 surrogate/],
       ['nested value', (b) => ({ ...b, x_nested: [{ name: '\uDC00' }] }), /\/x_nested\/0\/name holds/],
-      ['key', (b) => ({ ...b, ['k\uDBFF']: '1' }), /\/k\\udbff holds/],
+      ['key', (b) => ({ ...b, 'k\uDBFF': '1' }), /\/k\\udbff holds/],
     ];
     for (const op of OPS) {
       for (const [where, add, reason] of places) {

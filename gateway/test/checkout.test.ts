@@ -50,7 +50,7 @@ describe('hosted checkout', () => {
         .join('&'),
     );
     for (const field of form.gatewayFields) expect(page.inputs, field).toHaveProperty(field);
-    expect(Object.values(page.inputTypes).every((t) => t === 'hidden')).toBe(true);
+    expect(Object.values(page.inputTypes).filter((t) => t !== 'hidden')).toEqual([]);
     expect(res.text).toContain('Ring &lt;b&gt;twice&lt;/b&gt; &amp; &quot;leave&quot; it');
     expect(res.text).not.toContain('<b>');
   });
@@ -63,7 +63,8 @@ describe('hosted checkout', () => {
     expect(back.status).toBe(200);
     const payment = formModel(back.text);
     expect(payment.method).toBe('POST');
-    expect(payment.action.startsWith(`${gw.baseUrl}/pay/`)).toBe(true);
+    const pay = `${gw.baseUrl}/pay/`;
+    expect(payment.action.slice(0, pay.length)).toBe(pay);
     expect(Object.keys(payment.inputs)).toContain(p.fields.card.number);
     const card = h.cardFields();
     const done = await postForm(payment.action, { ...card, action: 'pay' });
@@ -114,7 +115,8 @@ describe('APM payment', () => {
     const answer = h.xmlBody(res);
     expect(h.violations('authoriseApm', answer)).toEqual([]);
     const issuerUrl = String(answer.issuer_url);
-    expect(issuerUrl.startsWith(`${gw.baseUrl}/issuer/`)).toBe(true);
+    const issuer = `${gw.baseUrl}/issuer/`;
+    expect(issuerUrl.slice(0, issuer.length)).toBe(issuer);
     expect((await h.query(gw, { order_no: body.order_no })).json.orders_list[0].query_result).toBe(p.statusValues.query_result.notFound);
     const pageRes = await h.send(issuerUrl.replace(gw.baseUrl, gw.url), { method: 'GET' });
     expect(pageRes.status).toBe(200);

@@ -1,10 +1,9 @@
 /** `pagi-conform serve`: listening line, one masked log line per request, clean stop, usage errors. */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { serve } from '../../test/support/cli.js';
+import { tempDir } from '../../test/support/temp.js';
 import { serveMain } from '../cli.js';
 import * as h from './helpers.js';
 
@@ -38,7 +37,7 @@ describe('usage errors', () => {
   });
 
   it('refuses a header time-out longer than the request time-out', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'timeouts.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'timeouts.yaml');
     fs.writeFileSync(file, 'server:\n  headersTimeoutSeconds: 60\n');
     const { code, errors } = await usage(['--config', file]);
     expect(code).toBe(2);
@@ -46,7 +45,7 @@ describe('usage errors', () => {
   });
 
   it('refuses a configuration that does not follow the configuration schema', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'bad.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'bad.yaml');
     fs.writeFileSync(file, 'merchants: []\nunknownKey: 1\n');
     const { code, errors } = await usage(['--config', file]);
     expect(code).toBe(2);
@@ -56,26 +55,17 @@ describe('usage errors', () => {
 
 describe('serving', () => {
   it('prints the listening address, logs one masked line per request, stops cleanly on SIGTERM', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'config.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'config.yaml');
     fs.writeFileSync(file, 'connector: CLI-TEST\n');
-    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0', '--config', file], { cwd: KIT_ROOT });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const until = async (re: RegExp) => {
-      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-      return re.exec(out);
-    };
-    const url = (await until(/listening on (http:\/\/127\.0\.0\.1:\d+)/))?.[1];
-    expect(url, out).toBeDefined();
-    const gw = { url: url! } as Parameters<typeof h.call>[0];
+    const { url, child, exited, until, log } = await serve(['--config', file]);
+    const gw = { url } as Parameters<typeof h.call>[0];
     const res = await h.call(gw, 'authoriseDirect', h.directBody());
     expect(h.xmlBody(res).connector).toBe('CLI-TEST');
     await h.send(`${url}/v1/capture`, { method: 'GET' });
     await until(/GET \/v1\/capture/);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const out = log();
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     // The banner: base URL, merchant and account, where the secret comes from (never the secret), the profile.
@@ -92,31 +82,24 @@ describe('serving', () => {
   });
 
   it('stops cleanly on SIGINT (Ctrl-C) too', async () => {
-    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0'], { cwd: KIT_ROOT });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (let i = 0; i < 300 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    const { child, exited, log } = await serve([]);
+    expect(log()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n/);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(out).toContain('SIGINT: draining');
-    expect(out.trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, none cut off');
+    expect(log()).toContain('SIGINT: draining');
+    expect(log().trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, none cut off');
   });
 
   it('names a --config file as the secret source when it lists the merchants, and never prints a secret', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'merchants.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'merchants.yaml');
     const secret = 'a-secret-of-the-test-file';
     fs.writeFileSync(file, `merchants:\n  - merchantId: M7\n    registeredAddresses: ["127.0.0.1"]\n    accounts:\n      - accountId: A7\n        secret: ${secret}\n      - accountId: A8\n        secret: ${secret}-2\n`);
-    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'serve', '--port', '0', '--config', file, '--admin'], { cwd: KIT_ROOT });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (let i = 0; i < 300 && !/health GET/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain(`merchant M7, accounts A7, A8; secret source: --config ${file}`);
-    expect(out).toContain('health GET /healthz; admin POST /_admin/reset, GET /_admin/stats');
-    expect(out).not.toContain(secret);
-    child.kill('SIGTERM');
+    const { until, log, stop, exited } = await serve(['--config', file, '--admin']);
+    await until(/health GET/);
+    expect(log()).toContain(`merchant M7, accounts A7, A8; secret source: --config ${file}`);
+    expect(log()).toContain('health GET /healthz; admin POST /_admin/reset, GET /_admin/stats');
+    expect(log()).not.toContain(secret);
+    await stop();
     expect(await exited).toBe(0);
   });
 });
@@ -124,7 +107,7 @@ describe('serving', () => {
 describe('profiles the reference gateway cannot follow', () => {
   it('refuses at start a profile asking for batch items processed out of order (no such setting: items run in request order)', async () => {
     const { stringify } = await import('yaml');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'unordered.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'unordered.yaml');
     fs.writeFileSync(file, stringify({ ...h.profile, name: 'unordered', batch: { ...h.profile.batch, sequential: false } }));
     await expect(h.gateway({ profile: file })).rejects.toThrow(/\/batch: must NOT have additional properties \(sequential\)/);
   });

@@ -8,11 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as h from './helpers.js';
-import { serve } from './serve.js';
+import { serve } from '../../test/support/cli.js';
+import { tempDir } from '../../test/support/temp.js';
 
 /** Opens N sockets to a port from a source address, in batches, and holds them until its stdin closes. */
 const HOLDER = `
@@ -56,7 +56,7 @@ function holder(port: number, localAddress: string, count: number) {
 describe('connection cap', () => {
   it('25,000 idle sockets: a new client is still answered at once', async () => {
     // Idle sockets are closed by the idle time-out too; a long one leaves the cap alone to do the work.
-    const config = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'idle.yaml');
+    const config = path.join(tempDir('pagi-gw-'), 'idle.yaml');
     fs.writeFileSync(config, 'server:\n  idleTimeoutSeconds: 600\n');
     const gw = await serve(['--admin', '--config', config], { shell: RAISE_FD_LIMIT });
     const holders = [holder(gw.port, '127.0.0.2', 12_500), holder(gw.port, '127.0.0.3', 12_500)];

@@ -43,7 +43,7 @@ async function expectRefused(send: () => Promise<h.Res>, what: string) {
   sent += 1;
   expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
   expect(res.status, what).toBeLessThan(500);
-  expect(statuses.has(res.status), what).toBe(true);
+  expect([...statuses], what).toContain(res.status);
   expect(gw.stateDigest(), what).toBe(before);
 }
 
@@ -142,7 +142,7 @@ describe('batch items', () => {
         expect(out.res.status).toBe(200);
         expect(out.results).toHaveLength(items.length);
         const failure = h.profile.statusValues[h.spec.operations.get(op)!.batch!.status as 'capture_status'].failure;
-        expect(out.results.every((r) => r[h.spec.operations.get(op)!.batch!.status] === failure)).toBe(true);
+        expect(out.results.filter((r) => r[h.spec.operations.get(op)!.batch!.status] !== failure)).toEqual([]);
         // Junk items have no identifier or amount to echo: empty ones are at most PAGI-GEN-012 (expected).
         expect(h.violations(op, out.json).filter((v) => v.requirementId !== 'PAGI-GEN-012')).toEqual([]);
         expect(gw.stateDigest()).toBe(before);

@@ -1,19 +1,16 @@
 /** Test helpers: requests built from the spec's examples and the profile's test cards, signed with src/signing.ts. */
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { parse as parseYaml } from 'yaml';
 import type { OperationKey } from '../../src/model.js';
 import { kitSpec } from '../../src/spec/load.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { sign } from '../../src/signing.js';
 import { encodeForm } from '../../src/codecs/form.js';
 import { normaliseArrays, readXml } from '../../src/codecs/xml.js';
 import { defaultConfig } from '../config.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../index.js';
+import { exampleValue } from '../../test/support/examples.js';
 
 /** The kit's spec. */
 export const spec = kitSpec();
@@ -29,9 +26,7 @@ export const APPROVE_CARD = profile.payments.testCards.approve[0]!;
 export const DECLINE_CARD = profile.payments.testCards.decline[0]!;
 
 /** The example value of one file under spec/examples (a fresh copy). */
-export function example(name: string): Record<string, any> {
-  return parseYaml(fs.readFileSync(path.join(KIT_ROOT, 'spec', 'examples', `${name}.yaml`), 'utf8')).value;
-}
+export const example: (name: string) => Record<string, any> = exampleValue;
 
 let seq = 0;
 /** A fresh order number. */

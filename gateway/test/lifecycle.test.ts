@@ -232,7 +232,7 @@ describe('query', () => {
     expect(r.query_result).toBe(p.statusValues.query_result.found);
     expect(r.is3ds).toBe(p.statusValues.is3ds.with3ds);
     expect(r.antifraud_provider).toBe(p.payments.risk.provider);
-    expect(r.fraud_check_result.every((c: any) => c.status === p.payments.risk.checkStatus.pass)).toBe(true);
+    expect(r.fraud_check_result.filter((c: any) => c.status !== p.payments.risk.checkStatus.pass)).toEqual([]);
     expect(r.subscription_result).toMatchObject({ contract_name: body.subscription.contract_name, recurring_status: p.statusValues.recurring_status.success });
     expect(r.delivery_information.delivery_city).toBe(body.delivery_city);
     expect(r.transaction_date).toMatch(/^\d{14}$/);
@@ -310,9 +310,9 @@ describe('concurrency', () => {
     expect(refundedMinor).toBe(1000);
     const refs = ok.map((r) => r.refund_reference_id);
     expect(new Set(refs).size).toBe(refs.length);
-    expect(refs.every((r) => new RegExp(`^${transactionId}-\\d{2}$`).test(r))).toBe(true);
+    for (const r of refs) expect(r).toMatch(new RegExp(`^${transactionId}-\\d{2}$`));
     const search = JSON.parse((await h.call(gw, 'retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, transaction_id: transactionId })).text);
     expect(search.refund_orders.map((r: any) => r.refund_reference_id).sort()).toEqual([...refs].sort());
-    expect(search.refund_orders.every((r: any) => r.payment_status === h.profile.statusValues.payment_status.refunded)).toBe(true);
+    expect(search.refund_orders.filter((r: any) => r.payment_status !== h.profile.statusValues.payment_status.refunded)).toEqual([]);
   });
 });

@@ -63,7 +63,7 @@ describe('generated negative cases of the kit, every operation', () => {
     const op: OperationKey = 'checkout';
     const seed = KNOWN_SEED + OPS.indexOf(op);
     const cases = fc.sample(mutationArbitrary(Object.keys(sample(op))), { seed, numRuns: NEGATIVE_CASES });
-    expect(cases.some((m) => m.kind === 'extra' && m.field === 'x_uhcenatdk')).toBe(true);
+    expect(cases).toContainEqual(expect.objectContaining({ kind: 'extra', field: 'x_uhcenatdk' }));
     for (const [i, m] of cases.entries()) {
       const res = answer(op, applyMutation(sample(op), m));
       expect(res.status, describeCase(op, seed, i, m)).toBeLessThan(500);

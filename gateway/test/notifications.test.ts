@@ -1,12 +1,12 @@
 /** Notifications to notify_url: body, signature, retries with backoff until acknowledged, bounded attempts, logged. */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { verify } from '../../src/signing.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
+import { tempDir } from '../../test/support/temp.js';
 
 const p = h.profile;
 const lines: string[] = [];
@@ -71,7 +71,7 @@ describe('bounded attempts (a profile with short delays)', () => {
   let fast: RunningGateway;
   const fastLines: string[] = [];
   beforeAll(async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-gw-')), 'fast-retry.yaml');
+    const file = path.join(tempDir('pagi-gw-'), 'fast-retry.yaml');
     fs.writeFileSync(file, stringify({ ...p, notifications: { ...p.notifications, retry: { maxAttempts: 3, initialDelayMs: 10, factor: 2, timeoutMs: 300 } } }));
     fast = await h.gateway({ profile: file, log: (line) => fastLines.push(line) });
   });

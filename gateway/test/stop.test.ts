@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import * as h from './helpers.js';
-import { serve } from './serve.js';
+import { serve } from '../../test/support/cli.js';
 
 /** GET /_admin/stats of a gateway started with --admin. */
 async function stats(url: string) {
@@ -58,9 +58,9 @@ describe('graceful stop', () => {
     await Promise.all(requests.map((r) => r.send(r.rest)));
     const answers = await Promise.all(requests.map((r) => r.done));
     expect(answers.filter((a) => /^HTTP\/1\.1 200 /.test(a) && /<transaction_id>T/.test(a))).toHaveLength(100);
-    expect(answers.every((a) => /\r\nconnection: close\r\n/i.test(a))).toBe(true);
+    for (const a of answers) expect(a).toMatch(/\r\nconnection: close\r\n/i);
     expect(await gw.exited).toBe(0);
-    expect(gw.out().trim().split('\n').at(-1)).toBe('stopped: 100 requests answered while draining, none cut off');
+    expect(gw.log().trim().split('\n').at(-1)).toBe('stopped: 100 requests answered while draining, none cut off');
   }, 60_000);
 
   it('SIGTERM right after 100 whole requests were written on open connections: all answered', async () => {
@@ -76,7 +76,7 @@ describe('graceful stop', () => {
     const answers = await Promise.all(requests.map((r) => r.done));
     expect(answers.filter((a) => /^HTTP\/1\.1 200 /.test(a))).toHaveLength(100);
     expect(await gw.exited).toBe(0);
-    expect(gw.out().trim().split('\n').at(-1)).toMatch(/^stopped: \d+ requests? answered while draining, none cut off$/);
+    expect(gw.log().trim().split('\n').at(-1)).toMatch(/^stopped: \d+ requests? answered while draining, none cut off$/);
   }, 60_000);
 
   it('a request still unanswered at the drain deadline is cut off: counted in the last line, exit 1', async () => {
@@ -89,7 +89,7 @@ describe('graceful stop', () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(1);
     expect(await stuck.done).toBe('');
-    expect(gw.out().trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, 1 request cut off at the drain deadline (0.5 s)');
+    expect(gw.log().trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, 1 request cut off at the drain deadline (0.5 s)');
   }, 30_000);
 
   it('a second signal ends the drain at once', async () => {
@@ -103,6 +103,6 @@ describe('graceful stop', () => {
     await gw.until(/draining/);
     gw.child.kill('SIGINT');
     expect(await gw.exited).toBe(1);
-    expect(gw.out().trim().split('\n').at(-1)).toMatch(/1 request cut off by a second signal$/);
+    expect(gw.log().trim().split('\n').at(-1)).toMatch(/1 request cut off by a second signal$/);
   }, 30_000);
 });

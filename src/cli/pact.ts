@@ -54,7 +54,7 @@ const OPTIONS = {
 class Usage extends Error {}
 
 /** Pact files named by `--pact`: a file, or every `.json` file of a folder. */
-export function pactFiles(where: string): string[] {
+function pactFiles(where: string): string[] {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(where);
@@ -173,7 +173,7 @@ async function check(values: Record<string, any>, positionals: string[]): Promis
   const failOn = values['fail-on'] ?? 'must';
   if (!['must', 'expected', 'profile'].includes(failOn)) throw new Usage(`--fail-on must be must, expected or profile, not '${failOn}'`);
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
-  let pact;
+  let pact: ReturnType<typeof readPactFile>;
   try {
     pact = readPactFile(positionals[0]!);
   } catch (e) {

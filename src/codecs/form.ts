@@ -52,7 +52,7 @@ export function sniffBody(text: string): { encoding: 'json' | 'form'; value: Rec
     }
     return undefined;
   }
-  if (trimmed === '' || /^[\[\]"0-9-]|^(true|false|null)$/.test(trimmed)) return undefined;
+  if (trimmed === '' || /^[[\]"0-9-]|^(true|false|null)$/.test(trimmed)) return undefined;
   if (!/^[^=&]*=/.test(trimmed)) return undefined;
   return { encoding: 'form', value: decodeForm(text) };
 }

@@ -48,7 +48,7 @@ function asForm(el: Element | null | undefined): HTMLFormElement | undefined {
 }
 
 /** The form a piece of script submits (`<ref>.submit()`, or `x = <ref>; … x.submit()`), if any. */
-export function submittedForm(doc: Doc, code: string): HTMLFormElement | undefined {
+function submittedForm(doc: Doc, code: string): HTMLFormElement | undefined {
   for (const ref of FORM_REFERENCES) {
     for (const m of code.matchAll(new RegExp(ref.pattern + SUBMIT_CALL, 'g'))) {
       const form = asForm(ref.resolve(doc, m.slice(1)));

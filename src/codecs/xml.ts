@@ -93,7 +93,7 @@ export function normaliseArrays(value: Record<string, unknown>, arrayFields: rea
 const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
 /** Escape the five XML special characters of a text value. */
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return /[&<>"']/.test(text) ? text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!) : text;
 }
 

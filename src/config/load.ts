@@ -40,7 +40,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known flag closest to a mistyped one (at most 2 edits, or a prefix of it), if any. */
-export function didYouMean(word: string, known: readonly string[]): string | undefined {
+function didYouMean(word: string, known: readonly string[]): string | undefined {
   const scored = known.map((k) => ({ k, d: k.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, k) }));
   const best = scored.sort((x, y) => x.d - y.d)[0];
   return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.k : undefined;

@@ -28,7 +28,7 @@ import { operationOf } from './verify.js';
 const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
-export const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
+const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
 
 /** Values the document shows on success, and the requirement that shows each. */
 const SHOWN_VALUES: Record<string, Record<string, string>> = {
@@ -98,7 +98,7 @@ function normaliseBody(body: unknown, contentType: string | undefined): PactBody
 }
 
 /** Path tokens of a Pact JSONPath (`$.a[*].b`, `$['a']`, `$.a.*`). */
-export function pathTokens(p: string): string[] {
+function pathTokens(p: string): string[] {
   const out: string[] = [];
   const re = /\.([^.[\]]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\*|\d+)\]/g;
   let m: RegExpExecArray | null;

@@ -21,7 +21,7 @@ export interface Matched {
 /** A body template: plain objects holding `Matched` leaves. */
 export type Template = Matched | { [name: string]: Template } | string | number | boolean | null;
 
-export function isMatched(value: unknown): value is Matched {
+function isMatched(value: unknown): value is Matched {
   return typeof value === 'object' && value !== null && (value as Matched).pagiMatched === true;
 }
 
@@ -30,7 +30,7 @@ function matched(matchers: Matcher[], value: unknown, requirements: (string | un
 }
 
 /** The matchers a scalar position's schema gives (regexes of its patterns and format, else its JSON type). */
-export function leafMatchers(flat: FlatSchema): { matchers: Matcher[]; requirements: (string | undefined)[] } {
+function leafMatchers(flat: FlatSchema): { matchers: Matcher[]; requirements: (string | undefined)[] } {
   if (flat.type === 'number') return { matchers: [{ match: 'number' }], requirements: [flat.typeRequirement] };
   if (flat.type === 'integer') return { matchers: [{ match: 'integer' }], requirements: [flat.typeRequirement] };
   const regexes = flat.patterns.filter((p) => rustCompatible(p.pattern));
@@ -85,7 +85,7 @@ export function buildTemplate(spec: SpecModel, flat: FlatSchema, example: unknow
 }
 
 /** A JSONPath member step as Pact writes it (`.name`, or `['name']` for names outside `[A-Za-z0-9_-]`). */
-export function step(name: string): string {
+function step(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(name) ? `.${name}` : `['${name.replace(/'/g, "\\'")}']`;
 }
 
@@ -143,13 +143,6 @@ export function toPactJs(template: Template): unknown {
     return { 'pact:matcher:type': 'type', value: template.value };
   }
   if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, toPactJs(v)]));
-  return template;
-}
-
-/** The plain example value of a template. */
-export function exampleOf(template: Template): unknown {
-  if (isMatched(template)) return Array.isArray(template.value) ? (template.value as Template[]).map(exampleOf) : template.value;
-  if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, exampleOf(v)]));
   return template;
 }
 

@@ -44,7 +44,7 @@ export interface StateClientOptions {
 }
 
 /** A state that could not be made true: the gateway refused a step. */
-export class StateError extends Error {}
+class StateError extends Error {}
 
 /** The extra request headers the profile names, filled from the body (`{request.<field>}`; other placeholders empty). */
 export function profileHeaders(profile: Profile, body: Record<string, unknown>): Record<string, string> {
@@ -173,9 +173,4 @@ export class StateClient {
 
 function pick(values: Record<string, string>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.filter((n) => values[n] !== undefined).map((n) => [n, values[n]!]));
-}
-
-/** The state key of a provider state name, or undefined for a state the kit does not know. */
-export function stateKeyOf(name: string): StateKey | undefined {
-  return (Object.keys(STATES) as StateKey[]).find((k) => STATES[k].name === name);
 }

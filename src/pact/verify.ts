@@ -50,7 +50,7 @@ export function operationOf(spec: SpecModel, path: string, body: Record<string, 
 }
 
 /** Re-sign (and re-encode) one request body; the bytes to forward and the profile's headers for it. */
-export function resignBody(
+function resignBody(
   options: Pick<VerifyOptions, 'spec' | 'profile' | 'secret' | 'merchantId' | 'accountId'>,
   path: string,
   contentType: string,
@@ -80,7 +80,7 @@ export function resignBody(
 }
 
 /** Mismatches out of the Verifier's JSON result (`errors[].mismatch`). */
-export function mismatchesOf(raw: unknown): Mismatch[] {
+function mismatchesOf(raw: unknown): Mismatch[] {
   let value: any = raw;
   if (typeof value === 'string') {
     try {

@@ -26,7 +26,7 @@ function schemaValidator() {
  * Rules a profile must obey that the schema cannot express (listed in the schema's description).
  * Each problem is one sentence naming the profile key.
  */
-export function consistencyProblems(p: Profile): string[] {
+function consistencyProblems(p: Profile): string[] {
   const problems: string[] = [];
   const sig = p.signature;
   if (p.notifications.signature === 'asResponse' && !sig.response.signed) {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 export const PROFILE_READS_ENV = 'PAGI_PROFILE_READS';
 
 /** `value` wrapped so that every property read below it calls `record` with its dotted path. */
-export function recordReads<T extends object>(value: T, record: (path: string) => void): T {
+function recordReads<T extends object>(value: T, record: (path: string) => void): T {
   const proxies = new Map<string, object>();
   const wrap = (target: object, path: string): object => {
     let proxy = proxies.get(path);

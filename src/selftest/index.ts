@@ -77,4 +77,3 @@ export async function runSelftest(options: Partial<SelftestOptions> = {}): Promi
 }
 
 export { planVariants, declarationProblems } from './plan.js';
-export { checkedRequirements, scoreSelftest } from './score.js';

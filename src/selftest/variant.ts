@@ -83,7 +83,7 @@ function summary(variant: PlannedVariant, result: RunResult, durationMs: number)
 
 /** Run the suites of a variant's families against a gateway with the variant switched on. */
 /** Generated requests per operation in a deep fault's run. */
-export const SELFTEST_DEPTH = 1000;
+const SELFTEST_DEPTH = 1000;
 
 export async function runVariant(variant: PlannedVariant, settings: VariantSettings): Promise<VariantRun> {
   const started = Date.now();

@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Annotation keywords of the kit's schemas: they carry data for the kit and never validate. */
-export const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi'] as const;
+const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi'] as const;
 
 /** An Ajv2020 instance in strict mode with the kit's annotation keywords registered (`extra`: e.g. `code` for standalone output). */
 export function createAjv(extra: Pick<Options, 'code'> = {}): Ajv2020 {
@@ -32,7 +32,7 @@ export interface SchemaViolation {
  * The requirement a failed keyword traces to: the `x-requirement` of the schema object holding the keyword
  * (ajv's `parentSchema`, available with `verbose: true`).
  */
-export function requirementOf(error: ErrorObject): string | undefined {
+function requirementOf(error: ErrorObject): string | undefined {
   const parent = error.parentSchema as Record<string, unknown> | undefined;
   const id = parent?.['x-requirement'];
   return typeof id === 'string' ? id : undefined;

@@ -5,7 +5,7 @@ import { parseYamlText } from '../yaml.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OperationKey, Requirement } from '../model.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
-import { kitSchemaSet, readSchemaSet, validatorSource } from './validators.js';
+import { kitSchemaSet, kitValidator, readSchemaSet, validatorSource } from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';
 
 /** A media type of a request or response body, and why the spec lists it. */
@@ -186,6 +186,19 @@ function findMaxItems(
   return walk(schemas.get(schemaId), schemaId);
 }
 
+/** One line per schema violation of the catalogue: the JSON pointer into the file and what is wrong there. */
+function catalogueError(file: string, violations: SchemaViolation[], shown = 10): string {
+  const lines = violations.map((v) => {
+    const { additionalProperty, missingProperty, allowedValues } = v.params as Record<string, unknown>;
+    if (v.keyword === 'additionalProperties') return `${v.instancePath}/${String(additionalProperty)}: unknown key`;
+    if (v.keyword === 'required') return `${v.instancePath}/${String(missingProperty)}: missing (required)`;
+    if (v.keyword === 'enum') return `${v.instancePath || '/'}: must be one of ${(allowedValues as unknown[]).join(', ')}`;
+    return `${v.instancePath || '/'}: ${v.message}`;
+  });
+  const more = lines.length > shown ? [`… and ${lines.length - shown} more`] : [];
+  return [`spec: ${file} does not match schemas/requirements.schema.json:`, ...lines.slice(0, shown), ...more].join('\n  ');
+}
+
 /** Load and compile the spec, the requirement catalogue and every schema under `root` (the kit's folder by default). */
 export function loadSpec(root: string = KIT_ROOT): SpecModel {
   const specFile = path.join(root, 'spec', 'openapi.yaml');
@@ -210,8 +223,11 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
   }
   const source = validatorSource(set);
 
+  const catalogueSchemaId = `${SCHEMA_BASE}requirements.schema.json`;
+  const validateCatalogue = set.documents.has(catalogueSchemaId) ? source.validator(catalogueSchemaId) : kitValidator(catalogueSchemaId);
+  if (!validateCatalogue(catalogue)) throw new Error(catalogueError(catalogueFile, toViolations(validateCatalogue.errors)));
   const requirements = new Map<string, Requirement>();
-  for (const entry of catalogue.requirements as Requirement[]) {
+  for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
     if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);
     requirements.set(entry.id, entry);
   }

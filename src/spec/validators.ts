@@ -30,7 +30,7 @@ export interface ValidatorSource {
 }
 
 /** The gateway's configuration schema travels with every set, so one generated module serves the whole kit. */
-export const GATEWAY_CONFIG_SCHEMA = path.join(KIT_ROOT, 'gateway', 'config.schema.json');
+const GATEWAY_CONFIG_SCHEMA = path.join(KIT_ROOT, 'gateway', 'config.schema.json');
 export const GENERATED_VALIDATORS = path.join(KIT_ROOT, 'src', 'spec', 'validators.generated.cjs');
 
 const SCHEMA_FILE = /\.schema\.json$/;

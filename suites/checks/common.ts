@@ -77,7 +77,7 @@ function render(template: string, vars: { code: string; message: string; httpSta
 }
 
 /** The refusal forms the profile declares for an operation (`errors.refusalForms`). */
-export function refusalForms(ctx: CheckContext, operation: OperationKey): readonly RefusalForm[] {
+function refusalForms(ctx: CheckContext, operation: OperationKey): readonly RefusalForm[] {
   return ctx.profile.errors.refusalForms[operation] as RefusalForm[];
 }
 
@@ -250,7 +250,7 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */
-export function isClientRefusal(exchange: Exchange): boolean {
+function isClientRefusal(exchange: Exchange): boolean {
   const status = statusOf(exchange);
   return status !== undefined && status >= 400 && status < 500;
 }

@@ -8,9 +8,9 @@
  */
 import type { Check, CheckContext, Exchange, Finding, Observation, OperationKey } from '../../src/model.js';
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
-import { batchItems, batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
+import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { checkFollowUp, errorKindOf, sentBody } from './common.js';
+import { checkFollowUp, errorKindOf } from './common.js';
 import { fieldFormatsFollowConventions, noFullCardNumberInResponse, payoutEchoesRequest, batchResultsEchoRequestIds, responseEchoesRequestFields } from './conventions.js';
 import { responseMatchesSchema } from './shape.js';
 

@@ -8,7 +8,6 @@ import { type Report, defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, su
 import {
   batchResults,
   type CodeMessagePair,
-  codeMessage,
   expectedCodeMessage,
   isObject,
   matchesCodeMessage,

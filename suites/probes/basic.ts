@@ -50,9 +50,6 @@ export const BATCH_OPERATIONS: readonly OperationKey[] = ['capture', 'review', '
 /** The operations selecting records through the profile's selection fields (`x-pagi-limit`). */
 export const SELECTING_OPERATIONS: readonly SelectingOperation[] = ['retrievalTrans', 'retrievalRefund'];
 
-/** The payment operations (each creates a payment for an order number). */
-export const PAYMENT_OPERATIONS: readonly OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout'];
-
 type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
 
 function isBatch(op: OperationKey): op is BatchOperation {
@@ -66,7 +63,7 @@ export function recordFacts(record: PaymentRecord): Record<string, unknown> {
 }
 
 /** Record whether the main answer's signature verifies (when the client can tell). */
-export function noteSignature(client: ProbeClient, ctx: CheckContext, operation: OperationKey, exchange: Exchange, steps: Steps): void {
+function noteSignature(client: ProbeClient, ctx: CheckContext, operation: OperationKey, exchange: Exchange, steps: Steps): void {
   const body = responseObject(exchange, ctx.spec);
   if (!client.verifySignature) steps.facts.signatureUnverifiable = "the kit's client cannot verify signatures";
   else if (body) steps.facts.signatureValid = client.verifySignature(operation, 'response', body);

@@ -55,7 +55,7 @@ export class Steps {
 export type ProbeBody = (operation: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps) => Promise<Exchange>;
 
 /** A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`). */
-export function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
+function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
   const url = `${ctx.config.baseUrl.replace(/\/$/, '')}${ctx.spec.operations.get(operation)?.path ?? ''}`;
   return {
     id: `${operation}#not-sent`,
@@ -424,7 +424,7 @@ export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: 
 }
 
 /** The documented action of the checkout page's form, on the target (`{base_url}/v1/checkout`). */
-export function checkoutAction(ctx: CheckContext): string | undefined {
+function checkoutAction(ctx: CheckContext): string | undefined {
   const action = operationOf(ctx.spec, 'checkout').checkoutForm?.action;
   return action ? new URL(action.replace('{base_url}', ctx.config.baseUrl.replace(/\/$/, ''))).href : undefined;
 }

@@ -3,13 +3,12 @@
  * INCONCLUSIVE and the reason ("interrupted after N of M checks"); the process exits 130 (SIGINT) or 143 (SIGTERM).
  * A second signal exits at once.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultsDocument } from '../../reporters/json.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { spawnKit } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 interface Stopped {
   code: number | null;
@@ -23,17 +22,13 @@ interface Stopped {
 
 /** Start a run, and once it has reported checks of one operation (mid-run), send `signals` one after the other. */
 function interrupt(signals: NodeJS.Signals[], gapMs = 0): Promise<Stopped> {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-interrupt-'));
-  const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'run', '--out', out, '--reporter', 'console,json,junit,markdown,har,html'], {
-    cwd: KIT_ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const out = tempDir('pagi-interrupt-');
+  const child = spawnKit(['run', '--out', out, '--reporter', 'console,json,junit,markdown,har,html'], { env: { NO_COLOR: '1' } });
   let stdout = '';
   let stderr = '';
   let signalledAt = 0;
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdout.on('data', (d) => {
+  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout!.on('data', (d) => {
     stdout += d;
     if (!signalledAt && /^ {2}[✓✗] /m.test(stdout)) {
       signalledAt = Date.now();

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkOptions, helpText, parseArgv, readConfigFile, resolveOptions } from '../../src/config/load.js';
 import { OPTIONS, UsageError, defaults, optionsOf, type OptionDef } from '../../src/config/options.js';
+import { tempDir } from '../support/temp.js';
 
 const table = OPTIONS as readonly OptionDef[];
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-options-'));
+const tmp = tempDir('pagi-options-');
 const write = (name: string, text: string) => {
   fs.writeFileSync(path.join(tmp, name), text);
   return path.join(tmp, name);

@@ -7,18 +7,18 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/model.js';
-import { pagiConform, startGatewayProcess, type CliRun, type GatewayProcess } from '../reporters/fixtures/processes.js';
+import { pagiConform, serve, type CliRun, type ServeProcess } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
 const CARD = '4111111111111111';
 const CVC = '123';
 const SECRET = 'reference-secret-0001';
 const CHECK = 'fieldFormatsFollowConventions';
 
-let gateway: GatewayProcess;
+let gateway: ServeProcess;
 let dir: string;
 let config: string;
 let run: CliRun;
@@ -34,9 +34,9 @@ function stable(body: string): string {
 }
 
 describe('reproduce a failed check of a run against serve --fault', { timeout: 180_000 }, () => {
+  dir = tempDir('pagi-reproduce-test-');
   beforeAll(async () => {
-    gateway = await startGatewayProcess(['--fault', 'direct-currency-lower-case']);
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-reproduce-test-'));
+    gateway = await serve(['--fault', 'direct-currency-lower-case']);
     config = path.join(dir, 'pagi.yaml');
     fs.writeFileSync(config, `merchantId: M10001\naccountId: A20001\ncards:\n  approve: "${CARD}"\n  decline: "4000000000000002"\ncardSecurityCode: "${CVC}"\n`);
     run = await pagiConform(['run', '--target', gateway.url, '--config', config, '--only', `authoriseDirect/${CHECK}`, '--seed', '31', '--out', path.join(dir, 'run'), '--reporter', 'console,json'], { PAGI_SECRET: SECRET });

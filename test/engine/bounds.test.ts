@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +18,12 @@ import { decodeBody, decodeExternal } from '../../src/engine/decode.js';
 import { EXCERPT_CHARS } from '../../src/engine/evidence.js';
 import { refusalSentence, remoteNotifications, startReceiver, type Receiver } from '../../src/engine/receiver.js';
 import { clearSpool } from '../../src/engine/spool.js';
-import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { readYamlFile } from '../../src/yaml.js';
+import { runConfig } from '../support/config.js';
+import { tempDir } from '../support/temp.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
@@ -71,7 +71,7 @@ describe('parser limits', () => {
 describe('the client against a large, slow or silent target', () => {
   let server: http.Server;
   let client: KitClient;
-  const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bounds-spool-'));
+  const spoolDir = tempDir('pagi-bounds-spool-');
   let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_, res) => res.end();
   const sockets = new Set<import('node:net').Socket>();
 
@@ -85,16 +85,7 @@ describe('the client against a large, slow or silent target', () => {
       s.on('close', () => sockets.delete(s));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const config: RunConfigView = {
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      merchantId: 'M',
-      accountId: 'A',
-      orderPrefix: 'B',
-      seed: 1,
-      cards: { approve: profile.payments.testCards.approve[0]! },
-      paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
-      notifyWaitMs: 100,
-    };
+    const config = runConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { orderPrefix: 'B', notifyWaitMs: 100 });
     client = createProbeClient({ spec, profile, config, secret: 'bounds-secret-0001', cardSecurityCode: '987', transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 }, tag: 'b', spoolDir });
   });
   afterAll(async () => {
@@ -154,7 +145,7 @@ describe('the client against a large, slow or silent target', () => {
     const xs = [];
     for (let i = 0; i < 5; i++) xs.push(await client.send('cancel', client.sample('cancel')));
     expect(xs.map((x) => x.error?.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout', 'timeout']);
-    expect(xs.slice(2).every((x) => x.error!.message.startsWith('not sent: the target left cancel unanswered 2 times in a row'))).toBe(true);
+    expect(xs.slice(2).map((x) => x.error!.message).filter((m) => !m.startsWith('not sent: the target left cancel unanswered 2 times in a row'))).toEqual([]);
     expect(performance.now() - started).toBeLessThan(2000);
     handle = (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     expect((await client.send('review', client.sample('review'))).response?.status).toBe(200);

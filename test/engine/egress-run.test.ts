@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../support/cli.js';
 import { startCountingListener, startRewritingTarget, type RewritingTarget } from './fixtures/rewriting-proxy.js';
 
 const CARD = '4111111111111111';

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { createProbeClient } from '../../src/engine/client.js';
 import { egressPolicy, isInternalAddress, isLoopbackHost } from '../../src/engine/egress.js';
 import { moneyGuard } from '../../src/engine/runner.js';
-import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { startCountingListener } from './fixtures/rewriting-proxy.js';
+import { runConfig } from '../support/config.js';
 
 describe('egress policy', () => {
   const policy = egressPolicy('http://127.0.0.1:8080', ['issuer.sandbox.example', '*.pages.example', 'static.example:8443', '10.1.2.3']);
@@ -52,16 +52,7 @@ describe('egress policy', () => {
 
 describe('following URLs from the target', () => {
   const { profile } = loadProfile('reference');
-  const config = (baseUrl: string): RunConfigView => ({
-    baseUrl,
-    merchantId: 'M',
-    accountId: 'A',
-    orderPrefix: 'T',
-    seed: 1,
-    cards: { approve: profile.payments.testCards.approve[0]! },
-    paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
-    notifyWaitMs: 0,
-  });
+  const config = (baseUrl: string) => runConfig(baseUrl);
   const client = (baseUrl: string, allowedHosts: string[]) =>
     createProbeClient({
       spec: kitSpec(),

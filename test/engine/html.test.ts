@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { readCheckoutForm } from '../../src/codecs/html.js';
-import { exampleValue } from '../spec/helpers.js';
+import { exampleValue } from '../support/examples.js';
 
 const page = (body: string, bodyAttrs = '') => `<!DOCTYPE html><html><head><title>t</title></head><body ${bodyAttrs}>${body}</body></html>`;
 const form = (attrs: string, inputs = '<input type="hidden" name="a" value="1">') => `<form ${attrs}>${inputs}</form>`;

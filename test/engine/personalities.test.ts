@@ -14,7 +14,7 @@ import type { RunResult } from '../../src/model.js';
 import { profileLeaves, unreadLeaves } from '../../src/profile/leaves.js';
 import { PROFILE_READS_ENV } from '../../src/profile/reads.js';
 import { SCHEMAS_DIR, SPEC_DIR } from '../../src/spec/paths.js';
-import { type CliOutcome, runCli } from './fixtures/cli.js';
+import { type CliOutcome, runCli } from '../support/cli.js';
 
 const PROFILES = fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-personalities-'));

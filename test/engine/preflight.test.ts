@@ -7,7 +7,7 @@ import { classify, credentialSources, verdictOfPreflight } from '../../src/engin
 import { defaults, type RunOptions } from '../../src/config/options.js';
 import type { DecodedBody, Exchange, OperationKey, RunConfigView } from '../../src/model.js';
 import { loadProfile, type Profile } from '../../src/profile/load.js';
-import { tempFile } from './fixtures/cli.js';
+import { tempFile } from '../support/temp.js';
 
 const reference = loadProfile('reference').profile;
 const sample = loadProfile('sample-hmac-sorted').profile;

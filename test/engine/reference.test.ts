@@ -1,6 +1,6 @@
-/** Issue 4, §6: the whole run against the reference gateway is CONFORMANT with no failed check of any severity. */
+/** The whole run against the reference gateway is CONFORMANT with no failed check of any severity. */
 import { describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
+import { runCli } from '../support/cli.js';
 
 describe('a full run against the embedded reference gateway', () => {
   it('is CONFORMANT with no failed check of any severity', { timeout: 240_000 }, async () => {

@@ -5,30 +5,21 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProbeClient, type TransportOptions } from '../../src/engine/client.js';
 import { createLimiter } from '../../src/engine/limiter.js';
-import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
+import { runConfig } from '../support/config.js';
+import { tempDir } from '../support/temp.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
 const closers: (() => void)[] = [];
 afterAll(() => closers.forEach((c) => c()));
 
-const config = (baseUrl: string): RunConfigView => ({
-  baseUrl,
-  merchantId: 'M',
-  accountId: 'A',
-  orderPrefix: 'T',
-  seed: 1,
-  cards: {},
-  paymentMethods: { valid: [], unknown: 'X' },
-  notifyWaitMs: 0,
-});
+const config = (baseUrl: string) => runConfig(baseUrl, { cards: {}, paymentMethods: { valid: [], unknown: 'X' } });
 const client = (baseUrl: string, transport: Partial<TransportOptions> = {}) =>
   createProbeClient({
     spec,
@@ -46,7 +37,7 @@ function listen(server: net.Server): Promise<number> {
 
 describe('transport', () => {
   it('trusts the target certificate through the CA file', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-tls-'));
+    const dir = tempDir('pagi-tls-');
     const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
     const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));

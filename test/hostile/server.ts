@@ -321,7 +321,7 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
         return;
       }
       case 'reset-mid-body':
-        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000`, '{"merchant_id":"' + 'x'.repeat(50_000), 'destroy');
+        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000`, `{"merchant_id":"${'x'.repeat(50_000)}`, 'destroy');
       case 'short-body':
         return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000\r\nconnection: close`, '{"merchant_id":"m"}');
       default:

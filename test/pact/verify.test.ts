@@ -2,26 +2,20 @@
  * `pagi-conform pact verify` with Pact's own Verifier: the generated pact against the reference gateway (all
  * verified) and against a gateway with a self-test fault (a failed interaction naming the field).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { generatePact, pactText } from '../../src/pact/interactions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { pagiConform } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
 
-function cli(args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), ...args], { cwd: KIT_ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, out }));
-  });
+/** `pagi-conform ARGS` without colour; `out` is its stdout, then its stderr. */
+async function cli(args: string[]): Promise<{ code: number; out: string }> {
+  const { code, stdout, stderr } = await pagiConform(args, { NO_COLOR: '1' });
+  return { code, out: stdout + stderr };
 }
 
-// eslint-disable-next-line no-control-regex
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 
 describe('pact verify', { timeout: 120_000 }, () => {
@@ -62,7 +56,7 @@ describe('pact verify', { timeout: 120_000 }, () => {
 
   it('masks the card numbers a gateway answers in the Verifier\'s output', async () => {
     const unmasked = await startGateway({ fault: 'card-unmasked' });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-pact-mask-'));
+    const dir = tempDir('pagi-pact-mask-');
     try {
       // A merchant expecting the masked card: the Verifier prints the full number the faulty gateway sends.
       const pact = generatePact();
@@ -77,7 +71,6 @@ describe('pact verify', { timeout: 120_000 }, () => {
       expect(out).not.toContain('4111111111111111');
       expect(plain(out)).toContain("Expected '411111******1111' to match");
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
       await unmasked.close();
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 5 end to end, on one real run (made once, in beforeAll) against the reference gateway started with one
+ * The reports end to end, on one real run (made once, in beforeAll) against the reference gateway started with one
  * fault (`pagi-conform serve --fault`), a secret and test cards given through the config file and the environment,
  * every reporter on and the report signed: each format shows the failed check, its requirement and the evidence;
  * results.json follows its schema; the report verifies and catches edits; no card number, security code or secret
@@ -22,7 +22,7 @@ import { loadProfile } from '../../src/profile/load.js';
 import { createAjv } from '../../src/spec/ajv.js';
 import { KIT_ROOT, SCHEMAS_DIR } from '../../src/spec/paths.js';
 import harSchema from './fixtures/har-1.2.schema.json' with { type: 'json' };
-import { pagiConform, startGatewayProcess, type CliRun, type GatewayProcess } from './fixtures/processes.js';
+import { pagiConform, serve, type CliRun, type ServeProcess } from '../support/cli.js';
 
 const FAULT = 'checkout-values-unescaped';
 /** A secret with a space and characters that URL-encoding and JSON-escaping change. */
@@ -43,7 +43,7 @@ const profile = loadProfile('reference').profile;
 const CARDS = { approve: profile.payments.testCards.approve[0]!, decline: profile.payments.testCards.decline[0]! };
 const ENV = { PAGI_SECRET: SECRET };
 
-let gateway: GatewayProcess;
+let gateway: ServeProcess;
 let run: CliRun;
 const runs: CliRun[] = [];
 let results: ResultsDocument;
@@ -60,7 +60,7 @@ beforeAll(async () => {
   fs.writeFileSync(file('gateway.json'), JSON.stringify({ merchants }));
   const account = merchants[0]!;
   fs.writeFileSync(file('kit.json'), JSON.stringify({ merchantId: account.merchantId, accountId: account.accounts[0]!.accountId, cards: CARDS, cardSecurityCode: SECURITY_CODE }));
-  gateway = await startGatewayProcess(['--config', file('gateway.json'), '--fault', FAULT]);
+  gateway = await serve(['--config', file('gateway.json'), '--fault', FAULT]);
   run = await pagiConform(
     ['run', '--target', gateway.url, '--config', file('kit.json'), '--out', OUT, '--seed', '7', '--reporter', 'console,json,junit,markdown,har,html', '--sign-key', file('sign.pem')],
     ENV,

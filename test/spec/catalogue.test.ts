@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { createAjv } from '../../src/spec/ajv.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { kitSpec, loadSpec } from '../../src/spec/load.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
+import { specCopy } from '../support/temp.js';
 
 const spec = kitSpec();
 const catalogue = parseYaml(fs.readFileSync(path.join(KIT_ROOT, 'spec', 'requirements.yaml'), 'utf8'));
@@ -65,5 +66,52 @@ describe('requirement catalogue', () => {
       const expected = catalogue.requirements.filter((r: { operations: string[] }) => r.operations.includes(op.key)).map((r: { id: string }) => r.id);
       expect(op.requirements, op.key).toEqual(expected);
     }
+  });
+});
+
+describe('a broken catalogue is refused when the spec loads', () => {
+  /** A spec copy whose catalogue text went through `edit`; the message `loadSpec` throws. */
+  const loadError = (edit: (text: string) => string): string => {
+    const root = specCopy((dir) => {
+      const file = path.join(dir, 'spec', 'requirements.yaml');
+      fs.writeFileSync(file, edit(fs.readFileSync(file, 'utf8')));
+    });
+    try {
+      loadSpec(root);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('loadSpec accepted the broken catalogue');
+  };
+
+  it('a renamed top-level key names the file, the pointer and the unknown and the missing key', () => {
+    const message = loadError((text) => text.replace(/^requirements:/m, 'requirement:'));
+    expect(message).toMatch(/^spec: \S+\/spec\/requirements\.yaml does not match schemas\/requirements\.schema\.json:/);
+    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/requirements: missing (required)', '/requirement: unknown key']);
+  });
+
+  it('a wrong level names the entry and the allowed values', () => {
+    const message = loadError((text) => text.replace('  - id: PAGI-GEN-002\n    level: must', '  - id: PAGI-GEN-002\n    level: mandatory'));
+    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified']);
+  });
+
+  it('an unknown operation and a malformed id name their entries', () => {
+    const message = loadError((text) => text.replace('  - id: PAGI-GEN-001\n', '  - id: PAGI-GEN-1\n').replace('[authoriseDirect, authoriseApm, checkout, retrievalTrans, capture, review, cancel, refund, retrievalRefund, payout]', '[authoriseDirect, authorize]'));
+    const lines = message.split('\n').slice(1).map((l) => l.trim());
+    expect(lines[0]).toBe('/requirements/0/id: must match pattern "^PAGI-[A-Z]{2,4}-[0-9]{3}$"');
+    expect(lines[1]).toMatch(/^\/requirements\/0\/operations\/1: must be one of authoriseDirect, authoriseApm, checkout, /);
+  });
+
+  it('a catalogue that is not a mapping says so at the root', () => {
+    const message = loadError(() => '- id: PAGI-GEN-001\n');
+    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/: must be object']);
+  });
+
+  it('many problems are cut to ten lines and a count', () => {
+    const message = loadError((text) => text.replace(/^ {4}section:/gm, '    chapter:'));
+    const lines = message.split('\n').slice(1).map((l) => l.trim());
+    expect(lines).toHaveLength(11);
+    expect(lines.slice(0, 2)).toEqual(['/requirements/0/section: missing (required)', '/requirements/0/chapter: unknown key']);
+    expect(lines[10]).toMatch(/^… and \d+ more$/);
   });
 });

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { KIT_ROOT } from '../../src/spec/paths.js';
 import { schemaIdOfFileRef, type SpecModel } from '../../src/spec/load.js';
+import { exampleValue } from '../support/examples.js';
 
 /** Every `{ $ref }` of an OpenAPI media `schema`, rewritten to schema `$id`s so ajv can compile it. */
 export function mediaSchema(spec: SpecModel, node: unknown): unknown {
@@ -28,17 +26,10 @@ export function specExamples(spec: SpecModel) {
     for (const [kind, content] of bodies) {
       for (const [mediaType, media] of Object.entries<any>(content)) {
         for (const [name, ex] of Object.entries<any>(media.examples ?? {})) {
-          const file = path.join(KIT_ROOT, 'spec', ex.$ref);
-          const example = parseYaml(fs.readFileSync(file, 'utf8'));
-          out.push({ where: `${p} ${kind} ${mediaType} ${name}`, mediaType, schema: mediaSchema(spec, media.schema), value: example.value });
+          out.push({ where: `${p} ${kind} ${mediaType} ${name}`, mediaType, schema: mediaSchema(spec, media.schema), value: exampleValue(path.posix.basename(ex.$ref)) });
         }
       }
     }
   }
   return out;
-}
-
-/** The example value of one example file under spec/examples. */
-export function exampleValue(name: string): any {
-  return parseYaml(fs.readFileSync(path.join(KIT_ROOT, 'spec', 'examples', name), 'utf8')).value;
 }

@@ -8,14 +8,14 @@ import { maskText } from '../../src/mask.js';
 import type { CheckContext, CheckoutFormModel, DecodedBody, Exchange, Observation, OperationKey, RunConfigView } from '../../src/model.js';
 import { loadProfile, type Profile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
-import { exampleValue } from '../spec/helpers.js';
+import { exampleValue } from '../support/examples.js';
+import { runConfig } from '../support/config.js';
 
 export const spec = kitSpec();
 export const profile: Profile = loadProfile('reference').profile;
 
 /** The run configuration of the fixtures (the examples' merchant and base URL). */
-export const config: RunConfigView = {
-  baseUrl: 'https://gateway.example',
+export const config: RunConfigView = runConfig('https://gateway.example', {
   merchantId: 'M10001',
   accountId: 'A20001',
   orderPrefix: 'FX',
@@ -25,7 +25,7 @@ export const config: RunConfigView = {
   unregisteredAddress: '127.0.0.2',
   notifyUrl: 'http://127.0.0.1:9/notify',
   notifyWaitMs: 50,
-};
+});
 
 /** A check context over the kit's spec and (a copy of) the reference profile. */
 export function context(overrides: { config?: Partial<RunConfigView>; profile?: (p: Profile) => void } = {}): CheckContext {

@@ -8,10 +8,11 @@ import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { createProbeClient, type KitClient } from '../../src/engine/client.js';
 import { maskRulesFor } from '../../src/engine/evidence.js';
 import { startReceiver, type Receiver } from '../../src/engine/receiver.js';
-import type { CheckContext, Observation, OperationKey, RunConfigView } from '../../src/model.js';
+import type { CheckContext, Observation, OperationKey } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
+import { runConfig } from '../support/config.js';
 
 const spec = kitSpec();
 const { profile } = loadProfile('reference');
@@ -26,8 +27,7 @@ beforeAll(async () => {
   const secret = gateway.config.merchants[0]!.accounts[0]!.secret!;
   const cards = { approve: profile.payments.testCards.approve[0]!, decline: profile.payments.testCards.decline[0]! };
   receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules: maskRulesFor(profile, secret, Object.values(cards)), acknowledgement: profile.notifications.acknowledgement });
-  const config: RunConfigView = {
-    baseUrl: gateway.baseUrl,
+  const config = runConfig(gateway.baseUrl, {
     merchantId: 'M10001',
     accountId: 'A20001',
     orderPrefix: 'IT',
@@ -38,7 +38,7 @@ beforeAll(async () => {
     notifyUrl: receiver.notifyUrl,
     notifyWaitMs: 2000,
     negativeCases: 6,
-  };
+  });
   ctx = { spec, profile, config, requirement: (id) => spec.requirements.get(id)! };
   client = createProbeClient({
     spec,
