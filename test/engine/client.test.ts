@@ -208,7 +208,7 @@ describe('send', () => {
   it("keeps, with the replay, which of a probe's steps waited for which; the next step of a chain goes first", async () => {
     const replaying = createProbeClient({ spec, profile, config, secret: SECRET, cardSecurityCode: '987', transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 1, rate: 0 }, tag: 't2', captureReplay: true });
     try {
-      handler = (_, body, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 10);
+      handler = (_, _body, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 10);
       seen = [];
       const chained = replaying.scoped();
       const fresh = replaying.scoped();
