@@ -89,11 +89,24 @@ const SUBMITTERS = new Set(['submit', 'image', 'button:submit']);
 /** Controls whose value is not form data unless pressed. */
 const NOT_DATA = new Set(['submit', 'image', 'reset', 'button', 'button:submit', 'button:reset', 'button:button']);
 
-let parser: DOMParser | undefined;
+/**
+ * Pages one window's DOMParser reads before a fresh window takes over. A jsdom window keeps something of every
+ * document parsed in it, so each page costs more than the one before (3,000 pages in one window: 11.6 ms of CPU a
+ * page on average, against 1.9 ms with a window per 200). A closed window still holds about half a megabyte, so
+ * fewer pages a window cost memory: 200 keeps the time per page flat and the memory to about 3 KB a page.
+ */
+export const PAGES_PER_WINDOW = 200;
+
+let parser: { window: { close(): void }; domParser: DOMParser; pages: number } | undefined;
 
 function parseHtml(html: string): Doc {
-  parser ??= new (new JSDOM('', { runScripts: undefined, resources: undefined }).window.DOMParser)();
-  return parser.parseFromString(html, 'text/html');
+  if (!parser || parser.pages >= PAGES_PER_WINDOW) {
+    parser?.window.close();
+    const { window } = new JSDOM('', { runScripts: undefined, resources: undefined });
+    parser = { window, domParser: new window.DOMParser(), pages: 0 };
+  }
+  parser.pages++;
+  return parser.domParser.parseFromString(html, 'text/html');
 }
 
 /** Read a checkout page into the form data model. */

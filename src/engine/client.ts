@@ -20,6 +20,7 @@ import { egressPolicy } from './egress.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
+import { replayWriter, type ReplayFile } from './replay-file.js';
 import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
@@ -48,6 +49,8 @@ export interface ClientOptions {
   tag: string;
   /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
   captureReplay?: boolean;
+  /** Write the replay copies to this file (encrypted) instead of keeping them (a deep run's memory stays flat). */
+  replayFile?: ReplayFile;
   /** `false`: HTML pages are not read into a form model (a client of the main thread, which starts no reader thread). */
   readPages?: boolean;
   /** True once the run is interrupted: no request is sent after that. */
@@ -79,6 +82,8 @@ export interface KitClient extends ProbeClient {
   /** A client for one probe run, sharing this one's transport, counters and receiver. */
   scoped(): ScopedClient;
   readonly maskRules: MaskRules;
+  /** Write the buffered replay copies to the replay file, if there is one. */
+  flushReplay(): void;
   close(): Promise<void>;
 }
 
@@ -244,6 +249,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
   let exchangeCount = 0;
   let orderCount = 0;
+  const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -253,7 +259,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: () => string | undefined): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -326,14 +332,23 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
       else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
     });
-    const record: Exchange = {
+    const record = {
       id,
       operation,
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules, head, curlVariables, signature),
-    };
+    } as Exchange;
+    // Evidence is masked and printed when first read (a finding, a record for the reports): most generated
+    // exchanges pass and are never printed, so they never pay for masking and curl lines.
+    let evidence: Exchange['evidence'] | undefined;
+    const answered = response;
+    Object.defineProperty(record, 'evidence', {
+      enumerable: true,
+      configurable: true,
+      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.())),
+      set: (value: Exchange['evidence']) => void (evidence = value),
+    });
     if (response) record.response = response;
     if (error) record.error = error;
     return record;
@@ -351,13 +366,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
       let sentBody = body;
       let bodyText: string;
-      let command: string | undefined;
+      let command: (() => string | undefined) | undefined;
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
           const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
-          if (signature !== undefined) command = signatureCommand(profile.signature, operation, body, curlVariables);
+          if (signature !== undefined) command = () => signatureCommand(profile.signature, operation, body, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
@@ -412,10 +427,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
         const done = await x;
         exchanges++;
         if (record) records.push(exchangeRecord(done));
-        if (options.captureReplay) {
+        if (options.captureReplay || replayOut) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
-          replay.push({ method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) });
+          const copy = { method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) };
+          if (replayOut) replayOut.add(copy);
+          else replay.push(copy);
         }
         return done;
       };
@@ -431,7 +448,11 @@ export function createProbeClient(options: ClientOptions): KitClient {
         usage: () => ({ exchanges, records, replay }),
       };
     },
+    flushReplay() {
+      replayOut?.flush();
+    },
     async close() {
+      replayOut?.flush();
       await dispatchers.close();
     },
   };
