@@ -259,7 +259,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: () => string | undefined): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: () => string | undefined, readErrorPages = true): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -300,7 +300,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded: DecodedBody =
-          options.readPages === false && formatOfMediaType(headers['content-type']) === 'html'
+          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) && formatOfMediaType(headers['content-type']) === 'html'
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -388,7 +388,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
       const localAddress = sendOptions.localAddress;
       if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent, command);
+      return exchange(operation, sent, command, sendOptions.readErrorPages);
     },
     async notifications(key, ms, atLeast) {
       await control;

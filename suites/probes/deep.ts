@@ -26,6 +26,11 @@ const LANES = 4;
 function poolSize(depth: number): number {
   return Math.min(60, Math.max(6, Math.ceil(depth / 20)));
 }
+/**
+ * How generated requests are sent: kept only when failing, and an HTML error page not read into a form model (the
+ * deep checks judge a refusal by its status and text, and thousands of pages would cost milliseconds each).
+ */
+const GENERATED = { record: false, readErrorPages: false } as const;
 /** Most requests one shrink may send. */
 const SHRINK_BUDGET = 250;
 
@@ -252,7 +257,7 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     if (c.kind === 'valid') {
       const body = validBody(c);
       if (validateSigned(ctx, schemaId, body).length) return { exchange: undefined };
-      const x = await client.send(op, body, { record: false });
+      const x = await client.send(op, body, GENERATED);
       return { exchange: x, ledger: book(op, x, body) };
     }
     // A case breaking no rule, or more than one, is not sent (the generator cannot tell which rule it tests).
@@ -262,12 +267,12 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     let x: Exchange;
     if (c.kind === 'signature' && c.pointer !== `/${FIELD.signature}` && JSON.stringify(body[c.pointer.slice(1)]) === JSON.stringify(c.value)) return { exchange: undefined };
     if (c.kind === 'signature') {
-      x = c.pointer === `/${FIELD.signature}` ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, record: false }) : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, record: false });
+      x = c.pointer === `/${FIELD.signature}` ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, ...GENERATED }) : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, ...GENERATED });
     } else if (c.kind === 'missing' && c.pointer === `/${FIELD.signature}`) {
-      x = await client.send(op, body, { sign: false, record: false });
+      x = await client.send(op, body, { sign: false, ...GENERATED });
     } else {
       // Batch pointers name the first item: the body has one.
-      x = await client.send(op, setAt(body, c.pointer, c.kind === 'missing' ? undefined : c.value), { record: false });
+      x = await client.send(op, setAt(body, c.pointer, c.kind === 'missing' ? undefined : c.value), GENERATED);
     }
     if (!isolated) {
       if (record) bulkRecords.add(String(record.fields[FIELD.transactionId]));
