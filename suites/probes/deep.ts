@@ -336,6 +336,26 @@ async function inLanes(count: number, lanes: number, job: (i: number) => Promise
   }));
 }
 
+/** Cases generated at once: the cases of a deep run are made a block at a time, never all held. */
+const SAMPLE_BLOCK = 1_000;
+
+/**
+ * The `i`-th case fast-check generates from `arb` and `seed` (the case at path `i`, as `shrink` replays it), asked
+ * for in increasing order: a block is sampled when first asked for (fast-check's path skips the cases before it), up to `count`.
+ */
+export function sampler(arb: fc.Arbitrary<DeepCase>, seed: number, count: number): (i: number) => DeepCase {
+  let start = -1;
+  let block: DeepCase[] = [];
+  return (i) => {
+    const wanted = i - (i % SAMPLE_BLOCK);
+    if (wanted !== start) {
+      block = fc.sample(arb, { seed, numRuns: Math.min(SAMPLE_BLOCK, count - wanted), ...(wanted ? { path: String(wanted) } : {}) });
+      start = wanted;
+    }
+    return block[i - start]!;
+  };
+}
+
 /** The generated case at `path` of `arb`, shrunk to the smallest that still fails `checkId` (or its unshrunk self past the budget). */
 async function shrink(
   arb: fc.Arbitrary<DeepCase>,
@@ -382,13 +402,13 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
 
   for (const [kind, arb, kindSeed] of [['valid', gen.valid, seed], ['invalid', gen.invalid, seed + 1]] as const) {
     if (!arb) continue;
-    const cases = fc.sample(arb, { seed: kindSeed, numRuns: depth });
+    const cases = sampler(arb, kindSeed, depth);
     const firstFailing = new Map<string, { index: number; count: number }>();
     let lifecycle: { index: number; case: DeepCase; exchange: Exchange; ledger: NonNullable<DeepFailure['ledger']> } | undefined;
     const caseOfOrder = new Map<string, number>();
     const caseOfRecord = new Map<string, number>();
-    await inLanes(cases.length, LANES, async (i) => {
-      const c = cases[i]!;
+    await inLanes(depth, LANES, async (i) => {
+      const c = cases(i);
       const { exchange: x, ledger } = await gen.send(c, false);
       if (!x) return;
       lastExchange = x;
