@@ -67,6 +67,8 @@ const line = {
   /** CPU of the run (start-up included) and of the replay, every thread of the process. */
   kitCpuMs: Math.round(runCpuMs),
   bareCpuMs: Math.round(bareCpuMs),
+  /** kit/bare in CPU time: the figure a machine busy with other work distorts least. */
+  cpuRatio: Math.round((runCpuMs / bareCpuMs) * 100) / 100,
   verdict: result.verdict,
   failed: result.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`),
 };

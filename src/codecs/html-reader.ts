@@ -15,12 +15,12 @@ export interface HtmlReader {
 }
 
 /**
- * Old-generation heap of the reader thread, in MB. jsdom with its windows lives in about 60 MB; without a bound V8
+ * Old-generation heap of the reader thread, in MB. jsdom and its current window live in well under 100 MB; without a bound V8
  * lets the thread's heap grow by hundreds of MB of collectable pages before it collects, which a deep run's
  * thousands of pages would show as memory growing with depth. Past the bound the thread stops and pages are read in
  * the calling thread.
  */
-const READER_HEAP_MB = 160;
+const READER_HEAP_MB = 256;
 
 async function inThread(html: string): Promise<CheckoutFormModel> {
   const { readCheckoutForm } = await import('./html.js');

@@ -90,12 +90,12 @@ const SUBMITTERS = new Set(['submit', 'image', 'button:submit']);
 const NOT_DATA = new Set(['submit', 'image', 'reset', 'button', 'button:submit', 'button:reset', 'button:button']);
 
 /**
- * Pages one window's DOMParser reads before a fresh window takes over. A jsdom window keeps something of every
- * document parsed in it, so each page costs more than the one before (3,000 pages in one window: 11.6 ms of CPU a
- * page on average, against 1.9 ms with a window per 200). A closed window still holds about half a megabyte, so
- * fewer pages a window cost memory: 200 keeps the time per page flat and the memory to about 3 KB a page.
+ * Pages one window's DOMParser reads before a fresh window takes over. A jsdom window keeps every document parsed in
+ * it, so each page costs more than the one before (3,000 pages in one window: 11.6 ms of CPU a page on average,
+ * against 1.9 to 2.4 ms with a window per 50 to 200) and holds its elements until the window goes; a closed window
+ * still holds about half a megabyte. 50 pages a window keeps the time per page flat and the pages held to a few MB.
  */
-export const PAGES_PER_WINDOW = 200;
+export const PAGES_PER_WINDOW = 50;
 
 let parser: { window: { close(): void }; domParser: DOMParser; pages: number } | undefined;
 
