@@ -3,44 +3,82 @@
  * `run --depth N` against the embedded reference gateway (every family; the deep family at depth N), then the same
  * requests replayed by a plain HTTP client against a fresh gateway at the same concurrency. Prints one JSON line:
  * `{ depth, exchanges, kitMs, bareMs, ratio, maxRssMb, verdict }`. kitMs is the run's exchange phase (first request
- * sent to last answer received), the phase the replay repeats; runWallMs adds the start-up.
+ * sent to last answer received), the phase the replay repeats; runWallMs adds the start-up. kitCpuMs and bareCpuMs
+ * are the CPU time of the whole process (every thread) in each phase, less sensitive than wall time to a busy machine.
+ * The requests go to an encrypted replay file as they are answered (src/engine/replay-file.ts), and are replayed
+ * from it in that order, so neither phase holds them all in memory.
+ *
+ * `node bin/run-ts.js bench/depth.ts N --record` also writes the point into bench/results/run.json (its `depth`
+ * list, replacing a point of the same depth; the other figures of the file are kept).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
+import { newReplayFile, readReplayFile } from '../src/engine/replay-file.js';
 import { replay } from './replay.js';
 import { runConformance } from '../src/engine/runner.js';
 
-
 const depth = Number(process.argv[2] ?? '0');
+const record = process.argv.includes('--record');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-depth-'));
+const target = newReplayFile(path.join(out, 'replay.bin'));
 const options = resolveOptions({ out, reporter: [], depth, seed: 1 }, {});
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const started = performance.now();
-const { result, replay: requests } = await runConformance(options, { captureReplay: true, reporters: [] });
+const cpuStarted = cpu();
+const { result } = await runConformance(options, { replayFile: target, reporters: [] });
 const runWallMs = performance.now() - started;
-const ordered = [...requests].sort((a, b) => a.sentAt - b.sentAt);
-const firstSent = ordered[0]?.sentAt ?? 0;
-const kitMs = Math.max(...ordered.map((r) => r.sentAt + r.durationMs)) - firstSent;
+const runCpuMs = cpu() - cpuStarted;
+
+let exchanges = 0;
+let firstSent = Infinity;
+let lastAnswered = 0;
+for (const r of readReplayFile(target)) {
+  exchanges++;
+  firstSent = Math.min(firstSent, r.sentAt);
+  lastAnswered = Math.max(lastAnswered, r.sentAt + r.durationMs);
+}
+const kitMs = lastAnswered - firstSent;
 
 const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
 let bareMs: number;
+const cpuBare = cpu();
 try {
-  bareMs = await replay(ordered, result.metadata.target.baseUrl, gateway.baseUrl, options.concurrency);
+  bareMs = await replay(readReplayFile(target), result.metadata.target.baseUrl, gateway.baseUrl, options.concurrency);
 } finally {
   await gateway.close();
 }
+const bareCpuMs = cpu() - cpuBare;
 fs.rmSync(out, { recursive: true, force: true });
 const line = {
   depth,
-  exchanges: requests.length,
+  exchanges,
   kitMs: Math.round(kitMs),
   bareMs: Math.round(bareMs),
   ratio: Math.round((kitMs / bareMs) * 100) / 100,
   maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
   runWallMs: Math.round(runWallMs),
+  /** CPU of the run (start-up included) and of the replay, every thread of the process. */
+  kitCpuMs: Math.round(runCpuMs),
+  bareCpuMs: Math.round(bareCpuMs),
+  /** kit/bare in CPU time: the figure a machine busy with other work distorts least. */
+  cpuRatio: Math.round((runCpuMs / bareCpuMs) * 100) / 100,
   verdict: result.verdict,
   failed: result.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`),
 };
+if (record) {
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'run.json');
+  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as { depth?: { depth: number }[]; depthGoals?: Record<string, boolean> };
+  const points = [...(report.depth ?? []).filter((p) => p.depth !== depth), { ...line, date: new Date().toISOString(), loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) }].sort((a, b) => a.depth - b.depth);
+  report.depth = points;
+  const deepest = points[points.length - 1] as { ratio?: number } | undefined;
+  report.depthGoals = { ...report.depthGoals, ratioAtDeepestUnder1_5: (deepest?.ratio ?? Infinity) <= 1.5 };
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}
 console.log(JSON.stringify(line));

@@ -5,13 +5,16 @@ import { request, type Dispatcher } from 'undici';
 import type { ReplayRequest } from '../src/engine/client.js';
 import { dispatcherPool } from '../src/engine/dispatch.js';
 
-/** Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded origin. */
-export async function replay(requests: readonly ReplayRequest[], from: string, baseUrl: string, concurrency: number): Promise<number> {
+/**
+ * Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded
+ * origin. `requests` may be read as it goes (a replay file is never held whole).
+ */
+export async function replay(requests: Iterable<ReplayRequest>, from: string, baseUrl: string, concurrency: number): Promise<number> {
   const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
-  let next = 0;
+  const next = requests[Symbol.iterator]();
   const lane = async () => {
-    while (next < requests.length) {
-      const r = requests[next++]!;
+    for (let step = next.next(); !step.done; step = next.next()) {
+      const r = step.value;
       const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
       await res.body.dump();
     }

@@ -249,6 +249,8 @@ export interface ProbeClient {
       signedBody?: Record<string, unknown>;
       /** `false`: the exchange is counted but its record is not kept for the reports (generated requests kept only when failing). */
       record?: boolean;
+      /** `false`: an HTML page answering with a 4xx or 5xx is not read into a form model (its text and status are kept). */
+      readErrorPages?: boolean;
     },
   ): Promise<Exchange>;
   /** A fresh, run-unique order number. */

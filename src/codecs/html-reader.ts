@@ -14,6 +14,14 @@ export interface HtmlReader {
   close(): Promise<void>;
 }
 
+/**
+ * Old-generation heap of the reader thread, in MB. jsdom and its current window live in well under 100 MB; without a bound V8
+ * lets the thread's heap grow by hundreds of MB of collectable pages before it collects, which a deep run's
+ * thousands of pages would show as memory growing with depth. Past the bound the thread stops and pages are read in
+ * the calling thread.
+ */
+const READER_HEAP_MB = 256;
+
 async function inThread(html: string): Promise<CheckoutFormModel> {
   const { readCheckoutForm } = await import('./html.js');
   return readCheckoutForm(html);
@@ -26,7 +34,7 @@ export function createHtmlReader(): HtmlReader {
   let next = 0;
   const pending = new Map<number, { resolve(form: CheckoutFormModel): void; reject(e: Error): void }>();
   try {
-    worker = new Worker(new URL('./html-thread.mjs', import.meta.url));
+    worker = new Worker(new URL('./html-thread.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB } });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = pending.get(reply.id);

@@ -21,6 +21,7 @@ import { chainRecorder, type ChainStep } from './chain.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
+import { replayWriter, type ReplayFile } from './replay-file.js';
 import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
@@ -49,6 +50,8 @@ export interface ClientOptions {
   tag: string;
   /** Keep a copy of every request as sent (unmasked, memory only) for the benchmark's replay. */
   captureReplay?: boolean;
+  /** Write the replay copies to this file (encrypted) instead of keeping them (a deep run's memory stays flat). */
+  replayFile?: ReplayFile;
   /** `false`: HTML pages are not read into a form model (a client of the main thread, which starts no reader thread). */
   readPages?: boolean;
   /** True once the run is interrupted: no request is sent after that. */
@@ -83,6 +86,8 @@ export interface KitClient extends ProbeClient {
   /** A client for one probe run, sharing this one's transport, counters and receiver. */
   scoped(): ScopedClient;
   readonly maskRules: MaskRules;
+  /** Write the buffered replay copies to the replay file, if there is one. */
+  flushReplay(): void;
   close(): Promise<void>;
 }
 
@@ -248,6 +253,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
   let exchangeCount = 0;
   let orderCount = 0;
+  const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -257,7 +263,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: string, priority = 0): Promise<Exchange> => {
+  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: () => string | undefined, priority = 0, readErrorPages = true): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -311,7 +317,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded: DecodedBody =
-          options.readPages === false && formatOfMediaType(headers['content-type']) === 'html'
+          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) && formatOfMediaType(headers['content-type']) === 'html'
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -340,14 +346,23 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error.message = maskText(error.message, maskRules);
       }
     }
-    const record: Exchange = {
+    const record = {
       id,
       operation,
       request: sent,
       startedAt: startedAt.toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      evidence: buildEvidence(sent, response, maskRules, head, curlVariables, signature),
-    };
+    } as Exchange;
+    // Evidence is masked and printed when first read (a finding, a record for the reports): most generated
+    // exchanges pass and are never printed, so they never pay for masking and curl lines.
+    let evidence: Exchange['evidence'] | undefined;
+    const answered = response;
+    Object.defineProperty(record, 'evidence', {
+      enumerable: true,
+      configurable: true,
+      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.())),
+      set: (value: Exchange['evidence']) => void (evidence = value),
+    });
     if (response) record.response = response;
     if (error) record.error = error;
     return record;
@@ -370,13 +385,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
       let sentBody = body;
       let bodyText: string;
-      let command: string | undefined;
+      let command: (() => string | undefined) | undefined;
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
           const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
-          if (signature !== undefined) command = signatureCommand(profile.signature, operation, body, curlVariables);
+          if (signature !== undefined) command = () => signatureCommand(profile.signature, operation, body, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
@@ -392,7 +407,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       };
       const localAddress = sendOptions.localAddress;
       if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent, command, priority);
+      return exchange(operation, sent, command, priority, sendOptions.readErrorPages);
     },
     async notifications(key, ms, atLeast) {
       await control;
@@ -437,10 +452,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
         const done = await tracked(() => send(priority)).finally(() => void answered++);
         exchanges++;
         if (record) records.push(exchangeRecord(done));
-        if (options.captureReplay) {
+        if (options.captureReplay || replayOut) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
-          replay.push({ method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) });
+          const copy = { method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) };
+          if (replayOut) replayOut.add(copy);
+          else replay.push(copy);
         }
         return done;
       };
@@ -456,7 +473,11 @@ export function createProbeClient(options: ClientOptions): KitClient {
         usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
       };
     },
+    flushReplay() {
+      replayOut?.flush();
+    },
     async close() {
+      replayOut?.flush();
       await dispatchers.close();
     },
   };

@@ -30,6 +30,7 @@ import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { INTERRUPTS, type Interrupt } from './interrupts.js';
 import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
+import type { ReplayFile } from './replay-file.js';
 import { clearSpool } from './spool.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
 import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
@@ -44,6 +45,8 @@ export interface RunHooks {
   reporters?: KitReporter[];
   /** Keep every request as sent, for the benchmark's replay (memory only). */
   captureReplay?: boolean;
+  /** Write every request as sent to this file instead, encrypted (a deep run's memory stays flat); see replay-file.ts. */
+  replayFile?: ReplayFile;
   /** Command line recorded in the results. */
   commandLine?: string[];
   /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
@@ -308,6 +311,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       waivers,
       today,
       captureReplay: hooks.captureReplay ?? false,
+      ...(hooks.replayFile ? { replayFile: hooks.replayFile } : {}),
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
       ...(hooks.stop ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) } : {}),

@@ -4,6 +4,7 @@ import type { RunConfigView } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { TransportOptions } from './client.js';
 import type { PlannedTest, Selection } from './plan.js';
+import type { ReplayFile } from './replay-file.js';
 import type { Waiver } from './waivers.js';
 
 /** The run as the suite files see it. Holds the secret: never print it. */
@@ -28,6 +29,8 @@ export interface RunSetup {
   /** Run date (YYYY-MM-DD, UTC) waivers are compared with. */
   today: string;
   captureReplay: boolean;
+  /** The replay copies go to this file instead of the tests' results (see RunHooks.replayFile). */
+  replayFile?: ReplayFile;
   /** Make every selected observation early in the background (off when sharded: other shards' probes must not run). */
   prefetch: boolean;
   /** Where the worker writes the WorkerPlan for the runner. */

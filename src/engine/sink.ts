@@ -9,10 +9,17 @@ export const SINK_PARAM = 'pagi-sink';
 
 /** The sink URL of a receiver's notify_url. */
 export function sinkUrlOf(notifyUrl: string): string {
-  const url = new URL(notifyUrl);
-  url.searchParams.set(SINK_PARAM, '1');
-  return url.href;
+  let sink = sinks.get(notifyUrl);
+  if (sink === undefined) {
+    const url = new URL(notifyUrl);
+    url.searchParams.set(SINK_PARAM, '1');
+    sinks.set(notifyUrl, (sink = url.href));
+  }
+  return sink;
 }
+
+/** Sink URLs by notify URL (a run has one or two; every sample body asks). */
+const sinks = new Map<string, string>();
 
 /** Whether a request target (path and query, as a server sees it) is the sink's. */
 export function isSinkRequest(target: string | undefined): boolean {

@@ -174,6 +174,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     notifications: setup.receiverControlUrl ? remoteNotifications(setup.receiverControlUrl) : undefined,
     tag,
     captureReplay: setup.captureReplay,
+    ...(setup.replayFile ? { replayFile: setup.replayFile } : {}),
     ...(setup.stopFile ? { stopped: () => fs.existsSync(setup.stopFile!) } : {}),
     ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
   });
@@ -325,7 +326,15 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
   }
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
   result = maskValue(result, env.client.maskRules);
-  const meta: TestMeta = { result, exchanges: usage.exchanges, ...(claimed ? { observation: claimed } : {}), records: usage.records, ...(env.setup.captureReplay ? { replay: usage.replay, ...(usage.chain ? { chain: usage.chain } : {}) } : {}) };
+  const meta: TestMeta = {
+    result,
+    exchanges: usage.exchanges,
+    ...(claimed ? { observation: claimed } : {}),
+    records: usage.records,
+    ...(env.setup.captureReplay && !env.setup.replayFile ? { replay: usage.replay } : {}),
+    ...(env.setup.captureReplay && usage.chain ? { chain: usage.chain } : {}),
+  };
+  if (env.setup.replayFile) env.client.flushReplay();
   return kitError ? { meta, kitError } : { meta };
 }
 

@@ -86,12 +86,14 @@ export function deepVerdict(
   extra: { followUp?: Observation; ledger?: DeepFailure['ledger'] } = {},
 ): Finding[] {
   const status = statusOf(x);
-  const what = describeCase(ctx, c);
+  // Described only for a finding: most generated exchanges hold every property.
+  let described: string | undefined;
+  const what = (): string => (described ??= describeCase(ctx, c));
   const out: Finding[] = [];
   const report = (input: FindingInput) => out.push(finding(ctx, checkId, operation, { exchange: x, ...input }));
   switch (checkId) {
     case 'deepNeverServerError':
-      if (status === undefined || status >= 500) report({ code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR', requirement: ERR_REFUSED, expected: `an answer below 500 to the ${what}`, received: outcomeOf(x) });
+      if (status === undefined || status >= 500) report({ code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR', requirement: ERR_REFUSED, expected: `an answer below 500 to the ${what()}`, received: outcomeOf(x) });
       break;
     case 'deepAnswersConform': {
       if (c.kind !== 'valid' || status !== 200) break;
@@ -99,16 +101,16 @@ export function deepVerdict(
       for (const check of ANSWER_CHECKS) {
         if (!check.operations.includes(operation)) continue;
         const found = check.run(o, ctx);
-        if (Array.isArray(found)) for (const f of found) if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what})` });
+        if (Array.isArray(found)) for (const f of found) if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what()})` });
       }
       break;
     }
     case 'deepValidRequestAccepted': {
       if (c.kind !== 'valid' || status === undefined || status >= 500) break;
       if (status >= 400) {
-        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the ${what} accepted (or declined as the profile says)`, received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}` });
+        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the ${what()} accepted (or declined as the profile says)`, received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}` });
       } else if (itemsRefused(ctx, operation, x, true)) {
-        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the items of the ${what} accepted or failed for their state or amount`, received: `every item refused as the profile's invalidItem` });
+        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the items of the ${what()} accepted or failed for their state or amount`, received: `every item refused as the profile's invalidItem` });
       }
       break;
     }
@@ -117,14 +119,14 @@ export function deepVerdict(
       const batch = operationOf(ctx.spec, operation).batch;
       if (status < 400) {
         if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
-        report({ code: 'NOT_REFUSED', requirement: weaker(ctx, c.rule, ERR_REFUSED), pointer: c.pointer, expected: `a refusal of the ${what}`, received: outcomeOf(x) });
+        report({ code: 'NOT_REFUSED', requirement: weaker(ctx, c.rule, ERR_REFUSED), pointer: c.pointer, expected: `a refusal of the ${what()}`, received: outcomeOf(x) });
         break;
       }
       // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
       if (errorKindOf(ctx, x)) break;
       if ((c.kind === 'format' || c.kind === 'type') && operationOf(ctx.spec, operation).errorStatuses.includes('400') && status !== 400) {
-        report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', pointer: c.pointer, expected: `HTTP 400 for the ${what}`, received: outcomeOf(x) });
-      } else report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: c.pointer, expected: `one of the profile's error answers to the ${what}`, received: outcomeOf(x) });
+        report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', pointer: c.pointer, expected: `HTTP 400 for the ${what()}`, received: outcomeOf(x) });
+      } else report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: c.pointer, expected: `one of the profile's error answers to the ${what()}`, received: outcomeOf(x) });
       break;
     }
     case 'deepInvalidChangesNothing':

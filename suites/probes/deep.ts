@@ -26,6 +26,11 @@ const LANES = 4;
 function poolSize(depth: number): number {
   return Math.min(60, Math.max(6, Math.ceil(depth / 20)));
 }
+/**
+ * How generated requests are sent: kept only when failing, and an HTML error page not read into a form model (the
+ * deep checks judge a refusal by its status and text, and thousands of pages would cost milliseconds each).
+ */
+const GENERATED = { record: false, readErrorPages: false } as const;
 /** Most requests one shrink may send. */
 const SHRINK_BUDGET = 250;
 
@@ -252,7 +257,7 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     if (c.kind === 'valid') {
       const body = validBody(c);
       if (validateSigned(ctx, schemaId, body).length) return { exchange: undefined };
-      const x = await client.send(op, body, { record: false });
+      const x = await client.send(op, body, GENERATED);
       return { exchange: x, ledger: book(op, x, body) };
     }
     // A case breaking no rule, or more than one, is not sent (the generator cannot tell which rule it tests).
@@ -262,12 +267,12 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     let x: Exchange;
     if (c.kind === 'signature' && c.pointer !== `/${FIELD.signature}` && JSON.stringify(body[c.pointer.slice(1)]) === JSON.stringify(c.value)) return { exchange: undefined };
     if (c.kind === 'signature') {
-      x = c.pointer === `/${FIELD.signature}` ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, record: false }) : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, record: false });
+      x = c.pointer === `/${FIELD.signature}` ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, ...GENERATED }) : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, ...GENERATED });
     } else if (c.kind === 'missing' && c.pointer === `/${FIELD.signature}`) {
-      x = await client.send(op, body, { sign: false, record: false });
+      x = await client.send(op, body, { sign: false, ...GENERATED });
     } else {
       // Batch pointers name the first item: the body has one.
-      x = await client.send(op, setAt(body, c.pointer, c.kind === 'missing' ? undefined : c.value), { record: false });
+      x = await client.send(op, setAt(body, c.pointer, c.kind === 'missing' ? undefined : c.value), GENERATED);
     }
     if (!isolated) {
       if (record) bulkRecords.add(String(record.fields[FIELD.transactionId]));
@@ -331,6 +336,26 @@ async function inLanes(count: number, lanes: number, job: (i: number) => Promise
   }));
 }
 
+/** Cases generated at once: the cases of a deep run are made a block at a time, never all held. */
+const SAMPLE_BLOCK = 1_000;
+
+/**
+ * The `i`-th case fast-check generates from `arb` and `seed` (the case at path `i`, as `shrink` replays it), asked
+ * for in increasing order: a block is sampled when first asked for (fast-check's path skips the cases before it), up to `count`.
+ */
+export function sampler(arb: fc.Arbitrary<DeepCase>, seed: number, count: number): (i: number) => DeepCase {
+  let start = -1;
+  let block: DeepCase[] = [];
+  return (i) => {
+    const wanted = i - (i % SAMPLE_BLOCK);
+    if (wanted !== start) {
+      block = fc.sample(arb, { seed, numRuns: Math.min(SAMPLE_BLOCK, count - wanted), ...(wanted ? { path: String(wanted) } : {}) });
+      start = wanted;
+    }
+    return block[i - start]!;
+  };
+}
+
 /** The generated case at `path` of `arb`, shrunk to the smallest that still fails `checkId` (or its unshrunk self past the budget). */
 async function shrink(
   arb: fc.Arbitrary<DeepCase>,
@@ -377,13 +402,13 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
 
   for (const [kind, arb, kindSeed] of [['valid', gen.valid, seed], ['invalid', gen.invalid, seed + 1]] as const) {
     if (!arb) continue;
-    const cases = fc.sample(arb, { seed: kindSeed, numRuns: depth });
+    const cases = sampler(arb, kindSeed, depth);
     const firstFailing = new Map<string, { index: number; count: number }>();
     let lifecycle: { index: number; case: DeepCase; exchange: Exchange; ledger: NonNullable<DeepFailure['ledger']> } | undefined;
     const caseOfOrder = new Map<string, number>();
     const caseOfRecord = new Map<string, number>();
-    await inLanes(cases.length, LANES, async (i) => {
-      const c = cases[i]!;
+    await inLanes(depth, LANES, async (i) => {
+      const c = cases(i);
       const { exchange: x, ledger } = await gen.send(c, false);
       if (!x) return;
       lastExchange = x;

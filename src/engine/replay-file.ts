@@ -1,0 +1,83 @@
+/**
+ * The benchmark's replay copies on disk instead of in memory: a deep run sends hundreds of thousands of requests,
+ * and holding a copy of each would make the run's memory grow with its depth. The copies hold test card data and
+ * signatures, so the file holds them encrypted (AES-256-GCM) with a key that exists only in the process: frames of
+ * `[length u32][iv 12][tag 16][ciphertext]`, each a batch of JSON lines. Read back in order, a frame at a time.
+ */
+import fs from 'node:fs';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { ReplayRequest } from './client.js';
+
+/** Where replay copies go: a file, and the key (hex, 32 bytes) its frames are encrypted with. JSON only (vitest provide). */
+export interface ReplayFile {
+  file: string;
+  key: string;
+}
+
+/** A new replay file target in `dir` with a fresh key. */
+export function newReplayFile(file: string): ReplayFile {
+  return { file, key: randomBytes(32).toString('hex') };
+}
+
+/** Plain text buffered before a frame is written. */
+const FRAME_CHARS = 256 * 1024;
+
+/** Appends replay copies to a replay file; `flush` writes what is buffered (frames are whole, so a reader never sees half of one). */
+export interface ReplayWriter {
+  add(request: ReplayRequest): void;
+  flush(): void;
+}
+
+export function replayWriter(target: ReplayFile): ReplayWriter {
+  const key = Buffer.from(target.key, 'hex');
+  let lines: string[] = [];
+  let chars = 0;
+  const flush = (): void => {
+    if (!lines.length) return;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const body = Buffer.concat([cipher.update(lines.join('\n'), 'utf8'), cipher.final()]);
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    fs.appendFileSync(target.file, Buffer.concat([head, iv, cipher.getAuthTag(), body]));
+    lines = [];
+    chars = 0;
+  };
+  return {
+    add(request) {
+      const line = JSON.stringify(request);
+      lines.push(line);
+      chars += line.length;
+      if (chars >= FRAME_CHARS) flush();
+    },
+    flush,
+  };
+}
+
+/** The copies of a replay file, in the order they were written, one frame in memory at a time. */
+export function* readReplayFile(target: ReplayFile): Generator<ReplayRequest> {
+  const key = Buffer.from(target.key, 'hex');
+  let fd: number;
+  try {
+    fd = fs.openSync(target.file, 'r');
+  } catch {
+    return; // nothing was sent
+  }
+  try {
+    const head = Buffer.alloc(32);
+    let position = 0;
+    for (;;) {
+      if (fs.readSync(fd, head, 0, 32, position) < 32) return;
+      const length = head.readUInt32BE(0);
+      const body = Buffer.alloc(length);
+      fs.readSync(fd, body, 0, length, position + 32);
+      position += 32 + length;
+      const decipher = createDecipheriv('aes-256-gcm', key, head.subarray(4, 16));
+      decipher.setAuthTag(head.subarray(16, 32));
+      const text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+      for (const line of text.split('\n')) yield JSON.parse(line) as ReplayRequest;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
