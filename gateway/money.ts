@@ -3,8 +3,9 @@
  * (`10.36`); every computation is done on BigInt minor units so nothing drifts.
  */
 
-const DECIMAL = /^(0|[1-9][0-9]*)\.([0-9]{2})$/;
-const INTEGER = /^(0|[1-9][0-9]*)$/;
+// The spec's formats (schemas/common.schema.json amount, integerAmount) allow leading zeros: so does the gateway.
+const DECIMAL = /^([0-9]+)\.([0-9]{2})$/;
+const INTEGER = /^([0-9]+)$/;
 
 /** Minor units of a two-decimal amount string, or undefined when the string is not in that form. */
 export function toMinor(amount: unknown): bigint | undefined {
