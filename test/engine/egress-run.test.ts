@@ -100,7 +100,9 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
     const issuer = result('authoriseApm', 'issuerUrlRequestable');
     expect(issuer.status).toBe('skipped');
     expect(issuer.reason).toMatch(/not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin .* nor a host listed in allowedHosts/);
-    expect(issuer.findings).toEqual([expect.objectContaining({ code: 'OFF_TARGET_URL', severity: 'info' })]);
+    // One finding per issuer URL the probe was handed (a paying and a declining APM payment).
+    expect(issuer.findings.length).toBeGreaterThan(0);
+    expect(issuer.findings).toEqual(issuer.findings.map(() => expect.objectContaining({ code: 'OFF_TARGET_URL', severity: 'info' })));
     expect(result('checkout', 'checkoutFormPostsToBaseUrl')).toMatchObject({ status: 'failed', findings: [expect.objectContaining({ code: 'FORM_ACTION' })] });
     expect(result('checkout', 'checkoutPostBackCompletesPayment')).toMatchObject({ status: 'not_applicable' });
     expect(result('checkout', 'checkoutPostBackCompletesPayment').reason).toMatch(/nothing was submitted to it/);
