@@ -13,7 +13,7 @@ import { resultsDocument } from './json.js';
 import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 /** HTML-escape text for element content and quoted attribute values (control characters shown as `\\xNN`). */
 export function escapeHtml(text: string): string {

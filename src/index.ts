@@ -22,7 +22,7 @@ export { UsageError, OPTIONS } from './config/options.js';
 export type { RunOptions, FailOn, PaymentMethodsConfig } from './config/options.js';
 export { UnreachableError, type RunHooks } from './engine/runner.js';
 export { SetupError } from './engine/preflight.js';
-export type { KitReporter, RunEnd, RunStart } from '../reporters/types.js';
+export type { KitReporter, RunEnd, RunStart } from './reporter.js';
 export type {
   Check,
   CheckContext,

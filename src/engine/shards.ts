@@ -13,7 +13,7 @@ import { maskOutgoing } from '../mask.js';
 import type { ExchangeRecord, Family, RunResult, ShardRun } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter } from '../../reporters/adapter.js';
+import { VitestAdapter } from './adapter.js';
 import { createReporters } from '../../reporters/index.js';
 import type { PlannedTest } from './plan.js';
 import { completeResults } from './results.js';
