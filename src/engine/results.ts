@@ -121,3 +121,26 @@ export function totalsOf(results: readonly CheckResult[], exchanges: number): Ru
   }
   return { checks: results.length, byStatus, findings, exchanges };
 }
+
+/** Assemble the RunResult. */
+export function buildRunResult(
+  spec: SpecModel,
+  plan: readonly PlannedTest[],
+  results: CheckResult[],
+  parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: FailOn },
+): RunResult {
+  const verdict = verdictOf(results, parts.failOn);
+  const requirements = rollUp(spec, plan, results);
+  return {
+    metadata: parts.metadata,
+    verdict: verdict.verdict,
+    exitCode: verdict.exitCode,
+    verdictReasons: verdict.reasons,
+    ...(verdict.partial ? { partial: verdict.partial } : {}),
+    coverage: coverageOf(requirements, results),
+    checks: results,
+    requirements,
+    totals: totalsOf(results, parts.exchanges),
+    warnings: parts.warnings,
+  };
+}

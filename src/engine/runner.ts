@@ -31,7 +31,7 @@ import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
 import { clearSpool } from './spool.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
-import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
+import { buildRunResult, completeResults } from './results.js';
 import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
@@ -501,27 +501,4 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
   if (plan.problems.length) throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
   if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
   return plan;
-}
-
-/** Assemble the RunResult. */
-export function buildRunResult(
-  spec: SpecModel,
-  plan: readonly PlannedTest[],
-  results: CheckResult[],
-  parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: RunOptions['failOn'] },
-): RunResult {
-  const verdict = verdictOf(results, parts.failOn);
-  const requirements = rollUp(spec, plan, results);
-  return {
-    metadata: parts.metadata,
-    verdict: verdict.verdict,
-    exitCode: verdict.exitCode,
-    verdictReasons: verdict.reasons,
-    ...(verdict.partial ? { partial: verdict.partial } : {}),
-    coverage: coverageOf(requirements, results),
-    checks: results,
-    requirements,
-    totals: totalsOf(results, parts.exchanges),
-    warnings: parts.warnings,
-  };
 }

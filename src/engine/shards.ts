@@ -16,8 +16,7 @@ import { KIT_ROOT } from '../spec/paths.js';
 import { VitestAdapter } from './adapter.js';
 import { createReporters } from '../../reporters/index.js';
 import type { PlannedTest } from './plan.js';
-import { completeResults } from './results.js';
-import { buildRunResult } from './runner.js';
+import { buildRunResult, completeResults } from './results.js';
 
 /** Format tag of a shard manifest. */
 export const SHARD_FORMAT = 'pagi-shard/1';

@@ -18,7 +18,7 @@ import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } 
 import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { buildRunResult } from '../engine/runner.js';
+import { buildRunResult } from '../engine/results.js';
 import type { PlannedTest } from '../engine/plan.js';
 import { createReporters } from '../../reporters/index.js';
 import { bodyText, headerValue, type MatcherList, type PactBody, type PactFile, type PactInteraction } from './pact-file.js';
