@@ -3,37 +3,12 @@
  * See shared/design.md for the flow.
  */
 
-/** How strongly the interface document backs a requirement (spec/requirements.yaml). */
-export type Level = 'must' | 'expected' | 'profile' | 'unspecified';
+import type { Level, OperationKey, Requirement } from './spec/terms.js';
+
+export type { Level, OperationKey, Requirement } from './spec/terms.js';
 
 /** Levels ordered from the strongest down; a finding's severity is its requirement's level. */
 export const LEVELS: readonly Level[] = ['must', 'expected', 'profile', 'unspecified'];
-
-/** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
-export type OperationKey =
-  | 'authoriseDirect'
-  | 'authoriseApm'
-  | 'checkout'
-  | 'retrievalTrans'
-  | 'capture'
-  | 'review'
-  | 'cancel'
-  | 'refund'
-  | 'retrievalRefund'
-  | 'payout';
-
-/** One normative statement of the interface document. */
-export interface Requirement {
-  /** Stable id, `PAGI-<AREA>-<NNN>`. */
-  id: string;
-  level: Level;
-  /** Section of the interface document. */
-  section: string;
-  /** The statement in the kit's own words. */
-  statement: string;
-  operations: OperationKey[];
-  note?: string;
-}
 
 /** Check families (issue 4); conformance levels and selections are lists of check ids per family. */
 export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events' | 'deep';
