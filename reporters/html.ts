@@ -8,7 +8,7 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import type { CheckResult, RequirementResult, RunResult } from '../src/model.js';
-import { statusForRequirement } from '../src/engine/results.js';
+import { statusForRequirement } from '../src/run-result.js';
 import { resultsDocument } from './json.js';
 import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
