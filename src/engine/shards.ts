@@ -14,7 +14,7 @@ import type { ExchangeRecord, Family, RunResult, ShardRun } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { VitestAdapter } from './adapter.js';
-import { createReporters } from '../../reporters/index.js';
+import type { EngineParts } from './parts.js';
 import type { PlannedTest } from './plan.js';
 import { buildRunResult, completeResults } from './results.js';
 
@@ -156,8 +156,8 @@ function mergedMetadata(shards: ShardManifest[], commandLine: string[]): RunResu
  * Merge the shard runs found in `dirs` into one RunResult, written by the reporters `options` select under
  * `options.out`. Usage errors (exit 2) when the shards are incomplete or do not belong to one run.
  */
-export async function mergeShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[]): Promise<{ result: RunResult; files: string[] }> {
-  const reporters = createReporters(options);
+export async function mergeShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[], parts: Pick<EngineParts, 'createReporters'>): Promise<{ result: RunResult; files: string[] }> {
+  const reporters = parts.createReporters(options);
   const shards = checkShards(dirs.flatMap(readShardFolder));
   const manifests = shards.map((s) => s.manifest);
   const first = manifests[0]!;
