@@ -19,7 +19,7 @@ import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { newReplayFile, readReplayFile } from '../src/engine/replay-file.js';
 import { replay } from './replay.js';
-import { runConformance } from '../src/engine/runner.js';
+import { runKit as runConformance } from '../src/kit.js';
 
 const depth = Number(process.argv[2] ?? '0');
 const record = process.argv.includes('--record');

@@ -29,7 +29,7 @@ import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { longestChain } from '../src/engine/chain.js';
 import { loadProfile } from '../src/profile/load.js';
-import { runConformance } from '../src/engine/runner.js';
+import { runKit } from '../src/kit.js';
 import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
 
 /** The round trip the proxy adds to every request (ms). */
@@ -149,7 +149,7 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
     const startedAt = Date.now();
     const cpu = process.cpuUsage();
     const t = performance.now();
-    const { result, replay, chains } = await runConformance(opts, { reporters: [], captureReplay: true });
+    const { result, replay, chains } = await runKit(opts, { reporters: [], captureReplay: true });
     const wallMs = Math.round(performance.now() - t);
     const { user, system } = process.cpuUsage(cpu);
     const firstSent = Math.min(...replay.map((r) => r.sentAt));

@@ -21,7 +21,7 @@ import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import { latencyScenario } from './latency.js';
 import { replay } from './replay.js';
-import { runConformance } from '../src/engine/runner.js';
+import { runKit as runConformance } from '../src/kit.js';
 import type { FloorInput } from './floor.js';
 import { retryDelays } from '../suites/probes/events.js';
 

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OperationKey } from '../src/model.js';
 import type { OperationModel, SpecModel } from '../src/spec/load.js';
-import type { Profile } from '../src/profile/load.js';
+import type { ErrorKind, Profile } from '../src/profile/load.js';
 import type { GatewayConfig, ResolvedAccount } from './config.js';
 import type { Session, Store } from './store.js';
 import type { Notifier } from './notify.js';
@@ -13,8 +13,7 @@ import type { Reply } from './reply.js';
 import type { BehaviourSwitches, FaultDefinition } from './faults.js';
 import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
 
-/** An error kind of the profile (`errors.kinds`). */
-export type ErrorKind = keyof Profile['errors']['kinds'];
+export type { ErrorKind };
 
 /** Facts of one operation, read once from its schemas. */
 export interface OperationFacts {

@@ -14,9 +14,8 @@
  */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import type { Family, OperationKey } from '../src/model.js';
-import type { Profile } from '../src/profile/load.js';
+import type { ErrorKind, Profile } from '../src/profile/load.js';
 import type { OperationModel } from '../src/spec/load.js';
-import type { ErrorKind } from './context.js';
 import type { HtmlForm, HtmlInput, HtmlPage } from './html.js';
 import type { Reply, WireResponse } from './reply.js';
 

@@ -7,8 +7,8 @@
 import type { Writable } from 'node:stream';
 import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
 import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
-import { NOT_SELECTED } from '../src/engine/results.js';
-import type { KitReporter } from './types.js';
+import { NOT_SELECTED } from '../src/run-result.js';
+import type { KitReporter } from '../src/reporter.js';
 
 type Paint = (code: string, text: string) => string;
 

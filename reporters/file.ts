@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { maskOutgoing } from '../src/mask.js';
 import type { RunResult } from '../src/model.js';
-import type { KitReporter, RunEnd } from './types.js';
+import type { KitReporter, RunEnd } from '../src/reporter.js';
 
 /** A reporter named `name` writing `fileName` in the output folder, its text made by `render`. */
 export function fileReporter(name: string, fileName: string, render: (result: RunResult, end: RunEnd) => string): KitReporter {

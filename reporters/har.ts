@@ -7,7 +7,7 @@
 import type { ExchangeRecord, RunResult } from '../src/model.js';
 import { checkName } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 interface HarHeader {
   name: string;

@@ -8,12 +8,12 @@
  */
 import { createHash, type KeyObject } from 'node:crypto';
 import type { CheckResult, RequirementResult, RunResult } from '../src/model.js';
-import { statusForRequirement } from '../src/engine/results.js';
+import { statusForRequirement } from '../src/run-result.js';
 import { resultsDocument } from './json.js';
 import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 /** HTML-escape text for element content and quoted attribute values (control characters shown as `\\xNN`). */
 function escapeHtml(text: string): string {

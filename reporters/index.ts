@@ -7,7 +7,7 @@ import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
 import { markdownReporter } from './markdown.js';
 import { loadPrivateKey } from './seal.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 type Factory = (options: Pick<RunOptions, 'signKey'>) => KitReporter;
 

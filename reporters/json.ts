@@ -5,7 +5,7 @@
 import type { RunResult } from '../src/model.js';
 import { SCHEMA_BASE } from '../src/spec/paths.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 /** `$id` of the results schema. */
 const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;

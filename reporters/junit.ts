@@ -9,7 +9,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { CheckResult, RunResult } from '../src/model.js';
 import { countByStatus, evidenceText, failedRequirements, printable, problems } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 type Node = Record<string, unknown>;
 

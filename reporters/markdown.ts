@@ -7,7 +7,7 @@
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
 import { STATUSES, checkName, countByStatus, evidenceOf, failedRequirements, findingLine, printable, problems, statusLabel } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from './types.js';
+import type { KitReporter } from '../src/reporter.js';
 
 /** Most characters of the summary (GitHub's limit for a comment is 65 536). */
 const MARKDOWN_LIMIT = 60_000;

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SelftestResult } from '../src/selftest/index.js';
-import { SELFTEST_JSON } from '../src/selftest/report.js';
+import type { SelftestResult } from '../selftest/index.js';
+import { SELFTEST_JSON } from '../selftest/report.js';
 import { KIT_ROOT } from '../src/spec/paths.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 

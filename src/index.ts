@@ -5,7 +5,8 @@
  */
 import { checkOptions, resolveOptions } from './config/load.js';
 import type { RunOptions } from './config/options.js';
-import { runConformance, type RunHooks } from './engine/runner.js';
+import type { RunHooks } from './engine/runner.js';
+import { runKit } from './kit.js';
 import type { RunResult } from './model.js';
 
 /**
@@ -14,7 +15,7 @@ import type { RunResult } from './model.js';
  */
 export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHooks, 'commandLine'> = {}): Promise<RunResult> {
   const resolved = resolveOptions(checkOptions(options));
-  const { result } = await runConformance(resolved, { ...hooks, commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })] });
+  const { result } = await runKit(resolved, { ...hooks, commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })] });
   return result;
 }
 
@@ -22,7 +23,7 @@ export { UsageError, OPTIONS } from './config/options.js';
 export type { RunOptions, FailOn, PaymentMethodsConfig } from './config/options.js';
 export { UnreachableError, type RunHooks } from './engine/runner.js';
 export { SetupError } from './engine/preflight.js';
-export type { KitReporter, RunEnd, RunStart } from '../reporters/types.js';
+export type { KitReporter, RunEnd, RunStart } from './reporter.js';
 export type {
   Check,
   CheckContext,

@@ -2,34 +2,9 @@
  * Core types shared by the spec model, the engine, the suites, the reporters and the gateway.
  */
 
-/** How strongly the interface document backs a requirement (spec/requirements.yaml). */
-export type Level = 'must' | 'expected' | 'profile' | 'unspecified';
+import type { Level, OperationKey, Requirement } from './spec/terms.js';
 
-/** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
-export type OperationKey =
-  | 'authoriseDirect'
-  | 'authoriseApm'
-  | 'checkout'
-  | 'retrievalTrans'
-  | 'capture'
-  | 'review'
-  | 'cancel'
-  | 'refund'
-  | 'retrievalRefund'
-  | 'payout';
-
-/** One normative statement of the interface document. */
-export interface Requirement {
-  /** Stable id, `PAGI-<AREA>-<NNN>`. */
-  id: string;
-  level: Level;
-  /** Section of the interface document. */
-  section: string;
-  /** The statement in the kit's own words. */
-  statement: string;
-  operations: OperationKey[];
-  note?: string;
-}
+export type { Level, OperationKey, Requirement } from './spec/terms.js';
 
 /** Check families; conformance levels and selections are lists of check ids per family. */
 export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events' | 'deep';

@@ -3,6 +3,7 @@
  * (operation, JSON pointer, exchange) and the exchange's masked evidence. Also the one adapter from schema
  * violations to findings, the check definition helper and the preconditions checks are wrapped in.
  */
+import { ENGINE_FINDING_CODES } from '../src/engine/codes.js';
 import { severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
 import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
@@ -15,7 +16,7 @@ export const FINDING_CODES = {
   FIELD_FORMAT: 'Field value has the wrong form',
   UNKNOWN_FIELD: 'Field the spec does not declare',
   NO_RESPONSE: 'No HTTP response',
-  NO_ANSWER: 'Operation not answered',
+  NO_ANSWER: ENGINE_FINDING_CODES.NO_ANSWER,
   UNDECODABLE_BODY: 'Body cannot be read in its format',
   WRONG_BODY_FORMAT: 'Body is not in the operation’s format',
   CONTENT_TYPE: 'Unexpected content type',
@@ -38,7 +39,7 @@ export const FINDING_CODES = {
   FULL_CARD_NUMBER: 'Full card number in a response',
   CARD_MASK: 'Card not masked as the profile says',
   SECRET_ECHOED: 'Merchant signing key in a response',
-  OFF_TARGET_URL: 'URL outside the target not requested',
+  OFF_TARGET_URL: ENGINE_FINDING_CODES.OFF_TARGET_URL,
   RESULT_MISSING: 'Requested result missing',
   LIMIT_NOT_ACCEPTED: 'Request at the limit not accepted',
   LIMIT_EXCEEDED: 'Request over the limit processed in full',

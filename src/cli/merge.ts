@@ -25,8 +25,8 @@ export async function mergeMain(argv: string[]): Promise<number> {
     }
     if (!positionals.length) throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
     const options = { ...defaults('merge'), ...readEnv(process.env, 'merge'), ...explicit } as RunOptions;
-    const { mergeShards } = await import('../engine/shards.js');
-    const { result } = await mergeShards(positionals, options, ['pagi-conform', 'merge', ...argv]);
+    const { mergeKitShards } = await import('../kit.js');
+    const { result } = await mergeKitShards(positionals, options, ['pagi-conform', 'merge', ...argv]);
     return result.exitCode;
   } catch (e) {
     console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the merge could not complete: ${(e as Error).message}`);

@@ -181,7 +181,8 @@ async function check(values: Record<string, any>, positionals: string[]): Promis
   }
   const result = checkPact(pact, { profile: values.profile ?? 'reference', failOn, file: positionals[0]!, commandLine: ['pagi-conform', 'pact', 'check', ...process.argv.slice(4)] });
   const reporters = (values.reporter ?? 'console,json').split(',').map((s: string) => s.trim()).filter(Boolean);
-  await reportCheck(result, { out: values.out ?? 'reports', reporter: reporters });
+  const { createReporters } = await import('../../reporters/index.js');
+  await reportCheck(result, { out: values.out ?? 'reports', reporters: createReporters({ reporter: reporters, signKey: undefined }) });
   return result.exitCode === 3 ? 0 : result.exitCode;
 }
 

@@ -63,10 +63,10 @@ export async function reproduceMain(argv: string[]): Promise<number> {
     guardStandardStreams();
     protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
     console.log(printable(`reproducing ${selector} of ${file}: target ${options.target ?? 'the embedded reference gateway'}, seed ${options.seed}, profile ${m.profile.name}`));
-    const { runConformance } = await import('../engine/runner.js');
+    const { runKit } = await import('../kit.js');
     let result: RunResult;
     try {
-      ({ result } = await runConformance(options, { commandLine: ['pagi-conform', 'reproduce', ...argv] }));
+      ({ result } = await runKit(options, { commandLine: ['pagi-conform', 'reproduce', ...argv] }));
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }

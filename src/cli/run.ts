@@ -6,9 +6,9 @@ import { guardStandardStreams, protectOutput } from '../mask.js';
 import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
 
 async function list(options: RunOptions): Promise<number> {
-  const { prepareRun } = await import('../engine/runner.js');
+  const { prepareKitRun } = await import('../kit.js');
   const { listChecks, listChecksJson } = await import('../engine/list.js');
-  const { spec, registry, plan } = await prepareRun(options);
+  const { spec, registry, plan } = await prepareKitRun(options);
   console.log(options.format === 'json' ? listChecksJson(spec, registry, plan) : listChecks(spec, registry, plan));
   return 0;
 }
@@ -39,8 +39,8 @@ export async function runMain(argv: string[]): Promise<number> {
     guardStandardStreams();
     protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
     if (options.list) return await list(options);
-    const { runConformance } = await import('../engine/runner.js');
-    const { result, files } = await runConformance(options, { commandLine: ['pagi-conform', 'run', ...argv], stop: stop.signal });
+    const { runKit } = await import('../kit.js');
+    const { result, files } = await runKit(options, { commandLine: ['pagi-conform', 'run', ...argv], stop: stop.signal });
     // The console reporter lists the files itself, before its verdict line.
     if (files.length && !options.reporter.includes('console')) console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
     if (result.interrupted) {

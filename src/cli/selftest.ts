@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { SELFTEST_DEFAULTS, runSelftest } from '../selftest/index.js';
-import { selftestText, writeSelftestJson } from '../selftest/report.js';
+import { SELFTEST_DEFAULTS, runSelftest } from '../../selftest/index.js';
+import { selftestText, writeSelftestJson } from '../../selftest/report.js';
 
 const USAGE = `usage: pagi-conform selftest [--jobs N] [--only NAMES] [--out DIR] [--seed N] [--notify-wait MS] [--concurrency N]
 

@@ -21,7 +21,7 @@ import { chainRecorder, type ChainStep } from './chain.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
-import { replayWriter, type ReplayFile } from './replay-file.js';
+import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
 import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
@@ -60,17 +60,7 @@ export interface ClientOptions {
   spoolDir?: string;
 }
 
-/** A request as sent, for replay by a plain HTTP client (holds test card data: memory only, never written). */
-export interface ReplayRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  bodyText: string;
-  localAddress?: string;
-  /** When it was sent (epoch ms) and how long the exchange took. */
-  sentAt: number;
-  durationMs: number;
-}
+export type { ReplayRequest } from './replay-file.js';
 
 /** A ProbeClient counting the exchanges made through it (one per probe run, so concurrent probes count apart). */
 export interface ScopedClient extends ProbeClient {

@@ -1,8 +1,7 @@
-/** Loading and checking the registry of checks and probes (suites/registry.ts, or a module given by --registry). */
+/** Loading and checking the registry of checks and probes (the kit's, handed in by src/kit.ts, or a module given by --registry). */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Check, Family, Probe } from '../model.js';
-import { KIT_ROOT } from '../spec/paths.js';
 import type { SpecModel } from '../spec/load.js';
 
 /** What a registry module exports. */
@@ -11,14 +10,11 @@ export interface Registry {
   PROBES: readonly Probe[];
 }
 
-/** The kit's own registry module. */
-export const DEFAULT_REGISTRY = path.join(KIT_ROOT, 'suites', 'registry.ts');
-
 /** Every check family, in report order. */
 export const FAMILIES: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
-export async function loadRegistry(file: string = DEFAULT_REGISTRY): Promise<Registry> {
+export async function loadRegistry(file: string): Promise<Registry> {
   const mod = (await import(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
   if (!Array.isArray(mod.CHECKS) || !Array.isArray(mod.PROBES)) throw new Error(`registry ${file} must export CHECKS and PROBES arrays`);
   return { CHECKS: mod.CHECKS, PROBES: mod.PROBES };

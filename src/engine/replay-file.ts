@@ -6,7 +6,18 @@
  */
 import fs from 'node:fs';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { ReplayRequest } from './client.js';
+
+/** A request as sent, for replay by a plain HTTP client (holds test card data: in memory, or in a replay file encrypted with a key held in memory only). */
+export interface ReplayRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  bodyText: string;
+  localAddress?: string;
+  /** When it was sent (epoch ms) and how long the exchange took. */
+  sentAt: number;
+  durationMs: number;
+}
 
 /** Where replay copies go: a file, and the key (hex, 32 bytes) its frames are encrypted with. JSON only (vitest provide). */
 export interface ReplayFile {

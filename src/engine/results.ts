@@ -4,11 +4,9 @@ import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
 import { failsRun } from './outcome.js';
 import type { PlannedTest } from './plan.js';
+import { NOT_SELECTED, statusForRequirement } from '../run-result.js';
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
-
-/** Reason recorded for tests --only/--skip left out. */
-export const NOT_SELECTED = 'not selected (--only/--skip)';
 
 function placeholder(test: PlannedTest, reason: string): CheckResult {
   return {
@@ -80,17 +78,6 @@ export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { ve
   return { verdict: 'CONFORMANT', exitCode: 0, ...tail };
 }
 
-/**
- * A check result's status for one of the requirements it traces to: a failed (or waived) check fails (or waives) only
- * the requirements its failing findings name; for the others it ran and found nothing, so it counts as passed. A
- * finding that names no requirement counts against all of them.
- */
-export function statusForRequirement(result: CheckResult, requirementId: string): CheckStatus {
-  if (result.status !== 'failed' && result.status !== 'waived') return result.status;
-  const failing = result.findings.filter((f) => f.severity !== 'info');
-  return failing.some((f) => f.requirementIds.length === 0 || f.requirementIds.includes(requirementId)) ? result.status : 'passed';
-}
-
 /** Per-requirement roll-up over the catalogue: a requirement is failed only by a finding that names it. */
 export function rollUp(spec: SpecModel, plan: readonly PlannedTest[], results: readonly CheckResult[]): RequirementResult[] {
   return [...spec.requirements.values()].map((req) => {
@@ -120,4 +107,27 @@ export function totalsOf(results: readonly CheckResult[], exchanges: number): Ru
     for (const f of r.findings) findings[f.severity]++;
   }
   return { checks: results.length, byStatus, findings, exchanges };
+}
+
+/** Assemble the RunResult. */
+export function buildRunResult(
+  spec: SpecModel,
+  plan: readonly PlannedTest[],
+  results: CheckResult[],
+  parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: FailOn },
+): RunResult {
+  const verdict = verdictOf(results, parts.failOn);
+  const requirements = rollUp(spec, plan, results);
+  return {
+    metadata: parts.metadata,
+    verdict: verdict.verdict,
+    exitCode: verdict.exitCode,
+    verdictReasons: verdict.reasons,
+    ...(verdict.partial ? { partial: verdict.partial } : {}),
+    coverage: coverageOf(requirements, results),
+    checks: results,
+    requirements,
+    totals: totalsOf(results, parts.exchanges),
+    warnings: parts.warnings,
+  };
 }

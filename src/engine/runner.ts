@@ -13,15 +13,15 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
-import type { CheckResult, RunConfigView, RunResult } from '../model.js';
+import type { RunConfigView, RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
-import { createReporters } from '../../reporters/index.js';
-import type { KitReporter } from '../../reporters/types.js';
+import { VitestAdapter, familyOfModule } from './adapter.js';
+import type { KitReporter } from '../reporter.js';
 import type { ChainStep } from './chain.js';
+import type { EngineParts } from './parts.js';
 import type { ReplayRequest, TransportOptions } from './client.js';
 import { createDispatcher } from './dispatch.js';
 import { isLoopbackHost } from './egress.js';
@@ -33,7 +33,7 @@ import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
 import type { ReplayFile } from './replay-file.js';
 import { clearSpool } from './spool.js';
 import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
-import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from './results.js';
+import { buildRunResult, completeResults } from './results.js';
 import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
@@ -132,20 +132,10 @@ interface Target {
   paymentMethods?: string[];
 }
 
-/** Start the reference gateway in-process on an ephemeral loopback port; its first merchant account is the run's. */
-/** The embedded reference gateway, running the run's profile (the gateway implements what the profile says). */
-async function startEmbedded(fault: string | undefined, profile: string): Promise<Target> {
-  const { startGateway } = await import('../../gateway/index.js');
-  const gateway = await startGateway({ port: 0, host: '127.0.0.1', profile, ...(fault ? { fault } : {}) });
-  const merchant = gateway.config.merchants[0];
-  const account = merchant?.accounts[0];
-  return {
-    baseUrl: gateway.baseUrl,
-    embedded: true,
-    close: () => gateway.close(),
-    credentials: merchant && account ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret } : undefined,
-    paymentMethods: gateway.config.apm.paymentMethods,
-  };
+/** The embedded target of the run, from the composing layer: its first merchant account is the run's. */
+async function startEmbedded(parts: EngineParts, fault: string | undefined, profile: string): Promise<Target> {
+  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}) });
+  return { ...target, embedded: true };
 }
 
 function loadProfileForRun(nameOrFile: string): LoadedProfile {
@@ -204,8 +194,8 @@ function unknownSelectorMessage(selector: string): string {
 }
 
 /** The registry and the plan of a run, checked: registry against the spec, selectors against the plan. */
-export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'registry' | 'only' | 'skip'>): Promise<{ registry: Registry; plan: PlannedTest[] }> {
-  const registry: Registry = await loadRegistry(options.registry);
+export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'registry' | 'only' | 'skip'>, parts: Pick<EngineParts, 'registry'>): Promise<{ registry: Registry; plan: PlannedTest[] }> {
+  const registry: Registry = await loadRegistry(options.registry ?? parts.registry);
   const problems = registryProblems(registry, spec);
   if (problems.length) throw new Error(`the check registry is not consistent with the spec: ${problems.join('; ')}`);
   const selection = { only: options.only, skip: options.skip };
@@ -216,23 +206,23 @@ export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'regis
 }
 
 /** Spec, profile, registry and plan, checked (what `--list` needs). */
-export async function prepareRun(options: RunOptions): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
+export async function prepareRun(options: RunOptions, parts: Pick<EngineParts, 'registry'>): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
-  return { spec, profile, ...(await loadPlan(spec, options)) };
+  return { spec, profile, ...(await loadPlan(spec, options, parts)) };
 }
 
 /**
  * Run the suites and build the results; reporters have written their files when it returns. The main thread never
  * loads the registry for a run: the suite worker does, and writes the plan back (see WorkerPlan).
  */
-export async function runConformance(options: RunOptions, hooks: RunHooks = {}): Promise<RunOutcome> {
+export async function runConformance(options: RunOptions, hooks: RunHooks, parts: EngineParts): Promise<RunOutcome> {
   const allowedBy = moneyGuard(options);
   // From here on nothing leaves the process unmasked: stdout, stderr, report files, error messages, the result.
   const releaseStreams = guardStandardStreams();
   const releaseSecret = protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
   try {
-    return await runGuarded(options, hooks, allowedBy);
+    return await runGuarded(options, hooks, parts, allowedBy);
   } catch (e) {
     if (e instanceof Error) e.message = maskOutgoing(e.message);
     throw e;
@@ -242,10 +232,10 @@ export async function runConformance(options: RunOptions, hooks: RunHooks = {}):
   }
 }
 
-async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: MoneyGuard): Promise<RunOutcome> {
+async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EngineParts, allowedBy: MoneyGuard): Promise<RunOutcome> {
   const started = new Date();
   const today = started.toISOString().slice(0, 10);
-  const reporters = hooks.reporters ?? createReporters(options);
+  const reporters = hooks.reporters ?? parts.createReporters(options);
   if (options.registry && !fs.existsSync(options.registry)) throw new UsageError(`The registry module ${options.registry} does not exist.`);
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
@@ -264,7 +254,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
 
   if (options.target) await assertReachable(options.target, transport, ca);
-  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(hooks.gatewayFault, profile.file);
+  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(parts, hooks.gatewayFault, profile.file);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
   const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -300,7 +290,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
       specRoot: options.specRoot ? spec.root : undefined,
       profile: profile.profile,
-      registry: options.registry ? path.resolve(options.registry) : undefined,
+      registry: path.resolve(options.registry ?? parts.registry),
       config,
       secret: credentials.secret,
       cardSecurityCode: options.cardSecurityCode,
@@ -319,7 +309,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
     };
     const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
     const interrupted = await runSuites(setup, adapter, options, hooks.stop);
-    const { plan, checkIds } = interrupted ? await interruptedPlan(setup.planFile, spec, options) : readWorkerPlan(setup.planFile, adapter);
+    const { plan, checkIds } = interrupted ? await interruptedPlan(setup.planFile, spec, options, parts) : readWorkerPlan(setup.planFile, adapter);
 
     const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
     const ran = (t: PlannedTest) => interrupted !== undefined || ranFiles.has(suiteFile(t.family));
@@ -385,13 +375,13 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
 }
 
 /** The plan of an interrupted run: the worker's, or, when it had not written one yet, the plan made here. */
-async function interruptedPlan(file: string, spec: SpecModel, options: RunOptions): Promise<WorkerPlan> {
+async function interruptedPlan(file: string, spec: SpecModel, options: RunOptions, parts: EngineParts): Promise<WorkerPlan> {
   try {
     const plan = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerPlan;
     fs.rmSync(file, { force: true });
     return plan;
   } catch {
-    const { registry, plan } = await loadPlan(spec, options);
+    const { registry, plan } = await loadPlan(spec, options, parts);
     return { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: [], unknownSelectors: [] };
   }
 }
@@ -508,27 +498,4 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
   if (plan.problems.length) throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
   if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
   return plan;
-}
-
-/** Assemble the RunResult. */
-export function buildRunResult(
-  spec: SpecModel,
-  plan: readonly PlannedTest[],
-  results: CheckResult[],
-  parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: RunOptions['failOn'] },
-): RunResult {
-  const verdict = verdictOf(results, parts.failOn);
-  const requirements = rollUp(spec, plan, results);
-  return {
-    metadata: parts.metadata,
-    verdict: verdict.verdict,
-    exitCode: verdict.exitCode,
-    verdictReasons: verdict.reasons,
-    ...(verdict.partial ? { partial: verdict.partial } : {}),
-    coverage: coverageOf(requirements, results),
-    checks: results,
-    requirements,
-    totals: totalsOf(results, parts.exchanges),
-    warnings: parts.warnings,
-  };
 }

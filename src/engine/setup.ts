@@ -14,8 +14,8 @@ export interface RunSetup {
   specRoot?: string;
   /** The run's profile, already loaded and validated by the runner. */
   profile: Profile;
-  /** Registry module; absent: suites/registry.ts. */
-  registry?: string;
+  /** Registry module: the --registry module, or the one the composing layer hands the engine. */
+  registry: string;
   config: RunConfigView;
   secret: string;
   cardSecurityCode: string;

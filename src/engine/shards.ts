@@ -13,11 +13,10 @@ import { maskOutgoing } from '../mask.js';
 import type { ExchangeRecord, Family, RunResult, ShardRun } from '../model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter } from '../../reporters/adapter.js';
-import { createReporters } from '../../reporters/index.js';
+import { VitestAdapter } from './adapter.js';
+import type { EngineParts } from './parts.js';
 import type { PlannedTest } from './plan.js';
-import { completeResults } from './results.js';
-import { buildRunResult } from './runner.js';
+import { buildRunResult, completeResults } from './results.js';
 
 /** Format tag of a shard manifest. */
 export const SHARD_FORMAT = 'pagi-shard/1';
@@ -157,8 +156,8 @@ function mergedMetadata(shards: ShardManifest[], commandLine: string[]): RunResu
  * Merge the shard runs found in `dirs` into one RunResult, written by the reporters `options` select under
  * `options.out`. Usage errors (exit 2) when the shards are incomplete or do not belong to one run.
  */
-export async function mergeShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[]): Promise<{ result: RunResult; files: string[] }> {
-  const reporters = createReporters(options);
+export async function mergeShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[], parts: Pick<EngineParts, 'createReporters'>): Promise<{ result: RunResult; files: string[] }> {
+  const reporters = parts.createReporters(options);
   const shards = checkShards(dirs.flatMap(readShardFolder));
   const manifests = shards.map((s) => s.manifest);
   const first = manifests[0]!;

@@ -14,7 +14,7 @@ import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
-import { FINDING_CODES } from '../../suites/findings.js';
+import { ENGINE_FINDING_CODES } from './codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
@@ -132,7 +132,7 @@ export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): 
     requirementIds,
     code: 'NO_ANSWER',
     severity: spec.requirements.has(NO_ANSWER_REQUIREMENT) ? severityOf(spec, requirementIds) : 'must',
-    title: FINDING_CODES.NO_ANSWER,
+    title: ENGINE_FINDING_CODES.NO_ANSWER,
     message: `expected an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) / received none: ${x.error?.message ?? 'no response'}`,
     location: { operation: x.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
@@ -151,7 +151,7 @@ function offTargetFindings(check: Check, result: Pick<CheckResult, 'operation' |
     requirementIds: result.requirementIds,
     code: 'OFF_TARGET_URL',
     severity: 'info',
-    title: FINDING_CODES.OFF_TARGET_URL,
+    title: ENGINE_FINDING_CODES.OFF_TARGET_URL,
     message: `expected a URL on the target's origin or a host listed in allowedHosts / received ${x.evidence.request.url}, ${x.error!.message}`,
     location: { operation: result.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,

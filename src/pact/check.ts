@@ -18,9 +18,9 @@ import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } 
 import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { buildRunResult } from '../engine/runner.js';
+import { buildRunResult } from '../engine/results.js';
 import type { PlannedTest } from '../engine/plan.js';
-import { createReporters } from '../../reporters/index.js';
+import type { KitReporter } from '../reporter.js';
 import { bodyText, headerValue, type MatcherList, type PactBody, type PactFile, type PactInteraction } from './pact-file.js';
 import { flatten, itemsOf, property, URI_PATTERN, type FlatSchema } from './schema.js';
 import { operationOf } from './verify.js';
@@ -521,9 +521,9 @@ export function findingsOf(result: RunResult): Finding[] {
   return result.checks.flatMap((c) => c.findings);
 }
 
-/** Write a pact check's results with `run`'s reporters. */
-export async function reportCheck(result: RunResult, options: { out: string; reporter: string[] }): Promise<string[]> {
-  const reporters = createReporters({ reporter: options.reporter, signKey: undefined });
+/** Write a pact check's results with `run`'s reporters (the caller creates them). */
+export async function reportCheck(result: RunResult, options: { out: string; reporters: readonly KitReporter[] }): Promise<string[]> {
+  const { reporters } = options;
   const files: string[] = [];
   for (const reporter of reporters) {
     const written = await reporter.onRunEnd?.(result, { outDir: options.out, exchanges: [], files });

@@ -10,6 +10,9 @@ import type { PAGIProfile } from '../types/generated.js';
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
 
+/** An error kind of the profile (`errors.kinds`). */
+export type ErrorKind = keyof Profile['errors']['kinds'];
+
 /** A loaded, validated profile. */
 export interface LoadedProfile {
   profile: Profile;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { parseYamlText } from '../yaml.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { OperationKey, Requirement } from '../model.js';
+import type { OperationKey, Requirement } from './terms.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
 import { kitSchemaSet, kitValidator, readSchemaSet, validatorSource } from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';

@@ -1,7 +1,7 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
 import { decodeForm, sniffBody } from '../../src/codecs/form.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
-import type { Profile } from '../../src/profile/load.js';
+import type { ErrorKind } from '../../src/profile/load.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote } from '../findings.js';
 import { type FollowUp, formatOfMediaType, headerOf, isObject, operationOf, paymentStatusCode, queryRecords, responseObject, stateOfCode, statusOf } from '../observe.js';
@@ -31,8 +31,7 @@ export function sentBody(exchange: Exchange): Record<string, unknown> {
   return body ?? {};
 }
 
-/** Error kinds of the profile. */
-export type ErrorKind = keyof Profile['errors']['kinds'];
+export type { ErrorKind };
 
 /** A rendered template: the text expected, and whether a received value matches it (an unpinned message matches any text). */
 interface Rendered {

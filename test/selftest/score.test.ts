@@ -1,11 +1,11 @@
 /** Judging self-test runs: caught, caught only by unrelated checks, missed; false alarms; coverage; reruns. */
 import { describe, expect, it } from 'vitest';
 import { selftestSection } from '../../scripts/readme-selftest.js';
-import type { SelftestResult } from '../../src/selftest/index.js';
-import type { PlannedVariant } from '../../src/selftest/plan.js';
-import { failedSummary, selftestText } from '../../src/selftest/report.js';
-import { checkedRequirements, incomplete, scoreSelftest } from '../../src/selftest/score.js';
-import type { FailedCheck, VariantRun } from '../../src/selftest/variant.js';
+import type { SelftestResult } from '../../selftest/index.js';
+import type { PlannedVariant } from '../../selftest/plan.js';
+import { failedSummary, selftestText } from '../../selftest/report.js';
+import { checkedRequirements, incomplete, scoreSelftest } from '../../selftest/score.js';
+import type { FailedCheck, VariantRun } from '../../selftest/variant.js';
 
 const fault = (name: string, requirement: string, expectedCheck: string, family: PlannedVariant['families'][number]): PlannedVariant => ({
   name,

@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../../gateway/faults.js';
 import { readmeIsCurrent, selftestSection } from '../../scripts/readme-selftest.js';
-import { declarationProblems, planVariants, runSelftest, type SelftestResult } from '../../src/selftest/index.js';
-import { failedSummary } from '../../src/selftest/report.js';
+import { declarationProblems, planVariants, runSelftest, type SelftestResult } from '../../selftest/index.js';
+import { failedSummary } from '../../selftest/report.js';
 import { FAMILY_ORDER } from '../../suites/registry.js';
 
 describe('fault registry against the checks', () => {

@@ -1,17 +1,17 @@
 /**
- * Runs variants in `jobs` child processes at once (src/selftest/worker.ts, started as the CLI starts: bin/run-ts.js), each child taking the next
+ * Runs variants in `jobs` child processes at once (selftest/worker.ts, started as the CLI starts: bin/run-ts.js), each child taking the next
  * variant when it is done. A child that crashes or overruns the time limit is replaced; its variant is recorded as
  * an error run.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { KIT_ROOT } from '../spec/paths.js';
+import { KIT_ROOT } from '../src/spec/paths.js';
 import type { PlannedVariant } from './plan.js';
 import type { VariantRun, VariantSettings } from './variant.js';
 import type { WorkerRequest } from './worker.js';
 
 const LAUNCHER = path.join(KIT_ROOT, 'bin', 'run-ts.js');
-const WORKER = 'src/selftest/worker.ts';
+const WORKER = 'selftest/worker.ts';
 /** Characters of a child's stderr kept to explain a crash. */
 const STDERR_TAIL = 2000;
 

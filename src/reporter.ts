@@ -1,9 +1,9 @@
 /**
- * Hooks every kit reporter implements (any subset). The vitest adapter (reporters/adapter.ts) is the one bridge
+ * Hooks every kit reporter implements (any subset). The vitest adapter (src/engine/adapter.ts) is the one bridge
  * from vitest's reporter hooks to these: run start, each check result, the end of an operation's checks in a
  * family, and the end of the run with the finished RunResult and every exchange.
  */
-import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../src/model.js';
+import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from './model.js';
 
 /** What is known when a run starts. */
 export interface RunStart {

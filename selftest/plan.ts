@@ -4,10 +4,10 @@
  * nothing more: the self-test fails a run on any failed check); a neutral variant runs through every family, since
  * a false alarm may come from any of them. The registry is checked against the checks on the way.
  */
-import { FAULTS, type FaultDefinition } from '../../gateway/faults.js';
-import { CHECKS, FAMILY_ORDER, checkOf } from '../../suites/registry.js';
-import type { Family, OperationKey } from '../model.js';
-import { kitSpec } from '../spec/load.js';
+import { FAULTS, type FaultDefinition } from '../gateway/faults.js';
+import { CHECKS, FAMILY_ORDER, checkOf } from '../suites/registry.js';
+import type { Family, OperationKey } from '../src/model.js';
+import { kitSpec } from '../src/spec/load.js';
 
 /** One variant as the self-test runs it. */
 export interface PlannedVariant {

@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { run } from '../index.js';
-import type { Family, OperationKey, RunResult, Severity, Verdict } from '../model.js';
+import { startGateway, type RunningGateway } from '../gateway/index.js';
+import { run } from '../src/index.js';
+import type { Family, OperationKey, RunResult, Severity, Verdict } from '../src/model.js';
 import type { PlannedVariant } from './plan.js';
 
 /** Run settings shared by every variant of a self-test. */

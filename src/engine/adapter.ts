@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
-import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../src/model.js';
-import type { ChainStep } from '../src/engine/chain.js';
-import type { ReplayRequest } from '../src/engine/client.js';
-import type {} from '../src/engine/suite.js'; // task.meta.pagi typing
-import type { KitReporter, RunStart } from './types.js';
+import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../model.js';
+import type { ChainStep } from './chain.js';
+import type { ReplayRequest } from './client.js';
+import type {} from './suite.js'; // task.meta.pagi typing
+import type { KitReporter, RunStart } from '../reporter.js';
 
 /** The family of a generated suite file (`suites/<family>.suite.ts`). */
 export function familyOfModule(moduleId: string): Family {

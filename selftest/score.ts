@@ -6,9 +6,9 @@
  * alarm. Coverage: every `must` and `expected` requirement a check traces to should be reached by some fault, that
  * is, a check tracing to it failed (on an operation it concerns) in that fault's run.
  */
-import { CHECKS, checkOf, requirementsFor } from '../../suites/registry.js';
-import type { Family, Level } from '../model.js';
-import { kitSpec } from '../spec/load.js';
+import { CHECKS, checkOf, requirementsFor } from '../suites/registry.js';
+import type { Family, Level } from '../src/model.js';
+import { kitSpec } from '../src/spec/load.js';
 import type { PlannedVariant } from './plan.js';
 import type { FailedCheck, VariantRun } from './variant.js';
 

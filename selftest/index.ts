@@ -1,7 +1,7 @@
 /**
  * The kit's self-test: the suites against every variant of the reference gateway (gateway/faults.ts), each on its
  * own gateway, in parallel child processes; then the detection score, the false alarms and the coverage of the
- * `must` and `expected` requirements by faults (src/selftest/score.ts). `pagi-conform selftest` prints it and
+ * `must` and `expected` requirements by faults (selftest/score.ts). `pagi-conform selftest` prints it and
  * writes it as JSON.
  */
 import os from 'node:os';

@@ -1,0 +1,28 @@
+/**
+ * The engine's parts that the layer above hands in (src/kit.ts composes the kit's own): the engine imports no
+ * target, registry or reporter, it is given them.
+ */
+import type { RunOptions } from '../config/options.js';
+import type { KitReporter } from '../reporter.js';
+
+/** A target the kit starts itself for a run without `--target` (the reference gateway, embedded). */
+export interface EmbeddedTarget {
+  baseUrl: string;
+  close(): Promise<void>;
+  /** The run's credentials when the config gives none. */
+  credentials?: { merchantId: string; accountId: string; secret: string };
+  paymentMethods?: string[];
+}
+
+/**
+ * What the engine is handed by the layer that composes the kit (src/kit.ts): the embedded target, the registry
+ * module and the reporters. The engine imports none of them.
+ */
+export interface EngineParts {
+  /** Start the embedded target, running `profile` (a file), with `fault` switched on when given. */
+  startEmbedded(settings: { profile: string; fault?: string }): Promise<EmbeddedTarget>;
+  /** The registry module of checks and probes when `--registry` names none. */
+  registry: string;
+  /** The reporters `--reporter` names, when the hooks give none. */
+  createReporters(options: Pick<RunOptions, 'reporter' | 'signKey'>): KitReporter[];
+}
