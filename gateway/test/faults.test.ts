@@ -6,11 +6,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readXml } from '../../src/codecs/xml.js';
-import type { Family } from '../../src/model.js';
+import { FAMILIES } from '../../src/model.js';
 import { FAULTS, findFault, startGateway, UnknownFaultError, type RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 
-const FAMILIES: Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 const p = h.profile;
 
 /** A paid and authorised transaction and its capture request item. */

@@ -6,9 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Family } from '../model.js';
+import { FAMILIES, type Family } from '../model.js';
 import { KIT_ROOT } from '../spec/paths.js';
-import { FAMILIES } from './registry.js';
 
 /** Folder of the suite files. */
 export const SUITES_DIR = path.join(KIT_ROOT, 'suites');

@@ -5,7 +5,8 @@
  * a false alarm may come from any of them. The registry is checked against the checks on the way.
  */
 import { FAULTS, type FaultDefinition } from '../../gateway/faults.js';
-import { CHECKS, FAMILY_ORDER, checkOf } from '../../suites/registry.js';
+import { FAMILIES } from '../model.js';
+import { CHECKS, checkOf } from '../../suites/registry.js';
 import type { Family, OperationKey } from '../model.js';
 import { kitSpec } from '../spec/load.js';
 
@@ -56,6 +57,6 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
     f.kind === 'fault'
       ? { name: f.name, kind: f.kind, description: f.description, families: [checkOf(f.expectedCheck).family], requirement: f.requirement, expectedCheck: f.expectedCheck, ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}) }
       // The deep family runs only with a depth: a neutral variant's run is the default one.
-      : { name: f.name, kind: f.kind, description: f.description, families: FAMILY_ORDER.filter((family) => family !== 'deep') },
+      : { name: f.name, kind: f.kind, description: f.description, families: FAMILIES.filter((family) => family !== 'deep') },
   );
 }

@@ -8,7 +8,7 @@ import { FAULTS } from '../../gateway/faults.js';
 import { readmeIsCurrent, selftestSection } from '../../scripts/readme-selftest.js';
 import { declarationProblems, planVariants, runSelftest, type SelftestResult } from '../../src/selftest/index.js';
 import { failedSummary } from '../../src/selftest/report.js';
-import { FAMILY_ORDER } from '../../suites/registry.js';
+import { FAMILIES } from '../../src/model.js';
 
 describe('fault registry against the checks', () => {
   it('declares every fault with a check of its family that traces to the requirement it breaks', () => {
@@ -18,7 +18,7 @@ describe('fault registry against the checks', () => {
   it('runs a fault through its check’s family and a neutral variant through every family a default run has', () => {
     const plan = planVariants();
     expect(plan).toHaveLength(FAULTS.length);
-    const defaultFamilies = FAMILY_ORDER.filter((family) => family !== 'deep');
+    const defaultFamilies = FAMILIES.filter((family) => family !== 'deep');
     for (const v of plan) expect(v.families).toEqual(v.kind === 'neutral' ? defaultFamilies : [expect.any(String)]);
     expect(() => planVariants(['no-such-variant'])).toThrow(/unknown variant no-such-variant/);
   });
