@@ -13,12 +13,12 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
-import { FAMILIES, type CheckResult, type RunConfigView, type RunResult } from '../model.js';
+import { FAMILIES, type CheckResult, type Family, type RunConfigView, type RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
-import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter, familyOfModule } from '../../reporters/adapter.js';
+import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../spec/paths.js';
+import { VitestAdapter } from '../../reporters/adapter.js';
 import { createReporters } from '../../reporters/index.js';
 import type { KitReporter } from '../../reporters/types.js';
 import type { ReplayRequest, TransportOptions } from './client.js';
@@ -361,7 +361,7 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
       result.exitCode = 3;
       result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
     }
-    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
+    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
     // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
     const masked = maskOutgoingValue(result);
     const written = await adapter.runEnd(masked, incoming);
@@ -387,11 +387,6 @@ async function interruptedPlan(file: string, spec: SpecModel, options: RunOption
     const { registry, plan } = await loadPlan(spec, options);
     return { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: [], unknownSelectors: [] };
   }
-}
-
-/** The generated suite file of a family. */
-function suiteFile(family: string): string {
-  return path.join(KIT_ROOT, 'suites', `${family}.suite.ts`);
 }
 
 /**
@@ -464,7 +459,7 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       'test',
       {
         ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait + options.depth * 1_000),
-        include: ['suites/*.suite.ts'],
+        include: [SUITE_FILES_GLOB],
         reporters: [adapter, ...blob],
         provide: { pagiRun: setup },
         ...(options.shard ? { shard: options.shard } : {}),
