@@ -23,7 +23,7 @@ interface SelftestFlags {
 
 /** The command's options: one row each (a missing row is a compile error). */
 export const SELFTEST_FLAGS = {
-  jobs: { flag: 'jobs', type: integer('N', 1), default: SELFTEST_DEFAULTS.jobs, description: 'variants run at once, each in its own process' },
+  jobs: { flag: 'jobs', type: integer('N', 1), description: 'variants run at once, each in its own process (default 2; 1 on a one-core machine)' },
   only: { flag: 'only', type: list, default: [], description: 'run only these variants, comma-separated (coverage is then partial)' },
   out: { flag: 'out', type: text('DIR'), default: 'reports', description: 'folder of the JSON report selftest.json' },
   seed: { flag: 'seed', type: integer('N', 0), default: SELFTEST_DEFAULTS.seed, description: 'seed of the generated negative cases' },
@@ -52,7 +52,7 @@ export async function selftestMain(argv: string[]): Promise<number> {
     const flags = values as SelftestFlags;
     out = path.resolve(flags.out);
     options = {
-      jobs: flags.jobs,
+      jobs: flags.jobs ?? SELFTEST_DEFAULTS.jobs,
       only: flags.only,
       seed: flags.seed,
       notifyWait: flags.notifyWait,

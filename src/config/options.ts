@@ -208,7 +208,7 @@ const paymentMethods: ValueType<PaymentMethodsConfig> = {
 };
 
 /** Typed row constructor: ties the value type and the default to the option's key. */
-function opt<K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
+function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
   return def;
 }
 

@@ -36,6 +36,7 @@ import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
+import { EXIT } from '../types/errors.js';
 
 /** Extra inputs of a run that are not options. */
 export interface RunHooks {
@@ -351,14 +352,14 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, allowedBy: Money
     if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
       // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
       result.verdict = 'INCONCLUSIVE';
-      result.exitCode = 3;
+      result.exitCode = EXIT.inconclusive;
       result.verdictReasons.push(refusedSentence);
     }
     if (interrupted) {
       const checksSelected = plan.filter((t) => t.selected).length;
       result.interrupted = { signal: interrupted, checksRun, checksSelected };
       result.verdict = 'INCONCLUSIVE';
-      result.exitCode = 3;
+      result.exitCode = EXIT.inconclusive;
       result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
     }
     if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
