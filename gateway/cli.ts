@@ -1,6 +1,30 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
-import { parseArgs } from 'node:util';
+import { flagHelp, parseFlags, type FlagTable } from '../src/config/flags.js';
+import { flag, integer, seconds, text, UsageError } from '../src/config/options.js';
+import { EXIT } from '../src/types/errors.js';
 import { FAULTS, startGateway } from './index.js';
+
+/** What `serve` takes. */
+interface ServeFlags {
+  port: number;
+  host: string;
+  config: string;
+  fault: string;
+  profile: string;
+  admin: boolean;
+  drainSeconds: number;
+}
+
+/** The command's options: one row each (a missing row is a compile error). */
+export const SERVE_FLAGS = {
+  port: { flag: 'port', type: integer('N', 0, 65535), default: 8080, description: 'listen port (0 picks a free port)' },
+  host: { flag: 'host', type: text('H'), default: '127.0.0.1', description: 'listen address' },
+  config: { flag: 'config', type: text('FILE', true), description: 'gateway configuration (merchants, secrets, addresses, base URL), read over gateway/config.default.yaml' },
+  fault: { flag: 'fault', type: text('NAME'), description: 'switch on one named variant: a deviation from the interface, or a neutral change the interface allows (marked neutral)' },
+  profile: { flag: 'profile', type: text('FILE', true), description: 'profile file or name under spec/profiles (default: reference)' },
+  admin: { flag: 'admin', type: flag, default: false, description: 'serve POST /_admin/reset (clear the state) and GET /_admin/stats (counts, evictions, connections, memory)' },
+  drainSeconds: { flag: 'drain-seconds', type: seconds, description: 'drain deadline on stop (default: server.drainSeconds of the configuration, 10)' },
+} satisfies FlagTable<ServeFlags>;
 
 const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S]
 
@@ -9,32 +33,10 @@ draining (503). On SIGTERM/SIGINT it stops accepting, answers the requests alrea
 deadline, then exits: 0 when every request was answered, 1 when some were cut off (a second signal cuts at once).
 
 options:
-  --port N          listen port (default 8080; 0 picks a free port)
-  --host H          listen address (default 127.0.0.1)
-  --config FILE     gateway configuration (merchants, secrets, addresses, base URL),
-                    read over gateway/config.default.yaml
-  --fault NAME      switch on one named variant: a deviation from the interface,
-                    or a neutral change the interface allows (marked neutral)
-  --profile FILE    profile file or name under spec/profiles (default: reference)
-  --admin           serve POST /_admin/reset (clear the state) and GET /_admin/stats
-                    (counts, evictions, connections, memory); off by default
-  --drain-seconds S drain deadline on stop (default: server.drainSeconds of the
-                    configuration, 10)
-  --help            show this text
+${flagHelp(SERVE_FLAGS)}
 
 faults:
 ${FAULTS.map((f) => `  ${f.name.padEnd(36)}${f.kind === 'neutral' ? '(neutral) ' : ''}${f.description}`).join('\n')}`;
-
-const OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  config: { type: 'string' },
-  fault: { type: 'string' },
-  profile: { type: 'string' },
-  admin: { type: 'boolean' },
-  'drain-seconds': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 /** One sentence for a parseArgs error. */
 function usageProblem(error: unknown): string {
@@ -48,27 +50,24 @@ function usageProblem(error: unknown): string {
 
 /** Run `serve` with its arguments; resolves with the exit code once the gateway stopped. */
 export async function serveMain(argv: string[]): Promise<number> {
-  let values: { port?: string; host?: string; config?: string; fault?: string; profile?: string; admin?: boolean; 'drain-seconds'?: string; help?: boolean };
+  let values: Partial<ServeFlags>;
   try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+    const parsed = parseFlags(SERVE_FLAGS, argv);
+    if (parsed.help) {
+      console.log(USAGE);
+      return EXIT.ok;
+    }
+    values = parsed.values;
   } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`pagi-conform serve: ${error.message}`);
+      return EXIT.usage;
+    }
     console.error(`pagi-conform serve: ${usageProblem(error)}; run 'pagi-conform serve --help' for the options.`);
-    return 2;
+    return EXIT.usage;
   }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const port = values.port === undefined ? 8080 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`pagi-conform serve: --port must be an integer from 0 to 65535, not '${values.port}'.`);
-    return 2;
-  }
-  const drainSeconds = values['drain-seconds'] === undefined ? undefined : Number(values['drain-seconds']);
-  if (drainSeconds !== undefined && !(Number.isFinite(drainSeconds) && drainSeconds >= 0)) {
-    console.error(`pagi-conform serve: --drain-seconds must be a number of seconds, 0 or more, not '${values['drain-seconds']}'.`);
-    return 2;
-  }
+  const port = values.port!;
+  const drainSeconds = values.drainSeconds;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   try {
     gateway = await startGateway({
@@ -77,14 +76,14 @@ export async function serveMain(argv: string[]): Promise<number> {
       configFile: values.config,
       fault: values.fault,
       profile: values.profile,
-      admin: values.admin ?? false,
+      admin: values.admin!,
       log: (line) => console.log(line),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const why = e.code === 'EADDRINUSE' ? `port ${port} is already in use` : e.code === 'EADDRNOTAVAIL' ? `cannot listen on ${values.host}` : e.message;
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
-    return 2;
+    return EXIT.usage;
   }
   // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
   // The first signal starts the drain; a second one ends it at once.
@@ -109,10 +108,10 @@ export async function serveMain(argv: string[]): Promise<number> {
   const during = `${answered} request${answered === 1 ? '' : 's'} answered while draining`;
   if (cutOff === 0) {
     console.log(`stopped: ${during}, none cut off`);
-    return 0;
+    return EXIT.ok;
   }
   console.log(`stopped: ${during}, ${cutOff} request${cutOff === 1 ? '' : 's'} cut off ${abort.signal.aborted ? 'by a second signal' : `at the drain deadline (${deadlineMs / 1000} s)`}`);
-  return 1;
+  return EXIT.failed;
 }
 
 /** What an integrator needs to start: where, as whom (never the secret itself), with which profile and bounds. */

@@ -1,19 +1,14 @@
 /** Error replies exactly as the profile's `errors` section shapes them, and response signing. */
 import type { OperationKey } from '../src/model.js';
 import { sign } from '../src/signing.js';
+import { renderTemplate } from '../src/profile/template.js';
 import type { ErrorKind, Gateway } from './context.js';
 import type { Reply } from './reply.js';
 
 type TemplateObject = { [key: string]: string | TemplateObject };
 
 function fill(template: string, values: { code: string; message: string; httpStatus: number; request: Record<string, unknown> }): string {
-  return template.replace(/\{(code|message|httpStatus|request\.([A-Za-z_][A-Za-z0-9_]*))\}/g, (_m, name: string, field?: string) => {
-    if (field !== undefined) {
-      const v = values.request[field];
-      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
-    }
-    return name === 'code' ? values.code : name === 'message' ? values.message : String(values.httpStatus);
-  });
+  return renderTemplate(template, values.request, { code: values.code, message: values.message, httpStatus: String(values.httpStatus) });
 }
 
 function fillObject(shape: TemplateObject, values: Parameters<typeof fill>[1]): Record<string, unknown> {

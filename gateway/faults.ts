@@ -13,7 +13,7 @@
  * Adding a variant means adding one entry to `FAULTS`; operations only read `BehaviourSwitches`.
  */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import type { Family, OperationKey } from '../src/model.js';
+import type { OperationKey } from '../src/model.js';
 import type { ErrorKind, Profile } from '../src/profile/load.js';
 import type { OperationModel } from '../src/spec/load.js';
 import type { HtmlForm, HtmlInput, HtmlPage } from './html.js';
@@ -86,10 +86,8 @@ export interface DeviationDefinition extends VariantBase {
   kind: 'fault';
   /** Requirement id (spec/requirements.yaml) the fault breaks. */
   requirement: string;
-  /** Id of the conformance check (suites/registry.ts) expected to catch it. */
+  /** Id of the conformance check (suites/registry.ts) expected to catch it; the self-test runs the fault through that check's family. */
   expectedCheck: string;
-  /** Family of that check: the self-test runs the fault through it. */
-  family: Family;
   /** A fault only generated requests reach: the one operation the self-test runs its deep check on (at depth 1000). */
   deepOperation?: OperationKey;
 }
@@ -216,7 +214,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payment responses (XML) leave out account_id.',
     requirement: 'PAGI-GEN-004',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: body(['authoriseDirect'], (b) => without(b, 'account_id')),
   },
   {
@@ -225,7 +222,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'APM payment responses (XML) nest issuer_url inside a <redirect> element.',
     requirement: 'PAGI-APM-002',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: body(['authoriseApm'], (b) => ({ ...without(b, 'issuer_url'), redirect: { issuer_url: b.issuer_url } })),
   },
   {
@@ -234,7 +230,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payment responses (XML) write each risk_reasons entry as "name:status" text instead of name and status child elements.',
     requirement: 'PAGI-OBJ-011',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: body(['authoriseDirect'], (b) => ({ ...b, risk_reasons: (b.risk_reasons as Body[] | undefined)?.map((r) => `${String(r.name)}:${String(r.status)}`) })),
   },
   {
@@ -243,7 +238,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records give fraud_check_result as one object keyed by check instead of an array of check objects.',
     requirement: 'PAGI-OBJ-009',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: items(['retrievalTrans'], (r) =>
       Array.isArray(r.fraud_check_result) ? { ...r, fraud_check_result: Object.fromEntries((r.fraud_check_result as Body[]).map((c) => [String(c.check_items), c.status])) } : r,
     ),
@@ -254,7 +248,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results carry amount as a JSON number instead of a two-decimal string.',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: items(BATCH_OPS, (item) => (typeof item.amount === 'string' ? { ...item, amount: Number(item.amount) } : item)),
   },
   {
@@ -263,7 +256,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Payout responses leave out fee_amount.',
     requirement: 'PAGI-PO-004',
     expectedCheck: 'responseAddsDocumentedFields',
-    family: 'shape',
     reply: body(['payout'], (b) => without(b, 'fee_amount')),
   },
   {
@@ -272,7 +264,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund-search items leave out refund_processing_date, a field the document lists for them.',
     requirement: 'PAGI-GEN-011',
     expectedCheck: 'responseHoldsListedFields',
-    family: 'shape',
     reply: items(['retrievalRefund'], (item) => without(item, 'refund_processing_date')),
   },
   {
@@ -281,7 +272,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Successful responses carry no encryption_data.',
     requirement: 'PAGI-AUTH-002',
     expectedCheck: 'responseMatchesSchema',
-    family: 'shape',
     reply: body([], (b) => without(b, 'encryption_data')),
   },
   {
@@ -290,7 +280,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Payments whose birth_date has the documented DD-MM-YYYY form are refused as invalid input (the gateway wants YYYY-MM-DD).',
     requirement: 'PAGI-FMT-015',
     expectedCheck: 'documentedRequestAccepted',
-    family: 'shape',
     refuse: (_op, b) => (typeof b.birth_date === 'string' && !/^[0-9]{4}-/.test(b.birth_date) ? 'birth_date is not YYYY-MM-DD' : undefined),
   },
   {
@@ -299,7 +288,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund requests with a JSON body are refused (the gateway reads form-encoded refunds only).',
     requirement: 'PAGI-MED-002',
     expectedCheck: 'documentedRequestAccepted',
-    family: 'shape',
     refuse: (op, _b, encoding) => (op === 'refund' && encoding === 'json' ? 'refund bodies must be form-encoded' : undefined),
   },
   {
@@ -308,7 +296,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query and refund search requests sent as form fields are refused (the gateway reads JSON only).',
     requirement: 'PAGI-MED-003',
     expectedCheck: 'documentedRequestAccepted',
-    family: 'shape',
     refuse: (op, _b, encoding) => ((op === 'retrievalTrans' || op === 'retrievalRefund') && encoding === 'form' ? 'form bodies are not read' : undefined),
   },
   {
@@ -317,7 +304,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'APM payments carrying the documented bank_code field are refused as invalid input.',
     requirement: 'PAGI-APM-001',
     expectedCheck: 'documentedRequestAccepted',
-    family: 'shape',
     refuse: (op, b) => (op === 'authoriseApm' && b.bank_code !== undefined ? 'bank_code is not accepted' : undefined),
   },
   {
@@ -326,7 +312,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Payouts whose payment_amount is the documented integer string are refused (the gateway wants two decimals).',
     requirement: 'PAGI-FMT-002',
     expectedCheck: 'documentedRequestAccepted',
-    family: 'shape',
     refuse: (op, b) => (op === 'payout' && typeof b.payment_amount === 'string' && !b.payment_amount.includes('.') ? 'payment_amount has no decimals' : undefined),
   },
 
@@ -337,7 +322,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'XML payment responses use the root element <response> instead of <respon>.',
     requirement: 'PAGI-MED-006',
     expectedCheck: 'xmlRootIsRespon',
-    family: 'media',
     reply: (reply) => (reply.kind === 'xml' && reply.root === 'respon' ? { ...reply, root: 'response' } : reply),
   },
   {
@@ -346,7 +330,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'XML responses end without the closing tag of their root element (not well-formed).',
     requirement: 'PAGI-MED-006',
     expectedCheck: 'responseBodyFormat',
-    family: 'media',
     wire: text('application/xml', (xml) => xml.replace(/<\/[A-Za-z_][\w.-]*>\s*$/, '')),
   },
   {
@@ -355,7 +338,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'XML responses declare Content-Type application/json.',
     requirement: 'PAGI-MED-009',
     expectedCheck: 'responseContentTypeConventional',
-    family: 'media',
     wire: contentType('application/xml', 'application/json; charset=utf-8'),
   },
   {
@@ -364,7 +346,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'JSON responses declare Content-Type text/plain.',
     requirement: 'PAGI-MED-009',
     expectedCheck: 'responseContentTypeConventional',
-    family: 'media',
     wire: contentType('application/json', 'text/plain; charset=utf-8'),
   },
   {
@@ -373,7 +354,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund responses are form-encoded text instead of JSON.',
     requirement: 'PAGI-MED-008',
     expectedCheck: 'responseBodyFormat',
-    family: 'media',
     wire: (wire, ctx) =>
       succeeded(ctx, ['refund']) && wire.headers['content-type']?.startsWith('application/json')
         ? {
@@ -389,7 +369,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The hosted checkout is answered with an empty body and a Location header instead of the auto-submitting HTML page.',
     requirement: 'PAGI-MED-007',
     expectedCheck: 'responseBodyFormat',
-    family: 'media',
     wire: (wire, ctx) =>
       succeeded(ctx, ['checkout']) && /<body onload=/.test(wire.body) ? { ...wire, headers: { ...wire.headers, location: /action="([^"]*)"/.exec(wire.body)?.[1] ?? '' }, body: '' } : wire,
   },
@@ -399,7 +378,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A hosted checkout without the direct-only card field is refused as invalid input.',
     requirement: 'PAGI-CHK-001',
     expectedCheck: 'checkoutNeedsNoDirectOnlyField',
-    family: 'media',
     refuse: (op, b) => (op === 'checkout' && b.card === undefined ? 'card is missing' : undefined),
   },
   {
@@ -408,7 +386,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The hosted checkout page submits its form with method GET instead of POST.',
     requirement: 'PAGI-CHK-002',
     expectedCheck: 'checkoutFormPostsToBaseUrl',
-    family: 'media',
     reply: checkoutForm((form) => ({ ...form, method: 'GET' })),
   },
   {
@@ -417,7 +394,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form posts to {base_url}/checkout, without the /v1 of the documented action.',
     requirement: 'PAGI-CHK-003',
     expectedCheck: 'checkoutFormPostsToBaseUrl',
-    family: 'media',
     reply: checkoutForm((form) => ({ ...form, action: form.action.replace('/v1/', '/') })),
   },
   {
@@ -426,7 +402,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout page waits for the shopper to press a button instead of submitting the form on load.',
     requirement: 'PAGI-CHK-004',
     expectedCheck: 'checkoutFormSubmitsOnLoad',
-    family: 'media',
     reply: checkoutPage((page) => ({ ...page, autoSubmit: false, form: { ...page.form, buttons: [{ name: 'continue', value: '1', label: 'Continue' }] } })),
   },
   {
@@ -435,7 +410,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form carries the submitted order_no in a visible text input instead of a hidden one.',
     requirement: 'PAGI-CHK-005',
     expectedCheck: 'checkoutFormEchoesSubmittedFields',
-    family: 'media',
     reply: checkoutInputs((inputs) => inputs.map((i) => (i.name === 'order_no' ? { ...i, type: 'text' } : i))),
   },
   {
@@ -444,7 +418,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form leaves out the first alias the document lists.',
     requirement: 'PAGI-CHK-006',
     expectedCheck: 'checkoutFormHasEveryAlias',
-    family: 'media',
     reply: checkoutInputs((inputs, ctx) => inputs.filter((i) => i.name !== ctx.op?.checkoutForm?.aliasNames[0])),
   },
   {
@@ -453,7 +426,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form writes the alias standing for amount (orderAmount in the reference profile) in minor units (1036 for 10.36).',
     requirement: 'PAGI-CHK-007',
     expectedCheck: 'checkoutAliasesEqualSources',
-    family: 'media',
     reply: checkoutInputs((inputs, ctx) => {
       const alias = Object.entries(ctx.profile.checkout.aliases).find(([, source]) => source === 'amount')?.[0];
       return inputs.map((i) => (i.name === alias ? { ...i, value: i.value.replace('.', '') } : i));
@@ -465,7 +437,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form’s allParams leaves out the first submitted parameter.',
     requirement: 'PAGI-CHK-008',
     expectedCheck: 'checkoutAllParamsMatchSubmitted',
-    family: 'media',
     reply: checkoutInputs((inputs, ctx) => inputs.map((i) => (i.name === ctx.op?.checkoutForm?.allParamsName ? { ...i, value: i.value.split('&').slice(1).join('&') } : i))),
   },
   {
@@ -474,7 +445,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form leaves out the last gateway-added field the document lists.',
     requirement: 'PAGI-CHK-009',
     expectedCheck: 'checkoutFormHasGatewayFields',
-    family: 'media',
     reply: checkoutInputs((inputs, ctx) => inputs.filter((i) => i.name !== ctx.op?.checkoutForm?.gatewayFields.at(-1))),
   },
 
@@ -485,7 +455,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results write amount with three decimals (10.360).',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'fieldFormatsFollowConventions',
-    family: 'conventions',
     reply: items(BATCH_OPS, (item) => (typeof item.amount === 'string' ? { ...item, amount: `${item.amount}0` } : item)),
   },
   {
@@ -494,7 +463,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payment responses write currency in lower case (usd).',
     requirement: 'PAGI-FMT-004',
     expectedCheck: 'fieldFormatsFollowConventions',
-    family: 'conventions',
     reply: body(['authoriseDirect'], (b) => ({ ...b, currency: String(b.currency).toLowerCase() })),
   },
   {
@@ -503,7 +471,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records write transaction_date as ISO 8601 (2024-01-31T12:00:00Z) instead of YYYYMMDDHHMMSS.',
     requirement: 'PAGI-FMT-007',
     expectedCheck: 'fieldFormatsFollowConventions',
-    family: 'conventions',
     reply: items(['retrievalTrans'], (r) => ({ ...r, transaction_date: String(r.transaction_date).replace(COMPACT_TIMESTAMP, '$1-$2-$3T$4:$5:$6Z') })),
   },
   {
@@ -512,7 +479,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Payout responses write created_at and last_updated_at without a UTC offset.',
     requirement: 'PAGI-FMT-008',
     expectedCheck: 'fieldFormatsFollowConventions',
-    family: 'conventions',
     reply: body(['payout'], (b) => ({ ...b, created_at: String(b.created_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, ''), last_updated_at: String(b.last_updated_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, '') })),
   },
   {
@@ -521,7 +487,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund results carry refund_message as a bare message, without the <code>: part.',
     requirement: 'PAGI-FMT-012',
     expectedCheck: 'fieldFormatsFollowConventions',
-    family: 'conventions',
     reply: items(['refund'], (item) => ({ ...item, refund_message: String(item.refund_message).replace(/^[^:]*:/, '') })),
   },
   {
@@ -530,7 +495,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'refund_reference_id numbers refunds with one digit (<transaction_id>-1).',
     requirement: 'PAGI-FMT-013',
     expectedCheck: 'refundReferenceIdExtendsTransactionId',
-    family: 'conventions',
     reply: items(['refund', 'retrievalRefund'], (item) =>
       typeof item.refund_reference_id === 'string' ? { ...item, refund_reference_id: item.refund_reference_id.replace(/-0([0-9])$/, '-$1') } : item,
     ),
@@ -541,7 +505,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Capture, review, cancel and refund results leave out the order_no of their request item.',
     requirement: 'PAGI-BAT-002',
     expectedCheck: 'batchResultsEchoRequestIds',
-    family: 'conventions',
     reply: items(BATCH_OPS, (item) => without(item, 'order_no')),
   },
   {
@@ -550,7 +513,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payment responses echo order_no with the merchant_id in front of it.',
     requirement: 'PAGI-PAY-007',
     expectedCheck: 'responseEchoesRequestFields',
-    family: 'conventions',
     reply: body(['authoriseDirect'], (b) => ({ ...b, order_no: `${String(b.merchant_id)}-${String(b.order_no)}` })),
   },
   {
@@ -559,7 +521,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'APM payment responses answer amount 0.00 instead of the requested amount.',
     requirement: 'PAGI-APM-006',
     expectedCheck: 'responseEchoesRequestFields',
-    family: 'conventions',
     reply: body(['authoriseApm'], (b) => ({ ...b, amount: '0.00' })),
   },
   {
@@ -568,7 +529,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: "Every answer carries the merchant's signing key in a response header (a debugging header left on).",
     requirement: 'PAGI-SEC-003',
     expectedCheck: 'noSecretInResponse',
-    family: 'security',
     wire: (wire, ctx) => (ctx.secrets?.length ? { ...wire, headers: { ...wire.headers, 'x-debug-signing-key': ctx.secrets.join(',') } } : wire),
   },
   {
@@ -577,7 +537,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payment responses carry the full card number in card.',
     requirement: 'PAGI-SEC-001',
     expectedCheck: 'noFullCardNumberInResponse',
-    family: 'conventions',
     switches: { unmaskedCard: true },
   },
   {
@@ -586,7 +545,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A direct payment asking for 3-D Secure (open3d) gets no threeds_result.',
     requirement: 'PAGI-PAY-004',
     expectedCheck: 'paymentReturnsRequestedResults',
-    family: 'conventions',
     reply: body(['authoriseDirect'], (b) => without(b, 'threeds_result')),
   },
   {
@@ -595,7 +553,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records spread the subscription result fields over the record instead of a subscription_result object.',
     requirement: 'PAGI-QRY-004',
     expectedCheck: 'queryReturnsRequestedResults',
-    family: 'conventions',
     reply: items(['retrievalTrans'], (r) => (r.subscription_result && typeof r.subscription_result === 'object' ? { ...without(r, 'subscription_result'), ...(r.subscription_result as Body) } : r)),
   },
   {
@@ -604,7 +561,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'An approved direct payment answers order_status APPROVED instead of 1.',
     requirement: 'PAGI-PAY-008',
     expectedCheck: 'paymentApprovedPerProfile',
-    family: 'conventions',
     reply: body(['authoriseDirect'], (b, ctx) => (b.order_status === ctx.profile.statusValues.order_status.approved ? { ...b, order_status: 'APPROVED' } : b)),
   },
   {
@@ -613,7 +569,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A completed payout answers status SUCCESS instead of COMPLETED.',
     requirement: 'PAGI-PO-006',
     expectedCheck: 'payoutCompletedWithShownStatus',
-    family: 'conventions',
     reply: body(['payout'], (b, ctx) => (b.status === ctx.profile.statusValues.payout_status.completed ? { ...b, status: 'SUCCESS' } : b)),
   },
   {
@@ -622,7 +577,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Accepted batches, queries and refund searches answer return_message Success instead of OK.',
     requirement: 'PAGI-BAT-005',
     expectedCheck: 'envelopeReturnsOk',
-    family: 'conventions',
     reply: (reply, ctx) =>
       (ctx.op?.batch || ctx.op?.selectionLimit) && reply.kind === 'json' && !ctx.errorKind && reply.body.return_message === ctx.profile.statusValues.return_status.successMessage
         ? { ...reply, body: { ...reply.body, return_message: 'Success' } }
@@ -634,7 +588,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Successful capture results carry error_message OK instead of an empty string.',
     requirement: 'PAGI-BAT-007',
     expectedCheck: 'batchItemsSucceedWithShownValues',
-    family: 'conventions',
     reply: items(['capture'], (item, ctx) => (item.capture_status === itemSuccess(ctx) ? { ...item, error_message: 'OK' } : item)),
   },
 
@@ -645,7 +598,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch operations refuse a request holding exactly their documented number of orders (limit one lower).',
     requirement: 'PAGI-LIM-004',
     expectedCheck: 'batchAtLimitAccepted',
-    family: 'limits',
     switches: { batchLimitDelta: -1 },
   },
   {
@@ -654,7 +606,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query and refund search serve one order more than their documented limit (orders named in the profile’s selection fields).',
     requirement: 'PAGI-LIM-001',
     expectedCheck: 'selectionOverLimitNotServed',
-    family: 'limits',
     switches: { selectionLimitDelta: 1 },
   },
   {
@@ -663,7 +614,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Over-limit requests are answered with success after processing only the first orders (the profile refuses them whole).',
     requirement: 'PAGI-LIM-007',
     expectedCheck: 'batchOverLimitRefusedWhole',
-    family: 'limits',
     switches: { truncateOverLimit: true },
   },
   {
@@ -672,7 +622,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A batch request with no orders is answered with HTTP 500.',
     requirement: 'PAGI-LIM-013',
     expectedCheck: 'emptyBatchNoServerError',
-    family: 'limits',
     reply: (reply, ctx) => (listOf(reply, ctx, BATCH_OPS)?.list.length === 0 ? { ...reply, status: 500 } : reply),
   },
 
@@ -683,7 +632,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A successful payout is answered with HTTP 201 instead of 200.',
     requirement: 'PAGI-GEN-007',
     expectedCheck: 'successAnsweredWith200',
-    family: 'status',
     reply: (reply, ctx) => (succeeded(ctx, ['payout']) ? { ...reply, status: 201 } : reply),
   },
   {
@@ -692,7 +640,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund search is served at /retrievalRefund instead of /v1/retrievalRefund.',
     requirement: 'PAGI-GEN-001',
     expectedCheck: 'operationServedAtVersionedPath',
-    family: 'status',
     switches: { unversionedPaths: ['retrievalRefund'] },
   },
   {
@@ -701,7 +648,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A malformed request body is answered with HTTP 500 instead of a 4xx.',
     requirement: 'PAGI-ERR-002',
     expectedCheck: 'malformedBodyRefused',
-    family: 'status',
     reply: (reply, ctx) => (ctx.errorKind === 'malformedBody' ? { ...reply, status: 500 } : reply),
   },
   {
@@ -710,7 +656,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Requests breaking their schema (a wrong format, a wrong type) are accepted and processed.',
     requirement: 'PAGI-ERR-002',
     expectedCheck: 'wrongFormatRefused',
-    family: 'status',
     switches: { skipSchemaValidation: true },
   },
   {
@@ -719,7 +664,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'An APM payment for a payment_method the gateway does not offer (a record not found, as the profile says) is answered 400 instead of 404.',
     requirement: 'PAGI-APM-007',
     expectedCheck: 'apmUnknownRecordIs404',
-    family: 'status',
     reply: (reply, ctx) => (reply.kind === 'xml' && ctx.errorKind === 'unknownRecord' && ctx.op?.key === 'authoriseApm' ? { ...reply, status: 400 } : reply),
   },
   {
@@ -728,7 +672,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch items naming an unknown transaction are answered as successes.',
     requirement: 'PAGI-BAT-010',
     expectedCheck: 'unknownTransactionItemFails',
-    family: 'status',
     reply: items(BATCH_OPS, (item, ctx) => {
       const batch = ctx.op!.batch!;
       const failure = ctx.profile.batch.itemFailures.unknownTransaction;
@@ -743,7 +686,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Requests are accepted whatever their encryption_data, even without one.',
     requirement: 'PAGI-AUTH-006',
     expectedCheck: 'badSignatureRefusedPerProfile',
-    family: 'security',
     switches: { signatureCheck: 'ignored' },
   },
   {
@@ -752,7 +694,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Requests without encryption_data are accepted (a wrong one is still refused).',
     requirement: 'PAGI-AUTH-005',
     expectedCheck: 'missingSignatureRefused',
-    family: 'security',
     switches: { signatureCheck: 'ignoredWhenMissing' },
   },
   {
@@ -761,7 +702,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A request with a wrong encryption_data is refused only after the operation ran: the refusal changed the state.',
     requirement: 'PAGI-ERR-003',
     expectedCheck: 'badSignatureRefusedPerProfile',
-    family: 'security',
     switches: { signatureCheck: 'afterOperation' },
   },
   {
@@ -770,7 +710,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The query answers requests from source addresses the merchant never registered.',
     requirement: 'PAGI-AUTH-008',
     expectedCheck: 'queryRefusedFromUnregisteredAddress',
-    family: 'security',
     switches: { skipAddressRestriction: true },
   },
   {
@@ -779,7 +718,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Responses carry an encryption_data that does not verify (the right digits in reverse order).',
     requirement: 'PAGI-AUTH-007',
     expectedCheck: 'responseSignatureVerifies',
-    family: 'security',
     reply: body([], (b) => (typeof b.encryption_data === 'string' ? { ...b, encryption_data: [...b.encryption_data].reverse().join('') } : b)),
   },
   {
@@ -788,7 +726,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout page writes input values without HTML escaping.',
     requirement: 'PAGI-SEC-002',
     expectedCheck: 'freeTextParsesBackExactly',
-    family: 'security',
     wire: text('text/html', unescapedHtml),
   },
 
@@ -799,7 +736,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refunds are accepted beyond the captured amount.',
     requirement: 'PAGI-REF-003',
     expectedCheck: 'overRefundRefused',
-    family: 'lifecycle',
     switches: { skipRefundBound: true },
   },
   {
@@ -808,7 +744,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A capture may take more than the authorised amount (the profile’s transitions refuse it).',
     requirement: 'PAGI-CAP-002',
     expectedCheck: 'overCaptureRefused',
-    family: 'lifecycle',
     switches: { skipCaptureBound: true },
   },
   {
@@ -817,7 +752,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A cancelled payment can still be captured (the profile’s transitions refuse it).',
     requirement: 'PAGI-CNL-002',
     expectedCheck: 'cancelledPaymentNotCapturable',
-    family: 'lifecycle',
     switches: { captureCancelled: true },
   },
   {
@@ -826,7 +760,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The query still shows a captured payment as authorised (out of sync with captures).',
     requirement: 'PAGI-QRY-007',
     expectedCheck: 'queryShowsStatusAfterTransitions',
-    family: 'lifecycle',
     reply: items(['retrievalTrans'], (r, ctx) => {
       const codes = ctx.profile.statusValues.payment_status;
       return r.payment_status === codes.captured ? { ...r, payment_status: codes.authorised } : r;
@@ -838,7 +771,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records show the amount in minor units (1036 for 10.36), not as the payment was made.',
     requirement: 'PAGI-QRY-005',
     expectedCheck: 'queryShowsAuthorisedPayment',
-    family: 'lifecycle',
     reply: items(['retrievalTrans'], (r) => (typeof r.amount === 'string' ? { ...r, amount: r.amount.replace('.', '') } : r)),
   },
   {
@@ -847,7 +779,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund search shows only the first refund of each transaction.',
     requirement: 'PAGI-RFS-003',
     expectedCheck: 'refundSearchShowsEveryRefund',
-    family: 'lifecycle',
     reply: list(['retrievalRefund'], (all) => all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i)),
   },
   {
@@ -856,7 +787,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A failed payout carries an empty failure_reason.',
     requirement: 'PAGI-PO-005',
     expectedCheck: 'payoutFailureReported',
-    family: 'lifecycle',
     reply: body(['payout'], (b, ctx) => (b.status === ctx.profile.statusValues.payout_status.failed ? { ...b, failure_reason: '' } : b)),
   },
   {
@@ -865,7 +795,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The issuer_url of an APM payment answers 404 when the merchant requests it.',
     requirement: 'PAGI-APM-003',
     expectedCheck: 'issuerUrlRequestable',
-    family: 'lifecycle',
     reply: (reply, ctx) =>
       reply.kind === 'html' && succeeded(ctx, ['authoriseApm']) ? { kind: 'html', status: 404, page: { title: 'Not found', autoSubmit: false, paragraphs: [] } } : reply,
   },
@@ -877,7 +806,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'No payment or payout result is ever sent to notify_url.',
     requirement: 'PAGI-EVT-001',
     expectedCheck: 'notificationDelivered',
-    family: 'events',
     switches: { suppressNotifications: true },
   },
   {
@@ -886,7 +814,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Notifications carry no encryption_data (the profile signs them as responses).',
     requirement: 'PAGI-EVT-002',
     expectedCheck: 'notificationFollowsProfile',
-    family: 'events',
     switches: { unsignedNotifications: true },
   },
 
@@ -897,7 +824,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Direct payments asking for 3-D Secure with any challenge window size but the one the document shows (01) crash the gateway (HTTP 500).',
     requirement: 'PAGI-ERR-002',
     expectedCheck: 'deepNeverServerError',
-    family: 'deep',
     deepOperation: 'authoriseDirect',
     refuse: (op, b) => {
       if (op === 'authoriseDirect' && typeof b.challenge_window_size === 'string' && b.challenge_window_size !== '01' && b.open3d !== undefined) {
@@ -912,7 +838,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: "Direct payment responses write amount without its two decimals (150 for 150.00) for a currency outside the gateway's minor-unit table (USD, EUR, BRL, GBP).",
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'deepAnswersConform',
-    family: 'deep',
     deepOperation: 'authoriseDirect',
     reply: body(['authoriseDirect'], (b) =>
       typeof b.currency === 'string' && !['USD', 'EUR', 'BRL', 'GBP'].includes(b.currency) && typeof b.amount === 'string' ? { ...b, amount: String(Math.round(Number(b.amount))) } : b,
@@ -924,7 +849,6 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: "The direct payment's signature check takes a well-formed currency from the account's default (USD), not from the request: a currency changed after signing passes.",
     requirement: 'PAGI-AUTH-006',
     expectedCheck: 'deepInvalidRequestRefused',
-    family: 'deep',
     deepOperation: 'authoriseDirect',
     switches: { signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD', pattern: '^[A-Z]{3}$' } },
   },

@@ -20,6 +20,7 @@ import { checkoutPayment, isPostBack, PAY_PATH, payPage, postBackPage, postBackS
 import { directPayment } from './ops/direct.js';
 import { payout } from './ops/payout.js';
 import { retrievalRefund, retrievalTrans } from './ops/selection.js';
+import { renderHeaderValue } from '../src/profile/template.js';
 
 /** The operations of the interface. */
 const HANDLERS: Record<OperationKey, OperationHandler> = {
@@ -166,10 +167,7 @@ function signatureProblem(s: RequestState): string | undefined {
 
 function headerProblem(gw: Gateway, incoming: Incoming, body: Record<string, unknown>): string | undefined {
   for (const [name, template] of Object.entries(gw.profile.requestHeaders.headers)) {
-    const expected = String(template).replace(/\{request\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, f: string) => {
-      const v = body[f];
-      return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
-    });
+    const expected = renderHeaderValue(String(template), body);
     if (incoming.headers[name.toLowerCase()] !== expected) return `header ${name} missing or not as expected`;
   }
   return undefined;

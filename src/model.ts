@@ -6,8 +6,11 @@ import type { Level, OperationKey, Requirement } from './spec/terms.js';
 
 export type { Level, OperationKey, Requirement } from './spec/terms.js';
 
-/** Check families; conformance levels and selections are lists of check ids per family. */
-export type Family = 'shape' | 'media' | 'conventions' | 'limits' | 'status' | 'security' | 'lifecycle' | 'events' | 'deep';
+/** Every check family, in report order: the one list (suite files, listings and maps per family derive from it). */
+export const FAMILIES = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'] as const;
+
+/** A check family; conformance levels and selections are lists of check ids per family. */
+export type Family = (typeof FAMILIES)[number];
 
 /** Severity of a finding or check: the level of the requirement it traces to, or `info` for information only. */
 export type Severity = Exclude<Level, 'unspecified'> | 'info';

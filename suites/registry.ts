@@ -3,9 +3,10 @@
  * an unknown probe, an operation its probe does not cover, or an unknown (or `unspecified`) requirement throws.
  * Families and conformance levels are lists of check ids derived from the table.
  */
-import type { Check, Family, OperationKey, Probe, Severity } from '../src/model.js';
+import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
+import { registryProblems } from '../src/engine/registry.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';
 import { EVENTS_CHECKS } from './checks/events.js';
@@ -87,43 +88,9 @@ export const CHECKS: readonly Check[] = [
   ...DEEP_CHECKS,
 ];
 
-/** The families in report order. */
-export const FAMILY_ORDER: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
-
-/** Every problem of a table of checks and probes against a spec (empty when sound). */
-export function registryProblems(checks: readonly Check[], probes: readonly Probe[], spec: SpecModel): string[] {
-  const problems: string[] = [];
-  const probeById = new Map<string, Probe>();
-  for (const p of probes) {
-    if (probeById.has(p.id)) problems.push(`duplicate probe id ${p.id}`);
-    probeById.set(p.id, p);
-  }
-  const seen = new Set<string>();
-  for (const c of checks) {
-    if (seen.has(c.id)) problems.push(`duplicate check id ${c.id}`);
-    seen.add(c.id);
-    if (!/^[a-z][A-Za-z0-9]*$/.test(c.id)) problems.push(`check id ${c.id} is not camelCase`);
-    if (!FAMILY_ORDER.includes(c.family)) problems.push(`check ${c.id} has unknown family ${c.family}`);
-    const probe = probeById.get(c.probe);
-    if (!probe) problems.push(`check ${c.id} names unknown probe ${c.probe}`);
-    for (const op of c.operations) {
-      if (!spec.operations.has(op)) problems.push(`check ${c.id} names unknown operation ${op}`);
-      else if (probe && !probe.operations.includes(op)) problems.push(`check ${c.id} covers ${op}, which probe ${c.probe} does not`);
-    }
-    if (c.operations.length === 0) problems.push(`check ${c.id} covers no operation`);
-    if (c.requirements.length === 0) problems.push(`check ${c.id} traces to no requirement`);
-    for (const id of c.requirements) {
-      const r = spec.requirements.get(id);
-      if (!r) problems.push(`check ${c.id} names unknown requirement ${id}`);
-      else if (r.level === 'unspecified') problems.push(`check ${c.id} names ${id}, an unspecified requirement (untestable)`);
-    }
-  }
-  return [...problems, ...fieldProblems(spec)];
-}
-
-/** Throw with every problem of a table (a broken kit, not a gateway's misbehaviour). */
+/** Throw with every problem of a table and of the field names (a broken kit, not a gateway's misbehaviour). */
 export function validateRegistry(checks: readonly Check[], probes: readonly Probe[], spec: SpecModel): void {
-  const problems = registryProblems(checks, probes, spec);
+  const problems = [...registryProblems({ CHECKS: checks, PROBES: probes }, spec), ...fieldProblems(spec)];
   if (problems.length) throw new Error(`suites registry is not valid:\n- ${problems.join('\n- ')}`);
 }
 
@@ -136,9 +103,9 @@ export function checkOf(id: string): Check {
   return c;
 }
 
-/** Check ids per family (data). */
-export const FAMILIES: Readonly<Record<Family, readonly string[]>> = Object.fromEntries(
-  FAMILY_ORDER.map((f) => [f, CHECKS.filter((c) => c.family === f).map((c) => c.id)]),
+/** Check ids per family (data), derived from the one family list. */
+export const CHECKS_BY_FAMILY: Readonly<Record<Family, readonly string[]>> = Object.fromEntries(
+  FAMILIES.map((f) => [f, CHECKS.filter((c) => c.family === f).map((c) => c.id)]),
 ) as Record<Family, string[]>;
 
 /**

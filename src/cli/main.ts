@@ -3,6 +3,7 @@
  * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration, connection or set-up
  * error (credentials refused, no PAGI gateway at the target), 3 INCONCLUSIVE.
  */
+import { EXIT } from '../types/errors.js';
 const USAGE = `usage: pagi-conform <command> [options]
 
 commands:
@@ -37,12 +38,12 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     console.log(USAGE);
-    return name ? 0 : 2;
+    return name ? EXIT.ok : EXIT.usage;
   }
   const load = COMMANDS[name];
   if (!load) {
     console.error(`pagi-conform: unknown command '${name}'. Run 'pagi-conform help' for the list.`);
-    return 2;
+    return EXIT.usage;
   }
   return (await load())(rest);
 }

@@ -1,6 +1,7 @@
 /** `pagi-conform merge DIR…`: one set of reports from the shard runs in the folders (exit code of the merged verdict). */
 import { optionLines, parseCommandLine, readEnv } from '../config/load.js';
 import { UsageError, defaults, type RunOptions } from '../config/options.js';
+import { EXIT } from '../types/errors.js';
 
 const HELP = [
   'usage: pagi-conform merge DIR… [options]',
@@ -21,7 +22,7 @@ export async function mergeMain(argv: string[]): Promise<number> {
     const { options: explicit, positionals } = parseCommandLine('merge', argv, true);
     if (explicit.help) {
       console.log(HELP);
-      return 0;
+      return EXIT.ok;
     }
     if (!positionals.length) throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
     const options = { ...defaults('merge'), ...readEnv(process.env, 'merge'), ...explicit } as RunOptions;
@@ -30,6 +31,6 @@ export async function mergeMain(argv: string[]): Promise<number> {
     return result.exitCode;
   } catch (e) {
     console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the merge could not complete: ${(e as Error).message}`);
-    return 2;
+    return EXIT.usage;
   }
 }

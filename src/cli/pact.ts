@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { EXIT, UsageError } from '../types/errors.js';
 
 const USAGE = `usage: pagi-conform pact <generate|verify|check> [options]
 
@@ -51,7 +52,6 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-class Usage extends Error {}
 
 /** Pact files named by `--pact`: a file, or every `.json` file of a folder. */
 function pactFiles(where: string): string[] {
@@ -59,11 +59,11 @@ function pactFiles(where: string): string[] {
   try {
     stat = fs.statSync(where);
   } catch {
-    throw new Usage(`no pact file or folder ${where}`);
+    throw new UsageError(`no pact file or folder ${where}`);
   }
   if (stat.isFile()) return [path.resolve(where)];
   const files = fs.readdirSync(where).filter((f) => f.endsWith('.json')).sort().map((f) => path.resolve(where, f));
-  if (!files.length) throw new Usage(`the folder ${where} holds no .json pact file`);
+  if (!files.length) throw new UsageError(`the folder ${where} holds no .json pact file`);
   return files;
 }
 
@@ -71,7 +71,7 @@ async function generate(values: Record<string, any>): Promise<number> {
   const { writePact } = await import('../pact/interactions.js');
   const file = writePact(values.out ?? 'pacts', { profile: values.profile ?? 'reference' });
   console.log(`pact written: ${path.relative(process.cwd(), file) || file}`);
-  return 0;
+  return EXIT.ok;
 }
 
 /**
@@ -100,15 +100,15 @@ async function maskedChild(argv: string[], values: Record<string, any>): Promise
 async function verify(values: Record<string, any>, argv: string[] = []): Promise<number> {
   if (!process.env.PAGI_PACT_VERIFY_CHILD) return maskedChild(argv, values);
   const brokerUrl: string | undefined = values['broker-url'] ?? process.env.PACT_BROKER_BASE_URL;
-  if (!values.target) throw new Usage('name the gateway to verify with --target URL');
+  if (!values.target) throw new UsageError('name the gateway to verify with --target URL');
   let target: URL;
   try {
     target = new URL(values.target);
   } catch {
-    throw new Usage(`--target must be an absolute http(s) URL, not '${values.target}'`);
+    throw new UsageError(`--target must be an absolute http(s) URL, not '${values.target}'`);
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Usage(`--target must be an http or https URL, not '${values.target}'`);
-  if (values.publish && !values['provider-version']) throw new Usage('--publish needs --provider-version');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError(`--target must be an http or https URL, not '${values.target}'`);
+  if (values.publish && !values['provider-version']) throw new UsageError('--publish needs --provider-version');
   const { kitSpec } = await import('../spec/load.js');
   const { loadProfile } = await import('../profile/load.js');
   const { sandboxCredentials, writePact } = await import('../pact/interactions.js');
@@ -152,38 +152,38 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
     console.log('');
     if (outcome.ok) {
       console.log(`pact verify: all interactions verified against ${values.target}`);
-      return 0;
+      return EXIT.ok;
     }
     const loading = outcome.mismatches.filter((m) => /^Failed to load pact/.test(m.interaction));
     if (loading.length && loading.length === outcome.mismatches.length) {
       // A set-up failure (broker or pact file unreachable), not a verdict on the gateway.
       console.error(`pagi-conform pact verify: could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}`);
-      return 2;
+      return EXIT.usage;
     }
     console.log(`pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`);
     for (const m of outcome.mismatches) console.log(`  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ (- )?/, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`);
-    return 1;
+    return EXIT.failed;
   } finally {
     if (temporary) fs.rmSync(temporary, { recursive: true, force: true });
   }
 }
 
 async function check(values: Record<string, any>, positionals: string[]): Promise<number> {
-  if (positionals.length !== 1) throw new Usage("name one pact file: 'pagi-conform pact check FILE'");
+  if (positionals.length !== 1) throw new UsageError("name one pact file: 'pagi-conform pact check FILE'");
   const failOn = values['fail-on'] ?? 'must';
-  if (!['must', 'expected', 'profile'].includes(failOn)) throw new Usage(`--fail-on must be must, expected or profile, not '${failOn}'`);
+  if (!['must', 'expected', 'profile'].includes(failOn)) throw new UsageError(`--fail-on must be must, expected or profile, not '${failOn}'`);
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
   let pact: ReturnType<typeof readPactFile>;
   try {
     pact = readPactFile(positionals[0]!);
   } catch (e) {
-    throw new Usage((e as Error).message);
+    throw new UsageError((e as Error).message);
   }
   const result = checkPact(pact, { profile: values.profile ?? 'reference', failOn, file: positionals[0]!, commandLine: ['pagi-conform', 'pact', 'check', ...process.argv.slice(4)] });
   const reporters = (values.reporter ?? 'console,json').split(',').map((s: string) => s.trim()).filter(Boolean);
   const { createReporters } = await import('../../reporters/index.js');
   await reportCheck(result, { out: values.out ?? 'reports', reporters: createReporters({ reporter: reporters, signKey: undefined }) });
-  return result.exitCode === 3 ? 0 : result.exitCode;
+  return result.exitCode === EXIT.inconclusive ? EXIT.ok : result.exitCode;
 }
 
 /** Run `pact` with its arguments; returns the exit code. */
@@ -197,19 +197,19 @@ export async function pactMain(argv: string[]): Promise<number> {
     const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: true });
     if (values.help) {
       console.log(USAGE);
-      return 0;
+      return EXIT.ok;
     }
     if (sub === 'generate') return await generate(values);
     if (sub === 'verify') return await verify(values, argv);
     if (sub === 'check') return await check(values, positionals);
-    throw new Usage(`unknown pact command '${sub}'; use generate, verify or check`);
+    throw new UsageError(`unknown pact command '${sub}'; use generate, verify or check`);
   } catch (e) {
     const message = (e as Error).message.split('\n')[0];
-    if (e instanceof Usage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`pagi-conform pact: ${message}; run 'pagi-conform pact --help' for the options.`);
-      return 2;
+      return EXIT.usage;
     }
     console.error(`pagi-conform pact ${sub}: ${message}`);
-    return 2;
+    return EXIT.usage;
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readYamlFile } from '../yaml.js';
 import { profileProblems } from '../profile/load.js';
 import { SPEC_DIR } from '../spec/paths.js';
+import { EXIT } from '../types/errors.js';
 
 const USAGE = 'usage: pagi-conform profile validate FILE|NAME';
 const HELP = [
@@ -25,12 +26,12 @@ function profileFile(fileOrName: string): string {
 export async function profileMain(argv: string[]): Promise<number> {
   if (argv.some((a) => a === '--help' || a === '-h')) {
     console.log(HELP);
-    return 0;
+    return EXIT.ok;
   }
   const [sub, name, ...extra] = argv;
   if (sub !== 'validate' || !name || extra.length || name.startsWith('-')) {
     console.error(`${USAGE}\n'pagi-conform profile --help' says more.`);
-    return 2;
+    return EXIT.usage;
   }
   const file = profileFile(name);
   let value: unknown;
@@ -39,14 +40,14 @@ export async function profileMain(argv: string[]): Promise<number> {
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT' && file !== name;
     console.error(missing ? `pagi-conform: no profile named '${name}' (spec/profiles has ${fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).join(', ')}); a file path needs a '/' or an extension.` : `pagi-conform: cannot read profile ${name}: ${(e as Error).message.split('\n')[0]}`);
-    return 2;
+    return EXIT.usage;
   }
   const problems = profileProblems(value);
   if (problems.length) {
     console.error(`${name}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''})`);
     for (const p of problems) console.error(`  - ${p}`);
-    return 1;
+    return EXIT.failed;
   }
   console.log(`${name}: valid profile (schemas/profile.schema.json)`);
-  return 0;
+  return EXIT.ok;
 }

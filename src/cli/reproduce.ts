@@ -12,6 +12,7 @@ import { UsageError, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, protectOutput } from '../mask.js';
 import type { CheckResult, RunResult } from '../model.js';
 import { checkName, evidenceOf, findingLine, printable, problems } from '../../reporters/format.js';
+import { EXIT } from '../types/errors.js';
 
 const HELP = [
   'usage: pagi-conform reproduce RESULTS CHECK[@operation] [options]',
@@ -41,7 +42,7 @@ export async function reproduceMain(argv: string[]): Promise<number> {
     const { options: explicit, positionals } = parseCommandLine('run', argv, true);
     if (explicit.help) {
       console.log(HELP);
-      return 0;
+      return EXIT.ok;
     }
     if (positionals.length !== 2) throw new UsageError("Name a results.json and a check (CHECK or CHECK@operation); 'pagi-conform reproduce --help' shows how.");
     const [file, selector] = positionals as [string, string];
@@ -78,6 +79,6 @@ export async function reproduceMain(argv: string[]): Promise<number> {
     return failing ? 1 : 0;
   } catch (e) {
     console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: reproduce failed: ${(e as Error).message}`);
-    return 2;
+    return EXIT.usage;
   }
 }

@@ -4,13 +4,14 @@ import { helpText, parseArgv, resolveOptions } from '../config/load.js';
 import { UsageError, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, protectOutput } from '../mask.js';
 import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
+import { EXIT } from '../types/errors.js';
 
 async function list(options: RunOptions): Promise<number> {
   const { prepareKitRun } = await import('../kit.js');
   const { listChecks, listChecksJson } = await import('../engine/list.js');
   const { spec, registry, plan } = await prepareKitRun(options);
   console.log(options.format === 'json' ? listChecksJson(spec, registry, plan) : listChecks(spec, registry, plan));
-  return 0;
+  return EXIT.ok;
 }
 
 /** Run the command with its arguments; returns the exit code (0, 1, 2 or 3; 130 or 143 when interrupted). */
@@ -32,7 +33,7 @@ export async function runMain(argv: string[]): Promise<number> {
     const explicit = parseArgv(argv);
     if (explicit.help) {
       console.log(helpText());
-      return 0;
+      return EXIT.ok;
     }
     const options = resolveOptions(explicit);
     // For the rest of the command, whatever it prints passes through maskOutgoing with the configured secret and cards.
@@ -53,7 +54,7 @@ export async function runMain(argv: string[]): Promise<number> {
   } catch (e) {
     // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
     console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the run could not complete: ${(e as Error).message}`);
-    return 2;
+    return EXIT.usage;
   } finally {
     if (!stop.signal.aborted) release();
   }

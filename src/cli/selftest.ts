@@ -5,9 +5,31 @@
  * error.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { flagHelp, parseFlags, type FlagTable } from '../config/flags.js';
+import { integer, list, text } from '../config/options.js';
+import { EXIT } from '../types/errors.js';
 import { SELFTEST_DEFAULTS, runSelftest } from '../../selftest/index.js';
 import { selftestText, writeSelftestJson } from '../../selftest/report.js';
+
+/** What the command takes besides the run options of the self-test. */
+interface SelftestFlags {
+  jobs: number;
+  only: string[];
+  out: string;
+  seed: number;
+  notifyWait: number;
+  concurrency: number;
+}
+
+/** The command's options: one row each (a missing row is a compile error). */
+export const SELFTEST_FLAGS = {
+  jobs: { flag: 'jobs', type: integer('N', 1), description: 'variants run at once, each in its own process (default 2; 1 on a one-core machine)' },
+  only: { flag: 'only', type: list, default: [], description: 'run only these variants, comma-separated (coverage is then partial)' },
+  out: { flag: 'out', type: text('DIR'), default: 'reports', description: 'folder of the JSON report selftest.json' },
+  seed: { flag: 'seed', type: integer('N', 0), default: SELFTEST_DEFAULTS.seed, description: 'seed of the generated negative cases' },
+  notifyWait: { flag: 'notify-wait', type: integer('MS', 0), default: SELFTEST_DEFAULTS.notifyWait, description: 'how long a probe waits for a notification' },
+  concurrency: { flag: 'concurrency', type: integer('N', 1), default: SELFTEST_DEFAULTS.concurrency, description: 'tests and requests in flight within one run' },
+} satisfies FlagTable<SelftestFlags>;
 
 const USAGE = `usage: pagi-conform selftest [--jobs N] [--only NAMES] [--out DIR] [--seed N] [--notify-wait MS] [--concurrency N]
 
@@ -15,62 +37,39 @@ Run the conformance suites against every variant of the reference gateway (gatew
 caught by a failed check carrying the requirement it breaks, each neutral variant must pass.
 
 options:
-  --jobs N          variants run at once, each in its own process (default ${SELFTEST_DEFAULTS.jobs})
-  --only NAMES      run only these variants, comma-separated (coverage is then partial)
-  --out DIR         folder of the JSON report selftest.json (default reports)
-  --seed N          seed of the generated negative cases (default ${SELFTEST_DEFAULTS.seed})
-  --notify-wait MS  how long a probe waits for a notification (default ${SELFTEST_DEFAULTS.notifyWait})
-  --concurrency N   tests and requests in flight within one run (default ${SELFTEST_DEFAULTS.concurrency})
-  --help            show this text`;
-
-const OPTIONS = {
-  jobs: { type: 'string' },
-  only: { type: 'string' },
-  out: { type: 'string' },
-  seed: { type: 'string' },
-  'notify-wait': { type: 'string' },
-  concurrency: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-/** A non-negative integer option, or a usage error naming it. */
-function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
-  if (raw === undefined) return fallback;
-  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer of at least ${min}, not '${raw}'`);
-  return n;
-}
+${flagHelp(SELFTEST_FLAGS)}`;
 
 /** Run the command with its arguments; returns the exit code. */
 export async function selftestMain(argv: string[]): Promise<number> {
   let options: Parameters<typeof runSelftest>[0];
   let out: string;
   try {
-    const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
-    if (values.help) {
+    const { values, help } = parseFlags(SELFTEST_FLAGS, argv);
+    if (help) {
       console.log(USAGE);
-      return 0;
+      return EXIT.ok;
     }
-    out = path.resolve(values.out ?? 'reports');
+    const flags = values as SelftestFlags;
+    out = path.resolve(flags.out);
     options = {
-      jobs: integer('jobs', values.jobs, SELFTEST_DEFAULTS.jobs, 1),
-      only: (values.only ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-      seed: integer('seed', values.seed, SELFTEST_DEFAULTS.seed, 0),
-      notifyWait: integer('notify-wait', values['notify-wait'], SELFTEST_DEFAULTS.notifyWait, 0),
-      concurrency: integer('concurrency', values.concurrency, SELFTEST_DEFAULTS.concurrency, 1),
+      jobs: flags.jobs ?? SELFTEST_DEFAULTS.jobs,
+      only: flags.only,
+      seed: flags.seed,
+      notifyWait: flags.notifyWait,
+      concurrency: flags.concurrency,
       onRun: (run, done, total) => console.error(`[${done}/${total}] ${run.name}: ${run.verdict} (${run.failed.length} failed checks, ${(run.durationMs / 1000).toFixed(1)} s)`),
     };
   } catch (error) {
-    console.error(`pagi-conform selftest: ${(error as Error).message.split('\n')[0]}; run 'pagi-conform selftest --help' for the options.`);
-    return 2;
+    console.error(`pagi-conform selftest: ${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`);
+    return EXIT.usage;
   }
   try {
     const result = await runSelftest(options);
     console.log(selftestText(result));
     console.log(`report: ${path.relative(process.cwd(), writeSelftestJson(result, out)) || out}`);
-    return result.score.passed ? 0 : 1;
+    return result.score.passed ? EXIT.ok : EXIT.failed;
   } catch (error) {
     console.error(`pagi-conform selftest: ${(error as Error).message}`);
-    return 2;
+    return EXIT.usage;
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { optionLines, parseCommandLine } from '../config/load.js';
 import { UsageError } from '../config/options.js';
 import { loadPublicKey, verifyReport } from '../../reporters/seal.js';
+import { EXIT } from '../types/errors.js';
 
 const HELP = [
   'usage: pagi-conform verify REPORT [options]',
@@ -22,7 +23,7 @@ export async function verifyMain(argv: string[]): Promise<number> {
     const { options, positionals } = parseCommandLine('verify', argv, true);
     if (options.help) {
       console.log(HELP);
-      return 0;
+      return EXIT.ok;
     }
     if (positionals.length !== 1) throw new UsageError("Name one report file; 'pagi-conform verify --help' shows how.");
     const file = positionals[0]!;
@@ -37,6 +38,6 @@ export async function verifyMain(argv: string[]): Promise<number> {
     return verification.ok ? 0 : 1;
   } catch (e) {
     console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: verify failed: ${(e as Error).message}`);
-    return 2;
+    return EXIT.usage;
   }
 }

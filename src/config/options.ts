@@ -66,10 +66,8 @@ export interface RunOptions {
 /** The commands whose flags and keys the table defines. */
 export type Command = 'run' | 'merge' | 'verify';
 
-/** A bad flag, config key or value: the CLI prints the message (one sentence) and exits with 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError } from '../types/errors.js';
+import { UsageError } from '../types/errors.js';
 
 /** How a value is written and read. `parse` gets a CLI/env string or a config-file/programmatic value. */
 export interface ValueType<T> {
@@ -106,23 +104,37 @@ function fail(where: string, expected: string, raw: unknown): never {
   throw new UsageError(`${where} must be ${expected} (received ${shown}).`);
 }
 
-const text = (label: string, isPath = false): ValueType<string> => ({
+/** A non-empty string (a file path when `isPath`). */
+export const text = (label: string, isPath = false): ValueType<string> => ({
   label,
   cli: 'string',
   path: isPath,
   parse: (raw, where) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : fail(where, 'a non-empty string', raw)),
 });
 
-const integer = (label: string, min: number): ValueType<number> => ({
+/** A whole number of at least `min` (and at most `max` when given). */
+export const integer = (label: string, min: number, max?: number): ValueType<number> => ({
   label,
   cli: 'string',
   parse: (raw, where) => {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) ? Number(raw) : NaN;
+    if (max !== undefined) return Number.isSafeInteger(n) && n >= min && n <= max ? n : fail(where, `an integer from ${min} to ${max}`, raw);
     return Number.isSafeInteger(n) && n >= min ? n : fail(where, `an integer of at least ${min}`, raw);
   },
 });
 
-const flag: ValueType<boolean> = {
+/** A number of seconds, 0 or more (fractions allowed). */
+export const seconds: ValueType<number> = {
+  label: 'S',
+  cli: 'string',
+  parse: (raw, where) => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+    return Number.isFinite(n) && n >= 0 ? n : fail(where, 'a number of seconds, 0 or more', raw);
+  },
+};
+
+/** A boolean flag (true or false in a file or the environment). */
+export const flag: ValueType<boolean> = {
   label: '',
   cli: 'boolean',
   parse: (raw, where) => (typeof raw === 'boolean' ? raw : raw === 'true' ? true : raw === 'false' ? false : fail(where, 'true or false', raw)),
@@ -135,7 +147,7 @@ const oneOf = <T extends string>(values: readonly T[]): ValueType<T> => ({
 });
 
 /** A list: comma-separated text, repeated flags or a YAML sequence of strings. */
-const list: ValueType<string[]> = {
+export const list: ValueType<string[]> = {
   label: 'LIST',
   cli: 'string',
   parse: (raw, where) => {
@@ -196,7 +208,7 @@ const paymentMethods: ValueType<PaymentMethodsConfig> = {
 };
 
 /** Typed row constructor: ties the value type and the default to the option's key. */
-function opt<K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
+function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
   return def;
 }
 
@@ -285,6 +297,11 @@ export const OPTIONS = [
   opt({ key: 'secret', type: text('SECRET'), env: 'PAGI_SECRET', secret: true, description: 'Signing secret of the test account (default with no --target: the reference gateway\'s).' }),
   opt({ key: 'help', flag: 'help', type: flag, default: false, configFile: false, commands: ['run', 'merge', 'verify'], affectsResults: false, description: 'Show this text.' }),
 ] as const satisfies readonly OptionDef<any>[];
+
+/** Every key of RunOptions has a row: a key without one is a compile error here. */
+type MissingRows = Exclude<keyof RunOptions, (typeof OPTIONS)[number]['key']>;
+const everyKeyHasARow: [MissingRows] extends [never] ? true : { missingRow: MissingRows } = true;
+void everyKeyHasARow;
 
 /** The rows of a command. */
 export function optionsOf(command: Command): readonly OptionDef[] {

@@ -3,18 +3,14 @@
  * check result and exchange records from `task.meta.pagi` (set by the generated suite files) and forwards them; the
  * runner collects the results from it. It works the same on a live run and on `mergeReports` replaying blobs.
  */
-import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSuite } from 'vitest/node';
 import type { CheckResult, ExchangeRecord, Family, OperationKey, RunResult } from '../model.js';
 import type { ChainStep } from './chain.js';
 import type { ReplayRequest } from './client.js';
 import type {} from './suite.js'; // task.meta.pagi typing
 import type { KitReporter, RunStart } from '../reporter.js';
+import { familyOfSuiteFile } from '../spec/paths.js';
 
-/** The family of a generated suite file (`suites/<family>.suite.ts`). */
-export function familyOfModule(moduleId: string): Family {
-  return path.basename(moduleId).replace(/\.suite\.ts$/, '') as Family;
-}
 
 /** Forwards vitest events to kit reporters and keeps what the runner needs. */
 export class VitestAdapter implements Reporter {
@@ -83,7 +79,7 @@ export class VitestAdapter implements Reporter {
   /** A `describe(operation)` block of a family's suite file has finished. */
   async onTestSuiteResult(testSuite: TestSuite): Promise<void> {
     if (this.frozen) return;
-    const family = familyOfModule(testSuite.module.moduleId);
+    const family = familyOfSuiteFile(testSuite.module.moduleId) as Family;
     for (const r of this.reporters) await r.onOperationEnd?.(family, testSuite.name as OperationKey);
   }
 

@@ -22,6 +22,7 @@ import { createLimiter, type Limiter } from './limiter.js';
 import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
 import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
+import { renderHeaderValue } from '../profile/template.js';
 import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** How requests travel. */
@@ -94,14 +95,6 @@ function headerRecord(headers: Record<string, string | string[] | undefined>): R
  * empty. A character a header value cannot carry (a generated negative value's control or non-ASCII character) is
  * percent-encoded, so the request still goes out (and the target judges the mismatch).
  */
-function fillTemplate(template: string, body: Record<string, unknown>): string {
-  const filled = template.replace(/\{([^}]*)\}/g, (_, name: string) => {
-    const value = name.startsWith('request.') ? body[name.slice('request.'.length)] : undefined;
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-  });
-  return filled.replace(/[^\x20-\x7e]|%/gu, (c) => [...Buffer.from(c, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
-}
-
 function transportError(e: unknown): NonNullable<Exchange['error']> {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? err.name ?? 'Error';
@@ -386,7 +379,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
       const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8` };
-      if (sendOptions.profileHeaders !== false) for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = fillTemplate(template, sentBody);
+      if (sendOptions.profileHeaders !== false) for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = renderHeaderValue(template, sentBody);
       const sent: SentRequest = {
         method: (sendOptions.method ?? op.method).toUpperCase(),
         url: config.baseUrl + (sendOptions.path ?? op.path),

@@ -6,12 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Family } from '../model.js';
-import { KIT_ROOT } from '../spec/paths.js';
-import { FAMILIES } from './registry.js';
-
-/** Folder of the suite files. */
-export const SUITES_DIR = path.join(KIT_ROOT, 'suites');
+import { FAMILIES, type Family } from '../model.js';
+import { SUITES_DIR, suiteFile } from '../spec/paths.js';
 
 /** The source of a family's suite file. */
 export function suiteSource(family: Family): string {
@@ -28,7 +24,7 @@ export function suiteSource(family: Family): string {
 export function syncSuiteFiles(write: boolean, dir = SUITES_DIR): string[] {
   const stale: string[] = [];
   for (const family of FAMILIES) {
-    const file = path.join(dir, `${family}.suite.ts`);
+    const file = suiteFile(family, dir);
     const source = suiteSource(family);
     if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === source) continue;
     stale.push(file);

@@ -3,7 +3,8 @@ import type { Requirement } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import { checkSeverity } from './outcome.js';
 import type { Severity } from '../model.js';
-import { FAMILIES, type Registry } from './registry.js';
+import { FAMILIES } from '../model.js';
+import type { Registry } from './registry.js';
 import type { PlannedTest } from './plan.js';
 
 /** One check of `--list --format json`: its selected operations with their severities. */

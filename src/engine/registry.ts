@@ -1,7 +1,7 @@
 /** Loading and checking the registry of checks and probes (the kit's, handed in by src/kit.ts, or a module given by --registry). */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Check, Family, Probe } from '../model.js';
+import { FAMILIES, type Check, type Probe } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 
 /** What a registry module exports. */
@@ -10,8 +10,6 @@ export interface Registry {
   PROBES: readonly Probe[];
 }
 
-/** Every check family, in report order. */
-export const FAMILIES: readonly Family[] = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'];
 
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
 export async function loadRegistry(file: string): Promise<Registry> {
@@ -20,24 +18,37 @@ export async function loadRegistry(file: string): Promise<Registry> {
   return { CHECKS: mod.CHECKS, PROBES: mod.PROBES };
 }
 
-/** Problems of a registry against a spec: duplicate ids, unknown families, operations, probes or requirements. */
+/**
+ * Every problem of a registry against a spec (empty when sound), the same rules for the kit's registry and a
+ * `--registry` module: duplicate ids, a check id that is not camelCase, an unknown family, probe, operation or
+ * requirement, an operation its probe does not cover, no operation, no requirement, an `unspecified` requirement.
+ */
 export function registryProblems(registry: Registry, spec: SpecModel): string[] {
   const problems: string[] = [];
-  const probes = new Map(registry.PROBES.map((p) => [p.id, p]));
-  if (probes.size !== registry.PROBES.length) problems.push('two probes share an id');
-  const ids = new Set<string>();
-  for (const check of registry.CHECKS) {
-    if (ids.has(check.id)) problems.push(`check id ${check.id} is used twice`);
-    ids.add(check.id);
-    if (!FAMILIES.includes(check.family)) problems.push(`check ${check.id} has unknown family ${check.family}`);
-    const probe = probes.get(check.probe);
-    if (!probe) problems.push(`check ${check.id} reads unknown probe ${check.probe}`);
-    for (const op of check.operations) {
-      if (!spec.operations.has(op)) problems.push(`check ${check.id} names operation ${op}, not in the spec`);
-      else if (probe && !probe.operations.includes(op)) problems.push(`check ${check.id} runs on ${op} but probe ${probe.id} does not`);
+  const probeById = new Map<string, Probe>();
+  for (const p of registry.PROBES) {
+    if (probeById.has(p.id)) problems.push(`duplicate probe id ${p.id}`);
+    probeById.set(p.id, p);
+  }
+  const seen = new Set<string>();
+  for (const c of registry.CHECKS) {
+    if (seen.has(c.id)) problems.push(`duplicate check id ${c.id}`);
+    seen.add(c.id);
+    if (!/^[a-z][A-Za-z0-9]*$/.test(c.id)) problems.push(`check id ${c.id} is not camelCase`);
+    if (!FAMILIES.includes(c.family)) problems.push(`check ${c.id} has unknown family ${c.family}`);
+    const probe = probeById.get(c.probe);
+    if (!probe) problems.push(`check ${c.id} names unknown probe ${c.probe}`);
+    for (const op of c.operations) {
+      if (!spec.operations.has(op)) problems.push(`check ${c.id} names unknown operation ${op}`);
+      else if (probe && !probe.operations.includes(op)) problems.push(`check ${c.id} covers ${op}, which probe ${c.probe} does not`);
     }
-    if (!check.requirements.length) problems.push(`check ${check.id} traces to no requirement`);
-    for (const id of check.requirements) if (!spec.requirements.has(id)) problems.push(`check ${check.id} names requirement ${id}, not in the catalogue`);
+    if (c.operations.length === 0) problems.push(`check ${c.id} covers no operation`);
+    if (c.requirements.length === 0) problems.push(`check ${c.id} traces to no requirement`);
+    for (const id of c.requirements) {
+      const r = spec.requirements.get(id);
+      if (!r) problems.push(`check ${c.id} names unknown requirement ${id}`);
+      else if (r.level === 'unspecified') problems.push(`check ${c.id} names ${id}, an unspecified requirement (untestable)`);
+    }
   }
   return problems;
 }

@@ -5,6 +5,7 @@ import type { FailOn } from '../config/options.js';
 import { failsRun } from './outcome.js';
 import type { PlannedTest } from './plan.js';
 import { NOT_SELECTED, statusForRequirement } from '../run-result.js';
+import { EXIT } from '../types/errors.js';
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
 
@@ -71,11 +72,11 @@ export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { ve
   const tail = partial ? { reasons: [partialSentence(partial)], partial } : { reasons: [] };
   const failing = results.filter((r) => failsRun(r, failOn));
   if (failing.length) {
-    return { verdict: 'NOT CONFORMANT', exitCode: 1, ...tail, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons] };
+    return { verdict: 'NOT CONFORMANT', exitCode: EXIT.failed, ...tail, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons] };
   }
   const couldNotRun = results.filter((r) => r.severity === 'must' && r.status === 'skipped' && r.reason !== NOT_SELECTED);
-  if (couldNotRun.length) return { verdict: 'INCONCLUSIVE', exitCode: 3, ...tail, reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons] };
-  return { verdict: 'CONFORMANT', exitCode: 0, ...tail };
+  if (couldNotRun.length) return { verdict: 'INCONCLUSIVE', exitCode: EXIT.inconclusive, ...tail, reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons] };
+  return { verdict: 'CONFORMANT', exitCode: EXIT.ok, ...tail };
 }
 
 /** Per-requirement roll-up over the catalogue: a requirement is failed only by a finding that names it. */

@@ -13,12 +13,12 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
-import type { RunConfigView, RunResult } from '../model.js';
+import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../model.js';
 import { loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
-import { KIT_ROOT } from '../spec/paths.js';
-import { VitestAdapter, familyOfModule } from './adapter.js';
+import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../spec/paths.js';
+import { VitestAdapter } from './adapter.js';
 import type { KitReporter } from '../reporter.js';
 import type { ChainStep } from './chain.js';
 import type { EngineParts } from './parts.js';
@@ -32,12 +32,13 @@ import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
 import type { ReplayFile } from './replay-file.js';
 import { clearSpool } from './spool.js';
-import { FAMILIES, loadRegistry, registryProblems, type Registry } from './registry.js';
+import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import { buildRunResult, completeResults } from './results.js';
 import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
+import { EXIT } from '../types/errors.js';
 
 /** Extra inputs of a run that are not options. */
 export interface RunHooks {
@@ -348,17 +349,17 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
     if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
       // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
       result.verdict = 'INCONCLUSIVE';
-      result.exitCode = 3;
+      result.exitCode = EXIT.inconclusive;
       result.verdictReasons.push(refusedSentence);
     }
     if (interrupted) {
       const checksSelected = plan.filter((t) => t.selected).length;
       result.interrupted = { signal: interrupted, checksRun, checksSelected };
       result.verdict = 'INCONCLUSIVE';
-      result.exitCode = 3;
+      result.exitCode = EXIT.inconclusive;
       result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
     }
-    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map(familyOfModule), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
+    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
     // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
     const masked = maskOutgoingValue(result);
     const written = await adapter.runEnd(masked, incoming);
@@ -384,11 +385,6 @@ async function interruptedPlan(file: string, spec: SpecModel, options: RunOption
     const { registry, plan } = await loadPlan(spec, options, parts);
     return { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: [], unknownSelectors: [] };
   }
-}
-
-/** The generated suite file of a family. */
-function suiteFile(family: string): string {
-  return path.join(KIT_ROOT, 'suites', `${family}.suite.ts`);
 }
 
 /**
@@ -461,7 +457,7 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       'test',
       {
         ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait + options.depth * 1_000),
-        include: ['suites/*.suite.ts'],
+        include: [SUITE_FILES_GLOB],
         reporters: [adapter, ...blob],
         provide: { pagiRun: setup },
         ...(options.shard ? { shard: options.shard } : {}),

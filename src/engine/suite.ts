@@ -13,6 +13,7 @@ import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
+import { answeredRetryLater } from './inconclusive.js';
 import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
 import { ENGINE_FINDING_CODES } from './codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
@@ -92,7 +93,7 @@ let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
 export function inconclusiveReason(observation: Observation): string | undefined {
   for (const x of sentExchanges(observation)) {
     const status = x.response?.status;
-    if (status === 429 || status === 503) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
+    if (answeredRetryLater(x)) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
     if (x.error?.kind === 'off-target') return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
   }
   // A request the kit could not send (no such source address, a proxy or TLS set-up failure) says nothing of the target.

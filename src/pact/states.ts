@@ -10,6 +10,7 @@ import type { OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { maskText } from '../mask.js';
 import { sign } from '../signing.js';
+import { renderHeaderValue } from '../profile/template.js';
 import type { SpecModel } from '../spec/load.js';
 import { requestExamples } from '../engine/sample.js';
 
@@ -46,15 +47,10 @@ export interface StateClientOptions {
 /** A state that could not be made true: the gateway refused a step. */
 class StateError extends Error {}
 
-/** The extra request headers the profile names, filled from the body (`{request.<field>}`; other placeholders empty). */
+/** The extra request headers the profile names, rendered from the body as the kit's client sends them. */
 export function profileHeaders(profile: Profile, body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) {
-    out[name] = template.replace(/\{([^}]*)\}/g, (_, key: string) => {
-      const value = key.startsWith('request.') ? body[key.slice('request.'.length)] : undefined;
-      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-    });
-  }
+  for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) out[name] = renderHeaderValue(template, body);
   return out;
 }
 

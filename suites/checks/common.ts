@@ -2,6 +2,7 @@
 import { decodeForm, sniffBody } from '../../src/codecs/form.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import type { ErrorKind } from '../../src/profile/load.js';
+import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote } from '../findings.js';
 import { type FollowUp, formatOfMediaType, headerOf, isObject, operationOf, paymentStatusCode, queryRecords, responseObject, stateOfCode, statusOf } from '../observe.js';
@@ -48,29 +49,25 @@ function escapeRegExp(s: string): string {
  * matches any text unless the error kind is `pinned` (the kit compares the code alone by default).
  */
 function render(template: string, vars: { code: string; message: string; httpStatus: string; pinned: boolean }, request: Record<string, unknown>): Rendered | undefined {
-  let unknown = false;
   const text: string[] = [];
   const pattern: string[] = [];
-  for (const part of template.split(/(\{[^}]+\})/)) {
-    const name = /^\{([^}]+)\}$/.exec(part)?.[1];
-    if (name === undefined) {
-      text.push(part);
-      pattern.push(escapeRegExp(part));
-    } else if (name.startsWith('request.')) {
-      const v = request[name.slice('request.'.length)];
-      if (v === undefined) unknown = true;
-      text.push(v === undefined ? '' : String(v));
-      pattern.push(escapeRegExp(v === undefined ? '' : String(v)));
-    } else if (name === 'message' && !vars.pinned) {
+  for (const part of templateParts(template)) {
+    if ('text' in part) {
+      text.push(part.text);
+      pattern.push(escapeRegExp(part.text));
+      continue;
+    }
+    const field = requestFieldOf(part.placeholder);
+    if (field !== undefined && request[field] === undefined) return undefined;
+    if (part.placeholder === 'message' && !vars.pinned) {
       text.push('<any message>');
       pattern.push('[\\s\\S]*');
-    } else {
-      const v = name === 'code' || name === 'message' || name === 'httpStatus' ? vars[name] : `{${name}}`;
-      text.push(v);
-      pattern.push(escapeRegExp(v));
+      continue;
     }
+    const v = placeholderText(part.placeholder, request, { code: vars.code, message: vars.message, httpStatus: vars.httpStatus });
+    text.push(v);
+    pattern.push(escapeRegExp(v));
   }
-  if (unknown) return undefined;
   const re = new RegExp(`^${pattern.join('')}$`);
   return { text: text.join(''), matches: (value) => typeof value === 'string' && re.test(value) };
 }

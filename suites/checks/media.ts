@@ -7,6 +7,7 @@ import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../
 import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
+import { renderHeaderValue } from '../../src/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 
 const BODY_FORMAT_REQUIREMENTS = ['PAGI-MED-006', 'PAGI-MED-007', 'PAGI-MED-008'];
@@ -107,11 +108,6 @@ export const requestMediaAcceptedPerProfile = defineCheck({
   },
 });
 
-/** A header value template of the profile rendered for a request (`{request.<field>}`). */
-function renderHeader(template: string, body: Record<string, unknown>): string {
-  return template.replace(/\{request\.([^}]+)\}/g, (_, f: string) => String(body[f] ?? ''));
-}
-
 export const requestHeadersPerProfile = wrap(
   defineCheck({
     id: 'requestHeadersPerProfile',
@@ -124,7 +120,7 @@ export const requestHeadersPerProfile = wrap(
       const body = sentBody(o.main);
       for (const [name, template] of Object.entries(ctx.profile.requestHeaders.headers)) {
         const sent = headerOf(o.main.request.headers, name);
-        if (sent !== renderHeader(template, body)) return { notApplicable: `the kit did not send the profile's header ${name}` };
+        if (sent !== renderHeaderValue(template, body)) return { notApplicable: `the kit did not send the profile's header ${name}` };
       }
       if (!succeeded(o.main)) {
         report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-AUTH-012', expected: "a 2xx answer to a request with the profile's headers", received: outcomeOf(o.main) });

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CheckContext, CheckoutFormModel, Exchange, Observation, OperationKey, Probe, ProbeClient } from '../../src/model.js';
+import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
   batchResults,
@@ -32,9 +33,6 @@ export class SetupFailed extends Error {
 
 /** The probe cannot run for a reason that is not the target's fault (configuration, profile). */
 export class Inconclusive extends Error {}
-
-/** Statuses that mean "try later", not "non-conformant" (rate limit, unavailable). */
-const RETRY_LATER = new Set([429, 503]);
 
 /** Records steps as a probe runs. */
 export class Steps {
@@ -87,8 +85,7 @@ export function defineProbe(id: string, operations: readonly OperationKey[], bod
         inconclusive = error.message;
         main = error instanceof SetupFailed ? error.exchange : undefined;
       }
-      // Notifications are requests the gateway made to the kit: their answers are the kit's, not the target's.
-      const limited = Object.entries(steps.all).find(([name, x]) => !name.startsWith('notification') && RETRY_LATER.has(x.response?.status ?? 0));
+      const limited = Object.entries(steps.all).find(([, x]) => answeredRetryLater(x));
       if (limited) inconclusive = `rate-limited or unavailable: step ${limited[0]} was answered HTTP ${limited[1].response?.status}`;
       return {
         probeId: id,

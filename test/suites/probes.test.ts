@@ -43,7 +43,7 @@ describe('probe outcomes', () => {
     const limited = await happy.run('payout', scripted((op) => exchange(op, { status: 429 })), context());
     expect(limited.inconclusive).toMatch(/rate-limited or unavailable: step payout was answered HTTP 429/);
     const probe = defineProbe('t', ['payout'], async (op, client, _ctx, steps) => {
-      steps.add('notification', exchange('external', { status: 503 }));
+      steps.add('notification', { ...exchange('external', { status: 503 }), incoming: true });
       return steps.add(op, await client.send(op, {}));
     });
     expect((await probe.run('payout', scripted((op) => exchange(op, { json: {} })), context())).inconclusive).toBeUndefined();

@@ -1,15 +1,14 @@
 /** The one table of checks and probes: validated at load, covering the catalogue, with families and levels as data. */
 import { describe, expect, it } from 'vitest';
-import type { Check, Probe } from '../../src/model.js';
+import { FAMILIES, type Check, type Probe } from '../../src/model.js';
+import { registryProblems as tableProblems } from '../../src/engine/registry.js';
 import { kitSpec } from '../../src/spec/load.js';
 import {
   CHECKS,
   CONFORMANCE_LEVELS,
-  FAMILIES,
-  FAMILY_ORDER,
+  CHECKS_BY_FAMILY,
   checkOf,
   checkSeverity,
-  registryProblems,
   requirementsFor,
   validateRegistry,
 } from '../../suites/registry.js';
@@ -29,13 +28,13 @@ const check = (over: Partial<Check> = {}): Check => ({
 
 describe('registry validation', () => {
   it('refuses a duplicate check id, an unknown probe, operation or requirement, and an unspecified requirement', () => {
-    expect(registryProblems([check(), check()], [probe], spec)).toContain('duplicate check id someCheck');
-    expect(registryProblems([check({ probe: 'nope' })], [probe], spec)).toContain('check someCheck names unknown probe nope');
-    expect(registryProblems([check({ operations: ['review'] })], [probe], spec)).toContain('check someCheck covers review, which probe p does not');
-    expect(registryProblems([check({ requirements: ['PAGI-XXX-999'] })], [probe], spec)).toContain('check someCheck names unknown requirement PAGI-XXX-999');
-    expect(registryProblems([check({ requirements: ['PAGI-ST-003'] })], [probe], spec)[0]).toMatch(/unspecified/);
-    expect(registryProblems([check({ id: 'Bad-Id' })], [probe], spec)[0]).toMatch(/camelCase/);
-    expect(registryProblems([check()], [probe, probe], spec)).toContain('duplicate probe id p');
+    expect(tableProblems({ CHECKS: [check(), check()], PROBES: [probe] }, spec)).toContain('duplicate check id someCheck');
+    expect(tableProblems({ CHECKS: [check({ probe: 'nope' })], PROBES: [probe] }, spec)).toContain('check someCheck names unknown probe nope');
+    expect(tableProblems({ CHECKS: [check({ operations: ['review'] })], PROBES: [probe] }, spec)).toContain('check someCheck covers review, which probe p does not');
+    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-XXX-999'] })], PROBES: [probe] }, spec)).toContain('check someCheck names unknown requirement PAGI-XXX-999');
+    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-ST-003'] })], PROBES: [probe] }, spec)[0]).toMatch(/unspecified/);
+    expect(tableProblems({ CHECKS: [check({ id: 'Bad-Id' })], PROBES: [probe] }, spec)[0]).toMatch(/camelCase/);
+    expect(tableProblems({ CHECKS: [check()], PROBES: [probe, probe] }, spec)).toContain('duplicate probe id p');
     expect(() => validateRegistry([check(), check()], [probe], spec)).toThrow(/duplicate check id someCheck/);
   });
 });
@@ -61,7 +60,7 @@ describe('coverage of the catalogue', () => {
 
 describe('families, levels and selections', () => {
   it('every family holds at least one check', () => {
-    expect(FAMILY_ORDER.filter((f) => FAMILIES[f].length === 0)).toEqual([]);
+    expect(FAMILIES.filter((f) => CHECKS_BY_FAMILY[f].length === 0)).toEqual([]);
   });
 
   it('conformance levels nest, and information-only checks are in none', () => {
