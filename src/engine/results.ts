@@ -4,6 +4,7 @@ import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
 import { failsRun } from './outcome.js';
 import type { PlannedTest } from './plan.js';
+import type { ResultsPartialRun } from '../types/generated.js';
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
 
@@ -46,10 +47,7 @@ function list(results: readonly CheckResult[]): string {
 }
 
 /** What a run's `--only`/`--skip` left out: the checks, and the `must` checks among them. */
-export interface PartialRun {
-  notSelected: number;
-  mustNotSelected: number;
-}
+export type PartialRun = ResultsPartialRun;
 
 /** The tests a selection left out, or undefined when the run covers the whole plan. */
 export function partialOf(results: readonly CheckResult[]): PartialRun | undefined {

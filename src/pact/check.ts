@@ -28,6 +28,13 @@ import { operationOf } from './verify.js';
 const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
+/** The expected and received parts of a pact finding's "expected … / received …" message, as its data. */
+function pactSides(message: string): { expected: string; received: string | null } {
+  const at = message.indexOf(' / received ');
+  const expected = message.replace(/^expected /, '');
+  return at < 0 ? { expected, received: null } : { expected: message.slice(0, at).replace(/^expected /, ''), received: message.slice(at + ' / received '.length) };
+}
+
 export const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
 
 /** Values the document shows on success, and the requirement that shows each. */
@@ -314,6 +321,7 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
       severity: severity ?? levelOf(spec, requirementIds[0]),
       title: CODES[code],
       message,
+      ...pactSides(message),
       location: { operation: key ?? 'external', pointer, exchangeId: interaction.description },
     });
   if (!op) {
