@@ -260,7 +260,7 @@ export function violationFindings(args: {
   /** Prefix of every pointer (e.g. `/inputs` when the instance is a part of the body). */
   pointerPrefix?: string;
 }): void {
-  const { ctx, violations, kind } = args;
+  const { violations, kind } = args;
   // Format rules apply to non-empty values: the document shows no field's required status, and an empty value is how
   // XML and form answers give a field they have no value for. An empty identifier or amount fails its `minLength`.
   const judged = violations.filter((v) => !(FORMAT_KEYWORDS.has(v.keyword) && valueAt(args.instance, v.instancePath) === ''));
