@@ -12,7 +12,7 @@ import path from 'node:path';
 import { decodeForm } from '../codecs/form.js';
 import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
-import { maskText } from '../mask.js';
+import { maskText, maskValue } from '../mask.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
@@ -476,7 +476,8 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
         return;
       }
       const result = ensure(operation, checkId);
-      result.findings.push({ checkId, ...finding, message: maskText(finding.message, rules), location: { ...finding.location, exchangeId: maskText(finding.location.exchangeId ?? '', rules) } });
+      // The whole finding: its message, its expected and received values, its location.
+      result.findings.push(maskValue({ checkId, ...finding, location: { ...finding.location, exchangeId: finding.location.exchangeId ?? '' } }, rules));
     });
     if (key) for (const id of Object.keys(CHECKS) as CheckId[]) ensure(key, id);
   });
