@@ -23,12 +23,21 @@ import {
 } from '../observe.js';
 import { codeOfState, errorKindOf } from './common.js';
 
-/** The steps of a scenario before `exchange`, in the order they were made: the payment and transitions a finding about it rests on. */
+/**
+ * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
+ * transitions and queries a finding about it rests on (an observation may hold several scenarios, one after another).
+ */
 function stepsBefore(o: Observation, exchange: Exchange): Exchange[] {
   const all = Object.values(o.steps);
-  const at = all.indexOf(exchange);
-  return at < 0 ? [] : all.slice(0, at);
+  let from = all.indexOf(exchange);
+  if (from < 0) return [];
+  const end = from;
+  while (from > 0 && !PAYMENT_OPERATIONS.has(all[from]!.operation)) from--;
+  return PAYMENT_OPERATIONS.has(all[from]!.operation) && from < end ? all.slice(from, end) : [];
 }
+
+/** Operations that make the payment a lifecycle scenario acts on. */
+const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set(['authoriseDirect', 'authoriseApm', 'checkout']);
 
 /** A lifecycle check: each finding points at its exchange and at the scenario steps before it (the state it rests on). */
 function defineCheck(def: CheckDefinition): Check {
