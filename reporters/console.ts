@@ -6,7 +6,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
-import { STATUSES, checkName, countByStatus, evidenceOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
+import { STATUSES, checkName, countByStatus, evidenceListOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
 import { NOT_SELECTED } from '../src/run-result.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -55,13 +55,14 @@ function failedLines(result: CheckResult, paint: Paint, curls: Map<string, strin
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
-  const evidence = evidenceOf(result);
-  // Each distinct request once: a later check with the same request names the first one.
-  const first = evidence ? curls.get(evidence.curl) : undefined;
-  if (evidence && first) lines.push(`      ${paint(DIM, `(same request as ${first})`)}`);
-  else if (evidence) {
-    curls.set(evidence.curl, checkName(result));
-    lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+  // Each exchange the finding rests on, each distinct request once: a later check with the same request names the first one.
+  for (const evidence of evidenceListOf(result)) {
+    const first = curls.get(evidence.curl);
+    if (first) lines.push(`      ${paint(DIM, `(same request as ${first})`)}`);
+    else {
+      curls.set(evidence.curl, checkName(result));
+      lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+    }
   }
   return lines;
 }

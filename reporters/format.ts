@@ -49,6 +49,18 @@ export function evidenceOf(result: CheckResult): Evidence | undefined {
   return result.findings.find((f) => f.evidence)?.evidence;
 }
 
+/** Every exchange a finding rests on with its evidence, the location's first (one, or none, for most findings). */
+export function findingEvidence(f: Finding): { exchangeId?: string; evidence: Evidence }[] {
+  if (f.exchanges?.length) return f.exchanges;
+  return f.evidence ? [{ ...(f.location.exchangeId ? { exchangeId: f.location.exchangeId } : {}), evidence: f.evidence }] : [];
+}
+
+/** The evidence that reproduces a result: every exchange its first finding with evidence rests on. */
+export function evidenceListOf(result: CheckResult): Evidence[] {
+  const first = result.findings.find((f) => f.evidence || f.exchanges?.length);
+  return first ? findingEvidence(first).map((x) => x.evidence) : [];
+}
+
 /** The evidence of an exchange as text: the request line, the curl line reproducing it (headers and body), the response. */
 export function evidenceText(evidence: Evidence): string {
   const lines = [`request: ${evidence.request.method} ${evidence.request.url}`, `reproduce: ${evidence.curl}`];

@@ -45,11 +45,14 @@ function findingsByExchange(result: RunResult): Map<string, ExchangeFinding[]> {
   const map = new Map<string, ExchangeFinding[]>();
   for (const c of result.checks) {
     for (const f of c.findings) {
-      const id = f.location.exchangeId;
-      if (!id) continue;
-      const list = map.get(id) ?? [];
-      list.push({ check: checkName(c), status: c.status, requirementIds: f.requirementIds, code: f.code, severity: f.severity, message: f.message });
-      map.set(id, list);
+      // Every exchange the finding rests on links back to it.
+      const ids = new Set([f.location.exchangeId, ...(f.exchanges ?? []).map((x) => x.exchangeId)]);
+      for (const id of ids) {
+        if (!id) continue;
+        const list = map.get(id) ?? [];
+        list.push({ check: checkName(c), status: c.status, requirementIds: f.requirementIds, code: f.code, severity: f.severity, message: f.message });
+        map.set(id, list);
+      }
     }
   }
   return map;

@@ -94,11 +94,14 @@ const SCRIPT = `
       item.appendChild(el('p', 'fmsg', f.message));
       var at = 'at ' + f.location.operation + ' ' + (f.location.pointer || '/') + (f.location.exchangeId ? ' · exchange ' + f.location.exchangeId : '') + ' · ' + f.requirementIds.join(', ');
       item.appendChild(el('p', 'muted', at));
-      var key = f.evidence ? f.location.exchangeId || f.evidence.curl : '';
-      if (f.evidence && !shown[key]) {
+      var rests = f.exchanges && f.exchanges.length ? f.exchanges : f.evidence ? [{ exchangeId: f.location.exchangeId, evidence: f.evidence }] : [];
+      rests.forEach(function (x) {
+        var key = x.exchangeId || x.evidence.curl;
+        if (shown[key]) return;
         shown[key] = true;
-        item.appendChild(evidence(f.evidence));
-      }
+        if (rests.length > 1 && x.exchangeId) item.appendChild(el('p', 'muted', 'exchange ' + x.exchangeId));
+        item.appendChild(evidence(x.evidence));
+      });
       box.appendChild(item);
     });
     return box;

@@ -4,6 +4,7 @@
  */
 import type { RunResult } from '../src/model.js';
 import { SCHEMA_BASE } from '../src/spec/paths.js';
+import type { ConformanceRunResults } from '../src/types/generated.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -11,14 +12,14 @@ import type { KitReporter } from '../src/reporter.js';
 const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;
 
 /** Version of the results format: the major changes when a field is removed or changes meaning, the minor when one is added. */
-const RESULTS_SCHEMA_VERSION = '1.1';
+export const RESULTS_SCHEMA_VERSION = '1.2';
 
 /** The content of results.json. */
-export type ResultsDocument = { $schema: string; schemaVersion: string } & RunResult;
+export type ResultsDocument = ConformanceRunResults;
 
 /** The RunResult as results.json holds it. */
 export function resultsDocument(result: RunResult): ResultsDocument {
-  return { $schema: RESULTS_SCHEMA_ID, schemaVersion: RESULTS_SCHEMA_VERSION, ...result };
+  return { $schema: RESULTS_SCHEMA_ID as ConformanceRunResults['$schema'], schemaVersion: RESULTS_SCHEMA_VERSION, ...result };
 }
 
 /** The results.json reporter. */

@@ -7,7 +7,7 @@
  */
 import { XMLBuilder } from 'fast-xml-parser';
 import type { CheckResult, RunResult } from '../src/model.js';
-import { countByStatus, evidenceText, failedRequirements, printable, problems } from './format.js';
+import { countByStatus, evidenceText, failedRequirements, findingEvidence, printable, problems } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -29,7 +29,7 @@ function findingsText(result: CheckResult): string {
   return result.findings
     .map((f) => {
       const head = `[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
-      return [head, `  ${f.message}`, ...(f.evidence ? [evidenceText(f.evidence)] : [])].join('\n');
+      return [head, `  ${f.message}`, ...findingEvidence(f).map((x) => evidenceText(x.evidence))].join('\n');
     })
     .join('\n\n');
 }

@@ -5,7 +5,7 @@
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
-import { STATUSES, checkName, countByStatus, evidenceOf, failedRequirements, findingLine, printable, problems, statusLabel } from './format.js';
+import { STATUSES, checkName, countByStatus, evidenceListOf, failedRequirements, findingLine, printable, problems, statusLabel } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -67,9 +67,9 @@ function responseText(evidence: Evidence): string {
 }
 
 function evidenceBlock(r: CheckResult): string {
-  const evidence = evidenceOf(r);
+  const evidence = evidenceListOf(r);
   const findings = problems(r).map((f) => `- ${mdText(`[${f.severity}] ${findingLine(f)}`)}`);
-  const body = evidence ? [mdCode(cut(evidence.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(evidence), RESPONSE_CHARS))].join('\n\n') : '_no exchange recorded_';
+  const body = evidence.length ? evidence.map((e) => [mdCode(cut(e.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(e), RESPONSE_CHARS))].join('\n\n')).join('\n\n') : '_no exchange recorded_';
   return ['<details>', `<summary>${mdText(checkName(r))}: ${mdText(r.requirementIds.join(', '))}</summary>`, '', ...findings, '', body, '', '</details>'].join('\n');
 }
 

@@ -137,13 +137,19 @@ export function maskText(text: string, rules: MaskRules = NO_RULES): string {
 
 /**
  * Deep copy of a structured value (a body, headers, a whole result) with sensitive fields replaced and card
- * numbers/secrets masked in strings and in keys (JSON keys, header names).
+ * numbers/secrets masked in strings, in card-like integers and in keys (JSON keys, header names).
  */
 export function maskValue<T>(value: T, rules: MaskRules = NO_RULES): T {
   const extra = new Set((rules.fields ?? []).map((f) => f.toLowerCase()));
   const walk = (v: unknown, key?: string): unknown => {
     if (key && (SENSITIVE_FIELDS.has(key.toLowerCase()) || extra.has(key.toLowerCase())) && v !== null && v !== undefined && typeof v !== 'object') return '***';
     if (typeof v === 'string') return maskText(v, rules);
+    // A card number sent as a JSON number: kept as a number unless masking changes its digits (then the masked text).
+    if (typeof v === 'number' && Number.isInteger(v)) {
+      const text = String(v);
+      const out = maskText(text, rules);
+      return out === text ? v : out;
+    }
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, rules), walk(x, k)]));
     return v;

@@ -1,6 +1,17 @@
 /**
  * Core types shared by the spec model, the engine, the suites, the reporters and the gateway.
+ * The results types are generated from schemas/results.schema.json.
  */
+import type {
+  ConformanceRunResults,
+  ResultsCheckResult,
+  ResultsCheckStatus,
+  ResultsEvidence,
+  ResultsFinding,
+  ResultsRequirementResult,
+  ResultsShardRun,
+  ResultsTotals,
+} from './types/generated.js';
 
 import type { Level, OperationKey, Requirement } from './spec/terms.js';
 
@@ -71,22 +82,8 @@ export interface ReceivedResponse {
   bytes?: { length: number; sha256: string };
 }
 
-/** Masked, printable evidence of one exchange. Built once, when the exchange is recorded. */
-export interface Evidence {
-  request: { method: string; url: string; headers: Record<string, string>; body: string };
-  response?: {
-    status: number;
-    headers: Record<string, string>;
-    bodyExcerpt: string;
-    /** Length in bytes and sha-256 (hex) of the body as read: what identifies it once only the excerpt is kept. */
-    bodyBytes?: number;
-    bodySha256?: string;
-    /** The body was longer than the response size cap. */
-    truncated?: boolean;
-  };
-  /** A curl command line reproducing the request (masked: card data and secrets replaced). */
-  curl: string;
-}
+/** Masked, printable evidence of one exchange. Built once, when the exchange is recorded (results.schema.json). */
+export type Evidence = ResultsEvidence;
 
 /** One HTTP request/response pair made by the kit. */
 export interface Exchange {
@@ -120,23 +117,14 @@ export interface ExchangeRecord {
   incoming?: boolean;
 }
 
-/** One violated property, in the one shape every check and adapter produces. */
-export interface Finding {
-  checkId: string;
-  requirementIds: string[];
-  /** Stable machine code, UPPER_SNAKE (e.g. `FIELD_FORMAT`). */
-  code: string;
-  severity: Severity;
-  /** Fixed title per code. */
-  title: string;
-  /** "expected … / received …" prose. */
-  message: string;
-  location: { operation: OperationKey | 'external'; pointer: string; exchangeId?: string };
-  evidence?: Evidence;
-}
+/**
+ * One violated property, in the one shape every check and adapter produces: `expected` and `received` as data, the
+ * message derived from them, schema findings with `keyword`, `schemaPath` and `params` (results.schema.json).
+ */
+export type Finding = ResultsFinding;
 
 /** Outcome of one check. */
-export type CheckStatus = 'passed' | 'failed' | 'waived' | 'skipped' | 'not_applicable';
+export type CheckStatus = ResultsCheckStatus;
 
 /** What a precondition-wrapped check returns when it does not apply. */
 export interface NotApplicable {
@@ -267,111 +255,20 @@ export interface Probe {
   run(operation: OperationKey, client: ProbeClient, ctx: CheckContext): Promise<Observation>;
 }
 
-/** Result of one check in one run. */
-export interface CheckResult {
-  checkId: string;
-  operation: OperationKey;
-  family: Family;
-  requirementIds: string[];
-  severity: Severity;
-  status: CheckStatus;
-  /** Why skipped, not applicable or waived. */
-  reason?: string;
-  findings: Finding[];
-  durationMs: number;
-}
+/** Result of one check in one run (results.schema.json). */
+export type CheckResult = ResultsCheckResult;
 
 /** Overall verdict of a run. */
-export type Verdict = 'CONFORMANT' | 'NOT CONFORMANT' | 'INCONCLUSIVE';
+export type Verdict = ConformanceRunResults['verdict'];
 
-/** Roll-up of one catalogue requirement over the check results tracing to it. */
-export interface RequirementResult {
-  id: string;
-  level: Level;
-  /**
-   * `failed` > `waived` > `skipped` > `passed` > `not_applicable` over its checks, a failed (or waived) check counting as
-   * failed (waived) only where a failing finding names the requirement, else as passed; `untested` when checks exist but
-   * none ran in this run, `no_check` when no check traces to it, `untestable` for `unspecified` requirements.
-   */
-  status: CheckStatus | 'untested' | 'no_check' | 'untestable';
-  /** `<operation>/<checkId>` of every result tracing to the requirement. */
-  checks: string[];
-}
+/** Roll-up of one catalogue requirement over the check results tracing to it (results.schema.json). */
+export type RequirementResult = ResultsRequirementResult;
 
-/** Counts of a run. */
-export interface RunTotals {
-  /** Check results (one per operation and check). */
-  checks: number;
-  byStatus: Record<CheckStatus, number>;
-  /** Findings of failed and waived checks by severity (information findings of passed checks included under `info`). */
-  findings: Record<Severity, number>;
-  /** HTTP exchanges the kit made (notifications received not included). */
-  exchanges: number;
-}
+/** Counts of a run (results.schema.json). */
+export type RunTotals = ResultsTotals;
 
-/** One shard run of a merged result. */
-export interface ShardRun {
-  /** `i/n`. */
-  shard: string;
-  seed: number;
-  commandLine: string[];
-  startedAt: string;
-  endedAt: string;
-  /**
-   * Requests the shard sent. Their sum can exceed the merged `totals.exchanges`: an observation shared by families
-   * that ran in different shards is made by each of them, and counted once in the totals, as the unsharded run makes it.
-   */
-  exchangesSent: number;
-}
+/** One shard run of a merged result (results.schema.json). */
+export type ShardRun = ResultsShardRun;
 
-/** What `results.json` holds and every reporter reads. */
-export interface RunResult {
-  metadata: {
-    kitVersion: string;
-    nodeVersion: string;
-    /** The command line (or `run()` options) the run was started with, secrets masked. */
-    commandLine: string[];
-    spec: { root: string; digest: string };
-    profile: { name: string; version: string; description?: string; file: string; digest: string };
-    /** sha256 of the effective configuration with the secret masked. */
-    configDigest: string;
-    /**
-     * `allowedBy`: what let the run move money on the target (`loopback`, `sandbox`: environment: sandbox,
-     * `allow-live`: --allow-live); `allowedHosts`: hosts besides the target's origin the kit could request.
-     */
-    target: { baseUrl: string; embedded: boolean; allowedBy?: 'loopback' | 'sandbox' | 'allow-live'; allowedHosts?: string[] };
-    seed: number;
-    failOn: Severity;
-    selection: { only: string[]; skip: string[]; shard?: string };
-    startedAt: string;
-    endedAt: string;
-    durationMs: number;
-    /** The shard runs a merged result was made of (`pagi-conform merge`), in shard order. */
-    shards?: ShardRun[];
-  };
-  verdict: Verdict;
-  /** Process exit code of the verdict: 0 CONFORMANT, 1 NOT CONFORMANT, 3 INCONCLUSIVE. */
-  exitCode: 0 | 1 | 3;
-  /** One sentence per reason behind the verdict. */
-  verdictReasons: string[];
-  /**
-   * Present when `--only`/`--skip` left checks out: the verdict is about the selection, not a certification
-   * (`verdictReasons` ends with "partial run: N must checks not selected — not a certification.").
-   */
-  partial?: { notSelected: number; mustNotSelected: number };
-  coverage: {
-    /** Requirements whose level is not `unspecified`. */
-    testable: number;
-    /** Testable requirements with at least one check that ran (passed, failed or waived). */
-    checked: number;
-    /** Testable requirements no check ran for, by id. */
-    unchecked: string[];
-  };
-  checks: CheckResult[];
-  requirements: RequirementResult[];
-  totals: RunTotals;
-  /** Expired or unused waivers, shards, kit errors: one sentence each. */
-  warnings: string[];
-  /** Set when a signal stopped the run: the verdict is then INCONCLUSIVE. */
-  interrupted?: { signal: 'SIGINT' | 'SIGTERM'; checksRun: number; checksSelected: number };
-}
+/** What `results.json` holds and every reporter reads: the results format without its `$schema` and `schemaVersion`. */
+export type RunResult = Omit<ConformanceRunResults, '$schema' | 'schemaVersion'>;

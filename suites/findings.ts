@@ -1,10 +1,11 @@
 /**
- * The one shape of a finding: stable codes with fixed titles, "expected … / received …" messages, a location
- * (operation, JSON pointer, exchange) and the exchange's masked evidence. Also the one adapter from schema
+ * The one shape of a finding: stable codes with fixed titles, what was expected and received as data with the
+ * "expected … / received …" message derived from them, a location (operation, JSON pointer, exchange) and the masked
+ * evidence of the exchanges it rests on. Also the one adapter from schema
  * violations to findings, the check definition helper and the preconditions checks are wrapped in.
  */
 import { ENGINE_FINDING_CODES } from '../src/engine/codes.js';
-import { severityOf } from '../src/engine/outcome.js';
+import { assertOwnRequirements, findingProse, severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
 import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
@@ -80,21 +81,43 @@ export const FINDING_CODES = {
 /** A finding code. */
 export type FindingCode = keyof typeof FINDING_CODES;
 
+/**
+ * A value as data in a finding: `value` is what was expected or received (masked before it is kept), `before` and
+ * `after` are the words around it in the message (`received: quoted(status, 'success ')`).
+ */
+export interface Quoted {
+  value: unknown;
+  before?: string;
+  after?: string;
+}
+
+/** One side of a finding: words (the datum is the text itself), or a value with the words around it. */
+export type FindingSide = string | Quoted;
+
+/** A value for one side of a finding, with the words around it in the message. */
+export function quoted(value: unknown, before = '', after = ''): Quoted {
+  return { value, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+}
+
 /** What a check says about one violated property. */
 export interface FindingInput {
   code: FindingCode;
-  /** Requirement id(s) the finding traces to; its severity is the strongest of their levels. */
+  /** Requirement id(s) the finding traces to, among the check's own; its severity is the strongest of their levels. */
   requirement: string | readonly string[];
   /** What should have been observed (no received data here). */
-  expected: string;
-  /** What was observed; passed through `maskText` before it is written. */
-  received: string;
+  expected: FindingSide;
+  /** What was observed; masked before it is kept or written. */
+  received: FindingSide;
   /** JSON pointer into the body (or the form model) the finding is about; '' for the whole exchange. */
   pointer?: string;
   /** The exchange the finding is about; the observation's `main` by default. */
   exchange?: Exchange;
+  /** Further exchanges the finding rests on (a refund's payment, the follow-up query), after `exchange`; missing ones are left out. */
+  also?: readonly (Exchange | undefined)[];
   /** `info` for information-only findings. */
   severity?: 'info';
+  /** A schema finding's failed keyword, its path in the schema and the validator's parameters. */
+  schema?: { keyword: string; schemaPath: string; params: Record<string, unknown> };
 }
 
 /** Mask a received value for a message: card numbers (Luhn runs and the run's test cards) and the secret never appear in clear. */
@@ -109,19 +132,60 @@ export function quote(ctx: CheckContext, value: unknown): string {
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
+/** Longest JSON text of a value a finding keeps as data; a longer value is kept as its cut JSON text. */
+const MAX_VALUE_CHARS = 2000;
+
+/** A value as a finding keeps it: masked (strings, keys and card-like numbers), `null` for nothing, bounded in size. */
+function findingValue(ctx: CheckContext, value: unknown): Finding['expected'] {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return masked(ctx, v);
+    if (typeof v === 'number' || typeof v === 'bigint') {
+      const text = String(v);
+      const out = masked(ctx, text);
+      return out === text ? (typeof v === 'bigint' ? text : v) : out;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [masked(ctx, k), walk(x)]));
+    return v === undefined ? null : v;
+  };
+  const out = walk(value);
+  const text = JSON.stringify(out) ?? 'null';
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : (out as Finding['expected']);
+}
+
+/** The message words of one side: the words, or the value quoted (masked, cut) with the words around it. */
+function sideText(ctx: CheckContext, side: FindingSide): string {
+  return typeof side === 'string' ? side : `${side.before ?? ''}${quote(ctx, side.value)}${side.after ?? ''}`;
+}
+
+/** The datum of one side as a finding keeps it. */
+function sideValue(ctx: CheckContext, side: FindingSide): Finding['expected'] {
+  return findingValue(ctx, typeof side === 'string' ? side : side.value);
+}
+
+/** The one prose form of a finding, "expected … / received …", derived from its two sides (received masked). */
+export function findingMessage(ctx: CheckContext, expected: FindingSide, received: FindingSide): string {
+  return findingProse(sideText(ctx, expected), masked(ctx, sideText(ctx, received)));
+}
+
 /** Build one finding. */
 export function makeFinding(ctx: CheckContext, checkId: string, operation: OperationKey, input: FindingInput, fallback?: Exchange): Finding {
   const requirementIds = typeof input.requirement === 'string' ? [input.requirement] : [...input.requirement];
   const exchange = input.exchange ?? fallback;
+  const rests = [...new Map([exchange, ...(input.also ?? [])].filter((x): x is Exchange => x !== undefined).map((x) => [x.id, x])).values()];
   return {
     checkId,
     requirementIds,
     code: input.code,
     severity: input.severity ?? severityOf(ctx.spec, requirementIds),
     title: FINDING_CODES[input.code],
-    message: `expected ${input.expected} / received ${masked(ctx, input.received)}`,
+    message: findingMessage(ctx, input.expected, input.received),
+    expected: sideValue(ctx, input.expected),
+    received: sideValue(ctx, input.received),
+    ...(input.schema ? { keyword: input.schema.keyword, schemaPath: input.schema.schemaPath, params: findingValue(ctx, input.schema.params) as Record<string, unknown> } : {}),
     location: { operation: exchange?.operation ?? operation, pointer: input.pointer ?? '', ...(exchange ? { exchangeId: exchange.id } : {}) },
     ...(exchange ? { evidence: exchange.evidence } : {}),
+    ...(rests.length > 1 ? { exchanges: rests.map((x) => ({ exchangeId: x.id, evidence: x.evidence })) } : {}),
   };
 }
 
@@ -133,14 +197,20 @@ export interface CheckDefinition extends Omit<Check, 'run'> {
   verify(observation: Observation, ctx: CheckContext, report: Report): void | NotApplicable;
 }
 
-/** Turn a definition into a `Check`: every finding of the observation is collected, never only the first. */
+/**
+ * Turn a definition into a `Check`: every finding of the observation is collected, never only the first. `report`
+ * throws `ForeignRequirementError` for a requirement id the check does not list.
+ */
 export function defineCheck(def: CheckDefinition): Check {
   const { verify, ...meta } = def;
   return {
     ...meta,
     run(observation, ctx) {
       const findings: Finding[] = [];
-      const outcome = verify(observation, ctx, (input) => findings.push(makeFinding(ctx, def.id, observation.operation, input, observation.main)));
+      const outcome = verify(observation, ctx, (input) => {
+        assertOwnRequirements(def, typeof input.requirement === 'string' ? [input.requirement] : input.requirement);
+        findings.push(makeFinding(ctx, def.id, observation.operation, input, observation.main));
+      });
       return outcome && 'notApplicable' in outcome ? outcome : findings;
     },
   };
@@ -149,28 +219,28 @@ export function defineCheck(def: CheckDefinition): Check {
 /** Which schema failures an adapter call reports. */
 export type ViolationKind = 'structure' | 'format' | 'all';
 
-function violationProse(ctx: CheckContext, v: SchemaViolation, instance: unknown): { expected: string; received: string } {
+function violationSides(v: SchemaViolation, instance: unknown): { expected: FindingSide; received: FindingSide } {
   const actual = valueAt(instance, v.instancePath);
   const p = v.params;
   switch (v.keyword) {
     case 'required':
       return { expected: `field ${String(p.missingProperty)}`, received: 'no such field' };
     case 'type':
-      return { expected: `a ${String(p.type)}`, received: `${Array.isArray(actual) ? 'an array' : actual === null ? 'null' : `a ${typeof actual}`} ${quote(ctx, actual)}` };
+      return { expected: `a ${String(p.type)}`, received: quoted(actual, `${Array.isArray(actual) ? 'an array' : actual === null ? 'null' : `a ${typeof actual}`} `) };
     case 'pattern':
-      return { expected: `a value of the form ${String(p.pattern)}`, received: quote(ctx, actual) };
+      return { expected: `a value of the form ${String(p.pattern)}`, received: quoted(actual) };
     case 'format':
-      return { expected: `a ${String(p.format)}`, received: quote(ctx, actual) };
+      return { expected: `a ${String(p.format)}`, received: quoted(actual) };
     case 'not':
-      return { expected: 'a value outside the form the schema excludes', received: quote(ctx, actual) };
+      return { expected: 'a value outside the form the schema excludes', received: quoted(actual) };
     case 'maxItems':
     case 'minItems':
       return { expected: `${v.keyword === 'maxItems' ? 'at most' : 'at least'} ${String(p.limit)} items`, received: `${Array.isArray(actual) ? actual.length : 0} items` };
     case 'enum':
     case 'const':
-      return { expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`, received: quote(ctx, actual) };
+      return { expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`, received: quoted(actual) };
     default:
-      return { expected: `a value that satisfies "${v.keyword}" (${v.message})`, received: quote(ctx, actual) };
+      return { expected: `a value that satisfies "${v.keyword}" (${v.message})`, received: quoted(actual) };
   }
 }
 
@@ -191,7 +261,7 @@ export function violationFindings(args: {
   /** Prefix of every pointer (e.g. `/inputs` when the instance is a part of the body). */
   pointerPrefix?: string;
 }): void {
-  const { ctx, violations, kind } = args;
+  const { violations, kind } = args;
   // Format rules apply to non-empty values: the document shows no field's required status, and an empty value is how
   // XML and form answers give a field they have no value for. An empty identifier or amount fails its `minLength`.
   const judged = violations.filter((v) => !(FORMAT_KEYWORDS.has(v.keyword) && valueAt(args.instance, v.instancePath) === ''));
@@ -204,13 +274,13 @@ export function violationFindings(args: {
     const key = `${pointer}|${v.keyword}|${requirement}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const prose = violationProse(ctx, v, args.instance);
     args.report({
       code: FORMAT_KEYWORDS.has(v.keyword) ? 'FIELD_FORMAT' : 'SCHEMA_VIOLATION',
       requirement,
       pointer,
       exchange: args.exchange,
-      ...prose,
+      schema: { keyword: v.keyword, schemaPath: v.schemaPath, params: v.params },
+      ...violationSides(v, args.instance),
     });
   }
 }

@@ -37,6 +37,10 @@ describe('masking', () => {
     expect(maskText(`run 9${PAN}77`, { cards: [PAN] })).toBe('run 9411111******111177');
   });
 
+  it('masks a card number given as a JSON number (a finding keeps received values as data), and leaves other numbers be', () => {
+    expect(maskValue({ received: Number(PAN), amount: 1000, list: [Number(PAN)] })).toEqual({ received: '411111******1111', amount: 1000, list: ['411111******1111'] });
+  });
+
   it('masks secrets and cards in keys and header names, not only in values', () => {
     const rules = { secrets: [SECRET], cards: [PAN] };
     expect(maskValue({ [`x-echo-${SECRET}`]: '1', [`k_${PAN}`]: { [SECRET]: SECRET } }, rules)).toEqual({ 'x-echo-[SECRET]': '1', 'k_411111******1111': { '[SECRET]': '[SECRET]' } });

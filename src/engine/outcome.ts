@@ -39,6 +39,26 @@ export function severityOf(spec: SpecModel, requirementIds: readonly string[]): 
   return best;
 }
 
+/** The one prose form of a finding from the words of its two sides (what a reporter shows as its message). */
+export function findingProse(expected: string, received: string): string {
+  return `expected ${expected} / received ${received}`;
+}
+
+/** A requirement id a check reported that is not among its `requirements`: a mistake of the kit (or a custom registry), never a finding. */
+export class ForeignRequirementError extends Error {
+  readonly code = 'PAGI_FOREIGN_REQUIREMENT';
+  constructor(checkId: string, ids: readonly string[]) {
+    super(`check ${checkId} reported requirement ${ids.join(', ')}, which is not among its requirements`);
+    this.name = 'ForeignRequirementError';
+  }
+}
+
+/** Throw `ForeignRequirementError` when a finding of `check` names a requirement the check does not list. */
+export function assertOwnRequirements(check: Pick<Check, 'id' | 'requirements'>, requirementIds: readonly string[]): void {
+  const foreign = requirementIds.filter((id) => !check.requirements.includes(id));
+  if (foreign.length) throw new ForeignRequirementError(check.id, foreign);
+}
+
 /** What happened when a check was run: its findings, not applicable, or could not run (with the reason). */
 export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
 

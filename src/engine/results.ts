@@ -6,6 +6,7 @@ import { failsRun } from './outcome.js';
 import type { PlannedTest } from './plan.js';
 import { NOT_SELECTED, statusForRequirement } from '../run-result.js';
 import { EXIT } from '../types/errors.js';
+import type { ResultsPartialRun } from '../types/generated.js';
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
 
@@ -45,10 +46,7 @@ function list(results: readonly CheckResult[]): string {
 }
 
 /** What a run's `--only`/`--skip` left out: the checks, and the `must` checks among them. */
-export interface PartialRun {
-  notSelected: number;
-  mustNotSelected: number;
-}
+export type PartialRun = ResultsPartialRun;
 
 /** The tests a selection left out, or undefined when the run covers the whole plan. */
 export function partialOf(results: readonly CheckResult[]): PartialRun | undefined {

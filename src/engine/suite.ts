@@ -14,7 +14,7 @@ import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { answeredRetryLater } from './inconclusive.js';
-import { failsRun, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
+import { assertOwnRequirements, failsRun, findingProse, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
 import { ENGINE_FINDING_CODES } from './codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
@@ -125,6 +125,11 @@ export function unansweredExchange(observation: Observation): Exchange | undefin
   return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
 }
 
+/** A finding's expected and received (words) with the message derived from them. */
+function sides(expected: string, received: string): Pick<Finding, 'expected' | 'received' | 'message'> {
+  return { message: findingProse(expected, received), expected, received };
+}
+
 /** The NO_ANSWER finding of a check whose observation holds an unanswered request. */
 export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
   const requirementIds = [NO_ANSWER_REQUIREMENT];
@@ -134,7 +139,7 @@ export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): 
     code: 'NO_ANSWER',
     severity: spec.requirements.has(NO_ANSWER_REQUIREMENT) ? severityOf(spec, requirementIds) : 'must',
     title: ENGINE_FINDING_CODES.NO_ANSWER,
-    message: `expected an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) / received none: ${x.error?.message ?? 'no response'}`,
+    ...sides(`an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`, `none: ${x.error?.message ?? 'no response'}`),
     location: { operation: x.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
   };
@@ -153,7 +158,7 @@ function offTargetFindings(check: Check, result: Pick<CheckResult, 'operation' |
     code: 'OFF_TARGET_URL',
     severity: 'info',
     title: ENGINE_FINDING_CODES.OFF_TARGET_URL,
-    message: `expected a URL on the target's origin or a host listed in allowedHosts / received ${x.evidence.request.url}, ${x.error!.message}`,
+    ...sides("a URL on the target's origin or a host listed in allowedHosts", `${x.evidence.request.url}, ${x.error!.message}`),
     location: { operation: result.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
   }));
@@ -280,6 +285,12 @@ export function workerEnv(setup: RunSetup): Promise<WorkerEnv> {
   return current.env;
 }
 
+/** A check's outcome, once every finding is known to name only the check's own requirements (else a kit error). */
+function ownFindings(check: Check, outcome: ReturnType<Check['run']>): ReturnType<Check['run']> {
+  if (Array.isArray(outcome)) for (const f of outcome) assertOwnRequirements(check, f.requirementIds);
+  return outcome;
+}
+
 /** Run one planned test's check (never throws: a kit error becomes a skipped result, returned beside it). */
 export async function runPlannedTest(env: WorkerEnv, check: Check, planned: PlannedTest): Promise<{ meta: TestMeta; kitError?: Error }> {
   const started = performance.now();
@@ -309,7 +320,7 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
           ? noAnswer
             ? [noAnswerFinding(env.spec, check.id, silent)]
             : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
-          : check.run(observation, env.ctx);
+          : ownFindings(check, check.run(observation, env.ctx));
     } finally {
       env.read(entry);
     }

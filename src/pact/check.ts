@@ -12,7 +12,7 @@ import path from 'node:path';
 import { decodeForm } from '../codecs/form.js';
 import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
-import { maskText } from '../mask.js';
+import { maskText, maskValue } from '../mask.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
@@ -28,6 +28,13 @@ import { operationOf } from './verify.js';
 const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
+/** The expected and received parts of a pact finding's "expected … / received …" message, as its data. */
+function pactSides(message: string): { expected: string; received: string | null } {
+  const at = message.indexOf(' / received ');
+  const expected = message.replace(/^expected /, '');
+  return at < 0 ? { expected, received: null } : { expected: message.slice(0, at).replace(/^expected /, ''), received: message.slice(at + ' / received '.length) };
+}
+
 const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
 
 /** Values the document shows on success, and the requirement that shows each. */
@@ -314,6 +321,7 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
       severity: severity ?? levelOf(spec, requirementIds[0]),
       title: CODES[code],
       message,
+      ...pactSides(message),
       location: { operation: key ?? 'external', pointer, exchangeId: interaction.description },
     });
   if (!op) {
@@ -468,7 +476,8 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
         return;
       }
       const result = ensure(operation, checkId);
-      result.findings.push({ checkId, ...finding, message: maskText(finding.message, rules), location: { ...finding.location, exchangeId: maskText(finding.location.exchangeId ?? '', rules) } });
+      // The whole finding: its message, its expected and received values, its location.
+      result.findings.push(maskValue({ checkId, ...finding, location: { ...finding.location, exchangeId: finding.location.exchangeId ?? '' } }, rules));
     });
     if (key) for (const id of Object.keys(CHECKS) as CheckId[]) ensure(key, id);
   });

@@ -4,7 +4,7 @@ import type { CheckContext, Exchange, Observation, OperationKey } from '../../sr
 import type { ErrorKind } from '../../src/profile/load.js';
 import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
 import { FIELD } from '../fields.js';
-import { type Report, outcomeOf, quote } from '../findings.js';
+import { type Report, outcomeOf, quote, quoted } from '../findings.js';
 import { type FollowUp, formatOfMediaType, headerOf, isObject, operationOf, paymentStatusCode, queryRecords, responseObject, stateOfCode, statusOf } from '../observe.js';
 
 /** The first of `candidates` the operation's requirements include (the catalogue ties requirements to operations). */
@@ -179,7 +179,7 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
     }
     const form = forms.find((f) => f !== 'httpError')!;
     const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
-    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: first?.pointer ?? '', expected: `${declared}${first ? `; ${first.expected}` : ''}`, received: inBody ? `the profile's ${inBody.kind}` : first ? quote(ctx, first.received) : outcomeOf(exchange) });
+    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: first?.pointer ?? '', expected: `${declared}${first ? `; ${first.expected}` : ''}`, received: inBody ? `the profile's ${inBody.kind}` : first ? quoted(first.received) : outcomeOf(exchange) });
     return;
   }
   if (status !== spec.status || !forms.includes('httpError')) {
@@ -190,12 +190,12 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
   const bodySpec = ctx.profile.errors.bodies[format];
   const contentType = headerOf(exchange.response?.headers, 'content-type');
   if (formatOfMediaType(contentType) !== formatOfMediaType(bodySpec.contentType)) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `a ${bodySpec.contentType} error body`, received: `content type ${quote(ctx, contentType)}` });
+    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `a ${bodySpec.contentType} error body`, received: quoted(contentType, 'content type ') });
     return;
   }
   if (format === 'html') checkErrorPage(ctx, report, exchange, kind, requirement);
   for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: d.pointer, expected: d.expected, received: d.pointer === '' ? String(d.received) : quote(ctx, d.received) });
+    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: d.pointer, expected: d.expected, received: d.pointer === '' ? String(d.received) : quoted(d.received) });
   }
   checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
 }
@@ -208,7 +208,7 @@ function checkErrorPage(ctx: CheckContext, report: Report, exchange: Exchange, k
   const page = exchange.response?.bodyText ?? '';
   const title = render(html.title, vars, {});
   const shownTitle = unescapeHtml(/<title>([^<]*)<\/title>/i.exec(page)?.[1]?.trim() ?? '');
-  if (title && !title.matches(shownTitle)) report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: '/title', expected: `title ${JSON.stringify(title.text)}`, received: quote(ctx, shownTitle) });
+  if (title && !title.matches(shownTitle)) report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: '/title', expected: `title ${JSON.stringify(title.text)}`, received: quoted(shownTitle) });
   if (!new RegExp(`\\sid=["']${escapeRegExp(html.messageElementId)}["']`).test(page)) {
     report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: `/${html.messageElementId}`, expected: `an element with id ${JSON.stringify(html.messageElementId)} holding the message`, received: 'no such element' });
   }
@@ -226,7 +226,7 @@ function checkErrorSignature(ctx: CheckContext, report: Report, exchange: Exchan
   const body = responseObject(exchange, ctx.spec);
   const valid = body && ctx.verifySignature?.(operation, 'response', body);
   if (body && valid === false) {
-    report({ code: 'SIGNATURE_INVALID', requirement, exchange, pointer: `/${FIELD.signature}`, expected: "an error body signed as the profile's responses are (errors.signed)", received: quote(ctx, body[FIELD.signature]) });
+    report({ code: 'SIGNATURE_INVALID', requirement, exchange, pointer: `/${FIELD.signature}`, expected: "an error body signed as the profile's responses are (errors.signed)", received: quoted(body[FIELD.signature]) });
   }
 }
 

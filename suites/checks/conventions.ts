@@ -6,7 +6,7 @@
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { maskPan } from '../../src/mask.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
 import {
   batchItems,
   batchResults,
@@ -64,7 +64,7 @@ export const responseEchoesRequestFields = onlyOnSuccess(
         for (const field of rule.fields) {
           if (sent[field] === undefined) continue;
           if (response[field] !== inputText(sent[field])) {
-            report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer: `/${field}`, expected: `${field} as sent (${quote(ctx, sent[field])})`, received: quote(ctx, response[field]) });
+            report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer: `/${field}`, expected: `${field} as sent (${quote(ctx, sent[field])})`, received: quoted(response[field]) });
           }
         }
       }
@@ -121,7 +121,7 @@ export const payoutEchoesRequest = onlyOnSuccess(
         const normalised = echoNormalisation(ctx, pointer);
         if (got !== expected && !(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';
-          report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer, expected: `the request's value ${quote(ctx, expected)}${how}`, received: quote(ctx, got) });
+          report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer, expected: `the request's value ${quote(ctx, expected)}${how}`, received: quoted(got) });
         }
       }
     },
@@ -155,7 +155,7 @@ export function checkItemsAnswered(ctx: CheckContext, report: Report, exchange: 
       if (item[field] === undefined) continue;
       if (matches[0]![field] !== item[field]) {
         const at = results.indexOf(matches[0]!);
-        report({ code: 'ECHO_MISMATCH', requirement: rule!.fieldsRequirement, exchange, pointer: `/${orders}/${at}/${field}`, expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`, received: quote(ctx, matches[0]![field]) });
+        report({ code: 'ECHO_MISMATCH', requirement: rule!.fieldsRequirement, exchange, pointer: `/${orders}/${at}/${field}`, expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`, received: quoted(matches[0]![field]) });
       }
     }
   });
@@ -213,14 +213,14 @@ export const batchItemsSucceedWithShownValues = onlyOnSuccess(
         }
         // A value outside the shown ones is an expected-level failure only when the profile does not define it.
         if (shown.length && !shown.includes(r[batch.status]) && r[batch.status] !== profileSuccess) {
-          report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.status}`, expected: `${batch.status} ${shown.map((v) => JSON.stringify(v)).join(' or ')} (success)`, received: quote(ctx, r[batch.status]) });
+          report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.status}`, expected: `${batch.status} ${shown.map((v) => JSON.stringify(v)).join(' or ')} (success)`, received: quoted(r[batch.status]) });
         } else if (r[batch.status] !== profileSuccess) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.status}`, expected: `the profile's success value ${JSON.stringify(profileSuccess)}`, received: quote(ctx, r[batch.status]) });
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.status}`, expected: `the profile's success value ${JSON.stringify(profileSuccess)}`, received: quoted(r[batch.status]) });
         }
         if (batch.messageOnSuccess === 'empty' && r[batch.message] !== success.errorMessage) {
-          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.message}`, expected: `an empty ${batch.message} on success`, received: quote(ctx, r[batch.message]) });
+          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.message}`, expected: `an empty ${batch.message} on success`, received: quoted(r[batch.message]) });
         } else if (batch.messageOnSuccess === 'codeMessage' && !matchesCodeMessage(success.refundMessage, r[batch.message])) {
-          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.message}`, expected: `the profile's success message ${expectedCodeMessage(success.refundMessage)}`, received: quote(ctx, r[batch.message]) });
+          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.message}`, expected: `the profile's success message ${expectedCodeMessage(success.refundMessage)}`, received: quoted(r[batch.message]) });
         }
       });
     },
@@ -252,9 +252,9 @@ export const envelopeReturnsOk = onlyOnSuccess(
         }
         const shown = shownValues(ctx.spec, op.responseSchemaId, `/${field}`);
         if (shown.length && !shown.includes(got) && got !== profileValue) {
-          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-005', pointer: `/${field}`, expected: `${field} ${shown.map((v) => JSON.stringify(v)).join(' or ')}`, received: quote(ctx, got) });
+          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-005', pointer: `/${field}`, expected: `${field} ${shown.map((v) => JSON.stringify(v)).join(' or ')}`, received: quoted(got) });
         } else if (got !== profileValue) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `the profile's ${JSON.stringify(profileValue)}`, received: quote(ctx, got) });
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `the profile's ${JSON.stringify(profileValue)}`, received: quoted(got) });
         }
       }
     },
@@ -283,7 +283,7 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
         const tx = item[FIELD.transactionId];
         if (typeof id !== 'string' || typeof tx !== 'string' || id === '') return;
         if (!new RegExp(`^${tx.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9]{2}$`).test(id)) {
-          report({ code: 'REFERENCE_ID_FORM', requirement: 'PAGI-FMT-013', pointer: `/${i}/${FIELD.refundReferenceId}`, expected: `${tx}-NN`, received: quote(ctx, id) });
+          report({ code: 'REFERENCE_ID_FORM', requirement: 'PAGI-FMT-013', pointer: `/${i}/${FIELD.refundReferenceId}`, expected: `${tx}-NN`, received: quoted(id) });
         }
       });
     },
@@ -345,7 +345,7 @@ export const cardMaskedPerProfile = onlyOnSuccess(
       if (card.includes(sent)) {
         report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-PAY-003', pointer: `/${FIELD.card}`, expected: 'a masked card number', received: `the full number ${maskPan(sent)}` });
       } else if (card !== profileMask(ctx, sent)) {
-        report({ code: 'CARD_MASK', requirement: 'PAGI-PAY-012', pointer: `/${FIELD.card}`, expected: `${profileMask(ctx, sent)} (the profile's mask)`, received: quote(ctx, card) });
+        report({ code: 'CARD_MASK', requirement: 'PAGI-PAY-012', pointer: `/${FIELD.card}`, expected: `${profileMask(ctx, sent)} (the profile's mask)`, received: quoted(card) });
       }
     },
   }),
@@ -435,13 +435,13 @@ export const paymentApprovedPerProfile = onlyOnSuccess(
       const shown = shownValues(ctx.spec, op.responseSchemaId, `/${FIELD.orderStatus}`);
       const approved = ctx.profile.statusValues.order_status.approved;
       if (shown.length && !shown.includes(status) && status !== approved) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-008', pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${shown.join(' or ')} (approved)`, received: quote(ctx, status) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-008', pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${shown.join(' or ')} (approved)`, received: quoted(status) });
       } else if (status !== approved) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-009', pointer: `/${FIELD.orderStatus}`, expected: `the profile's approved value ${JSON.stringify(approved)}`, received: quote(ctx, status) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-009', pointer: `/${FIELD.orderStatus}`, expected: `the profile's approved value ${JSON.stringify(approved)}`, received: quoted(status) });
       }
       const info = ctx.profile.payments.resultInfo.approved;
       if (!matchesCodeMessage(info, body[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)}`, received: quote(ctx, body[FIELD.resultInfo]) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)}`, received: quoted(body[FIELD.resultInfo]) });
       }
     },
   }),
@@ -461,9 +461,9 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
       const shown = shownValues(ctx.spec, operationOf(ctx.spec, o.operation).responseSchemaId, `/${FIELD.payoutStatus}`);
       const status = body[FIELD.payoutStatus];
       if (shown.length && !shown.includes(status) && status !== ctx.profile.statusValues.payout_status.completed) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PO-006', pointer: `/${FIELD.payoutStatus}`, expected: `${FIELD.payoutStatus} ${shown.join(' or ')}`, received: quote(ctx, status) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PO-006', pointer: `/${FIELD.payoutStatus}`, expected: `${FIELD.payoutStatus} ${shown.join(' or ')}`, received: quoted(status) });
       } else if (status !== ctx.profile.statusValues.payout_status.completed) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.payoutStatus}`, expected: `the profile's ${ctx.profile.statusValues.payout_status.completed}`, received: quote(ctx, status) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.payoutStatus}`, expected: `the profile's ${ctx.profile.statusValues.payout_status.completed}`, received: quoted(status) });
       }
       const expected: [string, string][] = [
         [FIELD.failureType, ctx.profile.payout.successFailureType],
@@ -471,7 +471,7 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
       ];
       for (const [field, value] of expected) {
         if (body[field] !== undefined && body[field] !== value) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} on success (profile)`, received: quote(ctx, body[field]) });
+          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} on success (profile)`, received: quoted(body[field]) });
         }
       }
     },
@@ -502,7 +502,7 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
       }
       list.forEach((r, i) => {
         if (!values.includes(String(r[field]))) {
-          report({ code: 'UNSELECTED_RECORD', requirement, pointer: `/${i}/${field}`, expected: `only records with ${field} in the selection`, received: quote(ctx, r[field]) });
+          report({ code: 'UNSELECTED_RECORD', requirement, pointer: `/${i}/${field}`, expected: `only records with ${field} in the selection`, received: quoted(r[field]) });
         }
       });
     },
@@ -524,7 +524,7 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
       if (operationOf(ctx.spec, o.operation).checkoutForm) {
         const inputs = answered(ctx, o.main, o.operation);
         if (inputs?.[name] !== inputText(sent[name])) {
-          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-PAY-011', pointer: `/inputs/${name}`, expected: `input ${name} with the sent value`, received: quote(ctx, inputs?.[name]) });
+          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-PAY-011', pointer: `/inputs/${name}`, expected: `input ${name} with the sent value`, received: quoted(inputs?.[name]) });
         }
       }
     },

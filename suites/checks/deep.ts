@@ -12,7 +12,8 @@ import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, 
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { checkFollowUp, errorKindOf } from './common.js';
 import { fieldFormatsFollowConventions, noFullCardNumberInResponse, payoutEchoesRequest, batchResultsEchoRequestIds, responseEchoesRequestFields } from './conventions.js';
-import { responseMatchesSchema } from './shape.js';
+import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
+import { kitSpec } from '../../src/spec/load.js';
 
 /** A generated request: valid for the spec and the profile, or breaking exactly one rule (named by its requirement id). */
 export type DeepCase =
@@ -187,9 +188,19 @@ export const deepAnswersConform = deepCheck(
   'Every accepted generated valid request is answered in its documented shape and formats, echoing the request.',
 );
 export const deepValidRequestAccepted = deepCheck('deepValidRequestAccepted', ['PAGI-ERR-004'], "A generated valid request is accepted, or declined or failed per item only in a form the profile declares, never refused as invalid input.");
+/**
+ * The rules a generated invalid request can break that a missing refusal is judged at (`weaker`): those no stronger
+ * than ERR_REFUSED, so the check's severity stays ERR_REFUSED's.
+ */
+const REFUSAL_RULES = ['PAGI-AUTH-001', ...documentedRequestAccepted.requirements].filter((id) => {
+  const rank = (level: string) => ['must', 'expected', 'profile'].indexOf(level);
+  const level = kitSpec().requirements.get(id)?.level;
+  return level !== undefined && rank(level) >= rank(kitSpec().requirements.get(ERR_REFUSED)!.level);
+});
+
 export const deepInvalidRequestRefused = deepCheck(
   'deepInvalidRequestRefused',
-  [ERR_REFUSED, 'PAGI-ERR-004', 'PAGI-APM-004', 'PAGI-AUTH-006'],
+  [...new Set([ERR_REFUSED, 'PAGI-ERR-004', 'PAGI-APM-004', 'PAGI-AUTH-006', ...REFUSAL_RULES])],
   "A generated request breaking one rule (format, type, a listed field left out, the signature) is refused in the profile's form.",
 );
 export const deepInvalidChangesNothing = deepCheck('deepInvalidChangesNothing', ['PAGI-ERR-003', 'PAGI-AUTH-006'], 'A refused generated request changes nothing: the follow-up query shows no payment created and no state moved.');

@@ -5,7 +5,7 @@
  */
 import type { Check, Exchange, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { defineCheck, onlyWhen, quote, wrap, type Report } from '../findings.js';
+import { defineCheck, onlyWhen, quoted, wrap, type Report } from '../findings.js';
 import { formatOfMediaType, headerOf, isObject } from '../observe.js';
 import { retryDelays } from '../probes/events.js';
 
@@ -54,7 +54,7 @@ export const notificationFollowsProfile = wrap(
         const type = headerOf(x.request.headers, 'content-type');
         const body = x.request.body;
         if (formatOfMediaType(type) !== n.mediaType && !(n.mediaType === 'form' && /x-www-form-urlencoded/i.test(type ?? ''))) {
-          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a ${n.mediaType} body`, received: `content type ${quote(ctx, type)}` });
+          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a ${n.mediaType} body`, received: quoted(type, 'content type ') });
         }
         if (!isObject(body)) {
           report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a readable ${n.mediaType} object`, received: 'a body that is not one' });
@@ -62,7 +62,7 @@ export const notificationFollowsProfile = wrap(
         }
         if (n.signature === 'none' || !kind) continue;
         if (verifyNotification(o, x) === false) {
-          report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-EVT-002', exchange: x, pointer: `/${FIELD.signature}`, expected: `a signature verifying as the profile's ${n.signature}`, received: quote(ctx, body[FIELD.signature]) });
+          report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-EVT-002', exchange: x, pointer: `/${FIELD.signature}`, expected: `a signature verifying as the profile's ${n.signature}`, received: quoted(body[FIELD.signature]) });
         }
       }
     },

@@ -4,7 +4,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { type CheckDefinition, type Report, defineCheck as defineAnyCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import {
   batchResults,
   type CodeMessagePair,
@@ -21,6 +21,30 @@ import {
   text,
 } from '../observe.js';
 import { codeOfState, errorKindOf } from './common.js';
+
+/**
+ * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
+ * transitions and queries a finding about it rests on (an observation may hold several scenarios, one after another).
+ */
+function stepsBefore(o: Observation, exchange: Exchange): Exchange[] {
+  const all = Object.values(o.steps);
+  let from = all.indexOf(exchange);
+  if (from < 0) return [];
+  const end = from;
+  while (from > 0 && !PAYMENT_OPERATIONS.has(all[from]!.operation)) from--;
+  return PAYMENT_OPERATIONS.has(all[from]!.operation) && from < end ? all.slice(from, end) : [];
+}
+
+/** Operations that make the payment a lifecycle scenario acts on. */
+const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set(['authoriseDirect', 'authoriseApm', 'checkout']);
+
+/** A lifecycle check: each finding points at its exchange and at the scenario steps before it (the state it rests on). */
+function defineCheck(def: CheckDefinition): Check {
+  return defineAnyCheck({
+    ...def,
+    verify: (o, ctx, report) => def.verify(o, ctx, (input) => report({ ...input, also: [...stepsBefore(o, input.exchange ?? o.main), ...(input.also ?? [])] })),
+  });
+}
 
 /** The single batch result of a scenario step. */
 function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Record<string, unknown> | undefined {
@@ -55,7 +79,7 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
   const batch = operationOf(ctx.spec, op).batch!;
   const result = resultOf(ctx, exchange, op);
   if (succeeded(exchange) && result && itemSucceeded(ctx, op, result)) {
-    report({ code: 'TRANSITION_ALLOWED', requirement, exchange, pointer: `/${batch.orders}/0/${batch.status}`, expected: `${what} refused`, received: `success ${quote(ctx, result[batch.status])}` });
+    report({ code: 'TRANSITION_ALLOWED', requirement, exchange, pointer: `/${batch.orders}/0/${batch.status}`, expected: `${what} refused`, received: quoted(result[batch.status], 'success ') });
     return;
   }
   if (!refusal || !result) return;
@@ -64,12 +88,12 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
     const omitted = ctx.profile.refunds.referenceId.failedItems === 'omitted';
     const id = result[FIELD.refundReferenceId];
     if (omitted ? id !== undefined : id !== '') {
-      report({ code: 'REFERENCE_ID_NUMBERING', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`, expected: omitted ? 'no refund_reference_id on a failed item (profile)' : 'an empty refund_reference_id on a failed item (profile)', received: quote(ctx, id) });
+      report({ code: 'REFERENCE_ID_NUMBERING', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`, expected: omitted ? 'no refund_reference_id on a failed item (profile)' : 'an empty refund_reference_id on a failed item (profile)', received: quoted(id) });
     }
   }
   const failure = (ctx.profile.batch.itemFailures as Record<string, CodeMessagePair>)[refusal.key];
   if (failure && !matchesCodeMessage(failure, result[batch.message])) {
-    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quote(ctx, result[batch.message]) });
+    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quoted(result[batch.message]) });
   }
 }
 
@@ -97,7 +121,7 @@ export const queryShowsAuthorisedPayment = wrap(
       }
       for (const field of [FIELD.orderNo, FIELD.amount, FIELD.currency]) {
         if (record[field] !== fact[field]) {
-          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-QRY-005', exchange, pointer: `/${FIELD.ordersList}`, expected: `${field} ${quote(ctx, fact[field])} as paid`, received: quote(ctx, record[field]) });
+          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-QRY-005', exchange, pointer: `/${FIELD.ordersList}`, expected: `${field} ${quote(ctx, fact[field])} as paid`, received: quoted(record[field]) });
         }
       }
       expectState(ctx, report, exchange, fact[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.approved, 'PAGI-ST-002', 'an approved payment');
@@ -195,12 +219,12 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
         const result = resultOf(ctx, exchange, 'refund');
         const got = result?.[FIELD.refundReferenceId];
         const expected = expectedReferenceId(ctx, tx, n);
-        if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quote(ctx, got) });
+        if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quoted(got) });
         // refund_reference: the reference id itself, or an opaque non-empty value of the gateway (refunds.reference).
         const reference = result?.[FIELD.refundReference];
         const same = ctx.profile.refunds.reference === 'sameAsReferenceId';
         if (same ? reference !== got : typeof reference !== 'string' || reference === '') {
-          report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`, expected: same ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)` : `a non-empty ${FIELD.refundReference} (profile: opaque)`, received: quote(ctx, reference) });
+          report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`, expected: same ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)` : `a non-empty ${FIELD.refundReference} (profile: opaque)`, received: quoted(reference) });
         }
       });
     },
@@ -229,11 +253,11 @@ export const refundSearchShowsEveryRefund = wrap(
         if (!shown) {
           report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}`, expected: `the refund ${quote(ctx, id)} of ${step}`, received: `${items.length} refund(s) without it` });
         } else if (shown[FIELD.refundAmount] !== refund?.[FIELD.refundAmount]) {
-          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`, expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`, received: quote(ctx, shown[FIELD.refundAmount]) });
+          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`, expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`, received: quoted(shown[FIELD.refundAmount]) });
         }
       }
       if (ids[0] !== undefined && ids[0] === ids[1]) {
-        report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange: o.steps.refund2, expected: 'distinct refund_reference_id values', received: `both ${quote(ctx, ids[0])}` });
+        report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange: o.steps.refund2, expected: 'distinct refund_reference_id values', received: quoted(ids[0], 'both ') });
       }
     },
   }),
@@ -357,7 +381,7 @@ function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
   const payment = responseObject(o.steps.authorise, ctx.spec);
   const approved = ctx.profile.statusValues.order_status.approved;
   if (payment?.[FIELD.orderStatus] !== approved) {
-    report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+    report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quoted(payment?.[FIELD.orderStatus]) });
   }
   const state = ctx.profile.transitions.afterAuthorise.approved;
   if (!(ctx.profile.transitions.review.from as string[]).includes(state)) {
@@ -385,15 +409,15 @@ export const flaggedPaymentSettledByReview = wrap(
       const payment = responseObject(o.steps.authorise, ctx.spec);
       const pending = ctx.profile.statusValues.order_status.pendingReview;
       if (payment?.[FIELD.orderStatus] !== pending) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quote(ctx, payment?.[FIELD.orderStatus]) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quoted(payment?.[FIELD.orderStatus]) });
       }
       const held = ctx.profile.payments.resultInfo.pendingReview;
       if (!matchesCodeMessage(held, payment?.[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`, received: quote(ctx, payment?.[FIELD.resultInfo]) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`, received: quoted(payment?.[FIELD.resultInfo]) });
       }
       const action = ctx.profile.payments.risk.action.pendingReview;
       if (payment?.risk_action !== undefined && payment.risk_action !== action) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (pending review)`, received: quote(ctx, payment.risk_action) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (pending review)`, received: quoted(payment.risk_action) });
       }
       if (o.steps.queryBeforeReview) expectState(ctx, report, o.steps.queryBeforeReview, tx, ctx.profile.transitions.afterAuthorise.pendingReview, 'PAGI-REV-002', 'the flagged payment');
       const result = resultOf(ctx, o.steps.review!, 'review');
@@ -485,7 +509,7 @@ export const payoutFailureReported = wrap(
       if (body[FIELD.payoutStatus] !== ctx.profile.statusValues.payout_status.completed) {
         for (const field of [FIELD.failureReason, FIELD.failureType]) {
           if (typeof body[field] !== 'string' || body[field] === '') {
-            report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-005', exchange, pointer: `/${field}`, expected: `a non-empty ${field} for a failed payout`, received: quote(ctx, body[field]) });
+            report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-005', exchange, pointer: `/${field}`, expected: `a non-empty ${field} for a failed payout`, received: quoted(body[field]) });
           }
         }
       }
@@ -495,11 +519,11 @@ export const payoutFailureReported = wrap(
         [FIELD.failureReason, rule.failureReason],
       ];
       for (const [field, value] of expected) {
-        if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quote(ctx, body[field]) });
+        if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quoted(body[field]) });
       }
       const types = ctx.profile.payout.failureTypes;
       if (body[FIELD.failureType] !== rule.failureType && !types.includes(body[FIELD.failureType] as string)) {
-        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${FIELD.failureType}`, expected: `one of the profile's failure types ${types.join(', ')}`, received: quote(ctx, body[FIELD.failureType]) });
+        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${FIELD.failureType}`, expected: `one of the profile's failure types ${types.join(', ')}`, received: quoted(body[FIELD.failureType]) });
       }
     },
   }),
@@ -557,16 +581,16 @@ export const declinedCardDeclinedPerProfile = defineCheck({
     for (const [exchange, what] of payments) {
       const body = responseObject(exchange, ctx.spec);
       if (body?.[FIELD.orderStatus] !== declined) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.orderStatus]) : outcomeOf(exchange) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`, received: body ? quoted(body[FIELD.orderStatus]) : outcomeOf(exchange) });
       }
       if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quote(ctx, body[FIELD.resultInfo]) : outcomeOf(exchange) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quoted(body[FIELD.resultInfo]) : outcomeOf(exchange) });
       }
       const query = exchange === o.main ? o.steps.query : undefined;
       if (query) expectState(ctx, report, query, body?.[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.declined, 'PAGI-PAY-013', 'a declined payment');
       const action = ctx.profile.payments.risk.action.declined;
       if (body?.risk_action !== undefined && body.risk_action !== action) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quote(ctx, body.risk_action) });
+        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quoted(body.risk_action) });
       }
     }
   },

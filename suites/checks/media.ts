@@ -4,7 +4,7 @@
  * submitted on load, every submitted field, alias, `allParams` and gateway-added field).
  */
 import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../src/model.js';
-import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { renderHeaderValue } from '../../src/profile/template.js';
@@ -86,7 +86,7 @@ export const responseContentTypeConventional = onlyOnSuccess(
       const allowed = new Set(op.responseMedia.map((m) => m.type.toLowerCase()));
       if (expectedFormat(op) === 'xml') for (const t of XML_EQUIVALENTS) allowed.add(t);
       if (!allowed.has(essence)) {
-        report({ code: 'CONTENT_TYPE', requirement: 'PAGI-MED-009', expected: `Content-Type ${[...allowed].join(' or ')}`, received: quote(ctx, declared) });
+        report({ code: 'CONTENT_TYPE', requirement: 'PAGI-MED-009', expected: `Content-Type ${[...allowed].join(' or ')}`, received: quoted(declared) });
       }
     },
   }),
@@ -188,7 +188,7 @@ export const checkoutFormPostsToBaseUrl = onPage(
       const form = pageOf(o);
       const spec = operationOf(ctx.spec, o.operation).checkoutForm!;
       if (form.method.toUpperCase() !== spec.method.toUpperCase()) {
-        report({ code: 'FORM_METHOD', requirement: 'PAGI-CHK-002', pointer: '/method', expected: `method ${spec.method}`, received: quote(ctx, form.method) });
+        report({ code: 'FORM_METHOD', requirement: 'PAGI-CHK-002', pointer: '/method', expected: `method ${spec.method}`, received: quoted(form.method) });
       }
       const expected = spec.action.replace('{base_url}', ctx.config.baseUrl.replace(/\/$/, ''));
       let resolved: string | undefined;
@@ -198,7 +198,7 @@ export const checkoutFormPostsToBaseUrl = onPage(
         resolved = undefined;
       }
       if (resolved !== new URL(expected).href) {
-        report({ code: 'FORM_ACTION', requirement: 'PAGI-CHK-003', pointer: '/action', expected: `action ${expected}`, received: quote(ctx, form.action) });
+        report({ code: 'FORM_ACTION', requirement: 'PAGI-CHK-003', pointer: '/action', expected: `action ${expected}`, received: quoted(form.action) });
       }
     },
   }),
@@ -229,7 +229,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
     operations: ['checkout'],
     requirements: ['PAGI-CHK-005', 'PAGI-CHK-010'],
     description: 'Every submitted field is a hidden input under its own name with an equal value.',
-    verify(o, ctx, report) {
+    verify(o, _ctx, report) {
       const form = pageOf(o);
       for (const [name, value] of Object.entries(sentBody(o.main))) {
         const input = form.inputs[name];
@@ -239,7 +239,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
           continue;
         }
         if (form.inputTypes[name] !== undefined && form.inputTypes[name] !== 'hidden') {
-          report({ code: 'FORM_INPUT_NOT_HIDDEN', requirement: 'PAGI-CHK-005', pointer, expected: `input ${name} of type hidden`, received: `type ${quote(ctx, form.inputTypes[name])}` });
+          report({ code: 'FORM_INPUT_NOT_HIDDEN', requirement: 'PAGI-CHK-005', pointer, expected: `input ${name} of type hidden`, received: quoted(form.inputTypes[name], 'type ') });
         }
         const nested = typeof value === 'object' && value !== null;
         if (nested ? !sameNested(input, value) : input !== inputText(value)) {
@@ -248,7 +248,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
             requirement: nested ? 'PAGI-CHK-010' : 'PAGI-CHK-005',
             pointer,
             expected: nested ? `the JSON text of the submitted ${name} (nested values are written as their JSON text)` : `the submitted value of ${name}`,
-            received: quote(ctx, input),
+            received: quoted(input),
           });
         }
       }
@@ -303,7 +303,7 @@ export const checkoutAliasesEqualSources = onPage(
         if (source === null) continue; // the profile: present, value not compared
         if (source !== undefined && sent[source] !== undefined) {
           if (input !== inputText(sent[source])) {
-            report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-007', pointer: `/inputs/${alias}`, expected: `the value of the submitted ${source}`, received: quote(ctx, input) });
+            report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-007', pointer: `/inputs/${alias}`, expected: `the value of the submitted ${source}`, received: quoted(input) });
           }
         } else if (input !== ctx.profile.checkout.unsourcedValue) {
           report({
@@ -311,7 +311,7 @@ export const checkoutAliasesEqualSources = onPage(
             requirement: 'PAGI-CHK-010',
             pointer: `/inputs/${alias}`,
             expected: `the profile's value for an alias without a submitted source (${JSON.stringify(ctx.profile.checkout.unsourcedValue)})`,
-            received: quote(ctx, input),
+            received: quoted(input),
           });
         }
       }
@@ -386,7 +386,7 @@ export const checkoutFormHasGatewayFields = onPage(
         const input = form.inputs[name];
         if (input === undefined) report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-009', pointer: `/inputs/${name}`, expected: `an input ${name}`, received: 'no such input' });
         else if (values[name] !== undefined && input !== values[name]) {
-          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-010', pointer: `/inputs/${name}`, expected: `the profile's value ${JSON.stringify(values[name])}`, received: quote(ctx, input) });
+          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-010', pointer: `/inputs/${name}`, expected: `the profile's value ${JSON.stringify(values[name])}`, received: quoted(input) });
         }
       }
     },

@@ -6,7 +6,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { batchResults, expectedCodeMessage, formatOfMediaType, headerOf, isObject, itemSucceeded, matchesCodeMessage, operationOf, queryRecords, responseObject, statusOf, statusValues } from '../observe.js';
 import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
 import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
@@ -46,7 +46,7 @@ function expectItemFailure(ctx: CheckContext, report: Report, exchange: Exchange
     return;
   }
   if (itemSucceeded(ctx, op, result)) {
-    report({ code: 'ITEM_STATUS', requirement: 'PAGI-PRF-002', exchange, pointer: `${pointer}/${batch.status}`, expected: `${what} failed`, received: `success ${quote(ctx, result[batch.status])}` });
+    report({ code: 'ITEM_STATUS', requirement: 'PAGI-PRF-002', exchange, pointer: `${pointer}/${batch.status}`, expected: `${what} failed`, received: quoted(result[batch.status], 'success ') });
     return;
   }
   const pair = (ctx.profile.batch.itemFailures as Record<string, { code: string; message: string; pinned?: boolean }>)[failure]!;
@@ -200,14 +200,14 @@ function checkPayout(ctx: CheckContext, report: Report, exchange: Exchange, paye
   ];
   for (const [field, value] of expected) {
     if (integer(body[field]) !== value) {
-      report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${field}`, expected: `${field} ${value} (fee rule of the profile, ${FIELD.feePaidBy} ${JSON.stringify(request[FIELD.feePaidBy])})`, received: quote(ctx, body[field]) });
+      report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${field}`, expected: `${field} ${value} (fee rule of the profile, ${FIELD.feePaidBy} ${JSON.stringify(request[FIELD.feePaidBy])})`, received: quoted(body[field]) });
     }
   }
   const beneficiary = body[FIELD.beneficiary];
   const details = isObject(beneficiary) ? beneficiary[FIELD.bankDetails] : undefined;
   const clearing = isObject(details) ? details[FIELD.localClearingSystem] : undefined;
   if (clearing !== ctx.profile.payout.localClearingSystem) {
-    report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${FIELD.beneficiary}/${FIELD.bankDetails}/${FIELD.localClearingSystem}`, expected: `${FIELD.localClearingSystem} ${JSON.stringify(ctx.profile.payout.localClearingSystem)}`, received: quote(ctx, clearing) });
+    report({ code: 'PAYOUT_AMOUNTS', requirement: 'PAGI-PRF-004', exchange, pointer: `/${FIELD.beneficiary}/${FIELD.bankDetails}/${FIELD.localClearingSystem}`, expected: `${FIELD.localClearingSystem} ${JSON.stringify(ctx.profile.payout.localClearingSystem)}`, received: quoted(clearing) });
   }
 }
 
@@ -230,7 +230,7 @@ export const payoutFeesPerProfile = wrap(
 /** Report a field whose value, where present, is not one of the profile's `allowed` values. */
 function expectValue(ctx: CheckContext, report: Report, exchange: Exchange, pointer: string, value: unknown, allowed: readonly string[], what: string): void {
   if (value !== undefined && !allowed.includes(value as string)) {
-    report({ code: 'STATUS_VALUE', requirement: 'PAGI-PRF-005', exchange, pointer, expected: `${allowed.map((v) => JSON.stringify(v)).join(' or ')} (${what})`, received: quote(ctx, value) });
+    report({ code: 'STATUS_VALUE', requirement: 'PAGI-PRF-005', exchange, pointer, expected: `${allowed.map((v) => JSON.stringify(v)).join(' or ')} (${what})`, received: quoted(value) });
   }
 }
 

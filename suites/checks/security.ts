@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { formOf, operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS, INJECTION_PAYLOADS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
@@ -66,7 +66,7 @@ export const responseSignatureVerifies = wrap(
     verify(o, ctx, report) {
       if (o.facts.signatureValid === false) {
         const got = responseObject(o.main, ctx.spec)?.[FIELD.signature];
-        report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-AUTH-007', pointer: `/${FIELD.signature}`, expected: "a signature verifying under the profile's response scheme", received: quote(ctx, got) });
+        report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-AUTH-007', pointer: `/${FIELD.signature}`, expected: "a signature verifying under the profile's response scheme", received: quoted(got) });
       }
     },
   }),
@@ -132,14 +132,14 @@ export const freeTextParsesBackExactly = defineCheck({
       const got = values[field];
       if (got === undefined) continue;
       returned++;
-      if (got !== sent) report({ code: 'TEXT_ALTERED', requirement: 'PAGI-SEC-002', pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`, expected: `exactly ${JSON.stringify(sent)}`, received: quote(ctx, got) });
+      if (got !== sent) report({ code: 'TEXT_ALTERED', requirement: 'PAGI-SEC-002', pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`, expected: `exactly ${JSON.stringify(sent)}`, received: quoted(got) });
     }
     if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
     if (form) {
       // An input the spec does not name is the gateway's business, unless it carries the injected markup.
       const known = knownInputs(ctx, o.operation, sentBody(o.main));
       for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) => carriesMarkup(n, form.inputs[n]))) {
-        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input made of the markup in free text', received: `input ${quote(ctx, name)}` });
+        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input made of the markup in free text', received: quoted(name, 'input ') });
       }
     } else {
       const declared = declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? new Set<string>();

@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyWhen, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { batchItems, batchResults, expectedCodeMessage, itemSucceeded, matchesCodeMessage, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
 import { type ErrorKind, checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, refusalInBody, sentBody } from './common.js';
@@ -75,7 +75,7 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
   }
   const expected = ctx.profile.batch.itemFailures.invalidItem;
   if (!matchesCodeMessage(expected, result[batch.message])) {
-    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`, received: quote(ctx, result[batch.message]) });
+    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`, received: quoted(result[batch.message]) });
   }
 }
 
@@ -174,19 +174,19 @@ export const unknownTransactionItemFails = defineCheck({
     const envelope = ctx.profile.batch.envelopeOnItemFailure === 'failure' ? rs.failure : rs.success;
     const got = responseObject(o.main, ctx.spec)?.[FIELD.returnStatus];
     if (got !== envelope) {
-      report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-008', pointer: `/${FIELD.returnStatus}`, expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`, received: quote(ctx, got) });
+      report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-008', pointer: `/${FIELD.returnStatus}`, expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`, received: quoted(got) });
     }
     if (itemSucceeded(ctx, o.operation, result)) {
-      report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: `success ${quote(ctx, result[batch.status])}` });
+      report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: quoted(result[batch.status], 'success ') });
     } else if (result[batch.status] !== statusValues(ctx, batch.status).failure) {
-      report({ code: 'ITEM_STATUS', requirement: 'PAGI-ERR-005', pointer: `${at}/${batch.status}`, expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`, received: quote(ctx, result[batch.status]) });
+      report({ code: 'ITEM_STATUS', requirement: 'PAGI-ERR-005', pointer: `${at}/${batch.status}`, expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`, received: quoted(result[batch.status]) });
     }
     const message = result[batch.message];
     const expected = ctx.profile.batch.itemFailures.unknownTransaction;
     if (typeof message !== 'string' || message === '') {
-      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.message}`, expected: `a non-empty ${batch.message}`, received: quote(ctx, message) });
+      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.message}`, expected: `a non-empty ${batch.message}`, received: quoted(message) });
     } else if (!matchesCodeMessage(expected, message)) {
-      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: expectedCodeMessage(expected), received: quote(ctx, message) });
+      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: expectedCodeMessage(expected), received: quoted(message) });
     }
   },
 });

@@ -35,6 +35,8 @@ const finding = (severity: Severity): Finding => ({
   severity,
   title: 'x',
   message: 'expected a / received b',
+  expected: 'a',
+  received: 'b',
   location: { operation: 'capture', pointer: '/a' },
 });
 const TODAY = '2026-11-22';

@@ -32,6 +32,8 @@ const finding = (requirementIds: string[], severity: Finding['severity'] = 'must
   severity,
   title: 'Field value has the wrong form',
   message: 'expected a / received b',
+  expected: 'a',
+  received: 'b',
   location: { operation: 'authoriseDirect', pointer: '/card' },
 });
 const failedOnOne: CheckResult = {

@@ -96,4 +96,15 @@ describe('a check whose observation holds an unanswered request', () => {
     const c = check('echoes');
     expect((await runPlannedTest(envOf(exchange(200)), c, plannedTest(c))).meta.result).toMatchObject({ status: 'passed', requirementIds: ['PAGI-GEN-005'] });
   });
+
+  it('rejects a finding naming a requirement the check does not list: a kit error, never a finding against the target', async () => {
+    const foreign: Check = {
+      ...check('customCheck'),
+      run: (o) => [{ checkId: 'customCheck', requirementIds: ['PAGI-SEC-001'], code: 'X', severity: 'must', title: 'x', message: 'expected a / received b', expected: 'a', received: 'b', location: { operation: o.operation, pointer: '' } }],
+    };
+    const { meta, kitError } = await runPlannedTest(envOf(exchange(200)), foreign, plannedTest(foreign));
+    expect(kitError).toMatchObject({ name: 'ForeignRequirementError', code: 'PAGI_FOREIGN_REQUIREMENT' });
+    expect(kitError!.message).toBe('check customCheck reported requirement PAGI-SEC-001, which is not among its requirements');
+    expect(meta.result).toMatchObject({ status: 'skipped', findings: [], reason: `kit error: ${kitError!.message}` });
+  });
 });

@@ -15,6 +15,7 @@ import { junitXml } from '../../reporters/junit.js';
 import { markdownSummary, mdCode } from '../../reporters/markdown.js';
 import { EMPTY_SEAL, sealPage, verifyReport } from '../../reporters/seal.js';
 import { createAjv } from '../../src/spec/ajv.js';
+import resultsSchema from '../../schemas/results.schema.json' with { type: 'json' };
 import harSchema from './fixtures/har-1.2.schema.json' with { type: 'json' };
 import { HOSTILE, hostileExchanges, hostileResult } from './fixtures/hostile.js';
 
@@ -172,5 +173,41 @@ describe('seal and signature', () => {
     expect(verifyReport(signed, other)).toMatchObject({ ok: false, lines: expect.arrayContaining(['signature: INVALID for the given public key']) });
     expect(verifyReport(unsigned, publicKey)).toMatchObject({ ok: false, lines: expect.arrayContaining(['signature: none, but a public key was given']) });
     expect(verifyReport('<html></html>')).toEqual({ ok: false, lines: ['not a sealed pagi-conform report: the seal is missing'] });
+  });
+});
+
+describe('a finding resting on several exchanges', () => {
+  const several = structuredClone(hostileResult());
+  const f = several.checks[1]!.findings[0]!;
+  const query = {
+    ...f.evidence!,
+    request: { method: 'POST', url: 'http://127.0.0.1:9/v1/retrieval/trans', headers: {}, body: '{}' },
+    curl: "curl -sS -X POST 'http://127.0.0.1:9/v1/retrieval/trans'",
+  };
+  f.exchanges = [
+    { exchangeId: 'checkout#1', evidence: f.evidence! },
+    { exchangeId: 'retrievalTrans#2', evidence: query },
+  ];
+  const exchanges = [...hostileExchanges(), { id: 'retrievalTrans#2', operation: 'retrievalTrans' as const, startedAt: '2026-11-22T10:00:02.000Z', durationMs: 5, evidence: query }];
+
+  it('shows a curl line for each in the console, the Markdown summary and the JUnit failure', async () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: false });
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await consoleReporter(stream, {}).onRunEnd?.(several, { outDir: 'reports', exchanges: [], files: [] });
+    for (const out of [text, markdownSummary(several), junitXml(several)]) {
+      // One curl line per exchange (the JUnit body escapes the quotes).
+      const urls = [...out.matchAll(/curl -sS -X POST (?:'|&apos;)(http:\/\/127\.0\.0\.1:9\/v1\/[a-z/]+)/g)].map((m) => m[1]);
+      expect(new Set(urls)).toEqual(new Set(['http://127.0.0.1:9/v1/checkout', 'http://127.0.0.1:9/v1/retrieval/trans']));
+    }
+  });
+
+  it('links each exchange of the HAR to the finding, and results.json stays valid', () => {
+    const har = harDocument(several, exchanges) as { log: { entries: { _pagi: { exchangeId: string; findings: { code: string }[] } }[] } };
+    const linked = har.log.entries.filter((e) => e._pagi.findings.some((x) => x.code === f.code)).map((e) => e._pagi.exchangeId);
+    expect(linked).toEqual(['checkout#1', 'retrievalTrans#2']);
+    const ajv = createAjv();
+    const validate = ajv.compile(resultsSchema);
+    expect(validate(resultsDocument(several)), JSON.stringify(validate.errors)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { KIT_ROOT } from '../../src/spec/paths.js';
-import { generateTypes, TYPES_FILE } from '../../scripts/gen-types.js';
+import { generateTypes, TYPED_SCHEMAS, TYPES_FILE } from '../../scripts/gen-types.js';
 import { syncedSpecText } from '../../scripts/sync-spec.js';
 import { generateValidators } from '../../scripts/gen-validators.js';
 import { GENERATED_VALIDATORS } from '../../src/spec/validators.js';
@@ -13,6 +13,20 @@ import { firstDifference } from '../support/text.js';
 describe('derived artefacts and lint', () => {
   it('src/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
     expect(firstDifference(fs.readFileSync(TYPES_FILE, 'utf8'), await generateTypes()), 'stale: run npm run gen:types').toBeUndefined();
+  });
+
+  it('src/types/generated.ts holds the types of the schemas the code imports, each of them imported', () => {
+    const generated = fs.readFileSync(TYPES_FILE, 'utf8');
+    const roots = [.../export interface PagiSchemas \{([^}]*)\}/.exec(generated)![1]!.matchAll(/: (\w+);/g)].map((m) => m[1]!);
+    expect(roots).toHaveLength(TYPED_SCHEMAS.length);
+    const imported = new Set<string>();
+    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    for (const file of ['src', 'suites', 'reporters', 'gateway'].flatMap((d) => walk(path.join(KIT_ROOT, d)))) {
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/import type \{([^}]*)\} from '[./]*(?:src\/)?types\/generated\.js'/g)) {
+        for (const name of m[1]!.split(',')) imported.add(name.trim());
+      }
+    }
+    expect(roots.filter((r) => !imported.has(r))).toEqual([]);
   });
 
   it('src/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {

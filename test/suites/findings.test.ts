@@ -6,6 +6,7 @@ import {
   type Report,
   defineCheck,
   makeFinding,
+  quoted,
   onlyOnSuccess,
   onlyWhen,
   onlyWithSteps,
@@ -53,6 +54,29 @@ describe('makeFinding', () => {
     expect(makeFinding(ctx, 'c', 'capture', { code: 'UNKNOWN_FIELD', requirement: 'PAGI-BAT-001', severity: 'info', expected: 'a', received: 'b' }).severity).toBe('info');
   });
 
+  it('keeps expected and received as data, the message derived from them, and masks received values', () => {
+    const f = makeFinding(ctx, 'c', 'capture', { code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', expected: quoted(2, 'status '), received: quoted({ card: `${config.cards.approve}`, n: 4111111111111111 }, 'success ') });
+    expect(f).toMatchObject({ expected: 2, received: { card: '411111******1111', n: '411111******1111' } });
+    expect(f.message).toBe('expected status 2 / received success {"card":"411111******1111","n":411111******1111}');
+    expect(JSON.stringify(f)).not.toContain(config.cards.approve);
+    expect(makeFinding(ctx, 'c', 'capture', { code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', expected: 'words', received: quoted(undefined) })).toMatchObject({
+      expected: 'words',
+      received: null,
+      message: 'expected words / received nothing',
+    });
+  });
+
+  it('points at every exchange it rests on, the location exchange first, each once', () => {
+    const y = exchange('retrievalTrans', { status: 200, json: {} });
+    const f = makeFinding(ctx, 'c', 'capture', { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [y, undefined, x] }, x);
+    expect(f.location.exchangeId).toBe(x.id);
+    expect(f.exchanges).toEqual([
+      { exchangeId: x.id, evidence: x.evidence },
+      { exchangeId: y.id, evidence: y.evidence },
+    ]);
+    expect(makeFinding(ctx, 'c', 'capture', { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [x] }, x).exchanges).toBeUndefined();
+  });
+
   it('masks card numbers in what it quotes', () => {
     const f = makeFinding(ctx, 'c', 'authoriseDirect', { code: 'FULL_CARD_NUMBER', requirement: 'PAGI-SEC-001', expected: 'none', received: `card ${config.cards.approve} and 5555555555554444` });
     expect(f.message).not.toContain(config.cards.approve);
@@ -79,6 +103,9 @@ describe('violationFindings (the one adapter)', () => {
     expect(byPointer['/capture_orders/0/amount']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-001'], severity: 'must' });
     expect(byPointer['/capture_orders/1/currency']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-004'], severity: 'expected' });
     expect(byPointer['/capture_orders/0/amount']!.message).toBe('expected a value of the form ^-?[0-9]+\\.[0-9]{2}$ / received "10.3"');
+    expect(byPointer['/capture_orders/0/amount']).toMatchObject({ keyword: 'pattern', params: { pattern: '^-?[0-9]+\\.[0-9]{2}$' }, expected: 'a value of the form ^-?[0-9]+\\.[0-9]{2}$', received: '10.3' });
+    expect(byPointer['/capture_orders/0/amount']!.schemaPath).toMatch(/pattern$/);
+    expect(byPointer['/return_status']).toMatchObject({ keyword: 'required', params: { missingProperty: 'return_status' }, expected: 'field return_status', received: 'no such field' });
   });
 
   it('splits structure from format, and collapses duplicates', () => {
@@ -126,6 +153,11 @@ describe('checks and preconditions', () => {
 
   it('collect every finding of an observation, never only the first', () => {
     expect(twoFindings.run(ok, ctx)).toHaveLength(2);
+  });
+
+  it('report() rejects a requirement id the check does not list (a kit error)', () => {
+    const foreign = defineCheck({ ...twoFindings, id: 'foreign', verify: (_o, _ctx, report) => report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-SEC-001'], expected: 'a', received: 'b' }) });
+    expect(() => foreign.run(ok, ctx)).toThrow('check foreign reported requirement PAGI-SEC-001, which is not among its requirements');
   });
 
   it('onlyOnSuccess: not applicable, with the reason, when the answer is not 2xx', () => {
