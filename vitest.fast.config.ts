@@ -38,6 +38,7 @@ export const SLOW_FILES = [
   'test/spec/tooling.test.ts',
 ];
 
-for (const file of SLOW_FILES) if (!fs.existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.fast.config.ts: ${file} does not exist`);
+for (const file of SLOW_FILES)
+  if (!fs.existsSync(new URL(file, import.meta.url))) throw new Error(`vitest.fast.config.ts: ${file} does not exist`);
 
 export default mergeConfig(base, defineConfig({ test: { exclude: [...configDefaults.exclude, ...SLOW_FILES] } }));

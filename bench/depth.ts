@@ -74,8 +74,14 @@ const line = {
 };
 if (record) {
   const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'run.json');
-  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as { depth?: { depth: number }[]; depthGoals?: Record<string, boolean> };
-  const points = [...(report.depth ?? []).filter((p) => p.depth !== depth), { ...line, date: new Date().toISOString(), loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) }].sort((a, b) => a.depth - b.depth);
+  const report = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    depth?: { depth: number }[];
+    depthGoals?: Record<string, boolean>;
+  };
+  const points = [
+    ...(report.depth ?? []).filter((p) => p.depth !== depth),
+    { ...line, date: new Date().toISOString(), loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+  ].sort((a, b) => a.depth - b.depth);
   report.depth = points;
   const deepest = points[points.length - 1] as { ratio?: number } | undefined;
   report.depthGoals = { ...report.depthGoals, ratioAtDeepestUnder1_5: (deepest?.ratio ?? Infinity) <= 1.5 };

@@ -27,7 +27,12 @@ afterAll(() => dispatchers.close());
 tests.forEach((requests, i) => {
   test.concurrent(`floor ${i}`, async () => {
     for (const r of requests) {
-      const res = await request(baseUrl + r.path, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
+      const res = await request(baseUrl + r.path, {
+        method: r.method as Dispatcher.HttpMethod,
+        headers: r.headers,
+        body: r.bodyText,
+        dispatcher: dispatchers.for(r.localAddress),
+      });
       await res.body.text();
     }
   });

@@ -78,7 +78,9 @@ async function child(): Promise<void> {
       buffered = buffered.slice(nl + 1);
       gc?.();
       const m = process.memoryUsage();
-      process.stdout.write(`${JSON.stringify({ rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), counts: gw.counts(), evicted: gw.evictions() })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ rssMb: mb(m.rss), heapUsedMb: mb(m.heapUsed), counts: gw.counts(), evicted: gw.evictions() })}\n`,
+      );
     }
   });
   process.stdin.on('end', () => void gw.close().then(() => process.exit(0)));
@@ -159,7 +161,14 @@ interface Row {
 }
 
 function run(url: string, s: Scenario, duration: number): Promise<LoadResult> {
-  return autocannon({ url: url + s.path, method: 'POST', headers: { 'content-type': s.contentType ?? 'application/json' }, body: s.body, connections: s.connections ?? CONNECTIONS, duration });
+  return autocannon({
+    url: url + s.path,
+    method: 'POST',
+    headers: { 'content-type': s.contentType ?? 'application/json' },
+    body: s.body,
+    connections: s.connections ?? CONNECTIONS,
+    duration,
+  });
 }
 
 /** One memory sample of the gateway child (after a forced GC). */
@@ -171,13 +180,25 @@ interface MemorySample {
   evicted: { transactions: number; sessions: number };
 }
 
-const selected = (name: string) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
+const selected = (name: string) =>
+  !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
 
 async function main(): Promise<void> {
-  const proc = spawn(process.execPath, ['--expose-gc', ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', HERE, '--child'], {
-    cwd: KIT_ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean),
+      '--import',
+      'tsx',
+      HERE,
+      '--child',
+    ],
+    {
+      cwd: KIT_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const lines: string[] = [];
   const waiting: ((line: string) => void)[] = [];
   let pending = '';
@@ -191,7 +212,8 @@ async function main(): Promise<void> {
       else lines.push(line);
     }
   });
-  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiting.push(resolve)));
+  const nextLine = () =>
+    new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiting.push(resolve)));
   const url = await Promise.race([
     nextLine().then((line) => JSON.parse(line).url as string),
     new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)))),
@@ -218,10 +240,30 @@ async function main(): Promise<void> {
     const bigForm = Array.from({ length: 100_000 }, (_, i) => `${i.toString(36)}=1`).join('&');
     const scenarios: Scenario[] = [
       { name: 'direct payment', path: '/v1/authorise', body: direct },
-      { name: 'capture (50 items)', path: '/v1/capture', body: signed('capture', { merchant_id: merchant.merchantId, account_id: account.accountId, capture_orders: items }) },
+      {
+        name: 'capture (50 items)',
+        path: '/v1/capture',
+        body: signed('capture', {
+          merchant_id: merchant.merchantId,
+          account_id: account.accountId,
+          capture_orders: items,
+        }),
+      },
       { name: 'checkout page', path: '/v1/checkout', body: checkout },
-      ...SCALE_CONNECTIONS.map((connections) => ({ name: 'direct payment', path: '/v1/authorise', body: direct, connections })),
-      { name: 'form of 100,000 fields (refused)', path: '/v1/retrievalTrans', body: bigForm, connections: 1, contentType: 'application/x-www-form-urlencoded', refused: true },
+      ...SCALE_CONNECTIONS.map((connections) => ({
+        name: 'direct payment',
+        path: '/v1/authorise',
+        body: direct,
+        connections,
+      })),
+      {
+        name: 'form of 100,000 fields (refused)',
+        path: '/v1/retrievalTrans',
+        body: bigForm,
+        connections: 1,
+        contentType: 'application/x-www-form-urlencoded',
+        refused: true,
+      },
     ];
     const rows: Row[] = [];
     for (const s of scenarios.filter((x) => selected(x.name))) {
@@ -241,9 +283,13 @@ async function main(): Promise<void> {
         latencyMaxMs: r.latency.max,
         non2xx: r.non2xx,
         errors: r.errors + r.timeouts,
-        gatewayCpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
+        gatewayCpuUsPerRequest:
+          cpuBefore === undefined || cpuAfter === undefined
+            ? undefined
+            : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
       });
-      if (s.refused && r.non2xx !== r.requests.total) throw new Error(`${s.name}: ${r.requests.total - r.non2xx} requests were not refused`);
+      if (s.refused && r.non2xx !== r.requests.total)
+        throw new Error(`${s.name}: ${r.requests.total - r.non2xx} requests were not refused`);
     }
     let memory: Record<string, unknown> | undefined;
     if (selected('memory')) {
@@ -288,12 +334,16 @@ async function main(): Promise<void> {
         rssMbAtCaps: first?.rssMb,
         rssMbAtEnd: last?.rssMb,
         rssMbMaxAfterCaps: capped.length ? Math.max(...capped.map((x) => x.rssMb)) : undefined,
-        heapSlopeMbPerMinuteAfterCaps: minutes ? Math.round(((last!.heapUsedMb - first!.heapUsedMb) / minutes) * 100) / 100 : undefined,
+        heapSlopeMbPerMinuteAfterCaps: minutes
+          ? Math.round(((last!.heapUsedMb - first!.heapUsedMb) / minutes) * 100) / 100
+          : undefined,
         samples,
       };
     }
     const file = path.join(KIT_ROOT, 'bench', 'results', 'gateway.json');
-    const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { results?: Row[]; memory?: Record<string, unknown> }) : {};
+    const previous = fs.existsSync(file)
+      ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { results?: Row[]; memory?: Record<string, unknown> })
+      : {};
     const key = (r: Row) => `${r.scenario}@${r.connections}`;
     const ran = new Set(rows.map(key));
     const kept = (previous.results ?? []).filter((r) => !ran.has(key(r)));
@@ -304,7 +354,12 @@ async function main(): Promise<void> {
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
       loadAverageAtStart,
       loadAverageAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))),
-      goal: { directPaymentsPerSec: 5000, directP99Ms: 10, bigFormRefusedMs: 20, memory: 'flat once the caps are reached' },
+      goal: {
+        directPaymentsPerSec: 5000,
+        directP99Ms: 10,
+        bigFormRefusedMs: 20,
+        memory: 'flat once the caps are reached',
+      },
       results: [...kept, ...rows],
       memory: memory ?? previous.memory,
     };
@@ -323,18 +378,38 @@ async function main(): Promise<void> {
         'gateway CPU µs/req': r.gatewayCpuUsPerRequest ?? '-',
       })),
     );
-    console.log(`load average at start ${loadAverageAtStart.join(' ')}, at end ${out.loadAverageAtEnd.join(' ')} (${out.cpus} CPUs)`);
+    console.log(
+      `load average at start ${loadAverageAtStart.join(' ')}, at end ${out.loadAverageAtEnd.join(' ')} (${out.cpus} CPUs)`,
+    );
     const directRow = rows.find((r) => r.scenario === 'direct payment' && r.connections === CONNECTIONS);
     if (directRow) {
-      const met = directRow.requestsPerSec >= out.goal.directPaymentsPerSec && directRow.latencyP99Ms <= out.goal.directP99Ms;
-      console.log(`direct payment goal (>= ${out.goal.directPaymentsPerSec}/s, p99 <= ${out.goal.directP99Ms} ms): ${met ? 'met' : 'NOT met'}`);
+      const met =
+        directRow.requestsPerSec >= out.goal.directPaymentsPerSec && directRow.latencyP99Ms <= out.goal.directP99Ms;
+      console.log(
+        `direct payment goal (>= ${out.goal.directPaymentsPerSec}/s, p99 <= ${out.goal.directP99Ms} ms): ${met ? 'met' : 'NOT met'}`,
+      );
     }
     const big = rows.find((r) => r.scenario.startsWith('form of'));
-    if (big) console.log(`100,000-field form refused: p50 ${big.latencyP50Ms} ms, p99 ${big.latencyP99Ms} ms, gateway CPU ${big.gatewayCpuUsPerRequest ?? '-'} µs per request (goal < ${out.goal.bigFormRefusedMs} ms)`);
+    if (big)
+      console.log(
+        `100,000-field form refused: p50 ${big.latencyP50Ms} ms, p99 ${big.latencyP99Ms} ms, gateway CPU ${big.gatewayCpuUsPerRequest ?? '-'} µs per request (goal < ${out.goal.bigFormRefusedMs} ms)`,
+      );
     if (memory) {
       const samples = memory.samples as MemorySample[];
-      console.table(samples.map((x) => ({ 's': x.atS, 'heap MB': x.heapUsedMb, 'RSS MB': x.rssMb, payments: x.counts.transactions, sessions: x.counts.sessions, 'evicted payments': x.evicted.transactions, 'evicted sessions': x.evicted.sessions })));
-      console.log(`memory: caps reached at ${String(memory.capsReachedAtS)} s; heap ${String(memory.heapUsedMbAtCaps)} MB then, ${String(memory.heapUsedMbAtEnd)} MB at the end (max ${String(memory.heapUsedMbMaxAfterCaps)}); slope ${String(memory.heapSlopeMbPerMinuteAfterCaps)} MB/min`);
+      console.table(
+        samples.map((x) => ({
+          s: x.atS,
+          'heap MB': x.heapUsedMb,
+          'RSS MB': x.rssMb,
+          payments: x.counts.transactions,
+          sessions: x.counts.sessions,
+          'evicted payments': x.evicted.transactions,
+          'evicted sessions': x.evicted.sessions,
+        })),
+      );
+      console.log(
+        `memory: caps reached at ${String(memory.capsReachedAtS)} s; heap ${String(memory.heapUsedMbAtCaps)} MB then, ${String(memory.heapUsedMbAtEnd)} MB at the end (max ${String(memory.heapUsedMbMaxAfterCaps)}); slope ${String(memory.heapSlopeMbPerMinuteAfterCaps)} MB/min`,
+      );
     }
   } finally {
     proc.stdin.end();

@@ -47,7 +47,13 @@ async function measure(mode: Mode): Promise<Row> {
       // reported as is
     }
     fs.rmSync(run.out, { recursive: true, force: true });
-    return { mode, exitCode: run.code, verdict, maxRssMb: Math.round(run.rssKb / 1024), wallMs: Math.round(run.wallMs) };
+    return {
+      mode,
+      exitCode: run.code,
+      verdict,
+      maxRssMb: Math.round(run.rssKb / 1024),
+      wallMs: Math.round(run.wallMs),
+    };
   } finally {
     // A hostile server that will not close is left behind after 10 s (the timer keeps this process waiting for it).
     let timer: NodeJS.Timeout | undefined;
@@ -75,7 +81,10 @@ const report = {
   cpus: os.cpus().length,
   loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
   options: HOSTILE_ARGS.join(' '),
-  goals: { rss: `max RSS <= ${RSS_FACTOR} x clean (${Math.round(clean.maxRssMb * RSS_FACTOR)} MB)`, wall: `wall <= clean + ${TIMEOUTS_PER_OPERATION} x ${timeoutMs} ms x ${operations} operations (${wallBoundMs} ms)` },
+  goals: {
+    rss: `max RSS <= ${RSS_FACTOR} x clean (${Math.round(clean.maxRssMb * RSS_FACTOR)} MB)`,
+    wall: `wall <= clean + ${TIMEOUTS_PER_OPERATION} x ${timeoutMs} ms x ${operations} operations (${wallBoundMs} ms)`,
+  },
   clean: { exitCode: clean.exitCode, verdict: clean.verdict, maxRssMb: clean.maxRssMb, wallMs: clean.wallMs },
   modes: rows,
   allWithinGoals: rows.every((r) => r.rssWithinGoal && r.wallWithinGoal),
@@ -85,7 +94,10 @@ const pad = (s: string | number, n: number) => String(s).padEnd(n);
 const lines = [
   `${pad('mode', 26)}${pad('exit', 6)}${pad('verdict', 16)}${pad('max RSS MB', 12)}${pad('x clean', 9)}${pad('wall ms', 10)}goals`,
   `${pad('clean', 26)}${pad(clean.exitCode, 6)}${pad(clean.verdict, 16)}${pad(clean.maxRssMb, 12)}${pad('1.00', 9)}${pad(clean.wallMs, 10)}(reference)`,
-  ...rows.map((r) => `${pad(r.mode, 26)}${pad(r.exitCode, 6)}${pad(r.verdict, 16)}${pad(r.maxRssMb, 12)}${pad(r.rssRatio!.toFixed(2), 9)}${pad(r.wallMs, 10)}${r.rssWithinGoal ? 'rss ok' : 'RSS OVER'}, ${r.wallWithinGoal ? 'wall ok' : 'WALL OVER'}`),
+  ...rows.map(
+    (r) =>
+      `${pad(r.mode, 26)}${pad(r.exitCode, 6)}${pad(r.verdict, 16)}${pad(r.maxRssMb, 12)}${pad(r.rssRatio!.toFixed(2), 9)}${pad(r.wallMs, 10)}${r.rssWithinGoal ? 'rss ok' : 'RSS OVER'}, ${r.wallWithinGoal ? 'wall ok' : 'WALL OVER'}`,
+  ),
   '',
   `goals: ${report.goals.rss}; ${report.goals.wall}`,
   `all modes within the goals: ${report.allWithinGoals}`,

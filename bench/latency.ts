@@ -36,7 +36,9 @@ import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
 export const RTT_MS = 50;
 
 /** A loopback reverse proxy answering each request `rttMs` after it arrived whole, plus the gateway's own time. */
-async function delayingProxy(rttMs: number): Promise<{ url: string; upstream(url: string): void; close(): Promise<void> }> {
+async function delayingProxy(
+  rttMs: number,
+): Promise<{ url: string; upstream(url: string): void; close(): Promise<void> }> {
   let upstream = '';
   // One connection pool per source address: the gateway sees the address the kit sent from.
   const agents = new Map<string, Agent>();
@@ -50,12 +52,23 @@ async function delayingProxy(rttMs: number): Promise<{ url: string; upstream(url
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       setTimeout(() => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection' && k !== 'content-length'));
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection' && k !== 'content-length'),
+        );
         const from = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-        request(upstream + req.url, { method: req.method as Dispatcher.HttpMethod, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, dispatcher: agentFor(from) })
+        request(upstream + req.url, {
+          method: req.method as Dispatcher.HttpMethod,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+          dispatcher: agentFor(from),
+        })
           .then(async (r) => {
             const body = Buffer.from(await r.body.arrayBuffer());
-            const out = Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'connection' && k !== 'transfer-encoding' && k !== 'content-length'));
+            const out = Object.fromEntries(
+              Object.entries(r.headers).filter(
+                ([k]) => k !== 'connection' && k !== 'transfer-encoding' && k !== 'content-length',
+              ),
+            );
             res.writeHead(r.statusCode, { ...out, 'content-length': body.length });
             res.end(body);
           })
@@ -117,7 +130,12 @@ async function serve(rttMs: number): Promise<void> {
   proxy.upstream(gateway.url);
   const merchant = gateway.config.merchants[0]!;
   const account = merchant.accounts[0]!;
-  const served: Served = { url: proxy.url, merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret };
+  const served: Served = {
+    url: proxy.url,
+    merchantId: merchant.merchantId,
+    accountId: account.accountId,
+    secret: account.secret,
+  };
   process.stdout.write(`${JSON.stringify(served)}\n`);
   process.stdin.resume();
   process.stdin.once('close', () => void Promise.all([proxy.close(), gateway.close()]).then(() => process.exit(0)));
@@ -125,7 +143,16 @@ async function serve(rttMs: number): Promise<void> {
 
 /** Start the target process; resolves once it listens. */
 async function startTarget(rttMs: number): Promise<Served & { close(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run-ts.js'), 'bench/latency.ts', 'serve', String(rttMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run-ts.js'),
+      'bench/latency.ts',
+      'serve',
+      String(rttMs),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -145,7 +172,19 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-latency-'));
   const target = await startTarget(rttMs);
   try {
-    const opts = resolveOptions({ out, reporter: [], concurrency, target: target.url, merchantId: target.merchantId, accountId: target.accountId, secret: target.secret, seed: 1 }, {});
+    const opts = resolveOptions(
+      {
+        out,
+        reporter: [],
+        concurrency,
+        target: target.url,
+        merchantId: target.merchantId,
+        accountId: target.accountId,
+        secret: target.secret,
+        seed: 1,
+      },
+      {},
+    );
     const startedAt = Date.now();
     const cpu = process.cpuUsage();
     const t = performance.now();
@@ -158,7 +197,8 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
       chains.map((c) => c.steps),
       rttMs,
     );
-    const nominalWaitMs = retryDelays(loadProfile(opts.profile).profile.notifications.retry).reduce((a, b) => a + b, 0) + GRACE_MS;
+    const nominalWaitMs =
+      retryDelays(loadProfile(opts.profile).profile.notifications.retry).reduce((a, b) => a + b, 0) + GRACE_MS;
     const chainMs = chain.requests * rttMs + Math.min(chain.waitMs, nominalWaitMs);
     const exchanges = result.totals.exchanges;
     const floorMs = Math.round((exchanges * rttMs) / concurrency + chainMs);
@@ -169,7 +209,11 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
       floorMs,
       ratio: Math.round((wallMs / floorMs) * 100) / 100,
       chainMs,
-      chain: { requests: chain.requests, waitMs: chain.waitMs, observation: chains[chain.observation]?.observation ?? '' },
+      chain: {
+        requests: chain.requests,
+        waitMs: chain.waitMs,
+        observation: chains[chain.observation]?.observation ?? '',
+      },
       nominalWaitMs,
       startUpMs: firstSent - startedAt,
       exchangePhaseMs: Math.round(lastAnswer - firstSent),
@@ -188,7 +232,11 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
  * the highest concurrency through the proxy adding nothing (`zeroRtt`): what the run costs on this machine with no
  * latency to hide, the other bound of its wall time.
  */
-export async function latencyScenario(concurrencies: readonly number[] = [4, 16]): Promise<{ rttMs: number; runs: LatencyRun[]; zeroRtt: Pick<LatencyRun, 'concurrency' | 'wallMs' | 'kitCpuMs' | 'verdict'> }> {
+export async function latencyScenario(concurrencies: readonly number[] = [4, 16]): Promise<{
+  rttMs: number;
+  runs: LatencyRun[];
+  zeroRtt: Pick<LatencyRun, 'concurrency' | 'wallMs' | 'kitCpuMs' | 'verdict'>;
+}> {
   const runs: LatencyRun[] = [];
   for (const concurrency of concurrencies) {
     const run = await behindProxy(concurrency);
@@ -200,10 +248,17 @@ export async function latencyScenario(concurrencies: readonly number[] = [4, 16]
   return { rttMs: RTT_MS, runs, zeroRtt: { concurrency, wallMs, kitCpuMs, verdict } };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === 'serve') {
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+  process.argv[2] === 'serve'
+) {
   await serve(Number(process.argv[3]));
 } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const given = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const given = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   const latency = await latencyScenario(given.length ? given : undefined);
   const met = latency.runs.every((r) => r.ratio <= 1.25);
   console.log(JSON.stringify({ latency, goal: 'ratio <= 1.25 at each concurrency', met }, null, 2));
@@ -211,7 +266,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     // Alone, with the default concurrencies: the latency part of bench/results/run.json is replaced, the rest kept.
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'run.json');
     const report = JSON.parse(fs.readFileSync(file, 'utf8'));
-    report.latency = { date: new Date().toISOString(), loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100), ...latency };
+    report.latency = {
+      date: new Date().toISOString(),
+      loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+      ...latency,
+    };
     report.depthGoals = { ...report.depthGoals, latencyRatiosUnder1_25: met };
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`latency written to ${path.relative(process.cwd(), file)}`);

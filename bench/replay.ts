@@ -9,13 +9,23 @@ import { dispatcherPool } from '../src/engine/dispatch.js';
  * Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded
  * origin. `requests` may be read as it goes (a replay file is never held whole).
  */
-export async function replay(requests: Iterable<ReplayRequest>, from: string, baseUrl: string, concurrency: number): Promise<number> {
+export async function replay(
+  requests: Iterable<ReplayRequest>,
+  from: string,
+  baseUrl: string,
+  concurrency: number,
+): Promise<number> {
   const dispatchers = dispatcherPool({ timeoutMs: 10_000 });
   const next = requests[Symbol.iterator]();
   const lane = async () => {
     for (let step = next.next(); !step.done; step = next.next()) {
       const r = step.value;
-      const res = await request(baseUrl + r.url.slice(from.length), { method: r.method as Dispatcher.HttpMethod, headers: r.headers, body: r.bodyText, dispatcher: dispatchers.for(r.localAddress) });
+      const res = await request(baseUrl + r.url.slice(from.length), {
+        method: r.method as Dispatcher.HttpMethod,
+        headers: r.headers,
+        body: r.bodyText,
+        dispatcher: dispatchers.for(r.localAddress),
+      });
       await res.body.dump();
     }
   };

@@ -28,21 +28,34 @@ import { retryDelays } from '../suites/probes/events.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULT_FILE = path.join(HERE, 'results', 'run.json');
 
-
 /** The no-check floor (bench/floor.ts) in a fresh process: `tests` tests sending `requests` in their recorded order. */
-function floor(requests: readonly ReplayRequest[], from: string, tests: number, concurrency: number, dir: string): { ms: number; failed: number } {
+function floor(
+  requests: readonly ReplayRequest[],
+  from: string,
+  tests: number,
+  concurrency: number,
+  dir: string,
+): { ms: number; failed: number } {
   const ordered = [...requests].sort((a, b) => a.sentAt - b.sentAt);
   const input: FloorInput = {
     concurrency,
     tests: Array.from({ length: tests }, (_, i) =>
       ordered
         .slice(Math.floor((i * ordered.length) / tests), Math.floor(((i + 1) * ordered.length) / tests))
-        .map((r) => ({ method: r.method, path: r.url.slice(from.length), headers: r.headers, bodyText: r.bodyText, ...(r.localAddress ? { localAddress: r.localAddress } : {}) })),
+        .map((r) => ({
+          method: r.method,
+          path: r.url.slice(from.length),
+          headers: r.headers,
+          bodyText: r.bodyText,
+          ...(r.localAddress ? { localAddress: r.localAddress } : {}),
+        })),
     ),
   };
   const file = path.join(dir, 'floor-input.json');
   fs.writeFileSync(file, JSON.stringify(input));
-  const printed = execFileSync(process.execPath, [path.join(HERE, '..', 'bin', 'run-ts.js'), 'bench/floor.ts', file], { encoding: 'utf8' });
+  const printed = execFileSync(process.execPath, [path.join(HERE, '..', 'bin', 'run-ts.js'), 'bench/floor.ts', file], {
+    encoding: 'utf8',
+  });
   return JSON.parse(printed.trim().split('\n').pop()!);
 }
 
@@ -79,7 +92,10 @@ const firstSent = Math.min(...requests.map((r) => r.sentAt));
 const exchangePhaseMs = Math.max(...requests.map((r) => r.sentAt + r.durationMs)) - firstSent;
 // What the run must wait for whatever its speed: the notification retries the profile schedules (the events family
 // observes every attempt of an unacknowledged notification).
-const retryScheduleMs = retryDelays(loadProfile(options.profile).profile.notifications.retry).reduce((a, b) => a + b, 0);
+const retryScheduleMs = retryDelays(loadProfile(options.profile).profile.notifications.retry).reduce(
+  (a, b) => a + b,
+  0,
+);
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   node: process.version,
@@ -102,15 +118,32 @@ const report: Record<string, unknown> = {
   floorRatio: Math.round((floorRun.ms / replayMs) * 100) / 100,
   /** Importing jsdom on an idle thread (the checkout page is read with jsdom): CPU a run spends beside the floor. */
   jsdomLoadMs: Math.round(jsdomLoadMs),
-  goals: { runUnder10s: runMs < 10_000, overheadRatioUnder3: runMs / replayMs < 3, floorRatioUnder3: floorRun.ms / replayMs < 3 },
+  goals: {
+    runUnder10s: runMs < 10_000,
+    overheadRatioUnder3: runMs / replayMs < 3,
+    floorRatioUnder3: floorRun.ms / replayMs < 3,
+  },
 };
 
 // ------------------------------------------------------------------ depth curve: --depth N, each in its own process
 /** Depths of the curve (PAGI_BENCH_DEPTHS=0,100 for a shorter bench). */
 const DEPTHS = (process.env.PAGI_BENCH_DEPTHS ?? '0,100,1000,10000').split(',').map(Number);
-const depth: { depth: number; exchanges: number; kitMs: number; bareMs: number; ratio: number; maxRssMb: number; runWallMs: number; verdict: string }[] = [];
+const depth: {
+  depth: number;
+  exchanges: number;
+  kitMs: number;
+  bareMs: number;
+  ratio: number;
+  maxRssMb: number;
+  runWallMs: number;
+  verdict: string;
+}[] = [];
 for (const d of DEPTHS) {
-  const printed = execFileSync(process.execPath, [path.join(HERE, '..', 'bin', 'run-ts.js'), 'bench/depth.ts', String(d)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const printed = execFileSync(
+    process.execPath,
+    [path.join(HERE, '..', 'bin', 'run-ts.js'), 'bench/depth.ts', String(d)],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   const point = JSON.parse(printed.trim().split('\n').pop()!);
   depth.push(point);
   console.error(`depth ${d}: ${JSON.stringify(point)}`);

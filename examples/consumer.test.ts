@@ -14,7 +14,12 @@ import { checkPact, findingsOf } from 'pagi-conformance/pact';
 import { capturePayment, queryPayments } from './merchant.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'merchant-pact-'));
-const provider = new PactV4({ consumer: 'merchant', provider: 'pagi-gateway', dir, logLevel: (process.env.PACT_LOG as 'error') ?? 'error' });
+const provider = new PactV4({
+  consumer: 'merchant',
+  provider: 'pagi-gateway',
+  dir,
+  logLevel: (process.env.PACT_LOG as 'error') ?? 'error',
+});
 const account = { merchantId: 'M10001', accountId: 'A20001', secret: 'reference-secret-0001' };
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -26,10 +31,17 @@ describe('merchant against the PAGI gateway (consumer side)', () => {
       .addInteraction()
       .given(capture.providerState!)
       .uponReceiving(capture.description)
-      .withRequest(capture.request.method, capture.request.path, (b) => b.headers({ 'Content-Type': capture.request.contentType }).jsonBody(capture.request.matchers))
-      .willRespondWith(capture.response.status, (b) => b.headers({ 'Content-Type': capture.response.contentType! }).jsonBody(capture.response.matchers))
+      .withRequest(capture.request.method, capture.request.path, (b) =>
+        b.headers({ 'Content-Type': capture.request.contentType }).jsonBody(capture.request.matchers),
+      )
+      .willRespondWith(capture.response.status, (b) =>
+        b.headers({ 'Content-Type': capture.response.contentType! }).jsonBody(capture.response.matchers),
+      )
       .executeTest(async (mock) => {
-        const result = await capturePayment({ ...account, baseUrl: mock.url }, { transactionId: 'T202611220001', orderNo: 'ORD-20261122-0001', currency: 'USD', amount: '10.36' });
+        const result = await capturePayment(
+          { ...account, baseUrl: mock.url },
+          { transactionId: 'T202611220001', orderNo: 'ORD-20261122-0001', currency: 'USD', amount: '10.36' },
+        );
         expect(typeof result.captured).toBe('boolean');
       });
   });
@@ -42,7 +54,9 @@ describe('merchant against the PAGI gateway (consumer side)', () => {
       .uponReceiving(query.description)
       // Pact V4 stores a form body given to .body() as binary and matches it by content sniffing, which fails for
       // form text; the merchant sends its query as JSON, as the document's examples do (rule 6).
-      .withRequest('POST', query.request.path, (b) => b.headers({ 'Content-Type': 'application/json; charset=utf-8' }).jsonBody(query.request.matchers))
+      .withRequest('POST', query.request.path, (b) =>
+        b.headers({ 'Content-Type': 'application/json; charset=utf-8' }).jsonBody(query.request.matchers),
+      )
       .willRespondWith(200, (b) => b.jsonBody(matchers.response('retrievalTrans')))
       .executeTest(async (mock) => {
         const orders = await queryPayments({ ...account, baseUrl: mock.url }, 'ORD-20261124-0042');
@@ -55,6 +69,10 @@ describe('merchant against the PAGI gateway (consumer side)', () => {
     const pact = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
     expect(pact.interactions).toHaveLength(2);
     expect(findingsOf(checkPact(pact))).toEqual([]);
-    expect(matchers.format('currency', 'EUR')).toEqual({ 'pact:matcher:type': 'regex', regex: '^[A-Z]{3}$', value: 'EUR' });
+    expect(matchers.format('currency', 'EUR')).toEqual({
+      'pact:matcher:type': 'regex',
+      regex: '^[A-Z]{3}$',
+      value: 'EUR',
+    });
   });
 });

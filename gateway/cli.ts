@@ -19,11 +19,35 @@ interface ServeFlags {
 export const SERVE_FLAGS = {
   port: { flag: 'port', type: integer('N', 0, 65535), default: 8080, description: 'listen port (0 picks a free port)' },
   host: { flag: 'host', type: text('H'), default: '127.0.0.1', description: 'listen address' },
-  config: { flag: 'config', type: text('FILE', true), description: 'gateway configuration (merchants, secrets, addresses, base URL), read over gateway/config.default.yaml' },
-  fault: { flag: 'fault', type: text('NAME'), description: 'switch on one named variant: a deviation from the interface, or a neutral change the interface allows (marked neutral)' },
-  profile: { flag: 'profile', type: text('FILE', true), description: 'profile file or name under spec/profiles (default: reference)' },
-  admin: { flag: 'admin', type: flag, default: false, description: 'serve POST /_admin/reset (clear the state) and GET /_admin/stats (counts, evictions, connections, memory)' },
-  drainSeconds: { flag: 'drain-seconds', type: seconds, description: 'drain deadline on stop (default: server.drainSeconds of the configuration, 10)' },
+  config: {
+    flag: 'config',
+    type: text('FILE', true),
+    description:
+      'gateway configuration (merchants, secrets, addresses, base URL), read over gateway/config.default.yaml',
+  },
+  fault: {
+    flag: 'fault',
+    type: text('NAME'),
+    description:
+      'switch on one named variant: a deviation from the interface, or a neutral change the interface allows (marked neutral)',
+  },
+  profile: {
+    flag: 'profile',
+    type: text('FILE', true),
+    description: 'profile file or name under spec/profiles (default: reference)',
+  },
+  admin: {
+    flag: 'admin',
+    type: flag,
+    default: false,
+    description:
+      'serve POST /_admin/reset (clear the state) and GET /_admin/stats (counts, evictions, connections, memory)',
+  },
+  drainSeconds: {
+    flag: 'drain-seconds',
+    type: seconds,
+    description: 'drain deadline on stop (default: server.drainSeconds of the configuration, 10)',
+  },
 } satisfies FlagTable<ServeFlags>;
 
 const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S]
@@ -81,7 +105,12 @@ export async function serveMain(argv: string[]): Promise<number> {
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'EADDRINUSE' ? `port ${port} is already in use` : e.code === 'EADDRNOTAVAIL' ? `cannot listen on ${values.host}` : e.message;
+    const why =
+      e.code === 'EADDRINUSE'
+        ? `port ${port} is already in use`
+        : e.code === 'EADDRNOTAVAIL'
+          ? `cannot listen on ${values.host}`
+          : e.message;
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
     return EXIT.usage;
   }
@@ -101,7 +130,9 @@ export async function serveMain(argv: string[]): Promise<number> {
   for (const line of banner(gateway, values.admin ?? false)) console.log(line);
   const signal = await signalled;
   const deadlineMs = (drainSeconds ?? gateway.config.server.drainSeconds) * 1000;
-  console.log(`${signal}: draining (no new connections; requests already received answered within ${deadlineMs / 1000} s)`);
+  console.log(
+    `${signal}: draining (no new connections; requests already received answered within ${deadlineMs / 1000} s)`,
+  );
   const { answered, cutOff } = await gateway.drain(deadlineMs, abort.signal);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
@@ -110,7 +141,9 @@ export async function serveMain(argv: string[]): Promise<number> {
     console.log(`stopped: ${during}, none cut off`);
     return EXIT.ok;
   }
-  console.log(`stopped: ${during}, ${cutOff} request${cutOff === 1 ? '' : 's'} cut off ${abort.signal.aborted ? 'by a second signal' : `at the drain deadline (${deadlineMs / 1000} s)`}`);
+  console.log(
+    `stopped: ${during}, ${cutOff} request${cutOff === 1 ? '' : 's'} cut off ${abort.signal.aborted ? 'by a second signal' : `at the drain deadline (${deadlineMs / 1000} s)`}`,
+  );
   return EXIT.failed;
 }
 
@@ -118,7 +151,9 @@ export async function serveMain(argv: string[]): Promise<number> {
 function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolean): string[] {
   const lines = [`listening on ${gateway.url}`, `base URL ${gateway.baseUrl} (operations under ${gateway.baseUrl}/v1)`];
   for (const m of gateway.config.merchants) {
-    lines.push(`merchant ${m.merchantId}, account${m.accounts.length === 1 ? '' : 's'} ${m.accounts.map((a) => a.accountId).join(', ')}; secret source: ${gateway.secretSource}`);
+    lines.push(
+      `merchant ${m.merchantId}, account${m.accounts.length === 1 ? '' : 's'} ${m.accounts.map((a) => a.accountId).join(', ')}; secret source: ${gateway.secretSource}`,
+    );
   }
   lines.push(`profile ${gateway.profile.name} ${gateway.profile.version} (${gateway.profileFile})`);
   const { server, limits, store, sessions } = gateway.config;
@@ -126,7 +161,11 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
     `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
       `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens (oldest evicted); drain ${server.drainSeconds} s`,
   );
-  lines.push(admin ? 'health GET /healthz; admin POST /_admin/reset, GET /_admin/stats' : 'health GET /healthz (admin endpoints off: --admin)');
+  lines.push(
+    admin
+      ? 'health GET /healthz; admin POST /_admin/reset, GET /_admin/stats'
+      : 'health GET /healthz (admin endpoints off: --admin)',
+  );
   if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);
   return lines;
 }

@@ -77,7 +77,8 @@ function readYamlFile(file: string): Record<string, unknown> {
     throw new ConfigError(`configuration file ${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
   if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`configuration file ${file} does not hold a mapping`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigError(`configuration file ${file} does not hold a mapping`);
   return value as Record<string, unknown>;
 }
 
@@ -92,12 +93,17 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
   if (!validate(value)) {
     const problems = toViolations(validate.errors)
       .filter((v) => v.keyword !== 'if')
-      .map((v) => `${v.instancePath || '/'} ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`);
+      .map(
+        (v) =>
+          `${v.instancePath || '/'} ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`,
+      );
     throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}`);
   }
   const config = value as GatewayConfig;
   if (config.server.headersTimeoutSeconds > config.server.requestTimeoutSeconds) {
-    throw new ConfigError(`${origin} is not valid: server.headersTimeoutSeconds (${config.server.headersTimeoutSeconds}) is longer than server.requestTimeoutSeconds (${config.server.requestTimeoutSeconds}), which includes the headers`);
+    throw new ConfigError(
+      `${origin} is not valid: server.headersTimeoutSeconds (${config.server.headersTimeoutSeconds}) is longer than server.requestTimeoutSeconds (${config.server.requestTimeoutSeconds}), which includes the headers`,
+    );
   }
   const seen = new Set<string>();
   for (const merchant of config.merchants) {
@@ -108,14 +114,18 @@ export function validateConfig(value: unknown, origin = 'configuration'): Gatewa
 }
 
 /** Configuration given in-process: any section may be left out, and any key of a mapping section. */
-export type GatewayConfigOverrides = { [K in keyof GatewayConfig]?: GatewayConfig[K] extends unknown[] ? GatewayConfig[K] : Partial<GatewayConfig[K]> };
+export type GatewayConfigOverrides = {
+  [K in keyof GatewayConfig]?: GatewayConfig[K] extends unknown[] ? GatewayConfig[K] : Partial<GatewayConfig[K]>;
+};
 
-const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `over`'s keys over `base`'s, one level deep: a mapping of `over` is merged key by key into the same key of `base`. */
 function overDefaults(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) out[key] = isMapping(value) && isMapping(base[key]) ? { ...base[key], ...value } : value;
+  for (const [key, value] of Object.entries(over))
+    out[key] = isMapping(value) && isMapping(base[key]) ? { ...base[key], ...value } : value;
   return out;
 }
 
@@ -126,9 +136,16 @@ function overDefaults(base: Record<string, unknown>, over: Record<string, unknow
  */
 export function loadGatewayConfig(source?: { file?: string; config?: GatewayConfigOverrides }): GatewayConfig {
   const defaults = defaultConfig();
-  if (source?.config) return validateConfig(overDefaults(defaults as unknown as Record<string, unknown>, source.config), 'the configuration given');
+  if (source?.config)
+    return validateConfig(
+      overDefaults(defaults as unknown as Record<string, unknown>, source.config),
+      'the configuration given',
+    );
   if (!source?.file) return validateConfig(defaults, 'the default configuration');
-  return validateConfig(overDefaults(defaults as unknown as Record<string, unknown>, readYamlFile(source.file)), `configuration file ${source.file}`);
+  return validateConfig(
+    overDefaults(defaults as unknown as Record<string, unknown>, readYamlFile(source.file)),
+    `configuration file ${source.file}`,
+  );
 }
 
 /** Where the merchants' secrets come from: the `--config` file when it lists merchants, else the local defaults. */

@@ -75,7 +75,8 @@ export interface OperationHandler {
 }
 
 function xmlRootOf(spec: SpecModel, model: OperationModel): string | undefined {
-  const content: Record<string, { schema?: { xml?: { name?: string } } }> = spec.openapi.paths[model.path]?.post?.responses?.['200']?.content ?? {};
+  const content: Record<string, { schema?: { xml?: { name?: string } } }> =
+    spec.openapi.paths[model.path]?.post?.responses?.['200']?.content ?? {};
   return Object.values(content).find((media) => media.schema?.xml?.name)?.schema?.xml?.name;
 }
 
@@ -93,14 +94,23 @@ export function operationFacts(spec: SpecModel): Map<OperationKey, OperationFact
     if (model.batch) {
       const schemaId = itemSchemaId(spec, model.requestSchemaId, model.batch.orders);
       const resultSchemaId = itemSchemaId(spec, model.responseSchemaId, model.batch.orders);
-      facts.items = { schemaId, fields: propertyNames(spec, schemaId), resultSchemaId, resultFields: propertyNames(spec, resultSchemaId) };
+      facts.items = {
+        schemaId,
+        fields: propertyNames(spec, schemaId),
+        resultSchemaId,
+        resultFields: propertyNames(spec, resultSchemaId),
+      };
     }
     if (model.selectionLimit) {
-      const list = facts.responseFields.find((f) => f !== 'encryption_data' && nestedFields(spec, model.responseSchemaId).has(f));
+      const list = facts.responseFields.find(
+        (f) => f !== 'encryption_data' && nestedFields(spec, model.responseSchemaId).has(f),
+      );
       if (!list) throw new Error(`gateway: ${model.key} response has no result list`);
       const schemaId = itemSchemaId(spec, model.responseSchemaId, list);
       const fields = propertyNames(spec, schemaId);
-      const objects = Object.fromEntries([...nestedFields(spec, schemaId)].map((f) => [f, objectPropertyNames(spec, schemaId, f)]));
+      const objects = Object.fromEntries(
+        [...nestedFields(spec, schemaId)].map((f) => [f, objectPropertyNames(spec, schemaId, f)]),
+      );
       facts.records = { list, schemaId, fields, objects };
     }
     out.set(model.key, facts);
@@ -130,7 +140,8 @@ export function ordered(fields: readonly string[], values: Record<string, unknow
     const v = values[k];
     if (known.has(k) || v === undefined) continue;
     // A request key named __proto__ (echoed by the payout) must stay a plain member.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     else out[k] = v;
   }
   return out;

@@ -7,8 +7,15 @@ import type { Reply } from './reply.js';
 
 type TemplateObject = { [key: string]: string | TemplateObject };
 
-function fill(template: string, values: { code: string; message: string; httpStatus: number; request: Record<string, unknown> }): string {
-  return renderTemplate(template, values.request, { code: values.code, message: values.message, httpStatus: String(values.httpStatus) });
+function fill(
+  template: string,
+  values: { code: string; message: string; httpStatus: number; request: Record<string, unknown> },
+): string {
+  return renderTemplate(template, values.request, {
+    code: values.code,
+    message: values.message,
+    httpStatus: String(values.httpStatus),
+  });
 }
 
 function fillObject(shape: TemplateObject, values: Parameters<typeof fill>[1]): Record<string, unknown> {
@@ -18,7 +25,12 @@ function fillObject(shape: TemplateObject, values: Parameters<typeof fill>[1]): 
 }
 
 /** `encryption_data` of a response body when the profile signs that operation's responses; the body otherwise unchanged. */
-export function signResponse(gw: Gateway, op: OperationKey, body: Record<string, unknown>, secret: string): Record<string, unknown> {
+export function signResponse(
+  gw: Gateway,
+  op: OperationKey,
+  body: Record<string, unknown>,
+  secret: string,
+): Record<string, unknown> {
   const signature = sign(gw.profile.signature, 'response', op, body, secret);
   if (signature !== undefined) body.encryption_data = signature;
   return body;
@@ -46,28 +58,51 @@ export function errorReply(
   // A refusal in the body (statusInBody, failureType) is answered with HTTP 200.
   const status = form === 'httpError' ? errors.kinds[kind].status : 200;
   const values = { code, message, httpStatus: status, request };
-  const signIt = (body: Record<string, unknown>) => (errors.signed && op && secret ? signResponse(gw, op, body, secret) : body);
+  const signIt = (body: Record<string, unknown>) =>
+    errors.signed && op && secret ? signResponse(gw, op, body, secret) : body;
   if (form === 'failureType') {
     const key = gw.profile.payout.idempotencyKey;
-    const body: Record<string, unknown> = { merchant_id: fill('{request.merchant_id}', values), account_id: fill('{request.account_id}', values) };
+    const body: Record<string, unknown> = {
+      merchant_id: fill('{request.merchant_id}', values),
+      account_id: fill('{request.account_id}', values),
+    };
     if (typeof request[key] === 'string') body[key] = request[key];
-    Object.assign(body, { status: gw.profile.statusValues.payout_status.failed, failure_type: code, failure_reason: message });
+    Object.assign(body, {
+      status: gw.profile.statusValues.payout_status.failed,
+      failure_type: code,
+      failure_reason: message,
+    });
     return { kind: 'json', status, contentType: errors.bodies.json.contentType, body: signIt(body) };
   }
   if (format === 'json') {
     const shape = errors.bodies.json;
-    return { kind: 'json', status, contentType: shape.contentType, body: signIt(fillObject(shape.body as TemplateObject, values)) };
+    return {
+      kind: 'json',
+      status,
+      contentType: shape.contentType,
+      body: signIt(fillObject(shape.body as TemplateObject, values)),
+    };
   }
   if (format === 'xml') {
     const shape = errors.bodies.xml;
-    return { kind: 'xml', status, contentType: shape.contentType, root: shape.root, body: signIt(fillObject(shape.body as TemplateObject, values)) };
+    return {
+      kind: 'xml',
+      status,
+      contentType: shape.contentType,
+      root: shape.root,
+      body: signIt(fillObject(shape.body as TemplateObject, values)),
+    };
   }
   const shape = errors.bodies.html;
   return {
     kind: 'html',
     status,
     contentType: shape.contentType,
-    page: { title: fill(shape.title, values), autoSubmit: false, paragraphs: [{ id: shape.messageElementId, text: fill(shape.message, values) }] },
+    page: {
+      title: fill(shape.title, values),
+      autoSubmit: false,
+      paragraphs: [{ id: shape.messageElementId, text: fill(shape.message, values) }],
+    },
   };
 }
 

@@ -110,13 +110,20 @@ function succeeded(ctx: ReplyContext, ops: readonly OperationKey[]): boolean {
 
 /** Rewrite the JSON or XML body of a successful reply of `ops` (of every operation when empty). */
 function body(ops: readonly OperationKey[], fn: (body: Body, ctx: ReplyContext) => Body): ReplyHook {
-  return (reply, ctx) => (reply.kind !== 'html' && succeeded(ctx, ops) ? { ...reply, body: fn(reply.body, ctx) } : reply);
+  return (reply, ctx) =>
+    reply.kind !== 'html' && succeeded(ctx, ops) ? { ...reply, body: fn(reply.body, ctx) } : reply;
 }
 
 /** The result array of a successful batch, query or refund search reply, and its field name. */
-function listOf(reply: Reply, ctx: ReplyContext, ops: readonly OperationKey[]): { field: string; list: Body[] } | undefined {
+function listOf(
+  reply: Reply,
+  ctx: ReplyContext,
+  ops: readonly OperationKey[],
+): { field: string; list: Body[] } | undefined {
   if (reply.kind !== 'json' || !succeeded(ctx, ops)) return undefined;
-  const field = ctx.op?.batch?.orders ?? (ctx.op?.selectionLimit ? Object.keys(reply.body).find((k) => Array.isArray(reply.body[k])) : undefined);
+  const field =
+    ctx.op?.batch?.orders ??
+    (ctx.op?.selectionLimit ? Object.keys(reply.body).find((k) => Array.isArray(reply.body[k])) : undefined);
   const list = field === undefined ? undefined : reply.body[field];
   return field !== undefined && Array.isArray(list) ? { field, list: list as Body[] } : undefined;
 }
@@ -125,7 +132,9 @@ function listOf(reply: Reply, ctx: ReplyContext, ops: readonly OperationKey[]): 
 function list(ops: readonly OperationKey[], fn: (list: Body[], ctx: ReplyContext) => Body[]): ReplyHook {
   return (reply, ctx) => {
     const found = listOf(reply, ctx, ops);
-    return found && reply.kind === 'json' ? { ...reply, body: { ...reply.body, [found.field]: fn(found.list, ctx) } } : reply;
+    return found && reply.kind === 'json'
+      ? { ...reply, body: { ...reply.body, [found.field]: fn(found.list, ctx) } }
+      : reply;
   };
 }
 
@@ -159,7 +168,10 @@ function text(type: string, fn: (text: string, ctx: ReplyContext) => string): Wi
 
 /** Replace the content type of responses whose content type starts with `type`. */
 function contentType(type: string, replacement: string): WireHook {
-  return (wire) => (wire.headers['content-type']?.startsWith(type) ? { ...wire, headers: { ...wire.headers, 'content-type': replacement } } : wire);
+  return (wire) =>
+    wire.headers['content-type']?.startsWith(type)
+      ? { ...wire, headers: { ...wire.headers, 'content-type': replacement } }
+      : wire;
 }
 
 /** Drop fields of an object. */
@@ -170,18 +182,38 @@ function without(obj: Body, ...fields: string[]): Body {
 /** The batch status field's success value of the answered operation. */
 function itemSuccess(ctx: ReplyContext): string | undefined {
   const status = ctx.op?.batch?.status;
-  return status ? (ctx.profile.statusValues as unknown as Record<string, { success?: string }>)[status]?.success : undefined;
+  return status
+    ? (ctx.profile.statusValues as unknown as Record<string, { success?: string }>)[status]?.success
+    : undefined;
 }
 
 /** A deep copy of a JSON value with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reversedKeys(v)]),
+    );
   return value;
 }
 
-const XML_TREE = new XMLParser({ preserveOrder: true, ignoreAttributes: false, processEntities: false, parseTagValue: false, trimValues: true });
-const XML_INDENTED = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, processEntities: false, format: true, indentBy: '  ', suppressEmptyNode: false });
+const XML_TREE = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  processEntities: false,
+  parseTagValue: false,
+  trimValues: true,
+});
+const XML_INDENTED = new XMLBuilder({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  processEntities: false,
+  format: true,
+  indentBy: '  ',
+  suppressEmptyNode: false,
+});
 
 /** XML text re-written with a full declaration, one element per line, indented. */
 function indentedXml(xml: string): string {
@@ -193,13 +225,18 @@ const UNESCAPE: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>
 
 /** Checkout page text whose attribute values are written without HTML escaping. */
 function unescapedHtml(html: string): string {
-  return html.replace(/value="([^"]*)"/g, (_m, value: string) => `value="${value.replace(/&(amp|lt|gt|quot|#39);/g, (e) => UNESCAPE[e]!)}"`);
+  return html.replace(
+    /value="([^"]*)"/g,
+    (_m, value: string) => `value="${value.replace(/&(amp|lt|gt|quot|#39);/g, (e) => UNESCAPE[e]!)}"`,
+  );
 }
 
 /** A checkout page reply whose form is submitted by an inline script instead of `<body onload>`. */
 function scriptSubmit(call: string): WireHook {
   return text('text/html', (html) =>
-    /<body onload=/.test(html) ? html.replace(/<body onload="[^"]*">/, '<body>').replace('</form>', `</form>\n<script>${call}</script>`) : html,
+    /<body onload=/.test(html)
+      ? html.replace(/<body onload="[^"]*">/, '<body>').replace('</form>', `</form>\n<script>${call}</script>`)
+      : html,
   );
 }
 
@@ -227,19 +264,31 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'risk-reasons-flattened',
-    description: 'Direct payment responses (XML) write each risk_reasons entry as "name:status" text instead of name and status child elements.',
+    description:
+      'Direct payment responses (XML) write each risk_reasons entry as "name:status" text instead of name and status child elements.',
     requirement: 'PAGI-OBJ-011',
     expectedCheck: 'responseMatchesSchema',
-    reply: body(['authoriseDirect'], (b) => ({ ...b, risk_reasons: (b.risk_reasons as Body[] | undefined)?.map((r) => `${String(r.name)}:${String(r.status)}`) })),
+    reply: body(['authoriseDirect'], (b) => ({
+      ...b,
+      risk_reasons: (b.risk_reasons as Body[] | undefined)?.map((r) => `${String(r.name)}:${String(r.status)}`),
+    })),
   },
   {
     kind: 'fault',
     name: 'query-fraud-results-keyed',
-    description: 'Query records give fraud_check_result as one object keyed by check instead of an array of check objects.',
+    description:
+      'Query records give fraud_check_result as one object keyed by check instead of an array of check objects.',
     requirement: 'PAGI-OBJ-009',
     expectedCheck: 'responseMatchesSchema',
     reply: items(['retrievalTrans'], (r) =>
-      Array.isArray(r.fraud_check_result) ? { ...r, fraud_check_result: Object.fromEntries((r.fraud_check_result as Body[]).map((c) => [String(c.check_items), c.status])) } : r,
+      Array.isArray(r.fraud_check_result)
+        ? {
+            ...r,
+            fraud_check_result: Object.fromEntries(
+              (r.fraud_check_result as Body[]).map((c) => [String(c.check_items), c.status]),
+            ),
+          }
+        : r,
     ),
   },
   {
@@ -248,7 +297,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results carry amount as a JSON number instead of a two-decimal string.',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'responseMatchesSchema',
-    reply: items(BATCH_OPS, (item) => (typeof item.amount === 'string' ? { ...item, amount: Number(item.amount) } : item)),
+    reply: items(BATCH_OPS, (item) =>
+      typeof item.amount === 'string' ? { ...item, amount: Number(item.amount) } : item,
+    ),
   },
   {
     kind: 'fault',
@@ -277,10 +328,12 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'birth-date-refused',
-    description: 'Payments whose birth_date has the documented DD-MM-YYYY form are refused as invalid input (the gateway wants YYYY-MM-DD).',
+    description:
+      'Payments whose birth_date has the documented DD-MM-YYYY form are refused as invalid input (the gateway wants YYYY-MM-DD).',
     requirement: 'PAGI-FMT-015',
     expectedCheck: 'documentedRequestAccepted',
-    refuse: (_op, b) => (typeof b.birth_date === 'string' && !/^[0-9]{4}-/.test(b.birth_date) ? 'birth_date is not YYYY-MM-DD' : undefined),
+    refuse: (_op, b) =>
+      typeof b.birth_date === 'string' && !/^[0-9]{4}-/.test(b.birth_date) ? 'birth_date is not YYYY-MM-DD' : undefined,
   },
   {
     kind: 'fault',
@@ -288,7 +341,8 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund requests with a JSON body are refused (the gateway reads form-encoded refunds only).',
     requirement: 'PAGI-MED-002',
     expectedCheck: 'documentedRequestAccepted',
-    refuse: (op, _b, encoding) => (op === 'refund' && encoding === 'json' ? 'refund bodies must be form-encoded' : undefined),
+    refuse: (op, _b, encoding) =>
+      op === 'refund' && encoding === 'json' ? 'refund bodies must be form-encoded' : undefined,
   },
   {
     kind: 'fault',
@@ -296,7 +350,10 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query and refund search requests sent as form fields are refused (the gateway reads JSON only).',
     requirement: 'PAGI-MED-003',
     expectedCheck: 'documentedRequestAccepted',
-    refuse: (op, _b, encoding) => ((op === 'retrievalTrans' || op === 'retrievalRefund') && encoding === 'form' ? 'form bodies are not read' : undefined),
+    refuse: (op, _b, encoding) =>
+      (op === 'retrievalTrans' || op === 'retrievalRefund') && encoding === 'form'
+        ? 'form bodies are not read'
+        : undefined,
   },
   {
     kind: 'fault',
@@ -309,10 +366,14 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'payout-integer-amount-refused',
-    description: 'Payouts whose payment_amount is the documented integer string are refused (the gateway wants two decimals).',
+    description:
+      'Payouts whose payment_amount is the documented integer string are refused (the gateway wants two decimals).',
     requirement: 'PAGI-FMT-002',
     expectedCheck: 'documentedRequestAccepted',
-    refuse: (op, b) => (op === 'payout' && typeof b.payment_amount === 'string' && !b.payment_amount.includes('.') ? 'payment_amount has no decimals' : undefined),
+    refuse: (op, b) =>
+      op === 'payout' && typeof b.payment_amount === 'string' && !b.payment_amount.includes('.')
+        ? 'payment_amount has no decimals'
+        : undefined,
   },
 
   // ------------------------------------------------------------------ media: XML, content types, the checkout page
@@ -359,18 +420,26 @@ export const FAULTS: readonly FaultDefinition[] = [
         ? {
             ...wire,
             headers: { ...wire.headers, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-            body: new URLSearchParams(Object.entries(JSON.parse(wire.body) as Body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString(),
+            body: new URLSearchParams(
+              Object.entries(JSON.parse(wire.body) as Body).map(([k, v]) => [
+                k,
+                typeof v === 'string' ? v : JSON.stringify(v),
+              ]),
+            ).toString(),
           }
         : wire,
   },
   {
     kind: 'fault',
     name: 'checkout-empty-page',
-    description: 'The hosted checkout is answered with an empty body and a Location header instead of the auto-submitting HTML page.',
+    description:
+      'The hosted checkout is answered with an empty body and a Location header instead of the auto-submitting HTML page.',
     requirement: 'PAGI-MED-007',
     expectedCheck: 'responseBodyFormat',
     wire: (wire, ctx) =>
-      succeeded(ctx, ['checkout']) && /<body onload=/.test(wire.body) ? { ...wire, headers: { ...wire.headers, location: /action="([^"]*)"/.exec(wire.body)?.[1] ?? '' }, body: '' } : wire,
+      succeeded(ctx, ['checkout']) && /<body onload=/.test(wire.body)
+        ? { ...wire, headers: { ...wire.headers, location: /action="([^"]*)"/.exec(wire.body)?.[1] ?? '' }, body: '' }
+        : wire,
   },
   {
     kind: 'fault',
@@ -402,7 +471,11 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout page waits for the shopper to press a button instead of submitting the form on load.',
     requirement: 'PAGI-CHK-004',
     expectedCheck: 'checkoutFormSubmitsOnLoad',
-    reply: checkoutPage((page) => ({ ...page, autoSubmit: false, form: { ...page.form, buttons: [{ name: 'continue', value: '1', label: 'Continue' }] } })),
+    reply: checkoutPage((page) => ({
+      ...page,
+      autoSubmit: false,
+      form: { ...page.form, buttons: [{ name: 'continue', value: '1', label: 'Continue' }] },
+    })),
   },
   {
     kind: 'fault',
@@ -423,7 +496,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'checkout-alias-amount-in-cents',
-    description: 'The checkout form writes the alias standing for amount (orderAmount in the reference profile) in minor units (1036 for 10.36).',
+    description:
+      'The checkout form writes the alias standing for amount (orderAmount in the reference profile) in minor units (1036 for 10.36).',
     requirement: 'PAGI-CHK-007',
     expectedCheck: 'checkoutAliasesEqualSources',
     reply: checkoutInputs((inputs, ctx) => {
@@ -437,7 +511,11 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'The checkout form’s allParams leaves out the first submitted parameter.',
     requirement: 'PAGI-CHK-008',
     expectedCheck: 'checkoutAllParamsMatchSubmitted',
-    reply: checkoutInputs((inputs, ctx) => inputs.map((i) => (i.name === ctx.op?.checkoutForm?.allParamsName ? { ...i, value: i.value.split('&').slice(1).join('&') } : i))),
+    reply: checkoutInputs((inputs, ctx) =>
+      inputs.map((i) =>
+        i.name === ctx.op?.checkoutForm?.allParamsName ? { ...i, value: i.value.split('&').slice(1).join('&') } : i,
+      ),
+    ),
   },
   {
     kind: 'fault',
@@ -455,7 +533,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results write amount with three decimals (10.360).',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'fieldFormatsFollowConventions',
-    reply: items(BATCH_OPS, (item) => (typeof item.amount === 'string' ? { ...item, amount: `${item.amount}0` } : item)),
+    reply: items(BATCH_OPS, (item) =>
+      typeof item.amount === 'string' ? { ...item, amount: `${item.amount}0` } : item,
+    ),
   },
   {
     kind: 'fault',
@@ -471,7 +551,10 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records write transaction_date as ISO 8601 (2024-01-31T12:00:00Z) instead of YYYYMMDDHHMMSS.',
     requirement: 'PAGI-FMT-007',
     expectedCheck: 'fieldFormatsFollowConventions',
-    reply: items(['retrievalTrans'], (r) => ({ ...r, transaction_date: String(r.transaction_date).replace(COMPACT_TIMESTAMP, '$1-$2-$3T$4:$5:$6Z') })),
+    reply: items(['retrievalTrans'], (r) => ({
+      ...r,
+      transaction_date: String(r.transaction_date).replace(COMPACT_TIMESTAMP, '$1-$2-$3T$4:$5:$6Z'),
+    })),
   },
   {
     kind: 'fault',
@@ -479,7 +562,11 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Payout responses write created_at and last_updated_at without a UTC offset.',
     requirement: 'PAGI-FMT-008',
     expectedCheck: 'fieldFormatsFollowConventions',
-    reply: body(['payout'], (b) => ({ ...b, created_at: String(b.created_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, ''), last_updated_at: String(b.last_updated_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, '') })),
+    reply: body(['payout'], (b) => ({
+      ...b,
+      created_at: String(b.created_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, ''),
+      last_updated_at: String(b.last_updated_at).replace(/(Z|[+-][0-9]{2}:[0-9]{2})$/, ''),
+    })),
   },
   {
     kind: 'fault',
@@ -487,7 +574,10 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund results carry refund_message as a bare message, without the <code>: part.',
     requirement: 'PAGI-FMT-012',
     expectedCheck: 'fieldFormatsFollowConventions',
-    reply: items(['refund'], (item) => ({ ...item, refund_message: String(item.refund_message).replace(/^[^:]*:/, '') })),
+    reply: items(['refund'], (item) => ({
+      ...item,
+      refund_message: String(item.refund_message).replace(/^[^:]*:/, ''),
+    })),
   },
   {
     kind: 'fault',
@@ -496,7 +586,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     requirement: 'PAGI-FMT-013',
     expectedCheck: 'refundReferenceIdExtendsTransactionId',
     reply: items(['refund', 'retrievalRefund'], (item) =>
-      typeof item.refund_reference_id === 'string' ? { ...item, refund_reference_id: item.refund_reference_id.replace(/-0([0-9])$/, '-$1') } : item,
+      typeof item.refund_reference_id === 'string'
+        ? { ...item, refund_reference_id: item.refund_reference_id.replace(/-0([0-9])$/, '-$1') }
+        : item,
     ),
   },
   {
@@ -529,7 +621,10 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: "Every answer carries the merchant's signing key in a response header (a debugging header left on).",
     requirement: 'PAGI-SEC-003',
     expectedCheck: 'noSecretInResponse',
-    wire: (wire, ctx) => (ctx.secrets?.length ? { ...wire, headers: { ...wire.headers, 'x-debug-signing-key': ctx.secrets.join(',') } } : wire),
+    wire: (wire, ctx) =>
+      ctx.secrets?.length
+        ? { ...wire, headers: { ...wire.headers, 'x-debug-signing-key': ctx.secrets.join(',') } }
+        : wire,
   },
   {
     kind: 'fault',
@@ -550,10 +645,15 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'query-subscription-result-flattened',
-    description: 'Query records spread the subscription result fields over the record instead of a subscription_result object.',
+    description:
+      'Query records spread the subscription result fields over the record instead of a subscription_result object.',
     requirement: 'PAGI-QRY-004',
     expectedCheck: 'queryReturnsRequestedResults',
-    reply: items(['retrievalTrans'], (r) => (r.subscription_result && typeof r.subscription_result === 'object' ? { ...without(r, 'subscription_result'), ...(r.subscription_result as Body) } : r)),
+    reply: items(['retrievalTrans'], (r) =>
+      r.subscription_result && typeof r.subscription_result === 'object'
+        ? { ...without(r, 'subscription_result'), ...(r.subscription_result as Body) }
+        : r,
+    ),
   },
   {
     kind: 'fault',
@@ -561,7 +661,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'An approved direct payment answers order_status APPROVED instead of 1.',
     requirement: 'PAGI-PAY-008',
     expectedCheck: 'paymentApprovedPerProfile',
-    reply: body(['authoriseDirect'], (b, ctx) => (b.order_status === ctx.profile.statusValues.order_status.approved ? { ...b, order_status: 'APPROVED' } : b)),
+    reply: body(['authoriseDirect'], (b, ctx) =>
+      b.order_status === ctx.profile.statusValues.order_status.approved ? { ...b, order_status: 'APPROVED' } : b,
+    ),
   },
   {
     kind: 'fault',
@@ -569,7 +671,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A completed payout answers status SUCCESS instead of COMPLETED.',
     requirement: 'PAGI-PO-006',
     expectedCheck: 'payoutCompletedWithShownStatus',
-    reply: body(['payout'], (b, ctx) => (b.status === ctx.profile.statusValues.payout_status.completed ? { ...b, status: 'SUCCESS' } : b)),
+    reply: body(['payout'], (b, ctx) =>
+      b.status === ctx.profile.statusValues.payout_status.completed ? { ...b, status: 'SUCCESS' } : b,
+    ),
   },
   {
     kind: 'fault',
@@ -578,7 +682,10 @@ export const FAULTS: readonly FaultDefinition[] = [
     requirement: 'PAGI-BAT-005',
     expectedCheck: 'envelopeReturnsOk',
     reply: (reply, ctx) =>
-      (ctx.op?.batch || ctx.op?.selectionLimit) && reply.kind === 'json' && !ctx.errorKind && reply.body.return_message === ctx.profile.statusValues.return_status.successMessage
+      (ctx.op?.batch || ctx.op?.selectionLimit) &&
+      reply.kind === 'json' &&
+      !ctx.errorKind &&
+      reply.body.return_message === ctx.profile.statusValues.return_status.successMessage
         ? { ...reply, body: { ...reply.body, return_message: 'Success' } }
         : reply,
   },
@@ -588,14 +695,17 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Successful capture results carry error_message OK instead of an empty string.',
     requirement: 'PAGI-BAT-007',
     expectedCheck: 'batchItemsSucceedWithShownValues',
-    reply: items(['capture'], (item, ctx) => (item.capture_status === itemSuccess(ctx) ? { ...item, error_message: 'OK' } : item)),
+    reply: items(['capture'], (item, ctx) =>
+      item.capture_status === itemSuccess(ctx) ? { ...item, error_message: 'OK' } : item,
+    ),
   },
 
   // ------------------------------------------------------------------ limits: too strict, too loose, truncating
   {
     kind: 'fault',
     name: 'batch-limit-too-strict',
-    description: 'Batch operations refuse a request holding exactly their documented number of orders (limit one lower).',
+    description:
+      'Batch operations refuse a request holding exactly their documented number of orders (limit one lower).',
     requirement: 'PAGI-LIM-004',
     expectedCheck: 'batchAtLimitAccepted',
     switches: { batchLimitDelta: -1 },
@@ -603,7 +713,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'query-limit-too-loose',
-    description: 'Query and refund search serve one order more than their documented limit (orders named in the profile’s selection fields).',
+    description:
+      'Query and refund search serve one order more than their documented limit (orders named in the profile’s selection fields).',
     requirement: 'PAGI-LIM-001',
     expectedCheck: 'selectionOverLimitNotServed',
     switches: { selectionLimitDelta: 1 },
@@ -611,7 +722,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'over-limit-silently-truncated',
-    description: 'Over-limit requests are answered with success after processing only the first orders (the profile refuses them whole).',
+    description:
+      'Over-limit requests are answered with success after processing only the first orders (the profile refuses them whole).',
     requirement: 'PAGI-LIM-007',
     expectedCheck: 'batchOverLimitRefusedWhole',
     switches: { truncateOverLimit: true },
@@ -661,10 +773,14 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'apm-unknown-method-400',
-    description: 'An APM payment for a payment_method the gateway does not offer (a record not found, as the profile says) is answered 400 instead of 404.',
+    description:
+      'An APM payment for a payment_method the gateway does not offer (a record not found, as the profile says) is answered 400 instead of 404.',
     requirement: 'PAGI-APM-007',
     expectedCheck: 'apmUnknownRecordIs404',
-    reply: (reply, ctx) => (reply.kind === 'xml' && ctx.errorKind === 'unknownRecord' && ctx.op?.key === 'authoriseApm' ? { ...reply, status: 400 } : reply),
+    reply: (reply, ctx) =>
+      reply.kind === 'xml' && ctx.errorKind === 'unknownRecord' && ctx.op?.key === 'authoriseApm'
+        ? { ...reply, status: 400 }
+        : reply,
   },
   {
     kind: 'fault',
@@ -675,7 +791,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     reply: items(BATCH_OPS, (item, ctx) => {
       const batch = ctx.op!.batch!;
       const failure = ctx.profile.batch.itemFailures.unknownTransaction;
-      return item[batch.message] === `${failure.code}:${failure.message}` ? { ...item, [batch.status]: itemSuccess(ctx), [batch.message]: ctx.profile.batch.itemSuccess.errorMessage } : item;
+      return item[batch.message] === `${failure.code}:${failure.message}`
+        ? { ...item, [batch.status]: itemSuccess(ctx), [batch.message]: ctx.profile.batch.itemSuccess.errorMessage }
+        : item;
     }),
   },
 
@@ -699,7 +817,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'signature-checked-after-operation',
-    description: 'A request with a wrong encryption_data is refused only after the operation ran: the refusal changed the state.',
+    description:
+      'A request with a wrong encryption_data is refused only after the operation ran: the refusal changed the state.',
     requirement: 'PAGI-ERR-003',
     expectedCheck: 'badSignatureRefusedPerProfile',
     switches: { signatureCheck: 'afterOperation' },
@@ -718,7 +837,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Responses carry an encryption_data that does not verify (the right digits in reverse order).',
     requirement: 'PAGI-AUTH-007',
     expectedCheck: 'responseSignatureVerifies',
-    reply: body([], (b) => (typeof b.encryption_data === 'string' ? { ...b, encryption_data: [...b.encryption_data].reverse().join('') } : b)),
+    reply: body([], (b) =>
+      typeof b.encryption_data === 'string' ? { ...b, encryption_data: [...b.encryption_data].reverse().join('') } : b,
+    ),
   },
   {
     kind: 'fault',
@@ -771,7 +892,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Query records show the amount in minor units (1036 for 10.36), not as the payment was made.',
     requirement: 'PAGI-QRY-005',
     expectedCheck: 'queryShowsAuthorisedPayment',
-    reply: items(['retrievalTrans'], (r) => (typeof r.amount === 'string' ? { ...r, amount: r.amount.replace('.', '') } : r)),
+    reply: items(['retrievalTrans'], (r) =>
+      typeof r.amount === 'string' ? { ...r, amount: r.amount.replace('.', '') } : r,
+    ),
   },
   {
     kind: 'fault',
@@ -779,7 +902,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'Refund search shows only the first refund of each transaction.',
     requirement: 'PAGI-RFS-003',
     expectedCheck: 'refundSearchShowsEveryRefund',
-    reply: list(['retrievalRefund'], (all) => all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i)),
+    reply: list(['retrievalRefund'], (all) =>
+      all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i),
+    ),
   },
   {
     kind: 'fault',
@@ -787,7 +912,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     description: 'A failed payout carries an empty failure_reason.',
     requirement: 'PAGI-PO-005',
     expectedCheck: 'payoutFailureReported',
-    reply: body(['payout'], (b, ctx) => (b.status === ctx.profile.statusValues.payout_status.failed ? { ...b, failure_reason: '' } : b)),
+    reply: body(['payout'], (b, ctx) =>
+      b.status === ctx.profile.statusValues.payout_status.failed ? { ...b, failure_reason: '' } : b,
+    ),
   },
   {
     kind: 'fault',
@@ -796,7 +923,9 @@ export const FAULTS: readonly FaultDefinition[] = [
     requirement: 'PAGI-APM-003',
     expectedCheck: 'issuerUrlRequestable',
     reply: (reply, ctx) =>
-      reply.kind === 'html' && succeeded(ctx, ['authoriseApm']) ? { kind: 'html', status: 404, page: { title: 'Not found', autoSubmit: false, paragraphs: [] } } : reply,
+      reply.kind === 'html' && succeeded(ctx, ['authoriseApm'])
+        ? { kind: 'html', status: 404, page: { title: 'Not found', autoSubmit: false, paragraphs: [] } }
+        : reply,
   },
 
   // ------------------------------------------------------------------ events
@@ -821,12 +950,18 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'direct-crash-on-challenge-window',
-    description: 'Direct payments asking for 3-D Secure with any challenge window size but the one the document shows (01) crash the gateway (HTTP 500).',
+    description:
+      'Direct payments asking for 3-D Secure with any challenge window size but the one the document shows (01) crash the gateway (HTTP 500).',
     requirement: 'PAGI-ERR-002',
     expectedCheck: 'deepNeverServerError',
     deepOperation: 'authoriseDirect',
     refuse: (op, b) => {
-      if (op === 'authoriseDirect' && typeof b.challenge_window_size === 'string' && b.challenge_window_size !== '01' && b.open3d !== undefined) {
+      if (
+        op === 'authoriseDirect' &&
+        typeof b.challenge_window_size === 'string' &&
+        b.challenge_window_size !== '01' &&
+        b.open3d !== undefined
+      ) {
         throw new Error(`no challenge window layout ${b.challenge_window_size}`);
       }
       return undefined;
@@ -835,22 +970,30 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'direct-amount-unformatted-for-unlisted-currency',
-    description: "Direct payment responses write amount without its two decimals (150 for 150.00) for a currency outside the gateway's minor-unit table (USD, EUR, BRL, GBP).",
+    description:
+      "Direct payment responses write amount without its two decimals (150 for 150.00) for a currency outside the gateway's minor-unit table (USD, EUR, BRL, GBP).",
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'deepAnswersConform',
     deepOperation: 'authoriseDirect',
     reply: body(['authoriseDirect'], (b) =>
-      typeof b.currency === 'string' && !['USD', 'EUR', 'BRL', 'GBP'].includes(b.currency) && typeof b.amount === 'string' ? { ...b, amount: String(Math.round(Number(b.amount))) } : b,
+      typeof b.currency === 'string' &&
+      !['USD', 'EUR', 'BRL', 'GBP'].includes(b.currency) &&
+      typeof b.amount === 'string'
+        ? { ...b, amount: String(Math.round(Number(b.amount))) }
+        : b,
     ),
   },
   {
     kind: 'fault',
     name: 'direct-signature-ignores-currency',
-    description: "The direct payment's signature check takes a well-formed currency from the account's default (USD), not from the request: a currency changed after signing passes.",
+    description:
+      "The direct payment's signature check takes a well-formed currency from the account's default (USD), not from the request: a currency changed after signing passes.",
     requirement: 'PAGI-AUTH-006',
     expectedCheck: 'deepInvalidRequestRefused',
     deepOperation: 'authoriseDirect',
-    switches: { signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD', pattern: '^[A-Z]{3}$' } },
+    switches: {
+      signatureFieldFixed: { operation: 'authoriseDirect', field: 'currency', value: 'USD', pattern: '^[A-Z]{3}$' },
+    },
   },
 
   // ------------------------------------------------------------------ neutral variants: conformant, must pass
@@ -861,14 +1004,17 @@ export const FAULTS: readonly FaultDefinition[] = [
     reply: (reply, ctx) => {
       if (reply.kind !== 'json') return reply;
       const withList = items([], (item) => ({ ...item, x_vendor_note: 'extra' }))(reply, ctx);
-      return withList.kind === 'json' ? { ...withList, body: { ...withList.body, x_vendor_trace: 'neutral-0001' } } : withList;
+      return withList.kind === 'json'
+        ? { ...withList, body: { ...withList.body, x_vendor_trace: 'neutral-0001' } }
+        : withList;
     },
   },
   {
     kind: 'neutral',
     name: 'xml-extra-elements',
     description: 'XML responses carry an extra element the spec does not declare.',
-    reply: (reply) => (reply.kind === 'xml' ? { ...reply, body: { ...reply.body, vendor_reference: 'neutral-0001' } } : reply),
+    reply: (reply) =>
+      reply.kind === 'xml' ? { ...reply, body: { ...reply.body, vendor_reference: 'neutral-0001' } } : reply,
   },
   {
     kind: 'neutral',
@@ -903,7 +1049,8 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'neutral',
     name: 'checkout-extra-markup',
-    description: 'The checkout page wraps the form in extra markup (a style sheet, a header, a wrapper element, a footer).',
+    description:
+      'The checkout page wraps the form in extra markup (a style sheet, a header, a wrapper element, a footer).',
     wire: text('text/html', (html) =>
       html
         .replace('</head>', '<style>body{font-family:sans-serif}</style>\n</head>')
@@ -926,14 +1073,21 @@ export const FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'neutral',
     name: 'signatures-upper-case',
-    description: 'Response encryption_data is written in upper-case hexadecimal (the reference profile compares case-insensitively).',
-    reply: body([], (b) => (typeof b.encryption_data === 'string' ? { ...b, encryption_data: b.encryption_data.toUpperCase() } : b)),
+    description:
+      'Response encryption_data is written in upper-case hexadecimal (the reference profile compares case-insensitively).',
+    reply: body([], (b) =>
+      typeof b.encryption_data === 'string' ? { ...b, encryption_data: b.encryption_data.toUpperCase() } : b,
+    ),
   },
   {
     kind: 'neutral',
     name: 'payout-timestamps-z',
     description: 'Payout timestamps end with Z instead of +00:00.',
-    reply: body(['payout'], (b) => ({ ...b, created_at: String(b.created_at).replace(/\+00:00$/, 'Z'), last_updated_at: String(b.last_updated_at).replace(/\+00:00$/, 'Z') })),
+    reply: body(['payout'], (b) => ({
+      ...b,
+      created_at: String(b.created_at).replace(/\+00:00$/, 'Z'),
+      last_updated_at: String(b.last_updated_at).replace(/\+00:00$/, 'Z'),
+    })),
   },
 ];
 
@@ -943,7 +1097,8 @@ export class UnknownFaultError extends Error {}
 /** The variant of that name; throws UnknownFaultError naming the known ones. */
 export function findFault(name: string): FaultDefinition {
   const fault = FAULTS.find((f) => f.name === name);
-  if (!fault) throw new UnknownFaultError(`unknown fault '${name}'; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+  if (!fault)
+    throw new UnknownFaultError(`unknown fault '${name}'; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
   return fault;
 }
 

@@ -41,12 +41,17 @@ export function escapeHtml(text: string): string {
 }
 
 function renderForm(form: HtmlForm, autoSubmit: boolean): string[] {
-  const lines = [`<form name="${escapeHtml(form.name)}" method="${escapeHtml(form.method)}" action="${escapeHtml(form.action)}">`];
+  const lines = [
+    `<form name="${escapeHtml(form.name)}" method="${escapeHtml(form.method)}" action="${escapeHtml(form.action)}">`,
+  ];
   for (const input of form.inputs) {
     const field = `<input type="${input.type}" name="${escapeHtml(input.name)}" value="${escapeHtml(input.value)}">`;
     lines.push(input.label ? `<label>${escapeHtml(input.label)} ${field}</label>` : field);
   }
-  for (const b of form.buttons) lines.push(`<button type="submit" name="${escapeHtml(b.name)}" value="${escapeHtml(b.value)}">${escapeHtml(b.label)}</button>`);
+  for (const b of form.buttons)
+    lines.push(
+      `<button type="submit" name="${escapeHtml(b.name)}" value="${escapeHtml(b.value)}">${escapeHtml(b.label)}</button>`,
+    );
   if (autoSubmit) lines.push('<noscript><button type="submit">Continue</button></noscript>');
   lines.push('</form>');
   return lines;
@@ -64,7 +69,8 @@ export function renderHtml(page: HtmlPage): string {
     page.autoSubmit ? '<body onload="document.forms[0].submit()">' : '<body>',
     `<h1>${escapeHtml(page.title)}</h1>`,
   ];
-  for (const p of page.paragraphs) lines.push(p.id ? `<p id="${escapeHtml(p.id)}">${escapeHtml(p.text)}</p>` : `<p>${escapeHtml(p.text)}</p>`);
+  for (const p of page.paragraphs)
+    lines.push(p.id ? `<p id="${escapeHtml(p.id)}">${escapeHtml(p.text)}</p>` : `<p>${escapeHtml(p.text)}</p>`);
   if (page.form) lines.push(...renderForm(page.form, page.autoSubmit));
   lines.push('</body>', '</html>', '');
   return lines.join('\n');

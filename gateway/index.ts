@@ -7,7 +7,14 @@ import { maskText } from '../src/mask.js';
 import type { AddressInfo } from 'node:net';
 import { kitSpec } from '../src/spec/load.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
-import { configSecrets, ConfigError, loadGatewayConfig, secretSource, type GatewayConfig, type GatewayConfigOverrides } from './config.js';
+import {
+  configSecrets,
+  ConfigError,
+  loadGatewayConfig,
+  secretSource,
+  type GatewayConfig,
+  type GatewayConfigOverrides,
+} from './config.js';
 import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
@@ -17,7 +24,15 @@ import { Store } from './store.js';
 
 export type { GatewayConfig, GatewayConfigOverrides, MerchantConfig, AccountConfig } from './config.js';
 export { ConfigError, defaultConfig, loadGatewayConfig } from './config.js';
-export { FAULTS, findFault, UnknownFaultError, type BehaviourSwitches, type DeviationDefinition, type FaultDefinition, type NeutralDefinition } from './faults.js';
+export {
+  FAULTS,
+  findFault,
+  UnknownFaultError,
+  type BehaviourSwitches,
+  type DeviationDefinition,
+  type FaultDefinition,
+  type NeutralDefinition,
+} from './faults.js';
 export type { NotificationAttempt } from './notify.js';
 export type { DrainResult, ServerStats } from './server.js';
 
@@ -72,7 +87,13 @@ export interface RunningGateway {
    * Answer a request without a socket, through the same path as the server (for tests driving many requests):
    * `remoteAddress` defaults to 127.0.0.1, `headers` to none.
    */
-  inject(request: { method?: string; path: string; body: string; headers?: Record<string, string>; remoteAddress?: string }): WireResponse;
+  inject(request: {
+    method?: string;
+    path: string;
+    body: string;
+    headers?: Record<string, string>;
+    remoteAddress?: string;
+  }): WireResponse;
   /** sha256 over the whole state: equal digests mean no request changed anything. */
   stateDigest(): string;
   /** Counts of what the gateway holds. */
@@ -96,13 +117,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
   if (config.secretScope === 'merchant') {
     const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
-    if (missing.length) throw new ConfigError(`the configuration signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`);
+    if (missing.length)
+      throw new ConfigError(
+        `the configuration signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`,
+      );
   }
   const fault = options.fault ? findFault(options.fault) : undefined;
   const log = options.log ?? (() => undefined);
   const store = new Store(config.store);
   const switches = switchesOf(fault);
-  const mask = { secrets: configSecrets(config), cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline] };
+  const mask = {
+    secrets: configSecrets(config),
+    cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline],
+  };
   const gw: Gateway = {
     spec,
     profile,
@@ -110,7 +137,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     baseUrl: '',
     store,
     // Notification lines name the order (a merchant's order_no may hold anything): masked like request lines.
-    notifier: new Notifier(profile, (line) => log(maskText(line, mask)), config.notifications.enabled, !switches.unsignedNotifications),
+    notifier: new Notifier(
+      profile,
+      (line) => log(maskText(line, mask)),
+      config.notifications.enabled,
+      !switches.unsignedNotifications,
+    ),
     switches,
     refuseAlso: fault?.refuse,
     facts: operationFacts(spec),
@@ -148,7 +180,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       gw.notifier.close();
       return result;
     },
-    inject: (r) => gs.inject({ method: r.method ?? 'POST', path: r.path, body: r.body, headers: r.headers ?? {}, remoteAddress: r.remoteAddress ?? '127.0.0.1' }),
+    inject: (r) =>
+      gs.inject({
+        method: r.method ?? 'POST',
+        path: r.path,
+        body: r.body,
+        headers: r.headers ?? {},
+        remoteAddress: r.remoteAddress ?? '127.0.0.1',
+      }),
     stateDigest: () => store.digest(),
     counts: () => store.counts(),
     notifications: () => gw.notifier.attempts(),

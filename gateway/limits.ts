@@ -62,7 +62,8 @@ function scanJson(text: string, limits: BodyLimits, counts: JsonCounts): string 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
       continue;
     }
@@ -74,7 +75,8 @@ function scanJson(text: string, limits: BodyLimits, counts: JsonCounts): string 
     } else if (c === 125 || c === 93) inArray.pop();
     else if (c === 58) {
       if (++counts.keys > limits.maxJsonKeys) return `more than ${limits.maxJsonKeys} keys`;
-    } else if (c === 44 && inArray[inArray.length - 1] && ++counts.items > limits.maxJsonItems) return `more than ${limits.maxJsonItems} array elements`;
+    } else if (c === 44 && inArray[inArray.length - 1] && ++counts.items > limits.maxJsonItems)
+      return `more than ${limits.maxJsonItems} array elements`;
   }
   return undefined;
 }
@@ -92,7 +94,8 @@ export function jsonBodyProblem(text: string, limits: BodyLimits): string | unde
   const keysBound = shorterThan(text, limits.maxJsonKeys) ? 0 : countUpTo(text, ':', limits.maxJsonKeys);
   const depthBound = shorterThan(text, limits.maxDepth) ? 0 : countAllUpTo(text, ['{', '['], limits.maxDepth);
   const itemsBound = shorterThan(text, limits.maxJsonItems) ? 0 : jsonItemsUpTo(text, limits.maxJsonItems);
-  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems) return undefined;
+  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems)
+    return undefined;
   const problem = scanJson(text, limits, { keys: 0, items: 0 });
   return problem && `JSON body ${problem}`;
 }
@@ -106,11 +109,16 @@ const FORM_ITEMS = [',', '%2C', '%2c', '[', '%5B', '%5b'];
  * of nested values (a value starting with `{` or `[`) is bounded the same way as a JSON body, all values together.
  */
 export function formBodyProblem(text: string, limits: BodyLimits): string | undefined {
-  if (!shorterThan(text, limits.maxFormFields - 1) && countUpTo(text, '&', limits.maxFormFields) + 1 > limits.maxFormFields) return `form body with more than ${limits.maxFormFields} fields`;
+  if (
+    !shorterThan(text, limits.maxFormFields - 1) &&
+    countUpTo(text, '&', limits.maxFormFields) + 1 > limits.maxFormFields
+  )
+    return `form body with more than ${limits.maxFormFields} fields`;
   const keysBound = shorterThan(text, limits.maxJsonKeys) ? 0 : countAllUpTo(text, FORM_COLON, limits.maxJsonKeys);
   const depthBound = shorterThan(text, limits.maxDepth) ? 0 : countAllUpTo(text, FORM_OPEN, limits.maxDepth);
   const itemsBound = shorterThan(text, limits.maxJsonItems) ? 0 : countAllUpTo(text, FORM_ITEMS, limits.maxJsonItems);
-  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems) return undefined;
+  if (keysBound <= limits.maxJsonKeys && depthBound <= limits.maxDepth && itemsBound <= limits.maxJsonItems)
+    return undefined;
   // At most maxFormFields values to decode: bounded work.
   const counts = { keys: 0, items: 0 };
   for (const [name, value] of new URLSearchParams(text)) {
@@ -154,10 +162,18 @@ export function loneSurrogateAt(value: unknown, at = ''): string | undefined {
  * only when its text holds a surrogate escape; a form body's values come from UTF-8 and are well formed, but
  * its JSON-text values may hold escapes, so its nested values are walked.
  */
-export function loneSurrogateProblem(text: string, body: Record<string, unknown>, encoding: 'json' | 'form'): string | undefined {
+export function loneSurrogateProblem(
+  text: string,
+  body: Record<string, unknown>,
+  encoding: 'json' | 'form',
+): string | undefined {
   // `indexOf` first: far cheaper than the expression over a body without any `\u` escape.
   if (encoding === 'json' && (!text.includes('\\u') || !SURROGATE_ESCAPE.test(text))) return undefined;
-  const at = loneSurrogateAt(encoding === 'json' ? body : Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && typeof v === 'object')));
+  const at = loneSurrogateAt(
+    encoding === 'json'
+      ? body
+      : Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && typeof v === 'object')),
+  );
   return at && `${at} holds a lone UTF-16 surrogate (not Unicode text)`;
 }
 

@@ -83,7 +83,10 @@ export class Notifier {
     const body: Record<string, unknown> = { ...n.body };
     delete body.encryption_data;
     const direction = cfg.signature === 'asResponse' ? 'response' : 'request';
-    const signature = cfg.signature === 'none' || !this.signed ? undefined : sign(this.profile.signature, direction, op, body, n.secret);
+    const signature =
+      cfg.signature === 'none' || !this.signed
+        ? undefined
+        : sign(this.profile.signature, direction, op, body, n.secret);
     if (signature !== undefined) body.encryption_data = signature;
     return cfg.mediaType === 'json'
       ? { body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' }
@@ -99,7 +102,14 @@ export class Notifier {
         delay *= retry.factor;
         if (this.stop.signal.aborted) return;
       }
-      const record: NotificationAttempt = { kind: n.kind, key: n.key, url: n.url, attempt, delivered: false, at: new Date().toISOString() };
+      const record: NotificationAttempt = {
+        kind: n.kind,
+        key: n.key,
+        url: n.url,
+        attempt,
+        delivered: false,
+        at: new Date().toISOString(),
+      };
       try {
         const res = await fetch(n.url, {
           method,
@@ -112,11 +122,20 @@ export class Notifier {
         record.status = res.status;
         record.delivered = res.status >= acknowledgement.statusMin && res.status <= acknowledgement.statusMax;
       } catch (error) {
-        record.error = (error as Error).name === 'TimeoutError' ? 'timed out' : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+        record.error =
+          (error as Error).name === 'TimeoutError'
+            ? 'timed out'
+            : (((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
       }
       this.keep(record);
-      const outcome = record.delivered ? 'delivered' : record.status !== undefined ? 'not acknowledged' : `failed (${record.error})`;
-      this.log(`notify ${n.kind} ${n.key} attempt ${attempt}/${retry.maxAttempts} -> ${record.status ?? '-'} ${outcome}`);
+      const outcome = record.delivered
+        ? 'delivered'
+        : record.status !== undefined
+          ? 'not acknowledged'
+          : `failed (${record.error})`;
+      this.log(
+        `notify ${n.kind} ${n.key} attempt ${attempt}/${retry.maxAttempts} -> ${record.status ?? '-'} ${outcome}`,
+      );
       if (record.delivered) return;
     }
   }

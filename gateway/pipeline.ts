@@ -71,7 +71,9 @@ export function buildRoutes(gw: Gateway): Routes {
   const byPath: Routes['byPath'] = new Map();
   for (const facts of gw.facts.values()) {
     // A fault may serve an operation without the /v1 of its path.
-    const path = gw.switches.unversionedPaths.includes(facts.model.key) ? facts.model.path.replace(/^\/v1(?=\/)/, '') : facts.model.path;
+    const path = gw.switches.unversionedPaths.includes(facts.model.key)
+      ? facts.model.path.replace(/^\/v1(?=\/)/, '')
+      : facts.model.path;
     const route: Route = byPath.get(path) ?? { variants: [], nested: new Set<string>(), numeric: new Map() };
     route.variants.push(facts);
     for (const f of facts.nested) route.nested.add(f);
@@ -95,7 +97,10 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
 const NUMBER_TEXT = { integer: /^-?(0|[1-9][0-9]*)$/, number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ };
 
 /** Form fields are text: a field the schema types as a number or integer is read from its decimal text. */
-function formNumbers(body: Record<string, unknown>, numeric: ReadonlyMap<string, 'integer' | 'number'>): Record<string, unknown> {
+function formNumbers(
+  body: Record<string, unknown>,
+  numeric: ReadonlyMap<string, 'integer' | 'number'>,
+): Record<string, unknown> {
   for (const [field, type] of numeric) {
     const v = body[field];
     if (typeof v === 'string' && NUMBER_TEXT[type].test(v)) body[field] = Number(v);
@@ -114,9 +119,13 @@ function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Rou
     encoding = sniffed?.encoding;
     body = sniffed?.encoding === 'form' ? decodeForm(incoming.body, nested) : sniffed?.value;
   } else {
-    const type = String(incoming.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = String(incoming.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     if (type === 'application/json') [encoding, body] = ['json', jsonObject(incoming.body)];
-    else if (type === 'application/x-www-form-urlencoded' && /^[^=&]*=/.test(incoming.body.trimStart())) [encoding, body] = ['form', decodeForm(incoming.body, nested)];
+    else if (type === 'application/x-www-form-urlencoded' && /^[^=&]*=/.test(incoming.body.trimStart()))
+      [encoding, body] = ['form', decodeForm(incoming.body, nested)];
   }
   if (!encoding || !body) return undefined;
   // A checkout page's form comes back as a browser posts it (form-urlencoded), whatever the operation's own media type.
@@ -130,7 +139,10 @@ function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Rou
 /** The variant of a path a body selects (`when.present` / `when.absent` of the spec). */
 function variantOf(variants: OperationFacts[], body: Record<string, unknown> | undefined): OperationFacts {
   if (body) {
-    const hit = variants.find(({ model: { when } }) => (!when?.present || body[when.present] !== undefined) && (!when?.absent || body[when.absent] === undefined));
+    const hit = variants.find(
+      ({ model: { when } }) =>
+        (!when?.present || body[when.present] !== undefined) && (!when?.absent || body[when.absent] === undefined),
+    );
     if (hit) return hit;
   }
   return variants[0]!;
@@ -153,7 +165,11 @@ function overBatchLimit(s: RequestState): boolean {
 
 /** A fault ignoring missing signatures also lets through the schema's `required` of `encryption_data`. */
 function unsignedLetThrough(s: RequestState, v: SchemaViolation): boolean {
-  return s.gw.switches.signatureCheck.startsWith('ignored') && v.keyword === 'required' && v.params.missingProperty === 'encryption_data';
+  return (
+    s.gw.switches.signatureCheck.startsWith('ignored') &&
+    v.keyword === 'required' &&
+    v.params.missingProperty === 'encryption_data'
+  );
 }
 
 /** Why a request's `encryption_data` is refused (none, or not matching), as the active fault's switch lets it be. */
@@ -161,8 +177,13 @@ function signatureProblem(s: RequestState): string | undefined {
   const mode = s.gw.switches.signatureCheck;
   if (mode === 'ignored' || (mode === 'ignoredWhenMissing' && s.body!.encryption_data === undefined)) return undefined;
   const fixed = s.gw.switches.signatureFieldFixed;
-  const signed = fixed?.operation === s.facts!.model.key && new RegExp(fixed.pattern).test(String(s.body![fixed.field])) ? { ...s.body!, [fixed.field]: fixed.value } : s.body!;
-  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, signed, s.account!.secret) ? undefined : 'encryption_data missing or wrong';
+  const signed =
+    fixed?.operation === s.facts!.model.key && new RegExp(fixed.pattern).test(String(s.body![fixed.field]))
+      ? { ...s.body!, [fixed.field]: fixed.value }
+      : s.body!;
+  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, signed, s.account!.secret)
+    ? undefined
+    : 'encryption_data missing or wrong';
 }
 
 function headerProblem(gw: Gateway, incoming: Incoming, body: Record<string, unknown>): string | undefined {
@@ -182,7 +203,12 @@ function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
       : undefined;
   if (!page) return undefined;
   const op = gw.facts.get(page.op)?.model;
-  const fail = (kind: ErrorKind, reason: string): Handled => ({ reply: errorReply(gw, kind, page.op, {}, undefined, 'html'), op, errorKind: kind, reason });
+  const fail = (kind: ErrorKind, reason: string): Handled => ({
+    reply: errorReply(gw, kind, page.op, {}, undefined, 'html'),
+    op,
+    errorKind: kind,
+    reason,
+  });
   if (incoming.method !== 'GET' && incoming.method !== 'POST') {
     const refused = fail('methodNotAllowed', `method ${incoming.method}`);
     return { ...refused, reply: { ...refused.reply, headers: { allow: 'GET, POST' } } };
@@ -196,8 +222,22 @@ function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
   if (lone) return fail('invalidInput', lone);
   const reply = page.show(gw, page.token, form);
   // A page's own refusal (unknown session, unusable card): its error kind is the profile's kind of that status.
-  const kind = reply.status >= 400 ? (Object.entries(gw.profile.errors.kinds).find(([, k]) => k.status === reply.status)?.[0] as ErrorKind | undefined) : undefined;
-  return { reply, op, body: form, errorKind: kind, reason: kind && (reply.headers?.['x-pagi-reason'] ?? `${kind} on the ${page.op === 'checkout' ? 'hosted payment' : 'issuer'} page`) };
+  const kind =
+    reply.status >= 400
+      ? (Object.entries(gw.profile.errors.kinds).find(([, k]) => k.status === reply.status)?.[0] as
+          | ErrorKind
+          | undefined)
+      : undefined;
+  return {
+    reply,
+    op,
+    body: form,
+    errorKind: kind,
+    reason:
+      kind &&
+      (reply.headers?.['x-pagi-reason'] ??
+        `${kind} on the ${page.op === 'checkout' ? 'hosted payment' : 'issuer'} page`),
+  };
 }
 
 /** One request's facts, each worked out once and only when a check or the operation needs it. */
@@ -224,7 +264,8 @@ class RequestState {
       this.parsedDone = true;
       if (this.route && !this.incoming.tooLarge) {
         this.overCapValue = bodyProblem(this.incoming.body, this.gw.config.limits, this.declaredEncoding());
-        if (!this.overCapValue) this.parsedValue = parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route);
+        if (!this.overCapValue)
+          this.parsedValue = parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route);
       }
     }
     return this.parsedValue;
@@ -233,7 +274,10 @@ class RequestState {
   /** The encoding the body is read in when the profile goes by the Content-Type (undefined: sniffed). */
   private declaredEncoding(): 'json' | 'form' | undefined {
     if (this.gw.profile.requestMedia.detection === 'sniffed') return undefined;
-    const type = String(this.incoming.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = String(this.incoming.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     return type === 'application/json' ? 'json' : 'form';
   }
 
@@ -279,17 +323,27 @@ class RequestState {
   }
 
   get violations() {
-    this.violationsValue ??= this.gw.spec.validate(this.facts!.model.requestSchemaId, this.body).map((v) => ({ v, scope: violationScope(this.facts!.model, v) }));
+    this.violationsValue ??= this.gw.spec
+      .validate(this.facts!.model.requestSchemaId, this.body)
+      .map((v) => ({ v, scope: violationScope(this.facts!.model, v) }));
     return this.violationsValue;
   }
 
   get request(): GatewayRequest {
-    this.requestValue ??= { op: this.facts!, body: this.body!, encoding: this.parsed!.encoding, account: this.account!, remoteAddress: this.incoming.remoteAddress, headers: this.incoming.headers };
+    this.requestValue ??= {
+      op: this.facts!,
+      body: this.body!,
+      encoding: this.parsed!.encoding,
+      account: this.account!,
+      remoteAddress: this.incoming.remoteAddress,
+      headers: this.incoming.headers,
+    };
     return this.requestValue;
   }
 
   get refusals(): Refusal[] {
-    this.refusalsValue ??= this.body && this.account ? (HANDLERS[this.facts!.model.key].refusals?.(this.request, this.gw) ?? []) : [];
+    this.refusalsValue ??=
+      this.body && this.account ? (HANDLERS[this.facts!.model.key].refusals?.(this.request, this.gw) ?? []) : [];
     return this.refusalsValue;
   }
 }
@@ -303,14 +357,30 @@ interface Check {
 /** The gateway's checks; `handle` runs them in the profile's precedence order. */
 const CHECKS: Check[] = [
   { kind: 'unknownPath', failed: (s) => (s.route ? undefined : 'no operation at this path') },
-  { kind: 'methodNotAllowed', failed: (s) => (s.incoming.method === 'POST' ? undefined : `method ${s.incoming.method}`) },
+  {
+    kind: 'methodNotAllowed',
+    failed: (s) => (s.incoming.method === 'POST' ? undefined : `method ${s.incoming.method}`),
+  },
   { kind: 'bodyTooLarge', failed: (s) => (s.incoming.tooLarge ? 'body over the size cap' : undefined) },
-  { kind: 'malformedBody', failed: (s) => (s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form') },
+  {
+    kind: 'malformedBody',
+    failed: (s) =>
+      s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form',
+  },
   { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate },
   // A posted-back checkout form comes from the shopper's browser, which sends no merchant header.
-  { kind: (p) => p.requestHeaders.onMissing, failed: (s) => (s.body && !s.postBack ? headerProblem(s.gw, s.incoming, s.body) : undefined) },
-  { kind: 'unknownRecord', failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined) },
-  { kind: (p) => p.errors.unknownMerchant, failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined) },
+  {
+    kind: (p) => p.requestHeaders.onMissing,
+    failed: (s) => (s.body && !s.postBack ? headerProblem(s.gw, s.incoming, s.body) : undefined),
+  },
+  {
+    kind: 'unknownRecord',
+    failed: (s) => (s.postBack && !postBackSession(s.gw, s.body!) ? 'unknown checkout session' : undefined),
+  },
+  {
+    kind: (p) => p.errors.unknownMerchant,
+    failed: (s) => (s.ready && !s.account ? 'unknown merchant account' : undefined),
+  },
   {
     kind: 'refusedAddress',
     failed: (s) =>
@@ -322,23 +392,37 @@ const CHECKS: Check[] = [
         ? 'source address not registered'
         : undefined,
   },
-  { kind: 'badSignature', failed: (s) => (s.ready && s.account && s.gw.switches.signatureCheck !== 'afterOperation' ? signatureProblem(s) : undefined) },
+  {
+    kind: 'badSignature',
+    failed: (s) =>
+      s.ready && s.account && s.gw.switches.signatureCheck !== 'afterOperation' ? signatureProblem(s) : undefined,
+  },
   {
     kind: 'invalidInput',
     failed: (s) => {
       if (!s.ready) return undefined;
-      const hit = s.gw.switches.skipSchemaValidation ? undefined : s.violations.find((x) => x.scope === 'request' && !unsignedLetThrough(s, x.v));
-      return hit ? `${hit.v.instancePath || '/'} ${hit.v.message}` : s.gw.refuseAlso?.(s.facts!.model.key, s.body!, s.parsed!.encoding);
+      const hit = s.gw.switches.skipSchemaValidation
+        ? undefined
+        : s.violations.find((x) => x.scope === 'request' && !unsignedLetThrough(s, x.v));
+      return hit
+        ? `${hit.v.instancePath || '/'} ${hit.v.message}`
+        : s.gw.refuseAlso?.(s.facts!.model.key, s.body!, s.parsed!.encoding);
     },
   },
-  { kind: 'overLimit', failed: (s) => (s.ready && refusesOverLimit(s.gw) && overBatchLimit(s) ? 'too many orders' : undefined) },
+  {
+    kind: 'overLimit',
+    failed: (s) => (s.ready && refusesOverLimit(s.gw) && overBatchLimit(s) ? 'too many orders' : undefined),
+  },
 ];
 
 /** The checks in the profile's precedence order, each kind followed by the operations' own refusals of that kind. */
-function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s: RequestState): string | undefined }[] {
+function orderedChecks(
+  profile: Gateway['profile'],
+): { kind: ErrorKind; failed(s: RequestState): string | undefined }[] {
   const out: { kind: ErrorKind; failed(s: RequestState): string | undefined }[] = [];
   for (const kind of profile.errors.precedence) {
-    for (const c of CHECKS) if ((typeof c.kind === 'function' ? c.kind(profile) : c.kind) === kind) out.push({ kind, failed: c.failed });
+    for (const c of CHECKS)
+      if ((typeof c.kind === 'function' ? c.kind(profile) : c.kind) === kind) out.push({ kind, failed: c.failed });
     out.push({ kind, failed: (s) => (s.ready ? s.refusals.find((r) => r.kind === kind)?.reason : undefined) });
   }
   return out;
@@ -348,7 +432,13 @@ function orderedChecks(profile: Gateway['profile']): { kind: ErrorKind; failed(s
 function refused(s: RequestState, kind: ErrorKind, reason: string): Handled {
   // An unreadable body on a path of several variants (direct or APM payment) is refused as an HTTP error, as the APM payment requires.
   const unknownVariant = !s.body && (s.route?.variants.length ?? 0) > 1;
-  return { reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant), op: s.facts?.model, errorKind: kind, reason, body: s.body };
+  return {
+    reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant),
+    op: s.facts?.model,
+    errorKind: kind,
+    reason,
+    body: s.body,
+  };
 }
 
 /** Handle one request. Synchronous: checks and the operation run without yielding. */

@@ -28,12 +28,20 @@ export interface WireResponse {
   chunked?: boolean;
 }
 
-const CONVENTIONAL: Record<Reply['kind'], string> = { json: 'application/json', xml: 'application/xml', html: 'text/html' };
+const CONVENTIONAL: Record<Reply['kind'], string> = {
+  json: 'application/json',
+  xml: 'application/xml',
+  html: 'text/html',
+};
 
 /** Serialise a reply. */
 export function serialise(reply: Reply): WireResponse {
   const body =
-    reply.kind === 'json' ? JSON.stringify(reply.body) : reply.kind === 'xml' ? writeXml(reply.root, reply.body) : renderHtml(reply.page);
+    reply.kind === 'json'
+      ? JSON.stringify(reply.body)
+      : reply.kind === 'xml'
+        ? writeXml(reply.root, reply.body)
+        : renderHtml(reply.page);
   const type = reply.contentType ?? CONVENTIONAL[reply.kind];
   return { status: reply.status, headers: { 'content-type': `${type}; charset=utf-8`, ...reply.headers }, body };
 }

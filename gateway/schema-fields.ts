@@ -15,7 +15,8 @@ function resolveRef(spec: SpecModel, ref: string, base: string): Located | undef
   const absolute = new URL(ref, base).href;
   const [file, pointer] = absolute.split('#');
   let node: any = spec.schemas.get(file!);
-  for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of (pointer ?? '').split('/').filter(Boolean))
+    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return node && typeof node === 'object' ? { node, at: absolute } : undefined;
 }
 
@@ -37,7 +38,10 @@ function parts(spec: SpecModel, start: Located, seen = new Set<string>()): Locat
     if (seen.has(key)) return;
     seen.add(key);
     const [file, pointer = ''] = loc.at.split('#');
-    const subs: Located[] = (loc.node.allOf ?? []).map((sub: Record<string, any>, i: number) => ({ node: sub, at: `${file}#${pointer}/allOf/${i}` }));
+    const subs: Located[] = (loc.node.allOf ?? []).map((sub: Record<string, any>, i: number) => ({
+      node: sub,
+      at: `${file}#${pointer}/allOf/${i}`,
+    }));
     const isRef = (l: Located) => typeof l.node.$ref === 'string' && !l.node.properties;
     if (typeof loc.node.$ref === 'string') {
       const target = resolveRef(spec, loc.node.$ref, loc.at);
@@ -54,7 +58,8 @@ function parts(spec: SpecModel, start: Located, seen = new Set<string>()): Locat
 /** Top-level property names of a schema, in the order the schema lists them (`$ref` and `allOf` followed). */
 export function propertyNames(spec: SpecModel, schemaId: string): string[] {
   const names = new Set<string>();
-  for (const part of parts(spec, locate(spec, schemaId))) for (const name of Object.keys(part.node.properties ?? {})) names.add(name);
+  for (const part of parts(spec, locate(spec, schemaId)))
+    for (const name of Object.keys(part.node.properties ?? {})) names.add(name);
   return [...names];
 }
 
@@ -64,7 +69,8 @@ function propertyParts(spec: SpecModel, schemaId: string, prop: string): Located
   for (const part of parts(spec, locate(spec, schemaId))) {
     const node = part.node.properties?.[prop];
     const [file, pointer = ''] = part.at.split('#');
-    if (node && typeof node === 'object') out.push(...parts(spec, { node, at: `${file}#${pointer}/properties/${prop}` }));
+    if (node && typeof node === 'object')
+      out.push(...parts(spec, { node, at: `${file}#${pointer}/properties/${prop}` }));
   }
   return out;
 }
@@ -73,7 +79,8 @@ function propertyParts(spec: SpecModel, schemaId: string, prop: string): Located
 export function nestedFields(spec: SpecModel, schemaId: string): Set<string> {
   const out = new Set<string>();
   for (const name of propertyNames(spec, schemaId)) {
-    if (propertyParts(spec, schemaId, name).some((p) => p.node.type === 'object' || p.node.type === 'array')) out.add(name);
+    if (propertyParts(spec, schemaId, name).some((p) => p.node.type === 'object' || p.node.type === 'array'))
+      out.add(name);
   }
   return out;
 }
@@ -109,6 +116,7 @@ export function propertySchemaId(spec: SpecModel, schemaId: string, prop: string
 /** Property names of the object a property holds (`delivery_information` → the seven delivery fields). */
 export function objectPropertyNames(spec: SpecModel, schemaId: string, prop: string): string[] {
   const names = new Set<string>();
-  for (const part of propertyParts(spec, schemaId, prop)) for (const name of Object.keys(part.node.properties ?? {})) names.add(name);
+  for (const part of propertyParts(spec, schemaId, prop))
+    for (const name of Object.keys(part.node.properties ?? {})) names.add(name);
   return [...names];
 }

@@ -39,21 +39,35 @@ export interface ServerOptions {
 
 function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
   if (!fault?.reply && !fault?.wire) return serialise(handled.reply);
-  const ctx: ReplyContext = { op: handled.op, errorKind: handled.errorKind, profile: gw.profile, secrets: configSecrets(gw.config) };
+  const ctx: ReplyContext = {
+    op: handled.op,
+    errorKind: handled.errorKind,
+    profile: gw.profile,
+    secrets: configSecrets(gw.config),
+  };
   const reply = fault.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);
   return fault.wire ? fault.wire(wire, ctx) : wire;
 }
 
 function internalError(): WireResponse {
-  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', [REASON_HEADER]: 'internal error' }, body: '{"error":"internal error"}' };
+  return {
+    status: 500,
+    headers: { 'content-type': 'application/json; charset=utf-8', [REASON_HEADER]: 'internal error' },
+    body: '{"error":"internal error"}',
+  };
 }
 
 /**
  * One request through the same path the server takes: pipeline, fault hooks, the reason header, and a 500 only
  * when something threw. Exported so that tests can drive many requests without sockets.
  */
-export function respond(gw: Gateway, routes: Routes, incoming: Incoming, options: Pick<ServerOptions, 'fault' | 'mask'>): { handled?: Handled; wire: WireResponse } {
+export function respond(
+  gw: Gateway,
+  routes: Routes,
+  incoming: Incoming,
+  options: Pick<ServerOptions, 'fault' | 'mask'>,
+): { handled?: Handled; wire: WireResponse } {
   let handled: Handled | undefined;
   let wire: WireResponse;
   try {
@@ -64,14 +78,18 @@ export function respond(gw: Gateway, routes: Routes, incoming: Incoming, options
     return { wire: internalError() };
   }
   if (handled.errorKind === 'methodNotAllowed') wire.headers.allow ??= 'POST';
-  if (handled.errorKind) wire.headers[REASON_HEADER] = headerSafe(maskText(`${handled.errorKind}: ${handled.reason ?? ''}`, options.mask));
+  if (handled.errorKind)
+    wire.headers[REASON_HEADER] = headerSafe(maskText(`${handled.errorKind}: ${handled.reason ?? ''}`, options.mask));
   return { handled, wire };
 }
 
 /** The soft limit of open files of this process (Linux `/proc/self/limits`); undefined elsewhere. */
 export function openFileLimit(): number | undefined {
   try {
-    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     return soft && /^[0-9]+$/.test(soft) ? Number(soft) : undefined;
   } catch {
@@ -150,14 +168,23 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
   const cap = gw.profile.limits.maxBodyBytes;
   const sc = gw.config.server;
   const fdLimit = openFileLimit();
-  const connectionCap = Math.max(1, Math.min(sc.maxConnections, fdLimit === undefined ? Number.POSITIVE_INFINITY : fdLimit - FD_RESERVE));
+  const connectionCap = Math.max(
+    1,
+    Math.min(sc.maxConnections, fdLimit === undefined ? Number.POSITIVE_INFINITY : fdLimit - FD_RESERVE),
+  );
   const startedAt = Date.now();
   /** Open connections, least recently active first (a connection moves to the end when a request starts). */
   const conns = new Map<Duplex, Conn>();
   const counters = { answered: 0, refused: 0, closedForRoom: 0, refusedAtCap: 0, answeredWhileDraining: 0 };
   let draining = false;
 
-  const logLine = (incoming: Pick<Incoming, 'method' | 'path' | 'remoteAddress'>, url: string, handled: Handled | undefined, status: number, started: bigint) => {
+  const logLine = (
+    incoming: Pick<Incoming, 'method' | 'path' | 'remoteAddress'>,
+    url: string,
+    handled: Handled | undefined,
+    status: number,
+    started: bigint,
+  ) => {
     if (!options.logRequests) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const b = handled?.body;
@@ -176,7 +203,13 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       inFlight += c.inFlight;
     }
     return {
-      connections: { open: conns.size, busy, cap: connectionCap, closedForRoom: counters.closedForRoom, refusedAtCap: counters.refusedAtCap },
+      connections: {
+        open: conns.size,
+        busy,
+        cap: connectionCap,
+        closedForRoom: counters.closedForRoom,
+        refusedAtCap: counters.refusedAtCap,
+      },
       requests: { answered: counters.answered, refused: counters.refused, inFlight },
       draining,
     };
@@ -185,11 +218,22 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
   /** `GET /healthz`, and the admin endpoints when enabled; undefined for any other path. */
   const operational = (method: string, path: string): WireResponse | undefined => {
     if (path !== '/healthz' && !(options.admin && path.startsWith('/_admin/'))) return undefined;
-    const json = (status: number, body: unknown, extra: Record<string, string> = {}): WireResponse => ({ status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) });
-    const only = (allowed: string) => json(405, { error: 'method not allowed' }, { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` });
+    const json = (status: number, body: unknown, extra: Record<string, string> = {}): WireResponse => ({
+      status,
+      headers: { 'content-type': JSON_TYPE, ...extra },
+      body: JSON.stringify(body),
+    });
+    const only = (allowed: string) =>
+      json(
+        405,
+        { error: 'method not allowed' },
+        { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` },
+      );
     if (path === '/healthz') {
       if (method !== 'GET' && method !== 'HEAD') return only('GET');
-      return draining ? json(503, { status: 'draining' }, { [REASON_HEADER]: 'draining: the gateway is stopping' }) : json(200, { status: 'ready' });
+      return draining
+        ? json(503, { status: 'draining' }, { [REASON_HEADER]: 'draining: the gateway is stopping' })
+        : json(200, { status: 'ready' });
     }
     if (!options.admin) return undefined;
     if (path === '/_admin/reset') {
@@ -231,7 +275,11 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       path: p.path,
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress ?? '',
-      body: tooLarge ? '' : p.chunks.length === 1 ? p.chunks[0]!.toString('utf8') : Buffer.concat(p.chunks).toString('utf8'),
+      body: tooLarge
+        ? ''
+        : p.chunks.length === 1
+          ? p.chunks[0]!.toString('utf8')
+          : Buffer.concat(p.chunks).toString('utf8'),
       tooLarge,
     };
     const { handled, wire } = answerOf(incoming);
@@ -300,7 +348,16 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
       const q = url.indexOf('?');
       const path = url.startsWith('/') ? (q === -1 ? url : url.slice(0, q)) : '';
-      req[PENDING] = { res, conn, url, path, chunks: [], size: 0, answered: false, started: options.logRequests ? process.hrtime.bigint() : undefined };
+      req[PENDING] = {
+        res,
+        conn,
+        url,
+        path,
+        chunks: [],
+        size: 0,
+        answered: false,
+        started: options.logRequests ? process.hrtime.bigint() : undefined,
+      };
       res.once('close', onClose);
       req.on('data', onData);
       req.on('end', onEnd);
@@ -335,12 +392,18 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     if (!socket.writable) return socket.destroy();
     const [status, text, reason] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', `request not received within ${sc.requestTimeoutSeconds} s (headers: ${sc.headersTimeoutSeconds} s)`]
+        ? [
+            408,
+            'Request Timeout',
+            `request not received within ${sc.requestTimeoutSeconds} s (headers: ${sc.headersTimeoutSeconds} s)`,
+          ]
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'Request Header Fields Too Large', 'request headers too large']
           : [400, 'Bad Request', `not a readable HTTP request (${error.code ?? 'parse error'})`];
     counters.refused += 1;
-    socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n${REASON_HEADER}: ${headerSafe(reason)}\r\n\r\n`);
+    socket.end(
+      `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n${REASON_HEADER}: ${headerSafe(reason)}\r\n\r\n`,
+    );
   });
 
   return {
@@ -365,7 +428,8 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
         await new Promise((resolve) => setTimeout(resolve, 10));
         const now = Date.now();
         // Quiet since the drain began at the earliest: each idle connection has the same grace.
-        for (const c of conns.values()) if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
+        for (const c of conns.values())
+          if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
         if (conns.size === 0 || now >= until || abort?.aborted) break;
       }
       let cutOff = 0;

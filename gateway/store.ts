@@ -8,7 +8,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { compactDate } from './clock.js';
 
 /** Payment states: the keys of the profile's `statusValues.payment_status`. */
-export type PaymentState = 'authorised' | 'captured' | 'pendingReview' | 'cancelled' | 'declined' | 'refunded' | 'partiallyRefunded';
+export type PaymentState =
+  | 'authorised'
+  | 'captured'
+  | 'pendingReview'
+  | 'cancelled'
+  | 'declined'
+  | 'refunded'
+  | 'partiallyRefunded';
 
 /** Outcome of a payment request. */
 export type Outcome = 'approved' | 'declined' | 'pendingReview';
@@ -184,7 +191,11 @@ export interface StoreCaps {
   maxTokens: number;
 }
 
-const UNCAPPED: StoreCaps = { maxTransactions: Number.POSITIVE_INFINITY, maxPayouts: Number.POSITIVE_INFINITY, maxTokens: Number.POSITIVE_INFINITY };
+const UNCAPPED: StoreCaps = {
+  maxTransactions: Number.POSITIVE_INFINITY,
+  maxPayouts: Number.POSITIVE_INFINITY,
+  maxTokens: Number.POSITIVE_INFINITY,
+};
 
 /** The whole state, with the counters that identifiers are made from. */
 export class Store {
@@ -244,7 +255,11 @@ export class Store {
    * then the oldest while more than `max` are kept.
    */
   addSession(session: Session, ttlMs: number, max: number): void {
-    for (let e = this.oldestSession.peek(); e && session.createdAt.getTime() - e[1].createdAt.getTime() >= ttlMs; e = this.oldestSession.peek()) {
+    for (
+      let e = this.oldestSession.peek();
+      e && session.createdAt.getTime() - e[1].createdAt.getTime() >= ttlMs;
+      e = this.oldestSession.peek()
+    ) {
       this.sessions.delete(e[0]);
     }
     this.sessions.set(session.token, session);
@@ -342,7 +357,8 @@ export class Store {
   /** sha256 over the whole state (counters included): equal digests mean nothing changed. */
   digest(): string {
     const hash = createHash('sha256');
-    const write = (value: unknown) => hash.update(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+    const write = (value: unknown) =>
+      hash.update(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
     write(this.seq);
     for (const t of this.transactions.values()) write(t);
     for (const t of this.tokens.values()) write(t);
@@ -355,11 +371,22 @@ export class Store {
   counts(): { transactions: number; refunds: number; tokens: number; payouts: number; sessions: number } {
     let refunds = 0;
     for (const t of this.transactions.values()) refunds += t.refunds.length;
-    return { transactions: this.transactions.size, refunds, tokens: this.tokens.size, payouts: this.payouts.size, sessions: this.sessions.size };
+    return {
+      transactions: this.transactions.size,
+      refunds,
+      tokens: this.tokens.size,
+      payouts: this.payouts.size,
+      sessions: this.sessions.size,
+    };
   }
 
   /** Records evicted so far to stay under the caps. */
   evictions(): { transactions: number; payouts: number; tokens: number; sessions: number } {
-    return { transactions: this.evictedTransactions, payouts: this.payouts.evicted, tokens: this.tokens.evicted, sessions: this.evictedSessions };
+    return {
+      transactions: this.evictedTransactions,
+      payouts: this.payouts.evicted,
+      tokens: this.tokens.evicted,
+      sessions: this.evictedSessions,
+    };
   }
 }

@@ -6,7 +6,18 @@
  */
 import type { Writable } from 'node:stream';
 import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
-import { STATUSES, checkName, countByStatus, evidenceListOf, findingLine, printable, problems, shownPath, statusLabel, verdictLine } from './format.js';
+import {
+  STATUSES,
+  checkName,
+  countByStatus,
+  evidenceListOf,
+  findingLine,
+  printable,
+  problems,
+  shownPath,
+  statusLabel,
+  verdictLine,
+} from './format.js';
 import { NOT_SELECTED } from '../src/run-result.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -18,8 +29,20 @@ const YELLOW = '33';
 const DIM = '2';
 const BOLD = '1';
 
-const STATUS_COLOUR: Record<CheckStatus, string> = { passed: GREEN, failed: RED, waived: YELLOW, skipped: YELLOW, not_applicable: DIM };
-const SHORT: Record<CheckStatus, string> = { passed: 'passed', failed: 'failed', waived: 'waived', skipped: 'skipped', not_applicable: 'n/a' };
+const STATUS_COLOUR: Record<CheckStatus, string> = {
+  passed: GREEN,
+  failed: RED,
+  waived: YELLOW,
+  skipped: YELLOW,
+  not_applicable: DIM,
+};
+const SHORT: Record<CheckStatus, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  waived: 'waived',
+  skipped: 'skipped',
+  not_applicable: 'n/a',
+};
 
 /** Whether to colour: a terminal, and NO_COLOR unset or empty (https://no-color.org). */
 function useColour(out: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -35,11 +58,17 @@ function counts(results: readonly CheckResult[], paint: Paint): string {
 /** A fixed-width table: first column left-aligned, the others right-aligned. */
 function table(head: string[], rows: string[][]): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd();
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`.trimEnd();
   return [line(head), ...rows.map(line)];
 }
 
-function statusTable(title: string, keys: readonly string[], pick: (r: CheckResult) => string, checks: readonly CheckResult[]): string[] {
+function statusTable(
+  title: string,
+  keys: readonly string[],
+  pick: (r: CheckResult) => string,
+  checks: readonly CheckResult[],
+): string[] {
   const rows = keys.map((k) => {
     const c = countByStatus(checks.filter((r) => pick(r) === k));
     return [k, ...STATUSES.map((s) => String(c[s])), String(STATUSES.reduce((n, s) => n + c[s], 0))];
@@ -50,7 +79,10 @@ function statusTable(title: string, keys: readonly string[], pick: (r: CheckResu
 }
 
 function failedLines(result: CheckResult, paint: Paint, curls: Map<string, string>): string[] {
-  const ids = result.requirementIds.length > 6 ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`] : result.requirementIds;
+  const ids =
+    result.requirementIds.length > 6
+      ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`]
+      : result.requirementIds;
   const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${result.severity}] ${ids.join(' ')}`];
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
@@ -73,11 +105,25 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
   const failed = checks.filter((r) => r.status === 'failed');
   const curls = new Map<string, string>();
-  if (failed.length) lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls)));
-  if ([...curls.keys()].some((c) => c.includes('$PAGI_'))) lines.push(paint(DIM, '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)'));
+  if (failed.length)
+    lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls)));
+  if ([...curls.keys()].some((c) => c.includes('$PAGI_')))
+    lines.push(
+      paint(
+        DIM,
+        '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)',
+      ),
+    );
   const waived = checks.filter((r) => r.status === 'waived');
-  if (waived.length) lines.push('', `waived checks (${waived.length}):`, ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`));
-  const skippedMust = checks.filter((r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED);
+  if (waived.length)
+    lines.push(
+      '',
+      `waived checks (${waived.length}):`,
+      ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`),
+    );
+  const skippedMust = checks.filter(
+    (r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED,
+  );
   if (skippedMust.length) {
     lines.push('', 'must checks that could not run:');
     for (const r of skippedMust.slice(0, 20)) lines.push(`  - ${checkName(r)}: ${printable(r.reason ?? '')}`);
@@ -87,7 +133,10 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   const { checked, testable } = result.coverage;
   const selected = checks.filter((r) => r.reason !== NOT_SELECTED).length;
   const counted = selected === checks.length ? `${selected}` : `${selected} selected of ${checks.length}`;
-  lines.push('', `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    '',
+    `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`,
+  );
   if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
   const colour = result.verdict === 'CONFORMANT' ? GREEN : result.verdict === 'NOT CONFORMANT' ? RED : YELLOW;
   lines.push(paint(BOLD, paint(colour, printable(verdictLine(result)))));
@@ -95,7 +144,10 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
 }
 
 /** The console reporter, writing to `out` (stdout by default). */
-export function consoleReporter(out: Writable & { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): KitReporter {
+export function consoleReporter(
+  out: Writable & { isTTY?: boolean } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): KitReporter {
   const colour = useColour(out, env);
   const live = Boolean(out.isTTY);
   const paint: Paint = (code, text) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -125,7 +177,9 @@ export function consoleReporter(out: Writable & { isTTY?: boolean } = process.st
       const mine = seen.filter((r) => r.family === family && r.operation === operation);
       if (!mine.length) return;
       const mark = mine.some((r) => r.status === 'failed') ? paint(RED, '✗') : paint(GREEN, '✓');
-      write(`  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${seen.length} check${seen.length === 1 ? '' : 's'} done so far: ${counts(seen, (_, t) => t)})`)}`);
+      write(
+        `  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${seen.length} check${seen.length === 1 ? '' : 's'} done so far: ${counts(seen, (_, t) => t)})`)}`,
+      );
     },
     onRunEnd(result, end) {
       for (const line of summary(result, end.files, paint)) write(line);

@@ -6,7 +6,11 @@ import type { RunResult } from '../src/model.js';
 import type { KitReporter, RunEnd } from '../src/reporter.js';
 
 /** A reporter named `name` writing `fileName` in the output folder, its text made by `render`. */
-export function fileReporter(name: string, fileName: string, render: (result: RunResult, end: RunEnd) => string): KitReporter {
+export function fileReporter(
+  name: string,
+  fileName: string,
+  render: (result: RunResult, end: RunEnd) => string,
+): KitReporter {
   return {
     name,
     onRunEnd(result, end) {

@@ -25,7 +25,10 @@ export function countByStatus(results: readonly CheckResult[]): Record<CheckStat
 
 /** Families and operations present in the results, in first-seen order. */
 export function groupsOf(result: RunResult): { families: Family[]; operations: OperationKey[] } {
-  return { families: [...new Set(result.checks.map((c) => c.family))], operations: [...new Set(result.checks.map((c) => c.operation))] };
+  return {
+    families: [...new Set(result.checks.map((c) => c.family))],
+    operations: [...new Set(result.checks.map((c) => c.operation))],
+  };
 }
 
 /** Findings that say what is wrong (information-only findings left out). */
@@ -52,7 +55,9 @@ export function evidenceOf(result: CheckResult): Evidence | undefined {
 /** Every exchange a finding rests on with its evidence, the location's first (one, or none, for most findings). */
 export function findingEvidence(f: Finding): { exchangeId?: string; evidence: Evidence }[] {
   if (f.exchanges?.length) return f.exchanges;
-  return f.evidence ? [{ ...(f.location.exchangeId ? { exchangeId: f.location.exchangeId } : {}), evidence: f.evidence }] : [];
+  return f.evidence
+    ? [{ ...(f.location.exchangeId ? { exchangeId: f.location.exchangeId } : {}), evidence: f.evidence }]
+    : [];
 }
 
 /** The evidence that reproduces a result: every exchange its first finding with evidence rests on. */
@@ -99,8 +104,12 @@ export function statements(result: RunResult): Map<string, string> {
 /** Text with control characters (terminal escapes, NUL, …) shown as `\xNN` / `\u{…}`: safe to print or put in XML. */
 export function printable(text: string): string {
   // Tab and newline stay; every other C0/C1 control, lone surrogates and the XML non-characters are shown escaped.
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) =>
-    c.length === 1 && c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u{${c.charCodeAt(0).toString(16)}}`,
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) =>
+      c.length === 1 && c.charCodeAt(0) < 0x100
+        ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+        : `\\u{${c.charCodeAt(0).toString(16)}}`,
   );
 }
 

@@ -50,7 +50,14 @@ function findingsByExchange(result: RunResult): Map<string, ExchangeFinding[]> {
       for (const id of ids) {
         if (!id) continue;
         const list = map.get(id) ?? [];
-        list.push({ check: checkName(c), status: c.status, requirementIds: f.requirementIds, code: f.code, severity: f.severity, message: f.message });
+        list.push({
+          check: checkName(c),
+          status: c.status,
+          requirementIds: f.requirementIds,
+          code: f.code,
+          severity: f.severity,
+          message: f.message,
+        });
         map.set(id, list);
       }
     }
@@ -103,7 +110,13 @@ function entry(x: ExchangeRecord, findings: readonly ExchangeFinding[]): Record<
     timings: { send: 0, wait: x.durationMs, receive: 0 },
     comment,
     // A URL from the target outside its origin and allowedHosts is recorded as evidence but was never requested.
-    _pagi: { exchangeId: x.id, operation: x.operation, ...(x.incoming ? { incoming: true } : {}), ...(x.error?.kind === 'off-target' ? { notSent: true } : {}), findings },
+    _pagi: {
+      exchangeId: x.id,
+      operation: x.operation,
+      ...(x.incoming ? { incoming: true } : {}),
+      ...(x.error?.kind === 'off-target' ? { notSent: true } : {}),
+      findings,
+    },
   };
 }
 
@@ -123,5 +136,9 @@ export function harDocument(result: RunResult, exchanges: readonly ExchangeRecor
 
 /** The exchanges.har reporter. */
 export function harReporter(): KitReporter {
-  return fileReporter('har', 'exchanges.har', (result, { exchanges }) => `${JSON.stringify(harDocument(result, exchanges))}\n`);
+  return fileReporter(
+    'har',
+    'exchanges.har',
+    (result, { exchanges }) => `${JSON.stringify(harDocument(result, exchanges))}\n`,
+  );
 }

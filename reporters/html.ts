@@ -144,20 +144,33 @@ const hash = (text: string) => `'sha256-${createHash('sha256').update(text).dige
 /** Content-Security-Policy of the page: nothing loads, only its own style and script run. */
 const CSP = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
 
-const badge = (status: string) => `<span class="badge s-${escapeHtml(status)}">${escapeHtml(statusLabel(status))}</span>`;
+const badge = (status: string) =>
+  `<span class="badge s-${escapeHtml(status)}">${escapeHtml(statusLabel(status))}</span>`;
 
 function facts(result: RunResult): string {
   const m = result.metadata;
   const t = result.totals;
   const rows: [string, string][] = [
     ['target', `${m.target.baseUrl}${m.target.embedded ? ' (embedded reference gateway)' : ''}`],
-    ['profile', `${m.profile.name} ${m.profile.version}${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`],
+    [
+      'profile',
+      `${m.profile.name} ${m.profile.version}${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`,
+    ],
     ['kit', `pagi-conformance ${m.kitVersion} · Node ${m.nodeVersion}`],
     ['spec digest', `sha256:${m.spec.digest}`],
-    ['date', `${m.startedAt} → ${m.endedAt} (${(m.durationMs / 1000).toFixed(1)} s)${m.shards ? ` · merged from ${m.shards.length} shards` : ''}`],
-    ['totals', `${t.checks} check results: ${STATUSES.map((s) => `${t.byStatus[s]} ${statusLabel(s)}`).join(', ')} · ${t.exchanges} exchanges`],
+    [
+      'date',
+      `${m.startedAt} → ${m.endedAt} (${(m.durationMs / 1000).toFixed(1)} s)${m.shards ? ` · merged from ${m.shards.length} shards` : ''}`,
+    ],
+    [
+      'totals',
+      `${t.checks} check results: ${STATUSES.map((s) => `${t.byStatus[s]} ${statusLabel(s)}`).join(', ')} · ${t.exchanges} exchanges`,
+    ],
     ['coverage', `${result.coverage.checked} of ${result.coverage.testable} testable requirements checked`],
-    ['fail on', `${m.failOn} · seed ${m.seed}${m.selection.only.length ? ` · only ${m.selection.only.join(',')}` : ''}${m.selection.skip.length ? ` · skip ${m.selection.skip.join(',')}` : ''}`],
+    [
+      'fail on',
+      `${m.failOn} · seed ${m.seed}${m.selection.only.length ? ` · only ${m.selection.only.join(',')}` : ''}${m.selection.skip.length ? ` · skip ${m.selection.skip.join(',')}` : ''}`,
+    ],
     ['config digest', `sha256:${m.configDigest}`],
   ];
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}<dt>seal</dt><dd id="seal"></dd></dl>`;
@@ -170,7 +183,15 @@ function countsTable(result: RunResult): string {
     return `<tr><th>${escapeHtml(name)}</th>${STATUSES.map((s) => `<td class="n">${c[s]}</td>`).join('')}<td class="n">${checks.length}</td></tr>`;
   };
   const head = `<tr><th>family</th>${STATUSES.map((s) => `<th class="n">${escapeHtml(statusLabel(s))}</th>`).join('')}<th class="n">total</th></tr>`;
-  const body = families.map((f) => row(f, result.checks.filter((c) => c.family === f))).join('') + row('total', result.checks);
+  const body =
+    families
+      .map((f) =>
+        row(
+          f,
+          result.checks.filter((c) => c.family === f),
+        ),
+      )
+      .join('') + row('total', result.checks);
   return `<table class="counts"><thead>${head}</thead><tbody>${body}</tbody></table>`;
 }
 
@@ -179,7 +200,12 @@ function select(id: string, label: string, values: readonly string[]): string {
   return `<label for="${id}">${escapeHtml(label)}<select id="${id}"><option value="">all</option>${options}</select></label>`;
 }
 
-function requirementGroup(req: RequirementResult, statement: string | undefined, index: Map<string, number>, checks: readonly CheckResult[]): string {
+function requirementGroup(
+  req: RequirementResult,
+  statement: string | undefined,
+  index: Map<string, number>,
+  checks: readonly CheckResult[],
+): string {
   const head = `<tr class="req-head"><th colspan="5"><span class="rid">${escapeHtml(req.id)}</span> <span class="level">${escapeHtml(req.level)}</span> ${badge(req.status)} ${escapeHtml(statement ?? '')}</th></tr>`;
   const rows = req.checks.map((name) => {
     const i = index.get(name);
@@ -187,11 +213,16 @@ function requirementGroup(req: RequirementResult, statement: string | undefined,
     if (!c || i === undefined) return '';
     // A check failed on another of its requirements has checked this one and found nothing against it.
     const status = statusForRequirement(c, req.id);
-    const other = status === c.status ? '' : ` <span class="muted">(the check ${escapeHtml(statusLabel(c.status))} on other requirements)</span>`;
+    const other =
+      status === c.status
+        ? ''
+        : ` <span class="muted">(the check ${escapeHtml(statusLabel(c.status))} on other requirements)</span>`;
     const data = `data-check="${i}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
     return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(c.severity)}</td><td>${badge(status)}${other}</td></tr>`;
   });
-  const none = req.checks.length ? '' : `<tr><td colspan="5" class="muted">${escapeHtml(statusLabel(req.status))}: no check result for this requirement</td></tr>`;
+  const none = req.checks.length
+    ? ''
+    : `<tr><td colspan="5" class="muted">${escapeHtml(statusLabel(req.status))}: no check result for this requirement</td></tr>`;
   return `<tbody class="req" data-status="${escapeHtml(req.status)}">${head}${rows.join('')}${none}</tbody>`;
 }
 
@@ -200,7 +231,8 @@ function matrix(result: RunResult): string {
   const texts = statements(result);
   const { families, operations } = groupsOf(result);
   const filters = `<form class="filters" id="filters">${select('f-status', 'status', STATUSES)}${select('f-family', 'family', families)}${select('f-operation', 'operation', operations)}<span id="shown"></span></form>`;
-  const head = '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>severity</th><th>status</th></tr></thead>';
+  const head =
+    '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>severity</th><th>status</th></tr></thead>';
   const groups = result.requirements.map((r) => requirementGroup(r, texts.get(r.id), index, result.checks)).join('');
   return `${filters}<table class="matrix" id="matrix">${head}${groups}</table>`;
 }
@@ -210,8 +242,12 @@ export function reportPage(result: RunResult): string {
   const m = result.metadata;
   const verdictClass = `v-${result.verdict.replace(/ /g, '-')}`;
   const reasons = result.verdictReasons.map((r) => `<p class="reasons">${escapeHtml(r)}</p>`).join('');
-  const warnings = result.warnings.length ? `<h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : '';
-  const unchecked = result.coverage.unchecked.length ? `<p class="muted">Testable requirements no check ran for: ${escapeHtml(result.coverage.unchecked.join(', '))}</p>` : '';
+  const warnings = result.warnings.length
+    ? `<h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
+    : '';
+  const unchecked = result.coverage.unchecked.length
+    ? `<p class="muted">Testable requirements no check ran for: ${escapeHtml(result.coverage.unchecked.join(', '))}</p>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -19,7 +19,11 @@ export type ResultsDocument = ConformanceRunResults;
 
 /** The RunResult as results.json holds it. */
 export function resultsDocument(result: RunResult): ResultsDocument {
-  return { $schema: RESULTS_SCHEMA_ID as ConformanceRunResults['$schema'], schemaVersion: RESULTS_SCHEMA_VERSION, ...result };
+  return {
+    $schema: RESULTS_SCHEMA_ID as ConformanceRunResults['$schema'],
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    ...result,
+  };
 }
 
 /** The results.json reporter. */

@@ -13,7 +13,13 @@ import type { KitReporter } from '../src/reporter.js';
 
 type Node = Record<string, unknown>;
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true, processEntities: true });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  format: true,
+  suppressEmptyNode: true,
+  processEntities: true,
+});
 
 /** Attribute text: one line, control characters escaped. */
 function attr(text: string): string {
@@ -59,11 +65,18 @@ function testcase(result: CheckResult): Node {
     '@_time': (result.durationMs / 1000).toFixed(3),
   };
   if (result.status === 'failed') {
-    node.failure = { '@_message': attr(failureMessage(result)), '@_type': problems(result)[0]?.code ?? 'FAILED', '#text': printable(findingsText(result)) };
+    node.failure = {
+      '@_message': attr(failureMessage(result)),
+      '@_type': problems(result)[0]?.code ?? 'FAILED',
+      '#text': printable(findingsText(result)),
+    };
   } else if (result.status !== 'passed') {
-    node.skipped = attr(`${result.status === 'waived' ? 'waived' : result.status.replace('_', ' ')}: ${result.reason ?? ''}`);
+    node.skipped = attr(
+      `${result.status === 'waived' ? 'waived' : result.status.replace('_', ' ')}: ${result.reason ?? ''}`,
+    );
   }
-  node['system-out'] = result.status === 'waived' ? `${printable(findingsText(result))}\n\n${printable(facts)}` : printable(facts);
+  node['system-out'] =
+    result.status === 'waived' ? `${printable(findingsText(result))}\n\n${printable(facts)}` : printable(facts);
   return node;
 }
 
@@ -114,4 +127,3 @@ export function junitXml(result: RunResult): string {
 export function junitReporter(): KitReporter {
   return fileReporter('junit', 'junit.xml', junitXml);
 }
-

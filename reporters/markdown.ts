@@ -5,7 +5,17 @@
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
-import { STATUSES, checkName, countByStatus, evidenceListOf, failedRequirements, findingLine, printable, problems, statusLabel } from './format.js';
+import {
+  STATUSES,
+  checkName,
+  countByStatus,
+  evidenceListOf,
+  failedRequirements,
+  findingLine,
+  printable,
+  problems,
+  statusLabel,
+} from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -20,7 +30,11 @@ const FINDING_CHARS = 300;
 /** Most failed checks listed in the table. */
 const FAILED_ROWS = 100;
 
-const VERDICT_MARK: Record<RunResult['verdict'], string> = { CONFORMANT: '✅', 'NOT CONFORMANT': '❌', INCONCLUSIVE: '⚠️' };
+const VERDICT_MARK: Record<RunResult['verdict'], string> = {
+  CONFORMANT: '✅',
+  'NOT CONFORMANT': '❌',
+  INCONCLUSIVE: '⚠️',
+};
 
 /** Text for a table cell or a paragraph: HTML and Markdown syntax escaped, one line. */
 function mdText(text: string): string {
@@ -45,7 +59,10 @@ function cut(text: string, max: number, more = '\n… (%d more characters in rep
 }
 
 function statusRows(result: RunResult): string[] {
-  const rows = [`| family | ${STATUSES.map(statusLabel).join(' | ')} |`, `|---|${STATUSES.map(() => '---:').join('|')}|`];
+  const rows = [
+    `| family | ${STATUSES.map(statusLabel).join(' | ')} |`,
+    `|---|${STATUSES.map(() => '---:').join('|')}|`,
+  ];
   for (const family of new Set(result.checks.map((c) => c.family))) {
     const c = countByStatus(result.checks.filter((r) => r.family === family));
     rows.push(`| ${family} | ${STATUSES.map((s) => c[s]).join(' | ')} |`);
@@ -69,8 +86,21 @@ function responseText(evidence: Evidence): string {
 function evidenceBlock(r: CheckResult): string {
   const evidence = evidenceListOf(r);
   const findings = problems(r).map((f) => `- ${mdText(`[${f.severity}] ${findingLine(f)}`)}`);
-  const body = evidence.length ? evidence.map((e) => [mdCode(cut(e.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(e), RESPONSE_CHARS))].join('\n\n')).join('\n\n') : '_no exchange recorded_';
-  return ['<details>', `<summary>${mdText(checkName(r))}: ${mdText(r.requirementIds.join(', '))}</summary>`, '', ...findings, '', body, '', '</details>'].join('\n');
+  const body = evidence.length
+    ? evidence
+        .map((e) => [mdCode(cut(e.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(e), RESPONSE_CHARS))].join('\n\n'))
+        .join('\n\n')
+    : '_no exchange recorded_';
+  return [
+    '<details>',
+    `<summary>${mdText(checkName(r))}: ${mdText(r.requirementIds.join(', '))}</summary>`,
+    '',
+    ...findings,
+    '',
+    body,
+    '',
+    '</details>',
+  ].join('\n');
 }
 
 /** The Markdown summary of a run. */
@@ -95,11 +125,27 @@ export function markdownSummary(result: RunResult): string {
   const failed = result.checks.filter((c) => c.status === 'failed');
   const lines = [...head];
   if (failed.length) {
-    lines.push('', `### Failed checks (${failed.length})`, '', '| check | requirements | severity | first finding |', '|---|---|---|---|', ...failed.slice(0, FAILED_ROWS).map(failedRow));
-    if (failed.length > FAILED_ROWS) lines.push('', `_… and ${failed.length - FAILED_ROWS} more failed checks: see report.html._`);
+    lines.push(
+      '',
+      `### Failed checks (${failed.length})`,
+      '',
+      '| check | requirements | severity | first finding |',
+      '|---|---|---|---|',
+      ...failed.slice(0, FAILED_ROWS).map(failedRow),
+    );
+    if (failed.length > FAILED_ROWS)
+      lines.push('', `_… and ${failed.length - FAILED_ROWS} more failed checks: see report.html._`);
   }
   const waived = result.checks.filter((c) => c.status === 'waived');
-  if (waived.length) lines.push('', `### Waived checks (${waived.length})`, '', '| check | reason |', '|---|---|', ...waived.map((r) => `| \`${checkName(r)}\` | ${mdText(r.reason ?? '')} |`));
+  if (waived.length)
+    lines.push(
+      '',
+      `### Waived checks (${waived.length})`,
+      '',
+      '| check | reason |',
+      '|---|---|',
+      ...waived.map((r) => `| \`${checkName(r)}\` | ${mdText(r.reason ?? '')} |`),
+    );
   for (const w of result.warnings) lines.push('', `> ⚠️ ${mdText(w)}`);
   let text = lines.join('\n');
   if (failed.length) text += '\n\n### Evidence\n';

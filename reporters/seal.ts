@@ -40,7 +40,10 @@ const sha256 = (text: string | Buffer) => createHash('sha256').update(text).dige
 
 /** JSON that is safe inside an HTML `<script>` element: `<`, `>`, `&` and the JS line separators escaped. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The element embedding the results. */
@@ -81,7 +84,8 @@ function resultsDigestOf(html: string): string | undefined {
 /** Seal a page holding `EMPTY_SEAL` and its results element; signs when a private key is given. */
 export function sealPage(page: string, key?: KeyObject): string {
   const resultsDigest = resultsDigestOf(page);
-  if (!resultsDigest || !page.includes(EMPTY_SEAL)) throw new Error('the page has no embedded results or no seal element');
+  if (!resultsDigest || !page.includes(EMPTY_SEAL))
+    throw new Error('the page has no embedded results or no seal element');
   const digest = sha256(page);
   const seal: Seal = { format: SEAL_FORMAT, digest, resultsDigest };
   if (key) {
@@ -98,7 +102,9 @@ function readKey(file: string, kind: 'private' | 'public'): KeyObject {
   try {
     pem = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`Cannot read the ${kind} key ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+    throw new UsageError(
+      `Cannot read the ${kind} key ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+    );
   }
   let key: KeyObject;
   try {
@@ -106,7 +112,10 @@ function readKey(file: string, kind: 'private' | 'public'): KeyObject {
   } catch {
     throw new UsageError(`The ${kind} key ${file} is not a PEM ${kind} key.`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`The ${kind} key ${file} is a ${key.asymmetricKeyType} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519).`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new UsageError(
+      `The ${kind} key ${file} is a ${key.asymmetricKeyType} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519).`,
+    );
   return key;
 }
 
@@ -125,15 +134,27 @@ function readSeal(html: string): Seal | string {
   if (typeof at === 'string') return `the seal is ${at}`;
   try {
     const seal = JSON.parse(html.slice(at.start, at.end)) as Seal;
-    return seal.format === SEAL_FORMAT && typeof seal.digest === 'string' && typeof seal.resultsDigest === 'string' ? seal : 'the seal is not a pagi-report-seal/1';
+    return seal.format === SEAL_FORMAT && typeof seal.digest === 'string' && typeof seal.resultsDigest === 'string'
+      ? seal
+      : 'the seal is not a pagi-report-seal/1';
   } catch {
     return 'the seal is not JSON';
   }
 }
 
-function signatureLine(seal: Seal, digest: string, resultsDigest: string, publicKey: KeyObject | undefined): { ok: boolean; line: string } {
+function signatureLine(
+  seal: Seal,
+  digest: string,
+  resultsDigest: string,
+  publicKey: KeyObject | undefined,
+): { ok: boolean; line: string } {
   if (!seal.signature) {
-    return publicKey ? { ok: false, line: 'signature: none, but a public key was given' } : { ok: false, line: 'signature: none (the report is not signed; anyone could have recomputed the digests after an edit)' };
+    return publicKey
+      ? { ok: false, line: 'signature: none, but a public key was given' }
+      : {
+          ok: false,
+          line: 'signature: none (the report is not signed; anyone could have recomputed the digests after an edit)',
+        };
   }
   let key: KeyObject;
   try {
@@ -142,8 +163,15 @@ function signatureLine(seal: Seal, digest: string, resultsDigest: string, public
     return { ok: false, line: 'signature: the embedded public key is not readable' };
   }
   const valid = verify(null, signedText(digest, resultsDigest), key, Buffer.from(seal.signature, 'base64'));
-  const who = publicKey ? 'the given public key' : 'the public key embedded in the report (pass --public-key to check who signed)';
-  return valid ? { ok: true, line: `signature: a valid Ed25519 signature of the sealed digests by ${who}, fingerprint sha256:${fingerprint(key)}` } : { ok: false, line: `signature: INVALID for ${who}` };
+  const who = publicKey
+    ? 'the given public key'
+    : 'the public key embedded in the report (pass --public-key to check who signed)';
+  return valid
+    ? {
+        ok: true,
+        line: `signature: a valid Ed25519 signature of the sealed digests by ${who}, fingerprint sha256:${fingerprint(key)}`,
+      }
+    : { ok: false, line: `signature: INVALID for ${who}` };
 }
 
 /** Whether a report is untouched: its results and page match the sealed digests, and the signature verifies. */
@@ -153,15 +181,31 @@ export function verifyReport(html: string, publicKey?: KeyObject): Verification 
   const resultsDigest = resultsDigestOf(html);
   const lines: string[] = [];
   const resultsOk = resultsDigest === seal.resultsDigest;
-  lines.push(resultsOk ? `results: match their digest sha256:${seal.resultsDigest}` : resultsDigest ? 'results: EDITED (they do not match the sealed digest)' : 'results: missing or not JSON');
-  const pageDigest = sha256(html.replace(/<script type="application\/json" id="pagi-seal">[\s\S]*?<\/script>/, EMPTY_SEAL));
+  lines.push(
+    resultsOk
+      ? `results: match their digest sha256:${seal.resultsDigest}`
+      : resultsDigest
+        ? 'results: EDITED (they do not match the sealed digest)'
+        : 'results: missing or not JSON',
+  );
+  const pageDigest = sha256(
+    html.replace(/<script type="application\/json" id="pagi-seal">[\s\S]*?<\/script>/, EMPTY_SEAL),
+  );
   const pageOk = pageDigest === seal.digest;
-  lines.push(pageOk ? `page: matches its digest sha256:${seal.digest}` : 'page: EDITED (it does not match the sealed digest)');
+  lines.push(
+    pageOk ? `page: matches its digest sha256:${seal.digest}` : 'page: EDITED (it does not match the sealed digest)',
+  );
   const signature = signatureLine(seal, seal.digest, seal.resultsDigest, publicKey);
   lines.push(signature.line);
   const ok = resultsOk && pageOk && signature.ok;
   // An unsigned seal proves nothing: whoever edits the page can recompute its digests.
   const unsignedIntact = resultsOk && pageOk && !seal.signature && !publicKey;
-  lines.push(ok ? 'report: untouched' : unsignedIntact ? 'report: NOT SIGNED: the digests match, but an unsigned report cannot be told from an edited one (sign it with run --sign-key)' : 'report: TAMPERED or not signed as required');
+  lines.push(
+    ok
+      ? 'report: untouched'
+      : unsignedIntact
+        ? 'report: NOT SIGNED: the digests match, but an unsigned report cannot be told from an edited one (sign it with run --sign-key)'
+        : 'report: TAMPERED or not signed as required',
+  );
   return { ok, lines };
 }

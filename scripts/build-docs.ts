@@ -33,9 +33,17 @@ export const OUTPUT = path.join(KIT_ROOT, 'docs', 'index.html');
 /** Profiles whose signing recipe the page documents. */
 export const DOC_PROFILES = ['reference', 'sample-hmac-sorted'];
 /** Hosts that may remain in the page: XML/SVG namespaces, URL bases of the renderer, and the spec's own identifiers and example hosts. */
-export const ALLOWED_HOSTS = [/^www\.w3\.org$/, /^json-schema\.org$/, /^pagi-conformance\.dev$/, /^localhost$/, /^(www\.)?example\.com$/, /(^|\.)[a-z0-9-]+\.example$/];
+export const ALLOWED_HOSTS = [
+  /^www\.w3\.org$/,
+  /^json-schema\.org$/,
+  /^pagi-conformance\.dev$/,
+  /^localhost$/,
+  /^(www\.)?example\.com$/,
+  /(^|\.)[a-z0-9-]+\.example$/,
+];
 /** Hosts of the renderer's own links and resources, replaced by about:blank. */
-const RENDERER_HOSTS = /https?:\/\/(?:[a-z0-9-]+\.)*(?:redocly\.com|redoc\.ly|github\.com|githubusercontent\.com|reactrouter\.com|react\.dev|reactjs\.org|claude\.ai|chatgpt\.com|openai\.com|yarnpkg\.com|npmjs\.com|wikipedia\.org|commonmark\.org|googleapis\.com|gstatic\.com|unpkg\.com|jsdelivr\.net|mozilla\.org|cursor\.com|anthropic\.com)(?::[0-9]+)?[^\s"'`)<>\\]*/g;
+const RENDERER_HOSTS =
+  /https?:\/\/(?:[a-z0-9-]+\.)*(?:redocly\.com|redoc\.ly|github\.com|githubusercontent\.com|reactrouter\.com|react\.dev|reactjs\.org|claude\.ai|chatgpt\.com|openai\.com|yarnpkg\.com|npmjs\.com|wikipedia\.org|commonmark\.org|googleapis\.com|gstatic\.com|unpkg\.com|jsdelivr\.net|mozilla\.org|cursor\.com|anthropic\.com)(?::[0-9]+)?[^\s"'`)<>\\]*/g;
 
 /** An empty image, inline. */
 const EMPTY_SVG = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
@@ -86,10 +94,14 @@ function describePatterns(spec: SpecModel, node: unknown, formats: Record<string
     delete n.not;
   }
   if (Array.isArray(n.allOf)) {
-    n.allOf = n.allOf.filter((b: any) => !(b && typeof b === 'object' && Object.keys(b).every((k) => k === 'pattern' || k === 'x-requirement')));
+    n.allOf = n.allOf.filter(
+      (b: any) =>
+        !(b && typeof b === 'object' && Object.keys(b).every((k) => k === 'pattern' || k === 'x-requirement')),
+    );
     if (!n.allOf.length) delete n.allOf;
   }
-  for (const [k, v] of Object.entries(n)) if (k !== 'examples' && k !== 'description') describePatterns(spec, v, formats);
+  for (const [k, v] of Object.entries(n))
+    if (k !== 'examples' && k !== 'description') describePatterns(spec, v, formats);
 }
 
 /** The requirement list of an operation variant, as a markdown table linked to the catalogue. */
@@ -102,7 +114,10 @@ function requirementTable(spec: SpecModel, ids: string[]): string {
 }
 
 function catalogueSection(spec: SpecModel): string {
-  const rows = [...spec.requirements.values()].map((r: Requirement) => `| ${r.id} | ${r.level} | ${esc(r.section)} | ${esc(r.statement)}${r.note ? ` *${esc(r.note)}*` : ''} | ${r.operations.join(', ') || '—'} |`);
+  const rows = [...spec.requirements.values()].map(
+    (r: Requirement) =>
+      `| ${r.id} | ${r.level} | ${esc(r.section)} | ${esc(r.statement)}${r.note ? ` *${esc(r.note)}*` : ''} | ${r.operations.join(', ') || '—'} |`,
+  );
   return [
     '# Requirement catalogue',
     '',
@@ -120,7 +135,13 @@ function exampleValue(spec: SpecModel, ref: string): any {
 }
 
 /** One worked signing example: the string to sign, the digest input and the signature, computed by src/signing.ts. */
-export function workedExample(profile: Profile, direction: 'request' | 'response', operation: OperationKey, body: Record<string, unknown>, secret: string): { text: string; signature: string } {
+export function workedExample(
+  profile: Profile,
+  direction: 'request' | 'response',
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  secret: string,
+): { text: string; signature: string } {
   const unsigned = { ...body };
   delete unsigned.encryption_data;
   const text = stringToSign(profile.signature, direction, operation, unsigned);
@@ -136,20 +157,28 @@ function recipe(profile: Profile): string[] {
       ? '- **Algorithm**: HMAC-SHA256 of the string to sign, keyed with the secret (UTF-8).'
       : `- **Algorithm**: SHA-256 of the string to sign, then ${JSON.stringify((sig.algorithm as { secretJoin: string }).secretJoin)}, then the secret.`,
   );
-  lines.push(`- **Secret**: the gateway's configuration gives it (per account or per merchant); encoding \`${sig.encoding}\`${sig.caseInsensitiveCompare ? ', compared ignoring case' : ''}.`);
+  lines.push(
+    `- **Secret**: the gateway's configuration gives it (per account or per merchant); encoding \`${sig.encoding}\`${sig.caseInsensitiveCompare ? ', compared ignoring case' : ''}.`,
+  );
   const req = sig.request as any;
   if (req.mode === 'fieldList') {
-    lines.push(`- **Requests**: the values of these top-level fields joined by ${JSON.stringify(req.separator)} (an absent field ${req.missingField === 'emptyString' ? 'counts as ""' : 'is left out'}):`);
-    for (const [op, fields] of Object.entries<string[]>(req.fields)) lines.push(`  - \`${op}\`: ${fields.map((f) => `\`${f}\``).join(', ')}`);
+    lines.push(
+      `- **Requests**: the values of these top-level fields joined by ${JSON.stringify(req.separator)} (an absent field ${req.missingField === 'emptyString' ? 'counts as ""' : 'is left out'}):`,
+    );
+    for (const [op, fields] of Object.entries<string[]>(req.fields))
+      lines.push(`  - \`${op}\`: ${fields.map((f) => `\`${f}\``).join(', ')}`);
   } else {
-    lines.push(`- **Requests**: every top-level scalar field but ${req.exclude.map((f: string) => `\`${f}\``).join(', ')}, sorted by name, written \`name${req.keyValueSeparator}value\` and joined by ${JSON.stringify(req.pairSeparator)}${req.skipEmpty ? ', empty values skipped' : ''}${req.valueEncoding === 'urlEncoded' ? ', values URL-encoded' : ''}.`);
+    lines.push(
+      `- **Requests**: every top-level scalar field but ${req.exclude.map((f: string) => `\`${f}\``).join(', ')}, sorted by name, written \`name${req.keyValueSeparator}value\` and joined by ${JSON.stringify(req.pairSeparator)}${req.skipEmpty ? ', empty values skipped' : ''}${req.valueEncoding === 'urlEncoded' ? ', values URL-encoded' : ''}.`,
+    );
   }
   const res = sig.response as any;
   if (!res.signed) lines.push('- **Responses**: not signed.');
   else if (res.pairs) lines.push('- **Responses**: signed as sorted pairs, like requests.');
   else {
     lines.push(`- **Responses**: the values of these fields joined by ${JSON.stringify(res.separator)}:`);
-    for (const [op, fields] of Object.entries<string[]>(res.fields)) lines.push(`  - \`${op}\`: ${fields.map((f) => `\`${f}\``).join(', ')}`);
+    for (const [op, fields] of Object.entries<string[]>(res.fields))
+      lines.push(`  - \`${op}\`: ${fields.map((f) => `\`${f}\``).join(', ')}`);
   }
   return lines;
 }
@@ -159,16 +188,34 @@ function signingSection(spec: SpecModel): string {
   const out = [
     '# Signing',
     '',
-    'How `encryption_data` is computed is not shown by the document (PAGI-AUTH-006, PAGI-AUTH-007: profile level): each profile states it. The worked examples below are computed from the spec\'s example bodies with the sandbox\'s example secret',
+    "How `encryption_data` is computed is not shown by the document (PAGI-AUTH-006, PAGI-AUTH-007: profile level): each profile states it. The worked examples below are computed from the spec's example bodies with the sandbox's example secret",
     `\`${secret}\` (account \`M10001\`/\`A20001\` of \`gateway/config.default.yaml\`, which \`pagi-conform serve\` accepts); the kit's own signing code (src/signing.ts) produced every signature shown.`,
   ];
   const examples = [
-    { operation: 'authoriseDirect' as OperationKey, ref: 'examples/authorise-direct-request.yaml', direction: 'request' as const, title: 'direct payment request (`spec/examples/authorise-direct-request.yaml`)' },
-    { operation: 'capture' as OperationKey, ref: 'examples/capture-response.yaml', direction: 'response' as const, title: 'capture response (`spec/examples/capture-response.yaml`)' },
+    {
+      operation: 'authoriseDirect' as OperationKey,
+      ref: 'examples/authorise-direct-request.yaml',
+      direction: 'request' as const,
+      title: 'direct payment request (`spec/examples/authorise-direct-request.yaml`)',
+    },
+    {
+      operation: 'capture' as OperationKey,
+      ref: 'examples/capture-response.yaml',
+      direction: 'response' as const,
+      title: 'capture response (`spec/examples/capture-response.yaml`)',
+    },
   ];
   for (const name of DOC_PROFILES) {
     const { profile } = loadProfile(name);
-    out.push('', `## Profile ${profile.name} (${profile.version})`, '', profile.description ?? '', '', ...recipe(profile), '');
+    out.push(
+      '',
+      `## Profile ${profile.name} (${profile.version})`,
+      '',
+      profile.description ?? '',
+      '',
+      ...recipe(profile),
+      '',
+    );
     for (const ex of examples) {
       let worked: ReturnType<typeof workedExample>;
       try {
@@ -177,7 +224,10 @@ function signingSection(spec: SpecModel): string {
         out.push(`Worked example, ${ex.title}: this profile does not sign it.`, '');
         continue;
       }
-      const input = profile.signature.algorithm.name === 'hmac-sha256' ? `HMAC-SHA256(key = secret, message = string to sign)` : `SHA-256(string to sign + ${JSON.stringify((profile.signature.algorithm as { secretJoin: string }).secretJoin)} + secret)`;
+      const input =
+        profile.signature.algorithm.name === 'hmac-sha256'
+          ? `HMAC-SHA256(key = secret, message = string to sign)`
+          : `SHA-256(string to sign + ${JSON.stringify((profile.signature.algorithm as { secretJoin: string }).secretJoin)} + secret)`;
       out.push(
         `Worked example, ${ex.title}:`,
         '',
@@ -208,7 +258,9 @@ export function writeDerivedSpec(spec: SpecModel = kitSpec()): string {
     const doc = JSON.parse(fs.readFileSync(at, 'utf8'));
     if (file === 'common.schema.json') {
       for (const [name, def] of Object.entries<Record<string, any>>(doc.$defs)) {
-        if (def.pattern || def.allOf || def.format) def.description = `${def.description ?? ''} Format \`${name}\` (${def['x-requirement']}): ${formatRule(spec, formats[name]!)}.`.trim();
+        if (def.pattern || def.allOf || def.format)
+          def.description =
+            `${def.description ?? ''} Format \`${name}\` (${def['x-requirement']}): ${formatRule(spec, formats[name]!)}.`.trim();
       }
     }
     describePatterns(spec, doc, formats);
@@ -235,11 +287,18 @@ export function writeDerivedSpec(spec: SpecModel = kitSpec()): string {
           if (!value || typeof value !== 'object' || typeof value.encryption_data !== 'string') continue;
           const isApm = 'payment_method' in value || 'issuer_url' in value;
           if (op.path === '/v1/authorise' && isApm !== (op.key === 'authoriseApm')) continue;
-          const signature = sign(reference.signature, direction, op.key, Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'encryption_data')), secret);
+          const signature = sign(
+            reference.signature,
+            direction,
+            op.key,
+            Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'encryption_data')),
+            secret,
+          );
           if (!signature) continue;
           replaced.set(value.encryption_data, signature);
           value.encryption_data = signature;
-          doc.description = `${doc.description ?? doc.summary ?? ''} encryption_data is the reference profile's signature with the sandbox example secret.`.trim();
+          doc.description =
+            `${doc.description ?? doc.summary ?? ''} encryption_data is the reference profile's signature with the sandbox example secret.`.trim();
           fs.writeFileSync(file, stringify(doc, { lineWidth: 0 }));
         }
       }
@@ -258,9 +317,16 @@ export function writeDerivedSpec(spec: SpecModel = kitSpec()): string {
     const post = item.post;
     const parts: string[] = [post.description ?? ''];
     for (const variant of post['x-pagi-variants'] ?? []) {
-      parts.push(`### Requirements${variant.summary ? ` — ${variant.summary}` : ''} (\`${variant.key}\`)`, '', requirementTable(spec, variant.requirements ?? []), '');
+      parts.push(
+        `### Requirements${variant.summary ? ` — ${variant.summary}` : ''} (\`${variant.key}\`)`,
+        '',
+        requirementTable(spec, variant.requirements ?? []),
+        '',
+      );
     }
-    parts.push(`See the [requirement catalogue](${CATALOGUE_LINK}) for every requirement; the [signing](#/section/signing) section for \`encryption_data\`. Path: \`POST {base_url}${opPath}\`.`);
+    parts.push(
+      `See the [requirement catalogue](${CATALOGUE_LINK}) for every requirement; the [signing](#/section/signing) section for \`encryption_data\`. Path: \`POST {base_url}${opPath}\`.`,
+    );
     post.description = parts.join('\n\n');
   }
   openapi.info.description = [
@@ -268,7 +334,7 @@ export function writeDerivedSpec(spec: SpecModel = kitSpec()): string {
     catalogueSection(spec),
     '# Formats',
     '',
-    'Field formats of the schemas (the README\'s formats table, generated from `schemas/common.schema.json`); a schema field names its format and rule in its description.',
+    "Field formats of the schemas (the README's formats table, generated from `schemas/common.schema.json`); a schema field names its format and rule in its description.",
     '',
     formatsTable(),
     '',
@@ -295,11 +361,26 @@ export function buildDocs(output = OUTPUT): string {
   const derived = writeDerivedSpec();
   fs.mkdirSync(path.dirname(output), { recursive: true });
   const bin = path.join(KIT_ROOT, 'node_modules', '.bin', 'redocly');
-  execFileSync(bin, ['build-docs', derived, '--inlineBundle', '--output', output, '--title', 'PAGI — Payment Acquiring Gateway Interface', '--openapi.disableTelemetry=true', '--lint-config', 'off'], {
-    cwd: DERIVED,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  execFileSync(
+    bin,
+    [
+      'build-docs',
+      derived,
+      '--inlineBundle',
+      '--output',
+      output,
+      '--title',
+      'PAGI — Payment Acquiring Gateway Interface',
+      '--openapi.disableTelemetry=true',
+      '--lint-config',
+      'off',
+    ],
+    {
+      cwd: DERIVED,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let html = fs.readFileSync(output, 'utf8');
   // The renderer's logo is an image it would fetch: an empty inline SVG stands in for it.
   html = html.replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, EMPTY_SVG);
@@ -312,5 +393,7 @@ export function buildDocs(output = OUTPUT): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const file = buildDocs();
-  console.log(`docs written: ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1024)} KiB, self-contained, no external address)`);
+  console.log(
+    `docs written: ${path.relative(process.cwd(), file)} (${Math.round(fs.statSync(file).size / 1024)} KiB, self-contained, no external address)`,
+  );
 }

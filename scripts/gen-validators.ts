@@ -9,7 +9,10 @@ import { KIT_ROOT } from '../src/spec/paths.js';
 import { ajvForSet, compiledIds, GENERATED_VALIDATORS, readSchemaSet } from '../src/spec/validators.js';
 
 // ajv's standalone entry is CommonJS; under NodeNext its default export arrives wrapped.
-const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (ajv: unknown, refs: Record<string, string>) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (
+  ajv: unknown,
+  refs: Record<string, string>,
+) => string;
 
 /** The module text for the kit's current schemas. */
 export function generateValidators(): string {

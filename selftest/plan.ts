@@ -35,12 +35,14 @@ export function declarationProblems(variants: readonly FaultDefinition[] = FAULT
     const check = CHECKS.find((c) => c.id === v.expectedCheck);
     const level = spec.requirements.get(v.requirement)?.level;
     if (!level) problems.push(`fault ${v.name} names requirement ${v.requirement}, not in the catalogue`);
-    else if (level === 'unspecified') problems.push(`fault ${v.name} names ${v.requirement}, an unspecified (untestable) requirement`);
+    else if (level === 'unspecified')
+      problems.push(`fault ${v.name} names ${v.requirement}, an unspecified (untestable) requirement`);
     if (!check) {
       problems.push(`fault ${v.name} expects check ${v.expectedCheck}, not in suites/registry.ts`);
       continue;
     }
-    if (!check.requirements.includes(v.requirement)) problems.push(`fault ${v.name}: check ${check.id} does not trace to ${v.requirement}`);
+    if (!check.requirements.includes(v.requirement))
+      problems.push(`fault ${v.name}: check ${check.id} does not trace to ${v.requirement}`);
   }
   return problems;
 }
@@ -50,11 +52,25 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
   const problems = declarationProblems();
   if (problems.length) throw new Error(`the fault registry does not fit the checks:\n- ${problems.join('\n- ')}`);
   const unknown = only.filter((name) => !FAULTS.some((f) => f.name === name));
-  if (unknown.length) throw new Error(`unknown variant ${unknown.join(', ')}; known: ${FAULTS.map((f) => f.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown variant ${unknown.join(', ')}; known: ${FAULTS.map((f) => f.name).join(', ')}`);
   return FAULTS.filter((f) => !only.length || only.includes(f.name)).map((f) =>
     f.kind === 'fault'
-      ? { name: f.name, kind: f.kind, description: f.description, families: [checkOf(f.expectedCheck).family], requirement: f.requirement, expectedCheck: f.expectedCheck, ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}) }
-      // The deep family runs only with a depth: a neutral variant's run is the default one.
-      : { name: f.name, kind: f.kind, description: f.description, families: FAMILIES.filter((family) => family !== 'deep') },
+      ? {
+          name: f.name,
+          kind: f.kind,
+          description: f.description,
+          families: [checkOf(f.expectedCheck).family],
+          requirement: f.requirement,
+          expectedCheck: f.expectedCheck,
+          ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}),
+        }
+      : // The deep family runs only with a depth: a neutral variant's run is the default one.
+        {
+          name: f.name,
+          kind: f.kind,
+          description: f.description,
+          families: FAMILIES.filter((family) => family !== 'deep'),
+        },
   );
 }

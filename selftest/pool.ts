@@ -24,7 +24,12 @@ function spawnWorker(): Worker {
   // A child of a vitest process must not look like a vitest worker itself.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
   // No `--import tsx`: the launcher registers tsx in the child's main thread only, so its vitest workers do not load through it.
-  const child = fork(LAUNCHER, [WORKER], { cwd: KIT_ROOT, execArgv: [], env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(LAUNCHER, [WORKER], {
+    cwd: KIT_ROOT,
+    execArgv: [],
+    env,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -43,8 +48,16 @@ function ask(worker: Worker, request: WorkerRequest, timeoutMs: number): Promise
       fn();
     };
     const onMessage = (run: VariantRun) => done(() => resolve(run));
-    const onExit = (code: number | null) => done(() => reject(new Error(`the worker exited (${code ?? 'signal'}): ${worker.stderr().trim().split('\n').at(-1) ?? ''}`)));
-    const timer = setTimeout(() => done(() => reject(new Error(`no result within ${Math.round(timeoutMs / 1000)} s`))), timeoutMs);
+    const onExit = (code: number | null) =>
+      done(() =>
+        reject(
+          new Error(`the worker exited (${code ?? 'signal'}): ${worker.stderr().trim().split('\n').at(-1) ?? ''}`),
+        ),
+      );
+    const timer = setTimeout(
+      () => done(() => reject(new Error(`no result within ${Math.round(timeoutMs / 1000)} s`))),
+      timeoutMs,
+    );
     child.on('message', onMessage);
     child.on('exit', onExit);
     child.send(request);
@@ -52,7 +65,18 @@ function ask(worker: Worker, request: WorkerRequest, timeoutMs: number): Promise
 }
 
 function errorRun(variant: PlannedVariant, error: Error, durationMs: number): VariantRun {
-  return { name: variant.name, families: variant.families, verdict: 'ERROR', failed: [], ran: 0, skipped: 0, skipReasons: [], warnings: [], error: error.message, durationMs };
+  return {
+    name: variant.name,
+    families: variant.families,
+    verdict: 'ERROR',
+    failed: [],
+    ran: 0,
+    skipped: 0,
+    skipReasons: [],
+    warnings: [],
+    error: error.message,
+    durationMs,
+  };
 }
 
 /** Run every variant, `jobs` at a time; `onRun` sees each run as it ends. Results come back in the variants' order. */

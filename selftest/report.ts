@@ -15,7 +15,9 @@ export function failedSummary(failedChecks: readonly string[]): string {
     const [operation, checkId] = k.split('/') as [string, string];
     byCheck.set(checkId, [...(byCheck.get(checkId) ?? []), operation]);
   }
-  return [...byCheck].map(([id, ops]) => (ops.length > 3 ? `${id} [${ops.length} operations]` : `${id} [${ops.join(', ')}]`)).join('; ');
+  return [...byCheck]
+    .map(([id, ops]) => (ops.length > 3 ? `${id} [${ops.length} operations]` : `${id} [${ops.join(', ')}]`))
+    .join('; ');
 }
 
 function faultResult(f: FaultOutcome): string {
@@ -45,10 +47,17 @@ export function selftestText(result: SelftestResult): string {
   const retried = new Set(result.variants.filter((v) => v.run.retried).map((v) => v.name));
   const again = (name: string) => (retried.has(name) ? ' (2nd run)' : '');
   const rows: string[][] = [['variant', 'family', 'verdict', 'result', 'failed checks']];
-  for (const f of score.faults) rows.push([f.name, f.family, f.verdict, faultResult(f) + again(f.name), failedSummary(f.failedChecks)]);
-  for (const n of score.neutrals) rows.push([n.name, 'neutral', n.verdict, neutralResult(n) + again(n.name), failedSummary(n.failedChecks)]);
+  for (const f of score.faults)
+    rows.push([f.name, f.family, f.verdict, faultResult(f) + again(f.name), failedSummary(f.failedChecks)]);
+  for (const n of score.neutrals)
+    rows.push([n.name, 'neutral', n.verdict, neutralResult(n) + again(n.name), failedSummary(n.failedChecks)]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)) + 2);
-  const table = rows.map((r) => r.map((cell, i) => (i < 4 ? pad(cell, widths[i]!) : cell)).join('').trimEnd());
+  const table = rows.map((r) =>
+    r
+      .map((cell, i) => (i < 4 ? pad(cell, widths[i]!) : cell))
+      .join('')
+      .trimEnd(),
+  );
   const d = score.detection;
   const c = score.coverage;
   const lines = [

@@ -84,14 +84,22 @@ function carrying(run: VariantRun, requirement: string): FailedCheck[] {
 export function incomplete(variant: PlannedVariant, run: VariantRun): boolean {
   if (run.error) return true;
   const unanswered = run.failed.some((f) => f.codes.includes('NO_ANSWER'));
-  return (run.skipped > 0 || unanswered) && (variant.kind === 'neutral' || carrying(run, variant.requirement!).length === 0);
+  return (
+    (run.skipped > 0 || unanswered) && (variant.kind === 'neutral' || carrying(run, variant.requirement!).length === 0)
+  );
 }
 
 function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {
   const requirement = variant.requirement!;
   const found = carrying(run, requirement);
   const caughtBy = [...new Set(found.map((f) => f.checkId))];
-  const status: FaultStatus = run.error ? 'error' : caughtBy.length ? 'caught' : run.failed.length ? 'unrelated' : 'missed';
+  const status: FaultStatus = run.error
+    ? 'error'
+    : caughtBy.length
+      ? 'caught'
+      : run.failed.length
+        ? 'unrelated'
+        : 'missed';
   return {
     name: variant.name,
     family: checkOf(variant.expectedCheck!).family,
@@ -110,13 +118,21 @@ function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {
 /** The `must` and `expected` requirements the checks trace to, in catalogue order. */
 export function checkedRequirements(): { id: string; level: Level }[] {
   const traced = new Set(CHECKS.flatMap((c) => c.requirements));
-  return [...kitSpec().requirements.values()].filter((r) => (r.level === 'must' || r.level === 'expected') && traced.has(r.id)).map((r) => ({ id: r.id, level: r.level }));
+  return [...kitSpec().requirements.values()]
+    .filter((r) => (r.level === 'must' || r.level === 'expected') && traced.has(r.id))
+    .map((r) => ({ id: r.id, level: r.level }));
 }
 
 function coverageOf(faults: readonly { name: string; run: VariantRun }[]): SelftestScore['coverage'] {
   const table = checkedRequirements().map(({ id, level }) => {
-    const reaching = (match: (f: FailedCheck) => boolean) => faults.filter(({ run }) => run.failed.some(match)).map(({ name }) => name);
-    return { id, level, reachedBy: reaching((f) => carried(f).includes(id)), namedBy: reaching((f) => f.findingRequirements.includes(id)) };
+    const reaching = (match: (f: FailedCheck) => boolean) =>
+      faults.filter(({ run }) => run.failed.some(match)).map(({ name }) => name);
+    return {
+      id,
+      level,
+      reachedBy: reaching((f) => carried(f).includes(id)),
+      namedBy: reaching((f) => f.findingRequirements.includes(id)),
+    };
   });
   return {
     reached: table.filter((r) => r.reachedBy.length).length,
@@ -136,11 +152,21 @@ export function scoreSelftest(variants: readonly PlannedVariant[], runs: readonl
     .filter((p) => p.variant.kind === 'neutral')
     .map(({ variant, run }) => {
       // A neutral variant passes only when every check could run: a skipped check proves nothing.
-      const error = run.error ?? (run.skipped ? `${run.skipped} checks could not run: ${run.skipReasons.join('; ')}` : undefined);
-      return { name: variant.name, falseAlarm: run.failed.length > 0, failedChecks: run.failed.map(key), verdict: run.verdict, ...(error ? { error } : {}) };
+      const error =
+        run.error ?? (run.skipped ? `${run.skipped} checks could not run: ${run.skipReasons.join('; ')}` : undefined);
+      return {
+        name: variant.name,
+        falseAlarm: run.failed.length > 0,
+        failedChecks: run.failed.map(key),
+        verdict: run.verdict,
+        ...(error ? { error } : {}),
+      };
     });
   const errors = [
-    ...runs.flatMap((r) => [...(r.error ? [`${r.name}: ${r.error}`] : []), ...r.warnings.filter((w) => w.startsWith('kit error')).map((w) => `${r.name}: ${w}`)]),
+    ...runs.flatMap((r) => [
+      ...(r.error ? [`${r.name}: ${r.error}`] : []),
+      ...r.warnings.filter((w) => w.startsWith('kit error')).map((w) => `${r.name}: ${w}`),
+    ]),
     ...neutrals.filter((n) => n.error && !byName.get(n.name)!.error).map((n) => `${n.name}: ${n.error}`),
   ];
   const caught = faults.filter((f) => f.status === 'caught').length;
@@ -148,9 +174,16 @@ export function scoreSelftest(variants: readonly PlannedVariant[], runs: readonl
   return {
     faults,
     neutrals,
-    detection: { caught, faults: faults.length, named: faults.filter((f) => f.named).length, byExpectedCheck: faults.filter((f) => f.byExpectedCheck).length },
+    detection: {
+      caught,
+      faults: faults.length,
+      named: faults.filter((f) => f.named).length,
+      byExpectedCheck: faults.filter((f) => f.byExpectedCheck).length,
+    },
     falseAlarms: { count: falseAlarms, neutrals: neutrals.length },
-    coverage: coverageOf(pairs.filter((p) => p.variant.kind === 'fault').map((p) => ({ name: p.variant.name, run: p.run }))),
+    coverage: coverageOf(
+      pairs.filter((p) => p.variant.kind === 'fault').map((p) => ({ name: p.variant.name, run: p.run })),
+    ),
     errors,
     passed: caught === faults.length && falseAlarms === 0 && errors.length === 0,
   };

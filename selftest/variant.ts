@@ -111,7 +111,18 @@ export async function runVariant(variant: PlannedVariant, settings: VariantSetti
     return summary(variant, result, Date.now() - started);
   } catch (e) {
     const error = (e as Error).message.split('\n')[0]!;
-    return { name: variant.name, families: variant.families, verdict: 'ERROR', failed: [], ran: 0, skipped: 0, skipReasons: [], warnings: [], error, durationMs: Date.now() - started };
+    return {
+      name: variant.name,
+      families: variant.families,
+      verdict: 'ERROR',
+      failed: [],
+      ran: 0,
+      skipped: 0,
+      skipReasons: [],
+      warnings: [],
+      error,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await gateway?.close();
     fs.rmSync(out, { recursive: true, force: true });

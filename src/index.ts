@@ -13,9 +13,15 @@ import type { RunResult } from './model.js';
  * Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target, and
  * `SetupError` when the pre-flight finds the credentials refused or no PAGI gateway at the target).
  */
-export async function run(options: Partial<RunOptions> = {}, hooks: Omit<RunHooks, 'commandLine'> = {}): Promise<RunResult> {
+export async function run(
+  options: Partial<RunOptions> = {},
+  hooks: Omit<RunHooks, 'commandLine'> = {},
+): Promise<RunResult> {
   const resolved = resolveOptions(checkOptions(options));
-  const { result } = await runKit(resolved, { ...hooks, commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })] });
+  const { result } = await runKit(resolved, {
+    ...hooks,
+    commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })],
+  });
   return result;
 }
 

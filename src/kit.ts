@@ -22,7 +22,10 @@ export const KIT_PARTS: EngineParts = {
     return {
       baseUrl: gateway.baseUrl,
       close: () => gateway.close(),
-      credentials: merchant && account ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret } : undefined,
+      credentials:
+        merchant && account
+          ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret }
+          : undefined,
       paymentMethods: gateway.config.apm.paymentMethods,
     };
   },
@@ -41,6 +44,10 @@ export function prepareKitRun(options: RunOptions): ReturnType<typeof prepareRun
 }
 
 /** Merge shard runs, written with the kit's reporters (see mergeShards). */
-export function mergeKitShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[]): Promise<{ result: RunResult; files: string[] }> {
+export function mergeKitShards(
+  dirs: readonly string[],
+  options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>,
+  commandLine: string[],
+): Promise<{ result: RunResult; files: string[] }> {
   return mergeShards(dirs, options, commandLine, KIT_PARTS);
 }

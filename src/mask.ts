@@ -41,7 +41,8 @@ export function luhnValid(digits: string): boolean {
 }
 
 // A 14-digit run that reads as YYYYMMDDHHMMSS (the interface's compact timestamp) is not taken for a card number.
-const COMPACT_TIMESTAMP = /^(19|20)[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9]$/;
+const COMPACT_TIMESTAMP =
+  /^(19|20)[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9]$/;
 
 function looksLikePan(run: string): boolean {
   const d = run.replace(/\D/g, '');
@@ -142,7 +143,14 @@ export function maskText(text: string, rules: MaskRules = NO_RULES): string {
 export function maskValue<T>(value: T, rules: MaskRules = NO_RULES): T {
   const extra = new Set((rules.fields ?? []).map((f) => f.toLowerCase()));
   const walk = (v: unknown, key?: string): unknown => {
-    if (key && (SENSITIVE_FIELDS.has(key.toLowerCase()) || extra.has(key.toLowerCase())) && v !== null && v !== undefined && typeof v !== 'object') return '***';
+    if (
+      key &&
+      (SENSITIVE_FIELDS.has(key.toLowerCase()) || extra.has(key.toLowerCase())) &&
+      v !== null &&
+      v !== undefined &&
+      typeof v !== 'object'
+    )
+      return '***';
     if (typeof v === 'string') return maskText(v, rules);
     // A card number sent as a JSON number: kept as a number unless masking changes its digits (then the masked text).
     if (typeof v === 'number' && Number.isInteger(v)) {
@@ -151,7 +159,8 @@ export function maskValue<T>(value: T, rules: MaskRules = NO_RULES): T {
       return out === text ? v : out;
     }
     if (Array.isArray(v)) return v.map((x) => walk(x));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, rules), walk(x, k)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, rules), walk(x, k)]));
     return v;
   };
   return walk(value) as T;
@@ -181,7 +190,11 @@ export function protectOutput(rules: MaskRules): () => void {
   const merge = () => {
     const all = [...outgoing];
     merged = all.length
-      ? { secrets: all.flatMap((r) => r.secrets ?? []), cards: all.flatMap((r) => r.cards ?? []), fields: all.flatMap((r) => r.fields ?? []) }
+      ? {
+          secrets: all.flatMap((r) => r.secrets ?? []),
+          cards: all.flatMap((r) => r.cards ?? []),
+          fields: all.flatMap((r) => r.fields ?? []),
+        }
       : NO_RULES;
   };
   merge();
@@ -216,7 +229,12 @@ export function guardStandardStreams(): () => void {
     const wrap = (stream: NodeJS.WriteStream) => {
       const original = stream.write;
       stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
-        const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : undefined;
+        const text =
+          typeof chunk === 'string'
+            ? chunk
+            : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+              ? Buffer.from(chunk).toString('utf8')
+              : undefined;
         const out = text === undefined ? chunk : maskOutgoing(text);
         return (original as (...args: unknown[]) => boolean).call(this, out, ...rest);
       } as NodeJS.WriteStream['write'];

@@ -18,7 +18,17 @@ import type { Level, OperationKey, Requirement } from './spec/terms.js';
 export type { Level, OperationKey, Requirement } from './spec/terms.js';
 
 /** Every check family, in report order: the one list (suite files, listings and maps per family derive from it). */
-export const FAMILIES = ['shape', 'media', 'conventions', 'limits', 'status', 'security', 'lifecycle', 'events', 'deep'] as const;
+export const FAMILIES = [
+  'shape',
+  'media',
+  'conventions',
+  'limits',
+  'status',
+  'security',
+  'lifecycle',
+  'events',
+  'deep',
+] as const;
 
 /** A check family; conformance levels and selections are lists of check ids per family. */
 export type Family = (typeof FAMILIES)[number];
@@ -151,7 +161,11 @@ export interface CheckContext {
   /** Masks card numbers, security codes and the run's secret in a received value quoted in a message (set by the engine). */
   mask?(text: string): string;
   /** Whether a body's `encryption_data` verifies under the profile's scheme (undefined: no rule for it). */
-  verifySignature?(operation: OperationKey, direction: 'request' | 'response', body: Record<string, unknown>): boolean | undefined;
+  verifySignature?(
+    operation: OperationKey,
+    direction: 'request' | 'response',
+    body: Record<string, unknown>,
+  ): boolean | undefined;
 }
 
 /** The parts of the run configuration checks and probes may read (no secret). */
@@ -230,7 +244,11 @@ export interface ProbeClient {
    * Whether a message's `encryption_data` verifies under the profile's scheme with the run's secret (the secret never
    * leaves the client); `undefined` when the profile does not sign that direction of that operation.
    */
-  verifySignature?(operation: OperationKey, direction: 'request' | 'response', body: Record<string, unknown>): boolean | undefined;
+  verifySignature?(
+    operation: OperationKey,
+    direction: 'request' | 'response',
+    body: Record<string, unknown>,
+  ): boolean | undefined;
   /**
    * Request a page outside the operations (an APM `issuer_url`, a form's `action`) as a shopper's browser would:
    * GET, or POST of form fields urlencoded; unsigned, no redirect followed, recorded as an `external` exchange whose

@@ -15,5 +15,7 @@ export const NOT_SELECTED = 'not selected (--only/--skip)';
 export function statusForRequirement(result: CheckResult, requirementId: string): CheckStatus {
   if (result.status !== 'failed' && result.status !== 'waived') return result.status;
   const failing = result.findings.filter((f) => f.severity !== 'info');
-  return failing.some((f) => f.requirementIds.length === 0 || f.requirementIds.includes(requirementId)) ? result.status : 'passed';
+  return failing.some((f) => f.requirementIds.length === 0 || f.requirementIds.includes(requirementId))
+    ? result.status
+    : 'passed';
 }

@@ -5,7 +5,11 @@ import type { PAGIProfile } from './types/generated.js';
 /** The signature section of a profile. */
 export type SignatureProfile = PAGIProfile['signature'];
 type PairsRule = Extract<SignatureProfile['request'], { mode: 'sortedPairs' }>;
-type ListRule = { separator: string; missingField: 'emptyString' | 'omitted'; fields: Partial<Record<OperationKey, string[]>> };
+type ListRule = {
+  separator: string;
+  missingField: 'emptyString' | 'omitted';
+  fields: Partial<Record<OperationKey, string[]>>;
+};
 
 /** Whether a message is a request (signed by the merchant) or a response (signed by the gateway). */
 export type Direction = 'request' | 'response';
@@ -46,7 +50,12 @@ function fromSortedPairs(rule: Omit<PairsRule, 'mode'>, body: Record<string, unk
  * The string to sign of a message, as the profile builds it; undefined when the profile does not sign
  * that direction of that operation.
  */
-export function stringToSign(sig: SignatureProfile, direction: Direction, operation: OperationKey, body: Record<string, unknown>): string | undefined {
+export function stringToSign(
+  sig: SignatureProfile,
+  direction: Direction,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+): string | undefined {
   if (direction === 'request') {
     const rule = sig.request;
     return rule.mode === 'fieldList' ? fromFieldList(rule as ListRule, operation, body) : fromSortedPairs(rule, body);
@@ -57,7 +66,8 @@ export function stringToSign(sig: SignatureProfile, direction: Direction, operat
     if (rule.pairs.mode !== 'sortedPairs') throw new Error('signature: response pairs without mode sortedPairs');
     return fromSortedPairs(rule.pairs, body);
   }
-  if (rule.mode !== 'fieldList') throw new Error('signature: a signed response rule is either sorted pairs or field lists');
+  if (rule.mode !== 'fieldList')
+    throw new Error('signature: a signed response rule is either sorted pairs or field lists');
   if (!(rule.fields as Record<string, unknown>)[operation]) return undefined;
   return fromFieldList(rule as ListRule, operation, body);
 }
@@ -73,7 +83,13 @@ export function digest(sig: SignatureProfile, text: string, secret: string): str
 }
 
 /** `encryption_data` for a message, or undefined when the profile does not sign it. */
-export function sign(sig: SignatureProfile, direction: Direction, operation: OperationKey, body: Record<string, unknown>, secret: string): string | undefined {
+export function sign(
+  sig: SignatureProfile,
+  direction: Direction,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  secret: string,
+): string | undefined {
   const text = stringToSign(sig, direction, operation, body);
   return text === undefined ? undefined : digest(sig, text, secret);
 }

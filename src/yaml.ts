@@ -16,7 +16,10 @@ let cacheDir: string | null | undefined;
 
 function dir(): string | null {
   if (cacheDir !== undefined) return cacheDir;
-  const candidates = [path.join(KIT_ROOT, 'node_modules', '.cache', 'pagi-conformance', 'yaml'), path.join(os.tmpdir(), 'pagi-conformance-yaml')];
+  const candidates = [
+    path.join(KIT_ROOT, 'node_modules', '.cache', 'pagi-conformance', 'yaml'),
+    path.join(os.tmpdir(), 'pagi-conformance-yaml'),
+  ];
   cacheDir = null;
   for (const candidate of candidates) {
     try {
@@ -74,6 +77,7 @@ function isPlainJson(value: unknown): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return value.every(isPlainJson);
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.values(value as object).every(isPlainJson);
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.values(value as object).every(isPlainJson);
   return false;
 }

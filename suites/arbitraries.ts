@@ -9,8 +9,14 @@ import type { SpecModel } from '../src/spec/load.js';
 import { type SchemaAt, itemSchemas, propertySchemas } from './schema-walk.js';
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
-  date: () => fc.date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
-  'date-time': () => fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, '+00:00')),
+  date: () =>
+    fc
+      .date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+  'date-time': () =>
+    fc
+      .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().replace(/\.\d{3}Z$/, '+00:00')),
   email: () => fc.emailAddress(),
   uuid: () => fc.uuid(),
   ipv4: () => fc.ipV4(),
@@ -37,14 +43,20 @@ export function isUrl(ats: readonly SchemaAt[]): boolean {
  * An arbitrary of values valid for `ats` (already expanded), or undefined when the schema gives nothing to generate
  * from (an open `{}` or a URL). `depth` bounds nested objects and arrays.
  */
-export function schemaArbitrary(spec: SpecModel, ats: readonly SchemaAt[], depth = 3): fc.Arbitrary<unknown> | undefined {
+export function schemaArbitrary(
+  spec: SpecModel,
+  ats: readonly SchemaAt[],
+  depth = 3,
+): fc.Arbitrary<unknown> | undefined {
   if (!ats.length || isUrl(ats)) return undefined;
   const shown = [...new Set(ats.flatMap((a) => (Array.isArray(a.node.examples) ? a.node.examples : [])))];
   const constant = ats.find((a) => a.node.const !== undefined)?.node.const;
   if (constant !== undefined) return fc.constant(constant);
   const enumerated = ats.find((a) => Array.isArray(a.node.enum))?.node.enum as unknown[] | undefined;
   if (enumerated?.length) return fc.constantFrom(...enumerated);
-  const types = new Set(ats.flatMap((a) => (Array.isArray(a.node.type) ? a.node.type : a.node.type ? [a.node.type] : [])));
+  const types = new Set(
+    ats.flatMap((a) => (Array.isArray(a.node.type) ? a.node.type : a.node.type ? [a.node.type] : [])),
+  );
   const own = ((): fc.Arbitrary<unknown> | undefined => {
     if (types.has('object') || ats.some((a) => a.node.properties)) {
       if (depth <= 0) return undefined;
@@ -67,7 +79,8 @@ export function schemaArbitrary(spec: SpecModel, ats: readonly SchemaAt[], depth
     if (types.has('boolean')) return fc.boolean();
     // Every pattern applies (a member of allOf narrows its parent's): generate from the last, keep what all match.
     const patterns = ats.flatMap((a) => (typeof a.node.pattern === 'string' ? [new RegExp(a.node.pattern, 'u')] : []));
-    if (patterns.length) return patternArbitrary(patterns[patterns.length - 1]!.source)?.filter((v) => patterns.every((p) => p.test(v)));
+    if (patterns.length)
+      return patternArbitrary(patterns[patterns.length - 1]!.source)?.filter((v) => patterns.every((p) => p.test(v)));
     const format = ats.find((a) => typeof a.node.format === 'string')?.node.format as string | undefined;
     if (format) return FORMATS[format]?.();
     if (types.has('string') || types.size === 0) {
@@ -82,10 +95,19 @@ export function schemaArbitrary(spec: SpecModel, ats: readonly SchemaAt[], depth
 
 /** Strings breaking a value's written form (a candidate is kept only where the validator says it breaks the rule). */
 export function offFormArbitrary(): fc.Arbitrary<string> {
-  return fc.oneof(fc.constantFrom('', 'x', '1.2.3', '@@@', '10,36', 'AB', '2024-13-45', '-1'), fc.string({ minLength: 1, maxLength: 12 }));
+  return fc.oneof(
+    fc.constantFrom('', 'x', '1.2.3', '@@@', '10,36', 'AB', '2024-13-45', '-1'),
+    fc.string({ minLength: 1, maxLength: 12 }),
+  );
 }
 
 /** Values of another JSON type than a string. */
 export function wrongTypeArbitrary(): fc.Arbitrary<unknown> {
-  return fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2, noNullPrototype: true }));
+  return fc.oneof(
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.string({ maxLength: 4 }), { maxLength: 2 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2, noNullPrototype: true }),
+  );
 }

@@ -76,7 +76,8 @@ function allNames(spec: SpecModel): Set<string> {
 export function fieldProblems(spec: SpecModel): string[] {
   const problems: string[] = [];
   const known = allNames(spec);
-  for (const [key, name] of Object.entries(FIELD)) if (!known.has(name)) problems.push(`FIELD.${key} (${name}) is declared by no schema`);
+  for (const [key, name] of Object.entries(FIELD))
+    if (!known.has(name)) problems.push(`FIELD.${key} (${name}) is declared by no schema`);
   const direct = spec.operations.get('authoriseDirect');
   const query = spec.operations.get('retrievalTrans');
   if (direct && query) {
@@ -84,9 +85,13 @@ export function fieldProblems(spec: SpecModel): string[] {
     const request = namesOf(spec, direct.requestSchemaId);
     const record = namesOf(spec, query.responseSchemaId, `/${FIELD.ordersList}/0`);
     for (const [group, g] of Object.entries(spec.results)) {
-      for (const name of g.payment) if (!payment.has(name)) problems.push(`x-pagi.results.${group}: ${name} is not a direct payment response field`);
-      for (const name of g.query) if (!record.has(name)) problems.push(`x-pagi.results.${group}: ${name} is not a query order-record field`);
-      if (g.asks && !request.has(g.asks)) problems.push(`x-pagi.results.${group}: ${g.asks} is not a direct payment request field`);
+      for (const name of g.payment)
+        if (!payment.has(name))
+          problems.push(`x-pagi.results.${group}: ${name} is not a direct payment response field`);
+      for (const name of g.query)
+        if (!record.has(name)) problems.push(`x-pagi.results.${group}: ${name} is not a query order-record field`);
+      if (g.asks && !request.has(g.asks))
+        problems.push(`x-pagi.results.${group}: ${g.asks} is not a direct payment request field`);
     }
   }
   return problems;

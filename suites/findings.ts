@@ -128,7 +128,10 @@ function masked(ctx: CheckContext, text: string): string {
 /** A received value quoted for a message: strings in quotes, others as JSON, masked, then cut to a readable length. */
 export function quote(ctx: CheckContext, value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = masked(ctx, typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value));
+  const text = masked(
+    ctx,
+    typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value)),
+  );
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
@@ -145,7 +148,8 @@ function findingValue(ctx: CheckContext, value: unknown): Finding['expected'] {
       return out === text ? (typeof v === 'bigint' ? text : v) : out;
     }
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [masked(ctx, k), walk(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [masked(ctx, k), walk(x)]));
     return v === undefined ? null : v;
   };
   const out = walk(value);
@@ -169,10 +173,20 @@ export function findingMessage(ctx: CheckContext, expected: FindingSide, receive
 }
 
 /** Build one finding. */
-export function makeFinding(ctx: CheckContext, checkId: string, operation: OperationKey, input: FindingInput, fallback?: Exchange): Finding {
+export function makeFinding(
+  ctx: CheckContext,
+  checkId: string,
+  operation: OperationKey,
+  input: FindingInput,
+  fallback?: Exchange,
+): Finding {
   const requirementIds = typeof input.requirement === 'string' ? [input.requirement] : [...input.requirement];
   const exchange = input.exchange ?? fallback;
-  const rests = [...new Map([exchange, ...(input.also ?? [])].filter((x): x is Exchange => x !== undefined).map((x) => [x.id, x])).values()];
+  const rests = [
+    ...new Map(
+      [exchange, ...(input.also ?? [])].filter((x): x is Exchange => x !== undefined).map((x) => [x.id, x]),
+    ).values(),
+  ];
   return {
     checkId,
     requirementIds,
@@ -182,8 +196,18 @@ export function makeFinding(ctx: CheckContext, checkId: string, operation: Opera
     message: findingMessage(ctx, input.expected, input.received),
     expected: sideValue(ctx, input.expected),
     received: sideValue(ctx, input.received),
-    ...(input.schema ? { keyword: input.schema.keyword, schemaPath: input.schema.schemaPath, params: findingValue(ctx, input.schema.params) as Record<string, unknown> } : {}),
-    location: { operation: exchange?.operation ?? operation, pointer: input.pointer ?? '', ...(exchange ? { exchangeId: exchange.id } : {}) },
+    ...(input.schema
+      ? {
+          keyword: input.schema.keyword,
+          schemaPath: input.schema.schemaPath,
+          params: findingValue(ctx, input.schema.params) as Record<string, unknown>,
+        }
+      : {}),
+    location: {
+      operation: exchange?.operation ?? operation,
+      pointer: input.pointer ?? '',
+      ...(exchange ? { exchangeId: exchange.id } : {}),
+    },
     ...(exchange ? { evidence: exchange.evidence } : {}),
     ...(rests.length > 1 ? { exchanges: rests.map((x) => ({ exchangeId: x.id, evidence: x.evidence })) } : {}),
   };
@@ -226,7 +250,13 @@ function violationSides(v: SchemaViolation, instance: unknown): { expected: Find
     case 'required':
       return { expected: `field ${String(p.missingProperty)}`, received: 'no such field' };
     case 'type':
-      return { expected: `a ${String(p.type)}`, received: quoted(actual, `${Array.isArray(actual) ? 'an array' : actual === null ? 'null' : `a ${typeof actual}`} `) };
+      return {
+        expected: `a ${String(p.type)}`,
+        received: quoted(
+          actual,
+          `${Array.isArray(actual) ? 'an array' : actual === null ? 'null' : `a ${typeof actual}`} `,
+        ),
+      };
     case 'pattern':
       return { expected: `a value of the form ${String(p.pattern)}`, received: quoted(actual) };
     case 'format':
@@ -235,7 +265,10 @@ function violationSides(v: SchemaViolation, instance: unknown): { expected: Find
       return { expected: 'a value outside the form the schema excludes', received: quoted(actual) };
     case 'maxItems':
     case 'minItems':
-      return { expected: `${v.keyword === 'maxItems' ? 'at most' : 'at least'} ${String(p.limit)} items`, received: `${Array.isArray(actual) ? actual.length : 0} items` };
+      return {
+        expected: `${v.keyword === 'maxItems' ? 'at most' : 'at least'} ${String(p.limit)} items`,
+        received: `${Array.isArray(actual) ? actual.length : 0} items`,
+      };
     case 'enum':
     case 'const':
       return { expected: `one of ${JSON.stringify(p.allowedValues ?? p.allowedValue)}`, received: quoted(actual) };
@@ -264,9 +297,13 @@ export function violationFindings(args: {
   const { violations, kind } = args;
   // Format rules apply to non-empty values: the document shows no field's required status, and an empty value is how
   // XML and form answers give a field they have no value for. An empty identifier or amount fails its `minLength`.
-  const judged = violations.filter((v) => !(FORMAT_KEYWORDS.has(v.keyword) && valueAt(args.instance, v.instancePath) === ''));
+  const judged = violations.filter(
+    (v) => !(FORMAT_KEYWORDS.has(v.keyword) && valueAt(args.instance, v.instancePath) === ''),
+  );
   const own = judged.filter((v) => !COMBINATOR_KEYWORDS.has(v.keyword));
-  const chosen = (own.length ? own : judged).filter((v) => kind === 'all' || (kind === 'format') === FORMAT_KEYWORDS.has(v.keyword));
+  const chosen = (own.length ? own : judged).filter(
+    (v) => kind === 'all' || (kind === 'format') === FORMAT_KEYWORDS.has(v.keyword),
+  );
   const seen = new Set<string>();
   for (const v of chosen) {
     const requirement = v.requirementId ?? args.fallbackRequirement;
@@ -291,11 +328,15 @@ export function violationFindings(args: {
 export type Precondition = (observation: Observation, ctx: CheckContext) => boolean;
 
 /** Wrap a check so it runs only when `pred` holds; otherwise it is not applicable, with `reason`. */
-export function onlyWhen(pred: Precondition, reason: string | ((observation: Observation, ctx: CheckContext) => string)) {
+export function onlyWhen(
+  pred: Precondition,
+  reason: string | ((observation: Observation, ctx: CheckContext) => string),
+) {
   return (check: Check): Check => ({
     ...check,
     run(observation, ctx) {
-      if (!pred(observation, ctx)) return { notApplicable: typeof reason === 'string' ? reason : reason(observation, ctx) };
+      if (!pred(observation, ctx))
+        return { notApplicable: typeof reason === 'string' ? reason : reason(observation, ctx) };
       return check.run(observation, ctx);
     },
   });
@@ -322,7 +363,8 @@ export function onlyOnSuccess(check: Check, step?: string): Check {
   const exchangeOf = (o: Observation) => (step ? o.steps[step] : o.main);
   return onlyWhen(
     (o) => succeeded(exchangeOf(o)),
-    (o) => `the ${step ?? 'request'} was not answered with success (${outcomeOf(exchangeOf(o))}); successAnsweredWith200 reports it`,
+    (o) =>
+      `the ${step ?? 'request'} was not answered with success (${outcomeOf(exchangeOf(o))}); successAnsweredWith200 reports it`,
   )(check);
 }
 
@@ -330,7 +372,8 @@ export function onlyOnSuccess(check: Check, step?: string): Check {
 export function onlyWithSteps(...steps: string[]) {
   return onlyWhen(
     (o) => steps.every((s) => o.steps[s] !== undefined),
-    (o) => `the scenario stopped before step ${steps.find((s) => o.steps[s] === undefined)}${typeof o.facts.stoppedBecause === 'string' ? ` (${o.facts.stoppedBecause})` : ''}`,
+    (o) =>
+      `the scenario stopped before step ${steps.find((s) => o.steps[s] === undefined)}${typeof o.facts.stoppedBecause === 'string' ? ` (${o.facts.stoppedBecause})` : ''}`,
   );
 }
 

@@ -100,14 +100,22 @@ export function money(value: number): string {
 }
 
 /** The per-order results of a batch response (the operation's result array), or undefined when absent. */
-export function batchResults(spec: SpecModel, operation: OperationKey, body: Record<string, unknown> | undefined): Record<string, unknown>[] | undefined {
+export function batchResults(
+  spec: SpecModel,
+  operation: OperationKey,
+  body: Record<string, unknown> | undefined,
+): Record<string, unknown>[] | undefined {
   const batch = operationOf(spec, operation).batch;
   const list = batch ? body?.[batch.orders] : undefined;
   return Array.isArray(list) ? list.filter(isObject) : undefined;
 }
 
 /** The request items of a batch request. */
-export function batchItems(spec: SpecModel, operation: OperationKey, body: Record<string, unknown> | undefined): Record<string, unknown>[] {
+export function batchItems(
+  spec: SpecModel,
+  operation: OperationKey,
+  body: Record<string, unknown> | undefined,
+): Record<string, unknown>[] {
   const batch = operationOf(spec, operation).batch;
   const list = batch ? body?.[batch.orders] : undefined;
   return Array.isArray(list) ? list.filter(isObject) : [];
@@ -119,7 +127,12 @@ function itemKey(spec: SpecModel, operation: OperationKey): string[] {
 }
 
 /** Results answering a request item (same key fields). */
-export function resultsFor(spec: SpecModel, operation: OperationKey, results: readonly Record<string, unknown>[], item: Record<string, unknown>) {
+export function resultsFor(
+  spec: SpecModel,
+  operation: OperationKey,
+  results: readonly Record<string, unknown>[],
+  item: Record<string, unknown>,
+) {
   const key = itemKey(spec, operation);
   return results.filter((r) => key.every((k) => r[k] === item[k]));
 }
@@ -131,7 +144,11 @@ export function statusValues(ctx: CheckContext, field: string): { success?: stri
 }
 
 /** Whether a batch result reports success, by the profile's success value of the operation's status field. */
-export function itemSucceeded(ctx: CheckContext, operation: OperationKey, result: Record<string, unknown> | undefined): boolean {
+export function itemSucceeded(
+  ctx: CheckContext,
+  operation: OperationKey,
+  result: Record<string, unknown> | undefined,
+): boolean {
   const batch = operationOf(ctx.spec, operation).batch;
   return !!batch && result?.[batch.status] === statusValues(ctx, batch.status).success;
 }
@@ -152,11 +169,20 @@ export function stateOfCode(ctx: CheckContext, code: unknown): string | undefine
 }
 
 /** Query order records matching a transaction (found records only: a `query_result` of the profile's notFound value is no record). */
-export function queryRecords(ctx: CheckContext, body: Record<string, unknown> | undefined, match: Record<string, unknown>): Record<string, unknown>[] {
+export function queryRecords(
+  ctx: CheckContext,
+  body: Record<string, unknown> | undefined,
+  match: Record<string, unknown>,
+): Record<string, unknown>[] {
   const list = body?.[FIELD.ordersList];
   if (!Array.isArray(list)) return [];
   const notFound = ctx.profile.statusValues.query_result.notFound;
-  return list.filter(isObject).filter((r) => r[FIELD.queryResult] !== notFound && Object.entries(match).every(([k, v]) => v === undefined || r[k] === v));
+  return list
+    .filter(isObject)
+    .filter(
+      (r) =>
+        r[FIELD.queryResult] !== notFound && Object.entries(match).every(([k, v]) => v === undefined || r[k] === v),
+    );
 }
 
 /** `<code>:<message>` of a profile code/message pair. */
@@ -175,7 +201,9 @@ export function matchesCodeMessage(pair: CodeMessagePair, value: unknown): boole
 
 /** What a pair expects, in words: the whole value when pinned, else the code with any message. */
 export function expectedCodeMessage(pair: CodeMessagePair): string {
-  return pair.pinned ? JSON.stringify(codeMessage(pair)) : `code ${JSON.stringify(pair.code)} ("${pair.code}:<any message>")`;
+  return pair.pinned
+    ? JSON.stringify(codeMessage(pair))
+    : `code ${JSON.stringify(pair.code)} ("${pair.code}:<any message>")`;
 }
 
 /** The code part of a `<code>:<message>` value. */

@@ -5,7 +5,10 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
-import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../src/engine/outcome.js';
+import {
+  checkSeverity as engineCheckSeverity,
+  requirementsFor as engineRequirementsFor,
+} from '../src/engine/outcome.js';
 import { registryProblems } from '../src/engine/registry.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';
@@ -34,9 +37,22 @@ import {
 } from './probes/basic.js';
 import { deep } from './probes/deep.js';
 import { notificationRetry, notified } from './probes/events.js';
-import { apmCompletion, checkoutCompletion, payoutLifecycle, paymentLifecycle, reviewLifecycle } from './probes/lifecycle.js';
+import {
+  apmCompletion,
+  checkoutCompletion,
+  payoutLifecycle,
+  paymentLifecycle,
+  reviewLifecycle,
+} from './probes/lifecycle.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from './probes/limits.js';
-import { cardForms, itemFaults, outsideRequests, selectionCombined, selectionOrder, twoFaults } from './probes/profile-rules.js';
+import {
+  cardForms,
+  itemFaults,
+  outsideRequests,
+  selectionCombined,
+  selectionOrder,
+  twoFaults,
+} from './probes/profile-rules.js';
 
 /** Every probe: request recipes and stateful scenarios. */
 export const PROBES: readonly Probe[] = [
@@ -128,7 +144,9 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  * `expected` adds those at `expected`; `profile` adds those at `profile` (every failing check).
  */
 export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile', readonly string[]>> = (() => {
-  const strongest = (c: Check) => c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0] ?? 'info';
-  const upTo = (level: Severity) => CHECKS.filter((c) => ORDER.indexOf(strongest(c)) <= ORDER.indexOf(level)).map((c) => c.id);
+  const strongest = (c: Check) =>
+    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0] ?? 'info';
+  const upTo = (level: Severity) =>
+    CHECKS.filter((c) => ORDER.indexOf(strongest(c)) <= ORDER.indexOf(level)).map((c) => c.id);
   return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };
 })();

@@ -14,10 +14,26 @@ export interface SchemaAt {
 }
 
 /** Keywords whose failures are about a value's written form (conventions), not the body's structure (shape). */
-export const FORMAT_KEYWORDS: ReadonlySet<string> = new Set(['pattern', 'format', 'not', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+export const FORMAT_KEYWORDS: ReadonlySet<string> = new Set([
+  'pattern',
+  'format',
+  'not',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+]);
 
 /** Keywords ajv reports for combinators; their member failures are reported on their own. */
-export const COMBINATOR_KEYWORDS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else', '$ref']);
+export const COMBINATOR_KEYWORDS: ReadonlySet<string> = new Set([
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'if',
+  'then',
+  'else',
+  '$ref',
+]);
 
 /** Resolve a `$ref` against `base` within the spec's schema documents. */
 function resolveRef(spec: SpecModel, ref: string, base: string): SchemaAt | undefined {
@@ -69,7 +85,9 @@ export function propertySchemas(spec: SpecModel, ats: readonly SchemaAt[], name:
 export function itemSchemas(spec: SpecModel, ats: readonly SchemaAt[]): SchemaAt[] {
   return expand(
     spec,
-    ats.filter((at) => at.node.items && typeof at.node.items === 'object').map((at) => ({ node: at.node.items, base: at.base })),
+    ats
+      .filter((at) => at.node.items && typeof at.node.items === 'object')
+      .map((at) => ({ node: at.node.items, base: at.base })),
   );
 }
 
@@ -135,7 +153,10 @@ export function undeclaredFields(spec: SpecModel, schemaId: string, value: unkno
 export function schemasAt(spec: SpecModel, schemaId: string, pointer: string): SchemaAt[] {
   let ats = expand(spec, schemaRoot(spec, schemaId));
   for (const part of pointer.split('/').slice(1)) {
-    ats = /^[0-9]+$/.test(part) && ats.some((a) => a.node.items) ? itemSchemas(spec, ats) : propertySchemas(spec, ats, decodePointerPart(part));
+    ats =
+      /^[0-9]+$/.test(part) && ats.some((a) => a.node.items)
+        ? itemSchemas(spec, ats)
+        : propertySchemas(spec, ats, decodePointerPart(part));
   }
   return ats;
 }
@@ -145,7 +166,9 @@ export function arrayProperties(spec: SpecModel, schemaId: string): string[] {
   const ats = expand(spec, schemaRoot(spec, schemaId));
   const names = new Set<string>();
   for (const at of ats) for (const name of Object.keys(at.node.properties ?? {})) names.add(name);
-  return [...names].filter((name) => propertySchemas(spec, ats, name).some((s) => s.node.type === 'array' || s.node.items));
+  return [...names].filter((name) =>
+    propertySchemas(spec, ats, name).some((s) => s.node.type === 'array' || s.node.items),
+  );
 }
 
 /** Every schema node reachable from `schemaIds` (properties, items, combinators, references, `not`). */
@@ -173,15 +196,25 @@ function closure(spec: SpecModel, schemaIds: readonly string[]): Node[] {
  * Requirement ids carried (`x-requirement`) by the constraints reachable from `schemaIds`, split by what a failure
  * of the constraint is about: `format` (a value's written form, FORMAT_KEYWORDS) or `structure` (everything else).
  */
-export function schemaRequirements(spec: SpecModel, schemaIds: readonly string[]): { structure: Set<string>; format: Set<string> } {
+export function schemaRequirements(
+  spec: SpecModel,
+  schemaIds: readonly string[],
+): { structure: Set<string>; format: Set<string> } {
   const structure = new Set<string>();
   const format = new Set<string>();
   for (const node of closure(spec, schemaIds)) {
     const id = node['x-requirement'];
     if (typeof id !== 'string') continue;
-    const keywords = Object.keys(node).filter((k) => !k.startsWith('x-') && !['description', 'title', 'examples', '$schema', '$id', '$defs', '$comment'].includes(k));
+    const keywords = Object.keys(node).filter(
+      (k) =>
+        !k.startsWith('x-') && !['description', 'title', 'examples', '$schema', '$id', '$defs', '$comment'].includes(k),
+    );
     if (keywords.some((k) => FORMAT_KEYWORDS.has(k))) format.add(id);
-    if (keywords.some((k) => !FORMAT_KEYWORDS.has(k) && !COMBINATOR_KEYWORDS.has(k)) || keywords.every((k) => COMBINATOR_KEYWORDS.has(k))) structure.add(id);
+    if (
+      keywords.some((k) => !FORMAT_KEYWORDS.has(k) && !COMBINATOR_KEYWORDS.has(k)) ||
+      keywords.every((k) => COMBINATOR_KEYWORDS.has(k))
+    )
+      structure.add(id);
   }
   return { structure, format };
 }

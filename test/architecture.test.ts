@@ -22,9 +22,15 @@ function readLayers(): Layer[] {
   const readme = fs.readFileSync(path.join(KIT_ROOT, 'README.md'), 'utf8');
   const section = /<!-- LAYERS:START[^>]*-->([\s\S]*?)<!-- LAYERS:END -->/.exec(readme)?.[1];
   if (!section) throw new Error('README.md has no LAYERS section');
-  const rows = section.split('\n').filter((l) => l.startsWith('|')).slice(2);
+  const rows = section
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .slice(2);
   return rows.map((row) => {
-    const [name, paths, mayImport] = row.split('|').slice(1, 4).map((cell) => cell.trim());
+    const [name, paths, mayImport] = row
+      .split('|')
+      .slice(1, 4)
+      .map((cell) => cell.trim());
     const codes = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
     return { name: name!.replace(/\*/g, ''), paths: codes(paths!), mayImport: codes(mayImport!) };
   });
@@ -60,7 +66,9 @@ function importsOf(file: string): Import[] {
   for (const ref of info.importedFiles) {
     if (!ref.fileName.startsWith('.')) continue; // packages
     const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), ref.fileName));
-    const to = [target.replace(/\.js$/, '.ts'), target].find((candidate) => fs.existsSync(path.join(KIT_ROOT, candidate))) ?? target;
+    const to =
+      [target.replace(/\.js$/, '.ts'), target].find((candidate) => fs.existsSync(path.join(KIT_ROOT, candidate))) ??
+      target;
     out.push({ from: file, line: text.slice(0, ref.pos).split('\n').length, specifier: ref.fileName, to });
   }
   return out;
@@ -130,7 +138,10 @@ function shortestCycle(edges: ReadonlyMap<string, readonly string[]>, component:
   const cycle = [start];
   for (let v = before.get(start)!; v !== start; v = before.get(v)!) cycle.unshift(v);
   cycle.unshift(start);
-  const more = component.length > cycle.length - 1 ? ` (${component.length} files import each other through cycles like this)` : '';
+  const more =
+    component.length > cycle.length - 1
+      ? ` (${component.length} files import each other through cycles like this)`
+      : '';
   return `${cycle.join(' → ')}${more}`;
 }
 
@@ -143,13 +154,21 @@ describe('architecture: the README layer table', () => {
   it('names layers that exist and allows imports only downwards (no two layers may import each other)', () => {
     const names = new Set(layers.map((l) => l.name));
     expect(layers.length).toBeGreaterThan(5);
-    expect(layers.flatMap((l) => l.mayImport.filter((n) => !names.has(n)).map((n) => `${l.name} may import unknown layer ${n}`))).toEqual([]);
+    expect(
+      layers.flatMap((l) =>
+        l.mayImport.filter((n) => !names.has(n)).map((n) => `${l.name} may import unknown layer ${n}`),
+      ),
+    ).toEqual([]);
     const upward = new Map(layers.map((l) => [l.name, l.mayImport.filter((n) => n !== l.name)]));
     expect(cyclesOf(upward).map((c) => shortestCycle(upward, c))).toEqual([]);
   });
 
   it('names folders and files that exist', () => {
-    expect(layers.flatMap((l) => l.paths.filter((p) => !fs.existsSync(path.join(KIT_ROOT, p))).map((p) => `${l.name}: ${p} does not exist`))).toEqual([]);
+    expect(
+      layers.flatMap((l) =>
+        l.paths.filter((p) => !fs.existsSync(path.join(KIT_ROOT, p))).map((p) => `${l.name}: ${p} does not exist`),
+      ),
+    ).toEqual([]);
   });
 
   it('places every source file in a layer', () => {
@@ -166,7 +185,10 @@ describe('architecture: imports', () => {
       const to = layerOf(layers, i.to);
       if (!from) continue; // reported by the test above
       if (!to) wrong.push(`${i.from}:${i.line} imports '${i.specifier}', which is no source file of a layer`);
-      else if (to !== from && !from.mayImport.includes(to.name)) wrong.push(`${i.from}:${i.line} imports '${i.specifier}': ${from.name} may not import ${to.name} (only ${from.mayImport.join(', ')})`);
+      else if (to !== from && !from.mayImport.includes(to.name))
+        wrong.push(
+          `${i.from}:${i.line} imports '${i.specifier}': ${from.name} may not import ${to.name} (only ${from.mayImport.join(', ')})`,
+        );
     }
     expect(wrong).toEqual([]);
   });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { guardStandardStreams, holdsSecret, maskOutgoing, maskOutgoingValue, maskPan, maskText, maskValue, protectOutput } from '../src/mask.js';
+import {
+  guardStandardStreams,
+  holdsSecret,
+  maskOutgoing,
+  maskOutgoingValue,
+  maskPan,
+  maskText,
+  maskValue,
+  protectOutput,
+} from '../src/mask.js';
 
 const PAN = '4111111111111111';
 const SECRET = 'k3y&v@l"ue 9';
@@ -7,15 +16,24 @@ const SECRET = 'k3y&v@l"ue 9';
 describe('masking', () => {
   it('keeps at most the first six and last four digits of a card number', () => {
     expect(maskPan(PAN)).toBe('411111******1111');
-    expect(maskText(`card ${PAN} and 4111 1111 1111 1111 and 4111-1111-1111-1111 and 4111+1111+1111+1111`)).not.toMatch(/\d{7,}|\d{4}[ +-]\d{4}[ +-]\d{4}/);
+    expect(maskText(`card ${PAN} and 4111 1111 1111 1111 and 4111-1111-1111-1111 and 4111+1111+1111+1111`)).not.toMatch(
+      /\d{7,}|\d{4}[ +-]\d{4}[ +-]\d{4}/,
+    );
   });
 
   it('does not touch short numbers (amounts, dates, ids)', () => {
-    expect(maskText('amount=10.36&date=20261122143015&id=T202611220001')).toBe('amount=10.36&date=20261122143015&id=T202611220001');
+    expect(maskText('amount=10.36&date=20261122143015&id=T202611220001')).toBe(
+      'amount=10.36&date=20261122143015&id=T202611220001',
+    );
   });
 
   it('replaces a secret in every written form', () => {
-    const forms = [SECRET, encodeURIComponent(SECRET), encodeURIComponent(SECRET).replace(/%20/g, '+'), JSON.stringify(SECRET).slice(1, -1)];
+    const forms = [
+      SECRET,
+      encodeURIComponent(SECRET),
+      encodeURIComponent(SECRET).replace(/%20/g, '+'),
+      JSON.stringify(SECRET).slice(1, -1),
+    ];
     for (const form of forms) expect(maskText(`x ${form} y`, { secrets: [SECRET] })).toBe('x [SECRET] y');
   });
 
@@ -32,18 +50,27 @@ describe('masking', () => {
   it('masks card numbers written with dots or underscores, and known cards with any separator', () => {
     expect(maskText(`a 4111.1111.1111.1111 b 4111_1111_1111_1111 c`)).toBe('a 411111******1111 b 411111******1111 c');
     // A known card that is not Luhn-valid is masked by the rules, with separators too.
-    expect(maskText('card 4000-0000-0000-0003 and 4000.0000.0000.0003', { cards: ['4000000000000003'] })).toBe('card 400000******0003 and 400000******0003');
+    expect(maskText('card 4000-0000-0000-0003 and 4000.0000.0000.0003', { cards: ['4000000000000003'] })).toBe(
+      'card 400000******0003 and 400000******0003',
+    );
     expect(maskText('amount 10.36 id 1234.5678 ip 127.0.0.1')).toBe('amount 10.36 id 1234.5678 ip 127.0.0.1');
     expect(maskText(`run 9${PAN}77`, { cards: [PAN] })).toBe('run 9411111******111177');
   });
 
   it('masks a card number given as a JSON number (a finding keeps received values as data), and leaves other numbers be', () => {
-    expect(maskValue({ received: Number(PAN), amount: 1000, list: [Number(PAN)] })).toEqual({ received: '411111******1111', amount: 1000, list: ['411111******1111'] });
+    expect(maskValue({ received: Number(PAN), amount: 1000, list: [Number(PAN)] })).toEqual({
+      received: '411111******1111',
+      amount: 1000,
+      list: ['411111******1111'],
+    });
   });
 
   it('masks secrets and cards in keys and header names, not only in values', () => {
     const rules = { secrets: [SECRET], cards: [PAN] };
-    expect(maskValue({ [`x-echo-${SECRET}`]: '1', [`k_${PAN}`]: { [SECRET]: SECRET } }, rules)).toEqual({ 'x-echo-[SECRET]': '1', 'k_411111******1111': { '[SECRET]': '[SECRET]' } });
+    expect(maskValue({ [`x-echo-${SECRET}`]: '1', [`k_${PAN}`]: { [SECRET]: SECRET } }, rules)).toEqual({
+      'x-echo-[SECRET]': '1',
+      'k_411111******1111': { '[SECRET]': '[SECRET]' },
+    });
     expect(holdsSecret(`x ${encodeURIComponent(SECRET)} y`, rules)).toBe(true);
     expect(holdsSecret('nothing here', rules)).toBe(false);
   });
@@ -102,7 +129,9 @@ describe('masking markup', () => {
 describe('masking digests', () => {
   it('leaves a digit run inside a hex digest alone (it is no card number)', () => {
     const digest = '0785eb065238f372855a641513ede24b509d7a6a33a4f1516954111111111111111c31d5';
-    expect(maskText(digest.replace('4111111111111111', '45320151128336'))).toBe(digest.replace('4111111111111111', '45320151128336'));
+    expect(maskText(digest.replace('4111111111111111', '45320151128336'))).toBe(
+      digest.replace('4111111111111111', '45320151128336'),
+    );
     expect(maskText('card 4532015112830366 paid')).not.toContain('4532015112830366');
   });
 });

@@ -14,18 +14,51 @@ const reference = loadProfile('reference').profile.signature;
 const sample = loadProfile('sample-hmac-sorted').profile.signature;
 
 describe('signatures against openssl vectors', () => {
-  const direct = { merchant_id: 'M10001', account_id: 'A20001', order_no: 'ORD-1', currency: 'USD', amount: '10.36', note: 'ignored' };
+  const direct = {
+    merchant_id: 'M10001',
+    account_id: 'A20001',
+    order_no: 'ORD-1',
+    currency: 'USD',
+    amount: '10.36',
+    note: 'ignored',
+  };
 
   it('reference: SHA-256 over the per-operation field list, secret appended, lower-case hex', () => {
     expect(stringToSign(reference, 'request', 'authoriseDirect', direct)).toBe('M10001A20001ORD-1USD10.36');
     expect(sign(reference, 'request', 'authoriseDirect', direct, 's3cr3t')).toBe(REF_DIRECT);
-    expect(sign(reference, 'request', 'capture', { merchant_id: 'M10001', account_id: 'A20001', capture_orders: [] }, 's3cr3t')).toBe(REF_BATCH);
+    expect(
+      sign(
+        reference,
+        'request',
+        'capture',
+        { merchant_id: 'M10001', account_id: 'A20001', capture_orders: [] },
+        's3cr3t',
+      ),
+    ).toBe(REF_BATCH);
   });
 
   it('reference: compared case-insensitively; a wrong, missing or other-secret signature fails', () => {
-    expect(verify(reference, 'request', 'authoriseDirect', { ...direct, encryption_data: REF_DIRECT.toUpperCase() }, 's3cr3t')).toBe(true);
-    expect(verify(reference, 'request', 'authoriseDirect', { ...direct, encryption_data: REF_DIRECT }, 'other')).toBe(false);
-    expect(verify(reference, 'request', 'authoriseDirect', { ...direct, amount: '10.37', encryption_data: REF_DIRECT }, 's3cr3t')).toBe(false);
+    expect(
+      verify(
+        reference,
+        'request',
+        'authoriseDirect',
+        { ...direct, encryption_data: REF_DIRECT.toUpperCase() },
+        's3cr3t',
+      ),
+    ).toBe(true);
+    expect(verify(reference, 'request', 'authoriseDirect', { ...direct, encryption_data: REF_DIRECT }, 'other')).toBe(
+      false,
+    );
+    expect(
+      verify(
+        reference,
+        'request',
+        'authoriseDirect',
+        { ...direct, amount: '10.37', encryption_data: REF_DIRECT },
+        's3cr3t',
+      ),
+    ).toBe(false);
     expect(verify(reference, 'request', 'authoriseDirect', direct, 's3cr3t')).toBe(false);
   });
 
@@ -38,14 +71,27 @@ describe('signatures against openssl vectors', () => {
       encryption_data: 'excluded',
       capture_orders: [{ amount: '1.00' }],
     };
-    expect(stringToSign(sample, 'request', 'capture', body)).toBe('account_id=A20001&amount=10.36&merchant_id=M10001&note=caf&#233; & more');
+    expect(stringToSign(sample, 'request', 'capture', body)).toBe(
+      'account_id=A20001&amount=10.36&merchant_id=M10001&note=caf&#233; & more',
+    );
     expect(sign(sample, 'request', 'capture', body, 's3cr3t')).toBe(HMAC_SORTED_UPPER);
-    expect(verify(sample, 'request', 'capture', { ...body, encryption_data: HMAC_SORTED_UPPER.toLowerCase() }, 's3cr3t')).toBe(false);
+    expect(
+      verify(sample, 'request', 'capture', { ...body, encryption_data: HMAC_SORTED_UPPER.toLowerCase() }, 's3cr3t'),
+    ).toBe(false);
   });
 
   it('responses: signed per the reference lists, over sorted pairs (empty values skipped) in the sample', () => {
-    expect(stringToSign(reference, 'response', 'capture', { merchant_id: 'M', account_id: 'A', return_status: '1', return_message: 'OK' })).toBe('MA1OK');
+    expect(
+      stringToSign(reference, 'response', 'capture', {
+        merchant_id: 'M',
+        account_id: 'A',
+        return_status: '1',
+        return_message: 'OK',
+      }),
+    ).toBe('MA1OK');
     expect(stringToSign(reference, 'response', 'retrievalTrans', { merchant_id: 'M' })).toBeUndefined();
-    expect(stringToSign(sample, 'response', 'capture', { merchant_id: 'M', return_message: '', account_id: 'A' })).toBe('account_id=A&merchant_id=M');
+    expect(stringToSign(sample, 'response', 'capture', { merchant_id: 'M', return_message: '', account_id: 'A' })).toBe(
+      'account_id=A&merchant_id=M',
+    );
   });
 });

@@ -8,7 +8,12 @@ import { tempDir } from './support/temp.js';
 
 describe('YAML reading through the parse cache (src/yaml.ts)', () => {
   it('gives what yaml gives, for the spec, the catalogue and the profiles, on a miss and on a hit', () => {
-    for (const file of ['spec/openapi.yaml', 'spec/requirements.yaml', 'spec/profiles/reference.yaml', 'spec/profiles/sample-hmac-sorted.yaml']) {
+    for (const file of [
+      'spec/openapi.yaml',
+      'spec/requirements.yaml',
+      'spec/profiles/reference.yaml',
+      'spec/profiles/sample-hmac-sorted.yaml',
+    ]) {
       const direct = parseYaml(fs.readFileSync(path.join(KIT_ROOT, file), 'utf8'));
       expect(readYamlFile(path.join(KIT_ROOT, file))).toEqual(direct);
       expect(readYamlFile(path.join(KIT_ROOT, file))).toEqual(direct);

@@ -4,7 +4,16 @@
  * not exist (no state of the profile stands for "waiting for the shopper").
  */
 import { resolveAccount } from '../config.js';
-import { echo, liveSession, openSession, ordered, str, type Gateway, type OperationHandler, type Refusal } from '../context.js';
+import {
+  echo,
+  liveSession,
+  openSession,
+  ordered,
+  str,
+  type Gateway,
+  type OperationHandler,
+  type Refusal,
+} from '../context.js';
 import { errorReply, signResponse } from '../errors.js';
 import { pageReply, type Reply } from '../reply.js';
 import { Store, type Session } from '../store.js';
@@ -19,7 +28,8 @@ export const apmPayment: OperationHandler = {
   refusals(req, gw) {
     const out: Refusal[] = paymentNeeds(req.body);
     const method = str(req.body, 'payment_method');
-    if (!method || !gw.config.apm.paymentMethods.includes(method)) out.push({ kind: 'unknownRecord', reason: 'payment_method is not offered' });
+    if (!method || !gw.config.apm.paymentMethods.includes(method))
+      out.push({ kind: 'unknownRecord', reason: 'payment_method is not offered' });
     return out;
   },
   run(req, gw): Reply {
@@ -43,7 +53,12 @@ export const apmPayment: OperationHandler = {
 function complete(gw: Gateway, session: Session, decline: boolean): void {
   const account = resolveAccount(gw.config, session.merchantId, session.accountId);
   if (!account) return;
-  const { txn } = createPayment(gw, { source: 'authoriseApm', account, body: session.request, declineRequested: decline });
+  const { txn } = createPayment(gw, {
+    source: 'authoriseApm',
+    account,
+    body: session.request,
+    declineRequested: decline,
+  });
   session.transactionId = txn.transactionId;
 }
 
@@ -55,7 +70,14 @@ export function issuerPage(gw: Gateway, token: string, form: Record<string, unkn
   const session = liveSession(gw, token);
   if (session?.kind !== 'apm') return errorReply(gw, 'unknownRecord', 'authoriseApm', form, undefined, 'html');
   const mode = gw.config.apm.issuer.mode;
-  const action = form.action === 'pay' || form.action === 'decline' ? form.action : mode === 'autoApprove' ? 'pay' : mode === 'autoDecline' ? 'decline' : undefined;
+  const action =
+    form.action === 'pay' || form.action === 'decline'
+      ? form.action
+      : mode === 'autoApprove'
+        ? 'pay'
+        : mode === 'autoDecline'
+          ? 'decline'
+          : undefined;
   if (!session.transactionId && action) complete(gw, session, action === 'decline');
   if (session.transactionId) return resultPage(gw, session);
   const req = session.request;
@@ -63,7 +85,10 @@ export function issuerPage(gw: Gateway, token: string, form: Record<string, unkn
     title: 'Issuer payment page',
     autoSubmit: false,
     paragraphs: [
-      { id: 'order', text: `Order ${String(req.order_no)}: ${String(req.amount)} ${String(req.currency)} by ${String(req.payment_method)}` },
+      {
+        id: 'order',
+        text: `Order ${String(req.order_no)}: ${String(req.amount)} ${String(req.currency)} by ${String(req.payment_method)}`,
+      },
     ],
     form: {
       name: 'issuer',

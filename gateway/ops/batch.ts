@@ -4,7 +4,16 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Profile } from '../../src/profile/load.js';
-import { batchLimit, echo, ordered, refusesOverLimit, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
+import {
+  batchLimit,
+  echo,
+  ordered,
+  refusesOverLimit,
+  str,
+  type Gateway,
+  type GatewayRequest,
+  type OperationHandler,
+} from '../context.js';
 import { codeMessage, signResponse } from '../errors.js';
 import { toMinor } from '../money.js';
 import { jsonReply } from '../reply.js';
@@ -35,8 +44,14 @@ const UNBOUNDED = BigInt(Number.MAX_SAFE_INTEGER) * 100n;
 
 const RULES: Record<BatchKey, BatchRules> = {
   capture: {
-    operationAmount: (item, gw) => (gw.profile.transitions.capture.itemAmount === 'operationAmount' ? toMinor(item.amount) : undefined),
-    available: (txn, gw) => (gw.switches.skipCaptureBound ? UNBOUNDED : gw.profile.transitions.capture.itemAmount === 'operationAmount' ? txn.amountMinor : -1n),
+    operationAmount: (item, gw) =>
+      gw.profile.transitions.capture.itemAmount === 'operationAmount' ? toMinor(item.amount) : undefined,
+    available: (txn, gw) =>
+      gw.switches.skipCaptureBound
+        ? UNBOUNDED
+        : gw.profile.transitions.capture.itemAmount === 'operationAmount'
+          ? txn.amountMinor
+          : -1n,
     overFailure: 'overCapture',
     apply(txn, item, gw) {
       const t = gw.profile.transitions.capture;
@@ -46,7 +61,8 @@ const RULES: Record<BatchKey, BatchRules> = {
     },
   },
   review: {
-    invalid: (item, gw) => item.review_flag !== gw.profile.review.approve.flag && item.review_flag !== gw.profile.review.reject.flag,
+    invalid: (item, gw) =>
+      item.review_flag !== gw.profile.review.approve.flag && item.review_flag !== gw.profile.review.reject.flag,
     apply(txn, item, gw) {
       const r = gw.profile.review;
       txn.state = item.review_flag === r.approve.flag ? r.approve.to : r.reject.to;
@@ -68,10 +84,19 @@ const RULES: Record<BatchKey, BatchRules> = {
       const t = gw.profile.transitions.refund;
       const amount = toMinor(item.refund_amount)!;
       const referenceId = `${txn.transactionId}-${String(txn.refundSeq).padStart(2, '0')}`;
-      const reference = gw.profile.refunds.reference === 'sameAsReferenceId' ? referenceId : `RF${referenceId.slice(1).replace('-', '')}`;
+      const reference =
+        gw.profile.refunds.reference === 'sameAsReferenceId'
+          ? referenceId
+          : `RF${referenceId.slice(1).replace('-', '')}`;
       txn.refundSeq += 1;
       txn.refundedMinor += amount;
-      gw.store.addRefund(txn, { referenceId, reference, amountMinor: amount, reason: str(item, 'refund_reason') ?? '', at: gw.now() });
+      gw.store.addRefund(txn, {
+        referenceId,
+        reference,
+        amountMinor: amount,
+        reason: str(item, 'refund_reason') ?? '',
+        at: gw.now(),
+      });
       txn.state = refundable(txn) <= 0n ? t.toFull : t.toPartial;
       return { refund_reference_id: referenceId, refund_reference: reference };
     },
@@ -100,11 +125,18 @@ function echoable(gw: Gateway, resultSchemaId: string, field: string, value: unk
 }
 
 /** Check one item in the profile's order; the first failure, or the transaction it may be applied to. */
-function check(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unknown): { failure: ItemFailure } | { txn: Transaction } {
+function check(
+  gw: Gateway,
+  req: GatewayRequest,
+  key: BatchKey,
+  raw: unknown,
+): { failure: ItemFailure } | { txn: Transaction } {
   const rules = RULES[key];
   const items = req.op.items!;
   const item = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Item) : undefined;
-  const txn = item ? gw.store.transaction(req.account.merchant.merchantId, req.account.account.accountId, item.transaction_id) : undefined;
+  const txn = item
+    ? gw.store.transaction(req.account.merchant.merchantId, req.account.account.accountId, item.transaction_id)
+    : undefined;
   const amount = item && rules.operationAmount?.(item, gw);
   for (const step of gw.profile.batch.checkOrder) {
     let failure: ItemFailure | undefined;
@@ -141,7 +173,11 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
   const items = req.op.items!;
   const item: Item = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Item) : {};
   const rule = req.op.model.echoItems;
-  const echoed = new Set([...(rule?.key ?? []), ...(rule?.fields ?? []), ...items.resultFields.filter((f) => items.fields.includes(f))]);
+  const echoed = new Set([
+    ...(rule?.key ?? []),
+    ...(rule?.fields ?? []),
+    ...items.resultFields.filter((f) => items.fields.includes(f)),
+  ]);
   const values: Item = {};
   for (const f of rule?.key ?? []) values[f] = '';
   for (const f of echoed) if (echoable(gw, items.resultSchemaId, f, item[f])) values[f] = item[f];
@@ -150,11 +186,15 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
   if ('failure' in outcome) {
     values[batch!.status] = statuses.failure;
     values[batch!.message] = codeMessage(gw.profile.batch.itemFailures[outcome.failure]);
-    if (key === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty') Object.assign(values, { refund_reference_id: '', refund_reference: '' });
+    if (key === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')
+      Object.assign(values, { refund_reference_id: '', refund_reference: '' });
   } else {
     Object.assign(values, RULES[key].apply(outcome.txn, item, gw));
     values[batch!.status] = statuses.success;
-    values[batch!.message] = batch!.messageOnSuccess === 'empty' ? gw.profile.batch.itemSuccess.errorMessage : codeMessage(gw.profile.batch.itemSuccess.refundMessage);
+    values[batch!.message] =
+      batch!.messageOnSuccess === 'empty'
+        ? gw.profile.batch.itemSuccess.errorMessage
+        : codeMessage(gw.profile.batch.itemSuccess.refundMessage);
   }
   return ordered(items.resultFields, values);
 }

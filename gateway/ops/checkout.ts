@@ -21,7 +21,7 @@ export const PAY_PATH = '/pay/';
 
 /** The value of a hidden input for a submitted value (nested values and numbers as their JSON text). */
 function inputValue(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -75,14 +75,21 @@ function checkoutPage(gw: Gateway, req: GatewayRequest, token: string): Reply {
   inputs.push({ type: 'hidden', name: form.allParamsName, value: allParams });
   const own = ownGatewayValues(req, token);
   for (const name of form.gatewayFields) {
-    const value = name === SESSION_FIELD ? token : settings.gatewayFieldValues?.[name] ?? own[name] ?? settings.unsourcedValue;
+    const value =
+      name === SESSION_FIELD ? token : (settings.gatewayFieldValues?.[name] ?? own[name] ?? settings.unsourcedValue);
     inputs.push({ type: 'hidden', name, value });
   }
   return pageReply({
     title: 'Redirecting to the payment page',
     autoSubmit: true,
     paragraphs: [],
-    form: { name: 'checkout', method: form.method, action: form.action.replace('{base_url}', gw.baseUrl), inputs, buttons: [] },
+    form: {
+      name: 'checkout',
+      method: form.method,
+      action: form.action.replace('{base_url}', gw.baseUrl),
+      inputs,
+      buttons: [],
+    },
   });
 }
 
@@ -137,7 +144,12 @@ export function isPostBack(body: Record<string, unknown>): boolean {
 /** The pending (or completed) checkout session a posted-back form names, if it matches its merchant account. */
 export function postBackSession(gw: Gateway, body: Record<string, unknown>): Session | undefined {
   const session = liveSession(gw, str(body, SESSION_FIELD) ?? '');
-  return session && session.kind === 'checkout' && body.merchant_id === session.merchantId && body.account_id === session.accountId ? session : undefined;
+  return session &&
+    session.kind === 'checkout' &&
+    body.merchant_id === session.merchantId &&
+    body.account_id === session.accountId
+    ? session
+    : undefined;
 }
 
 /** Answer the posted-back checkout form: the hosted payment page (or the result once paid). */
@@ -153,10 +165,15 @@ export function payPage(gw: Gateway, token: string, form: Record<string, unknown
   const cardGiven = (str(form, gw.profile.fields.card.number) ?? '') !== '';
   if (form.action === 'pay' && cardGiven) {
     const problem = cardProblem(gw, form);
-    if (problem) return { ...errorReply(gw, 'invalidInput', 'checkout', session.request, undefined, 'html'), headers: { 'x-pagi-reason': problem } };
+    if (problem)
+      return {
+        ...errorReply(gw, 'invalidInput', 'checkout', session.request, undefined, 'html'),
+        headers: { 'x-pagi-reason': problem },
+      };
   }
   const account = resolveAccount(gw.config, session.merchantId, session.accountId);
-  if (!account) return errorReply(gw, gw.profile.errors.unknownMerchant, 'checkout', session.request, undefined, 'html');
+  if (!account)
+    return errorReply(gw, gw.profile.errors.unknownMerchant, 'checkout', session.request, undefined, 'html');
   const { txn } = createPayment(gw, {
     source: 'checkout',
     account,

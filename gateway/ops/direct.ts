@@ -7,7 +7,12 @@ import { cardProblem, createPayment, paymentNeeds, readCard, type CardData } fro
 /** The stored card a request's `token_id` names, for this account. */
 function storedCard(gw: Gateway, req: GatewayRequest): CardData | undefined {
   const token = gw.store.tokens.get(str(req.body, 'token_id') ?? '');
-  if (!token || token.merchantId !== req.account.merchant.merchantId || token.accountId !== req.account.account.accountId) return undefined;
+  if (
+    !token ||
+    token.merchantId !== req.account.merchant.merchantId ||
+    token.accountId !== req.account.account.accountId
+  )
+    return undefined;
   return { number: token.cardNumber, expiryMonth: token.expiryMonth, expiryYear: token.expiryYear };
 }
 
@@ -18,7 +23,8 @@ export const directPayment: OperationHandler = {
   refusals(req, gw) {
     const out: Refusal[] = paymentNeeds(req.body);
     if (usesToken(req)) {
-      if (!storedCard(gw, req)) out.push({ kind: gw.profile.payments.token.unknownToken, reason: 'token_id names no stored card' });
+      if (!storedCard(gw, req))
+        out.push({ kind: gw.profile.payments.token.unknownToken, reason: 'token_id names no stored card' });
     } else {
       const problem = cardProblem(gw, req.body);
       if (problem) out.push({ kind: 'invalidInput', reason: problem });
@@ -35,6 +41,11 @@ export const directPayment: OperationHandler = {
       securityCode: usesToken(req) ? undefined : str(req.body, gw.profile.fields.card.securityCode),
       tokenId: usesToken(req) ? str(req.body, 'token_id') : undefined,
     });
-    return { kind: 'xml', status: 200, root: req.op.xmlRoot!, body: signResponse(gw, 'authoriseDirect', result, req.account.secret) };
+    return {
+      kind: 'xml',
+      status: 200,
+      root: req.op.xmlRoot!,
+      body: signResponse(gw, 'authoriseDirect', result, req.account.secret),
+    };
   },
 };

@@ -8,7 +8,8 @@ import type { Session } from '../store.js';
 export function resultPage(gw: Gateway, session: Session): Reply {
   const txn = session.transactionId ? gw.store.transactions.get(session.transactionId) : undefined;
   // The payment may have been evicted (store caps) while its session lives on: then it is an unknown record.
-  if (!txn) return errorReply(gw, 'unknownRecord', session.kind === 'apm' ? 'authoriseApm' : 'checkout', {}, undefined, 'html');
+  if (!txn)
+    return errorReply(gw, 'unknownRecord', session.kind === 'apm' ? 'authoriseApm' : 'checkout', {}, undefined, 'html');
   return pageReply({
     title: txn.outcome === 'declined' ? 'Payment declined' : 'Payment completed',
     autoSubmit: false,

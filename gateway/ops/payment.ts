@@ -26,7 +26,10 @@ export interface CardData {
 
 /** Refusals shared by the payment operations: a needed field missing. */
 export function paymentNeeds(body: Record<string, unknown>): Refusal[] {
-  return PAYMENT_NEEDS.filter((f) => typeof body[f] !== 'string' || body[f] === '').map((f) => ({ kind: 'invalidInput' as const, reason: `${f} is missing` }));
+  return PAYMENT_NEEDS.filter((f) => typeof body[f] !== 'string' || body[f] === '').map((f) => ({
+    kind: 'invalidInput' as const,
+    reason: `${f} is missing`,
+  }));
 }
 
 const MONTH = { MM: /^(0[1-9]|1[0-2])$/, M: /^(0?[1-9]|1[0-2])$/ };
@@ -43,8 +46,10 @@ export function cardProblem(gw: Gateway, source: Record<string, unknown>): strin
   const year = source[f.expiryYear];
   if (typeof number !== 'string' || !CARD_NUMBER.test(number)) return `${f.number} is not a card number`;
   if (f.luhnCheck && !luhnValid(number)) return `${f.number} fails the Luhn check`;
-  if (typeof month !== 'string' || !MONTH[f.expiryMonthFormat].test(month)) return `${f.expiryMonth} is not in the form ${f.expiryMonthFormat}`;
-  if (typeof year !== 'string' || !YEAR[f.expiryYearFormat].test(year)) return `${f.expiryYear} is not in the form ${f.expiryYearFormat}`;
+  if (typeof month !== 'string' || !MONTH[f.expiryMonthFormat].test(month))
+    return `${f.expiryMonth} is not in the form ${f.expiryMonthFormat}`;
+  if (typeof year !== 'string' || !YEAR[f.expiryYearFormat].test(year))
+    return `${f.expiryYear} is not in the form ${f.expiryYearFormat}`;
   const now = gw.now();
   const fullYear = f.expiryYearFormat === 'YY' ? 2000 + Number(year) : Number(year);
   if (fullYear * 12 + Number(month) < now.getUTCFullYear() * 12 + now.getUTCMonth() + 1) return 'the card has expired';
@@ -56,7 +61,11 @@ export function cardProblem(gw: Gateway, source: Record<string, unknown>): strin
 /** The card of a request whose card fields passed `cardProblem`. */
 export function readCard(gw: Gateway, source: Record<string, unknown>): CardData {
   const f = gw.profile.fields.card;
-  return { number: String(source[f.number]), expiryMonth: String(source[f.expiryMonth]), expiryYear: String(source[f.expiryYear]) };
+  return {
+    number: String(source[f.number]),
+    expiryMonth: String(source[f.expiryMonth]),
+    expiryYear: String(source[f.expiryYear]),
+  };
 }
 
 /** The card number masked as the profile's `cardMask` says. */
@@ -64,7 +73,11 @@ export function maskCard(gw: Gateway, number: string): string {
   if (gw.switches.unmaskedCard) return number;
   const { keepFirst, keepLast, maskChar, hiddenWidth } = gw.profile.fields.cardMask;
   const hidden = hiddenWidth === 'perDigit' ? Math.max(0, number.length - keepFirst - keepLast) : hiddenWidth;
-  return number.slice(0, Math.min(keepFirst, number.length)) + maskChar.repeat(hidden) + number.slice(number.length - Math.min(keepLast, number.length - keepFirst));
+  return (
+    number.slice(0, Math.min(keepFirst, number.length)) +
+    maskChar.repeat(hidden) +
+    number.slice(number.length - Math.min(keepLast, number.length - keepFirst))
+  );
 }
 
 /** The domain of the request's `shopper_email`, lower case ('' without one). */
@@ -91,7 +104,12 @@ function riskChecks(gw: Gateway, body: Record<string, unknown>): RiskCheck[] {
 }
 
 /** Whether a decline rule of the profile matches the payment (its card, security code, e-mail domain or amount). */
-export function declines(gw: Gateway, body: Record<string, unknown>, card: CardData | undefined, securityCode: string | undefined): boolean {
+export function declines(
+  gw: Gateway,
+  body: Record<string, unknown>,
+  card: CardData | undefined,
+  securityCode: string | undefined,
+): boolean {
   return gw.profile.payments.declineRules.some((r) => {
     if ('cardNumberSuffix' in r) return card?.number.endsWith(r.cardNumberSuffix) ?? false;
     if ('securityCode' in r) return securityCode === r.securityCode;
@@ -142,7 +160,10 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
   const outcome = outcomeOf(gw, input, risk);
   const transactionId = store.nextId('T', now);
   const with3ds = body.open3d === profile.payments.threeDS.requestValue;
-  const subscription = body.subscription && typeof body.subscription === 'object' ? (body.subscription as Record<string, unknown>) : undefined;
+  const subscription =
+    body.subscription && typeof body.subscription === 'object'
+      ? (body.subscription as Record<string, unknown>)
+      : undefined;
   const txn: Transaction = {
     transactionId,
     referenceNo: `R${transactionId.slice(1)}`,
@@ -174,14 +195,25 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
       contractName: typeof subscription.contract_name === 'string' ? subscription.contract_name : '',
       recurringId: `RC-${transactionId.slice(1)}`,
       period: typeof subscription.interval_count === 'string' ? subscription.interval_count : '',
-      nextDeduction: addInterval(now, String(subscription.interval ?? 'day'), Number.isFinite(count) && count > 0 ? count : 1),
+      nextDeduction: addInterval(
+        now,
+        String(subscription.interval ?? 'day'),
+        Number.isFinite(count) && count > 0 ? count : 1,
+      ),
     };
   }
   let tokenId = input.tokenId;
   if (!tokenId && input.card && outcome !== 'declined' && body.token_flag === profile.payments.token.requestValue) {
     tokenId = `TK${Store.token()}`;
     const { number: cardNumber, expiryMonth, expiryYear } = input.card;
-    store.tokens.set(tokenId, { tokenId, merchantId: txn.merchantId, accountId: txn.accountId, cardNumber, expiryMonth, expiryYear });
+    store.tokens.set(tokenId, {
+      tokenId,
+      merchantId: txn.merchantId,
+      accountId: txn.accountId,
+      cardNumber,
+      expiryMonth,
+      expiryYear,
+    });
   }
   if (txn.state === 'captured') txn.capturedMinor = txn.amountMinor;
   store.addTransaction(txn);
@@ -191,7 +223,13 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
 }
 
 /** The result of a payment in the direct payment response's fields, in schema order, without signature. */
-function paymentResult(gw: Gateway, txn: Transaction, body: Record<string, unknown>, card: CardData | undefined, tokenId: string | undefined): Record<string, unknown> {
+function paymentResult(
+  gw: Gateway,
+  txn: Transaction,
+  body: Record<string, unknown>,
+  card: CardData | undefined,
+  tokenId: string | undefined,
+): Record<string, unknown> {
   const { payments, statusValues } = gw.profile;
   const direct = factsOf(gw, 'authoriseDirect');
   const values: Record<string, unknown> = {
@@ -202,10 +240,15 @@ function paymentResult(gw: Gateway, txn: Transaction, body: Record<string, unkno
     note: str(body, 'note'),
     token_id: tokenId,
     connector: gw.config.connector,
-    threeds_result: txn.with3ds ? payments.threeDS.resultWhenRequested : payments.threeDS.resultWhenNotRequested || undefined,
+    threeds_result: txn.with3ds
+      ? payments.threeDS.resultWhenRequested
+      : payments.threeDS.resultWhenNotRequested || undefined,
     risk_action: payments.risk.action[txn.outcome],
     risk_score: txn.risk.every((c) => c.passed) ? '10' : '85',
-    risk_reasons: txn.risk.map((c) => ({ name: c.name, status: c.passed ? payments.risk.checkStatus.pass : payments.risk.checkStatus.fail })),
+    risk_reasons: txn.risk.map((c) => ({
+      name: c.name,
+      status: c.passed ? payments.risk.checkStatus.pass : payments.risk.checkStatus.fail,
+    })),
   };
   if (txn.subscription) {
     values.contract_name = txn.subscription.contractName;
@@ -221,5 +264,11 @@ function notifyPayment(gw: Gateway, input: PaymentInput, result: Record<string, 
   const url = str(input.body, 'notify_url');
   const kind = gw.profile.notifications.kinds.payment;
   if (!url || gw.switches.suppressNotifications || !kind.sentAfter.includes(input.source)) return;
-  gw.notifier.send({ kind: 'payment', key: String(input.body.order_no), url, body: result, secret: input.account.secret });
+  gw.notifier.send({
+    kind: 'payment',
+    key: String(input.body.order_no),
+    url,
+    body: result,
+    secret: input.account.secret,
+  });
 }

@@ -34,17 +34,23 @@ function idempotencyKey(gw: Gateway, req: GatewayRequest): string | undefined {
 /** The value at a dot-separated path of the request. */
 function valueAt(body: Record<string, unknown>, path: string): unknown {
   let node: unknown = body;
-  for (const part of path.split('.')) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split('.'))
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   return node;
 }
 
 /** Remove the member a JSON pointer names (when present). */
 function removeAt(root: Record<string, unknown>, pointer: string): void {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const last = parts.pop();
   let node: unknown = root;
-  for (const part of parts) node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-  if (last !== undefined && node && typeof node === 'object' && !Array.isArray(node)) delete (node as Record<string, unknown>)[last];
+  for (const part of parts)
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  if (last !== undefined && node && typeof node === 'object' && !Array.isArray(node))
+    delete (node as Record<string, unknown>)[last];
 }
 
 /** The fee of a payment amount (integer units of `payment_currency`). */
@@ -66,14 +72,19 @@ export const payout: OperationHandler = {
     const amount = toInteger(body.payment_amount);
     if (amount === undefined) bad('payment_amount is missing');
     if (!str(body, 'payment_currency')) bad('payment_currency is missing');
-    if (body.source_currency !== undefined && body.source_currency !== body.payment_currency) bad('source_currency differs from payment_currency (no conversion)');
-    if (body.source_amount !== undefined && body.source_amount !== body.payment_amount) bad('source_amount differs from payment_amount (no conversion)');
+    if (body.source_currency !== undefined && body.source_currency !== body.payment_currency)
+      bad('source_currency differs from payment_currency (no conversion)');
+    if (body.source_amount !== undefined && body.source_amount !== body.payment_amount)
+      bad('source_amount differs from payment_amount (no conversion)');
     const paidBy = body.fee_paid_by;
-    if (paidBy !== undefined && paidBy !== p.feePaidBy.payer && paidBy !== p.feePaidBy.beneficiary) bad('fee_paid_by has an unknown value');
-    if (amount !== undefined && paidBy === p.feePaidBy.beneficiary && feeOf(gw, amount) > amount) bad('the fee exceeds the payment amount');
+    if (paidBy !== undefined && paidBy !== p.feePaidBy.payer && paidBy !== p.feePaidBy.beneficiary)
+      bad('fee_paid_by has an unknown value');
+    if (amount !== undefined && paidBy === p.feePaidBy.beneficiary && feeOf(gw, amount) > amount)
+      bad('the fee exceeds the payment amount');
     const key = idempotencyKey(gw, req);
     const known = key ? gw.store.payouts.get(key) : undefined;
-    if (known && known.bodyDigest !== bodyDigest(body) && p.replayWithDifferentBody === 'invalidInput') bad(`${p.idempotencyKey} was used with another body`);
+    if (known && known.bodyDigest !== bodyDigest(body) && p.replayWithDifferentBody === 'invalidInput')
+      bad(`${p.idempotencyKey} was used with another body`);
     return out;
   },
   run(req, gw) {
@@ -95,7 +106,8 @@ export const payout: OperationHandler = {
     const beneficiary = echoed.beneficiary;
     if (beneficiary && typeof beneficiary === 'object' && !Array.isArray(beneficiary)) {
       const b = beneficiary as Record<string, unknown>;
-      const details = b.bank_details && typeof b.bank_details === 'object' ? (b.bank_details as Record<string, unknown>) : {};
+      const details =
+        b.bank_details && typeof b.bank_details === 'object' ? (b.bank_details as Record<string, unknown>) : {};
       b.bank_details = { ...details, local_clearing_system: p.localClearingSystem };
     }
     const transactionId = gw.store.nextId('PO', now);
@@ -109,7 +121,11 @@ export const payout: OperationHandler = {
       last_updated_at: offsetDateTime(now),
       failure_reason: rule ? rule.failureReason : p.successFailureReason,
       failure_type: rule ? rule.failureType : p.successFailureType,
-      payer_id: `PYR-${createHash('sha256').update(`${req.account.merchant.merchantId}\u0000${canonical(body.payer ?? null)}`).digest('hex').slice(0, 10).toUpperCase()}`,
+      payer_id: `PYR-${createHash('sha256')
+        .update(`${req.account.merchant.merchantId}\u0000${canonical(body.payer ?? null)}`)
+        .digest('hex')
+        .slice(0, 10)
+        .toUpperCase()}`,
       transaction_id: transactionId,
       short_reference_id: `P${transactionId.slice(4, 10)}-${randomBytes(3).toString('hex').toUpperCase()}`,
       status: rule ? gw.profile.statusValues.payout_status.failed : gw.profile.statusValues.payout_status.completed,
@@ -117,8 +133,18 @@ export const payout: OperationHandler = {
     const response = ordered(req.op.responseFields, signResponse(gw, 'payout', values, req.account.secret));
     gw.store.payouts.set(key, { key, bodyDigest: bodyDigest(body), responseText: JSON.stringify(response) });
     const url = str(body, 'notify_url');
-    if (url && !gw.switches.suppressNotifications && gw.profile.notifications.kinds.payout.sentAfter.includes('payout')) {
-      gw.notifier.send({ kind: 'payout', key: str(body, p.idempotencyKey)!, url, body: response, secret: req.account.secret });
+    if (
+      url &&
+      !gw.switches.suppressNotifications &&
+      gw.profile.notifications.kinds.payout.sentAfter.includes('payout')
+    ) {
+      gw.notifier.send({
+        kind: 'payout',
+        key: str(body, p.idempotencyKey)!,
+        url,
+        body: response,
+        secret: req.account.secret,
+      });
     }
     return jsonReply(response);
   },

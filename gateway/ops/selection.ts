@@ -3,7 +3,16 @@
  * rules pick, at most the spec's `x-pagi-limit` orders per request.
  */
 import { compactTimestamp, isoDate } from '../clock.js';
-import { echo, ordered, refusesOverLimit, selectionLimit, type Gateway, type GatewayRequest, type OperationHandler, type Refusal } from '../context.js';
+import {
+  echo,
+  ordered,
+  refusesOverLimit,
+  selectionLimit,
+  type Gateway,
+  type GatewayRequest,
+  type OperationHandler,
+  type Refusal,
+} from '../context.js';
 import { signResponse } from '../errors.js';
 import { fromMinor } from '../money.js';
 import { jsonReply } from '../reply.js';
@@ -20,7 +29,10 @@ function selectors(gw: Gateway, key: SelectionKey, body: Record<string, unknown>
     const raw = body[field];
     if (raw === undefined) continue;
     if (typeof raw !== 'string') return 'notText';
-    const values = raw.split(sel.listSeparator).map((v) => v.trim()).filter(Boolean);
+    const values = raw
+      .split(sel.listSeparator)
+      .map((v) => v.trim())
+      .filter(Boolean);
     if (values.length) out.push({ field, values });
   }
   return out;
@@ -70,7 +82,9 @@ function pick(gw: Gateway, req: GatewayRequest, key: SelectionKey, given: Select
   for (const s of lists) {
     for (const value of s.values) {
       const found = matches(gw, req, s.field, value).filter(
-        (t) => sel.combine === 'union' || others.every((o) => o.values.some((v) => matches(gw, req, o.field, v).includes(t))),
+        (t) =>
+          sel.combine === 'union' ||
+          others.every((o) => o.values.some((v) => matches(gw, req, o.field, v).includes(t))),
       );
       if (!found.length && sel.unmatched === 'failureItem') out.push({ unmatched: { ...s, value } });
       found.forEach(add);
@@ -103,7 +117,8 @@ function selectionRefusals(key: SelectionKey): NonNullable<OperationHandler['ref
     const found = selectors(gw, key, req.body);
     if (found === 'notText') return [{ kind: 'invalidInput', reason: 'a selecting field is not text' }];
     const out: Refusal[] = [];
-    if (!found.length && sel.whenAbsent === 'refuse') out.push({ kind: 'invalidInput', reason: 'no selecting field given' });
+    if (!found.length && sel.whenAbsent === 'refuse')
+      out.push({ kind: 'invalidInput', reason: 'no selecting field given' });
     const max = selectionLimit(gw, req.op.model);
     if (countValues(found) > max && refusesOverLimit(gw)) {
       out.push({ kind: 'overLimit', reason: `more than ${max} orders selected` });
@@ -132,9 +147,14 @@ function orderRecord(gw: Gateway, req: GatewayRequest, txn: Transaction): Record
     amount: txn.amount,
     currency: txn.currency,
     order_no: txn.orderNo,
-    delivery_information: Object.keys(txn.delivery).length ? ordered(records.objects.delivery_information ?? [], txn.delivery) : undefined,
+    delivery_information: Object.keys(txn.delivery).length
+      ? ordered(records.objects.delivery_information ?? [], txn.delivery)
+      : undefined,
     antifraud_provider: payments.risk.provider,
-    fraud_check_result: txn.risk.map((c) => ({ check_items: c.name, status: c.passed ? payments.risk.checkStatus.pass : payments.risk.checkStatus.fail })),
+    fraud_check_result: txn.risk.map((c) => ({
+      check_items: c.name,
+      status: c.passed ? payments.risk.checkStatus.pass : payments.risk.checkStatus.fail,
+    })),
     is3ds: txn.with3ds ? statusValues.is3ds.with3ds : statusValues.is3ds.without3ds,
     payment_status: statusValues.payment_status[txn.state],
     query_result: statusValues.query_result.found,
@@ -151,7 +171,8 @@ function orderRecord(gw: Gateway, req: GatewayRequest, txn: Transaction): Record
       recurring_deduction_period: txn.subscription.period,
       recurring_deduction_time: isoDate(txn.subscription.nextDeduction),
       recurring_id: txn.subscription.recurringId,
-      recurring_status: txn.outcome === 'declined' ? statusValues.recurring_status.failure : statusValues.recurring_status.success,
+      recurring_status:
+        txn.outcome === 'declined' ? statusValues.recurring_status.failure : statusValues.recurring_status.success,
     });
   }
   return ordered(records.fields, values);
@@ -167,7 +188,9 @@ export const retrievalTrans: OperationHandler = {
     const notFound = gw.profile.statusValues.query_result.notFound;
     const results = chosen
       .slice(0, max)
-      .map((p) => ('txn' in p ? orderRecord(gw, req, p.txn) : { [p.unmatched.field]: p.unmatched.value, query_result: notFound }));
+      .map((p) =>
+        'txn' in p ? orderRecord(gw, req, p.txn) : { [p.unmatched.field]: p.unmatched.value, query_result: notFound },
+      );
     return envelope(gw, req, 'retrievalTrans', results);
   },
 };
@@ -205,7 +228,8 @@ export const retrievalRefund: OperationHandler = {
     const max = selectionLimit(gw, req.op.model);
     const refunds = picked.flatMap((p) => ('txn' in p ? p.txn.refunds.map((refund) => ({ txn: p.txn, refund })) : []));
     // Newest first: by refund time, a later refund of the same instant first.
-    if (gw.profile.selection.retrievalRefund.resultOrder === 'newestFirst') refunds.reverse().sort((a, b) => b.refund.at.getTime() - a.refund.at.getTime());
+    if (gw.profile.selection.retrievalRefund.resultOrder === 'newestFirst')
+      refunds.reverse().sort((a, b) => b.refund.at.getTime() - a.refund.at.getTime());
     const results = given.length
       ? refunds.map(({ txn, refund }) => refundItem(gw, req, txn, refund))
       : gw.store

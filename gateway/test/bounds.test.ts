@@ -18,7 +18,10 @@ let gw: RunningGateway;
 let admin: RunningGateway;
 beforeAll(async () => {
   gw = await h.gateway({ config: QUIET });
-  admin = await h.gateway({ admin: true, config: { ...QUIET, store: { maxTransactions: 5, maxPayouts: 2, maxTokens: 2 } } });
+  admin = await h.gateway({
+    admin: true,
+    config: { ...QUIET, store: { maxTransactions: 5, maxPayouts: 2, maxTokens: 2 } },
+  });
 });
 afterAll(async () => {
   await gw.close();
@@ -44,7 +47,12 @@ function validBody(op: OperationKey): Record<string, unknown> {
           : op === 'payout'
             ? h.payoutBody()
             : h.spec.operations.get(op)!.batch
-              ? { ...envelope, [h.spec.operations.get(op)!.batch!.orders]: h.example(`${op}-request`)[h.spec.operations.get(op)!.batch!.orders] }
+              ? {
+                  ...envelope,
+                  [h.spec.operations.get(op)!.batch!.orders]: h.example(`${op}-request`)[
+                    h.spec.operations.get(op)!.batch!.orders
+                  ],
+                }
               : envelope;
   return h.signed(op, body);
 }
@@ -84,7 +92,11 @@ describe('caps checked before a body is parsed', () => {
     const parse = vi.spyOn(JSON, 'parse');
     for (const op of ['retrievalTrans', 'capture', 'checkout'] as const) {
       const started = performance.now();
-      const res = gw.inject({ path: h.pathOf(op), body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = gw.inject({
+        path: h.pathOf(op),
+        body: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       const ms = performance.now() - started;
       expect(res.status, op).toBe(kinds.invalidInput.status);
       expect(res.headers[REASON]).toBe('invalidInput: form body with more than 1000 fields');
@@ -109,30 +121,49 @@ describe('caps checked before a body is parsed', () => {
 
   it('a JSON array of 300,000 elements is refused without JSON.parse (schema validation of each would cost seconds)', () => {
     const capture = JSON.stringify(validBody('capture'));
-    const body = capture.replace(/"capture_orders":\[.*?\](?=,"encryption_data")/, `"capture_orders":[${Array(300_000).fill(1).join(',')}]`);
+    const body = capture.replace(
+      /"capture_orders":\[.*?\](?=,"encryption_data")/,
+      `"capture_orders":[${Array(300_000).fill(1).join(',')}]`,
+    );
     expect(body.length).toBeGreaterThan(600_000);
     const parse = vi.spyOn(JSON, 'parse');
     const res = gw.inject({ path: h.pathOf('capture'), body, headers: { 'content-type': 'application/json' } });
     expect(res.headers[REASON]).toBe('invalidInput: JSON body more than 1000 array elements');
     expect(parse).not.toHaveBeenCalled();
     const form = `${encodeForm({ merchant_id: h.MERCHANT, account_id: h.ACCOUNT })}&capture_orders=${encodeURIComponent(`[${Array(2000).fill('{}').join(',')}]`)}`;
-    expect(gw.inject({ path: h.pathOf('capture'), body: form }).headers[REASON]).toBe('invalidInput: form field capture_orders: JSON text more than 1000 array elements');
+    expect(gw.inject({ path: h.pathOf('capture'), body: form }).headers[REASON]).toBe(
+      'invalidInput: form field capture_orders: JSON text more than 1000 array elements',
+    );
   });
 
   it('bodies at the caps are read; one past them refused', () => {
     const at = (depth: number) => withMember(validBody('capture'), 'x', '['.repeat(depth - 1) + ']'.repeat(depth - 1));
     const ok = gw.inject({ path: h.pathOf('capture'), body: at(32), headers: { 'content-type': 'application/json' } });
     expect(ok.headers[REASON] ?? '').not.toMatch(/deeper/);
-    const over = gw.inject({ path: h.pathOf('capture'), body: at(33), headers: { 'content-type': 'application/json' } });
+    const over = gw.inject({
+      path: h.pathOf('capture'),
+      body: at(33),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(over.headers[REASON]).toBe('invalidInput: JSON body nested deeper than 32 levels');
     const fields = (n: number) => Array.from({ length: n }, (_, i) => `f${i}=1`).join('&');
-    expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1000) }).headers[REASON] ?? '').not.toMatch(/fields/);
-    expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1001) }).headers[REASON]).toMatch(/more than 1000 fields/);
+    expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1000) }).headers[REASON] ?? '').not.toMatch(
+      /fields/,
+    );
+    expect(gw.inject({ path: h.pathOf('retrievalTrans'), body: fields(1001) }).headers[REASON]).toMatch(
+      /more than 1000 fields/,
+    );
     const items = (n: number) => withMember(validBody('capture'), 'x', `[${Array(n).fill(0).join(',')}]`);
     // The batch's own orders are elements too: the capture example holds one.
     const own = (JSON.parse(JSON.stringify(validBody('capture'))).capture_orders as unknown[]).length;
-    expect(gw.inject({ path: h.pathOf('capture'), body: items(1000 - own), headers: { 'content-type': 'application/json' } }).headers[REASON] ?? '').not.toMatch(/elements/);
-    expect(gw.inject({ path: h.pathOf('capture'), body: items(1001 - own), headers: { 'content-type': 'application/json' } }).headers[REASON]).toMatch(/more than 1000 array elements/);
+    expect(
+      gw.inject({ path: h.pathOf('capture'), body: items(1000 - own), headers: { 'content-type': 'application/json' } })
+        .headers[REASON] ?? '',
+    ).not.toMatch(/elements/);
+    expect(
+      gw.inject({ path: h.pathOf('capture'), body: items(1001 - own), headers: { 'content-type': 'application/json' } })
+        .headers[REASON],
+    ).toMatch(/more than 1000 array elements/);
   });
 });
 
@@ -141,15 +172,43 @@ describe('deep nesting and lone surrogates on every path: a 4xx', () => {
     for (const op of OPS) {
       const body = validBody(op);
       const before = gw.stateDigest();
-      expectRefusal(await h.send(gw.url + h.pathOf(op), { body: withMember(body, 'x_deep', deepJson), contentType: 'application/json' }), 'invalidInput', `${op} json`, /nested deeper than 32/);
+      expectRefusal(
+        await h.send(gw.url + h.pathOf(op), {
+          body: withMember(body, 'x_deep', deepJson),
+          contentType: 'application/json',
+        }),
+        'invalidInput',
+        `${op} json`,
+        /nested deeper than 32/,
+      );
       const nestedName = h.spec.operations.get(op)!.batch?.orders ?? 'x_deep';
-      expectRefusal(await h.send(gw.url + h.pathOf(op), { body: `${encodeForm(body)}&${nestedName}=${encodeURIComponent(deepJson)}` }), 'invalidInput', `${op} form`, /nested deeper than 32/);
+      expectRefusal(
+        await h.send(gw.url + h.pathOf(op), {
+          body: `${encodeForm(body)}&${nestedName}=${encodeURIComponent(deepJson)}`,
+        }),
+        'invalidInput',
+        `${op} form`,
+        /nested deeper than 32/,
+      );
       expect(gw.stateDigest(), op).toBe(before);
     }
     const postBack = withMember({ ...validBody('checkout'), gbc_id: 'x' }, 'x_deep', deepJson);
-    expectRefusal(await h.send(gw.url + h.pathOf('checkout'), { body: postBack, contentType: 'application/json' }), 'invalidInput', 'post-back', /nested deeper/);
+    expectRefusal(
+      await h.send(gw.url + h.pathOf('checkout'), { body: postBack, contentType: 'application/json' }),
+      'invalidInput',
+      'post-back',
+      /nested deeper/,
+    );
     for (const path of PAGE_PATHS) {
-      expectRefusal(await h.send(gw.url + path, { body: withMember({ action: 'pay' }, 'x_deep', deepJson), contentType: 'application/json' }), 'invalidInput', path, /nested deeper/);
+      expectRefusal(
+        await h.send(gw.url + path, {
+          body: withMember({ action: 'pay' }, 'x_deep', deepJson),
+          contentType: 'application/json',
+        }),
+        'invalidInput',
+        path,
+        /nested deeper/,
+      );
     }
   });
 
@@ -162,7 +221,10 @@ describe('deep nesting and lone surrogates on every path: a 4xx', () => {
     for (const op of OPS) {
       for (const [where, add, reason] of places) {
         const before = gw.stateDigest();
-        const res = await h.send(gw.url + h.pathOf(op), { body: JSON.stringify(add(validBody(op))), contentType: 'application/json' });
+        const res = await h.send(gw.url + h.pathOf(op), {
+          body: JSON.stringify(add(validBody(op))),
+          contentType: 'application/json',
+        });
         expectRefusal(res, 'invalidInput', `${op} ${where}`, reason);
         expect(gw.stateDigest()).toBe(before);
       }
@@ -170,11 +232,28 @@ describe('deep nesting and lone surrogates on every path: a 4xx', () => {
     // JSON text of a batch's orders in a form body carries an escape too.
     const capture = validBody('capture');
     const form = `${encodeForm({ ...capture, capture_orders: undefined })}&capture_orders=${encodeURIComponent('[{"order_no":"\\ud800"}]')}`;
-    expectRefusal(await h.send(gw.url + h.pathOf('capture'), { body: form }), 'invalidInput', 'capture form', /\/capture_orders\/0\/order_no holds/);
+    expectRefusal(
+      await h.send(gw.url + h.pathOf('capture'), { body: form }),
+      'invalidInput',
+      'capture form',
+      /\/capture_orders\/0\/order_no holds/,
+    );
     const postBack = { ...validBody('checkout'), gbc_id: 'x', x_extra: '\uD800' };
-    expectRefusal(await h.send(gw.url + h.pathOf('checkout'), { body: JSON.stringify(postBack), contentType: 'application/json' }), 'invalidInput', 'post-back');
+    expectRefusal(
+      await h.send(gw.url + h.pathOf('checkout'), { body: JSON.stringify(postBack), contentType: 'application/json' }),
+      'invalidInput',
+      'post-back',
+    );
     for (const path of PAGE_PATHS) {
-      expectRefusal(await h.send(gw.url + path, { body: JSON.stringify({ action: 'pay', x: '\uDFFF' }), contentType: 'application/json' }), 'invalidInput', path, /lone/);
+      expectRefusal(
+        await h.send(gw.url + path, {
+          body: JSON.stringify({ action: 'pay', x: '\uDFFF' }),
+          contentType: 'application/json',
+        }),
+        'invalidInput',
+        path,
+        /lone/,
+      );
     }
   });
 });
@@ -182,26 +261,72 @@ describe('deep nesting and lone surrogates on every path: a 4xx', () => {
 describe('x-pagi-reason on every refusal kind, outside the interface body', () => {
   it('names the kind and why, with schema path and message for invalid input', async () => {
     const url = gw.url;
-    expectRefusal(await h.send(`${url}/v1/nothing`, { body: '{}' }), 'unknownPath', 'unknown path', /no operation at this path/);
+    expectRefusal(
+      await h.send(`${url}/v1/nothing`, { body: '{}' }),
+      'unknownPath',
+      'unknown path',
+      /no operation at this path/,
+    );
     expectRefusal(await h.send(`${url}/v1/capture`, { method: 'GET' }), 'methodNotAllowed', 'GET', /method GET/);
-    expectRefusal(await h.send(`${url}/v1/capture`, { body: 'x'.repeat(h.profile.limits.maxBodyBytes + 1) }), 'bodyTooLarge', 'large', /size cap/);
-    expectRefusal(await h.send(`${url}/v1/capture`, { body: '{"merchant_id":', contentType: 'application/json' }), 'malformedBody', 'malformed', /not a readable/);
-    expectRefusal(await h.query(gw, {}, { localAddress: '127.0.0.2' }).then((q) => q.res), 'refusedAddress', 'address', /not registered/);
+    expectRefusal(
+      await h.send(`${url}/v1/capture`, { body: 'x'.repeat(h.profile.limits.maxBodyBytes + 1) }),
+      'bodyTooLarge',
+      'large',
+      /size cap/,
+    );
+    expectRefusal(
+      await h.send(`${url}/v1/capture`, { body: '{"merchant_id":', contentType: 'application/json' }),
+      'malformedBody',
+      'malformed',
+      /not a readable/,
+    );
+    expectRefusal(
+      await h.query(gw, {}, { localAddress: '127.0.0.2' }).then((q) => q.res),
+      'refusedAddress',
+      'address',
+      /not registered/,
+    );
     const unsigned = { ...validBody('capture'), encryption_data: '0'.repeat(64) };
-    expectRefusal(await h.send(url + h.pathOf('capture'), { body: unsigned }), 'badSignature', 'signature', /encryption_data/);
+    expectRefusal(
+      await h.send(url + h.pathOf('capture'), { body: unsigned }),
+      'badSignature',
+      'signature',
+      /encryption_data/,
+    );
     const payout = await h.call(gw, 'payout', h.payoutBody({ payment_amount: '12.50' }));
     expectRefusal(payout, 'invalidInput', 'payout amount', /^invalidInput: \/payment_amount must match pattern/);
     const item = { transaction_id: 'T1', order_no: 'O1', currency: 'USD', amount: '1.00' };
-    expectRefusal(await h.call(gw, 'capture', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, capture_orders: Array(51).fill(item) }), 'overLimit', 'over limit', /too many orders/);
-    expectRefusal(await h.call(gw, 'authoriseApm', h.apmBody({ payment_method: 'NO_SUCH_METHOD' })), 'unknownRecord', 'apm method');
-    expectRefusal(await h.send(`${url}/pay/unknown-token`, { method: 'GET' }), 'unknownRecord', 'pay page', /hosted payment page/);
+    expectRefusal(
+      await h.call(gw, 'capture', {
+        merchant_id: h.MERCHANT,
+        account_id: h.ACCOUNT,
+        capture_orders: Array(51).fill(item),
+      }),
+      'overLimit',
+      'over limit',
+      /too many orders/,
+    );
+    expectRefusal(
+      await h.call(gw, 'authoriseApm', h.apmBody({ payment_method: 'NO_SUCH_METHOD' })),
+      'unknownRecord',
+      'apm method',
+    );
+    expectRefusal(
+      await h.send(`${url}/pay/unknown-token`, { method: 'GET' }),
+      'unknownRecord',
+      'pay page',
+      /hosted payment page/,
+    );
     // The interface body stays the profile's: the reason is in the header only.
     expect(payout.text).not.toContain('must match pattern');
   });
 
   it('masks card numbers and secrets in the reason', async () => {
     const body = { ...validBody('capture'), [h.APPROVE_CARD]: '\uD800', [h.SECRET]: '\uD800' };
-    const res = await h.send(gw.url + h.pathOf('capture'), { body: JSON.stringify(body), contentType: 'application/json' });
+    const res = await h.send(gw.url + h.pathOf('capture'), {
+      body: JSON.stringify(body),
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(kinds.invalidInput.status);
     expect(res.headers[REASON]).toMatch(/holds a lone/);
     expect(res.headers[REASON]).not.toContain(h.APPROVE_CARD);
@@ -239,17 +364,28 @@ describe('store caps: the oldest records are evicted', () => {
     for (let i = 0; i < 7; i++) paid.push(await h.pay(admin));
     expect(admin.counts().transactions).toBe(5);
     expect(admin.evictions().transactions).toBe(2);
-    const { json } = await h.query(admin, { transaction_id: [paid[0]!.transactionId, paid[1]!.transactionId, paid[6]!.transactionId].join(',') });
+    const { json } = await h.query(admin, {
+      transaction_id: [paid[0]!.transactionId, paid[1]!.transactionId, paid[6]!.transactionId].join(','),
+    });
     const notFound = h.profile.statusValues.query_result.notFound;
-    expect(json.orders_list.map((r: Record<string, string>) => r.query_result)).toEqual([notFound, notFound, h.profile.statusValues.query_result.found]);
+    expect(json.orders_list.map((r: Record<string, string>) => r.query_result)).toEqual([
+      notFound,
+      notFound,
+      h.profile.statusValues.query_result.found,
+    ]);
     const byOrder = await h.query(admin, { order_no: paid[0]!.body.order_no });
     expect(byOrder.json.orders_list[0].query_result).toBe(notFound);
     const latest = await h.query(admin);
     expect(latest.json.orders_list).toHaveLength(5);
-    const capture = await h.batch(admin, 'capture', [h.item(paid[0]!.transactionId, paid[0]!.body), h.item(paid[6]!.transactionId, paid[6]!.body)]);
+    const capture = await h.batch(admin, 'capture', [
+      h.item(paid[0]!.transactionId, paid[0]!.body),
+      h.item(paid[6]!.transactionId, paid[6]!.body),
+    ]);
     const status = h.profile.statusValues.capture_status;
     expect(capture.results.map((r) => r.capture_status)).toEqual([status.failure, status.success]);
-    await h.batch(admin, 'refund', [h.item(paid[6]!.transactionId, paid[6]!.body, { refund_amount: '1.00', refund_reason: 'r' })]);
+    await h.batch(admin, 'refund', [
+      h.item(paid[6]!.transactionId, paid[6]!.body, { refund_amount: '1.00', refund_reason: 'r' }),
+    ]);
     // Five more payments evict the refunded one: its refund leaves the refund search with it.
     for (let i = 0; i < 5; i++) await h.pay(admin);
     const search = await h.call(admin, 'retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT });
@@ -279,7 +415,11 @@ describe('connection cap', () => {
         s.on('error', () => undefined);
         sockets.push(s);
       }
-      await Promise.all(sockets.map((s) => new Promise((r) => (s.readyState === 'open' ? r(null) : s.once('connect', r).once('close', r)))));
+      await Promise.all(
+        sockets.map(
+          (s) => new Promise((r) => (s.readyState === 'open' ? r(null) : s.once('connect', r).once('close', r))),
+        ),
+      );
       for (let i = 0; i < 100 && closed < 40; i++) await new Promise((r) => setTimeout(r, 20));
       expect(closed).toBeGreaterThanOrEqual(40);
       const res = await h.send(`${capped.url}/healthz`, { method: 'GET' });

@@ -38,7 +38,8 @@ describe('hosted checkout', () => {
     expect(res.text).not.toContain('evil.example');
     expect(page.autoSubmit).toBe(true);
     const sent = h.signed('checkout', body);
-    for (const [name, value] of Object.entries(sent)) expect(page.inputs[name], name).toBe(typeof value === 'string' ? value : JSON.stringify(value));
+    for (const [name, value] of Object.entries(sent))
+      expect(page.inputs[name], name).toBe(typeof value === 'string' ? value : JSON.stringify(value));
     for (const alias of form.aliasNames) {
       expect(page.inputs, alias).toHaveProperty(alias);
       const source = (p.checkout.aliases as Record<string, string | null>)[alias];
@@ -46,7 +47,9 @@ describe('hosted checkout', () => {
     }
     expect(page.inputs[form.allParamsName]).toBe(
       Object.entries(sent)
-        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`)
+        .map(
+          ([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v))}`,
+        )
         .join('&'),
     );
     for (const field of form.gatewayFields) expect(page.inputs, field).toHaveProperty(field);
@@ -71,14 +74,24 @@ describe('hosted checkout', () => {
     expect(done.status).toBe(200);
     const result = formModel(done.text);
     const transactionId = result.text('transaction')!;
-    expect(result.text('result')).toBe(`${p.payments.resultInfo.approved.code}:${p.payments.resultInfo.approved.message}`);
+    expect(result.text('result')).toBe(
+      `${p.payments.resultInfo.approved.code}:${p.payments.resultInfo.approved.message}`,
+    );
     expect(done.text).not.toContain(h.APPROVE_CARD);
     const { json } = await h.query(gw, { order_no: body.order_no });
     expect(json.orders_list).toHaveLength(1);
-    expect(json.orders_list[0]).toMatchObject({ transaction_id: transactionId, amount: body.amount, payment_status: p.statusValues.payment_status.authorised });
+    expect(json.orders_list[0]).toMatchObject({
+      transaction_id: transactionId,
+      amount: body.amount,
+      payment_status: p.statusValues.payment_status.authorised,
+    });
     const [note] = (await rx.waitFor(before + 1)).slice(before);
     const notified = JSON.parse(note!.text);
-    expect(notified).toMatchObject({ order_no: body.order_no, transaction_id: transactionId, order_status: p.statusValues.order_status.approved });
+    expect(notified).toMatchObject({
+      order_no: body.order_no,
+      transaction_id: transactionId,
+      order_status: p.statusValues.order_status.approved,
+    });
     expect(h.violations('authoriseDirect', notified)).toEqual([]);
     // No loop: paying again or posting the form back again shows the result, no second payment.
     const count = gw.counts().transactions;
@@ -92,7 +105,9 @@ describe('hosted checkout', () => {
       const page = formModel((await h.call(gw, 'checkout', h.checkoutBody())).text);
       const payment = formModel((await postForm(page.action, page.inputs)).text);
       const result = formModel((await postForm(payment.action, fields)).text);
-      expect(result.text('result')).toBe(`${p.payments.resultInfo.declined.code}:${p.payments.resultInfo.declined.message}`);
+      expect(result.text('result')).toBe(
+        `${p.payments.resultInfo.declined.code}:${p.payments.resultInfo.declined.message}`,
+      );
     }
   });
 
@@ -117,7 +132,9 @@ describe('APM payment', () => {
     const issuerUrl = String(answer.issuer_url);
     const issuer = `${gw.baseUrl}/issuer/`;
     expect(issuerUrl.slice(0, issuer.length)).toBe(issuer);
-    expect((await h.query(gw, { order_no: body.order_no })).json.orders_list[0].query_result).toBe(p.statusValues.query_result.notFound);
+    expect((await h.query(gw, { order_no: body.order_no })).json.orders_list[0].query_result).toBe(
+      p.statusValues.query_result.notFound,
+    );
     const pageRes = await h.send(issuerUrl.replace(gw.baseUrl, gw.url), { method: 'GET' });
     expect(pageRes.status).toBe(200);
     const page = formModel(pageRes.text);
@@ -126,10 +143,15 @@ describe('APM payment', () => {
     const done = formModel((await postForm(page.action, { action: 'pay' })).text);
     const transactionId = done.text('transaction');
     const { json } = await h.query(gw, { order_no: body.order_no });
-    expect(json.orders_list[0]).toMatchObject({ transaction_id: transactionId, payment_status: p.statusValues.payment_status.authorised });
+    expect(json.orders_list[0]).toMatchObject({
+      transaction_id: transactionId,
+      payment_status: p.statusValues.payment_status.authorised,
+    });
     const [note] = (await rx.waitFor(before + 1)).slice(before);
     expect(JSON.parse(note!.text)).toMatchObject({ order_no: body.order_no, transaction_id: transactionId });
-    expect(formModel((await h.send(issuerUrl.replace(gw.baseUrl, gw.url), { method: 'GET' })).text).text('transaction')).toBe(transactionId);
+    expect(
+      formModel((await h.send(issuerUrl.replace(gw.baseUrl, gw.url), { method: 'GET' })).text).text('transaction'),
+    ).toBe(transactionId);
   });
 
   it('answers 404 for a payment method not offered, 400 for invalid input, 404 for an unknown issuer page', async () => {
@@ -141,7 +163,14 @@ describe('APM payment', () => {
 });
 
 describe('sessions', () => {
-  const session = (token: string, at: number): Session => ({ token, kind: 'apm', merchantId: h.MERCHANT, accountId: h.ACCOUNT, request: {}, createdAt: new Date(at) });
+  const session = (token: string, at: number): Session => ({
+    token,
+    kind: 'apm',
+    merchantId: h.MERCHANT,
+    accountId: h.ACCOUNT,
+    request: {},
+    createdAt: new Date(at),
+  });
 
   it('live for the configured time; a lookup of an expired one changes nothing, a new session drops expired and excess ones', () => {
     const store = new Store();
@@ -160,7 +189,11 @@ describe('sessions', () => {
     const config = { ...defaultConfig(), sessions: { ttlSeconds: 1, maxSessions: 2 } };
     const short = await h.gateway({ config });
     try {
-      const issuerUrl = async () => String(h.xmlBody(await h.call(short, 'authoriseApm', h.apmBody())).issuer_url).replace(short.baseUrl, short.url);
+      const issuerUrl = async () =>
+        String(h.xmlBody(await h.call(short, 'authoriseApm', h.apmBody())).issuer_url).replace(
+          short.baseUrl,
+          short.url,
+        );
       const [first, second, third] = [await issuerUrl(), await issuerUrl(), await issuerUrl()];
       expect((await h.send(first, { method: 'GET' })).status).toBe(404); // dropped: a third session opened past the cap
       expect((await h.send(second, { method: 'GET' })).status).toBe(200);

@@ -70,7 +70,9 @@ describe('serving', () => {
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     // The banner: base URL, merchant and account, where the secret comes from (never the secret), the profile.
     expect(lines[1]).toBe(`base URL ${url} (operations under ${url}/v1)`);
-    expect(lines[2]).toBe(`merchant ${h.MERCHANT}, account ${h.ACCOUNT}; secret source: defaults, gateway/config.default.yaml`);
+    expect(lines[2]).toBe(
+      `merchant ${h.MERCHANT}, account ${h.ACCOUNT}; secret source: defaults, gateway/config.default.yaml`,
+    );
     expect(lines[3]).toMatch(/^profile reference \S+ \(.*spec\/profiles\/reference\.yaml\)$/);
     expect(lines[4]).toMatch(/^limits: \d+ connections, /);
     expect(lines[5]).toBe('health GET /healthz (admin endpoints off: --admin)');
@@ -93,7 +95,10 @@ describe('serving', () => {
   it('names a --config file as the secret source when it lists the merchants, and never prints a secret', async () => {
     const file = path.join(tempDir('pagi-gw-'), 'merchants.yaml');
     const secret = 'a-secret-of-the-test-file';
-    fs.writeFileSync(file, `merchants:\n  - merchantId: M7\n    registeredAddresses: ["127.0.0.1"]\n    accounts:\n      - accountId: A7\n        secret: ${secret}\n      - accountId: A8\n        secret: ${secret}-2\n`);
+    fs.writeFileSync(
+      file,
+      `merchants:\n  - merchantId: M7\n    registeredAddresses: ["127.0.0.1"]\n    accounts:\n      - accountId: A7\n        secret: ${secret}\n      - accountId: A8\n        secret: ${secret}-2\n`,
+    );
     const { until, log, stop, exited } = await serve(['--config', file, '--admin']);
     await until(/health GET/);
     expect(log()).toContain(`merchant M7, accounts A7, A8; secret source: --config ${file}`);
@@ -108,7 +113,12 @@ describe('profiles the reference gateway cannot follow', () => {
   it('refuses at start a profile asking for batch items processed out of order (no such setting: items run in request order)', async () => {
     const { stringify } = await import('yaml');
     const file = path.join(tempDir('pagi-gw-'), 'unordered.yaml');
-    fs.writeFileSync(file, stringify({ ...h.profile, name: 'unordered', batch: { ...h.profile.batch, sequential: false } }));
-    await expect(h.gateway({ profile: file })).rejects.toThrow(/\/batch: must NOT have additional properties \(sequential\)/);
+    fs.writeFileSync(
+      file,
+      stringify({ ...h.profile, name: 'unordered', batch: { ...h.profile.batch, sequential: false } }),
+    );
+    await expect(h.gateway({ profile: file })).rejects.toThrow(
+      /\/batch: must NOT have additional properties \(sequential\)/,
+    );
   });
 });

@@ -45,7 +45,20 @@ main();
 const RAISE_FD_LIMIT = 'ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true';
 
 function holder(port: number, localAddress: string, count: number) {
-  const child = spawn('bash', ['-c', `${RAISE_FD_LIMIT}; exec "$0" "$@"`, process.execPath, '-e', HOLDER, String(port), localAddress, String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    'bash',
+    [
+      '-c',
+      `${RAISE_FD_LIMIT}; exec "$0" "$@"`,
+      process.execPath,
+      '-e',
+      HOLDER,
+      String(port),
+      localAddress,
+      String(count),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const report = new Promise<{ connected: number; closed: number; errors: number }>((resolve, reject) => {
     child.stdout.once('data', (c: Buffer) => resolve(JSON.parse(c.toString())));
     child.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
@@ -63,7 +76,10 @@ describe('connection cap', () => {
     try {
       const reports = await Promise.all(holders.map((x) => x.report));
       // Each holder needs 12,500 open files: errors here mean its open-file limit could not be raised that far.
-      expect(reports.reduce((n, r) => n + r.connected, 0), JSON.stringify(reports)).toBe(25_000);
+      expect(
+        reports.reduce((n, r) => n + r.connected, 0),
+        JSON.stringify(reports),
+      ).toBe(25_000);
       const started = Date.now();
       const health = await h.send(`${gw.url}/healthz`, { method: 'GET' });
       const payment = await h.call({ url: gw.url } as Parameters<typeof h.call>[0], 'authoriseDirect', h.directBody());

@@ -29,11 +29,21 @@ async function unsignedRefused(gw: RunningGateway): Promise<boolean> {
 function framing(gw: RunningGateway): Promise<{ length?: string; chunked: boolean; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .request(gw.url + h.pathOf('capture'), { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ length: res.headers['content-length'], chunked: res.headers['transfer-encoding'] === 'chunked', body: Buffer.concat(chunks).toString() }));
-      })
+      .request(
+        gw.url + h.pathOf('capture'),
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              length: res.headers['content-length'],
+              chunked: res.headers['transfer-encoding'] === 'chunked',
+              body: Buffer.concat(chunks).toString(),
+            }),
+          );
+        },
+      )
       .on('error', reject)
       .end('{oops');
   });
@@ -45,34 +55,46 @@ function framing(gw: RunningGateway): Promise<{ length?: string; chunked: boolea
  */
 const PROBES: Record<string, (gw: RunningGateway) => Promise<boolean>> = {
   'xml-root-wrong': async (gw) => readXml((await h.call(gw, 'authoriseDirect', h.directBody())).text, 'respon').ok,
-  'checkout-method-get': async (gw) => /<form [^>]*method="POST"/.test((await h.call(gw, 'checkout', h.checkoutBody())).text),
+  'checkout-method-get': async (gw) =>
+    /<form [^>]*method="POST"/.test((await h.call(gw, 'checkout', h.checkoutBody())).text),
   'batch-drops-order-no': async (gw) => typeof (await captureOne(gw)).results[0]!.order_no === 'string',
   'batch-amount-as-number': async (gw) => typeof (await captureOne(gw)).results[0]!.amount === 'string',
   'signature-not-verified': async (gw) =>
-    (await h.send(gw.url + h.pathOf('authoriseDirect'), { body: h.signed('authoriseDirect', h.directBody(), 'wrong') })).status === p.errors.kinds.badSignature.status,
+    (await h.send(gw.url + h.pathOf('authoriseDirect'), { body: h.signed('authoriseDirect', h.directBody(), 'wrong') }))
+      .status === p.errors.kinds.badSignature.status,
   'missing-signature-accepted': unsignedRefused,
   'signature-checked-after-operation': async (gw) => {
     const body = h.directBody();
     await h.send(gw.url + h.pathOf('authoriseDirect'), { body: h.signed('authoriseDirect', body, 'wrong') });
-    return (await h.query(gw, { order_no: body.order_no })).json.orders_list[0]?.query_result === p.statusValues.query_result.notFound;
+    return (
+      (await h.query(gw, { order_no: body.order_no })).json.orders_list[0]?.query_result ===
+      p.statusValues.query_result.notFound
+    );
   },
   'direct-signature-ignores-currency': async (gw) => {
     const body = h.signed('authoriseDirect', h.directBody());
     const res = await h.send(gw.url + h.pathOf('authoriseDirect'), { body: { ...body, currency: 'EUR' } });
     return res.status === p.errors.kinds.badSignature.status;
   },
-  'query-from-any-address': async (gw) => (await h.query(gw, {}, { localAddress: '127.0.0.2' })).res.status === p.errors.kinds.refusedAddress.status,
+  'query-from-any-address': async (gw) =>
+    (await h.query(gw, {}, { localAddress: '127.0.0.2' })).res.status === p.errors.kinds.refusedAddress.status,
   'refund-exceeds-capture': async (gw) => {
     const { transactionId, body } = await h.pay(gw, { amount: '10.00' });
     await h.batch(gw, 'capture', [h.item(transactionId, body)]);
-    const out = await h.batch(gw, 'refund', [h.item(transactionId, body, { refund_amount: '10.01', refund_reason: 'too much' })]);
+    const out = await h.batch(gw, 'refund', [
+      h.item(transactionId, body, { refund_amount: '10.01', refund_reason: 'too much' }),
+    ]);
     return out.results[0]!.refund_status === p.statusValues.refund_status.failure;
   },
-  'over-capture-allowed': async (gw) => (await captureOne(gw, '10.01')).results[0]!.capture_status === p.statusValues.capture_status.failure,
+  'over-capture-allowed': async (gw) =>
+    (await captureOne(gw, '10.01')).results[0]!.capture_status === p.statusValues.capture_status.failure,
   'capture-after-cancel': async (gw) => {
     const { transactionId, body } = await h.pay(gw, { amount: '10.00' });
     await h.batch(gw, 'cancel', [h.item(transactionId, body)]);
-    return (await h.batch(gw, 'capture', [h.item(transactionId, body)])).results[0]!.capture_status === p.statusValues.capture_status.failure;
+    return (
+      (await h.batch(gw, 'capture', [h.item(transactionId, body)])).results[0]!.capture_status ===
+      p.statusValues.capture_status.failure
+    );
   },
   'notification-never-sent': async (gw) => {
     const rx = await h.receiver();
@@ -95,9 +117,13 @@ const PROBES: Record<string, (gw: RunningGateway) => Promise<boolean>> = {
     }
   },
   'card-unmasked': async (gw) => !String((await h.pay(gw)).result.card).includes(h.APPROVE_CARD),
-  'invalid-input-accepted': async (gw) => (await h.call(gw, 'authoriseDirect', h.directBody({ currency: 'x' }))).status === p.errors.kinds.invalidInput.status,
-  'birth-date-refused': async (gw) => (await h.call(gw, 'authoriseDirect', h.directBody({ birth_date: '31-01-1990' }))).status === 200,
-  'refund-search-unversioned-path': async (gw) => (await h.call(gw, 'retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT })).status === 200,
+  'invalid-input-accepted': async (gw) =>
+    (await h.call(gw, 'authoriseDirect', h.directBody({ currency: 'x' }))).status ===
+    p.errors.kinds.invalidInput.status,
+  'birth-date-refused': async (gw) =>
+    (await h.call(gw, 'authoriseDirect', h.directBody({ birth_date: '31-01-1990' }))).status === 200,
+  'refund-search-unversioned-path': async (gw) =>
+    (await h.call(gw, 'retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT })).status === 200,
   'batch-limit-too-strict': async (gw) => {
     const max = h.spec.operations.get('cancel')!.batch!.maxItems;
     const items = Array.from({ length: max }, (_, i) => ({ ...h.item(`T-none-${i}`, h.directBody()) }));
@@ -114,7 +140,8 @@ const PROBES: Record<string, (gw: RunningGateway) => Promise<boolean>> = {
     return (await h.batch(gw, 'cancel', items)).res.status === p.errors.kinds.overLimit.status;
   },
   'malformed-body-500': async (gw) => (await h.send(gw.url + h.pathOf('capture'), { body: '{oops' })).status < 500,
-  'json-content-type-text': async (gw) => String((await captureOne(gw)).res.headers['content-type']).startsWith('application/json'),
+  'json-content-type-text': async (gw) =>
+    String((await captureOne(gw)).res.headers['content-type']).startsWith('application/json'),
   'chunked-responses': async (gw) => {
     const got = await framing(gw);
     return got.length === String(Buffer.byteLength(got.body)) && !got.chunked;
@@ -136,13 +163,16 @@ describe('variant registry', () => {
       expect(f.expectedCheck).toMatch(/^[a-z][A-Za-z0-9]*$/);
       expect([...h.spec.requirements.keys()], f.name).toContain(f.requirement);
     }
-    for (const name of ['xml-root-wrong', 'checkout-method-get', 'batch-drops-order-no', 'json-keys-reversed']) expect(findFault(name).name).toBe(name);
+    for (const name of ['xml-root-wrong', 'checkout-method-get', 'batch-drops-order-no', 'json-keys-reversed'])
+      expect(findFault(name).name).toBe(name);
   });
 
   it('refuses an unknown variant name, listing the known ones', async () => {
     expect(() => findFault('no-such-fault')).toThrow(UnknownFaultError);
     expect(() => findFault('no-such-fault')).toThrow(FAULTS.map((f) => f.name).join(', '));
-    await expect(startGateway({ fault: 'no-such-fault' })).rejects.toThrow(/unknown fault 'no-such-fault'; known faults: /);
+    await expect(startGateway({ fault: 'no-such-fault' })).rejects.toThrow(
+      /unknown fault 'no-such-fault'; known faults: /,
+    );
   });
 
   it('has a behaviour probe for every switch, the refusal hook and the chunked wire', () => {

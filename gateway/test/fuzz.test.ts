@@ -47,7 +47,14 @@ async function expectRefused(send: () => Promise<h.Res>, what: string) {
   expect(gw.stateDigest(), what).toBe(before);
 }
 
-const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }));
+const wrongType = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }),
+);
 const notAString = wrongType.filter((v) => typeof v !== 'string');
 const COMMON = h.spec.schemas.get('https://pagi-conformance.dev/schemas/common.schema.json')!;
 
@@ -66,18 +73,48 @@ describe('malformed bodies', () => {
       fc.constant('{"merchant_id": "M10001", "account_id": "A20001",'),
       fc.constant('merchant_id=M10001&capture_orders={"broken"'),
     );
-    const contentType = fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/xml', '');
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'application/xml',
+      '',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPS), raw, contentType, (op, body, type) => expectRefused(() => h.send(gw.url + h.pathOf(op), { body, contentType: type }), `${op} raw`)),
+      fc.asyncProperty(fc.constantFrom(...OPS), raw, contentType, (op, body, type) =>
+        expectRefused(() => h.send(gw.url + h.pathOf(op), { body, contentType: type }), `${op} raw`),
+      ),
       { numRuns: 150 },
     );
   });
 
   it('random JSON objects and form fields (no valid signature)', async () => {
-    const obj = fc.dictionary(fc.oneof(fc.constantFrom('merchant_id', 'account_id', 'encryption_data', 'order_no', 'amount', '__proto__', 'constructor'), fc.string({ maxLength: 8 })), fc.jsonValue(), { maxKeys: 6 });
+    const obj = fc.dictionary(
+      fc.oneof(
+        fc.constantFrom(
+          'merchant_id',
+          'account_id',
+          'encryption_data',
+          'order_no',
+          'amount',
+          '__proto__',
+          'constructor',
+        ),
+        fc.string({ maxLength: 8 }),
+      ),
+      fc.jsonValue(),
+      { maxKeys: 6 },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...OPS), obj, fc.constantFrom<'json' | 'form'>('json', 'form'), (op, body, encoding) =>
-        expectRefused(() => h.send(gw.url + h.pathOf(op), { body: body as Record<string, unknown>, encoding }), `${op} object`),
+      fc.asyncProperty(
+        fc.constantFrom(...OPS),
+        obj,
+        fc.constantFrom<'json' | 'form'>('json', 'form'),
+        (op, body, encoding) =>
+          expectRefused(
+            () => h.send(gw.url + h.pathOf(op), { body: body as Record<string, unknown>, encoding }),
+            `${op} object`,
+          ),
       ),
       { numRuns: 110 },
     );
@@ -114,17 +151,31 @@ describe('wrong types and formats in signed requests', () => {
     const cases = target.chain(([op, field, format]) => notInForm(format).map((value) => ({ op, field, value })));
     await fc.assert(
       fc.asyncProperty(cases, ({ op, field, value }) =>
-        expectRefused(() => h.call(gw, op, { ...validBody(op), [field]: value }, { encoding: 'json' }), `${op}.${field}=${value}`),
+        expectRefused(
+          () => h.call(gw, op, { ...validBody(op), [field]: value }, { encoding: 'json' }),
+          `${op}.${field}=${value}`,
+        ),
       ),
       { numRuns: 50 },
     );
   });
 
   it('unknown paths and methods', async () => {
-    const path = fc.oneof(fc.webPath(), fc.constantFrom(...OPS.map(h.pathOf)).map((p) => `${p}/x`), fc.constantFrom('/v1', '/v1/', '/V1/capture', '/v2/capture'));
+    const path = fc.oneof(
+      fc.webPath(),
+      fc.constantFrom(...OPS.map(h.pathOf)).map((p) => `${p}/x`),
+      fc.constantFrom('/v1', '/v1/', '/V1/capture', '/v2/capture'),
+    );
     await fc.assert(
       fc.asyncProperty(path, fc.constantFrom('POST', 'GET', 'PUT', 'DELETE', 'PATCH'), (p, method) =>
-        expectRefused(() => h.send(`${gw.url}${p.startsWith('/') ? p : `/${p}`}`, { method, body: method === 'GET' ? undefined : '{}' }), `${method} ${p}`),
+        expectRefused(
+          () =>
+            h.send(`${gw.url}${p.startsWith('/') ? p : `/${p}`}`, {
+              method,
+              body: method === 'GET' ? undefined : '{}',
+            }),
+          `${method} ${p}`,
+        ),
       ),
       { numRuns: 40 },
     );
@@ -133,20 +184,30 @@ describe('wrong types and formats in signed requests', () => {
 
 describe('batch items', () => {
   it('junk items are answered one by one as failures, without a server error and without changing anything', async () => {
-    const junk = fc.array(fc.oneof(fc.jsonValue(), fc.record({ transaction_id: fc.string(), order_no: fc.string(), currency: fc.string(), amount: fc.string() })), { maxLength: 5 });
+    const junk = fc.array(
+      fc.oneof(
+        fc.jsonValue(),
+        fc.record({ transaction_id: fc.string(), order_no: fc.string(), currency: fc.string(), amount: fc.string() }),
+      ),
+      { maxLength: 5 },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom<'capture' | 'review' | 'cancel' | 'refund'>('capture', 'review', 'cancel', 'refund'), junk, async (op, items) => {
-        const before = gw.stateDigest();
-        const out = await h.batch(gw, op, items);
-        sent += 1;
-        expect(out.res.status).toBe(200);
-        expect(out.results).toHaveLength(items.length);
-        const failure = h.profile.statusValues[h.spec.operations.get(op)!.batch!.status as 'capture_status'].failure;
-        expect(out.results.filter((r) => r[h.spec.operations.get(op)!.batch!.status] !== failure)).toEqual([]);
-        // Junk items have no identifier or amount to echo: empty ones are at most PAGI-GEN-012 (expected).
-        expect(h.violations(op, out.json).filter((v) => v.requirementId !== 'PAGI-GEN-012')).toEqual([]);
-        expect(gw.stateDigest()).toBe(before);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom<'capture' | 'review' | 'cancel' | 'refund'>('capture', 'review', 'cancel', 'refund'),
+        junk,
+        async (op, items) => {
+          const before = gw.stateDigest();
+          const out = await h.batch(gw, op, items);
+          sent += 1;
+          expect(out.res.status).toBe(200);
+          expect(out.results).toHaveLength(items.length);
+          const failure = h.profile.statusValues[h.spec.operations.get(op)!.batch!.status as 'capture_status'].failure;
+          expect(out.results.filter((r) => r[h.spec.operations.get(op)!.batch!.status] !== failure)).toEqual([]);
+          // Junk items have no identifier or amount to echo: empty ones are at most PAGI-GEN-012 (expected).
+          expect(h.violations(op, out.json).filter((v) => v.requirementId !== 'PAGI-GEN-012')).toEqual([]);
+          expect(gw.stateDigest()).toBe(before);
+        },
+      ),
       { numRuns: 40 },
     );
   });

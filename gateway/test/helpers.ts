@@ -38,7 +38,12 @@ export function orderNo(): string {
 /** Card fields named by the profile, for a card that has not expired. */
 export function cardFields(number = APPROVE_CARD): Record<string, string> {
   const c = profile.fields.card;
-  return { [c.number]: number, [c.expiryMonth]: '12', [c.expiryYear]: String(new Date().getUTCFullYear() + 2), [c.securityCode]: '123' };
+  return {
+    [c.number]: number,
+    [c.expiryMonth]: '12',
+    [c.expiryYear]: String(new Date().getUTCFullYear() + 2),
+    [c.securityCode]: '123',
+  };
 }
 
 /** A loopback address nothing listens on: the requests carry notify_url (required) without reaching the example's host. */
@@ -67,7 +72,13 @@ export function checkoutBody(overrides: Record<string, unknown> = {}): Record<st
 /** A payout request (no currency conversion, fresh request_id). */
 export function payoutBody(overrides: Record<string, unknown> = {}): Record<string, any> {
   const body = withoutNotify(example('payout-request'));
-  return { ...body, request_id: randomUUID(), source_currency: body.payment_currency, source_amount: body.payment_amount, ...overrides };
+  return {
+    ...body,
+    request_id: randomUUID(),
+    source_currency: body.payment_currency,
+    source_amount: body.payment_amount,
+    ...overrides,
+  };
 }
 
 /** The body with its `encryption_data` computed as the profile says. */
@@ -93,10 +104,28 @@ export interface Res {
 /** Send a request: body as JSON (default), form fields, or raw text. */
 export function send(
   url: string,
-  opts: { method?: string; body?: Record<string, unknown> | string; encoding?: 'json' | 'form'; contentType?: string; localAddress?: string; headers?: Record<string, string> } = {},
+  opts: {
+    method?: string;
+    body?: Record<string, unknown> | string;
+    encoding?: 'json' | 'form';
+    contentType?: string;
+    localAddress?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Res> {
-  const text = typeof opts.body === 'string' ? opts.body : opts.body === undefined ? '' : opts.encoding === 'form' ? encodeForm(opts.body) : JSON.stringify(opts.body);
-  const contentType = opts.contentType ?? (opts.encoding === 'form' || typeof opts.body === 'string' ? 'application/x-www-form-urlencoded' : 'application/json');
+  const text =
+    typeof opts.body === 'string'
+      ? opts.body
+      : opts.body === undefined
+        ? ''
+        : opts.encoding === 'form'
+          ? encodeForm(opts.body)
+          : JSON.stringify(opts.body);
+  const contentType =
+    opts.contentType ??
+    (opts.encoding === 'form' || typeof opts.body === 'string'
+      ? 'application/x-www-form-urlencoded'
+      : 'application/json');
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
@@ -109,7 +138,9 @@ export function send(
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
@@ -119,7 +150,12 @@ export function send(
 }
 
 /** Sign and send an operation's request. */
-export function call(gw: RunningGateway, op: OperationKey, body: Record<string, unknown>, opts: Parameters<typeof send>[1] = {}): Promise<Res> {
+export function call(
+  gw: RunningGateway,
+  op: OperationKey,
+  body: Record<string, unknown>,
+  opts: Parameters<typeof send>[1] = {},
+): Promise<Res> {
   const encoding = opts.encoding ?? profile.requestMedia.types[op];
   return send(gw.url + pathOf(op), { body: signed(op, body), encoding, ...opts });
 }
@@ -149,7 +185,11 @@ export function errorBodyViolations(op: OperationKey, value: unknown, unreadable
   return violations(op, value).filter(
     (v) =>
       v.keyword !== 'required' &&
-      !(unreadable && ['/merchant_id', '/account_id'].includes(v.instancePath) && body[v.instancePath.slice(1)] === '') &&
+      !(
+        unreadable &&
+        ['/merchant_id', '/account_id'].includes(v.instancePath) &&
+        body[v.instancePath.slice(1)] === ''
+      ) &&
       !(v.requirementId === 'PAGI-GEN-012' && body[v.instancePath.slice(1)] === ''),
   );
 }
@@ -190,7 +230,10 @@ export async function receiver(answer: (n: number) => number = () => 200) {
 }
 
 /** Make a payment and return its transaction_id (direct payment, approved card by default). */
-export async function pay(gw: RunningGateway, overrides: Record<string, unknown> = {}): Promise<{ transactionId: string; body: Record<string, any>; result: Record<string, unknown> }> {
+export async function pay(
+  gw: RunningGateway,
+  overrides: Record<string, unknown> = {},
+): Promise<{ transactionId: string; body: Record<string, any>; result: Record<string, unknown> }> {
   const body = directBody(overrides);
   const res = await call(gw, 'authoriseDirect', body);
   if (res.status !== 200) throw new Error(`payment refused: ${res.status} ${res.text}`);
@@ -199,8 +242,18 @@ export async function pay(gw: RunningGateway, overrides: Record<string, unknown>
 }
 
 /** A batch item for a transaction. */
-export function item(transactionId: string, body: Record<string, any>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { transaction_id: transactionId, order_no: body.order_no, currency: body.currency, amount: body.amount, ...extra };
+export function item(
+  transactionId: string,
+  body: Record<string, any>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    transaction_id: transactionId,
+    order_no: body.order_no,
+    currency: body.currency,
+    amount: body.amount,
+    ...extra,
+  };
 }
 
 /** Send a batch operation with these items; returns status, the parsed JSON body and its results. */
@@ -212,7 +265,11 @@ export async function batch(gw: RunningGateway, op: 'capture' | 'review' | 'canc
 }
 
 /** A query (selection fields of the profile). */
-export async function query(gw: RunningGateway, selection: Record<string, string> = {}, opts: Parameters<typeof send>[1] = {}) {
+export async function query(
+  gw: RunningGateway,
+  selection: Record<string, string> = {},
+  opts: Parameters<typeof send>[1] = {},
+) {
   const res = await call(gw, 'retrievalTrans', { merchant_id: MERCHANT, account_id: ACCOUNT, ...selection }, opts);
   return { res, json: JSON.parse(res.text) as Record<string, any> };
 }

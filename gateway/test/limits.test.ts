@@ -9,7 +9,8 @@ const LIMITS: BodyLimits = { maxFormFields: 5, maxJsonKeys: 6, maxJsonItems: 4, 
 
 describe('jsonBodyProblem', () => {
   it('keys: at the cap passes, one more is refused (long body: counted)', () => {
-    const keys = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`key_${i}`, 'value'])));
+    const keys = (n: number) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`key_${i}`, 'value'])));
     expect(jsonBodyProblem(keys(6), LIMITS)).toBeUndefined();
     expect(jsonBodyProblem(keys(7), LIMITS)).toMatch(/more than 6 keys/);
   });
@@ -18,9 +19,13 @@ describe('jsonBodyProblem', () => {
     const lead = '"a":"1","b":"2","c":"3",';
     expect(jsonBodyProblem(`{${lead}"x":[1,2,3]}`, { ...LIMITS, maxJsonKeys: 100 })).toBeUndefined(); // 1 array + 2 commas = 3
     expect(jsonBodyProblem(`{${lead}"x":[1,2,3,4]}`, { ...LIMITS, maxJsonKeys: 100 })).toBeUndefined(); // 4
-    expect(jsonBodyProblem(`{${lead}"x":[1,2,3,4,5]}`, { ...LIMITS, maxJsonKeys: 100 })).toMatch(/more than 4 array elements/);
+    expect(jsonBodyProblem(`{${lead}"x":[1,2,3,4,5]}`, { ...LIMITS, maxJsonKeys: 100 })).toMatch(
+      /more than 4 array elements/,
+    );
     expect(jsonBodyProblem(`{${lead}"x":[1,2],"y":[],"z":[]}`, { ...LIMITS, maxJsonKeys: 100 })).toBeUndefined(); // 2 + 1 + 1
-    expect(jsonBodyProblem(`{${lead}"x":[1,2],"y":[],"z":[],"w":[]}`, { ...LIMITS, maxJsonKeys: 100 })).toMatch(/more than 4 array elements/);
+    expect(jsonBodyProblem(`{${lead}"x":[1,2],"y":[],"z":[],"w":[]}`, { ...LIMITS, maxJsonKeys: 100 })).toMatch(
+      /more than 4 array elements/,
+    );
     // No array: any number of commas.
     expect(jsonBodyProblem(`{${lead.repeat(1)}"d":"4"}`, { ...LIMITS, maxJsonKeys: 100 })).toBeUndefined();
   });
@@ -42,7 +47,9 @@ describe('formBodyProblem and bodyProblem', () => {
   });
 
   it('a form value of JSON text is bounded like a JSON body; bodyProblem reads a body starting with { as JSON', () => {
-    expect(formBodyProblem(`x=${encodeURIComponent('{"a":{"b":{"c":{}}}}')}`, LIMITS)).toMatch(/form field x: JSON text nested deeper than 3 levels/);
+    expect(formBodyProblem(`x=${encodeURIComponent('{"a":{"b":{"c":{}}}}')}`, LIMITS)).toMatch(
+      /form field x: JSON text nested deeper than 3 levels/,
+    );
     expect(bodyProblem('{"a":{"b":{"c":{}}}}', LIMITS)).toMatch(/^JSON body nested deeper/);
     expect(bodyProblem('a=1&b=2&c=3&d=4&e=5&f=6', LIMITS)).toMatch(/^form body with more than 5 fields/);
   });

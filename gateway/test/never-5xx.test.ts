@@ -33,7 +33,12 @@ afterAll(() => gw.close());
 const OPS = [...h.spec.operations.keys()];
 const MEDIA = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 const settings = {
-  config: { merchantId: h.MERCHANT, accountId: h.ACCOUNT, cards: { approve: h.APPROVE_CARD }, paymentMethods: { valid: ['BANK_TRANSFER'] } },
+  config: {
+    merchantId: h.MERCHANT,
+    accountId: h.ACCOUNT,
+    cards: { approve: h.APPROVE_CARD },
+    paymentMethods: { valid: ['BANK_TRANSFER'] },
+  },
   cardSecurityCode: '123',
 } as unknown as SampleSettings;
 
@@ -51,7 +56,11 @@ function answer(op: OperationKey, body: Record<string, unknown>) {
   const encoding = h.profile.requestMedia.types[op];
   const text = encoding === 'json' ? JSON.stringify(sent) : encodeForm(sent);
   const wire = Buffer.from(text, 'utf8').toString('utf8');
-  return gw.inject({ path: h.pathOf(op), body: wire, headers: { 'content-type': `${MEDIA[encoding]}; charset=utf-8` } });
+  return gw.inject({
+    path: h.pathOf(op),
+    body: wire,
+    headers: { 'content-type': `${MEDIA[encoding]}; charset=utf-8` },
+  });
 }
 
 function describeCase(op: OperationKey, seed: number, i: number, m: Mutation): string {
@@ -69,7 +78,9 @@ describe('generated negative cases of the kit, every operation', () => {
       expect(res.status, describeCase(op, seed, i, m)).toBeLessThan(500);
       if (m.field === 'x_uhcenatdk') {
         expect(res.status).toBe(h.profile.errors.kinds.invalidInput.status);
-        expect(res.headers['x-pagi-reason']).toMatch(/^invalidInput: \/x_uhcenatdk(\/\d+)? holds a lone UTF-16 surrogate/);
+        expect(res.headers['x-pagi-reason']).toMatch(
+          /^invalidInput: \/x_uhcenatdk(\/\d+)? holds a lone UTF-16 surrogate/,
+        );
       }
     }
   });
@@ -87,7 +98,8 @@ describe('generated negative cases of the kit, every operation', () => {
         for (const [i, m] of cases.entries()) {
           const res = answer(op, applyMutation(sample(op), m));
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status >= 500 && failures.length < 5) failures.push(`${describeCase(op, seed, i, m)} → ${res.status} ${res.body.slice(0, 200)}`);
+          if (res.status >= 500 && failures.length < 5)
+            failures.push(`${describeCase(op, seed, i, m)} → ${res.status} ${res.body.slice(0, 200)}`);
         }
       }
       expect(failures).toEqual([]);

@@ -22,7 +22,9 @@ describe('payment notifications (reference profile)', () => {
     try {
       const { body, result } = await h.pay(gw, { notify_url: rx.url });
       const [note] = await rx.waitFor(1);
-      expect(note!.headers['content-type']).toMatch(p.notifications.mediaType === 'json' ? /^application\/json/ : /^application\/x-www-form-urlencoded/);
+      expect(note!.headers['content-type']).toMatch(
+        p.notifications.mediaType === 'json' ? /^application\/json/ : /^application\/x-www-form-urlencoded/,
+      );
       const sent = JSON.parse(note!.text);
       expect(sent).toEqual(result);
       expect(sent.order_no).toBe(body.order_no);
@@ -72,7 +74,13 @@ describe('bounded attempts (a profile with short delays)', () => {
   const fastLines: string[] = [];
   beforeAll(async () => {
     const file = path.join(tempDir('pagi-gw-'), 'fast-retry.yaml');
-    fs.writeFileSync(file, stringify({ ...p, notifications: { ...p.notifications, retry: { maxAttempts: 3, initialDelayMs: 10, factor: 2, timeoutMs: 300 } } }));
+    fs.writeFileSync(
+      file,
+      stringify({
+        ...p,
+        notifications: { ...p.notifications, retry: { maxAttempts: 3, initialDelayMs: 10, factor: 2, timeoutMs: 300 } },
+      }),
+    );
     fast = await h.gateway({ profile: file, log: (line) => fastLines.push(line) });
   });
   afterAll(() => fast.close());
@@ -85,7 +93,12 @@ describe('bounded attempts (a profile with short delays)', () => {
       expect(Date.now() - started).toBeLessThan(1000);
       await fast.notificationsIdle();
       expect(rx.received).toHaveLength(3);
-      expect(fast.notifications().filter((a) => a.url === rx.url).map((a) => a.delivered)).toEqual([false, false, false]);
+      expect(
+        fast
+          .notifications()
+          .filter((a) => a.url === rx.url)
+          .map((a) => a.delivered),
+      ).toEqual([false, false, false]);
     } finally {
       await rx.close();
     }

@@ -43,8 +43,17 @@ function validBody(op: OperationKey): Record<string, unknown> {
 /** The body of a response, decoded as its operation answers (JSON, XML respon, HTML page as text). */
 function decode(op: OperationKey | undefined, res: h.Res): Record<string, unknown> {
   const format = op ? h.profile.errors.formatByOperation[op] : h.profile.errors.unknownOperationFormat;
-  if (res.status === 200) return op === 'checkout' ? (formModel(res.text) as unknown as Record<string, unknown>) : op?.startsWith('authorise') ? h.xmlBody(res) : JSON.parse(res.text);
-  return format === 'xml' ? h.xmlBody(res, h.profile.errors.bodies.xml.root) : format === 'json' ? JSON.parse(res.text) : { html: res.text };
+  if (res.status === 200)
+    return op === 'checkout'
+      ? (formModel(res.text) as unknown as Record<string, unknown>)
+      : op?.startsWith('authorise')
+        ? h.xmlBody(res)
+        : JSON.parse(res.text);
+  return format === 'xml'
+    ? h.xmlBody(res, h.profile.errors.bodies.xml.root)
+    : format === 'json'
+      ? JSON.parse(res.text)
+      : { html: res.text };
 }
 
 /** Assert an error response is the profile's error of `kind`, with a body whose fields keep the schema's forms. */
@@ -79,7 +88,11 @@ describe('success responses validate against the spec schemas', () => {
     expect(value.merchant_id).toBe(h.MERCHANT);
     expect(value.account_id).toBe(h.ACCOUNT);
     for (const rule of h.spec.operations.get(op)!.echo) for (const f of rule.fields) expect(value[f]).toEqual(body[f]);
-    if (h.profile.signature.response.signed && 'fields' in h.profile.signature.response && (h.profile.signature.response.fields as Record<string, unknown>)[op]) {
+    if (
+      h.profile.signature.response.signed &&
+      'fields' in h.profile.signature.response &&
+      (h.profile.signature.response.fields as Record<string, unknown>)[op]
+    ) {
       expect(verify(h.profile.signature, 'response', op, value, h.SECRET)).toBe(true);
     }
   });
@@ -90,7 +103,10 @@ describe('every operation accepts JSON and form bodies whatever the declared typ
     const other = h.profile.requestMedia.types[op] === 'json' ? 'form' : 'json';
     const asOther = await h.call(gw, op, validBody(op), { encoding: other });
     expect(asOther.status, asOther.text.slice(0, 300)).toBe(200);
-    const jsonUnderForm = await h.call(gw, op, validBody(op), { encoding: 'json', contentType: 'application/x-www-form-urlencoded' });
+    const jsonUnderForm = await h.call(gw, op, validBody(op), {
+      encoding: 'json',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(jsonUnderForm.status, jsonUnderForm.text.slice(0, 300)).toBe(200);
   });
 });
@@ -98,12 +114,25 @@ describe('every operation accepts JSON and form bodies whatever the declared typ
 describe('error kinds: the profile status and body, fields in the schema forms', () => {
   it.each(OPS)('%s: bad signature, malformed body, wrong method, body too large', async (op) => {
     const body = validBody(op);
-    expectError(op, await h.send(gw.url + h.pathOf(op), { body: h.signed(op, body, 'not-the-secret') }), 'badSignature');
-    expectError(op, await h.send(gw.url + h.pathOf(op), { body: { ...body, encryption_data: undefined } }), 'badSignature');
+    expectError(
+      op,
+      await h.send(gw.url + h.pathOf(op), { body: h.signed(op, body, 'not-the-secret') }),
+      'badSignature',
+    );
+    expectError(
+      op,
+      await h.send(gw.url + h.pathOf(op), { body: { ...body, encryption_data: undefined } }),
+      'badSignature',
+    );
     expectError(op, await h.send(gw.url + h.pathOf(op), { body: '{"merchant_id": "M10001", ' }), 'malformedBody', true);
     expectError(op, await h.send(gw.url + h.pathOf(op), { body: '' }), 'malformedBody', true);
     expectError(op, await h.send(gw.url + h.pathOf(op), { method: 'GET' }), 'methodNotAllowed', true);
-    expectError(op, await h.send(gw.url + h.pathOf(op), { body: `{"note":"${'x'.repeat(h.profile.limits.maxBodyBytes)}"}` }), 'bodyTooLarge', true);
+    expectError(
+      op,
+      await h.send(gw.url + h.pathOf(op), { body: `{"note":"${'x'.repeat(h.profile.limits.maxBodyBytes)}"}` }),
+      'bodyTooLarge',
+      true,
+    );
   });
 
   const invalid: Record<OperationKey, () => Record<string, unknown>> = {
@@ -127,13 +156,29 @@ describe('error kinds: the profile status and body, fields in the schema forms',
     }
   });
 
-  it.each(OPS.filter((op) => h.spec.operations.get(op)!.batch || h.spec.operations.get(op)!.selectionLimit))('%s: over the limit', async (op) => {
-    const model = h.spec.operations.get(op)!;
-    const body = model.batch
-      ? { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, [model.batch.orders]: Array.from({ length: model.batch.maxItems + 1 }, (_, i) => ({ ...h.example(`${op}-request`)[model.batch!.orders][0], order_no: `O${i}` })) }
-      : { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, order_no: Array.from({ length: model.selectionLimit!.maxOrders + 1 }, (_, i) => `O${i}`).join(h.profile.selection[op as 'retrievalTrans'].listSeparator) };
-    expectError(op, await h.call(gw, op, body, { encoding: 'json' }), 'overLimit');
-  });
+  it.each(OPS.filter((op) => h.spec.operations.get(op)!.batch || h.spec.operations.get(op)!.selectionLimit))(
+    '%s: over the limit',
+    async (op) => {
+      const model = h.spec.operations.get(op)!;
+      const body = model.batch
+        ? {
+            merchant_id: h.MERCHANT,
+            account_id: h.ACCOUNT,
+            [model.batch.orders]: Array.from({ length: model.batch.maxItems + 1 }, (_, i) => ({
+              ...h.example(`${op}-request`)[model.batch!.orders][0],
+              order_no: `O${i}`,
+            })),
+          }
+        : {
+            merchant_id: h.MERCHANT,
+            account_id: h.ACCOUNT,
+            order_no: Array.from({ length: model.selectionLimit!.maxOrders + 1 }, (_, i) => `O${i}`).join(
+              h.profile.selection[op as 'retrievalTrans'].listSeparator,
+            ),
+          };
+      expectError(op, await h.call(gw, op, body, { encoding: 'json' }), 'overLimit');
+    },
+  );
 
   it('refused source address (query from 127.0.0.2)', async () => {
     const res = await h.call(gw, 'retrievalTrans', validBody('retrievalTrans'), { localAddress: '127.0.0.2' });
@@ -149,7 +194,11 @@ describe('error kinds: the profile status and body, fields in the schema forms',
     for (const f of [card.number, card.expiryMonth, card.expiryYear, card.securityCode]) delete token[f];
     expectError('authoriseDirect', await h.call(gw, 'authoriseDirect', token), h.profile.payments.token.unknownToken);
     const postBack = { ...h.checkoutBody(), gbc_id: 'no-such-session' };
-    expectError('checkout', await h.send(gw.url + h.pathOf('checkout'), { body: postBack, encoding: 'form' }), 'unknownRecord');
+    expectError(
+      'checkout',
+      await h.send(gw.url + h.pathOf('checkout'), { body: postBack, encoding: 'form' }),
+      'unknownRecord',
+    );
   });
 
   it('unknown path', async () => {
@@ -162,8 +211,14 @@ describe('direct payment response fields', () => {
   it('masks the card (first six, last four), answers result_info, connector, 3-D Secure and risk fields', async () => {
     const { result } = await h.pay(gw);
     const mask = h.profile.fields.cardMask;
-    expect(result.card).toBe(h.APPROVE_CARD.slice(0, mask.keepFirst) + mask.maskChar.repeat(h.APPROVE_CARD.length - 10) + h.APPROVE_CARD.slice(-mask.keepLast));
-    expect(result.result_info).toBe(`${h.profile.payments.resultInfo.approved.code}:${h.profile.payments.resultInfo.approved.message}`);
+    expect(result.card).toBe(
+      h.APPROVE_CARD.slice(0, mask.keepFirst) +
+        mask.maskChar.repeat(h.APPROVE_CARD.length - 10) +
+        h.APPROVE_CARD.slice(-mask.keepLast),
+    );
+    expect(result.result_info).toBe(
+      `${h.profile.payments.resultInfo.approved.code}:${h.profile.payments.resultInfo.approved.message}`,
+    );
     expect(result.order_status).toBe(h.profile.statusValues.order_status.approved);
     expect(result.connector).toBe(gw.config.connector);
     expect(result.threeds_result).toBe(h.profile.payments.threeDS.resultWhenRequested);
@@ -174,7 +229,14 @@ describe('direct payment response fields', () => {
 
   it('answers subscription fields only for a payment with subscription terms, no threeds_result without open3d', async () => {
     const { result } = await h.pay(gw, { subscription: undefined, open3d: undefined });
-    for (const f of ['contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time', 'threeds_result']) expect(result[f]).toBeUndefined();
+    for (const f of [
+      'contract_name',
+      'recurring_id',
+      'recurring_deduction_period',
+      'recurring_deduction_time',
+      'threeds_result',
+    ])
+      expect(result[f]).toBeUndefined();
     const withTerms = await h.pay(gw);
     expect(withTerms.result.contract_name).toBe(withTerms.body.subscription.contract_name);
     expect(withTerms.result.recurring_deduction_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -196,7 +258,13 @@ describe('direct payment response fields', () => {
 
   it('refuses card fields the profile rejects (Luhn, expiry, format) as invalid input', async () => {
     const card = h.profile.fields.card;
-    for (const bad of [{ [card.number]: '4111111111111112' }, { [card.expiryYear]: '2001' }, { [card.expiryMonth]: '13' }, { [card.securityCode]: '12' }, { [card.number]: undefined }]) {
+    for (const bad of [
+      { [card.number]: '4111111111111112' },
+      { [card.expiryYear]: '2001' },
+      { [card.expiryMonth]: '13' },
+      { [card.securityCode]: '12' },
+      { [card.number]: undefined },
+    ]) {
       expectError('authoriseDirect', await h.call(gw, 'authoriseDirect', h.directBody(bad)), 'invalidInput');
     }
   });

@@ -3,7 +3,9 @@ import { JSDOM } from 'jsdom';
 import type { CheckoutFormModel } from '../../src/model.js';
 
 /** The form model of an HTML page (the kit's CheckoutForm data model). */
-export function formModel(html: string): CheckoutFormModel & { title: string; text: (id: string) => string | undefined } {
+export function formModel(
+  html: string,
+): CheckoutFormModel & { title: string; text: (id: string) => string | undefined } {
   const doc = new JSDOM(html).window.document;
   const form = doc.forms[0];
   const inputs: Record<string, string> = {};
@@ -28,4 +30,3 @@ export function formModel(html: string): CheckoutFormModel & { title: string; te
     text: (id: string) => doc.getElementById(id)?.textContent ?? undefined,
   };
 }
-

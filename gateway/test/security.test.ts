@@ -56,7 +56,9 @@ describe('registered source addresses', () => {
   it('refuses a query from an unregistered address (127.0.0.2) and answers it from a registered one', async () => {
     const refused = await h.query(gw, {}, { localAddress: '127.0.0.2' });
     expect(refused.res.status).toBe(p.errors.kinds.refusedAddress.status);
-    expect(refused.json.return_message).toBe(`${p.errors.kinds.refusedAddress.code}:${p.errors.kinds.refusedAddress.message}`);
+    expect(refused.json.return_message).toBe(
+      `${p.errors.kinds.refusedAddress.code}:${p.errors.kinds.refusedAddress.message}`,
+    );
     const served = await h.query(gw, {}, { localAddress: '127.0.0.1' });
     expect(served.res.status).toBe(200);
   });
@@ -64,7 +66,10 @@ describe('registered source addresses', () => {
   it('restricts only the operations the profile lists', async () => {
     for (const op of ['retrievalRefund', 'capture'] as const) {
       if (p.addressRestriction.operations.includes(op)) continue;
-      const body = op === 'capture' ? { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, capture_orders: [] } : { merchant_id: h.MERCHANT, account_id: h.ACCOUNT };
+      const body =
+        op === 'capture'
+          ? { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, capture_orders: [] }
+          : { merchant_id: h.MERCHANT, account_id: h.ACCOUNT };
       expect((await h.call(gw, op, body, { localAddress: '127.0.0.2' })).status).toBe(200);
     }
   });
@@ -74,7 +79,9 @@ describe('masking', () => {
   it('logs one line per request and never a card number, security code or secret', async () => {
     lines.length = 0;
     await h.pay(gw, { order_no: `ORD-${h.APPROVE_CARD}` });
-    await h.send(`${gw.url}/v1/authorise?card=${h.APPROVE_CARD}`, { body: h.signed('authoriseDirect', h.directBody()) });
+    await h.send(`${gw.url}/v1/authorise?card=${h.APPROVE_CARD}`, {
+      body: h.signed('authoriseDirect', h.directBody()),
+    });
     await h.send(`${gw.url}/${h.APPROVE_CARD}`, { body: 'x' });
     // Notification attempts to the requests' notify_url are logged besides: one line per request is about requests.
     expect(lines.filter((l) => !l.startsWith('notify ')).length).toBe(3);
@@ -118,7 +125,14 @@ describe('another profile: a vendor profile (HMAC over sorted pairs, declared me
 
   async function pay(): Promise<{ transactionId: string; body: Record<string, unknown> }> {
     const c = sample.fields.card;
-    const body = signedBody('authoriseDirect', { ...h.example('authorise-direct-request'), order_no: h.orderNo(), [c.number]: sample.payments.testCards.approve[0], [c.expiryMonth]: '12', [c.expiryYear]: '39', [c.securityCode]: '123' });
+    const body = signedBody('authoriseDirect', {
+      ...h.example('authorise-direct-request'),
+      order_no: h.orderNo(),
+      [c.number]: sample.payments.testCards.approve[0],
+      [c.expiryMonth]: '12',
+      [c.expiryYear]: '39',
+      [c.securityCode]: '123',
+    });
     const res = await send('authoriseDirect', body);
     expect(res.status, res.text).toBe(200);
     return { transactionId: String(h.xmlBody(res).transaction_id), body };
@@ -126,16 +140,29 @@ describe('another profile: a vendor profile (HMAC over sorted pairs, declared me
 
   it('pays with the profile card fields and masks the card its way', async () => {
     const c = sample.fields.card;
-    const body = signedBody('authoriseDirect', { ...h.example('authorise-direct-request'), order_no: h.orderNo(), [c.number]: '4111111111111111', [c.expiryMonth]: '12', [c.expiryYear]: '39', [c.securityCode]: '123' });
+    const body = signedBody('authoriseDirect', {
+      ...h.example('authorise-direct-request'),
+      order_no: h.orderNo(),
+      [c.number]: '4111111111111111',
+      [c.expiryMonth]: '12',
+      [c.expiryYear]: '39',
+      [c.securityCode]: '123',
+    });
     const result = h.xmlBody(await send('authoriseDirect', body));
     expect(result.card).toBe('4111XXXXXXXX1111');
-    expect(result.result_info).toBe(`${sample.payments.resultInfo.approved.code}:${sample.payments.resultInfo.approved.message}`);
+    expect(result.result_info).toBe(
+      `${sample.payments.resultInfo.approved.code}:${sample.payments.resultInfo.approved.message}`,
+    );
     expect(result.encryption_data).toBeUndefined();
   });
 
   it('accepts only the declared media type and requires the header', async () => {
     const { transactionId, body } = await pay();
-    const capture = signedBody('capture', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, capture_orders: [h.item(transactionId, body as Record<string, any>)] });
+    const capture = signedBody('capture', {
+      merchant_id: h.MERCHANT,
+      account_id: h.ACCOUNT,
+      capture_orders: [h.item(transactionId, body as Record<string, any>)],
+    });
     const asJson = await send('capture', capture, { body: capture, contentType: 'application/json' });
     expect(asJson.status).toBe(sample.errors.kinds.malformedBody.status);
     expect(JSON.parse(asJson.text).error.code).toBe(sample.errors.kinds.malformedBody.code);
@@ -149,14 +176,24 @@ describe('another profile: a vendor profile (HMAC over sorted pairs, declared me
   it('processes only the first N items of an over-limit batch (refuseWhole false)', async () => {
     const { transactionId, body } = await pay();
     const max = h.spec.operations.get('cancel')!.batch!.maxItems;
-    const items = [...Array.from({ length: max }, () => h.item('T-none', body as Record<string, any>)), h.item(transactionId, body as Record<string, any>)];
-    const res = await send('cancel', signedBody('cancel', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, cancel_orders: items }));
+    const items = [
+      ...Array.from({ length: max }, () => h.item('T-none', body as Record<string, any>)),
+      h.item(transactionId, body as Record<string, any>),
+    ];
+    const res = await send(
+      'cancel',
+      signedBody('cancel', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, cancel_orders: items }),
+    );
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).cancel_orders).toHaveLength(max);
   });
 
   it('restricts refund search to registered addresses too, as this profile lists it', async () => {
-    const res = await send('retrievalRefund', signedBody('retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, transaction_id: 'T-none' }), { localAddress: '127.0.0.2' });
+    const res = await send(
+      'retrievalRefund',
+      signedBody('retrievalRefund', { merchant_id: h.MERCHANT, account_id: h.ACCOUNT, transaction_id: 'T-none' }),
+      { localAddress: '127.0.0.2' },
+    );
     expect(res.status).toBe(sample.errors.kinds.refusedAddress.status);
   });
 });

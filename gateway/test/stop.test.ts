@@ -10,7 +10,9 @@ import { serve } from '../../test/support/cli.js';
 
 /** GET /_admin/stats of a gateway started with --admin. */
 async function stats(url: string) {
-  return JSON.parse((await h.send(`${url}/_admin/stats`, { method: 'GET' })).text) as { server: { connections: { open: number; busy: number } } };
+  return JSON.parse((await h.send(`${url}/_admin/stats`, { method: 'GET' })).text) as {
+    server: { connections: { open: number; busy: number } };
+  };
 }
 
 /** A raw HTTP/1.1 request on its own connection; `split` bytes of the body are held back until `rest()`. */
@@ -45,7 +47,8 @@ describe('graceful stop', () => {
     });
     await Promise.all(requests.map((r) => r.connected));
     await Promise.all(requests.map((r) => r.send(r.head + r.first)));
-    for (let i = 0; i < 200 && (await stats(gw.url)).server.connections.busy < 101; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await stats(gw.url)).server.connections.busy < 101; i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect((await stats(gw.url)).server.connections.busy).toBeGreaterThanOrEqual(101); // the 100 and the stats request
     gw.child.kill('SIGTERM');
     expect(await gw.until(/SIGTERM: draining/)).not.toBeNull();
@@ -70,13 +73,16 @@ describe('graceful stop', () => {
       return rawRequest(gw.port, '/v1/authorise', body, body.length);
     });
     await Promise.all(requests.map((r) => r.connected));
-    for (let i = 0; i < 200 && (await stats(gw.url)).server.connections.open < 101; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await stats(gw.url)).server.connections.open < 101; i++)
+      await new Promise((r) => setTimeout(r, 25));
     await Promise.all(requests.map((r) => r.send(r.head + r.first)));
     gw.child.kill('SIGTERM');
     const answers = await Promise.all(requests.map((r) => r.done));
     expect(answers.filter((a) => /^HTTP\/1\.1 200 /.test(a))).toHaveLength(100);
     expect(await gw.exited).toBe(0);
-    expect(gw.log().trim().split('\n').at(-1)).toMatch(/^stopped: \d+ requests? answered while draining, none cut off$/);
+    expect(gw.log().trim().split('\n').at(-1)).toMatch(
+      /^stopped: \d+ requests? answered while draining, none cut off$/,
+    );
   }, 60_000);
 
   it('a request still unanswered at the drain deadline is cut off: counted in the last line, exit 1', async () => {
@@ -89,7 +95,9 @@ describe('graceful stop', () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(1);
     expect(await stuck.done).toBe('');
-    expect(gw.log().trim().split('\n').at(-1)).toBe('stopped: 0 requests answered while draining, 1 request cut off at the drain deadline (0.5 s)');
+    expect(gw.log().trim().split('\n').at(-1)).toBe(
+      'stopped: 0 requests answered while draining, 1 request cut off at the drain deadline (0.5 s)',
+    );
   }, 30_000);
 
   it('a second signal ends the drain at once', async () => {

@@ -59,7 +59,9 @@ describe('OldestEntry', () => {
       capped.set(i, i);
       if (i % 7 === 0) capped.delete(i - 50);
     }
-    const expected = Array.from({ length: 100 }, (_, k) => 4900 + k).filter((i) => !(i + 50 <= 4999 && (i + 50) % 7 === 0));
+    const expected = Array.from({ length: 100 }, (_, k) => 4900 + k).filter(
+      (i) => !(i + 50 <= 4999 && (i + 50) % 7 === 0),
+    );
     expect([...capped.keys()].slice(-expected.length)).toEqual(expected);
     expect(capped.size).toBe(100);
     capped.clear();
@@ -89,7 +91,9 @@ describe('Store under maxTransactions', () => {
           expect(store.orderTransactions('M1', accountId, orderNo).map((t) => t.transactionId)).toEqual(want);
         }
       }
-      expect(store.accountTransactions('M1', 'A1').map((t) => t.transactionId)).toEqual(held.filter((id) => Number(id.slice(1)) % 2 === 1));
+      expect(store.accountTransactions('M1', 'A1').map((t) => t.transactionId)).toEqual(
+        held.filter((id) => Number(id.slice(1)) % 2 === 1),
+      );
       expect(store.evictions().transactions).toBe(2950 * (round + 1));
       if (round === 0) store.clear();
     }

@@ -24,13 +24,18 @@ export async function mergeMain(argv: string[]): Promise<number> {
       console.log(HELP);
       return EXIT.ok;
     }
-    if (!positionals.length) throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
+    if (!positionals.length)
+      throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
     const options = { ...defaults('merge'), ...readEnv(process.env, 'merge'), ...explicit } as RunOptions;
     const { mergeKitShards } = await import('../kit.js');
     const { result } = await mergeKitShards(positionals, options, ['pagi-conform', 'merge', ...argv]);
     return result.exitCode;
   } catch (e) {
-    console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the merge could not complete: ${(e as Error).message}`);
+    console.error(
+      e instanceof UsageError
+        ? `pagi-conform: ${e.message}`
+        : `pagi-conform: the merge could not complete: ${(e as Error).message}`,
+    );
     return EXIT.usage;
   }
 }

@@ -52,7 +52,6 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-
 /** Pact files named by `--pact`: a file, or every `.json` file of a folder. */
 function pactFiles(where: string): string[] {
   let stat: fs.Stats;
@@ -62,7 +61,11 @@ function pactFiles(where: string): string[] {
     throw new UsageError(`no pact file or folder ${where}`);
   }
   if (stat.isFile()) return [path.resolve(where)];
-  const files = fs.readdirSync(where).filter((f) => f.endsWith('.json')).sort().map((f) => path.resolve(where, f));
+  const files = fs
+    .readdirSync(where)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.resolve(where, f));
   if (!files.length) throw new UsageError(`the folder ${where} holds no .json pact file`);
   return files;
 }
@@ -86,11 +89,22 @@ async function maskedChild(argv: string[], values: Record<string, any>): Promise
   const { sandboxCredentials } = await import('../pact/interactions.js');
   const profile = loadProfile(values.profile ?? 'reference').profile;
   const secret: string = values.secret ?? process.env.PAGI_SECRET ?? sandboxCredentials().secret;
-  const rules = { secrets: [secret], cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], fields: [profile.fields.card.number, profile.fields.card.securityCode] };
+  const rules = {
+    secrets: [secret],
+    cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline],
+    fields: [profile.fields.card.number, profile.fields.card.securityCode],
+  };
   const entry = fileURLToPath(new URL('../../bin/pagi-conform.js', import.meta.url));
-  const child = spawn(process.execPath, [entry, 'pact', ...argv], { env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, 'pact', ...argv], {
+    env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
-    new Promise<void>((resolve) => createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(`${maskText(line, rules)}\n`)).on('close', resolve));
+    new Promise<void>((resolve) =>
+      createInterface({ input: from, crlfDelay: Infinity })
+        .on('line', (line) => to.write(`${maskText(line, rules)}\n`))
+        .on('close', resolve),
+    );
   const done = Promise.all([pipe(child.stdout!, process.stdout), pipe(child.stderr!, process.stderr)]);
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 2)));
   await done;
@@ -107,7 +121,8 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
   } catch {
     throw new UsageError(`--target must be an absolute http(s) URL, not '${values.target}'`);
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError(`--target must be an http or https URL, not '${values.target}'`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new UsageError(`--target must be an http or https URL, not '${values.target}'`);
   if (values.publish && !values['provider-version']) throw new UsageError('--publish needs --provider-version');
   const { kitSpec } = await import('../spec/load.js');
   const { loadProfile } = await import('../profile/load.js');
@@ -157,11 +172,18 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
     const loading = outcome.mismatches.filter((m) => /^Failed to load pact/.test(m.interaction));
     if (loading.length && loading.length === outcome.mismatches.length) {
       // A set-up failure (broker or pact file unreachable), not a verdict on the gateway.
-      console.error(`pagi-conform pact verify: could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}`);
+      console.error(
+        `pagi-conform pact verify: could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}`,
+      );
       return EXIT.usage;
     }
-    console.log(`pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`);
-    for (const m of outcome.mismatches) console.log(`  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ (- )?/, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`);
+    console.log(
+      `pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`,
+    );
+    for (const m of outcome.mismatches)
+      console.log(
+        `  - ${m.interaction.replace(/^Verifying a pact between \S+ and \S+ (- )?/, '')}: ${m.kind}${m.path ? ` ${m.path}` : ''}: ${m.message.split('\n')[0]!.slice(0, 300)}`,
+      );
     return EXIT.failed;
   } finally {
     if (temporary) fs.rmSync(temporary, { recursive: true, force: true });
@@ -171,7 +193,8 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
 async function check(values: Record<string, any>, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("name one pact file: 'pagi-conform pact check FILE'");
   const failOn = values['fail-on'] ?? 'must';
-  if (!['must', 'expected', 'profile'].includes(failOn)) throw new UsageError(`--fail-on must be must, expected or profile, not '${failOn}'`);
+  if (!['must', 'expected', 'profile'].includes(failOn))
+    throw new UsageError(`--fail-on must be must, expected or profile, not '${failOn}'`);
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
   let pact: ReturnType<typeof readPactFile>;
   try {
@@ -179,10 +202,21 @@ async function check(values: Record<string, any>, positionals: string[]): Promis
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const result = checkPact(pact, { profile: values.profile ?? 'reference', failOn, file: positionals[0]!, commandLine: ['pagi-conform', 'pact', 'check', ...process.argv.slice(4)] });
-  const reporters = (values.reporter ?? 'console,json').split(',').map((s: string) => s.trim()).filter(Boolean);
+  const result = checkPact(pact, {
+    profile: values.profile ?? 'reference',
+    failOn,
+    file: positionals[0]!,
+    commandLine: ['pagi-conform', 'pact', 'check', ...process.argv.slice(4)],
+  });
+  const reporters = (values.reporter ?? 'console,json')
+    .split(',')
+    .map((s: string) => s.trim())
+    .filter(Boolean);
   const { createReporters } = await import('../../reporters/index.js');
-  await reportCheck(result, { out: values.out ?? 'reports', reporters: createReporters({ reporter: reporters, signKey: undefined }) });
+  await reportCheck(result, {
+    out: values.out ?? 'reports',
+    reporters: createReporters({ reporter: reporters, signKey: undefined }),
+  });
   return result.exitCode === EXIT.inconclusive ? EXIT.ok : result.exitCode;
 }
 

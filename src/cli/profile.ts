@@ -39,7 +39,15 @@ export async function profileMain(argv: string[]): Promise<number> {
     value = readYamlFile(file);
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT' && file !== name;
-    console.error(missing ? `pagi-conform: no profile named '${name}' (spec/profiles has ${fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).join(', ')}); a file path needs a '/' or an extension.` : `pagi-conform: cannot read profile ${name}: ${(e as Error).message.split('\n')[0]}`);
+    console.error(
+      missing
+        ? `pagi-conform: no profile named '${name}' (spec/profiles has ${fs
+            .readdirSync(path.join(SPEC_DIR, 'profiles'))
+            .filter((f) => f.endsWith('.yaml'))
+            .map((f) => f.slice(0, -5))
+            .join(', ')}); a file path needs a '/' or an extension.`
+        : `pagi-conform: cannot read profile ${name}: ${(e as Error).message.split('\n')[0]}`,
+    );
     return EXIT.usage;
   }
   const problems = profileProblems(value);

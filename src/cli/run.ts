@@ -21,7 +21,9 @@ export async function runMain(argv: string[]): Promise<number> {
   const stop = new AbortController();
   const onSignal = (signal: Interrupt) => {
     if (stop.signal.aborted) process.exit(INTERRUPTS[signal]);
-    console.error(`pagi-conform: ${signal}: stopping; writing the reports of the checks run so far (a second signal exits at once).`);
+    console.error(
+      `pagi-conform: ${signal}: stopping; writing the reports of the checks run so far (a second signal exits at once).`,
+    );
     stop.abort(signal);
   };
   const handlers = (Object.keys(INTERRUPTS) as Interrupt[]).map((signal) => [signal, () => onSignal(signal)] as const);
@@ -41,9 +43,13 @@ export async function runMain(argv: string[]): Promise<number> {
     protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
     if (options.list) return await list(options);
     const { runKit } = await import('../kit.js');
-    const { result, files } = await runKit(options, { commandLine: ['pagi-conform', 'run', ...argv], stop: stop.signal });
+    const { result, files } = await runKit(options, {
+      commandLine: ['pagi-conform', 'run', ...argv],
+      stop: stop.signal,
+    });
     // The console reporter lists the files itself, before its verdict line.
-    if (files.length && !options.reporter.includes('console')) console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
+    if (files.length && !options.reporter.includes('console'))
+      console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
     if (result.interrupted) {
       const code = INTERRUPTS[result.interrupted.signal];
       // The suites may still be winding down: exit once the output is flushed, whatever still holds the loop.
@@ -53,7 +59,11 @@ export async function runMain(argv: string[]): Promise<number> {
     return result.exitCode;
   } catch (e) {
     // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
-    console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: the run could not complete: ${(e as Error).message}`);
+    console.error(
+      e instanceof UsageError
+        ? `pagi-conform: ${e.message}`
+        : `pagi-conform: the run could not complete: ${(e as Error).message}`,
+    );
     return EXIT.usage;
   } finally {
     if (!stop.signal.aborted) release();

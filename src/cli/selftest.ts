@@ -23,12 +23,36 @@ interface SelftestFlags {
 
 /** The command's options: one row each (a missing row is a compile error). */
 export const SELFTEST_FLAGS = {
-  jobs: { flag: 'jobs', type: integer('N', 1), description: 'variants run at once, each in its own process (default 2; 1 on a one-core machine)' },
-  only: { flag: 'only', type: list, default: [], description: 'run only these variants, comma-separated (coverage is then partial)' },
+  jobs: {
+    flag: 'jobs',
+    type: integer('N', 1),
+    description: 'variants run at once, each in its own process (default 2; 1 on a one-core machine)',
+  },
+  only: {
+    flag: 'only',
+    type: list,
+    default: [],
+    description: 'run only these variants, comma-separated (coverage is then partial)',
+  },
   out: { flag: 'out', type: text('DIR'), default: 'reports', description: 'folder of the JSON report selftest.json' },
-  seed: { flag: 'seed', type: integer('N', 0), default: SELFTEST_DEFAULTS.seed, description: 'seed of the generated negative cases' },
-  notifyWait: { flag: 'notify-wait', type: integer('MS', 0), default: SELFTEST_DEFAULTS.notifyWait, description: 'how long a probe waits for a notification' },
-  concurrency: { flag: 'concurrency', type: integer('N', 1), default: SELFTEST_DEFAULTS.concurrency, description: 'tests and requests in flight within one run' },
+  seed: {
+    flag: 'seed',
+    type: integer('N', 0),
+    default: SELFTEST_DEFAULTS.seed,
+    description: 'seed of the generated negative cases',
+  },
+  notifyWait: {
+    flag: 'notify-wait',
+    type: integer('MS', 0),
+    default: SELFTEST_DEFAULTS.notifyWait,
+    description: 'how long a probe waits for a notification',
+  },
+  concurrency: {
+    flag: 'concurrency',
+    type: integer('N', 1),
+    default: SELFTEST_DEFAULTS.concurrency,
+    description: 'tests and requests in flight within one run',
+  },
 } satisfies FlagTable<SelftestFlags>;
 
 const USAGE = `usage: pagi-conform selftest [--jobs N] [--only NAMES] [--out DIR] [--seed N] [--notify-wait MS] [--concurrency N]
@@ -57,10 +81,15 @@ export async function selftestMain(argv: string[]): Promise<number> {
       seed: flags.seed,
       notifyWait: flags.notifyWait,
       concurrency: flags.concurrency,
-      onRun: (run, done, total) => console.error(`[${done}/${total}] ${run.name}: ${run.verdict} (${run.failed.length} failed checks, ${(run.durationMs / 1000).toFixed(1)} s)`),
+      onRun: (run, done, total) =>
+        console.error(
+          `[${done}/${total}] ${run.name}: ${run.verdict} (${run.failed.length} failed checks, ${(run.durationMs / 1000).toFixed(1)} s)`,
+        ),
     };
   } catch (error) {
-    console.error(`pagi-conform selftest: ${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`);
+    console.error(
+      `pagi-conform selftest: ${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`,
+    );
     return EXIT.usage;
   }
   try {

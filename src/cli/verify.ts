@@ -37,7 +37,9 @@ export async function verifyMain(argv: string[]): Promise<number> {
     for (const line of verification.lines) console.log(`${file}: ${line}`);
     return verification.ok ? 0 : 1;
   } catch (e) {
-    console.error(e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: verify failed: ${(e as Error).message}`);
+    console.error(
+      e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: verify failed: ${(e as Error).message}`,
+    );
     return EXIT.usage;
   }
 }

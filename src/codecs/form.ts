@@ -20,7 +20,8 @@ export function encodeForm(body: Record<string, unknown>): string {
 export function decodeForm(text: string, nestedFields?: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   // Defined, not assigned: a field named `__proto__` must stay a plain own property.
-  const set = (name: string, value: unknown) => Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  const set = (name: string, value: unknown) =>
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   for (const [name, value] of new URLSearchParams(text)) {
     const mayBeNested = nestedFields ? nestedFields.has(name) : true;
     const first = value.trimStart()[0];

@@ -34,7 +34,9 @@ export function createHtmlReader(): HtmlReader {
   let next = 0;
   const pending = new Map<number, { resolve(form: CheckoutFormModel): void; reject(e: Error): void }>();
   try {
-    worker = new Worker(new URL('./html-thread.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB } });
+    worker = new Worker(new URL('./html-thread.mjs', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
+    });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = pending.get(reply.id);

@@ -17,9 +17,18 @@ const STR = String.raw`(?<q>['"])((?:(?!\k<q>)[^\\])*)\k<q>`;
 /** Expressions that name a form, each with a resolver against the document. */
 const FORM_REFERENCES: { pattern: string; resolve(doc: Doc, m: string[]): Element | null | undefined }[] = [
   { pattern: String.raw`document\s*\.\s*forms\s*\[\s*([0-9]+)\s*\]`, resolve: (doc, m) => doc.forms[Number(m[0])] },
-  { pattern: String.raw`document\s*\.\s*forms\s*\[\s*${STR}\s*\]`, resolve: (doc, m) => doc.forms.namedItem(m[1]!) as Element | null },
-  { pattern: String.raw`document\s*\.\s*forms\s*\.\s*([A-Za-z_$][\w$]*)`, resolve: (doc, m) => doc.forms.namedItem(m[0]!) as Element | null },
-  { pattern: String.raw`document\s*\.\s*getElementById\s*\(\s*${STR}\s*\)`, resolve: (doc, m) => doc.getElementById(m[1]!) },
+  {
+    pattern: String.raw`document\s*\.\s*forms\s*\[\s*${STR}\s*\]`,
+    resolve: (doc, m) => doc.forms.namedItem(m[1]!) as Element | null,
+  },
+  {
+    pattern: String.raw`document\s*\.\s*forms\s*\.\s*([A-Za-z_$][\w$]*)`,
+    resolve: (doc, m) => doc.forms.namedItem(m[0]!) as Element | null,
+  },
+  {
+    pattern: String.raw`document\s*\.\s*getElementById\s*\(\s*${STR}\s*\)`,
+    resolve: (doc, m) => doc.getElementById(m[1]!),
+  },
   { pattern: String.raw`document\s*\.\s*querySelector\s*\(\s*${STR}\s*\)`, resolve: (doc, m) => safeQuery(doc, m[1]!) },
   {
     pattern: String.raw`document\s*\.\s*getElementsByName\s*\(\s*${STR}\s*\)\s*\[\s*([0-9]+)\s*\]`,
@@ -30,7 +39,10 @@ const FORM_REFERENCES: { pattern: string; resolve(doc: Doc, m: string[]): Elemen
     resolve: (doc, m) => doc.getElementsByTagName(m[1]!)[Number(m[2])],
   },
   // Legacy named access: document.<form name>.
-  { pattern: String.raw`document\s*\.\s*(?!forms\b|getElement|querySelector)([A-Za-z_$][\w$]*)`, resolve: (doc, m) => doc.forms.namedItem(m[0]!) as Element | null },
+  {
+    pattern: String.raw`document\s*\.\s*(?!forms\b|getElement|querySelector)([A-Za-z_$][\w$]*)`,
+    resolve: (doc, m) => doc.forms.namedItem(m[0]!) as Element | null,
+  },
 ];
 
 const SUBMIT_CALL = String.raw`\s*\.\s*(?:submit|requestSubmit)\s*\(`;

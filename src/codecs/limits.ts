@@ -93,8 +93,13 @@ export function markupOverLimit(text: string, limits: ParseLimits): string | und
     }
     const close = text.indexOf('>', i + 1);
     if (close === -1) break;
-    if (next === 0x2f) depth--; // </name>
-    else if (next !== 0x21 && next !== 0x3f && ((next >= 0x41 && next <= 0x5a) || (next >= 0x61 && next <= 0x7a) || next === 0x5f || next === 0x3a)) {
+    if (next === 0x2f)
+      depth--; // </name>
+    else if (
+      next !== 0x21 &&
+      next !== 0x3f &&
+      ((next >= 0x41 && next <= 0x5a) || (next >= 0x61 && next <= 0x7a) || next === 0x5f || next === 0x3a)
+    ) {
       elements++;
       if (text.charCodeAt(close - 1) !== 0x2f) depth++; // not <name/>
       if (elements > limits.maxMembers) return `more than ${limits.maxMembers} elements`;

@@ -9,7 +9,9 @@ export type XmlProblem =
   | { kind: 'root'; detail: string; root: string | undefined };
 
 /** Result of reading an XML response body. */
-export type XmlReadResult = { ok: true; root: string; value: Record<string, unknown> } | { ok: false; problem: XmlProblem };
+export type XmlReadResult =
+  | { ok: true; root: string; value: Record<string, unknown> }
+  | { ok: false; problem: XmlProblem };
 
 const parser = new XMLParser({
   ignoreAttributes: true,
@@ -48,20 +50,30 @@ function decodeTree(node: unknown): unknown {
  * root element expected.
  */
 export function readXml(text: string, expectedRoot?: string): XmlReadResult {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, problem: { kind: 'doctype', detail: 'document declares a DOCTYPE or an entity' } };
+  if (/<!DOCTYPE|<!ENTITY/i.test(text))
+    return { ok: false, problem: { kind: 'doctype', detail: 'document declares a DOCTYPE or an entity' } };
   const over = markupOverLimit(text, XML_LIMITS);
   if (over) return { ok: false, problem: { kind: 'limit', detail: `document has ${over}; the kit reads no further` } };
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
   if (valid !== true) {
-    return { ok: false, problem: { kind: 'malformed', detail: `${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})` } };
+    return {
+      ok: false,
+      problem: { kind: 'malformed', detail: `${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})` },
+    };
   }
   const tree = parser.parse(text) as Record<string, unknown>;
   const roots = Object.keys(tree);
-  if (roots.length !== 1) return { ok: false, problem: { kind: 'root', detail: `expected one root element, found ${roots.length}`, root: roots[0] } };
+  if (roots.length !== 1)
+    return {
+      ok: false,
+      problem: { kind: 'root', detail: `expected one root element, found ${roots.length}`, root: roots[0] },
+    };
   const root = roots[0]!;
-  if (expectedRoot && root !== expectedRoot) return { ok: false, problem: { kind: 'root', detail: `root element is <${root}>`, root } };
+  if (expectedRoot && root !== expectedRoot)
+    return { ok: false, problem: { kind: 'root', detail: `root element is <${root}>`, root } };
   const body = tree[root];
-  const value = body && typeof body === 'object' && !Array.isArray(body) ? (decodeTree(body) as Record<string, unknown>) : {};
+  const value =
+    body && typeof body === 'object' && !Array.isArray(body) ? (decodeTree(body) as Record<string, unknown>) : {};
   return { ok: true, root, value };
 }
 
@@ -70,7 +82,10 @@ export function readXml(text: string, expectedRoot?: string): XmlReadResult {
  * array, and a wrapper holding one repeated child (`<risk_reasons><risk_reason>…</risk_reason></risk_reasons>`)
  * is unwrapped, so both nestings read the same.
  */
-export function normaliseArrays(value: Record<string, unknown>, arrayFields: readonly string[]): Record<string, unknown> {
+export function normaliseArrays(
+  value: Record<string, unknown>,
+  arrayFields: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...value };
   for (const field of arrayFields) {
     let v = out[field];
@@ -90,7 +105,13 @@ export function normaliseArrays(value: Record<string, unknown>, arrayFields: rea
   return out;
 }
 
-const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const XML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 
 /** Escape the five XML special characters of a text value. */
 function escapeXml(text: string): string {
@@ -115,7 +136,8 @@ function element(name: string, value: unknown): string {
   }
   if (typeof value === 'object' && !(value instanceof Date)) {
     let out = `<${name}>`;
-    for (const key in value) if (Object.hasOwn(value, key)) out += element(key, (value as Record<string, unknown>)[key]);
+    for (const key in value)
+      if (Object.hasOwn(value, key)) out += element(key, (value as Record<string, unknown>)[key]);
     return `${out}</${name}>`;
   }
   return `<${name}>${escapeXml(String(value))}</${name}>`;

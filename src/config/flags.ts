@@ -31,7 +31,12 @@ export function parseArgsOptions<O>(table: FlagTable<O>): NonNullable<ParseArgsC
  * UsageError naming the flag whose value its type refuses. `help` is true when `--help` was given.
  */
 export function parseFlags<O>(table: FlagTable<O>, argv: readonly string[]): { values: Partial<O>; help: boolean } {
-  const { values } = parseArgs({ args: [...argv], options: parseArgsOptions(table), strict: true, allowPositionals: false });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: parseArgsOptions(table),
+    strict: true,
+    allowPositionals: false,
+  });
   const out: Record<string, unknown> = {};
   for (const [key, row] of Object.entries(table) as [string, FlagRow<unknown>][]) {
     const raw = values[row.flag];
@@ -43,9 +48,13 @@ export function parseFlags<O>(table: FlagTable<O>, argv: readonly string[]): { v
 
 /** The `--help` lines of a table, aligned, defaults shown. */
 export function flagHelp<O>(table: FlagTable<O>): string {
-  const rows = (Object.values(table) as FlagRow<unknown>[]).map((r) => [`--${r.flag}${r.type.label ? ` ${r.type.label}` : ''}`, r.default === undefined || (Array.isArray(r.default) && !r.default.length) ? r.description : `${r.description} (default ${JSON.stringify(r.default)})`]);
+  const rows = (Object.values(table) as FlagRow<unknown>[]).map((r) => [
+    `--${r.flag}${r.type.label ? ` ${r.type.label}` : ''}`,
+    r.default === undefined || (Array.isArray(r.default) && !r.default.length)
+      ? r.description
+      : `${r.description} (default ${JSON.stringify(r.default)})`,
+  ]);
   rows.push(['--help', 'show this text']);
   const width = Math.max(...rows.map(([f]) => f!.length)) + 2;
   return rows.map(([f, d]) => `  ${f!.padEnd(width)}${d}`).join('\n');
 }
-

@@ -33,7 +33,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -47,12 +48,17 @@ function didYouMean(word: string, known: readonly string[]): string | undefined 
 }
 
 /** Parse a command's arguments with parseArgs options generated from its rows of the table; positionals apart. */
-export function parseCommandLine(command: Command, argv: readonly string[], allowPositionals: boolean): { options: Partial<RunOptions>; positionals: string[] } {
+export function parseCommandLine(
+  command: Command,
+  argv: readonly string[],
+  allowPositionals: boolean,
+): { options: Partial<RunOptions>; positionals: string[] } {
   const rows = optionsOf(command);
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const def of rows) {
     if (!def.flag) continue;
-    options[def.flag] = def.type.cli === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: def.type.label === 'LIST' };
+    options[def.flag] =
+      def.type.cli === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: def.type.label === 'LIST' };
   }
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
@@ -60,12 +66,18 @@ export function parseCommandLine(command: Command, argv: readonly string[], allo
   } catch (e) {
     const unknown = /Unknown option '(--?[^']+)'/.exec((e as Error).message)?.[1];
     const hint = unknown ? didYouMean(unknown.replace(/^-+/, ''), Object.keys(options)) : undefined;
-    if (unknown) throw new UsageError(`Unknown option '${unknown}'${hint ? `; did you mean '--${hint}'?` : '.'} Run 'pagi-conform ${command} --help' for the options.`);
-    throw new UsageError(`${(e as Error).message.split('\n')[0]} Run 'pagi-conform ${command} --help' for the options.`);
+    if (unknown)
+      throw new UsageError(
+        `Unknown option '${unknown}'${hint ? `; did you mean '--${hint}'?` : '.'} Run 'pagi-conform ${command} --help' for the options.`,
+      );
+    throw new UsageError(
+      `${(e as Error).message.split('\n')[0]} Run 'pagi-conform ${command} --help' for the options.`,
+    );
   }
   const out: Record<string, unknown> = {};
   for (const def of rows) {
-    if (def.flag && parsed.values[def.flag] !== undefined) out[def.key] = parseValue(def, parsed.values[def.flag], `--${def.flag}`);
+    if (def.flag && parsed.values[def.flag] !== undefined)
+      out[def.key] = parseValue(def, parsed.values[def.flag], `--${def.flag}`);
   }
   return { options: out as Partial<RunOptions>, positionals: parsed.positionals };
 }
@@ -94,13 +106,20 @@ export function readConfigFile(file: string): Partial<RunOptions> {
     throw new UsageError(`Cannot read the config file ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`The config file ${file} must hold a YAML mapping of option keys.`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new UsageError(`The config file ${file} must hold a YAML mapping of option keys.`);
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(doc)) {
     const def = TABLE.find((d) => d.key === key && d.configFile !== false);
-    if (!def) throw new UsageError(`The config file ${file} has an unknown key '${key}'; 'pagi-conform run --help' lists the keys.`);
+    if (!def)
+      throw new UsageError(
+        `The config file ${file} has an unknown key '${key}'; 'pagi-conform run --help' lists the keys.`,
+      );
     const value = parseValue(def, raw, `${key} in ${file}`);
-    out[key] = def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value)) ? path.resolve(path.dirname(file), value) : value;
+    out[key] =
+      def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value))
+        ? path.resolve(path.dirname(file), value)
+        : value;
   }
   return out as Partial<RunOptions>;
 }
@@ -158,15 +177,25 @@ export function optionLines(command: Command): string[] {
     .map((def) => {
       const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
       // A head wider than its column puts the description on the next line.
-      return head.length < 30 ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}` : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`;
+      return head.length < 30
+        ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}`
+        : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`;
     });
 }
 
 /** `pagi-conform run --help`, generated from the table. */
 export function helpText(): string {
-  const lines = ['usage: pagi-conform run [options]', '', 'Runs the conformance suites against a gateway and reports a verdict.', '', 'options:', ...optionLines('run')];
+  const lines = [
+    'usage: pagi-conform run [options]',
+    '',
+    'Runs the conformance suites against a gateway and reports a verdict.',
+    '',
+    'options:',
+    ...optionLines('run'),
+  ];
   lines.push('', 'config-file keys (besides the camelCase name of any option above):');
-  for (const def of TABLE.filter((d) => !d.flag)) lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
+  for (const def of TABLE.filter((d) => !d.flag))
+    lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
   lines.push(
     '',
     'exit codes: 0 CONFORMANT (of the selected checks: an --only/--skip run says it is partial), 1 NOT CONFORMANT,',

@@ -109,7 +109,8 @@ export const text = (label: string, isPath = false): ValueType<string> => ({
   label,
   cli: 'string',
   path: isPath,
-  parse: (raw, where) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : fail(where, 'a non-empty string', raw)),
+  parse: (raw, where) =>
+    typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : fail(where, 'a non-empty string', raw),
 });
 
 /** A whole number of at least `min` (and at most `max` when given). */
@@ -117,8 +118,10 @@ export const integer = (label: string, min: number, max?: number): ValueType<num
   label,
   cli: 'string',
   parse: (raw, where) => {
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (max !== undefined) return Number.isSafeInteger(n) && n >= min && n <= max ? n : fail(where, `an integer from ${min} to ${max}`, raw);
+    const n =
+      typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) ? Number(raw) : NaN;
+    if (max !== undefined)
+      return Number.isSafeInteger(n) && n >= min && n <= max ? n : fail(where, `an integer from ${min} to ${max}`, raw);
     return Number.isSafeInteger(n) && n >= min ? n : fail(where, `an integer of at least ${min}`, raw);
   },
 });
@@ -128,7 +131,12 @@ export const seconds: ValueType<number> = {
   label: 'S',
   cli: 'string',
   parse: (raw, where) => {
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) ? Number(raw) : NaN;
+    const n =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(raw.trim())
+          ? Number(raw)
+          : NaN;
     return Number.isFinite(n) && n >= 0 ? n : fail(where, 'a number of seconds, 0 or more', raw);
   },
 };
@@ -137,7 +145,14 @@ export const seconds: ValueType<number> = {
 export const flag: ValueType<boolean> = {
   label: '',
   cli: 'boolean',
-  parse: (raw, where) => (typeof raw === 'boolean' ? raw : raw === 'true' ? true : raw === 'false' ? false : fail(where, 'true or false', raw)),
+  parse: (raw, where) =>
+    typeof raw === 'boolean'
+      ? raw
+      : raw === 'true'
+        ? true
+        : raw === 'false'
+          ? false
+          : fail(where, 'true or false', raw),
 };
 
 const oneOf = <T extends string>(values: readonly T[]): ValueType<T> => ({
@@ -151,7 +166,9 @@ export const list: ValueType<string[]> = {
   label: 'LIST',
   cli: 'string',
   parse: (raw, where) => {
-    const items = (Array.isArray(raw) ? raw : [raw]).flatMap((x) => (typeof x === 'string' ? x.split(',') : fail(where, 'a comma-separated list', raw)));
+    const items = (Array.isArray(raw) ? raw : [raw]).flatMap((x) =>
+      typeof x === 'string' ? x.split(',') : fail(where, 'a comma-separated list', raw),
+    );
     return items.map((x) => x.trim()).filter(Boolean);
   },
 };
@@ -167,7 +184,9 @@ const url: ValueType<string> = {
     } catch {
       return fail(where, 'an absolute http(s) URL', raw);
     }
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? value.replace(/\/+$/, '') : fail(where, 'an http or https URL', raw);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:'
+      ? value.replace(/\/+$/, '')
+      : fail(where, 'an http or https URL', raw);
   },
 };
 
@@ -184,7 +203,10 @@ const shard: ValueType<string> = {
 const hostPort: ValueType<string> = {
   label: 'HOST:PORT',
   cli: 'string',
-  parse: (raw, where) => (typeof raw === 'string' && /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):[0-9]{1,5}$/.test(raw.trim()) ? raw.trim() : fail(where, 'HOST:PORT (IPv6 in brackets)', raw)),
+  parse: (raw, where) =>
+    typeof raw === 'string' && /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):[0-9]{1,5}$/.test(raw.trim())
+      ? raw.trim()
+      : fail(where, 'HOST:PORT (IPv6 in brackets)', raw),
 };
 
 const stringMap: ValueType<Record<string, string>> = {
@@ -192,7 +214,10 @@ const stringMap: ValueType<Record<string, string>> = {
   cli: 'string',
   parse: (raw, where) => {
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail(where, 'a mapping of names to strings', raw);
-    const entries = Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' || typeof v === 'number' ? String(v) : fail(`${where}.${k}`, 'a string', v)]);
+    const entries = Object.entries(raw).map(([k, v]) => [
+      k,
+      typeof v === 'string' || typeof v === 'number' ? String(v) : fail(`${where}.${k}`, 'a string', v),
+    ]);
     return Object.fromEntries(entries);
   },
 };
@@ -203,7 +228,10 @@ const paymentMethods: ValueType<PaymentMethodsConfig> = {
   parse: (raw, where) => {
     const v = raw as Partial<Record<keyof PaymentMethodsConfig, unknown>> | undefined;
     if (!v || typeof v !== 'object') return fail(where, 'a mapping with valid (list) and unknown (string)', raw);
-    return { valid: list.parse(v.valid, `${where}.valid`), unknown: text('METHOD').parse(v.unknown, `${where}.unknown`) };
+    return {
+      valid: list.parse(v.valid, `${where}.valid`),
+      unknown: text('METHOD').parse(v.unknown, `${where}.unknown`),
+    };
   },
 };
 
@@ -214,14 +242,68 @@ function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> 
 
 /** Every run option. Order = order in `--help`. */
 export const OPTIONS = [
-  opt({ key: 'target', flag: 'target', type: url, env: 'PAGI_TARGET', description: 'Base URL of the gateway under test (default: the embedded reference gateway on an ephemeral loopback port).' }),
-  opt({ key: 'config', flag: 'config', type: text('FILE', true), env: 'PAGI_CONFIG', configFile: false, affectsResults: false, description: 'YAML config file holding any key of this table (camelCase) plus the config-file-only keys.' }),
-  opt({ key: 'profile', flag: 'profile', type: text('FILE', true), default: 'reference', description: "Profile of the target: a file, or a name under spec/profiles ('reference')." }),
-  opt({ key: 'only', flag: 'only', type: list, default: [], description: 'Run only these checks: family, check id, operation, requirement id or operation/checkId, comma-separated.' }),
-  opt({ key: 'skip', flag: 'skip', type: list, default: [], description: 'Skip these checks (same selectors as --only).' }),
-  opt({ key: 'failOn', flag: 'fail-on', type: oneOf(['must', 'expected', 'profile'] as const), default: 'must', description: 'Lowest severity of a failed check that makes the run NOT CONFORMANT.' }),
-  opt({ key: 'waivers', flag: 'waivers', type: text('FILE', true), description: 'YAML list of {check, reason, expires: YYYY-MM-DD[, operation]}: named failures become waived until they expire.' }),
-  opt({ key: 'out', flag: 'out', type: text('DIR'), default: 'reports', commands: ['run', 'merge'], affectsResults: false, description: 'Folder the reports are written to.' }),
+  opt({
+    key: 'target',
+    flag: 'target',
+    type: url,
+    env: 'PAGI_TARGET',
+    description:
+      'Base URL of the gateway under test (default: the embedded reference gateway on an ephemeral loopback port).',
+  }),
+  opt({
+    key: 'config',
+    flag: 'config',
+    type: text('FILE', true),
+    env: 'PAGI_CONFIG',
+    configFile: false,
+    affectsResults: false,
+    description: 'YAML config file holding any key of this table (camelCase) plus the config-file-only keys.',
+  }),
+  opt({
+    key: 'profile',
+    flag: 'profile',
+    type: text('FILE', true),
+    default: 'reference',
+    description: "Profile of the target: a file, or a name under spec/profiles ('reference').",
+  }),
+  opt({
+    key: 'only',
+    flag: 'only',
+    type: list,
+    default: [],
+    description:
+      'Run only these checks: family, check id, operation, requirement id or operation/checkId, comma-separated.',
+  }),
+  opt({
+    key: 'skip',
+    flag: 'skip',
+    type: list,
+    default: [],
+    description: 'Skip these checks (same selectors as --only).',
+  }),
+  opt({
+    key: 'failOn',
+    flag: 'fail-on',
+    type: oneOf(['must', 'expected', 'profile'] as const),
+    default: 'must',
+    description: 'Lowest severity of a failed check that makes the run NOT CONFORMANT.',
+  }),
+  opt({
+    key: 'waivers',
+    flag: 'waivers',
+    type: text('FILE', true),
+    description:
+      'YAML list of {check, reason, expires: YYYY-MM-DD[, operation]}: named failures become waived until they expire.',
+  }),
+  opt({
+    key: 'out',
+    flag: 'out',
+    type: text('DIR'),
+    default: 'reports',
+    commands: ['run', 'merge'],
+    affectsResults: false,
+    description: 'Folder the reports are written to.',
+  }),
   opt({
     key: 'reporter',
     flag: 'reporter',
@@ -239,7 +321,8 @@ export const OPTIONS = [
     env: 'PAGI_SIGN_KEY',
     commands: ['run', 'merge'],
     affectsResults: false,
-    description: "Ed25519 private key (PEM) that signs report.html, so 'pagi-conform verify' can tell an untouched report from an edited one (turns the html reporter on).",
+    description:
+      "Ed25519 private key (PEM) that signs report.html, so 'pagi-conform verify' can tell an untouched report from an edited one (turns the html reporter on).",
   }),
   opt({
     key: 'publicKey',
@@ -247,25 +330,90 @@ export const OPTIONS = [
     type: text('FILE', true),
     commands: ['verify'],
     configFile: false,
-    description: "Ed25519 public key (PEM) the report must be signed with (default: the key embedded in the report, which shows it is intact but not who signed it).",
+    description:
+      'Ed25519 public key (PEM) the report must be signed with (default: the key embedded in the report, which shows it is intact but not who signed it).',
   }),
-  opt({ key: 'seed', flag: 'seed', type: integer('N', 0), description: 'Seed of the generated negative cases (default: random, recorded in the results).' }),
+  opt({
+    key: 'seed',
+    flag: 'seed',
+    type: integer('N', 0),
+    description: 'Seed of the generated negative cases (default: random, recorded in the results).',
+  }),
   opt({
     key: 'depth',
     flag: 'depth',
     type: integer('N', 0),
     default: 0,
-    description: 'Deep family: per operation, N generated requests valid for the spec and the profile and N breaking one rule, failures shrunk to a minimal request (0: the family is not run).',
+    description:
+      'Deep family: per operation, N generated requests valid for the spec and the profile and N breaking one rule, failures shrunk to a minimal request (0: the family is not run).',
   }),
-  opt({ key: 'list', flag: 'list', type: flag, default: false, configFile: false, affectsResults: false, description: 'Print the selected checks (--only/--skip apply) with their operations, family and requirement ids, then exit.' }),
-  opt({ key: 'format', flag: 'format', type: oneOf(['text', 'json'] as const), configFile: false, affectsResults: false, description: 'Output of --list: text (default) or json (one object per check).' }),
-  opt({ key: 'shard', flag: 'shard', type: shard, affectsResults: false, description: "Run shard i of n of the suite files (vitest's shard option)." }),
-  opt({ key: 'concurrency', flag: 'concurrency', type: integer('N', 1), default: 4, description: 'Most tests run at once, and most requests in flight at once.' }),
-  opt({ key: 'rate', flag: 'rate', type: integer('N', 0), default: 0, description: 'Most requests per second sent to the target (0: no limit).' }),
-  opt({ key: 'timeout', flag: 'timeout', type: integer('MS', 1), default: 10_000, description: 'Per-request timeout in milliseconds.' }),
-  opt({ key: 'maxResponseBytes', flag: 'max-response-bytes', type: integer('BYTES', 1), default: 8 * 1024 * 1024, description: 'Response size cap: reading stops past it and the response is marked truncated.' }),
-  opt({ key: 'orderPrefix', flag: 'order-prefix', type: text('TEXT'), default: 'PAGI', description: "Prefix of every order_no the kit sends; a run id and a counter follow it, so a run's order numbers are unique." }),
-  opt({ key: 'caFile', flag: 'ca-file', type: text('FILE', true), description: "PEM file of the CA that signs the target's TLS certificate." }),
+  opt({
+    key: 'list',
+    flag: 'list',
+    type: flag,
+    default: false,
+    configFile: false,
+    affectsResults: false,
+    description:
+      'Print the selected checks (--only/--skip apply) with their operations, family and requirement ids, then exit.',
+  }),
+  opt({
+    key: 'format',
+    flag: 'format',
+    type: oneOf(['text', 'json'] as const),
+    configFile: false,
+    affectsResults: false,
+    description: 'Output of --list: text (default) or json (one object per check).',
+  }),
+  opt({
+    key: 'shard',
+    flag: 'shard',
+    type: shard,
+    affectsResults: false,
+    description: "Run shard i of n of the suite files (vitest's shard option).",
+  }),
+  opt({
+    key: 'concurrency',
+    flag: 'concurrency',
+    type: integer('N', 1),
+    default: 4,
+    description: 'Most tests run at once, and most requests in flight at once.',
+  }),
+  opt({
+    key: 'rate',
+    flag: 'rate',
+    type: integer('N', 0),
+    default: 0,
+    description: 'Most requests per second sent to the target (0: no limit).',
+  }),
+  opt({
+    key: 'timeout',
+    flag: 'timeout',
+    type: integer('MS', 1),
+    default: 10_000,
+    description: 'Per-request timeout in milliseconds.',
+  }),
+  opt({
+    key: 'maxResponseBytes',
+    flag: 'max-response-bytes',
+    type: integer('BYTES', 1),
+    default: 8 * 1024 * 1024,
+    description: 'Response size cap: reading stops past it and the response is marked truncated.',
+  }),
+  opt({
+    key: 'orderPrefix',
+    flag: 'order-prefix',
+    type: text('TEXT'),
+    default: 'PAGI',
+    description:
+      "Prefix of every order_no the kit sends; a run id and a counter follow it, so a run's order numbers are unique.",
+  }),
+  opt({
+    key: 'caFile',
+    flag: 'ca-file',
+    type: text('FILE', true),
+    description: "PEM file of the CA that signs the target's TLS certificate.",
+  }),
   opt({
     key: 'allowedHosts',
     flag: 'allowed-hosts',
@@ -279,23 +427,112 @@ export const OPTIONS = [
     flag: 'environment',
     type: oneOf(['sandbox', 'live'] as const),
     env: 'PAGI_ENVIRONMENT',
-    description: 'What the target is. A run makes payments, captures, refunds and payouts: against a target that is not loopback it runs only when this is sandbox, or with --allow-live.',
+    description:
+      'What the target is. A run makes payments, captures, refunds and payouts: against a target that is not loopback it runs only when this is sandbox, or with --allow-live.',
   }),
-  opt({ key: 'allowLive', flag: 'allow-live', type: flag, default: false, configFile: false, affectsResults: false, description: 'Run against a target that is neither loopback nor declared environment: sandbox (a live gateway: real money moves).' }),
-  opt({ key: 'proxy', flag: 'proxy', type: url, env: 'PAGI_PROXY', description: 'HTTP proxy the requests go through.' }),
-  opt({ key: 'notifyUrl', flag: 'notify-url', type: url, description: "Public URL of the kit's notification receiver, for a remote target (default on a loopback target: the receiver's own loopback URL; none otherwise, and the events family is skipped)." }),
-  opt({ key: 'notifyWait', flag: 'notify-wait', type: integer('MS', 0), default: 10_000, description: 'How long to wait for a notification, in milliseconds.' }),
-  opt({ key: 'notifyListen', flag: 'notify-listen', type: hostPort, default: '127.0.0.1:8787', description: 'Address the notification receiver listens on when --notify-url is given (a tunnel or proxy forwards the public URL to it).' }),
-  opt({ key: 'specRoot', flag: 'spec-root', type: text('DIR', true), description: "Folder holding spec/ and schemas/ to generate the suites from (default: the kit's own)." }),
-  opt({ key: 'registry', flag: 'registry', type: text('FILE', true), description: 'Module exporting CHECKS and PROBES (default: suites/registry.ts).' }),
-  opt({ key: 'cards', type: stringMap, description: "Test card numbers by outcome (approve, decline) (default: the profile's payments.testCards)." }),
-  opt({ key: 'cardSecurityCode', type: text('CODE'), default: '123', description: 'Security code sent with the test cards.' }),
-  opt({ key: 'paymentMethods', type: paymentMethods, description: "APM payment_method values: valid (list) and one unknown to the target (default: the spec example's value and PAGI_KIT_UNKNOWN)." }),
-  opt({ key: 'unregisteredAddress', type: text('ADDRESS'), description: 'Second local source address, not registered with the target, for the refused-query check (default on a loopback target: 127.0.0.2).' }),
-  opt({ key: 'merchantId', type: text('ID'), env: 'PAGI_MERCHANT_ID', description: 'merchant_id of the test account (default with no --target: the reference gateway\'s).' }),
-  opt({ key: 'accountId', type: text('ID'), env: 'PAGI_ACCOUNT_ID', description: 'account_id of the test account (default with no --target: the reference gateway\'s).' }),
-  opt({ key: 'secret', type: text('SECRET'), env: 'PAGI_SECRET', secret: true, description: 'Signing secret of the test account (default with no --target: the reference gateway\'s).' }),
-  opt({ key: 'help', flag: 'help', type: flag, default: false, configFile: false, commands: ['run', 'merge', 'verify'], affectsResults: false, description: 'Show this text.' }),
+  opt({
+    key: 'allowLive',
+    flag: 'allow-live',
+    type: flag,
+    default: false,
+    configFile: false,
+    affectsResults: false,
+    description:
+      'Run against a target that is neither loopback nor declared environment: sandbox (a live gateway: real money moves).',
+  }),
+  opt({
+    key: 'proxy',
+    flag: 'proxy',
+    type: url,
+    env: 'PAGI_PROXY',
+    description: 'HTTP proxy the requests go through.',
+  }),
+  opt({
+    key: 'notifyUrl',
+    flag: 'notify-url',
+    type: url,
+    description:
+      "Public URL of the kit's notification receiver, for a remote target (default on a loopback target: the receiver's own loopback URL; none otherwise, and the events family is skipped).",
+  }),
+  opt({
+    key: 'notifyWait',
+    flag: 'notify-wait',
+    type: integer('MS', 0),
+    default: 10_000,
+    description: 'How long to wait for a notification, in milliseconds.',
+  }),
+  opt({
+    key: 'notifyListen',
+    flag: 'notify-listen',
+    type: hostPort,
+    default: '127.0.0.1:8787',
+    description:
+      'Address the notification receiver listens on when --notify-url is given (a tunnel or proxy forwards the public URL to it).',
+  }),
+  opt({
+    key: 'specRoot',
+    flag: 'spec-root',
+    type: text('DIR', true),
+    description: "Folder holding spec/ and schemas/ to generate the suites from (default: the kit's own).",
+  }),
+  opt({
+    key: 'registry',
+    flag: 'registry',
+    type: text('FILE', true),
+    description: 'Module exporting CHECKS and PROBES (default: suites/registry.ts).',
+  }),
+  opt({
+    key: 'cards',
+    type: stringMap,
+    description: "Test card numbers by outcome (approve, decline) (default: the profile's payments.testCards).",
+  }),
+  opt({
+    key: 'cardSecurityCode',
+    type: text('CODE'),
+    default: '123',
+    description: 'Security code sent with the test cards.',
+  }),
+  opt({
+    key: 'paymentMethods',
+    type: paymentMethods,
+    description:
+      "APM payment_method values: valid (list) and one unknown to the target (default: the spec example's value and PAGI_KIT_UNKNOWN).",
+  }),
+  opt({
+    key: 'unregisteredAddress',
+    type: text('ADDRESS'),
+    description:
+      'Second local source address, not registered with the target, for the refused-query check (default on a loopback target: 127.0.0.2).',
+  }),
+  opt({
+    key: 'merchantId',
+    type: text('ID'),
+    env: 'PAGI_MERCHANT_ID',
+    description: "merchant_id of the test account (default with no --target: the reference gateway's).",
+  }),
+  opt({
+    key: 'accountId',
+    type: text('ID'),
+    env: 'PAGI_ACCOUNT_ID',
+    description: "account_id of the test account (default with no --target: the reference gateway's).",
+  }),
+  opt({
+    key: 'secret',
+    type: text('SECRET'),
+    env: 'PAGI_SECRET',
+    secret: true,
+    description: "Signing secret of the test account (default with no --target: the reference gateway's).",
+  }),
+  opt({
+    key: 'help',
+    flag: 'help',
+    type: flag,
+    default: false,
+    configFile: false,
+    commands: ['run', 'merge', 'verify'],
+    affectsResults: false,
+    description: 'Show this text.',
+  }),
 ] as const satisfies readonly OptionDef<any>[];
 
 /** Every key of RunOptions has a row: a key without one is a compile error here. */

@@ -11,7 +11,6 @@ import type {} from './suite.js'; // task.meta.pagi typing
 import type { KitReporter, RunStart } from '../reporter.js';
 import { familyOfSuiteFile } from '../spec/paths.js';
 
-
 /** Forwards vitest events to kit reporters and keeps what the runner needs. */
 export class VitestAdapter implements Reporter {
   readonly results: CheckResult[] = [];
@@ -58,7 +57,8 @@ export class VitestAdapter implements Reporter {
       return;
     }
     this.sent += meta.exchanges;
-    if (meta.observation && !this.observations.has(meta.observation)) this.observations.set(meta.observation, meta.exchanges);
+    if (meta.observation && !this.observations.has(meta.observation))
+      this.observations.set(meta.observation, meta.exchanges);
     this.records.push(...meta.records);
     if (meta.replay) this.replay.push(...meta.replay);
     if (meta.chain && meta.observation) this.chains.push({ observation: meta.observation, steps: meta.chain });
@@ -85,7 +85,8 @@ export class VitestAdapter implements Reporter {
 
   onTestModuleEnd(testModule: TestModule): void {
     if (this.frozen) return;
-    for (const e of testModule.errors()) this.errors.push(`${testModule.moduleId}: ${(e.message ?? String(e)).split('\n')[0]}`);
+    for (const e of testModule.errors())
+      this.errors.push(`${testModule.moduleId}: ${(e.message ?? String(e)).split('\n')[0]}`);
   }
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {

@@ -49,10 +49,15 @@ export function longestChain(observations: readonly (readonly ChainStep[])[], rt
     const paths: { ms: number; requests: number; waitMs: number }[] = [];
     const prefixBest: number[] = []; // index of the longest path among steps 0..i
     steps.forEach((step, i) => {
-      const before = step.after > 0 ? paths[prefixBest[Math.min(step.after, i) - 1]!]! : { ms: 0, requests: 0, waitMs: 0 };
+      const before =
+        step.after > 0 ? paths[prefixBest[Math.min(step.after, i) - 1]!]! : { ms: 0, requests: 0, waitMs: 0 };
       const wait = step.waitMs ?? 0;
       const isRequest = step.waitMs === undefined;
-      const path = { ms: before.ms + (isRequest ? rttMs : wait), requests: before.requests + (isRequest ? 1 : 0), waitMs: before.waitMs + wait };
+      const path = {
+        ms: before.ms + (isRequest ? rttMs : wait),
+        requests: before.requests + (isRequest ? 1 : 0),
+        waitMs: before.waitMs + wait,
+      };
       paths.push(path);
       prefixBest.push(i > 0 && paths[prefixBest[i - 1]!]!.ms >= path.ms ? prefixBest[i - 1]! : i);
       if (path.ms > best.ms) best = { ...path, observation };

@@ -9,7 +9,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
 import { holdsSecret, maskText, type MaskRules } from '../mask.js';
-import type { DecodedBody, Exchange, ExchangeRecord, OperationKey, ProbeClient, ReceivedResponse, RunConfigView, SentRequest } from '../model.js';
+import type {
+  DecodedBody,
+  Exchange,
+  ExchangeRecord,
+  OperationKey,
+  ProbeClient,
+  ReceivedResponse,
+  RunConfigView,
+  SentRequest,
+} from '../model.js';
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
@@ -87,7 +96,9 @@ type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+  );
 }
 
 /**
@@ -98,9 +109,13 @@ function headerRecord(headers: Record<string, string | string[] | undefined>): R
 function transportError(e: unknown): NonNullable<Exchange['error']> {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? err.name ?? 'Error';
-  if (code === 'PAGI_OFF_TARGET') return { kind: 'off-target', message: `not requested: ${err.cause?.message ?? err.message}` };
+  if (code === 'PAGI_OFF_TARGET')
+    return { kind: 'off-target', message: `not requested: ${err.cause?.message ?? err.message}` };
   const timeout = /TimeoutError|AbortError|UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT/.test(`${err.name} ${code}`);
-  return { kind: timeout ? 'timeout' : 'network', message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}` };
+  return {
+    kind: timeout ? 'timeout' : 'network',
+    message: `${code}: ${err.cause?.message ?? err.message ?? String(e)}`,
+  };
 }
 
 const UTF8 = /^utf-?8$/i;
@@ -122,9 +137,15 @@ function mustBeUtf8(contentType: string | undefined, text: string): boolean {
  * Decode a body; a reader that gives up (bytes that are not UTF-8, nesting past a parser's limit, anything it throws)
  * makes the body undecodable, which the checks report, never a transport failure.
  */
-async function decodeSafely(contentType: string | undefined, text: string, utf8: boolean, decode: () => Promise<DecodedBody>): Promise<DecodedBody> {
+async function decodeSafely(
+  contentType: string | undefined,
+  text: string,
+  utf8: boolean,
+  decode: () => Promise<DecodedBody>,
+): Promise<DecodedBody> {
   const format = formatOfMediaType(contentType) ?? 'unknown';
-  if (!utf8 && mustBeUtf8(contentType, text)) return { kind: 'undecodable', format, problem: 'the body is not valid UTF-8' };
+  if (!utf8 && mustBeUtf8(contentType, text))
+    return { kind: 'undecodable', format, problem: 'the body is not valid UTF-8' };
   try {
     return await decode();
   } catch (e) {
@@ -133,7 +154,11 @@ async function decodeSafely(contentType: string | undefined, text: string, utf8:
 }
 
 /** Where a response carries the secret of the run (its body, a header name, a header value). */
-function secretEchoes(body: string, headers: Record<string, string>, rules: MaskRules): NonNullable<ReceivedResponse['secretEchoed']> {
+function secretEchoes(
+  body: string,
+  headers: Record<string, string>,
+  rules: MaskRules,
+): NonNullable<ReceivedResponse['secretEchoed']> {
   const where: NonNullable<ReceivedResponse['secretEchoed']> = [];
   if (!rules.secrets?.length) return where;
   if (holdsSecret(body, rules)) where.push('body');
@@ -156,7 +181,11 @@ interface BodyRead {
 /** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
 const HEAD_BYTES = 16 * 1024;
 
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number, spoolDir: string | undefined): Promise<BodyRead> {
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  spoolDir: string | undefined,
+): Promise<BodyRead> {
   const chunks: Buffer[] = [];
   const hash = createHash('sha256');
   let size = 0;
@@ -246,7 +275,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
   const unanswered = new Map<string, { rounds: number; lastAt: number }>();
 
-  const exchange = async (operation: OperationKey | 'external', sent: SentRequest, signature?: () => string | undefined, priority = 0, readErrorPages = true): Promise<Exchange> => {
+  const exchange = async (
+    operation: OperationKey | 'external',
+    sent: SentRequest,
+    signature?: () => string | undefined,
+    priority = 0,
+    readErrorPages = true,
+  ): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
@@ -259,38 +294,46 @@ export function createProbeClient(options: ClientOptions): KitClient {
     const offTarget = operation === 'external' ? egress.refusal(sent.url) : undefined;
     let got: { status: number; headers: Record<string, string>; read: BodyRead } | undefined;
     if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
-    else await limiter.run(async () => {
-      startedAt = new Date();
-      t0 = performance.now();
-      const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
-      if (options.stopped?.()) {
-        error = { kind: 'network', message: 'not sent: the run was interrupted' };
-        return;
-      }
-      if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
-        error = { kind: 'timeout', message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)` };
-        return;
-      }
-      const sentAt = t0;
-      try {
-        const res = await request(sent.url, {
-          method: sent.method as Dispatcher.HttpMethod,
-          headers: sent.headers,
-          body: sent.bodyText,
-          dispatcher: dispatchers.for(sent.localAddress),
-          headersTimeout: transport.timeoutMs,
-          bodyTimeout: transport.timeoutMs,
-          signal: AbortSignal.timeout(transport.timeoutMs),
-        });
-        got = { status: res.statusCode, headers: headerRecord(res.headers), read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir) };
-      } catch (e) {
-        error = transportError(e);
-        error.message = maskText(error.message, maskRules);
-      }
-      const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
-      if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
-      else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
-    }, priority);
+    else
+      await limiter.run(async () => {
+        startedAt = new Date();
+        t0 = performance.now();
+        const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+        if (options.stopped?.()) {
+          error = { kind: 'network', message: 'not sent: the run was interrupted' };
+          return;
+        }
+        if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
+          error = {
+            kind: 'timeout',
+            message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)`,
+          };
+          return;
+        }
+        const sentAt = t0;
+        try {
+          const res = await request(sent.url, {
+            method: sent.method as Dispatcher.HttpMethod,
+            headers: sent.headers,
+            body: sent.bodyText,
+            dispatcher: dispatchers.for(sent.localAddress),
+            headersTimeout: transport.timeoutMs,
+            bodyTimeout: transport.timeoutMs,
+            signal: AbortSignal.timeout(transport.timeoutMs),
+          });
+          got = {
+            status: res.statusCode,
+            headers: headerRecord(res.headers),
+            read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir),
+          };
+        } catch (e) {
+          error = transportError(e);
+          error.message = maskText(error.message, maskRules);
+        }
+        const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+        if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
+        else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
+      }, priority);
     // The answer is in: its place among the requests in flight goes to the next one while it is decoded.
     if (got) {
       const { headers, read } = got;
@@ -300,12 +343,22 @@ export function createProbeClient(options: ClientOptions): KitClient {
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
         const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
         const decoded: DecodedBody =
-          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) && formatOfMediaType(headers['content-type']) === 'html'
+          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
+          formatOfMediaType(headers['content-type']) === 'html'
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
                   ? decodeExternal(headers['content-type'], text, truncated, headers['content-encoding'])
-                  : decodeBody(spec, profile, operation, res.statusCode, headers['content-type'], text, truncated, headers['content-encoding']),
+                  : decodeBody(
+                      spec,
+                      profile,
+                      operation,
+                      res.statusCode,
+                      headers['content-type'],
+                      text,
+                      truncated,
+                      headers['content-encoding'],
+                    ),
               );
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
@@ -314,7 +367,11 @@ export function createProbeClient(options: ClientOptions): KitClient {
           attachSpool(response, read.spool);
           head = read.head;
         }
-        if (truncated) error = { kind: 'too-large', message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap` };
+        if (truncated)
+          error = {
+            kind: 'too-large',
+            message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap`,
+          };
         else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
           let elsewhere: string | undefined;
           try {
@@ -322,7 +379,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
           } catch {
             elsewhere = 'not a URL';
           }
-          error = { kind: 'redirect', message: maskText(`redirect to ${headers.location} not followed${elsewhere ? ` (${elsewhere})` : ''}`, maskRules) };
+          error = {
+            kind: 'redirect',
+            message: maskText(
+              `redirect to ${headers.location} not followed${elsewhere ? ` (${elsewhere})` : ''}`,
+              maskRules,
+            ),
+          };
         }
       } catch (e) {
         error = transportError(e);
@@ -353,16 +416,33 @@ export function createProbeClient(options: ClientOptions): KitClient {
 
   /** `send` and `follow` given the limiter priority of their request (the scoped clients' chain steps). */
   type Prioritised = {
-    send(operation: OperationKey, body: Record<string, unknown>, sendOptions: SendOptions | undefined, priority: number): Promise<Exchange>;
+    send(
+      operation: OperationKey,
+      body: Record<string, unknown>,
+      sendOptions: SendOptions | undefined,
+      priority: number,
+    ): Promise<Exchange>;
     follow(url: string, page: Parameters<NonNullable<ProbeClient['follow']>>[1], priority: number): Promise<Exchange>;
   };
   const client: KitClient & Prioritised = {
     maskRules,
     orderNo,
     sample(operation, overrides) {
-      return sampleBody(spec, profile, { config, cardSecurityCode: options.cardSecurityCode }, operation, { orderNo: orderNo(), requestId: randomUUID() }, overrides);
+      return sampleBody(
+        spec,
+        profile,
+        { config, cardSecurityCode: options.cardSecurityCode },
+        operation,
+        { orderNo: orderNo(), requestId: randomUUID() },
+        overrides,
+      );
     },
-    async send(operation: OperationKey, body: Record<string, unknown>, sendOptions: SendOptions = {}, priority: number = 0) {
+    async send(
+      operation: OperationKey,
+      body: Record<string, unknown>,
+      sendOptions: SendOptions = {},
+      priority: number = 0,
+    ) {
       const op = spec.operations.get(operation);
       if (!op) throw new Error(`no operation ${operation} in the spec`);
       const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
@@ -374,12 +454,17 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (sendOptions.sign !== false) {
           const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
-          if (signature !== undefined) command = () => signatureCommand(profile.signature, operation, body, curlVariables);
+          if (signature !== undefined)
+            command = () => signatureCommand(profile.signature, operation, body, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }
-      const headers: Record<string, string> = { 'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8` };
-      if (sendOptions.profileHeaders !== false) for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) headers[name.toLowerCase()] = renderHeaderValue(template, sentBody);
+      const headers: Record<string, string> = {
+        'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8`,
+      };
+      if (sendOptions.profileHeaders !== false)
+        for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {}))
+          headers[name.toLowerCase()] = renderHeaderValue(template, sentBody);
       const sent: SentRequest = {
         method: (sendOptions.method ?? op.method).toUpperCase(),
         url: config.baseUrl + (sendOptions.path ?? op.path),
@@ -410,7 +495,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
         bodyText = new URLSearchParams(page.form).toString();
         headers['content-type'] = MEDIA_TYPES.form;
       }
-      return exchange('external', { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' }, undefined, priority);
+      return exchange(
+        'external',
+        { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' },
+        undefined,
+        priority,
+      );
     },
     ...(options.notifications?.refusals ? { notificationRefusals: () => options.notifications!.refusals!() } : {}),
     ...(options.notifications?.refuse
@@ -427,7 +517,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const replay: ReplayRequest[] = [];
       // Kept with the replay copies (a benchmark's): which of this probe's steps waited for which.
       const chain = options.captureReplay ? chainRecorder() : undefined;
-      const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> => (chain ? chain.track(work, wait) : work());
+      const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> =>
+        chain ? chain.track(work, wait) : work();
       // A probe's request sent after one of its answers came is the next step of a chain: it goes first (see limiter.ts).
       let answered = 0;
       const counted = async (send: (priority: number) => Promise<Exchange>, record = true): Promise<Exchange> => {
@@ -438,7 +529,14 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (options.captureReplay || replayOut) {
           const r = done.request;
           const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
-          const copy = { method: r.method, url: r.url, headers: r.headers, bodyText: r.bodyText, ...timing, ...(r.localAddress ? { localAddress: r.localAddress } : {}) };
+          const copy = {
+            method: r.method,
+            url: r.url,
+            headers: r.headers,
+            bodyText: r.bodyText,
+            ...timing,
+            ...(r.localAddress ? { localAddress: r.localAddress } : {}),
+          };
           if (replayOut) replayOut.add(copy);
           else replay.push(copy);
         }
@@ -451,7 +549,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
         verifySignature: client.verifySignature,
         ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
         ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
-        send: (operation, body, sendOptions) => counted((priority) => client.send(operation, body, sendOptions, priority), sendOptions?.record !== false),
+        send: (operation, body, sendOptions) =>
+          counted((priority) => client.send(operation, body, sendOptions, priority), sendOptions?.record !== false),
         follow: (url, page) => counted((priority) => client.follow(url, page, priority)),
         usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
       };

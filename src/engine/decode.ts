@@ -34,7 +34,8 @@ function resolveRef(spec: SpecModel, ref: string, base: string): { node: Node | 
   const [file, pointer] = ref.split('#');
   const id = file ? new URL(file, base).href : base;
   let node: any = spec.schemas.get(id);
-  for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of (pointer ?? '').split('/').filter(Boolean))
+    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return { node, base: id };
 }
 
@@ -59,7 +60,8 @@ export function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
   const fields = new Set<string>();
   const walk = (node: Node | undefined, base: string, depth: number): void => {
     if (!node || depth > 8) return;
-    for (const [name, sub] of Object.entries<Node>(node.properties ?? {})) if (isArraySchema(spec, sub, base)) fields.add(name);
+    for (const [name, sub] of Object.entries<Node>(node.properties ?? {}))
+      if (isArraySchema(spec, sub, base)) fields.add(name);
     for (const sub of node.allOf ?? []) walk(sub, base, depth + 1);
     if (typeof node.$ref === 'string') {
       const target = resolveRef(spec, node.$ref, base);
@@ -126,7 +128,9 @@ export async function decodeBody(
   const format =
     status >= 200 && status < 300
       ? expected
-      : (formatOfMediaType(contentType) ?? (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ?? expected);
+      : (formatOfMediaType(contentType) ??
+        (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ??
+        expected);
   if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
   if (encoded(contentEncoding)) return { kind: 'undecodable', format, problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
@@ -139,16 +143,29 @@ export async function decodeBody(
  * Decode the body of a page outside the operations (an issuer page, a form's action) by its Content-Type: an
  * HTML page into the form model (`forms` 0 when it holds none), JSON, or XML as read.
  */
-export async function decodeExternal(contentType: string | undefined, text: string, truncated: boolean, contentEncoding?: string): Promise<DecodedBody> {
+export async function decodeExternal(
+  contentType: string | undefined,
+  text: string,
+  truncated: boolean,
+  contentEncoding?: string,
+): Promise<DecodedBody> {
   const format = formatOfMediaType(contentType);
-  if (truncated) return { kind: 'undecodable', format: format ?? 'unknown', problem: 'body exceeded the response size cap and was cut' };
-  if (encoded(contentEncoding)) return { kind: 'undecodable', format: format ?? 'unknown', problem: encodedProblem(contentEncoding!) };
+  if (truncated)
+    return {
+      kind: 'undecodable',
+      format: format ?? 'unknown',
+      problem: 'body exceeded the response size cap and was cut',
+    };
+  if (encoded(contentEncoding))
+    return { kind: 'undecodable', format: format ?? 'unknown', problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
   if (format === 'json') return decodeJson(text);
   if (format === 'html') return decodeHtml(text);
   if (format === 'xml') {
     const read = readXml(text);
-    return read.ok ? { kind: 'xml', root: read.root, value: read.value } : { kind: 'undecodable', format: 'xml', problem: `${read.problem.kind}: ${read.problem.detail}` };
+    return read.ok
+      ? { kind: 'xml', root: read.root, value: read.value }
+      : { kind: 'undecodable', format: 'xml', problem: `${read.problem.kind}: ${read.problem.detail}` };
   }
   return { kind: 'undecodable', format: 'unknown', problem: `no reader for content type ${contentType ?? '(none)'}` };
 }

@@ -14,10 +14,16 @@ export interface DispatchOptions {
 }
 
 /** An undici dispatcher for the transport options: CA file, proxy, connect timeout, source address. */
-export function createDispatcher(transport: DispatchOptions, ca: Buffer | undefined, localAddress?: string): Dispatcher {
+export function createDispatcher(
+  transport: DispatchOptions,
+  ca: Buffer | undefined,
+  localAddress?: string,
+): Dispatcher {
   const connect = { ca, timeout: transport.timeoutMs, ...(transport.lookup ? { lookup: transport.lookup } : {}) };
   const source = localAddress ? { localAddress } : {};
-  return transport.proxy ? new ProxyAgent({ uri: transport.proxy, requestTls: connect, ...source }) : new Agent({ connect, ...source });
+  return transport.proxy
+    ? new ProxyAgent({ uri: transport.proxy, requestTls: connect, ...source })
+    : new Agent({ connect, ...source });
 }
 
 /** Dispatchers by source address, each made on first use by `createDispatcher`. */

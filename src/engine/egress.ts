@@ -102,11 +102,14 @@ export function egressPolicy(baseUrl: string, allowedHosts: readonly string[] = 
       } catch {
         return `${url} is not an absolute URL`;
       }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${parsed.protocol} URLs are never requested`;
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        return `${parsed.protocol} URLs are never requested`;
       if (parsed.origin === target.origin) return undefined;
       const host = bare(parsed.hostname);
       if (rules.some((r) => ruleMatches(r, host, portOf(parsed)))) return undefined;
-      const internal = isInternalAddress(host) ? ' (an internal address: loopback, private, link-local or metadata)' : '';
+      const internal = isInternalAddress(host)
+        ? ' (an internal address: loopback, private, link-local or metadata)'
+        : '';
       return `${parsed.origin} is neither the target's origin ${target.origin} nor a host listed in allowedHosts${internal}`;
     },
     addressRefusal(host, address) {
@@ -119,7 +122,8 @@ export function egressPolicy(baseUrl: string, allowedHosts: readonly string[] = 
         const list = addresses as dns.LookupAddress[];
         const refused = list.map((a) => policy.addressRefusal(hostname, a.address)).find(Boolean);
         if (refused) return callback(Object.assign(new Error(refused), { code: 'PAGI_OFF_TARGET' }), '', 0);
-        if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+        if ((options as dns.LookupOptions).all)
+          return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
         const first = list[0]!;
         callback(null, first.address, first.family);
       });

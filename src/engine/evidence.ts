@@ -16,7 +16,14 @@ export const EVIDENCE_HEADER_CHARS = 1024;
 function boundedHeaders(headers: Record<string, string>): Record<string, string> {
   const entries = Object.entries(headers);
   if (entries.length <= EVIDENCE_HEADERS && entries.every(([, v]) => v.length <= EVIDENCE_HEADER_CHARS)) return headers;
-  return Object.fromEntries(entries.slice(0, EVIDENCE_HEADERS).map(([k, v]) => [k.slice(0, EVIDENCE_HEADER_CHARS), v.length > EVIDENCE_HEADER_CHARS ? `${v.slice(0, EVIDENCE_HEADER_CHARS)}…` : v]));
+  return Object.fromEntries(
+    entries
+      .slice(0, EVIDENCE_HEADERS)
+      .map(([k, v]) => [
+        k.slice(0, EVIDENCE_HEADER_CHARS),
+        v.length > EVIDENCE_HEADER_CHARS ? `${v.slice(0, EVIDENCE_HEADER_CHARS)}…` : v,
+      ]),
+  );
 }
 
 /** Text masked past the excerpt's cut: longer than a card number run and than any written form of a secret. */
@@ -37,7 +44,9 @@ export function shellQuote(word: string): string {
 
 /** The signature's value in a masked body as `***`, for the curl line's `$PAGI_SIGNATURE`. */
 function markSignature(body: string): string {
-  return body.replace(/("encryption_data"\s*:\s*)"[^"]*"/, '$1"***"').replace(/((?:^|&)encryption_data=)[^&]*/, '$1***');
+  return body
+    .replace(/("encryption_data"\s*:\s*)"[^"]*"/, '$1"***"')
+    .replace(/((?:^|&)encryption_data=)[^&]*/, '$1***');
 }
 
 /** Shell variables standing for masked request fields in curl lines: field name → variable name. */
@@ -69,7 +78,9 @@ function markVariables(body: string, variables: CurlVariables): string {
 
 /** The shell text of the marks in a single-quoted word. */
 function unmark(quoted: string): string {
-  return quoted.replace(new RegExp(`${SLOT}([JF])([A-Z_]+)${SLOT}`, 'g'), (_, kind: string, name: string) => (kind === 'J' ? `'"\\"$${name}\\""'` : `'="$${name}"'`));
+  return quoted.replace(new RegExp(`${SLOT}([JF])([A-Z_]+)${SLOT}`, 'g'), (_, kind: string, name: string) =>
+    kind === 'J' ? `'"\\"$${name}\\""'` : `'="$${name}"'`,
+  );
 }
 
 /** Stand-in of a variable's value in a string to sign: letters and underscores, unchanged by URL encoding. */
@@ -80,18 +91,34 @@ const stand = (name: string) => `__${name}__`;
  * the card fields as `variables`: the profile's string to sign, then sha256 (secret appended) or HMAC-SHA256 with
  * coreutils/openssl, in the profile's encoding. Undefined when the profile does not sign the request.
  */
-export function signatureCommand(sig: SignatureProfile, operation: OperationKey, body: Record<string, unknown>, variables: CurlVariables): string | undefined {
+export function signatureCommand(
+  sig: SignatureProfile,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  variables: CurlVariables,
+): string | undefined {
   const stood = { ...body };
-  for (const [field, name] of Object.entries(variables)) if (typeof stood[field] === 'string' || typeof stood[field] === 'number') stood[field] = stand(name);
+  for (const [field, name] of Object.entries(variables))
+    if (typeof stood[field] === 'string' || typeof stood[field] === 'number') stood[field] = stand(name);
   const text = stringToSign(sig, 'request', operation, stood);
   if (text === undefined) return undefined;
   // `x=value` is kept apart as `x'="$V"'`: the egress masking hides whatever follows a card field's `name=`.
-  const quoted = shellQuote(text).replace(/(=?)__(PAGI_[A-Z]+)__/g, (_, eq: string, name: string) => `'${eq}"$${name}"'`);
+  const quoted = shellQuote(text).replace(
+    /(=?)__(PAGI_[A-Z]+)__/g,
+    (_, eq: string, name: string) => `'${eq}"$${name}"'`,
+  );
   const base64 = sig.encoding === 'base64';
   const algorithm = sig.algorithm;
   const hmac = algorithm.name === 'hmac-sha256';
-  const input = algorithm.name === 'hmac-sha256' ? `printf '%s' ${quoted}` : `printf '%s' ${quoted}${shellQuote(algorithm.secretJoin)}"$PAGI_SECRET"`;
-  const dgst = hmac ? `openssl dgst -sha256 -hmac "$PAGI_SECRET"${base64 ? ' -binary | base64' : " -r | cut -d' ' -f1"}` : base64 ? 'openssl dgst -sha256 -binary | base64' : "sha256sum | cut -d' ' -f1";
+  const input =
+    algorithm.name === 'hmac-sha256'
+      ? `printf '%s' ${quoted}`
+      : `printf '%s' ${quoted}${shellQuote(algorithm.secretJoin)}"$PAGI_SECRET"`;
+  const dgst = hmac
+    ? `openssl dgst -sha256 -hmac "$PAGI_SECRET"${base64 ? ' -binary | base64' : " -r | cut -d' ' -f1"}`
+    : base64
+      ? 'openssl dgst -sha256 -binary | base64'
+      : "sha256sum | cut -d' ' -f1";
   return `PAGI_SIGNATURE=$(${input} | ${dgst}${sig.encoding === 'hex-upper' ? ' | tr a-f A-F' : ''})`;
 }
 
@@ -99,7 +126,14 @@ export function signatureCommand(sig: SignatureProfile, operation: OperationKey,
  * A curl command line reproducing a request (from already masked parts). With `variables`, the masked values of
  * those fields become shell variables (`$PAGI_CARD`): exported, the line sends the request as the run did.
  */
-export function curlLine(method: string, url: string, headers: Record<string, string>, body: string, localAddress?: string, variables: CurlVariables = {}): string {
+export function curlLine(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  localAddress?: string,
+  variables: CurlVariables = {},
+): string {
   const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
   for (const [name, value] of Object.entries(headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
   if (localAddress) parts.push('--interface', shellQuote(localAddress));
@@ -135,8 +169,18 @@ export function buildEvidence(
     const long = bodyHead !== undefined || text.length > EXCERPT_CHARS;
     const masked = maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules);
     const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
-    const bytes = response.bytes ?? { length: Buffer.byteLength(response.bodyText), sha256: createHash('sha256').update(response.bodyText).digest('hex') };
-    evidence.response = { status: response.status, headers: boundedHeaders(maskValue(response.headers, rules)), bodyExcerpt, bodyBytes: bytes.length, bodySha256: bytes.sha256, ...(response.truncated ? { truncated: true } : {}) };
+    const bytes = response.bytes ?? {
+      length: Buffer.byteLength(response.bodyText),
+      sha256: createHash('sha256').update(response.bodyText).digest('hex'),
+    };
+    evidence.response = {
+      status: response.status,
+      headers: boundedHeaders(maskValue(response.headers, rules)),
+      bodyExcerpt,
+      bodyBytes: bytes.length,
+      bodySha256: bytes.sha256,
+      ...(response.truncated ? { truncated: true } : {}),
+    };
   }
   return evidence;
 }
@@ -144,5 +188,13 @@ export function buildEvidence(
 /** The printable record of an exchange for the reports: its masked evidence and timings, not the request as sent. */
 export function exchangeRecord(exchange: Exchange): ExchangeRecord {
   const { id, operation, startedAt, durationMs, evidence, error, incoming } = exchange;
-  return { id, operation, startedAt, durationMs, evidence, ...(error ? { error } : {}), ...(incoming ? { incoming } : {}) };
+  return {
+    id,
+    operation,
+    startedAt,
+    durationMs,
+    evidence,
+    ...(error ? { error } : {}),
+    ...(incoming ? { incoming } : {}),
+  };
 }

@@ -23,7 +23,9 @@ function selectedChecks(spec: SpecModel, registry: Registry, plan?: readonly Pla
     id: check.id,
     family: check.family,
     description: check.description,
-    operations: check.operations.filter((op) => !chosen || chosen.has(`${op}/${check.id}`)).map((op) => ({ operation: op, severity: checkSeverity(spec, check, op) })),
+    operations: check.operations
+      .filter((op) => !chosen || chosen.has(`${op}/${check.id}`))
+      .map((op) => ({ operation: op, severity: checkSeverity(spec, check, op) })),
     requirements: check.requirements.map((id) => ({ id, level: spec.requirements.get(id)?.level ?? '?' })),
   })).filter((c) => c.operations.length > 0);
 }
@@ -48,8 +50,12 @@ export function untestableRequirements(spec: SpecModel): Requirement[] {
 /** The listing printed by `pagi-conform run --list`: the selected checks (all with no plan), then the requirement notes. */
 export function listChecks(spec: SpecModel, registry: Registry, plan?: readonly PlannedTest[]): string {
   const all = selectedChecks(spec, registry, plan);
-  const partial = all.length < registry.CHECKS.length || all.some((c) => c.operations.length < registry.CHECKS.find((k) => k.id === c.id)!.operations.length);
-  const lines: string[] = [partial ? `${all.length} of ${registry.CHECKS.length} checks selected` : `${registry.CHECKS.length} checks`];
+  const partial =
+    all.length < registry.CHECKS.length ||
+    all.some((c) => c.operations.length < registry.CHECKS.find((k) => k.id === c.id)!.operations.length);
+  const lines: string[] = [
+    partial ? `${all.length} of ${registry.CHECKS.length} checks selected` : `${registry.CHECKS.length} checks`,
+  ];
   for (const family of FAMILIES) {
     const checks = all.filter((c) => c.family === family);
     if (!checks.length) continue;

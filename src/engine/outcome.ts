@@ -16,14 +16,22 @@ export function severityRank(severity: Severity): number {
  * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
  * catalogue's `operations`), or all of them when none is specific to it.
  */
-export function requirementsFor(spec: SpecModel, check: Pick<Check, 'requirements'>, operation: OperationKey): string[] {
+export function requirementsFor(
+  spec: SpecModel,
+  check: Pick<Check, 'requirements'>,
+  operation: OperationKey,
+): string[] {
   const own = spec.operations.get(operation)?.requirements ?? [];
   const mine = check.requirements.filter((id) => own.includes(id));
   return mine.length ? mine : [...check.requirements];
 }
 
 /** Severity of a check on an operation: `info` for information checks, else the strongest level of its requirements there. */
-export function checkSeverity(spec: SpecModel, check: Pick<Check, 'requirements' | 'severity'>, operation: OperationKey): Severity {
+export function checkSeverity(
+  spec: SpecModel,
+  check: Pick<Check, 'requirements' | 'severity'>,
+  operation: OperationKey,
+): Severity {
   return check.severity === 'info' ? 'info' : severityOf(spec, requirementsFor(spec, check, operation));
 }
 
@@ -54,7 +62,10 @@ export class ForeignRequirementError extends Error {
 }
 
 /** Throw `ForeignRequirementError` when a finding of `check` names a requirement the check does not list. */
-export function assertOwnRequirements(check: Pick<Check, 'id' | 'requirements'>, requirementIds: readonly string[]): void {
+export function assertOwnRequirements(
+  check: Pick<Check, 'id' | 'requirements'>,
+  requirementIds: readonly string[],
+): void {
   const foreign = requirementIds.filter((id) => !check.requirements.includes(id));
   if (foreign.length) throw new ForeignRequirementError(check.id, foreign);
 }
@@ -97,9 +108,11 @@ export function toCheckResult(
     durationMs: Math.round(durationMs * 10) / 10,
   };
   if ('skipped' in outcome) return { ...base, status: 'skipped', reason: outcome.skipped, findings: [] };
-  if ('notApplicable' in outcome) return { ...base, status: 'not_applicable', reason: outcome.notApplicable, findings: [] };
+  if ('notApplicable' in outcome)
+    return { ...base, status: 'not_applicable', reason: outcome.notApplicable, findings: [] };
   if (failingSeverity(outcome) === undefined) return { ...base, status: 'passed', findings: outcome };
   const waiver = waiverFor(waivers, check.id, operation);
-  if (waiver && waiverActive(waiver, today)) return { ...base, status: 'waived', reason: `waived until ${waiver.expires}: ${waiver.reason}`, findings: outcome };
+  if (waiver && waiverActive(waiver, today))
+    return { ...base, status: 'waived', reason: `waived until ${waiver.expires}: ${waiver.reason}`, findings: outcome };
   return { ...base, status: 'failed', findings: outcome };
 }

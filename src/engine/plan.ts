@@ -37,7 +37,13 @@ function specFacts(check: Check, op: OperationModel): string {
 }
 
 function matches(test: Omit<PlannedTest, 'selected'>, selector: string): boolean {
-  return selector === test.family || selector === test.checkId || selector === test.operation || selector === test.key || test.requirementIds.includes(selector);
+  return (
+    selector === test.family ||
+    selector === test.checkId ||
+    selector === test.operation ||
+    selector === test.key ||
+    test.requirementIds.includes(selector)
+  );
 }
 
 /** The plan: operations in spec order, checks in registry order. */
@@ -57,7 +63,9 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
         severity: severityOf(spec, check.requirements),
         title: check.id + specFacts(check, op),
       };
-      const selected = (!selection.only.length || selection.only.some((s) => matches(test, s))) && !selection.skip.some((s) => matches(test, s));
+      const selected =
+        (!selection.only.length || selection.only.some((s) => matches(test, s))) &&
+        !selection.skip.some((s) => matches(test, s));
       plan.push({ ...test, selected });
     }
   }

@@ -55,7 +55,8 @@ export interface PreflightInput {
 
 function topLevel(x: Exchange): Record<string, unknown> | undefined {
   const d = x.response?.decoded;
-  if (d?.kind === 'json' && d.value && typeof d.value === 'object' && !Array.isArray(d.value)) return d.value as Record<string, unknown>;
+  if (d?.kind === 'json' && d.value && typeof d.value === 'object' && !Array.isArray(d.value))
+    return d.value as Record<string, unknown>;
   if (d?.kind === 'xml') return d.value;
   return undefined;
 }
@@ -64,7 +65,8 @@ function topLevel(x: Exchange): Record<string, unknown> | undefined {
 function codeFields(profile: Profile): string[] {
   const fields = new Set<string>();
   for (const body of [profile.errors.bodies.json.body, profile.errors.bodies.xml.body] as Record<string, unknown>[]) {
-    for (const [name, template] of Object.entries(body ?? {})) if (typeof template === 'string' && template.includes('{code}')) fields.add(name);
+    for (const [name, template] of Object.entries(body ?? {}))
+      if (typeof template === 'string' && template.includes('{code}')) fields.add(name);
   }
   return [...fields];
 }
@@ -108,18 +110,25 @@ export function classify(profile: Profile, x: Exchange): AnswerClass {
   if (kind) return 'served';
   const body = topLevel(x);
   if (body && PAGI_FIELDS.some((f) => f in body)) return 'served';
-  if (NOT_SERVED_STATUSES.has(response.status) || formatOfMediaType(response.headers['content-type']) === 'html') return 'notServed';
+  if (NOT_SERVED_STATUSES.has(response.status) || formatOfMediaType(response.headers['content-type']) === 'html')
+    return 'notServed';
   return 'served';
 }
 
 /** A sample request of an operation that changes nothing: batch items name a transaction no gateway knows. */
-function harmlessBody(spec: SpecModel, operation: OperationKey, client: ReturnType<typeof createProbeClient>, config: RunConfigView): Record<string, unknown> {
+function harmlessBody(
+  spec: SpecModel,
+  operation: OperationKey,
+  client: ReturnType<typeof createProbeClient>,
+  config: RunConfigView,
+): Record<string, unknown> {
   const body = client.sample(operation);
   const op = spec.operations.get(operation)!;
   const rule = op.echoItems;
   if (op.batch && rule) {
     const items = body[op.batch.orders];
-    const first = Array.isArray(items) && items[0] && typeof items[0] === 'object' ? (items[0] as Record<string, unknown>) : {};
+    const first =
+      Array.isArray(items) && items[0] && typeof items[0] === 'object' ? (items[0] as Record<string, unknown>) : {};
     const [idField, orderField] = rule.key;
     const item: Record<string, unknown> = { ...first };
     if (idField) item[idField] = `${config.orderPrefix}-preflight-unknown`;
@@ -130,7 +139,11 @@ function harmlessBody(spec: SpecModel, operation: OperationKey, client: ReturnTy
 }
 
 /** Where each credential came from, as one phrase: "the environment (PAGI_SECRET)", "the config file F", … */
-export function credentialSources(options: RunOptions, embedded: boolean, env: NodeJS.ProcessEnv = process.env): string {
+export function credentialSources(
+  options: RunOptions,
+  embedded: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const rows = optionsOf('run').filter((d) => d.key === 'merchantId' || d.key === 'accountId' || d.key === 'secret');
   let fromFile: Record<string, unknown> = {};
   try {
@@ -156,7 +169,11 @@ export function credentialSources(options: RunOptions, embedded: boolean, env: N
     bySource.set(source, entry);
   }
   const and = (list: string[]) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]!);
-  return and([...bySource].map(([source, { what, vars }]) => `${and(what)} from ${source}${vars.length ? ` (${vars.join(', ')})` : ''}`));
+  return and(
+    [...bySource].map(
+      ([source, { what, vars }]) => `${and(what)} from ${source}${vars.length ? ` (${vars.join(', ')})` : ''}`,
+    ),
+  );
 }
 
 /** An answer in a few words: `HTTP 401 "1001:Invalid signature"` or `HTTP 404 (text/html)`; masked, cut short. */
@@ -164,7 +181,12 @@ function answered(profile: Profile, x: Exchange, rules: MaskRules): string {
   if (!x.response) return `no answer (${x.error?.message ?? 'no response'})`;
   const text = codeText(profile, x);
   const type = x.response.headers['content-type']?.split(';')[0]?.trim();
-  const shown = text !== undefined ? ` ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)}` : type ? ` (${type})` : '';
+  const shown =
+    text !== undefined
+      ? ` ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)}`
+      : type
+        ? ` (${type})`
+        : '';
   return maskText(`HTTP ${x.response.status}${shown}`.replace(/[\u0000-\u001f\u007f]/g, ' '), rules);
 }
 
@@ -174,7 +196,11 @@ function requestsOf(exchanges: readonly Exchange[]): string {
 }
 
 /** The sentence for answers that all say the same thing, or undefined when the run goes on. */
-export function verdictOfPreflight(input: Pick<PreflightInput, 'profile' | 'config' | 'options' | 'embedded'>, exchanges: readonly Exchange[], rules: MaskRules): string | undefined {
+export function verdictOfPreflight(
+  input: Pick<PreflightInput, 'profile' | 'config' | 'options' | 'embedded'>,
+  exchanges: readonly Exchange[],
+  rules: MaskRules,
+): string | undefined {
   if (!exchanges.length) return undefined;
   const classes = exchanges.map((x) => classify(input.profile, x));
   const base = input.config.baseUrl;
@@ -192,7 +218,9 @@ export function verdictOfPreflight(input: Pick<PreflightInput, 'profile' | 'conf
     );
   }
   if (all('notServed')) {
-    const shown = same ? answered(input.profile, first, rules) : exchanges.map((x) => answered(input.profile, x, rules)).join(', ');
+    const shown = same
+      ? answered(input.profile, first, rules)
+      : exchanges.map((x) => answered(input.profile, x, rules)).join(', ');
     const hint = /\/v1\/?$/.test(new URL(base).pathname)
       ? `; the base URL already ends in /v1 and the kit adds /v1/<operation> to it: use --target ${base.replace(/\/v1\/?$/, '')}`
       : '; check --target: it is the base URL the operations\u2019 /v1/… paths are added to';
@@ -217,7 +245,9 @@ export async function preflight(input: PreflightInput): Promise<void> {
     readPages: false,
   });
   try {
-    const exchanges = await Promise.all(operations.map((op) => client.send(op, harmlessBody(input.spec, op, client, input.config))));
+    const exchanges = await Promise.all(
+      operations.map((op) => client.send(op, harmlessBody(input.spec, op, client, input.config))),
+    );
     const sentence = verdictOfPreflight(input, exchanges, client.maskRules);
     if (sentence) throw new SetupError(sentence);
   } finally {

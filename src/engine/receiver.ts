@@ -40,7 +40,12 @@ export interface ReceiverBounds {
 }
 
 /** The receiver's bounds unless a test says otherwise: a notification is a payment result of a few kilobytes. */
-export const RECEIVER_BOUNDS: ReceiverBounds = { maxBodyBytes: 64 * 1024, maxPerRun: 500, maxPerSecond: 50, requestTimeoutMs: 10_000 };
+export const RECEIVER_BOUNDS: ReceiverBounds = {
+  maxBodyBytes: 64 * 1024,
+  maxPerRun: 500,
+  maxPerSecond: 50,
+  requestTimeoutMs: 10_000,
+};
 
 /** How many times the judged notifications' rate the sink accepts in a second. */
 const SINK_RATE_FACTOR = 40;
@@ -62,7 +67,9 @@ export function refusalSentence(r: ReceiverRefusals, bounds: ReceiverBounds = RE
     r.overCount ? `${r.overCount} past ${bounds.maxPerRun} in the run (429)` : '',
     r.overRate ? `${r.overRate} past ${bounds.maxPerSecond} a second (429)` : '',
   ].filter(Boolean);
-  return parts.length ? `the notification receiver refused ${r.tooLarge + r.overCount + r.overRate} request(s): ${parts.join(', ')}` : undefined;
+  return parts.length
+    ? `the notification receiver refused ${r.tooLarge + r.overCount + r.overRate} request(s): ${parts.join(', ')}`
+    : undefined;
 }
 
 /** A running receiver. */
@@ -111,7 +118,9 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | unde
 }
 
 function headerRecord(headers: http.IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+  );
 }
 
 /**
@@ -140,7 +149,9 @@ export async function startReceiver(options: {
 
   /** Answer without reading (more of) the body, then close the connection. */
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, status: 413 | 429): void => {
-    res.writeHead(status, { connection: 'close', ...(status === 429 ? { 'retry-after': '1' } : {}) }).end(() => req.socket.destroy());
+    res
+      .writeHead(status, { connection: 'close', ...(status === 429 ? { 'retry-after': '1' } : {}) })
+      .end(() => req.socket.destroy());
   };
 
   const server = http.createServer(async (req, res) => {
@@ -233,7 +244,11 @@ export async function startReceiver(options: {
       refused.add(key);
       res.writeHead(204).end();
     } else if (url.pathname === `/${token}/notifications`) {
-      const found = await find(key, Math.max(0, Number(url.searchParams.get('wait')) || 0), Math.max(1, Number(url.searchParams.get('atLeast')) || 1));
+      const found = await find(
+        key,
+        Math.max(0, Number(url.searchParams.get('wait')) || 0),
+        Math.max(1, Number(url.searchParams.get('atLeast')) || 1),
+      );
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
     } else res.writeHead(404).end();
   });

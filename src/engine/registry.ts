@@ -10,11 +10,11 @@ export interface Registry {
   PROBES: readonly Probe[];
 }
 
-
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
 export async function loadRegistry(file: string): Promise<Registry> {
   const mod = (await import(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
-  if (!Array.isArray(mod.CHECKS) || !Array.isArray(mod.PROBES)) throw new Error(`registry ${file} must export CHECKS and PROBES arrays`);
+  if (!Array.isArray(mod.CHECKS) || !Array.isArray(mod.PROBES))
+    throw new Error(`registry ${file} must export CHECKS and PROBES arrays`);
   return { CHECKS: mod.CHECKS, PROBES: mod.PROBES };
 }
 
@@ -40,14 +40,16 @@ export function registryProblems(registry: Registry, spec: SpecModel): string[] 
     if (!probe) problems.push(`check ${c.id} names unknown probe ${c.probe}`);
     for (const op of c.operations) {
       if (!spec.operations.has(op)) problems.push(`check ${c.id} names unknown operation ${op}`);
-      else if (probe && !probe.operations.includes(op)) problems.push(`check ${c.id} covers ${op}, which probe ${c.probe} does not`);
+      else if (probe && !probe.operations.includes(op))
+        problems.push(`check ${c.id} covers ${op}, which probe ${c.probe} does not`);
     }
     if (c.operations.length === 0) problems.push(`check ${c.id} covers no operation`);
     if (c.requirements.length === 0) problems.push(`check ${c.id} traces to no requirement`);
     for (const id of c.requirements) {
       const r = spec.requirements.get(id);
       if (!r) problems.push(`check ${c.id} names unknown requirement ${id}`);
-      else if (r.level === 'unspecified') problems.push(`check ${c.id} names ${id}, an unspecified requirement (untestable)`);
+      else if (r.level === 'unspecified')
+        problems.push(`check ${c.id} names ${id}, an unspecified requirement (untestable)`);
     }
   }
   return problems;

@@ -28,7 +28,12 @@ function placeholder(test: PlannedTest, reason: string): CheckResult {
  * Every result of the run in plan order: the results received, a skipped result for each selected test that
  * should have run (`ran(test)`) but reported nothing, and one for each test the selection left out.
  */
-export function completeResults(plan: readonly PlannedTest[], received: readonly CheckResult[], ran: (test: PlannedTest) => boolean, notRunReason: string): CheckResult[] {
+export function completeResults(
+  plan: readonly PlannedTest[],
+  received: readonly CheckResult[],
+  ran: (test: PlannedTest) => boolean,
+  notRunReason: string,
+): CheckResult[] {
   const byKey = new Map(received.map((r) => [`${r.operation}/${r.checkId}`, r]));
   const out: CheckResult[] = [];
   for (const test of plan) {
@@ -51,7 +56,9 @@ export type PartialRun = ResultsPartialRun;
 /** The tests a selection left out, or undefined when the run covers the whole plan. */
 export function partialOf(results: readonly CheckResult[]): PartialRun | undefined {
   const left = results.filter((r) => r.status === 'skipped' && r.reason === NOT_SELECTED);
-  return left.length ? { notSelected: left.length, mustNotSelected: left.filter((r) => r.severity === 'must').length } : undefined;
+  return left.length
+    ? { notSelected: left.length, mustNotSelected: left.filter((r) => r.severity === 'must').length }
+    : undefined;
 }
 
 /** The sentence every report shows for a partial run. */
@@ -65,33 +72,65 @@ export function partialSentence(partial: PartialRun): string {
  * The verdict, its exit code and one sentence per reason. The verdict is about the checks the run selected: a
  * check `--only`/`--skip` left out neither fails nor makes the run inconclusive, but a partial run says so.
  */
-export function verdictOf(results: readonly CheckResult[], failOn: FailOn): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun } {
+export function verdictOf(
+  results: readonly CheckResult[],
+  failOn: FailOn,
+): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun } {
   const partial = partialOf(results);
   const tail = partial ? { reasons: [partialSentence(partial)], partial } : { reasons: [] };
   const failing = results.filter((r) => failsRun(r, failOn));
   if (failing.length) {
-    return { verdict: 'NOT CONFORMANT', exitCode: EXIT.failed, ...tail, reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons] };
+    return {
+      verdict: 'NOT CONFORMANT',
+      exitCode: EXIT.failed,
+      ...tail,
+      reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons],
+    };
   }
-  const couldNotRun = results.filter((r) => r.severity === 'must' && r.status === 'skipped' && r.reason !== NOT_SELECTED);
-  if (couldNotRun.length) return { verdict: 'INCONCLUSIVE', exitCode: EXIT.inconclusive, ...tail, reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons] };
+  const couldNotRun = results.filter(
+    (r) => r.severity === 'must' && r.status === 'skipped' && r.reason !== NOT_SELECTED,
+  );
+  if (couldNotRun.length)
+    return {
+      verdict: 'INCONCLUSIVE',
+      exitCode: EXIT.inconclusive,
+      ...tail,
+      reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons],
+    };
   return { verdict: 'CONFORMANT', exitCode: EXIT.ok, ...tail };
 }
 
 /** Per-requirement roll-up over the catalogue: a requirement is failed only by a finding that names it. */
-export function rollUp(spec: SpecModel, plan: readonly PlannedTest[], results: readonly CheckResult[]): RequirementResult[] {
+export function rollUp(
+  spec: SpecModel,
+  plan: readonly PlannedTest[],
+  results: readonly CheckResult[],
+): RequirementResult[] {
   return [...spec.requirements.values()].map((req) => {
     const mine = results.filter((r) => r.requirementIds.includes(req.id));
     const checks = mine.map((r) => `${r.operation}/${r.checkId}`);
     if (req.level === 'unspecified') return { id: req.id, level: req.level, status: 'untestable', checks };
     const status = ROLLUP_ORDER.find((s) => mine.some((r) => statusForRequirement(r, req.id) === s));
     if (status) return { id: req.id, level: req.level, status, checks };
-    return { id: req.id, level: req.level, status: plan.some((t) => t.requirementIds.includes(req.id)) ? 'untested' : 'no_check', checks };
+    return {
+      id: req.id,
+      level: req.level,
+      status: plan.some((t) => t.requirementIds.includes(req.id)) ? 'untested' : 'no_check',
+      checks,
+    };
   });
 }
 
 /** Coverage: testable requirements, and those with a check that ran. */
-export function coverageOf(requirements: readonly RequirementResult[], results: readonly CheckResult[]): RunResult['coverage'] {
-  const ran = new Set(results.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'waived').flatMap((r) => r.requirementIds));
+export function coverageOf(
+  requirements: readonly RequirementResult[],
+  results: readonly CheckResult[],
+): RunResult['coverage'] {
+  const ran = new Set(
+    results
+      .filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'waived')
+      .flatMap((r) => r.requirementIds),
+  );
   const testable = requirements.filter((r) => r.status !== 'untestable');
   const unchecked = testable.filter((r) => !ran.has(r.id)).map((r) => r.id);
   return { testable: testable.length, checked: testable.length - unchecked.length, unchecked };

@@ -59,7 +59,6 @@ export interface RunHooks {
   stop?: AbortSignal;
 }
 
-
 /** What a run produced. */
 export interface RunOutcome {
   result: RunResult;
@@ -114,12 +113,19 @@ function canBind(address: string): Promise<boolean> {
 async function assertReachable(baseUrl: string, transport: TransportOptions, ca: Buffer | undefined): Promise<void> {
   const dispatcher = createDispatcher(transport, ca);
   try {
-    const res = await request(baseUrl, { method: 'GET', dispatcher, headersTimeout: transport.timeoutMs, signal: AbortSignal.timeout(transport.timeoutMs) });
+    const res = await request(baseUrl, {
+      method: 'GET',
+      dispatcher,
+      headersTimeout: transport.timeoutMs,
+      signal: AbortSignal.timeout(transport.timeoutMs),
+    });
     await res.body.dump();
   } catch (e) {
     const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const why = err.cause?.message ?? err.message ?? String(e);
-    throw new UnreachableError(`The target ${baseUrl} is unreachable (${err.code ?? err.cause?.code ?? 'error'}: ${why}); check the URL and that the gateway is running.`);
+    throw new UnreachableError(
+      `The target ${baseUrl} is unreachable (${err.code ?? err.cause?.code ?? 'error'}: ${why}); check the URL and that the gateway is running.`,
+    );
   } finally {
     await dispatcher.close();
   }
@@ -162,9 +168,13 @@ function kitVersion(): string {
 
 /** sha256 of the options that decide what a run checks (secret masked; where and how it reports left out, so shards agree). */
 function configDigest(options: RunOptions): string {
-  const reportOnly = new Set((OPTIONS as readonly OptionDef[]).filter((o) => o.affectsResults === false).map((o) => o.key as string));
+  const reportOnly = new Set(
+    (OPTIONS as readonly OptionDef[]).filter((o) => o.affectsResults === false).map((o) => o.key as string),
+  );
   const masked: Record<string, unknown> = { ...options, secret: options.secret ? '[SECRET]' : undefined };
-  const keys = Object.keys(masked).filter((k) => !reportOnly.has(k)).sort();
+  const keys = Object.keys(masked)
+    .filter((k) => !reportOnly.has(k))
+    .sort();
   return createHash('sha256').update(JSON.stringify(masked, keys)).digest('hex');
 }
 
@@ -175,7 +185,9 @@ function credentialsOf(options: RunOptions, target: Target): { merchantId: strin
   const accountId = options.accountId ?? fallback?.accountId;
   const secret = options.secret ?? fallback?.secret;
   if (!merchantId || !accountId || !secret) {
-    throw new UsageError('No credentials for the target: set merchantId, accountId and secret in the config file, or PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID and PAGI_SECRET.');
+    throw new UsageError(
+      'No credentials for the target: set merchantId, accountId and secret in the config file, or PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID and PAGI_SECRET.',
+    );
   }
   return { merchantId, accountId, secret };
 }
@@ -195,7 +207,11 @@ function unknownSelectorMessage(selector: string): string {
 }
 
 /** The registry and the plan of a run, checked: registry against the spec, selectors against the plan. */
-export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'registry' | 'only' | 'skip'>, parts: Pick<EngineParts, 'registry'>): Promise<{ registry: Registry; plan: PlannedTest[] }> {
+export async function loadPlan(
+  spec: SpecModel,
+  options: Pick<RunOptions, 'registry' | 'only' | 'skip'>,
+  parts: Pick<EngineParts, 'registry'>,
+): Promise<{ registry: Registry; plan: PlannedTest[] }> {
   const registry: Registry = await loadRegistry(options.registry ?? parts.registry);
   const problems = registryProblems(registry, spec);
   if (problems.length) throw new Error(`the check registry is not consistent with the spec: ${problems.join('; ')}`);
@@ -207,7 +223,10 @@ export async function loadPlan(spec: SpecModel, options: Pick<RunOptions, 'regis
 }
 
 /** Spec, profile, registry and plan, checked (what `--list` needs). */
-export async function prepareRun(options: RunOptions, parts: Pick<EngineParts, 'registry'>): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
+export async function prepareRun(
+  options: RunOptions,
+  parts: Pick<EngineParts, 'registry'>,
+): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
   return { spec, profile, ...(await loadPlan(spec, options, parts)) };
@@ -221,7 +240,10 @@ export async function runConformance(options: RunOptions, hooks: RunHooks, parts
   const allowedBy = moneyGuard(options);
   // From here on nothing leaves the process unmasked: stdout, stderr, report files, error messages, the result.
   const releaseStreams = guardStandardStreams();
-  const releaseSecret = protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
+  const releaseSecret = protectOutput({
+    secrets: options.secret ? [options.secret] : [],
+    cards: Object.values(options.cards ?? {}),
+  });
   try {
     return await runGuarded(options, hooks, parts, allowedBy);
   } catch (e) {
@@ -233,16 +255,23 @@ export async function runConformance(options: RunOptions, hooks: RunHooks, parts
   }
 }
 
-async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EngineParts, allowedBy: MoneyGuard): Promise<RunOutcome> {
+async function runGuarded(
+  options: RunOptions,
+  hooks: RunHooks,
+  parts: EngineParts,
+  allowedBy: MoneyGuard,
+): Promise<RunOutcome> {
   const started = new Date();
   const today = started.toISOString().slice(0, 10);
   const reporters = hooks.reporters ?? parts.createReporters(options);
-  if (options.registry && !fs.existsSync(options.registry)) throw new UsageError(`The registry module ${options.registry} does not exist.`);
+  if (options.registry && !fs.existsSync(options.registry))
+    throw new UsageError(`The registry module ${options.registry} does not exist.`);
   const spec = loadSpecForRun(options.specRoot);
   const profile = loadProfileForRun(options.profile);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
   const selection = { only: options.only, skip: options.skip, depth: options.depth };
-  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep')) throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
+  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep'))
+    throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
   const transport: TransportOptions = {
     timeoutMs: options.timeout,
     maxResponseBytes: options.maxResponseBytes,
@@ -255,7 +284,9 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
 
   if (options.target) await assertReachable(options.target, transport, ca);
-  const target: Target = options.target ? { baseUrl: options.target, embedded: false, close: async () => {} } : await startEmbedded(parts, hooks.gatewayFault, profile.file);
+  const target: Target = options.target
+    ? { baseUrl: options.target, embedded: false, close: async () => {} }
+    : await startEmbedded(parts, hooks.gatewayFault, profile.file);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
   const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -264,14 +295,23 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
     const loopback = isLoopback(target.baseUrl);
     const read = kitProfile(profile.profile);
     const testCards = read.payments.testCards;
-    const cards = options.cards ?? Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
+    const cards =
+      options.cards ??
+      Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
     const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
     releaseRules = protectOutput(rules);
     const { statusMin, statusMax } = read.notifications.acknowledgement;
     const acknowledgement = { statusMin, statusMax };
-    if (options.notifyUrl) receiver = await startReceiver({ listenOn: options.notifyListen, publicUrl: options.notifyUrl, rules, acknowledgement });
+    if (options.notifyUrl)
+      receiver = await startReceiver({
+        listenOn: options.notifyListen,
+        publicUrl: options.notifyUrl,
+        rules,
+        acknowledgement,
+      });
     else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
-    const unregisteredAddress = options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
+    const unregisteredAddress =
+      options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
     const config: RunConfigView = {
       baseUrl: target.baseUrl,
       merchantId: credentials.merchantId,
@@ -280,13 +320,25 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
       seed: options.seed ?? randomInt(0, 2 ** 31 - 1),
       ...(options.depth ? { depth: options.depth } : {}),
       cards,
-      paymentMethods: options.paymentMethods ?? { valid: target.paymentMethods ?? examplePaymentMethod(spec), unknown: UNKNOWN_PAYMENT_METHOD },
+      paymentMethods: options.paymentMethods ?? {
+        valid: target.paymentMethods ?? examplePaymentMethod(spec),
+        unknown: UNKNOWN_PAYMENT_METHOD,
+      },
       notifyWaitMs: options.notifyWait,
       ...(unregisteredAddress ? { unregisteredAddress } : {}),
       ...(receiver ? { notifyUrl: receiver.notifyUrl } : {}),
     };
     // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
-    await preflight({ spec, profile: profile.profile, config, secret: credentials.secret, cardSecurityCode: options.cardSecurityCode, transport, options, embedded: target.embedded });
+    await preflight({
+      spec,
+      profile: profile.profile,
+      config,
+      secret: credentials.secret,
+      cardSecurityCode: options.cardSecurityCode,
+      transport,
+      options,
+      embedded: target.embedded,
+    });
     const setup: RunSetup = {
       runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
       specRoot: options.specRoot ? spec.root : undefined,
@@ -305,25 +357,38 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
       ...(hooks.replayFile ? { replayFile: hooks.replayFile } : {}),
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
-      ...(hooks.stop ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) } : {}),
+      ...(hooks.stop
+        ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) }
+        : {}),
       spoolDir,
     };
-    const adapter = new VitestAdapter(reporters, { target: target.baseUrl, profile: profile.profile.name, outDir: options.out });
+    const adapter = new VitestAdapter(reporters, {
+      target: target.baseUrl,
+      profile: profile.profile.name,
+      outDir: options.out,
+    });
     const interrupted = await runSuites(setup, adapter, options, hooks.stop);
-    const { plan, checkIds } = interrupted ? await interruptedPlan(setup.planFile, spec, options, parts) : readWorkerPlan(setup.planFile, adapter);
+    const { plan, checkIds } = interrupted
+      ? await interruptedPlan(setup.planFile, spec, options, parts)
+      : readWorkerPlan(setup.planFile, adapter);
 
     const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
     const ran = (t: PlannedTest) => interrupted !== undefined || ranFiles.has(suiteFile(t.family));
-    const notRun = interrupted ? `not run: the run was interrupted (${interrupted})` : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
+    const notRun = interrupted
+      ? `not run: the run was interrupted (${interrupted})`
+      : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
     const checksRun = adapter.results.length;
     const results = completeResults(plan, adapter.results, ran, notRun);
     const warnings = waiverWarnings(waivers, today, new Set(checkIds));
     warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
     const refused = receiver?.refusals ? refusalSentence(await receiver.refusals()) : undefined;
-    const refusedSentence = refused ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.` : undefined;
+    const refusedSentence = refused
+      ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.`
+      : undefined;
     if (refusedSentence) warnings.push(refusedSentence);
     const runWarnings = [...warnings];
-    if (options.shard) warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
+    if (options.shard)
+      warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
     const ended = new Date();
     const incoming = (receiver?.received() ?? []).map(exchangeRecord);
     const result = buildRunResult(spec, plan, results, {
@@ -332,12 +397,27 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
         nodeVersion: process.version,
         commandLine: hooks.commandLine ?? ['run()'],
         spec: { root: spec.root, digest: spec.digest },
-        profile: { name: read.name, version: read.version, ...(read.description ? { description: read.description } : {}), file: profile.file, digest: profile.digest },
+        profile: {
+          name: read.name,
+          version: read.version,
+          ...(read.description ? { description: read.description } : {}),
+          file: profile.file,
+          digest: profile.digest,
+        },
         configDigest: configDigest(options),
-        target: { baseUrl: target.baseUrl, embedded: target.embedded, allowedBy, allowedHosts: [...options.allowedHosts] },
+        target: {
+          baseUrl: target.baseUrl,
+          embedded: target.embedded,
+          allowedBy,
+          allowedHosts: [...options.allowedHosts],
+        },
         seed: config.seed,
         failOn: options.failOn,
-        selection: { only: [...options.only], skip: [...options.skip], ...(options.shard ? { shard: options.shard } : {}) },
+        selection: {
+          only: [...options.only],
+          skip: [...options.skip],
+          ...(options.shard ? { shard: options.shard } : {}),
+        },
         startedAt: started.toISOString(),
         endedAt: ended.toISOString(),
         durationMs: ended.getTime() - started.getTime(),
@@ -359,7 +439,15 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
       result.exitCode = EXIT.inconclusive;
       result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
     }
-    if (options.shard) writeShardManifest(options.out, options.shard, { plan, families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family), metadata: result.metadata, warnings: runWarnings, incoming, exchangesSent: adapter.sent });
+    if (options.shard)
+      writeShardManifest(options.out, options.shard, {
+        plan,
+        families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family),
+        metadata: result.metadata,
+        warnings: runWarnings,
+        incoming,
+        exchangesSent: adapter.sent,
+      });
     // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
     const masked = maskOutgoingValue(result);
     const written = await adapter.runEnd(masked, incoming);
@@ -376,7 +464,12 @@ async function runGuarded(options: RunOptions, hooks: RunHooks, parts: EnginePar
 }
 
 /** The plan of an interrupted run: the worker's, or, when it had not written one yet, the plan made here. */
-async function interruptedPlan(file: string, spec: SpecModel, options: RunOptions, parts: EngineParts): Promise<WorkerPlan> {
+async function interruptedPlan(
+  file: string,
+  spec: SpecModel,
+  options: RunOptions,
+  parts: EngineParts,
+): Promise<WorkerPlan> {
   try {
     const plan = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerPlan;
     fs.rmSync(file, { force: true });
@@ -430,11 +523,18 @@ function withoutBlobNotice(out: NodeJS.WriteStream): NodeJS.WriteStream {
  * worker to send nothing more, vitest's run is cancelled, the adapter takes no more results, and the signal's name
  * is returned.
  */
-async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOptions, stop?: AbortSignal): Promise<Interrupt | undefined> {
+async function runSuites(
+  setup: RunSetup,
+  adapter: VitestAdapter,
+  options: RunOptions,
+  stop?: AbortSignal,
+): Promise<Interrupt | undefined> {
   const { createVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
   const exitCode = process.exitCode;
   // A shard also writes vitest's blob report, which `pagi-conform merge` replays (with the shard's manifest).
-  const blob: [string, { outputFile: string }][] = options.shard ? [['blob', { outputFile: blobFile(options.out, options.shard) }]] : [];
+  const blob: [string, { outputFile: string }][] = options.shard
+    ? [['blob', { outputFile: blobFile(options.out, options.shard) }]]
+    : [];
   const own = new Map((Object.keys(INTERRUPTS) as Interrupt[]).map((s) => [s, new Set(process.listeners(s))]));
   const interrupt = () => {
     adapter.freeze();
@@ -465,9 +565,13 @@ async function runSuites(setup: RunSetup, adapter: VitestAdapter, options: RunOp
       {},
       { stdout: options.shard ? withoutBlobNotice(process.stdout) : process.stdout, stderr: process.stderr },
     );
-    if (stop) for (const [signal, before] of own) for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
+    if (stop)
+      for (const [signal, before] of own)
+        for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
     const running = vitest.start(FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f)))).then(() => undefined);
-    const stopped = new Promise<'stopped'>((resolve) => stop?.addEventListener('abort', () => resolve('stopped'), { once: true }));
+    const stopped = new Promise<'stopped'>((resolve) =>
+      stop?.addEventListener('abort', () => resolve('stopped'), { once: true }),
+    );
     if ((await Promise.race([running, stopped])) === 'stopped' || stop?.aborted) {
       const signal = interrupt();
       void vitest.cancelCurrentRun('keyboard-input').catch(() => undefined);
@@ -491,7 +595,8 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
   } finally {
     fs.rmSync(file, { force: true });
   }
-  if (plan.problems.length) throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
+  if (plan.problems.length)
+    throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
   if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
   return plan;
 }

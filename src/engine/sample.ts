@@ -12,7 +12,10 @@ import { sinkUrlOf } from './sink.js';
 
 const examplesCache = new WeakMap<SpecModel, Map<OperationKey, Record<string, unknown>>>();
 
-function matchesVariant(value: Record<string, unknown>, when: { present?: string; absent?: string } | undefined): boolean {
+function matchesVariant(
+  value: Record<string, unknown>,
+  when: { present?: string; absent?: string } | undefined,
+): boolean {
   if (when?.present && !(when.present in value)) return false;
   if (when?.absent && when.absent in value) return false;
   return true;
@@ -28,7 +31,8 @@ export function requestExamples(spec: SpecModel): Map<OperationKey, Record<strin
     for (const media of Object.values(content)) {
       for (const example of Object.values<any>(media.examples ?? {})) {
         const value = example.$ref ? readYamlFile(path.join(spec.root, 'spec', example.$ref)).value : example.value;
-        if (!out.has(op.key) && value && typeof value === 'object' && matchesVariant(value, op.when)) out.set(op.key, value);
+        if (!out.has(op.key) && value && typeof value === 'object' && matchesVariant(value, op.when))
+          out.set(op.key, value);
       }
     }
     if (!out.has(op.key)) throw new Error(`spec: no request example for ${op.key}`);
@@ -64,7 +68,12 @@ function documentAntifraudField(spec: SpecModel): string {
 }
 
 /** Card fields of the direct payment (the profile names them; the document does not), filled with a test card. */
-export function cardFields(profile: Profile, number: string, securityCode: string, now = new Date()): Record<string, string> {
+export function cardFields(
+  profile: Profile,
+  number: string,
+  securityCode: string,
+  now = new Date(),
+): Record<string, string> {
   const card = profile.fields.card;
   const year = now.getUTCFullYear() + 3;
   return {

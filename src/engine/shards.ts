@@ -50,7 +50,10 @@ export function blobFile(out: string, shard: string): string {
 export function writeShardManifest(out: string, shard: string, parts: Omit<ShardManifest, 'format' | 'shard'>): string {
   const file = path.join(shardDir(out), `manifest-${suffix(shard)}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, maskOutgoing(JSON.stringify({ format: SHARD_FORMAT, shard, ...parts } satisfies ShardManifest)));
+  fs.writeFileSync(
+    file,
+    maskOutgoing(JSON.stringify({ format: SHARD_FORMAT, shard, ...parts } satisfies ShardManifest)),
+  );
   return file;
 }
 
@@ -64,17 +67,22 @@ function readShardFolder(dir: string): ShardFiles[] {
   const folder = fs.existsSync(path.join(dir, 'shard')) ? path.join(dir, 'shard') : dir;
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new UsageError(`${dir} is not a folder.`);
   const manifests = fs.readdirSync(folder).filter((f) => /^manifest-[0-9]+-[0-9]+\.json$/.test(f));
-  if (!manifests.length) throw new UsageError(`${dir} holds no shard of a 'pagi-conform run --shard i/n' (no shard/manifest-i-n.json).`);
+  if (!manifests.length)
+    throw new UsageError(`${dir} holds no shard of a 'pagi-conform run --shard i/n' (no shard/manifest-i-n.json).`);
   return manifests.map((name) => {
     let manifest: ShardManifest;
     try {
       manifest = JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8'));
     } catch (e) {
-      throw new UsageError(`The shard manifest ${path.join(folder, name)} cannot be read: ${(e as Error).message.split('\n')[0]}`);
+      throw new UsageError(
+        `The shard manifest ${path.join(folder, name)} cannot be read: ${(e as Error).message.split('\n')[0]}`,
+      );
     }
-    if (manifest.format !== SHARD_FORMAT) throw new UsageError(`${path.join(folder, name)} is not a ${SHARD_FORMAT} manifest.`);
+    if (manifest.format !== SHARD_FORMAT)
+      throw new UsageError(`${path.join(folder, name)} is not a ${SHARD_FORMAT} manifest.`);
     const blob = path.join(folder, `blob-${suffix(manifest.shard)}.json`);
-    if (!fs.existsSync(blob)) throw new UsageError(`Shard ${manifest.shard} in ${dir} has no blob report (${path.basename(blob)}).`);
+    if (!fs.existsSync(blob))
+      throw new UsageError(`Shard ${manifest.shard} in ${dir} has no blob report (${path.basename(blob)}).`);
     return { manifest, blob };
   });
 }
@@ -86,7 +94,10 @@ function checkShards(shards: ShardFiles[]): ShardFiles[] {
   const count = Number(first.manifest.shard.split('/')[1]);
   const same = (what: string, value: (m: ShardManifest) => unknown) => {
     const other = shards.find((s) => JSON.stringify(value(s.manifest)) !== JSON.stringify(value(first.manifest)));
-    if (other) throw new UsageError(`Shards ${first.manifest.shard} and ${other.manifest.shard} do not belong to one run: their ${what} differ.`);
+    if (other)
+      throw new UsageError(
+        `Shards ${first.manifest.shard} and ${other.manifest.shard} do not belong to one run: their ${what} differ.`,
+      );
   };
   same('shard counts', (m) => m.shard.split('/')[1]);
   same('kit versions', (m) => m.metadata.kitVersion);
@@ -98,7 +109,10 @@ function checkShards(shards: ShardFiles[]): ShardFiles[] {
   const byIndex = new Map(shards.map((s) => [Number(s.manifest.shard.split('/')[0]), s]));
   if (byIndex.size !== shards.length) throw new UsageError('A shard is given more than once.');
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
-  if (missing.length) throw new UsageError(`Shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')} missing: merge needs all ${count}.`);
+  if (missing.length)
+    throw new UsageError(
+      `Shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')} missing: merge needs all ${count}.`,
+    );
   return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
 }
 
@@ -111,7 +125,9 @@ function specFor(metadata: RunResult['metadata']): SpecModel {
   } catch {
     // fall through: the shards' spec is not here
   }
-  throw new UsageError(`The shards ran with spec sha256:${metadata.spec.digest}, which is neither the kit's nor under ${metadata.spec.root}.`);
+  throw new UsageError(
+    `The shards ran with spec sha256:${metadata.spec.digest}, which is neither the kit's nor under ${metadata.spec.root}.`,
+  );
 }
 
 /** Replay the shards' blob reports through `adapter` (vitest's mergeReports). */
@@ -121,7 +137,13 @@ async function replayBlobs(blobs: string[], adapter: VitestAdapter): Promise<voi
   try {
     for (const blob of blobs) fs.copyFileSync(blob, path.join(dir, path.basename(blob)));
     const { startVitest } = await import('vitest/node');
-    const vitest = await startVitest('test', [], { config: false, root: KIT_ROOT, watch: false, mergeReports: dir, reporters: [adapter] }, {}, { stdout: process.stdout, stderr: process.stderr });
+    const vitest = await startVitest(
+      'test',
+      [],
+      { config: false, root: KIT_ROOT, watch: false, mergeReports: dir, reporters: [adapter] },
+      {},
+      { stdout: process.stdout, stderr: process.stderr },
+    );
     await vitest.close();
   } finally {
     process.exitCode = exitCode; // the verdict decides the exit code, not vitest
@@ -132,7 +154,10 @@ async function replayBlobs(blobs: string[], adapter: VitestAdapter): Promise<voi
 function mergedMetadata(shards: ShardManifest[], commandLine: string[]): RunResult['metadata'] {
   const base = shards[0]!.metadata;
   const startedAt = shards.map((s) => s.metadata.startedAt).sort()[0]!;
-  const endedAt = shards.map((s) => s.metadata.endedAt).sort().at(-1)!;
+  const endedAt = shards
+    .map((s) => s.metadata.endedAt)
+    .sort()
+    .at(-1)!;
   const runs: ShardRun[] = shards.map((s) => ({
     shard: s.shard,
     seed: s.metadata.seed,
@@ -156,22 +181,41 @@ function mergedMetadata(shards: ShardManifest[], commandLine: string[]): RunResu
  * Merge the shard runs found in `dirs` into one RunResult, written by the reporters `options` select under
  * `options.out`. Usage errors (exit 2) when the shards are incomplete or do not belong to one run.
  */
-export async function mergeShards(dirs: readonly string[], options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>, commandLine: string[], parts: Pick<EngineParts, 'createReporters'>): Promise<{ result: RunResult; files: string[] }> {
+export async function mergeShards(
+  dirs: readonly string[],
+  options: Pick<RunOptions, 'out' | 'reporter' | 'signKey'>,
+  commandLine: string[],
+  parts: Pick<EngineParts, 'createReporters'>,
+): Promise<{ result: RunResult; files: string[] }> {
   const reporters = parts.createReporters(options);
   const shards = checkShards(dirs.flatMap(readShardFolder));
   const manifests = shards.map((s) => s.manifest);
   const first = manifests[0]!;
   const spec = specFor(first.metadata);
-  const adapter = new VitestAdapter(reporters, { target: first.metadata.target.baseUrl, profile: first.metadata.profile.name, outDir: options.out });
+  const adapter = new VitestAdapter(reporters, {
+    target: first.metadata.target.baseUrl,
+    profile: first.metadata.profile.name,
+    outDir: options.out,
+  });
   await replayBlobs(
     shards.map((s) => s.blob),
     adapter,
   );
   const families = new Set(manifests.flatMap((m) => m.families));
-  const results = completeResults(first.plan, adapter.results, (t) => families.has(t.family), `not run: ${adapter.errors[0] ?? 'no shard reported a result'}`);
-  const warnings = [...new Set([...manifests.flatMap((m) => m.warnings), ...adapter.errors.map((e) => `kit error: ${e}`)])];
+  const results = completeResults(
+    first.plan,
+    adapter.results,
+    (t) => families.has(t.family),
+    `not run: ${adapter.errors[0] ?? 'no shard reported a result'}`,
+  );
+  const warnings = [
+    ...new Set([...manifests.flatMap((m) => m.warnings), ...adapter.errors.map((e) => `kit error: ${e}`)]),
+  ];
   const seeds = new Set(manifests.map((m) => m.metadata.seed));
-  if (seeds.size > 1) warnings.push(`The shards ran with different seeds (${[...seeds].join(', ')}): give every shard the same --seed to repeat the run.`);
+  if (seeds.size > 1)
+    warnings.push(
+      `The shards ran with different seeds (${[...seeds].join(', ')}): give every shard the same --seed to repeat the run.`,
+    );
   const result = buildRunResult(spec, first.plan, results, {
     metadata: mergedMetadata(manifests, commandLine),
     exchanges: adapter.exchanges,

@@ -8,13 +8,30 @@ import fs from 'node:fs';
 import { describe, inject, test } from 'vitest';
 import { htmlReader } from '../codecs/html-reader.js';
 import { maskText, maskValue } from '../mask.js';
-import type { Check, CheckContext, CheckResult, Exchange, ExchangeRecord, Family, Finding, Observation, OperationKey } from '../model.js';
+import type {
+  Check,
+  CheckContext,
+  CheckResult,
+  Exchange,
+  ExchangeRecord,
+  Family,
+  Finding,
+  Observation,
+  OperationKey,
+} from '../model.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
 import { answeredRetryLater } from './inconclusive.js';
-import { assertOwnRequirements, failsRun, findingProse, severityOf, toCheckResult, type CheckOutcome } from './outcome.js';
+import {
+  assertOwnRequirements,
+  failsRun,
+  findingProse,
+  severityOf,
+  toCheckResult,
+  type CheckOutcome,
+} from './outcome.js';
 import { ENGINE_FINDING_CODES } from './codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
@@ -61,7 +78,8 @@ export const PREFETCH_BUDGET_BYTES = 32 * 1024 * 1024;
 /** Response body bytes an observation holds. */
 function bytesOf(observation: Observation): number {
   let total = 0;
-  for (const x of [observation.main, ...Object.values(observation.steps)]) total += x?.response?.bytes?.length ?? x?.response?.bodyText.length ?? 0;
+  for (const x of [observation.main, ...Object.values(observation.steps)])
+    total += x?.response?.bytes?.length ?? x?.response?.bodyText.length ?? 0;
   return total;
 }
 
@@ -93,8 +111,10 @@ let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
 export function inconclusiveReason(observation: Observation): string | undefined {
   for (const x of sentExchanges(observation)) {
     const status = x.response?.status;
-    if (answeredRetryLater(x)) return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
-    if (x.error?.kind === 'off-target') return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
+    if (answeredRetryLater(x))
+      return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
+    if (x.error?.kind === 'off-target')
+      return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
   }
   // A request the kit could not send (no such source address, a proxy or TLS set-up failure) says nothing of the target.
   const unsent = sentExchanges(observation).find((x) => !x.response && x.error?.kind === 'network' && !targetSilent(x));
@@ -102,7 +122,14 @@ export function inconclusiveReason(observation: Observation): string | undefined
 }
 
 /** Transport errors that mean the target took the connection and did not answer on it (or closed it). */
-const SILENT_TARGET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const SILENT_TARGET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 function targetSilent(x: Exchange): boolean {
   if (x.error?.kind === 'timeout') return true;
@@ -139,7 +166,10 @@ export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): 
     code: 'NO_ANSWER',
     severity: spec.requirements.has(NO_ANSWER_REQUIREMENT) ? severityOf(spec, requirementIds) : 'must',
     title: ENGINE_FINDING_CODES.NO_ANSWER,
-    ...sides(`an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`, `none: ${x.error?.message ?? 'no response'}`),
+    ...sides(
+      `an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`,
+      `none: ${x.error?.message ?? 'no response'}`,
+    ),
     location: { operation: x.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
   };
@@ -151,14 +181,21 @@ function offTargetExchanges(observation: Observation): Exchange[] {
 }
 
 /** An information finding per URL from the target the kit did not request (the check could not run for it). */
-function offTargetFindings(check: Check, result: Pick<CheckResult, 'operation' | 'requirementIds'>, exchanges: readonly Exchange[]): Finding[] {
+function offTargetFindings(
+  check: Check,
+  result: Pick<CheckResult, 'operation' | 'requirementIds'>,
+  exchanges: readonly Exchange[],
+): Finding[] {
   return exchanges.map((x) => ({
     checkId: check.id,
     requirementIds: result.requirementIds,
     code: 'OFF_TARGET_URL',
     severity: 'info',
     title: ENGINE_FINDING_CODES.OFF_TARGET_URL,
-    ...sides("a URL on the target's origin or a host listed in allowedHosts", `${x.evidence.request.url}, ${x.error!.message}`),
+    ...sides(
+      "a URL on the target's origin or a host listed in allowedHosts",
+      `${x.evidence.request.url}, ${x.error!.message}`,
+    ),
     location: { operation: result.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
   }));
@@ -200,7 +237,9 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   const plan = planTests(spec, registry.CHECKS, setup.selection);
   // Readers of each observation: the selected tests of the run (not counted in a shard, whose other families never read).
   const readers = new Map<string, number>();
-  if (setup.prefetch) for (const t of plan) if (t.selected) readers.set(`${t.probe}@${t.operation}`, (readers.get(`${t.probe}@${t.operation}`) ?? 0) + 1);
+  if (setup.prefetch)
+    for (const t of plan)
+      if (t.selected) readers.set(`${t.probe}@${t.operation}`, (readers.get(`${t.probe}@${t.operation}`) ?? 0) + 1);
   const observations = new Map<string, ObservationEntry>();
   const held = new Map<ObservationEntry, number>();
   let heldBytes = 0;
@@ -212,7 +251,13 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       const probe = probes.get(probeId);
       if (!probe) throw new Error(`no probe ${probeId} in the registry`);
       const scoped = client.scoped();
-      const made: ObservationEntry = { key, observation: undefined as never, usage: scoped.usage, claimed: false, ...(readers.has(key) ? { readers: readers.get(key)! } : {}) };
+      const made: ObservationEntry = {
+        key,
+        observation: undefined as never,
+        usage: scoped.usage,
+        claimed: false,
+        ...(readers.has(key) ? { readers: readers.get(key)! } : {}),
+      };
       made.observation = probe.run(operation, scoped, ctx).then((obs) => {
         const limited = inconclusiveReason(obs);
         let done = limited ? { ...obs, inconclusive: obs.inconclusive ?? limited } : obs;
@@ -240,11 +285,25 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     held.delete(entry);
     while (heldBytes <= PREFETCH_BUDGET_BYTES && budgetWaiters.length) budgetWaiters.shift()!();
   };
-  const withinBudget = (): Promise<void> | void => (heldBytes > PREFETCH_BUDGET_BYTES ? new Promise<void>((resolve) => budgetWaiters.push(resolve)) : undefined);
-  const report: WorkerPlan = { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: registryProblems(registry, spec), unknownSelectors: unknownSelectors(plan, setup.selection) };
+  const withinBudget = (): Promise<void> | void =>
+    heldBytes > PREFETCH_BUDGET_BYTES ? new Promise<void>((resolve) => budgetWaiters.push(resolve)) : undefined;
+  const report: WorkerPlan = {
+    plan,
+    checkIds: registry.CHECKS.map((c) => c.id),
+    problems: registryProblems(registry, spec),
+    unknownSelectors: unknownSelectors(plan, setup.selection),
+  };
   fs.writeFileSync(setup.planFile, JSON.stringify(report));
-  if (report.problems.length || report.unknownSelectors.length) throw new Error('the run cannot be planned; the runner reports why');
-  if (setup.prefetch) prefetch(plan, observe, setup.transport.concurrency * 2, new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)), withinBudget);
+  if (report.problems.length || report.unknownSelectors.length)
+    throw new Error('the run cannot be planned; the runner reports why');
+  if (setup.prefetch)
+    prefetch(
+      plan,
+      observe,
+      setup.transport.concurrency * 2,
+      new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)),
+      withinBudget,
+    );
   return { setup, spec, registry, client, ctx, plan, observe, read };
 }
 
@@ -263,7 +322,10 @@ export function prefetch(
   gate: () => Promise<void> | void = () => undefined,
 ): void {
   const all = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
-  for (const t of all.filter((x) => waiting.has(x.probe))) void Promise.resolve().then(() => observe(t.probe, t.operation).observation).catch(() => undefined);
+  for (const t of all.filter((x) => waiting.has(x.probe)))
+    void Promise.resolve()
+      .then(() => observe(t.probe, t.operation).observation)
+      .catch(() => undefined);
   const pairs = all.filter((x) => !waiting.has(x.probe));
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -292,7 +354,11 @@ function ownFindings(check: Check, outcome: ReturnType<Check['run']>): ReturnTyp
 }
 
 /** Run one planned test's check (never throws: a kit error becomes a skipped result, returned beside it). */
-export async function runPlannedTest(env: WorkerEnv, check: Check, planned: PlannedTest): Promise<{ meta: TestMeta; kitError?: Error }> {
+export async function runPlannedTest(
+  env: WorkerEnv,
+  check: Check,
+  planned: PlannedTest,
+): Promise<{ meta: TestMeta; kitError?: Error }> {
   const started = performance.now();
   let outcome: CheckOutcome;
   let kitError: Error | undefined;
@@ -329,7 +395,15 @@ export async function runPlannedTest(env: WorkerEnv, check: Check, planned: Plan
     kitError.message = maskText(kitError.message, env.client.maskRules);
     outcome = { skipped: `kit error: ${kitError.message}` };
   }
-  let result = toCheckResult(env.spec, check, planned.operation, outcome, env.setup.waivers, env.setup.today, performance.now() - started);
+  let result = toCheckResult(
+    env.spec,
+    check,
+    planned.operation,
+    outcome,
+    env.setup.waivers,
+    env.setup.today,
+    performance.now() - started,
+  );
   if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
   if (noAnswer) {
     // The check failed a requirement it does not carry: the result names it, at its level.
@@ -357,7 +431,10 @@ function failureMessage(env: WorkerEnv, result: CheckResult): string {
     .slice(0, 5)
     .map((f) => `[${f.severity}] ${f.code} ${f.location.pointer || '/'}: ${f.message}`);
   const more = result.findings.length > 5 ? `\n… ${result.findings.length - 5} more` : '';
-  return maskText(`${result.checkId} failed on ${result.operation} (${result.requirementIds.join(', ')})\n${lines.join('\n')}${more}`, env.client.maskRules);
+  return maskText(
+    `${result.checkId} failed on ${result.operation} (${result.requirementIds.join(', ')})\n${lines.join('\n')}${more}`,
+    env.client.maskRules,
+  );
 }
 
 /** Generate the tests of one family from the plan. */
@@ -379,7 +456,8 @@ export async function defineFamilySuite(family: Family): Promise<void> {
           context.task.meta.pagi = meta;
           if (kitError) throw kitError;
           if (failsRun(result, env.setup.failOn)) throw new Error(failureMessage(env, result));
-          if (result.status === 'skipped' || result.status === 'not_applicable') context.skip(`${result.status}: ${result.reason}`);
+          if (result.status === 'skipped' || result.status === 'not_applicable')
+            context.skip(`${result.status}: ${result.reason}`);
         });
       }
     });

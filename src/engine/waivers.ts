@@ -29,14 +29,20 @@ export function loadWaivers(file: string): Waiver[] {
     throw new UsageError(`Cannot read the waiver file ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
   if (doc === null || doc === undefined) return [];
-  if (!Array.isArray(doc)) throw new UsageError(`The waiver file ${file} must hold a YAML list of {check, reason, expires}.`);
+  if (!Array.isArray(doc))
+    throw new UsageError(`The waiver file ${file} must hold a YAML list of {check, reason, expires}.`);
   return doc.map((entry, i) => {
     const where = `Waiver ${i + 1} of ${file}`;
-    if (!entry || typeof entry !== 'object') throw new UsageError(`${where} must be a mapping with check, reason and expires.`);
+    if (!entry || typeof entry !== 'object')
+      throw new UsageError(`${where} must be a mapping with check, reason and expires.`);
     const known = new Set(['check', 'reason', 'expires', 'operation']);
     const extra = Object.keys(entry).find((k) => !known.has(k));
     if (extra) throw new UsageError(`${where} has an unknown key '${extra}'.`);
-    const waiver: Waiver = { check: field(entry, 'check', where), reason: field(entry, 'reason', where), expires: field(entry, 'expires', where) };
+    const waiver: Waiver = {
+      check: field(entry, 'check', where),
+      reason: field(entry, 'reason', where),
+      expires: field(entry, 'expires', where),
+    };
     if (!DATE.test(waiver.expires) || Number.isNaN(Date.parse(`${waiver.expires}T00:00:00Z`))) {
       throw new UsageError(`${where} has expires '${waiver.expires}'; write a date as YYYY-MM-DD.`);
     }

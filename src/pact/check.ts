@@ -21,7 +21,14 @@ import { KIT_ROOT } from '../spec/paths.js';
 import { buildRunResult } from '../engine/results.js';
 import type { PlannedTest } from '../engine/plan.js';
 import type { KitReporter } from '../reporter.js';
-import { bodyText, headerValue, type MatcherList, type PactBody, type PactFile, type PactInteraction } from './pact-file.js';
+import {
+  bodyText,
+  headerValue,
+  type MatcherList,
+  type PactBody,
+  type PactFile,
+  type PactInteraction,
+} from './pact-file.js';
 import { flatten, itemsOf, property, URI_PATTERN, type FlatSchema } from './schema.js';
 import { operationOf } from './verify.js';
 
@@ -32,7 +39,9 @@ const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'pack
 function pactSides(message: string): { expected: string; received: string | null } {
   const at = message.indexOf(' / received ');
   const expected = message.replace(/^expected /, '');
-  return at < 0 ? { expected, received: null } : { expected: message.slice(0, at).replace(/^expected /, ''), received: message.slice(at + ' / received '.length) };
+  return at < 0
+    ? { expected, received: null }
+    : { expected: message.slice(0, at).replace(/^expected /, ''), received: message.slice(at + ' / received '.length) };
 }
 
 const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
@@ -52,11 +61,26 @@ const SHOWN_VALUES: Record<string, Record<string, string>> = {
 
 /** The checks of a pact check: id, family, title of its findings' codes. */
 const CHECKS = {
-  pactRequestFollowsSpec: { family: 'shape' as Family, description: 'The pact request is a request of the interface: path, method and body as the spec describes them.' },
-  pactRequestWithinLimits: { family: 'limits' as Family, description: 'The pact request stays within the order limits of the interface.' },
-  pactMediaTypesShown: { family: 'media' as Family, description: 'The request and response media types the pact names are those of the interface.' },
-  pactStatusShown: { family: 'status' as Family, description: 'The response status the pact expects is one the interface lists for the operation.' },
-  pactResponseGuaranteed: { family: 'shape' as Family, description: 'Every response expectation of the pact is guaranteed by the interface: fields, forms, values, sizes.' },
+  pactRequestFollowsSpec: {
+    family: 'shape' as Family,
+    description: 'The pact request is a request of the interface: path, method and body as the spec describes them.',
+  },
+  pactRequestWithinLimits: {
+    family: 'limits' as Family,
+    description: 'The pact request stays within the order limits of the interface.',
+  },
+  pactMediaTypesShown: {
+    family: 'media' as Family,
+    description: 'The request and response media types the pact names are those of the interface.',
+  },
+  pactStatusShown: {
+    family: 'status' as Family,
+    description: 'The response status the pact expects is one the interface lists for the operation.',
+  },
+  pactResponseGuaranteed: {
+    family: 'shape' as Family,
+    description: 'Every response expectation of the pact is guaranteed by the interface: fields, forms, values, sizes.',
+  },
 };
 type CheckId = keyof typeof CHECKS;
 
@@ -93,7 +117,8 @@ export function readPactFile(file: string): PactFile {
   } catch {
     throw new Error(`${file} is not JSON`);
   }
-  if (!value || !Array.isArray(value.interactions)) throw new Error(`${file} is not a pact: it has no interactions list`);
+  if (!value || !Array.isArray(value.interactions))
+    throw new Error(`${file} is not a pact: it has no interactions list`);
   return value as PactFile;
 }
 
@@ -101,7 +126,11 @@ export function readPactFile(file: string): PactFile {
 function normaliseBody(body: unknown, contentType: string | undefined): PactBody | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'object' && !Array.isArray(body) && 'content' in (body as object)) return body as PactBody;
-  return { content: body, contentType: contentType ?? (typeof body === 'string' ? 'text/plain' : 'application/json'), encoded: false };
+  return {
+    content: body,
+    contentType: contentType ?? (typeof body === 'string' ? 'text/plain' : 'application/json'),
+    encoded: false,
+  };
 }
 
 /** Path tokens of a Pact JSONPath (`$.a[*].b`, `$['a']`, `$.a.*`). */
@@ -116,26 +145,44 @@ function pathTokens(p: string): string[] {
 
 /** Matching rules of a response body as (tokens, matchers) pairs. */
 function ruleTable(rules: Record<string, MatcherList> | undefined): { tokens: string[]; list: MatcherList }[] {
-  return Object.entries(rules ?? {}).map(([p, list]) => ({ tokens: pathTokens(p), list: Array.isArray((list as any).matchers) ? list : { combine: 'AND', matchers: [list as any] } }));
+  return Object.entries(rules ?? {}).map(([p, list]) => ({
+    tokens: pathTokens(p),
+    list: Array.isArray((list as any).matchers) ? list : { combine: 'AND', matchers: [list as any] },
+  }));
 }
 
 function tokensMatch(rule: string[], at: string[]): boolean {
-  return rule.length === at.length && rule.every((t, i) => t === '*' || t === at[i] || (/^\d+$/.test(at[i]!) && t === '*'));
+  return (
+    rule.length === at.length && rule.every((t, i) => t === '*' || t === at[i] || (/^\d+$/.test(at[i]!) && t === '*'))
+  );
 }
 
 /** Matchers that apply at a position: its own, or a type matcher on an ancestor (which cascades). */
 function matchersAt(table: ReturnType<typeof ruleTable>, at: string[]): { own?: MatcherList; cascaded: boolean } {
   const own = table.find((r) => tokensMatch(r.tokens, at))?.list;
-  const cascaded = table.some((r) => r.tokens.length < at.length && tokensMatch(r.tokens, at.slice(0, r.tokens.length)) && r.list.matchers.some((m) => m.match === 'type'));
+  const cascaded = table.some(
+    (r) =>
+      r.tokens.length < at.length &&
+      tokensMatch(r.tokens, at.slice(0, r.tokens.length)) &&
+      r.list.matchers.some((m) => m.match === 'type'),
+  );
   return { own, cascaded };
 }
 
 /** A JS RegExp for a Pact (Oniguruma/Rust) regex: leading inline flags become JS flags; undefined when not portable. */
 function jsRegex(source: string): RegExp | undefined {
   const inline = /^\(\?([a-z]+)\)/.exec(source);
-  const flags = inline ? [...new Set(inline[1]!.replace('m', 's').split(''))].filter((f) => 'is'.includes(f)).join('') : '';
+  const flags = inline
+    ? [...new Set(inline[1]!.replace('m', 's').split(''))].filter((f) => 'is'.includes(f)).join('')
+    : '';
   try {
-    return new RegExp(source.slice(inline ? inline[0].length : 0).replace(/\\A/g, '^').replace(/\\[zZ]/g, '$'), flags);
+    return new RegExp(
+      source
+        .slice(inline ? inline[0].length : 0)
+        .replace(/\\A/g, '^')
+        .replace(/\\[zZ]/g, '$'),
+      flags,
+    );
   } catch {
     return undefined;
   }
@@ -144,7 +191,10 @@ function jsRegex(source: string): RegExp | undefined {
 /** Whether a regex accepts the whole value (Pact matches a regex against the whole value). */
 function accepts(re: RegExp, value: string): boolean {
   const m = re.exec(value);
-  return Boolean(m && m.index === 0 && m[0].length === value.length) || new RegExp(`^(?:${re.source})$`, re.flags).test(value);
+  return (
+    Boolean(m && m.index === 0 && m[0].length === value.length) ||
+    new RegExp(`^(?:${re.source})$`, re.flags).test(value)
+  );
 }
 
 interface Context {
@@ -153,7 +203,14 @@ interface Context {
   interaction: PactInteraction;
   index: number;
   request: Record<string, unknown>;
-  add(check: CheckId, code: Code, requirementIds: string[], message: string, pointer: string, severity?: Severity): void;
+  add(
+    check: CheckId,
+    code: Code,
+    requirementIds: string[],
+    message: string,
+    pointer: string,
+    severity?: Severity,
+  ): void;
 }
 
 function levelOf(spec: SpecModel, id: string | undefined): Severity {
@@ -179,8 +236,10 @@ function echoed(ctx: Context, tokens: string[]): { value: unknown; requirement: 
     const item = Array.isArray(requestItems) ? requestItems[Number(tokens[1])] : undefined;
     const field = tokens[2]!;
     if (item && typeof item === 'object') {
-      if (items.key.includes(field)) return { value: (item as Record<string, unknown>)[field], requirement: items.requirement };
-      if (items.fields.includes(field)) return { value: (item as Record<string, unknown>)[field], requirement: items.fieldsRequirement };
+      if (items.key.includes(field))
+        return { value: (item as Record<string, unknown>)[field], requirement: items.requirement };
+      if (items.fields.includes(field))
+        return { value: (item as Record<string, unknown>)[field], requirement: items.fieldsRequirement };
     }
   }
   if (op.echoDeep && !op.echoDeep.except.includes(pointerOf(tokens))) {
@@ -200,14 +259,26 @@ function guaranteedMin(ctx: Context, tokens: string[], flat: FlatSchema): { min:
   }
   // A payment a provider state made exists, and the query and refund search show it.
   const states = interaction.providerStates?.length ?? 0;
-  if (states && tokens.length === 1 && ((op.key === 'retrievalTrans' && tokens[0] === 'orders_list') || (op.key === 'retrievalRefund' && tokens[0] === 'refund_orders'))) {
+  if (
+    states &&
+    tokens.length === 1 &&
+    ((op.key === 'retrievalTrans' && tokens[0] === 'orders_list') ||
+      (op.key === 'retrievalRefund' && tokens[0] === 'refund_orders'))
+  ) {
     return { min: 1, requirement: op.key === 'retrievalTrans' ? 'PAGI-QRY-005' : 'PAGI-RFS-003' };
   }
   return { min: flat.minItems ?? 0 };
 }
 
 /** Walk an expected response value against its schema and the pact's matchers. */
-function walkExpected(ctx: Context, table: ReturnType<typeof ruleTable>, flat: FlatSchema, value: unknown, tokens: string[], base: string): void {
+function walkExpected(
+  ctx: Context,
+  table: ReturnType<typeof ruleTable>,
+  flat: FlatSchema,
+  value: unknown,
+  tokens: string[],
+  base: string,
+): void {
   const { own, cascaded } = matchersAt(table, tokens);
   const here = `${base}${pointerOf(tokens)}`;
   if (Array.isArray(value)) {
@@ -216,8 +287,13 @@ function walkExpected(ctx: Context, table: ReturnType<typeof ruleTable>, flat: F
     const guaranteed = guaranteedMin(ctx, tokens, flat);
     const expected = typeMatcher ? (typeMatcher.min ?? 0) : cascaded ? 0 : value.length;
     if (expected > guaranteed.min) {
-      ctx.add('pactResponseGuaranteed', 'ARRAY_SIZE_NOT_SHOWN', guaranteed.requirement ? [guaranteed.requirement] : [NOT_SHOWN_REQUIREMENT],
-        `expected at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees) / received an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`, here);
+      ctx.add(
+        'pactResponseGuaranteed',
+        'ARRAY_SIZE_NOT_SHOWN',
+        guaranteed.requirement ? [guaranteed.requirement] : [NOT_SHOWN_REQUIREMENT],
+        `expected at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees) / received an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`,
+        here,
+      );
     }
     value.forEach((v, i) => item && walkExpected(ctx, table, item, v, [...tokens, String(i)], base));
     return;
@@ -228,12 +304,23 @@ function walkExpected(ctx: Context, table: ReturnType<typeof ruleTable>, flat: F
       const childTokens = [...tokens, name];
       const where = `${base}${pointerOf(childTokens)}`;
       if (!child) {
-        ctx.add('pactResponseGuaranteed', 'FIELD_NOT_SHOWN', [], `expected a field the interface lists at ${pointerOf(tokens) || '/'} / received an expectation of ${JSON.stringify(name)}, which the interface does not show`, where);
+        ctx.add(
+          'pactResponseGuaranteed',
+          'FIELD_NOT_SHOWN',
+          [],
+          `expected a field the interface lists at ${pointerOf(tokens) || '/'} / received an expectation of ${JSON.stringify(name)}, which the interface does not show`,
+          where,
+        );
         continue;
       }
       if (!flat.required.has(name)) {
-        ctx.add('pactResponseGuaranteed', 'PRESENCE_NOT_SHOWN', [NOT_SHOWN_REQUIREMENT],
-          `expected only fields the interface guarantees present / received an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`, where);
+        ctx.add(
+          'pactResponseGuaranteed',
+          'PRESENCE_NOT_SHOWN',
+          [NOT_SHOWN_REQUIREMENT],
+          `expected only fields the interface guarantees present / received an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`,
+          where,
+        );
       }
       walkExpected(ctx, table, child, sub, childTokens, base);
     }
@@ -247,20 +334,39 @@ function walkExpected(ctx: Context, table: ReturnType<typeof ruleTable>, flat: F
         const re = jsRegex(String((m as { regex: string }).regex));
         if (!re) continue;
         const samples = [...new Set([...flat.examples.filter((e): e is string => typeof e === 'string')])];
-        const patterns = flat.patterns.map((p) => p.pattern).concat(flat.format?.pattern === 'uri' ? [URI_PATTERN] : []);
+        const patterns = flat.patterns
+          .map((p) => p.pattern)
+          .concat(flat.format?.pattern === 'uri' ? [URI_PATTERN] : []);
         const requirement = flat.patterns[0]?.requirement ?? flat.format?.requirement;
         if (patterns.length) {
           const rejected = samples.filter((s) => !accepts(re, s));
           if (rejected.length) {
-            ctx.add('pactResponseGuaranteed', 'FORM_NARROWER', requirement ? [requirement] : [NOT_SHOWN_REQUIREMENT],
-              `expected a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]}) / received ${String((m as { regex: string }).regex)}, which rejects ${JSON.stringify(rejected[0])}`, here);
+            ctx.add(
+              'pactResponseGuaranteed',
+              'FORM_NARROWER',
+              requirement ? [requirement] : [NOT_SHOWN_REQUIREMENT],
+              `expected a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]}) / received ${String((m as { regex: string }).regex)}, which rejects ${JSON.stringify(rejected[0])}`,
+              here,
+            );
           }
         } else if (!['', 'x', 'Any text, 123'].every((s) => accepts(re, s))) {
-          ctx.add('pactResponseGuaranteed', 'FORM_NARROWER', [NOT_SHOWN_REQUIREMENT],
-            `expected any string (the document shows no form, length or value set for this field) / received the regex ${String((m as { regex: string }).regex)}`, here);
+          ctx.add(
+            'pactResponseGuaranteed',
+            'FORM_NARROWER',
+            [NOT_SHOWN_REQUIREMENT],
+            `expected any string (the document shows no form, length or value set for this field) / received the regex ${String((m as { regex: string }).regex)}`,
+            here,
+          );
         }
       } else if ((m.match === 'integer' || m.match === 'number' || m.match === 'decimal') && flat.type === 'string') {
-        ctx.add('pactResponseGuaranteed', 'RESPONSE_SCHEMA', [flat.typeRequirement ?? 'PAGI-GEN-006'], `expected a string (the field's type) / received a ${m.match} matcher`, here, levelOf(ctx.spec, flat.typeRequirement ?? 'PAGI-GEN-006'));
+        ctx.add(
+          'pactResponseGuaranteed',
+          'RESPONSE_SCHEMA',
+          [flat.typeRequirement ?? 'PAGI-GEN-006'],
+          `expected a string (the field's type) / received a ${m.match} matcher`,
+          here,
+          levelOf(ctx.spec, flat.typeRequirement ?? 'PAGI-GEN-006'),
+        );
       }
     }
     return;
@@ -270,11 +376,15 @@ function walkExpected(ctx: Context, table: ReturnType<typeof ruleTable>, flat: F
   if (echo && String(echo.value) === text) return;
   const shown = SHOWN_VALUES[tokens[tokens.length - 1]!]?.[text];
   if (shown && ctx.spec.operations.get(ctx.op.key)?.requirements.includes(shown)) return;
-  ctx.add('pactResponseGuaranteed', 'VALUE_NOT_SHOWN', echo ? [echo.requirement] : [NOT_SHOWN_REQUIREMENT],
+  ctx.add(
+    'pactResponseGuaranteed',
+    'VALUE_NOT_SHOWN',
+    echo ? [echo.requirement] : [NOT_SHOWN_REQUIREMENT],
     echo
       ? `expected the request's value ${JSON.stringify(echo.value)} (echoed) / received an expectation of exactly ${JSON.stringify(value)}`
       : `expected a matcher (the interface does not fix this value) / received an expectation of exactly ${JSON.stringify(value)}`,
-    here);
+    here,
+  );
 }
 
 const BATCH_LIMIT = /^PAGI-LIM-/;
@@ -296,15 +406,24 @@ function coveredRequirements(op: OperationModel, check: CheckId): string[] {
   }
 }
 
-function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactInteraction, index: number, add: (op: OperationKey | undefined, check: CheckId, finding: Omit<Finding, 'checkId'>) => void): OperationKey | undefined {
+function checkInteraction(
+  spec: SpecModel,
+  profile: Profile,
+  interaction: PactInteraction,
+  index: number,
+  add: (op: OperationKey | undefined, check: CheckId, finding: Omit<Finding, 'checkId'>) => void,
+): OperationKey | undefined {
   const where = `/interactions/${index}`;
   const request = interaction.request ?? ({} as PactInteraction['request']);
   const pathOnly = (request.path ?? '').split('?')[0]!;
-  const reqContentType = headerValue(request.headers as Record<string, unknown>, 'content-type') ?? (request.body as PactBody | undefined)?.contentType;
+  const reqContentType =
+    headerValue(request.headers as Record<string, unknown>, 'content-type') ??
+    (request.body as PactBody | undefined)?.contentType;
   const reqBody = normaliseBody(request.body, reqContentType);
   const text = bodyText(reqBody);
   let body: Record<string, unknown> = {};
-  if (reqBody && typeof reqBody.content === 'object' && reqBody.content && reqBody.encoded === false) body = reqBody.content as Record<string, unknown>;
+  if (reqBody && typeof reqBody.content === 'object' && reqBody.content && reqBody.encoded === false)
+    body = reqBody.content as Record<string, unknown>;
   else if (text !== undefined) {
     try {
       body = text.trimStart().startsWith('{') ? JSON.parse(text) : decodeForm(text);
@@ -314,7 +433,14 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
   }
   const key = operationOf(spec, pathOnly, body);
   const op = key ? spec.operations.get(key)! : undefined;
-  const finding = (check: CheckId, code: Code, requirementIds: string[], message: string, pointer: string, severity?: Severity) =>
+  const finding = (
+    check: CheckId,
+    code: Code,
+    requirementIds: string[],
+    message: string,
+    pointer: string,
+    severity?: Severity,
+  ) =>
     add(key, check, {
       requirementIds,
       code,
@@ -326,58 +452,130 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
     });
   if (!op) {
     const versioned = pathOnly.startsWith('/v1/');
-    finding('pactRequestFollowsSpec', 'PATH_NOT_SHOWN', versioned ? [] : ['PAGI-GEN-002'], `expected a path of the interface (${[...new Set([...spec.operations.values()].map((o) => o.path))].join(', ')}) / received ${JSON.stringify(request.path)}`, `${where}/request/path`);
+    finding(
+      'pactRequestFollowsSpec',
+      'PATH_NOT_SHOWN',
+      versioned ? [] : ['PAGI-GEN-002'],
+      `expected a path of the interface (${[...new Set([...spec.operations.values()].map((o) => o.path))].join(', ')}) / received ${JSON.stringify(request.path)}`,
+      `${where}/request/path`,
+    );
     return undefined;
   }
-  if ((request.method ?? '').toUpperCase() !== 'POST') finding('pactRequestFollowsSpec', 'METHOD_NOT_POST', ['PAGI-GEN-001'], `expected POST / received ${JSON.stringify(request.method)}`, `${where}/request/method`);
+  if ((request.method ?? '').toUpperCase() !== 'POST')
+    finding(
+      'pactRequestFollowsSpec',
+      'METHOD_NOT_POST',
+      ['PAGI-GEN-001'],
+      `expected POST / received ${JSON.stringify(request.method)}`,
+      `${where}/request/method`,
+    );
   // Media type of the request: one the spec lists for the operation (declared, or used by the document's examples).
-  const mediaRequirement = op.requirements.find((r) => ['PAGI-MED-001', 'PAGI-MED-002', 'PAGI-MED-003'].includes(r)) ?? 'PAGI-MED-001';
+  const mediaRequirement =
+    op.requirements.find((r) => ['PAGI-MED-001', 'PAGI-MED-002', 'PAGI-MED-003'].includes(r)) ?? 'PAGI-MED-001';
   const reqBase = (reqContentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (reqBase && !op.requestMedia.some((m) => m.type === reqBase)) {
-    finding('pactMediaTypesShown', 'REQUEST_MEDIA', [mediaRequirement], `expected one of ${op.requestMedia.map((m) => m.type).join(', ')} / received ${reqContentType}`, `${where}/request/headers`);
+    finding(
+      'pactMediaTypesShown',
+      'REQUEST_MEDIA',
+      [mediaRequirement],
+      `expected one of ${op.requestMedia.map((m) => m.type).join(', ')} / received ${reqContentType}`,
+      `${where}/request/headers`,
+    );
   } else if (reqBase && !profile.requestMedia.acceptOther) {
     // Which declared type a gateway enforces is not shown (rule 6): the profile says, and this one takes only its own.
-    const wanted = profile.requestMedia.types[op.key] === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    if (reqBase !== wanted) finding('pactMediaTypesShown', 'REQUEST_MEDIA', ['PAGI-MED-005'], `expected ${wanted} (the profile ${profile.name} accepts no other type for ${op.key}) / received ${reqContentType}`, `${where}/request/headers`);
+    const wanted =
+      profile.requestMedia.types[op.key] === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (reqBase !== wanted)
+      finding(
+        'pactMediaTypesShown',
+        'REQUEST_MEDIA',
+        ['PAGI-MED-005'],
+        `expected ${wanted} (the profile ${profile.name} accepts no other type for ${op.key}) / received ${reqContentType}`,
+        `${where}/request/headers`,
+      );
   }
   // Query and refund search: the orders a request selects (through the profile's selection fields) stay within the limit.
-  const selection = (profile.selection as Record<string, { fields: string[]; listSeparator: string; combine: string } | undefined>)[op.key];
+  const selection = (
+    profile.selection as Record<string, { fields: string[]; listSeparator: string; combine: string } | undefined>
+  )[op.key];
   if (op.selectionLimit && selection) {
-    const counts = selection.fields.map((f) => (typeof body[f] === 'string' && body[f] !== '' ? String(body[f]).split(selection.listSeparator).length : 0));
+    const counts = selection.fields.map((f) =>
+      typeof body[f] === 'string' && body[f] !== '' ? String(body[f]).split(selection.listSeparator).length : 0,
+    );
     const selected = selection.combine === 'union' ? counts.reduce((a, b) => a + b, 0) : Math.max(0, ...counts);
     if (selected > op.selectionLimit.maxOrders) {
-      finding('pactRequestWithinLimits', 'LIMIT_EXCEEDED', [op.selectionLimit.requirement], `expected at most ${op.selectionLimit.maxOrders} orders per request / received a selection of ${selected} (${selection.fields.join(', ')})`, `${where}/request/body`);
+      finding(
+        'pactRequestWithinLimits',
+        'LIMIT_EXCEEDED',
+        [op.selectionLimit.requirement],
+        `expected at most ${op.selectionLimit.maxOrders} orders per request / received a selection of ${selected} (${selection.fields.join(', ')})`,
+        `${where}/request/body`,
+      );
     }
   }
   const status = interaction.response?.status ?? 200;
   const documentedError = op.errorStatuses.includes(String(status));
   // An interaction expecting a documented 400/404 sends a request the gateway must refuse: its violations are its point.
   if (!documentedError) {
-    const violations = spec.validate(op.requestSchemaId, body).filter((v) => !['allOf', 'oneOf', 'anyOf', 'if'].includes(v.keyword));
+    const violations = spec
+      .validate(op.requestSchemaId, body)
+      .filter((v) => !['allOf', 'oneOf', 'anyOf', 'if'].includes(v.keyword));
     for (const v of violations) {
       const limit = v.keyword === 'maxItems' || BATCH_LIMIT.test(v.requirementId ?? '');
-      finding(limit ? 'pactRequestWithinLimits' : 'pactRequestFollowsSpec', limit ? 'LIMIT_EXCEEDED' : 'REQUEST_SCHEMA', v.requirementId ? [v.requirementId] : [],
-        `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(body, v.instancePath))?.slice(0, 120)}`, `${where}/request/body${v.instancePath}`);
+      finding(
+        limit ? 'pactRequestWithinLimits' : 'pactRequestFollowsSpec',
+        limit ? 'LIMIT_EXCEEDED' : 'REQUEST_SCHEMA',
+        v.requirementId ? [v.requirementId] : [],
+        `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(body, v.instancePath))?.slice(0, 120)}`,
+        `${where}/request/body${v.instancePath}`,
+      );
     }
   }
   // Status.
   if (status !== 200 && !documentedError) {
     const listed = op.errorStatuses.length ? `200 or ${op.errorStatuses.join(', ')}` : '200';
-    finding('pactStatusShown', 'STATUS_NOT_SHOWN', status >= 200 && status < 300 ? ['PAGI-GEN-007'] : ['PAGI-ERR-007'],
-      `expected ${listed} (what the document lists for ${op.key}) / received an expectation of HTTP ${status}`, `${where}/response/status`, status >= 200 && status < 300 ? 'must' : 'must');
+    finding(
+      'pactStatusShown',
+      'STATUS_NOT_SHOWN',
+      status >= 200 && status < 300 ? ['PAGI-GEN-007'] : ['PAGI-ERR-007'],
+      `expected ${listed} (what the document lists for ${op.key}) / received an expectation of HTTP ${status}`,
+      `${where}/response/status`,
+      status >= 200 && status < 300 ? 'must' : 'must',
+    );
   }
   if (status !== 200) return key;
   const response = interaction.response;
   const resContentType = headerValue(response.headers as Record<string, unknown>, 'content-type');
   const resBody = normaliseBody(response.body, resContentType);
-  const format = op.responseMedia.some((m) => m.type.includes('xml')) ? 'xml' : op.responseMedia.some((m) => m.type === 'text/html') ? 'html' : 'json';
+  const format = op.responseMedia.some((m) => m.type.includes('xml'))
+    ? 'xml'
+    : op.responseMedia.some((m) => m.type === 'text/html')
+      ? 'html'
+      : 'json';
   const formatRequirement = format === 'xml' ? 'PAGI-MED-006' : format === 'html' ? 'PAGI-MED-007' : 'PAGI-MED-008';
   if (resContentType) {
     const base = resContentType.split(';')[0]!.trim().toLowerCase();
-    const allowed = format === 'xml' ? ['application/xml', 'text/xml'] : format === 'html' ? ['text/html'] : ['application/json'];
-    const hasRule = Object.keys((response.matchingRules as any)?.header ?? {}).some((name) => name.toLowerCase() === 'content-type');
-    if (!allowed.includes(base)) finding('pactMediaTypesShown', 'RESPONSE_MEDIA', [formatRequirement], `expected a ${format.toUpperCase()} content type (${allowed.join(', ')}) / received ${resContentType}`, `${where}/response/headers`);
-    else if (!hasRule && format === 'xml') finding('pactMediaTypesShown', 'RESPONSE_MEDIA', ['PAGI-MED-009'], `expected a matcher accepting application/xml and text/xml (both conventional) / received exactly ${resContentType}`, `${where}/response/headers`);
+    const allowed =
+      format === 'xml' ? ['application/xml', 'text/xml'] : format === 'html' ? ['text/html'] : ['application/json'];
+    const hasRule = Object.keys((response.matchingRules as any)?.header ?? {}).some(
+      (name) => name.toLowerCase() === 'content-type',
+    );
+    if (!allowed.includes(base))
+      finding(
+        'pactMediaTypesShown',
+        'RESPONSE_MEDIA',
+        [formatRequirement],
+        `expected a ${format.toUpperCase()} content type (${allowed.join(', ')}) / received ${resContentType}`,
+        `${where}/response/headers`,
+      );
+    else if (!hasRule && format === 'xml')
+      finding(
+        'pactMediaTypesShown',
+        'RESPONSE_MEDIA',
+        ['PAGI-MED-009'],
+        `expected a matcher accepting application/xml and text/xml (both conventional) / received exactly ${resContentType}`,
+        `${where}/response/headers`,
+      );
   }
   const content = bodyText(resBody);
   if (content === undefined) return key;
@@ -394,15 +592,35 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
   const flat = flatten(spec, op.responseSchemaId);
   if (format === 'html') {
     if (!/<form\b/i.test(content)) {
-      finding('pactResponseGuaranteed', 'BODY_FORM', ['PAGI-CHK-002'], 'expected an HTML page holding the checkout form / received a body with no <form>', bodyBase);
+      finding(
+        'pactResponseGuaranteed',
+        'BODY_FORM',
+        ['PAGI-CHK-002'],
+        'expected an HTML page holding the checkout form / received a body with no <form>',
+        bodyBase,
+      );
       return key;
     }
     const model = readCheckoutForm(content);
-    for (const v of spec.validate(op.responseSchemaId, model).filter((x) => x.keyword !== 'required' && !['allOf', 'oneOf', 'anyOf', 'if'].includes(x.keyword))) {
-      finding('pactResponseGuaranteed', 'RESPONSE_SCHEMA', v.requirementId ? [v.requirementId] : [], `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) of the page's form`, `${bodyBase}${v.instancePath}`);
+    for (const v of spec
+      .validate(op.responseSchemaId, model)
+      .filter((x) => x.keyword !== 'required' && !['allOf', 'oneOf', 'anyOf', 'if'].includes(x.keyword))) {
+      finding(
+        'pactResponseGuaranteed',
+        'RESPONSE_SCHEMA',
+        v.requirementId ? [v.requirementId] : [],
+        `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) of the page's form`,
+        `${bodyBase}${v.instancePath}`,
+      );
     }
     if (!table.some((r) => r.tokens.length === 0)) {
-      finding('pactResponseGuaranteed', 'VALUE_NOT_SHOWN', [NOT_SHOWN_REQUIREMENT], 'expected matchers on the page (the document fixes the form and its inputs, not the markup) / received an expectation of the exact page', bodyBase);
+      finding(
+        'pactResponseGuaranteed',
+        'VALUE_NOT_SHOWN',
+        [NOT_SHOWN_REQUIREMENT],
+        'expected matchers on the page (the document fixes the form and its inputs, not the markup) / received an expectation of the exact page',
+        bodyBase,
+      );
     }
     return key;
   }
@@ -410,7 +628,13 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
   if (format === 'xml') {
     const xml = readXml(content, 'respon');
     if (!xml.ok) {
-      finding('pactResponseGuaranteed', 'BODY_FORM', ['PAGI-MED-006'], `expected an XML document with root element respon / received ${xml.problem.detail}`, bodyBase);
+      finding(
+        'pactResponseGuaranteed',
+        'BODY_FORM',
+        ['PAGI-MED-006'],
+        `expected an XML document with root element respon / received ${xml.problem.detail}`,
+        bodyBase,
+      );
       return key;
     }
     expected = normaliseArrays(xml.value, ['risk_reasons']);
@@ -423,12 +647,26 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
     try {
       expected = typeof resBody!.content === 'string' ? JSON.parse(resBody!.content as string) : resBody!.content;
     } catch {
-      finding('pactResponseGuaranteed', 'BODY_FORM', [formatRequirement], 'expected a JSON body / received text that does not parse as JSON', bodyBase);
+      finding(
+        'pactResponseGuaranteed',
+        'BODY_FORM',
+        [formatRequirement],
+        'expected a JSON body / received text that does not parse as JSON',
+        bodyBase,
+      );
       return key;
     }
   }
-  for (const v of spec.validate(op.responseSchemaId, expected).filter((x) => x.keyword !== 'required' && !['allOf', 'oneOf', 'anyOf', 'if'].includes(x.keyword))) {
-    finding('pactResponseGuaranteed', 'RESPONSE_SCHEMA', v.requirementId ? [v.requirementId] : [], `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(expected, v.instancePath))?.slice(0, 120)}`, `${bodyBase}${v.instancePath}`);
+  for (const v of spec
+    .validate(op.responseSchemaId, expected)
+    .filter((x) => x.keyword !== 'required' && !['allOf', 'oneOf', 'anyOf', 'if'].includes(x.keyword))) {
+    finding(
+      'pactResponseGuaranteed',
+      'RESPONSE_SCHEMA',
+      v.requirementId ? [v.requirementId] : [],
+      `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(expected, v.instancePath))?.slice(0, 120)}`,
+      `${bodyBase}${v.instancePath}`,
+    );
   }
   walkExpected(ctx, table, flat, expected, [], bodyBase);
   return key;
@@ -436,7 +674,11 @@ function checkInteraction(spec: SpecModel, profile: Profile, interaction: PactIn
 
 function pick(value: unknown, pointer: string): unknown {
   let v = value;
-  for (const part of pointer.split('/').slice(1)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  for (const part of pointer.split('/').slice(1))
+    v =
+      v && typeof v === 'object'
+        ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+        : undefined;
   return v;
 }
 
@@ -460,7 +702,16 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     const key = `${operation}/${checkId}`;
     let result = byKey.get(key);
     if (!result) {
-      result = { checkId, operation, family: CHECKS[checkId].family, requirementIds: [], severity: 'info', status: 'passed', findings: [], durationMs: 0 };
+      result = {
+        checkId,
+        operation,
+        family: CHECKS[checkId].family,
+        requirementIds: [],
+        severity: 'info',
+        status: 'passed',
+        findings: [],
+        durationMs: 0,
+      };
       byKey.set(key, result);
     }
     return result;
@@ -468,7 +719,10 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
   const order: Severity[] = ['must', 'expected', 'profile', 'info'];
   // A merchant's pact may hold card data: findings quote its values, so they are masked before they leave.
   const card = loaded.profile.fields.card;
-  const rules = { fields: [card.number, card.securityCode], cards: [...loaded.profile.payments.testCards.approve, ...loaded.profile.payments.testCards.decline] };
+  const rules = {
+    fields: [card.number, card.securityCode],
+    cards: [...loaded.profile.payments.testCards.approve, ...loaded.profile.payments.testCards.decline],
+  };
   pact.interactions.forEach((interaction, index) => {
     const key = checkInteraction(spec, loaded.profile, interaction, index, (operation, checkId, finding) => {
       if (!operation) {
@@ -477,14 +731,22 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
       }
       const result = ensure(operation, checkId);
       // The whole finding: its message, its expected and received values, its location.
-      result.findings.push(maskValue({ checkId, ...finding, location: { ...finding.location, exchangeId: finding.location.exchangeId ?? '' } }, rules));
+      result.findings.push(
+        maskValue(
+          { checkId, ...finding, location: { ...finding.location, exchangeId: finding.location.exchangeId ?? '' } },
+          rules,
+        ),
+      );
     });
     if (key) for (const id of Object.keys(CHECKS) as CheckId[]) ensure(key, id);
   });
   // Interactions on paths the interface does not have belong to no operation: they are warnings and fail the check.
   const unknown = warnings.length;
   for (const result of byKey.values()) {
-    const ids = new Set([...coveredRequirements(spec.operations.get(result.operation)!, result.checkId as CheckId), ...result.findings.flatMap((f) => f.requirementIds)]);
+    const ids = new Set([
+      ...coveredRequirements(spec.operations.get(result.operation)!, result.checkId as CheckId),
+      ...result.findings.flatMap((f) => f.requirementIds),
+    ]);
     result.requirementIds = [...ids].sort();
     if (result.findings.length) {
       result.status = 'failed';
@@ -494,7 +756,17 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     }
   }
   const results = [...byKey.values()];
-  const plan: PlannedTest[] = results.map((r) => ({ key: `${r.operation}/${r.checkId}`, checkId: r.checkId, family: r.family, operation: r.operation, probe: 'pact', requirementIds: r.requirementIds, severity: r.severity, title: r.checkId, selected: true }));
+  const plan: PlannedTest[] = results.map((r) => ({
+    key: `${r.operation}/${r.checkId}`,
+    checkId: r.checkId,
+    family: r.family,
+    operation: r.operation,
+    probe: 'pact',
+    requirementIds: r.requirementIds,
+    severity: r.severity,
+    title: r.checkId,
+    selected: true,
+  }));
   const ended = new Date();
   const result = buildRunResult(spec, plan, results, {
     metadata: {
@@ -504,7 +776,15 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
       spec: { root: spec.root, digest: spec.digest },
       profile: { name: loaded.profile.name, version: loaded.profile.version, file: loaded.file, digest: loaded.digest },
       // The check's settings: the pact checked, the profile and the failing level.
-      configDigest: createHash('sha256').update(JSON.stringify({ pact: createHash('sha256').update(JSON.stringify(pact)).digest('hex'), profile: loaded.digest, failOn: options.failOn ?? 'must' })).digest('hex'),
+      configDigest: createHash('sha256')
+        .update(
+          JSON.stringify({
+            pact: createHash('sha256').update(JSON.stringify(pact)).digest('hex'),
+            profile: loaded.digest,
+            failOn: options.failOn ?? 'must',
+          }),
+        )
+        .digest('hex'),
       target: { baseUrl: options.file ? `pact:${path.basename(options.file)}` : 'pact', embedded: false },
       seed: 0,
       failOn: options.failOn ?? 'must',
@@ -531,7 +811,10 @@ export function findingsOf(result: RunResult): Finding[] {
 }
 
 /** Write a pact check's results with `run`'s reporters (the caller creates them). */
-export async function reportCheck(result: RunResult, options: { out: string; reporters: readonly KitReporter[] }): Promise<string[]> {
+export async function reportCheck(
+  result: RunResult,
+  options: { out: string; reporters: readonly KitReporter[] },
+): Promise<string[]> {
   const { reporters } = options;
   const files: string[] = [];
   for (const reporter of reporters) {

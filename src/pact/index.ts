@@ -54,7 +54,8 @@ export function interactions(options: InteractionOptions = {}): ConsumerInteract
   return generated(options).map((pact) => {
     const operation = operationOf(pact);
     const requestContent = pact.request.body!.content;
-    const requestObject = typeof requestContent === 'string' ? Object.fromEntries(new URLSearchParams(requestContent)) : requestContent;
+    const requestObject =
+      typeof requestContent === 'string' ? Object.fromEntries(new URLSearchParams(requestContent)) : requestContent;
     const op = spec.operations.get(operation)!;
     const responseBody = pact.response.body;
     const json = responseBody?.contentType === 'application/json';
@@ -83,7 +84,8 @@ export function interactions(options: InteractionOptions = {}): ConsumerInteract
 
 /** The guaranteed JSON response of a generated interaction as V3 matchers (its array minima kept). */
 function responseMatchers(spec: SpecModel, operation: OperationKey, pact: PactInteraction): unknown {
-  if (pact.response.body?.contentType !== 'application/json') throw new Error(`${operation} has no JSON response to match`);
+  if (pact.response.body?.contentType !== 'application/json')
+    throw new Error(`${operation} has no JSON response to match`);
   const op = spec.operations.get(operation)!;
   const rules = pact.response.matchingRules?.body ?? {};
   const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), pact.response.body.content, {

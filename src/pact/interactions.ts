@@ -25,9 +25,15 @@ export const PROVIDER = 'pagi-gateway';
 
 /** The sandbox's example credentials (gateway/config.default.yaml), which sign the generated requests. */
 export function sandboxCredentials(): { merchantId: string; accountId: string; secret: string } {
-  const config = readYamlFile(path.join(KIT_ROOT, 'gateway', 'config.default.yaml')) as { merchants: { merchantId: string; accounts: { accountId: string; secret: string }[] }[] };
+  const config = readYamlFile(path.join(KIT_ROOT, 'gateway', 'config.default.yaml')) as {
+    merchants: { merchantId: string; accounts: { accountId: string; secret: string }[] }[];
+  };
   const merchant = config.merchants[0]!;
-  return { merchantId: merchant.merchantId, accountId: merchant.accounts[0]!.accountId, secret: merchant.accounts[0]!.secret };
+  return {
+    merchantId: merchant.merchantId,
+    accountId: merchant.accounts[0]!.accountId,
+    secret: merchant.accounts[0]!.secret,
+  };
 }
 
 /** Response body formats, with the content-type rule the spec calls conventional. */
@@ -59,8 +65,19 @@ function checkoutPageRules(spec: SpecModel, submitted: string[]): { matchers: Ma
     ...[...new Set([...submitted, ...form.aliasNames, form.allParamsName, ...form.gatewayFields])].map(input),
   ];
   return {
-    matchers: { combine: 'AND', matchers: regexes.map((regex) => ({ match: 'regex', regex: `(?im)\\A.*${regex}.*\\z` })) },
-    requirements: ['PAGI-CHK-002', 'PAGI-CHK-003', 'PAGI-CHK-004', form.submittedFieldsRequirement, form.aliasRequirement, form.allParamsRequirement, form.gatewayFieldsRequirement],
+    matchers: {
+      combine: 'AND',
+      matchers: regexes.map((regex) => ({ match: 'regex', regex: `(?im)\\A.*${regex}.*\\z` })),
+    },
+    requirements: [
+      'PAGI-CHK-002',
+      'PAGI-CHK-003',
+      'PAGI-CHK-004',
+      form.submittedFieldsRequirement,
+      form.aliasRequirement,
+      form.allParamsRequirement,
+      form.gatewayFieldsRequirement,
+    ],
   };
 }
 
@@ -80,14 +97,21 @@ interface Plan {
 
 const ITEM_INJECTS = { transaction_id: 'transaction_id', order_no: 'order_no', amount: 'amount', currency: 'currency' };
 
-function batchPlan(operation: 'capture' | 'review' | 'cancel' | 'refund', state: StateKey, description: string, extra: Record<string, string> = {}): Plan {
+function batchPlan(
+  operation: 'capture' | 'review' | 'cancel' | 'refund',
+  state: StateKey,
+  description: string,
+  extra: Record<string, string> = {},
+): Plan {
   const injects = { ...ITEM_INJECTS, ...extra };
   return {
     operation,
     description,
     state,
     status: 200,
-    inject: Object.fromEntries(Object.entries(injects).map(([field, value]) => [`$.${operation}_orders[0].${field}`, value])),
+    inject: Object.fromEntries(
+      Object.entries(injects).map(([field, value]) => [`$.${operation}_orders[0].${field}`, value]),
+    ),
   };
 }
 
@@ -101,7 +125,12 @@ const PLANS: Plan[] = [
     // The profile names the card fields; the state injects the test card, so no card number is written down.
     change: (body, profile) => {
       const c = profile.fields.card;
-      Object.assign(body, { [c.number]: '411111******1111', [c.expiryMonth]: '12', [c.expiryYear]: c.expiryYearFormat === 'YYYY' ? '2030' : '30', [c.securityCode]: '***' });
+      Object.assign(body, {
+        [c.number]: '411111******1111',
+        [c.expiryMonth]: '12',
+        [c.expiryYear]: c.expiryYearFormat === 'YYYY' ? '2030' : '30',
+        [c.securityCode]: '***',
+      });
     },
   },
   { operation: 'authoriseApm', description: 'an APM payment', status: 200 },
@@ -126,7 +155,12 @@ const PLANS: Plan[] = [
   batchPlan('review', 'review', 'a review of the payment held for review'),
   batchPlan('cancel', 'authorised', 'a cancel of the authorised payment'),
   batchPlan('refund', 'captured', 'a refund of the captured payment', { refund_amount: 'amount' }),
-  { operation: 'retrievalRefund', description: 'a refund search of the refunded payment', state: 'refunded', status: 200 },
+  {
+    operation: 'retrievalRefund',
+    description: 'a refund search of the refunded payment',
+    state: 'refunded',
+    status: 200,
+  },
   {
     operation: 'payout',
     description: 'a payout',
@@ -191,22 +225,35 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
   const selection = (profile.selection as Record<string, { fields: string[] } | undefined>)[plan.operation];
   if (selection && plan.state) {
     // The profile's selection field picks the state's payment (which orders a query returns is not shown).
-    const field = selection.fields.find((f) => (STATES[plan.state!].injects as readonly string[]).includes(f)) ?? selection.fields[0]!;
+    const field =
+      selection.fields.find((f) => (STATES[plan.state!].injects as readonly string[]).includes(f)) ??
+      selection.fields[0]!;
     body[field] = field === 'transaction_id' ? 'T202611220001' : 'ORD-20261122-0001';
     inject[`$.${field}`] = field;
   }
   if (plan.operation === 'payout') inject[`$.${profile.payout.idempotencyKey}`] = 'uuid';
   if (plan.operation === 'authoriseDirect') {
     const c = profile.fields.card;
-    Object.assign(inject, { [`$.${c.number}`]: 'card_number', [`$.${c.expiryMonth}`]: 'expiry_month', [`$.${c.expiryYear}`]: 'expiry_year', [`$.${c.securityCode}`]: 'security_code' });
+    Object.assign(inject, {
+      [`$.${c.number}`]: 'card_number',
+      [`$.${c.expiryMonth}`]: 'expiry_month',
+      [`$.${c.expiryYear}`]: 'expiry_year',
+      [`$.${c.securityCode}`]: 'security_code',
+    });
   }
   const signature = sign(profile.signature, 'request', plan.operation, body, secret);
-  const signed: Record<string, unknown> = signature === undefined ? body : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
+  const signed: Record<string, unknown> =
+    signature === undefined
+      ? body
+      : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
   const form = profile.requestMedia.types[plan.operation] === 'form';
   const requestTemplate = buildTemplate(spec, flatten(spec, op.requestSchemaId), signed, { fields: 'all' });
   const generators: Record<string, Generator> = {};
   for (const [at, value] of Object.entries(inject)) {
-    generators[at] = value === 'uuid' ? { type: 'Uuid', format: 'lower-case-hyphenated' } : { type: 'ProviderState', expression: `\${${value}}`, dataType: 'STRING' };
+    generators[at] =
+      value === 'uuid'
+        ? { type: 'Uuid', format: 'lower-case-hyphenated' }
+        : { type: 'ProviderState', expression: `\${${value}}`, dataType: 'STRING' };
   }
   const requestBody = toJsonBody(requestTemplate);
   const contentType = `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`;
@@ -218,7 +265,10 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
     request: {
       method: op.method.toUpperCase(),
       path: op.path,
-      headers: { 'Content-Type': [contentType], ...Object.fromEntries(Object.entries(profileHeaders(profile, signed)).map(([k, v]) => [k, [v]])) },
+      headers: {
+        'Content-Type': [contentType],
+        ...Object.fromEntries(Object.entries(profileHeaders(profile, signed)).map(([k, v]) => [k, [v]])),
+      },
       body: { content: form ? encodeForm(signed) : signed, contentType, encoded: false },
       matchingRules: bodyRules(requestBody.rules),
       ...(Object.keys(generators).length ? { generators: { body: generators } } : {}),
@@ -230,8 +280,14 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
   if (plan.status === 200) {
     requirements.add('PAGI-GEN-007');
     const example = responseExample(spec, plan.operation);
-    const format = op.responseMedia.some((m) => m.type.includes('xml')) ? 'xml' : op.responseMedia.some((m) => m.type === 'text/html') ? 'html' : 'json';
-    const header = { 'Content-Type': { combine: 'AND' as const, matchers: [{ match: 'regex', regex: FORMATS[format].regex }] } };
+    const format = op.responseMedia.some((m) => m.type.includes('xml'))
+      ? 'xml'
+      : op.responseMedia.some((m) => m.type === 'text/html')
+        ? 'html'
+        : 'json';
+    const header = {
+      'Content-Type': { combine: 'AND' as const, matchers: [{ match: 'regex', regex: FORMATS[format].regex }] },
+    };
     requirements.add(MEDIA_REQUIREMENT);
     interaction.response.headers = { 'Content-Type': [FORMATS[format].example] };
     if (format === 'html') {
@@ -243,17 +299,27 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
     } else {
       const guarantee = ARRAY_GUARANTEES[plan.operation];
       const arrayMin = (pointer: string) => {
-        if (op.batch && pointer === `/${op.batch.orders}`) return { min: (signed[op.batch.orders] as unknown[]).length, requirement: BATCH_ANSWERED };
+        if (op.batch && pointer === `/${op.batch.orders}`)
+          return { min: (signed[op.batch.orders] as unknown[]).length, requirement: BATCH_ANSWERED };
         return guarantee?.pointer === pointer ? { min: 1, requirement: guarantee.requirement } : undefined;
       };
-      const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), example, { fields: 'required', arrayMin });
+      const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), example, {
+        fields: 'required',
+        arrayMin,
+      });
       templateRequirements(template).forEach((r) => requirements.add(r));
       const converted = format === 'xml' ? toXmlBody('respon', template) : toJsonBody(template);
-      interaction.response.body = { content: converted.content, contentType: format === 'xml' ? 'application/xml' : 'application/json', encoded: false };
+      interaction.response.body = {
+        content: converted.content,
+        contentType: format === 'xml' ? 'application/xml' : 'application/json',
+        encoded: false,
+      };
       interaction.response.matchingRules = bodyRules(converted.rules, header);
     }
   }
-  interaction.comments = { text: [`operation: ${plan.operation}`, `requirements: ${[...requirements].sort().join(', ')}`] };
+  interaction.comments = {
+    text: [`operation: ${plan.operation}`, `requirements: ${[...requirements].sort().join(', ')}`],
+  };
   return interaction;
 }
 

@@ -26,7 +26,12 @@ function isMatched(value: unknown): value is Matched {
 }
 
 function matched(matchers: Matcher[], value: unknown, requirements: (string | undefined)[]): Matched {
-  return { pagiMatched: true, matchers, value, requirements: [...new Set(requirements.filter((r): r is string => Boolean(r)))] };
+  return {
+    pagiMatched: true,
+    matchers,
+    value,
+    requirements: [...new Set(requirements.filter((r): r is string => Boolean(r)))],
+  };
 }
 
 /** The matchers a scalar position's schema gives (regexes of its patterns and format, else its JSON type). */
@@ -60,8 +65,17 @@ function exampleScalar(flat: FlatSchema, example: unknown): unknown {
 }
 
 /** The template of `example` at a schema position. */
-export function buildTemplate(spec: SpecModel, flat: FlatSchema, example: unknown, options: TemplateOptions, pointer = ''): Template {
-  const isObject = flat.type === 'object' || (!flat.type && flat.properties.size > 0) || (!flat.type && example !== null && typeof example === 'object' && !Array.isArray(example));
+export function buildTemplate(
+  spec: SpecModel,
+  flat: FlatSchema,
+  example: unknown,
+  options: TemplateOptions,
+  pointer = '',
+): Template {
+  const isObject =
+    flat.type === 'object' ||
+    (!flat.type && flat.properties.size > 0) ||
+    (!flat.type && example !== null && typeof example === 'object' && !Array.isArray(example));
   if (flat.type === 'array' || Array.isArray(example)) {
     const item = itemsOf(spec, flat) ?? flatten(spec, { node: {}, base: '' });
     const first = Array.isArray(example) ? example[0] : undefined;
@@ -72,7 +86,13 @@ export function buildTemplate(spec: SpecModel, flat: FlatSchema, example: unknow
   }
   if (isObject) {
     const source = example && typeof example === 'object' ? (example as Record<string, unknown>) : {};
-    const names = options.fields === 'all' ? Object.keys(source) : [...Object.keys(source).filter((k) => flat.required.has(k)), ...[...flat.required.keys()].filter((k) => !(k in source))];
+    const names =
+      options.fields === 'all'
+        ? Object.keys(source)
+        : [
+            ...Object.keys(source).filter((k) => flat.required.has(k)),
+            ...[...flat.required.keys()].filter((k) => !(k in source)),
+          ];
     const out: Record<string, Template> = {};
     for (const name of names) {
       const sub = property(spec, flat, name) ?? flatten(spec, { node: {}, base: '' });
@@ -102,7 +122,8 @@ export function toJsonBody(template: Template): { content: unknown; rules: Recor
       if (Array.isArray(node.value)) return (node.value as Template[]).map((item) => walk(item, `${path}[*]`));
       return node.value;
     }
-    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, `${path}${step(k)}`)]));
+    if (node && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, `${path}${step(k)}`)]));
     return node;
   };
   return { content: walk(template, '$'), rules };
@@ -120,7 +141,8 @@ export function toXmlBody(root: string, template: Template): { content: string; 
       rules[`${path}['#text']`] = list(node.matchers);
       return node.value;
     }
-    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, `${path}.${k}`)]));
+    if (node && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v, `${path}.${k}`)]));
     return node;
   };
   const value = walk(template, `$.${root}`) as Record<string, unknown>;
@@ -137,17 +159,23 @@ export function toPactJs(template: Template): unknown {
     }
     const regexes = template.matchers.filter((m): m is { match: 'regex'; regex: string } => m.match === 'regex');
     // One regex per position in the V3 DSL: the last is the strictest (schemas add stricter forms in allOf).
-    if (regexes.length) return { 'pact:matcher:type': 'regex', regex: regexes[regexes.length - 1]!.regex, value: template.value };
+    if (regexes.length)
+      return { 'pact:matcher:type': 'regex', regex: regexes[regexes.length - 1]!.regex, value: template.value };
     const kind = template.matchers[0]?.match;
-    if (kind === 'integer' || kind === 'number' || kind === 'decimal') return { 'pact:matcher:type': kind, value: template.value };
+    if (kind === 'integer' || kind === 'number' || kind === 'decimal')
+      return { 'pact:matcher:type': kind, value: template.value };
     return { 'pact:matcher:type': 'type', value: template.value };
   }
-  if (template && typeof template === 'object') return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, toPactJs(v)]));
+  if (template && typeof template === 'object')
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, toPactJs(v)]));
   return template;
 }
 
 /** Matching rules of a body, in the category layout of a Pact V4 request or response. */
-export function bodyRules(rules: Record<string, MatcherList>, header?: Record<string, MatcherList>): MatchingRules | undefined {
+export function bodyRules(
+  rules: Record<string, MatcherList>,
+  header?: Record<string, MatcherList>,
+): MatchingRules | undefined {
   const out: MatchingRules = {};
   if (Object.keys(rules).length) out.body = rules;
   if (header && Object.keys(header).length) out.header = header;

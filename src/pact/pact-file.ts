@@ -22,7 +22,9 @@ export interface MatcherList {
 }
 
 /** Matching rules by category (`body`, `header`, `path`, `query`, `status`), then by path. */
-export type MatchingRules = Partial<Record<'body' | 'header' | 'path' | 'query' | 'status', Record<string, MatcherList>>>;
+export type MatchingRules = Partial<
+  Record<'body' | 'header' | 'path' | 'query' | 'status', Record<string, MatcherList>>
+>;
 
 /** A value generator (provider-state injection, UUID, ...). */
 export type Generator =
@@ -94,6 +96,7 @@ export function headerValue(headers: Record<string, unknown> | undefined, name: 
 /** The text of a body: JSON content serialised, base64 content decoded, text as is. */
 export function bodyText(body: PactBody | undefined): string | undefined {
   if (!body || body.content === undefined || body.content === null) return undefined;
-  if (body.encoded === 'base64' && typeof body.content === 'string') return Buffer.from(body.content, 'base64').toString('utf8');
+  if (body.encoded === 'base64' && typeof body.content === 'string')
+    return Buffer.from(body.content, 'base64').toString('utf8');
   return typeof body.content === 'string' ? body.content : JSON.stringify(body.content);
 }

@@ -46,14 +46,22 @@ function resolve(spec: SpecModel, ref: string, base: string): SchemaRef {
   const id = file ? new URL(file, base).href : base;
   let node: any = spec.schemas.get(id);
   if (node === undefined) throw new Error(`spec: no schema ${id} (from ${ref} in ${base})`);
-  for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of (pointer ?? '').split('/').filter(Boolean))
+    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return { node, base: id };
 }
 
 /** Flatten the schema at `at` (a node with its base, or a schema `$id`). */
 export function flatten(spec: SpecModel, at: SchemaRef | string): FlatSchema {
   const start = typeof at === 'string' ? resolve(spec, at, at) : at;
-  const flat: FlatSchema = { patterns: [], properties: new Map(), required: new Map(), items: [], examples: [], open: true };
+  const flat: FlatSchema = {
+    patterns: [],
+    properties: new Map(),
+    required: new Map(),
+    items: [],
+    examples: [],
+    open: true,
+  };
   const seen = new Set<unknown>();
   const visit = ({ node, base }: SchemaRef, inherited?: string): void => {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
@@ -65,11 +73,13 @@ export function flatten(spec: SpecModel, at: SchemaRef | string): FlatSchema {
       flat.type = n.type;
       flat.typeRequirement = requirement;
     }
-    if (typeof n.pattern === 'string' && !flat.patterns.some((p) => p.pattern === n.pattern)) flat.patterns.push({ pattern: n.pattern, requirement });
+    if (typeof n.pattern === 'string' && !flat.patterns.some((p) => p.pattern === n.pattern))
+      flat.patterns.push({ pattern: n.pattern, requirement });
     if (typeof n.format === 'string' && !flat.format) flat.format = { pattern: n.format, requirement };
     if (Array.isArray(n.examples)) flat.examples.push(...n.examples);
     if (typeof n.minItems === 'number') flat.minItems = Math.max(flat.minItems ?? 0, n.minItems);
-    if (typeof n.maxItems === 'number' && (!flat.maxItems || n.maxItems < flat.maxItems.value)) flat.maxItems = { value: n.maxItems, requirement };
+    if (typeof n.maxItems === 'number' && (!flat.maxItems || n.maxItems < flat.maxItems.value))
+      flat.maxItems = { value: n.maxItems, requirement };
     if (n.additionalProperties === false) flat.open = false;
     for (const name of n.required ?? []) if (!flat.required.has(name)) flat.required.set(name, requirement);
     for (const [name, sub] of Object.entries<unknown>(n.properties ?? {})) {

@@ -19,11 +19,17 @@ export const PACT_NOTIFY_URL = 'http://127.0.0.1:9/notify';
 
 /** The provider states the generated pact uses, with the values each injects into the request. */
 export const STATES = {
-  card: { name: 'the merchant holds a test card the gateway approves', injects: ['card_number', 'expiry_month', 'expiry_year', 'security_code'] },
+  card: {
+    name: 'the merchant holds a test card the gateway approves',
+    injects: ['card_number', 'expiry_month', 'expiry_year', 'security_code'],
+  },
   authorised: { name: 'a payment authorised', injects: ['transaction_id', 'order_no', 'amount', 'currency'] },
   review: { name: 'a payment held for review', injects: ['transaction_id', 'order_no', 'amount', 'currency'] },
   captured: { name: 'a payment captured', injects: ['transaction_id', 'order_no', 'amount', 'currency'] },
-  refunded: { name: 'a payment refunded', injects: ['transaction_id', 'order_no', 'amount', 'currency', 'refund_amount'] },
+  refunded: {
+    name: 'a payment refunded',
+    injects: ['transaction_id', 'order_no', 'amount', 'currency', 'refund_amount'],
+  },
   unknownMethod: { name: 'a payment method the gateway does not offer', injects: ['payment_method'] },
 } as const;
 
@@ -50,7 +56,8 @@ class StateError extends Error {}
 /** The extra request headers the profile names, rendered from the body as the kit's client sends them. */
 export function profileHeaders(profile: Profile, body: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {})) out[name] = renderHeaderValue(template, body);
+  for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {}))
+    out[name] = renderHeaderValue(template, body);
   return out;
 }
 
@@ -66,13 +73,19 @@ export class StateClient {
   }
 
   /** Sign, encode as the profile says, send; the decoded body (XML `respon` or JSON) and the status. */
-  async send(operation: OperationKey, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+  async send(
+    operation: OperationKey,
+    body: Record<string, unknown>,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const { spec, profile, secret, target } = this.options;
     const op = spec.operations.get(operation)!;
     const signature = sign(profile.signature, 'request', operation, body, secret);
     const signed = signature === undefined ? body : { ...body, encryption_data: signature };
     const form = profile.requestMedia.types[operation] === 'form';
-    const headers: Record<string, string> = { 'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`, ...profileHeaders(profile, signed) };
+    const headers: Record<string, string> = {
+      'content-type': `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`,
+      ...profileHeaders(profile, signed),
+    };
     const res = await request(target + op.path, {
       method: 'POST',
       headers,
@@ -81,7 +94,10 @@ export class StateClient {
       bodyTimeout: this.options.timeoutMs ?? 10_000,
     });
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new StateError(`${operation} answered HTTP ${res.statusCode}: ${maskText(text.slice(0, 200), { cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], secrets: [secret] })}`);
+    if (res.statusCode !== 200)
+      throw new StateError(
+        `${operation} answered HTTP ${res.statusCode}: ${maskText(text.slice(0, 200), { cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], secrets: [secret] })}`,
+      );
     if (operation === 'authoriseDirect' || operation === 'authoriseApm') {
       const xml = readXml(text, 'respon');
       if (!xml.ok) throw new StateError(`${operation} answered no XML respon: ${xml.problem.detail}`);
@@ -130,14 +146,24 @@ export class StateClient {
     };
   }
 
-  private async batch(operation: 'capture' | 'refund', item: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async batch(
+    operation: 'capture' | 'refund',
+    item: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const op = this.options.spec.operations.get(operation)!;
     const orders = op.batch!.orders;
-    const { body } = await this.send(operation, { merchant_id: this.options.merchantId, account_id: this.options.accountId, [orders]: [item] });
+    const { body } = await this.send(operation, {
+      merchant_id: this.options.merchantId,
+      account_id: this.options.accountId,
+      [orders]: [item],
+    });
     const result = (body[orders] as Record<string, unknown>[] | undefined)?.[0];
     const statusField = op.batch!.status;
     const success = (this.options.profile.statusValues as Record<string, any>)[statusField]?.success;
-    if (!result || result[statusField] !== success) throw new StateError(`${operation} of ${String(item.transaction_id)} did not succeed: ${JSON.stringify(result ?? body).slice(0, 200)}`);
+    if (!result || result[statusField] !== success)
+      throw new StateError(
+        `${operation} of ${String(item.transaction_id)} did not succeed: ${JSON.stringify(result ?? body).slice(0, 200)}`,
+      );
     return result;
   }
 
@@ -153,13 +179,20 @@ export class StateClient {
       if (trigger.amountAtLeast) overrides.amount = trigger.amountAtLeast;
       else if (trigger.shopperEmailDomains?.[0]) overrides.shopper_email = `shopper@${trigger.shopperEmailDomains[0]}`;
       const payment = await this.authorise(overrides);
-      if (payment.order_status !== profile.statusValues.order_status.pendingReview) throw new StateError(`the payment was not held for review (order_status ${payment.order_status})`);
+      if (payment.order_status !== profile.statusValues.order_status.pendingReview)
+        throw new StateError(`the payment was not held for review (order_status ${payment.order_status})`);
       return pick(payment, STATES.review.injects);
     }
     const payment = await this.authorise();
-    if (payment.order_status !== profile.statusValues.order_status.approved) throw new StateError(`the test card's payment was not approved (order_status ${payment.order_status})`);
+    if (payment.order_status !== profile.statusValues.order_status.approved)
+      throw new StateError(`the test card's payment was not approved (order_status ${payment.order_status})`);
     if (state === 'authorised') return pick(payment, STATES.authorised.injects);
-    const item = { transaction_id: payment.transaction_id, order_no: payment.order_no, currency: payment.currency, amount: payment.amount };
+    const item = {
+      transaction_id: payment.transaction_id,
+      order_no: payment.order_no,
+      currency: payment.currency,
+      amount: payment.amount,
+    };
     await this.batch('capture', item);
     if (state === 'captured') return pick(payment, STATES.captured.injects);
     await this.batch('refund', { ...item, refund_amount: payment.amount, refund_reason: 'Pact provider state' });

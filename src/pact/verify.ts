@@ -46,7 +46,9 @@ type Req = IncomingMessage & { body?: unknown; path?: string };
 /** The operation a request to `path` with `body` is, on the spec's paths (the authorise variants by their selector). */
 export function operationOf(spec: SpecModel, path: string, body: Record<string, unknown>): OperationKey | undefined {
   const candidates = [...spec.operations.values()].filter((op) => op.path === path);
-  return candidates.find((op) => (op.when?.present ? op.when.present in body : op.when?.absent ? !(op.when.absent in body) : true))?.key;
+  return candidates.find((op) =>
+    op.when?.present ? op.when.present in body : op.when?.absent ? !(op.when.absent in body) : true,
+  )?.key;
 }
 
 /** Re-sign (and re-encode) one request body; the bytes to forward and the profile's headers for it. */
@@ -74,8 +76,14 @@ function resignBody(
   body.account_id = options.accountId;
   delete body.encryption_data;
   const signature = sign(options.profile.signature, 'request', operation, body, options.secret);
-  const signed = signature === undefined ? body : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
-  const bytes = Buffer.from(contentType.includes('x-www-form-urlencoded') ? encodeForm(signed) : JSON.stringify(signed), 'utf8');
+  const signed =
+    signature === undefined
+      ? body
+      : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
+  const bytes = Buffer.from(
+    contentType.includes('x-www-form-urlencoded') ? encodeForm(signed) : JSON.stringify(signed),
+    'utf8',
+  );
   return { bytes, headers: profileHeaders(options.profile, signed) };
 }
 
@@ -94,11 +102,23 @@ function mismatchesOf(raw: unknown): Mismatch[] {
     const interaction = String(error.interaction ?? '');
     const mismatch = error.mismatch ?? {};
     const list: any[] = Array.isArray(mismatch.mismatches) ? mismatch.mismatches : [];
-    if (!list.length) out.push({ interaction, kind: String(mismatch.type ?? 'error'), message: String(mismatch.message ?? JSON.stringify(mismatch)) });
+    if (!list.length)
+      out.push({
+        interaction,
+        kind: String(mismatch.type ?? 'error'),
+        message: String(mismatch.message ?? JSON.stringify(mismatch)),
+      });
     for (const m of list) {
-      const kind = String(m.type ?? 'mismatch').replace(/Mismatch$/, '').toLowerCase();
+      const kind = String(m.type ?? 'mismatch')
+        .replace(/Mismatch$/, '')
+        .toLowerCase();
       const path = m.path ?? (m.key ? String(m.key) : undefined);
-      out.push({ interaction, kind, ...(path ? { path: String(path) } : {}), message: String(m.mismatch ?? m.description ?? JSON.stringify(m)) });
+      out.push({
+        interaction,
+        kind,
+        ...(path ? { path: String(path) } : {}),
+        message: String(m.mismatch ?? m.description ?? JSON.stringify(m)),
+      });
     }
   }
   return out;

@@ -35,7 +35,10 @@ export function profileLeaves(schema: Schema & { $defs?: Record<string, Schema> 
       if (!node.properties) return;
     }
     const props = Object.values(node.properties ?? {});
-    const isMap = props.length > 1 && !(node as { required?: string[] }).required?.length && props.every((p) => p.$ref !== undefined && p.$ref === props[0]!.$ref);
+    const isMap =
+      props.length > 1 &&
+      !(node as { required?: string[] }).required?.length &&
+      props.every((p) => p.$ref !== undefined && p.$ref === props[0]!.$ref);
     if (node.properties && props.length && !isMap) {
       for (const [k, v] of Object.entries(node.properties)) walk(v, path ? `${path}.${k}` : k);
       return;

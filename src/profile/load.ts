@@ -39,26 +39,39 @@ function consistencyProblems(p: Profile): string[] {
     problems.push('notifications.signature is sortedPairs but signature.request.mode is not sortedPairs');
   }
   if (p.errors.signed && !sig.response.signed) problems.push('errors.signed is true but responses are not signed');
-  if (sig.encoding === 'base64' && sig.caseInsensitiveCompare) problems.push('signature.caseInsensitiveCompare must be false with base64');
-  const declines = (card: string) => p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
-  for (const card of p.payments.testCards.decline) if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
-  for (const card of p.payments.testCards.approve) if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
+  if (sig.encoding === 'base64' && sig.caseInsensitiveCompare)
+    problems.push('signature.caseInsensitiveCompare must be false with base64');
+  const declines = (card: string) =>
+    p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
+  for (const card of p.payments.testCards.decline)
+    if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
+  for (const card of p.payments.testCards.approve)
+    if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
   for (const [field, values] of Object.entries(p.statusValues)) {
-    const list = Object.entries(values as Record<string, string>).filter(([k]) => k !== 'successMessage').map(([, v]) => v);
+    const list = Object.entries(values as Record<string, string>)
+      .filter(([k]) => k !== 'successMessage')
+      .map(([, v]) => v);
     if (new Set(list).size !== list.length) problems.push(`statusValues.${field} has a value used for two meanings`);
   }
   for (const [op, t] of Object.entries(p.transitions)) {
     const entry = t as { from?: string[]; refusals?: Record<string, string> };
     for (const state of entry.from ?? []) {
-      if (entry.refusals && state in entry.refusals) problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
+      if (entry.refusals && state in entry.refusals)
+        problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
     }
   }
   // A body that cannot be read selects no variant of /v1/authorise: it is refused as an HTTP error, which the APM
   // payment requires (400), so the direct payment's refusal forms must allow one.
-  if (!p.errors.refusalForms.authoriseDirect.includes('httpError')) problems.push('errors.refusalForms.authoriseDirect must include httpError (an unreadable /v1/authorise body is refused as the APM payment requires)');
+  if (!p.errors.refusalForms.authoriseDirect.includes('httpError'))
+    problems.push(
+      'errors.refusalForms.authoriseDirect must include httpError (an unreadable /v1/authorise body is refused as the APM payment requires)',
+    );
   const types = new Set(p.payout.failureTypes);
-  for (const rule of p.payout.failureRules) if (!types.has(rule.failureType)) problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
-  if (p.payout.successFailureType && !types.has(p.payout.successFailureType)) problems.push('payout.successFailureType is not in payout.failureTypes');
+  for (const rule of p.payout.failureRules)
+    if (!types.has(rule.failureType))
+      problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
+  if (p.payout.successFailureType && !types.has(p.payout.successFailureType))
+    problems.push('payout.successFailureType is not in payout.failureTypes');
   return problems;
 }
 
@@ -70,14 +83,19 @@ function mask(card: string): string {
 export function profileProblems(value: unknown): string[] {
   const validate = schemaValidator();
   if (!validate(value)) {
-    return toViolations(validate.errors).map((v) => `${v.instancePath || '/'}: ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`);
+    return toViolations(validate.errors).map(
+      (v) =>
+        `${v.instancePath || '/'}: ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`,
+    );
   }
   return consistencyProblems(value as Profile);
 }
 
 /** Load a profile by file path, or by name from spec/profiles (`reference`). Throws with every problem listed. */
 export function loadProfile(fileOrName = 'reference'): LoadedProfile {
-  const file = /[\\/.]/.test(fileOrName) ? path.resolve(fileOrName) : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
+  const file = /[\\/.]/.test(fileOrName)
+    ? path.resolve(fileOrName)
+    : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
   const bytes = fs.readFileSync(file);
   const value = parseYamlText(bytes.toString('utf8'));
   const problems = profileProblems(value);

@@ -41,14 +41,22 @@ export function requestFieldText(request: Record<string, unknown>, field: string
 }
 
 /** The text of one placeholder under the rules above. */
-export function placeholderText(placeholder: string, request: Record<string, unknown>, vars: Readonly<Record<string, string>> = {}): string {
+export function placeholderText(
+  placeholder: string,
+  request: Record<string, unknown>,
+  vars: Readonly<Record<string, string>> = {},
+): string {
   const field = requestFieldOf(placeholder);
   if (field !== undefined) return requestFieldText(request, field);
   return Object.hasOwn(vars, placeholder) ? vars[placeholder]! : `{${placeholder}}`;
 }
 
 /** A template rendered for a request (and, for error templates, the error's `code`, `message` and `httpStatus`). */
-export function renderTemplate(template: string, request: Record<string, unknown>, vars: Readonly<Record<string, string>> = {}): string {
+export function renderTemplate(
+  template: string,
+  request: Record<string, unknown>,
+  vars: Readonly<Record<string, string>> = {},
+): string {
   return templateParts(template)
     .map((p) => ('text' in p ? p.text : placeholderText(p.placeholder, request, vars)))
     .join('');

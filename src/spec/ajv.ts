@@ -9,7 +9,14 @@ const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi'] as const;
 
 /** An Ajv2020 instance in strict mode with the kit's annotation keywords registered (`extra`: e.g. `code` for standalone output). */
 export function createAjv(extra: Pick<Options, 'code'> = {}): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, strictRequired: true, allowUnionTypes: false, ...extra });
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: true,
+    verbose: true,
+    strictRequired: true,
+    allowUnionTypes: false,
+    ...extra,
+  });
   addFormats(ajv);
   for (const keyword of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ['string', 'object', 'array'] });
   return ajv;

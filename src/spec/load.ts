@@ -130,12 +130,12 @@ export function schemaIdOfFileRef(ref: string): string {
   return SCHEMA_BASE + path.posix.basename(ref);
 }
 
-
 /** Resolve `#/components/schemas/Name` of the OpenAPI document to the schema `$id` it stands for. */
 function componentSchemaId(openapi: Record<string, any>, pointer: string): string {
   const name = pointer.replace(/^#\/components\/schemas\//, '');
   const ref = openapi.components?.schemas?.[name]?.$ref;
-  if (typeof ref !== 'string') throw new Error(`spec: ${pointer} is not a component schema with a $ref to a schema file`);
+  if (typeof ref !== 'string')
+    throw new Error(`spec: ${pointer} is not a component schema with a $ref to a schema file`);
   return schemaIdOfFileRef(ref);
 }
 
@@ -154,7 +154,8 @@ function findMaxItems(
     const [file, pointer] = ref.split('#');
     const id = file ? new URL(file, base).href : base;
     let node: any = schemas.get(id);
-    for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of (pointer ?? '').split('/').filter(Boolean))
+      node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     return node;
   };
   const inArray = (node: any, base: string): { maxItems: number; requirement: string } | undefined => {
@@ -192,11 +193,14 @@ function catalogueError(file: string, violations: SchemaViolation[], shown = 10)
     const { additionalProperty, missingProperty, allowedValues } = v.params as Record<string, unknown>;
     if (v.keyword === 'additionalProperties') return `${v.instancePath}/${String(additionalProperty)}: unknown key`;
     if (v.keyword === 'required') return `${v.instancePath}/${String(missingProperty)}: missing (required)`;
-    if (v.keyword === 'enum') return `${v.instancePath || '/'}: must be one of ${(allowedValues as unknown[]).join(', ')}`;
+    if (v.keyword === 'enum')
+      return `${v.instancePath || '/'}: must be one of ${(allowedValues as unknown[]).join(', ')}`;
     return `${v.instancePath || '/'}: ${v.message}`;
   });
   const more = lines.length > shown ? [`… and ${lines.length - shown} more`] : [];
-  return [`spec: ${file} does not match schemas/requirements.schema.json:`, ...lines.slice(0, shown), ...more].join('\n  ');
+  return [`spec: ${file} does not match schemas/requirements.schema.json:`, ...lines.slice(0, shown), ...more].join(
+    '\n  ',
+  );
 }
 
 /** Load and compile the spec, the requirement catalogue and every schema under `root` (the kit's folder by default). */
@@ -218,14 +222,18 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     if (file.name.includes('/')) continue; // the gateway's config schema travels with the set; it is not the spec's
     hash.update(file.name).update(file.text);
     const schema = file.doc;
-    if (schema.$id !== SCHEMA_BASE + file.name) throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
+    if (schema.$id !== SCHEMA_BASE + file.name)
+      throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
     schemas.set(schema.$id, schema);
   }
   const source = validatorSource(set);
 
   const catalogueSchemaId = `${SCHEMA_BASE}requirements.schema.json`;
-  const validateCatalogue = set.documents.has(catalogueSchemaId) ? source.validator(catalogueSchemaId) : kitValidator(catalogueSchemaId);
-  if (!validateCatalogue(catalogue)) throw new Error(catalogueError(catalogueFile, toViolations(validateCatalogue.errors)));
+  const validateCatalogue = set.documents.has(catalogueSchemaId)
+    ? source.validator(catalogueSchemaId)
+    : kitValidator(catalogueSchemaId);
+  if (!validateCatalogue(catalogue))
+    throw new Error(catalogueError(catalogueFile, toViolations(validateCatalogue.errors)));
   const requirements = new Map<string, Requirement>();
   for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
     if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);

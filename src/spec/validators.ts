@@ -36,7 +36,9 @@ export const GENERATED_VALIDATORS = path.join(KIT_ROOT, 'src', 'spec', 'validato
 const SCHEMA_FILE = /\.schema\.json$/;
 
 /** Read the `*.schema.json` files of `schemaDir` (and the gateway's config schema) as a set. */
-export function readSchemaSet(schemaDir: string = SCHEMAS_DIR): SchemaSet & { files: { name: string; text: string; doc: Record<string, any> }[] } {
+export function readSchemaSet(
+  schemaDir: string = SCHEMAS_DIR,
+): SchemaSet & { files: { name: string; text: string; doc: Record<string, any> }[] } {
   const files = fs
     .readdirSync(schemaDir)
     .filter((f) => SCHEMA_FILE.test(f))
@@ -107,7 +109,10 @@ export function compiledIds(documents: Map<string, Record<string, any>>): string
 }
 
 /** An Ajv instance holding every document of a set (for the run-time fallback and the generator). */
-export function ajvForSet(documents: Map<string, Record<string, any>>, options?: Parameters<typeof createAjv>[0]): Ajv2020 {
+export function ajvForSet(
+  documents: Map<string, Record<string, any>>,
+  options?: Parameters<typeof createAjv>[0],
+): Ajv2020 {
   const ajv = createAjv(options);
   for (const doc of documents.values()) ajv.addSchema(doc);
   return ajv;

@@ -5,7 +5,18 @@ import type { ErrorKind } from '../../src/profile/load.js';
 import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote, quoted } from '../findings.js';
-import { type FollowUp, formatOfMediaType, headerOf, isObject, operationOf, paymentStatusCode, queryRecords, responseObject, stateOfCode, statusOf } from '../observe.js';
+import {
+  type FollowUp,
+  formatOfMediaType,
+  headerOf,
+  isObject,
+  operationOf,
+  paymentStatusCode,
+  queryRecords,
+  responseObject,
+  stateOfCode,
+  statusOf,
+} from '../observe.js';
 
 /** The first of `candidates` the operation's requirements include (the catalogue ties requirements to operations). */
 export function requirementFor(ctx: CheckContext, operation: OperationKey, candidates: readonly string[]): string {
@@ -48,7 +59,11 @@ function escapeRegExp(s: string): string {
  * Render a template of the profile; undefined when it names a request field the request did not carry. `{message}`
  * matches any text unless the error kind is `pinned` (the kit compares the code alone by default).
  */
-function render(template: string, vars: { code: string; message: string; httpStatus: string; pinned: boolean }, request: Record<string, unknown>): Rendered | undefined {
+function render(
+  template: string,
+  vars: { code: string; message: string; httpStatus: string; pinned: boolean },
+  request: Record<string, unknown>,
+): Rendered | undefined {
   const text: string[] = [];
   const pattern: string[] = [];
   for (const part of templateParts(template)) {
@@ -64,7 +79,11 @@ function render(template: string, vars: { code: string; message: string; httpSta
       pattern.push('[\\s\\S]*');
       continue;
     }
-    const v = placeholderText(part.placeholder, request, { code: vars.code, message: vars.message, httpStatus: vars.httpStatus });
+    const v = placeholderText(part.placeholder, request, {
+      code: vars.code,
+      message: vars.message,
+      httpStatus: vars.httpStatus,
+    });
     text.push(v);
     pattern.push(escapeRegExp(v));
   }
@@ -93,7 +112,13 @@ interface BodyDifference {
  * Fields whose template names a request field the request did not carry are not compared. `carriesCode`: whether
  * the body shows the kind's code at all (what tells a refusal answered with HTTP 200 from a success).
  */
-function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: OperationKey, kind: ErrorKind, form: RefusalForm): { differences: BodyDifference[]; carriesCode: boolean } {
+function errorBodyDifferences(
+  ctx: CheckContext,
+  exchange: Exchange,
+  operation: OperationKey,
+  kind: ErrorKind,
+  form: RefusalForm,
+): { differences: BodyDifference[]; carriesCode: boolean } {
   const spec = ctx.profile.errors.kinds[kind];
   const pinned = (spec as { pinned?: boolean }).pinned === true;
   const body = responseObject(exchange, ctx.spec);
@@ -103,11 +128,22 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
       [FIELD.failureType, spec.code, true],
       [FIELD.failureReason, spec.message, pinned],
     ];
-    const differences = expected.filter(([field, value, compared]) => compared && body?.[field] !== value).map(([field, value]) => ({ pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)}`, received: body?.[field] }));
+    const differences = expected
+      .filter(([field, value, compared]) => compared && body?.[field] !== value)
+      .map(([field, value]) => ({
+        pointer: `/${field}`,
+        expected: `${field} ${JSON.stringify(value)}`,
+        received: body?.[field],
+      }));
     return { differences, carriesCode: body?.[FIELD.failureType] === spec.code };
   }
   // {httpStatus} is the status of the answer: 200 for a refusal carried in the body.
-  const vars = { code: spec.code, message: spec.message, httpStatus: form === 'httpError' ? String(spec.status) : '200', pinned };
+  const vars = {
+    code: spec.code,
+    message: spec.message,
+    httpStatus: form === 'httpError' ? String(spec.status) : '200',
+    pinned,
+  };
   // A body over the size limit or refused as malformed was not read as a request: its fields fill no template.
   const request = kind === 'bodyTooLarge' || kind === 'malformedBody' ? {} : sentBody(exchange);
   const format = ctx.profile.errors.formatByOperation[operation];
@@ -116,14 +152,28 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
     const page = exchange.response?.bodyText ?? '';
     const shown = [...page.matchAll(/>([^<]*)</g)].map((m) => unescapeHtml(m[1]!.trim()));
     const carriesCode = page.includes(`${spec.code}`);
-    if (message !== undefined && !shown.some((t) => message.matches(t))) return { differences: [{ pointer: '', expected: `an error page showing ${JSON.stringify(message.text)}`, received: 'a page without it' }], carriesCode };
+    if (message !== undefined && !shown.some((t) => message.matches(t)))
+      return {
+        differences: [
+          {
+            pointer: '',
+            expected: `an error page showing ${JSON.stringify(message.text)}`,
+            received: 'a page without it',
+          },
+        ],
+        carriesCode,
+      };
     return { differences: [], carriesCode };
   }
   const differences: BodyDifference[] = [];
   const template = format === 'json' ? ctx.profile.errors.bodies.json.body : ctx.profile.errors.bodies.xml.body;
   const decoded = exchange.response?.decoded;
   if (format === 'xml' && decoded?.kind === 'xml' && decoded.root !== ctx.profile.errors.bodies.xml.root) {
-    differences.push({ pointer: '', expected: `XML root <${ctx.profile.errors.bodies.xml.root}>`, received: `<${decoded.root}>` });
+    differences.push({
+      pointer: '',
+      expected: `XML root <${ctx.profile.errors.bodies.xml.root}>`,
+      received: `<${decoded.root}>`,
+    });
   }
   let carriesCode = false;
   const walk = (shape: Record<string, unknown>, value: Record<string, unknown> | undefined, at: string) => {
@@ -135,7 +185,12 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
       }
       const expected = render(t, vars, request);
       if (expected === undefined) continue;
-      if (!expected.matches(got)) differences.push({ pointer: `${at}/${field}`, expected: `${field} ${JSON.stringify(expected.text)}`, received: got });
+      if (!expected.matches(got))
+        differences.push({
+          pointer: `${at}/${field}`,
+          expected: `${field} ${JSON.stringify(expected.text)}`,
+          received: got,
+        });
       else if (t.includes('{code}')) carriesCode = true;
     }
   };
@@ -144,14 +199,23 @@ function errorBodyDifferences(ctx: CheckContext, exchange: Exchange, operation: 
 }
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /**
  * The refusal an answer with HTTP 200 is in one of the operation's declared body forms (`statusInBody`,
  * `failureType`): the form and the error kind its code names; undefined when it is none.
  */
-export function refusalInBody(ctx: CheckContext, exchange: Exchange, operation: OperationKey): { form: RefusalForm; kind: ErrorKind } | undefined {
+export function refusalInBody(
+  ctx: CheckContext,
+  exchange: Exchange,
+  operation: OperationKey,
+): { form: RefusalForm; kind: ErrorKind } | undefined {
   if (statusOf(exchange) !== 200) return undefined;
   for (const form of refusalForms(ctx, operation).filter((f) => f !== 'httpError')) {
     for (const kind of Object.keys(ctx.profile.errors.kinds) as ErrorKind[]) {
@@ -166,7 +230,14 @@ export function refusalInBody(ctx: CheckContext, exchange: Exchange, operation: 
  * Report where an answer differs from the profile's answer to an error kind, in the forms the profile declares for
  * the operation: an HTTP error (the kind's status, content type and body), or HTTP 200 with the failure in the body.
  */
-export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, kind: ErrorKind, requirement: string): void {
+export function checkErrorAnswer(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  operation: OperationKey,
+  kind: ErrorKind,
+  requirement: string,
+): void {
   const spec = ctx.profile.errors.kinds[kind];
   const forms = refusalForms(ctx, operation);
   const status = statusOf(exchange);
@@ -179,7 +250,14 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
     }
     const form = forms.find((f) => f !== 'httpError')!;
     const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
-    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: first?.pointer ?? '', expected: `${declared}${first ? `; ${first.expected}` : ''}`, received: inBody ? `the profile's ${inBody.kind}` : first ? quoted(first.received) : outcomeOf(exchange) });
+    report({
+      code: 'ERROR_ANSWER',
+      requirement,
+      exchange,
+      pointer: first?.pointer ?? '',
+      expected: `${declared}${first ? `; ${first.expected}` : ''}`,
+      received: inBody ? `the profile's ${inBody.kind}` : first ? quoted(first.received) : outcomeOf(exchange),
+    });
     return;
   }
   if (status !== spec.status || !forms.includes('httpError')) {
@@ -190,27 +268,66 @@ export function checkErrorAnswer(ctx: CheckContext, report: Report, exchange: Ex
   const bodySpec = ctx.profile.errors.bodies[format];
   const contentType = headerOf(exchange.response?.headers, 'content-type');
   if (formatOfMediaType(contentType) !== formatOfMediaType(bodySpec.contentType)) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, expected: `a ${bodySpec.contentType} error body`, received: quoted(contentType, 'content type ') });
+    report({
+      code: 'ERROR_ANSWER',
+      requirement,
+      exchange,
+      expected: `a ${bodySpec.contentType} error body`,
+      received: quoted(contentType, 'content type '),
+    });
     return;
   }
   if (format === 'html') checkErrorPage(ctx, report, exchange, kind, requirement);
   for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: d.pointer, expected: d.expected, received: d.pointer === '' ? String(d.received) : quoted(d.received) });
+    report({
+      code: 'ERROR_ANSWER',
+      requirement,
+      exchange,
+      pointer: d.pointer,
+      expected: d.expected,
+      received: d.pointer === '' ? String(d.received) : quoted(d.received),
+    });
   }
   checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
 }
 
 /** An HTML error page's title and the id of the element holding the message, as the profile's `bodies.html` says. */
-function checkErrorPage(ctx: CheckContext, report: Report, exchange: Exchange, kind: ErrorKind, requirement: string): void {
+function checkErrorPage(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  kind: ErrorKind,
+  requirement: string,
+): void {
   const spec = ctx.profile.errors.kinds[kind];
   const html = ctx.profile.errors.bodies.html;
-  const vars = { code: spec.code, message: spec.message, httpStatus: String(spec.status), pinned: (spec as { pinned?: boolean }).pinned === true };
+  const vars = {
+    code: spec.code,
+    message: spec.message,
+    httpStatus: String(spec.status),
+    pinned: (spec as { pinned?: boolean }).pinned === true,
+  };
   const page = exchange.response?.bodyText ?? '';
   const title = render(html.title, vars, {});
   const shownTitle = unescapeHtml(/<title>([^<]*)<\/title>/i.exec(page)?.[1]?.trim() ?? '');
-  if (title && !title.matches(shownTitle)) report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: '/title', expected: `title ${JSON.stringify(title.text)}`, received: quoted(shownTitle) });
+  if (title && !title.matches(shownTitle))
+    report({
+      code: 'ERROR_ANSWER',
+      requirement,
+      exchange,
+      pointer: '/title',
+      expected: `title ${JSON.stringify(title.text)}`,
+      received: quoted(shownTitle),
+    });
   if (!new RegExp(`\\sid=["']${escapeRegExp(html.messageElementId)}["']`).test(page)) {
-    report({ code: 'ERROR_ANSWER', requirement, exchange, pointer: `/${html.messageElementId}`, expected: `an element with id ${JSON.stringify(html.messageElementId)} holding the message`, received: 'no such element' });
+    report({
+      code: 'ERROR_ANSWER',
+      requirement,
+      exchange,
+      pointer: `/${html.messageElementId}`,
+      expected: `an element with id ${JSON.stringify(html.messageElementId)} holding the message`,
+      received: 'no such element',
+    });
   }
 }
 
@@ -221,12 +338,26 @@ const UNSIGNABLE: readonly ErrorKind[] = ['malformedBody', 'bodyTooLarge', 'unkn
  * Where the profile signs error bodies (`errors.signed`), the error answering a readable request of a known account
  * carries an encryption_data that verifies as the operation's response would.
  */
-function checkErrorSignature(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, kind: ErrorKind, requirement: string): void {
+function checkErrorSignature(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  operation: OperationKey,
+  kind: ErrorKind,
+  requirement: string,
+): void {
   if (!ctx.profile.errors.signed || UNSIGNABLE.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
   const body = responseObject(exchange, ctx.spec);
   const valid = body && ctx.verifySignature?.(operation, 'response', body);
   if (body && valid === false) {
-    report({ code: 'SIGNATURE_INVALID', requirement, exchange, pointer: `/${FIELD.signature}`, expected: "an error body signed as the profile's responses are (errors.signed)", received: quoted(body[FIELD.signature]) });
+    report({
+      code: 'SIGNATURE_INVALID',
+      requirement,
+      exchange,
+      pointer: `/${FIELD.signature}`,
+      expected: "an error body signed as the profile's responses are (errors.signed)",
+      received: quoted(body[FIELD.signature]),
+    });
   }
 }
 
@@ -241,8 +372,12 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
   }
   const status = statusOf(exchange);
   const body = responseObject(exchange, ctx.spec);
-  const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText].filter((v) => typeof v === 'string').join(' ');
-  return (Object.entries(ctx.profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]).find(([, k]) => k.status === status && text.includes(`${k.code}:`))?.[0];
+  const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText]
+    .filter((v) => typeof v === 'string')
+    .join(' ');
+  return (Object.entries(ctx.profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]).find(
+    ([, k]) => k.status === status && text.includes(`${k.code}:`),
+  )?.[0];
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */
@@ -256,15 +391,25 @@ function isClientRefusal(exchange: Exchange): boolean {
  * does an HTTP 200 in a refusal form the profile declares for the operation (`errors.refusalForms`: outside the APM
  * payment the document requires no 4xx). Returns whether it was a refusal.
  */
-export function expectRefusal(report: Report, exchange: Exchange, requirement: string, what: string, inBody?: { ctx: CheckContext; operation: OperationKey }): boolean {
+export function expectRefusal(
+  report: Report,
+  exchange: Exchange,
+  requirement: string,
+  what: string,
+  inBody?: { ctx: CheckContext; operation: OperationKey },
+): boolean {
   const status = statusOf(exchange);
-  const accepted = inBody && status !== undefined && status < 300 ? refusalInBody(inBody.ctx, exchange, inBody.operation) : undefined;
+  const accepted =
+    inBody && status !== undefined && status < 300 ? refusalInBody(inBody.ctx, exchange, inBody.operation) : undefined;
   if (accepted) return true;
   const forms = inBody ? refusalForms(inBody.ctx, inBody.operation).filter((f) => f !== 'httpError') : [];
   const wanted = `a refusal of ${what} (a 4xx${forms.length ? `, or HTTP 200 ${forms.join(' / ')} as the profile says` : ''})`;
-  if (status === undefined) report({ code: 'NO_RESPONSE', requirement, exchange, expected: wanted, received: outcomeOf(exchange) });
-  else if (status >= 500) report({ code: 'SERVER_ERROR', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
-  else if (status < 400) report({ code: 'NOT_REFUSED', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
+  if (status === undefined)
+    report({ code: 'NO_RESPONSE', requirement, exchange, expected: wanted, received: outcomeOf(exchange) });
+  else if (status >= 500)
+    report({ code: 'SERVER_ERROR', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
+  else if (status < 400)
+    report({ code: 'NOT_REFUSED', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
   return isClientRefusal(exchange);
 }
 
@@ -277,7 +422,13 @@ export function checkFollowUp(ctx: CheckContext, report: Report, observation: Ob
   if (f.kind === 'absent') {
     const found = statusOf(exchange) === 200 ? queryRecords(ctx, body, { [FIELD.orderNo]: f.orderNo }) : [];
     if (found.length) {
-      report({ code: 'STATE_CHANGED', requirement, exchange, expected: `no payment for the refused order ${f.orderNo}`, received: `${found.length} payment(s) in the query` });
+      report({
+        code: 'STATE_CHANGED',
+        requirement,
+        exchange,
+        expected: `no payment for the refused order ${f.orderNo}`,
+        received: `${found.length} payment(s) in the query`,
+      });
     }
     return;
   }

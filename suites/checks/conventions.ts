@@ -35,7 +35,8 @@ export const fieldFormatsFollowConventions = onlyOnSuccess(
     probe: 'happy',
     operations: ALL_OPERATIONS,
     requirements: RESPONSE_FORMAT_REQUIREMENTS,
-    description: 'Amounts, currencies, countries, timestamps, <code>:<message> values, URLs and signatures have their documented forms.',
+    description:
+      'Amounts, currencies, countries, timestamps, <code>:<message> values, URLs and signatures have their documented forms.',
     verify(o, ctx, report) {
       if (!reportResponseViolations(o, ctx, report, 'format')) return notDecodable;
     },
@@ -55,7 +56,8 @@ export const responseEchoesRequestFields = onlyOnSuccess(
     probe: 'happy',
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006'],
-    description: 'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it.',
+    description:
+      'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it.',
     verify(o, ctx, report) {
       const response = answered(ctx, o.main, o.operation);
       if (!response) return notDecodable;
@@ -64,7 +66,13 @@ export const responseEchoesRequestFields = onlyOnSuccess(
         for (const field of rule.fields) {
           if (sent[field] === undefined) continue;
           if (response[field] !== inputText(sent[field])) {
-            report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer: `/${field}`, expected: `${field} as sent (${quote(ctx, sent[field])})`, received: quoted(response[field]) });
+            report({
+              code: 'ECHO_MISMATCH',
+              requirement: rule.requirement,
+              pointer: `/${field}`,
+              expected: `${field} as sent (${quote(ctx, sent[field])})`,
+              received: quoted(response[field]),
+            });
           }
         }
       }
@@ -87,7 +95,9 @@ function echoNormalisation(ctx: CheckContext, pointer: string): Normalisation | 
   const parts = pointer.split('/');
   const matches = (field: string) => {
     const want = field.split('/');
-    return want.length === parts.length && want.every((w, i) => w === parts[i] || (w === '*' && /^[0-9]+$/.test(parts[i]!)));
+    return (
+      want.length === parts.length && want.every((w, i) => w === parts[i] || (w === '*' && /^[0-9]+$/.test(parts[i]!)))
+    );
   };
   return ctx.profile.responseFields?.echoNormalised?.find((r) => matches(r.field))?.as;
 }
@@ -107,7 +117,8 @@ export const payoutEchoesRequest = onlyOnSuccess(
     probe: 'happy',
     operations: ['payout'],
     requirements: ['PAGI-PO-002'],
-    description: 'The payout response echoes every request field unchanged (or as the profile says it normalises it), but for those the spec excepts.',
+    description:
+      'The payout response echoes every request field unchanged (or as the profile says it normalises it), but for those the spec excepts.',
     verify(o, ctx, report) {
       const rule = operationOf(ctx.spec, o.operation).echoDeep;
       if (!rule) return { notApplicable: 'the spec gives the operation no deep echo rule' };
@@ -121,7 +132,13 @@ export const payoutEchoesRequest = onlyOnSuccess(
         const normalised = echoNormalisation(ctx, pointer);
         if (got !== expected && !(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';
-          report({ code: 'ECHO_MISMATCH', requirement: rule.requirement, pointer, expected: `the request's value ${quote(ctx, expected)}${how}`, received: quoted(got) });
+          report({
+            code: 'ECHO_MISMATCH',
+            requirement: rule.requirement,
+            pointer,
+            expected: `the request's value ${quote(ctx, expected)}${how}`,
+            received: quoted(got),
+          });
         }
       }
     },
@@ -132,7 +149,13 @@ export const payoutEchoesRequest = onlyOnSuccess(
  * Report how a batch answers its request items: each answered exactly once by its key fields (any order), no result
  * for an item not requested, echoed fields equal. Returns the number of items answered.
  */
-export function checkItemsAnswered(ctx: CheckContext, report: Report, exchange: Exchange, operation: OperationKey, answerRequirement?: string): number {
+export function checkItemsAnswered(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  operation: OperationKey,
+  answerRequirement?: string,
+): number {
   const op = operationOf(ctx.spec, operation);
   const rule = op.echoItems;
   const items = batchItems(ctx.spec, operation, sentBody(exchange));
@@ -144,18 +167,39 @@ export function checkItemsAnswered(ctx: CheckContext, report: Report, exchange: 
     const matches = resultsFor(ctx.spec, operation, results, item);
     const label = key.map((k) => `${k} ${String(item[k])}`).join(', ');
     if (matches.length === 0) {
-      report({ code: 'ITEM_NOT_ANSWERED', requirement: answerRequirement ?? 'PAGI-BAT-003', exchange, pointer: `/${orders}`, expected: `one result for item ${i + 1} (${label})`, received: 'none' });
+      report({
+        code: 'ITEM_NOT_ANSWERED',
+        requirement: answerRequirement ?? 'PAGI-BAT-003',
+        exchange,
+        pointer: `/${orders}`,
+        expected: `one result for item ${i + 1} (${label})`,
+        received: 'none',
+      });
       return;
     }
     answeredCount++;
     if (matches.length > 1) {
-      report({ code: 'ITEM_ANSWERED_TWICE', requirement: 'PAGI-BAT-003', exchange, pointer: `/${orders}`, expected: `one result for item ${i + 1} (${label})`, received: `${matches.length} results` });
+      report({
+        code: 'ITEM_ANSWERED_TWICE',
+        requirement: 'PAGI-BAT-003',
+        exchange,
+        pointer: `/${orders}`,
+        expected: `one result for item ${i + 1} (${label})`,
+        received: `${matches.length} results`,
+      });
     }
     for (const field of rule?.fields ?? []) {
       if (item[field] === undefined) continue;
       if (matches[0]![field] !== item[field]) {
         const at = results.indexOf(matches[0]!);
-        report({ code: 'ECHO_MISMATCH', requirement: rule!.fieldsRequirement, exchange, pointer: `/${orders}/${at}/${field}`, expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`, received: quoted(matches[0]![field]) });
+        report({
+          code: 'ECHO_MISMATCH',
+          requirement: rule!.fieldsRequirement,
+          exchange,
+          pointer: `/${orders}/${at}/${field}`,
+          expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`,
+          received: quoted(matches[0]![field]),
+        });
       }
     }
   });
@@ -181,9 +225,11 @@ export const batchResultsEchoRequestIds = onlyOnSuccess(
     probe: 'happy',
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-BAT-002', 'PAGI-BAT-003', 'PAGI-BAT-009'],
-    description: 'Every request item is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
+    description:
+      'Every request item is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
     verify(o, ctx, report) {
-      if (!batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec))) return { notApplicable: 'the answer holds no result array; responseMatchesSchema reports it' };
+      if (!batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)))
+        return { notApplicable: 'the answer holds no result array; responseMatchesSchema reports it' };
       checkItemsAnswered(ctx, report, o.main, o.operation);
     },
   }),
@@ -208,19 +254,52 @@ export const batchItemsSucceedWithShownValues = onlyOnSuccess(
       results.forEach((r, i) => {
         const at = `/${batch.orders}/${i}`;
         if (r[batch.status] === undefined || r[batch.message] === undefined) {
-          report({ code: 'SCHEMA_VIOLATION', requirement: 'PAGI-BAT-006', pointer: at, expected: `${batch.status} and ${batch.message} in every result`, received: `a result without ${r[batch.status] === undefined ? batch.status : batch.message}` });
+          report({
+            code: 'SCHEMA_VIOLATION',
+            requirement: 'PAGI-BAT-006',
+            pointer: at,
+            expected: `${batch.status} and ${batch.message} in every result`,
+            received: `a result without ${r[batch.status] === undefined ? batch.status : batch.message}`,
+          });
           return;
         }
         // A value outside the shown ones is an expected-level failure only when the profile does not define it.
         if (shown.length && !shown.includes(r[batch.status]) && r[batch.status] !== profileSuccess) {
-          report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.status}`, expected: `${batch.status} ${shown.map((v) => JSON.stringify(v)).join(' or ')} (success)`, received: quoted(r[batch.status]) });
+          report({
+            code: 'ITEM_STATUS',
+            requirement: 'PAGI-BAT-007',
+            pointer: `${at}/${batch.status}`,
+            expected: `${batch.status} ${shown.map((v) => JSON.stringify(v)).join(' or ')} (success)`,
+            received: quoted(r[batch.status]),
+          });
         } else if (r[batch.status] !== profileSuccess) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.status}`, expected: `the profile's success value ${JSON.stringify(profileSuccess)}`, received: quoted(r[batch.status]) });
+          report({
+            code: 'STATUS_VALUE',
+            requirement: 'PAGI-ST-002',
+            pointer: `${at}/${batch.status}`,
+            expected: `the profile's success value ${JSON.stringify(profileSuccess)}`,
+            received: quoted(r[batch.status]),
+          });
         }
         if (batch.messageOnSuccess === 'empty' && r[batch.message] !== success.errorMessage) {
-          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-007', pointer: `${at}/${batch.message}`, expected: `an empty ${batch.message} on success`, received: quoted(r[batch.message]) });
-        } else if (batch.messageOnSuccess === 'codeMessage' && !matchesCodeMessage(success.refundMessage, r[batch.message])) {
-          report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-ST-002', pointer: `${at}/${batch.message}`, expected: `the profile's success message ${expectedCodeMessage(success.refundMessage)}`, received: quoted(r[batch.message]) });
+          report({
+            code: 'ITEM_MESSAGE',
+            requirement: 'PAGI-BAT-007',
+            pointer: `${at}/${batch.message}`,
+            expected: `an empty ${batch.message} on success`,
+            received: quoted(r[batch.message]),
+          });
+        } else if (
+          batch.messageOnSuccess === 'codeMessage' &&
+          !matchesCodeMessage(success.refundMessage, r[batch.message])
+        ) {
+          report({
+            code: 'ITEM_MESSAGE',
+            requirement: 'PAGI-ST-002',
+            pointer: `${at}/${batch.message}`,
+            expected: `the profile's success message ${expectedCodeMessage(success.refundMessage)}`,
+            received: quoted(r[batch.message]),
+          });
         }
       });
     },
@@ -247,14 +326,32 @@ export const envelopeReturnsOk = onlyOnSuccess(
       for (const [field, profileValue] of fields) {
         const got = body[field];
         if (got === undefined) {
-          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-004', pointer: `/${field}`, expected: `field ${field}`, received: 'no such field' });
+          report({
+            code: 'ENVELOPE_STATUS',
+            requirement: 'PAGI-BAT-004',
+            pointer: `/${field}`,
+            expected: `field ${field}`,
+            received: 'no such field',
+          });
           continue;
         }
         const shown = shownValues(ctx.spec, op.responseSchemaId, `/${field}`);
         if (shown.length && !shown.includes(got) && got !== profileValue) {
-          report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-005', pointer: `/${field}`, expected: `${field} ${shown.map((v) => JSON.stringify(v)).join(' or ')}`, received: quoted(got) });
+          report({
+            code: 'ENVELOPE_STATUS',
+            requirement: 'PAGI-BAT-005',
+            pointer: `/${field}`,
+            expected: `${field} ${shown.map((v) => JSON.stringify(v)).join(' or ')}`,
+            received: quoted(got),
+          });
         } else if (got !== profileValue) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `the profile's ${JSON.stringify(profileValue)}`, received: quoted(got) });
+          report({
+            code: 'STATUS_VALUE',
+            requirement: 'PAGI-ST-002',
+            pointer: `/${field}`,
+            expected: `the profile's ${JSON.stringify(profileValue)}`,
+            received: quoted(got),
+          });
         }
       }
     },
@@ -283,7 +380,13 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
         const tx = item[FIELD.transactionId];
         if (typeof id !== 'string' || typeof tx !== 'string' || id === '') return;
         if (!new RegExp(`^${tx.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9]{2}$`).test(id)) {
-          report({ code: 'REFERENCE_ID_FORM', requirement: 'PAGI-FMT-013', pointer: `/${i}/${FIELD.refundReferenceId}`, expected: `${tx}-NN`, received: quoted(id) });
+          report({
+            code: 'REFERENCE_ID_FORM',
+            requirement: 'PAGI-FMT-013',
+            pointer: `/${i}/${FIELD.refundReferenceId}`,
+            expected: `${tx}-NN`,
+            received: quoted(id),
+          });
         }
       });
     },
@@ -293,7 +396,11 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
 /** Card numbers the kit sent or may have sent: the request's card field, the payment steps' and the configured test cards. */
 function knownCards(ctx: CheckContext, o: Observation): string[] {
   const field = ctx.profile.fields.card.number;
-  const cards = new Set<string>([...Object.values(ctx.config.cards), ...ctx.profile.payments.testCards.approve, ...ctx.profile.payments.testCards.decline]);
+  const cards = new Set<string>([
+    ...Object.values(ctx.config.cards),
+    ...ctx.profile.payments.testCards.approve,
+    ...ctx.profile.payments.testCards.decline,
+  ]);
   for (const x of [o.main, ...Object.values(o.steps)]) {
     const v = x.request.body?.[field];
     if (typeof v === 'string') cards.add(v);
@@ -314,7 +421,12 @@ export const noFullCardNumberInResponse = defineCheck({
     const text = [response?.bodyText ?? '', ...Object.entries(response?.headers ?? {}).flat()].join('\n');
     for (const card of knownCards(ctx, o)) {
       if (new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`).test(text)) {
-        report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-SEC-001', expected: 'no full card number in the response', received: `the full number of card ${maskPan(card)}` });
+        report({
+          code: 'FULL_CARD_NUMBER',
+          requirement: 'PAGI-SEC-001',
+          expected: 'no full card number in the response',
+          received: `the full number of card ${maskPan(card)}`,
+        });
       }
     }
   },
@@ -341,11 +453,24 @@ export const cardMaskedPerProfile = onlyOnSuccess(
       const sent = o.main.request.body?.[ctx.profile.fields.card.number];
       const card = text(responseObject(o.main, ctx.spec), FIELD.card);
       if (typeof sent !== 'string') return { notApplicable: 'the request carried no card number' };
-      if (card === undefined) return { notApplicable: `the response has no ${FIELD.card}; responseMatchesSchema judges required fields` };
+      if (card === undefined)
+        return { notApplicable: `the response has no ${FIELD.card}; responseMatchesSchema judges required fields` };
       if (card.includes(sent)) {
-        report({ code: 'FULL_CARD_NUMBER', requirement: 'PAGI-PAY-003', pointer: `/${FIELD.card}`, expected: 'a masked card number', received: `the full number ${maskPan(sent)}` });
+        report({
+          code: 'FULL_CARD_NUMBER',
+          requirement: 'PAGI-PAY-003',
+          pointer: `/${FIELD.card}`,
+          expected: 'a masked card number',
+          received: `the full number ${maskPan(sent)}`,
+        });
       } else if (card !== profileMask(ctx, sent)) {
-        report({ code: 'CARD_MASK', requirement: 'PAGI-PAY-012', pointer: `/${FIELD.card}`, expected: `${profileMask(ctx, sent)} (the profile's mask)`, received: quoted(card) });
+        report({
+          code: 'CARD_MASK',
+          requirement: 'PAGI-PAY-012',
+          pointer: `/${FIELD.card}`,
+          expected: `${profileMask(ctx, sent)} (the profile's mask)`,
+          received: quoted(card),
+        });
       }
     },
   }),
@@ -361,20 +486,42 @@ function asked(ctx: CheckContext, request: Record<string, unknown>, group: strin
 }
 
 /** Report the result fields missing from `answer` for each group the request asked for. */
-function checkGroups(ctx: CheckContext, report: Report, request: Record<string, unknown>, answer: Record<string, unknown>, where: 'payment' | 'query', exchange: Exchange, prefix: string): boolean {
+function checkGroups(
+  ctx: CheckContext,
+  report: Report,
+  request: Record<string, unknown>,
+  answer: Record<string, unknown>,
+  where: 'payment' | 'query',
+  exchange: Exchange,
+  prefix: string,
+): boolean {
   let judged = false;
   for (const [group, spec] of Object.entries(ctx.spec.results)) {
     if (!asked(ctx, request, group)) continue;
     judged = true;
     if (spec.presence === 'any') {
       if (spec[where].every((field) => answer[field] === undefined)) {
-        report({ code: 'RESULT_MISSING', requirement: spec[`${where}Requirement`], exchange, pointer: prefix, expected: `one of ${spec[where].join(', ')} (the ${group} result)`, received: 'none of them' });
+        report({
+          code: 'RESULT_MISSING',
+          requirement: spec[`${where}Requirement`],
+          exchange,
+          pointer: prefix,
+          expected: `one of ${spec[where].join(', ')} (the ${group} result)`,
+          received: 'none of them',
+        });
       }
       continue;
     }
     for (const field of spec[where]) {
       if (answer[field] === undefined) {
-        report({ code: 'RESULT_MISSING', requirement: spec[`${where}Requirement`], exchange, pointer: `${prefix}/${field}`, expected: `${field} (the ${group} result the request asked for)`, received: 'no such field' });
+        report({
+          code: 'RESULT_MISSING',
+          requirement: spec[`${where}Requirement`],
+          exchange,
+          pointer: `${prefix}/${field}`,
+          expected: `${field} (the ${group} result the request asked for)`,
+          received: 'no such field',
+        });
       }
     }
   }
@@ -388,7 +535,8 @@ export const paymentReturnsRequestedResults = onlyOnSuccess(
     probe: 'happy',
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-004', 'PAGI-PAY-005', 'PAGI-PAY-006'],
-    description: 'The payment answer carries the 3-D Secure, anti-fraud and subscription results the request asked for.',
+    description:
+      'The payment answer carries the 3-D Secure, anti-fraud and subscription results the request asked for.',
     verify(o, ctx, report) {
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable;
@@ -404,15 +552,25 @@ export const queryReturnsRequestedResults = wrap(
     probe: 'happy',
     operations: ['retrievalTrans'],
     requirements: ['PAGI-QRY-003', 'PAGI-QRY-004', 'PAGI-QRY-008'],
-    description: 'The query record of a payment carries its 3-D Secure and subscription results and an anti-fraud result.',
+    description:
+      'The query record of a payment carries its 3-D Secure and subscription results and an anti-fraud result.',
     verify(o, ctx, report) {
       const payment = o.steps.authorise!;
       const tx = text(responseObject(payment, ctx.spec), FIELD.transactionId);
       const body = responseObject(o.main, ctx.spec);
       const [record] = queryRecords(ctx, body, { [FIELD.transactionId]: tx });
-      if (!record) return { notApplicable: 'the query does not show the payment; selectionReturnsSelectedRecords reports it' };
+      if (!record)
+        return { notApplicable: 'the query does not show the payment; selectionReturnsSelectedRecords reports it' };
       const list = body?.[FIELD.ordersList] as unknown[];
-      checkGroups(ctx, report, sentBody(payment), record, 'query', o.main, `/${FIELD.ordersList}/${list.indexOf(record)}`);
+      checkGroups(
+        ctx,
+        report,
+        sentBody(payment),
+        record,
+        'query',
+        o.main,
+        `/${FIELD.ordersList}/${list.indexOf(record)}`,
+      );
     },
   }),
   onlyOnSuccess,
@@ -426,7 +584,8 @@ export const paymentApprovedPerProfile = onlyOnSuccess(
     probe: 'happy',
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-008', 'PAGI-PAY-009', 'PAGI-ST-002'],
-    description: "A payment with the approve test card in the profile's card fields is approved: order_status 1 and the profile's result_info.",
+    description:
+      "A payment with the approve test card in the profile's card fields is approved: order_status 1 and the profile's result_info.",
     verify(o, ctx, report) {
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable;
@@ -435,13 +594,31 @@ export const paymentApprovedPerProfile = onlyOnSuccess(
       const shown = shownValues(ctx.spec, op.responseSchemaId, `/${FIELD.orderStatus}`);
       const approved = ctx.profile.statusValues.order_status.approved;
       if (shown.length && !shown.includes(status) && status !== approved) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-008', pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${shown.join(' or ')} (approved)`, received: quoted(status) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PAY-008',
+          pointer: `/${FIELD.orderStatus}`,
+          expected: `${FIELD.orderStatus} ${shown.join(' or ')} (approved)`,
+          received: quoted(status),
+        });
       } else if (status !== approved) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-009', pointer: `/${FIELD.orderStatus}`, expected: `the profile's approved value ${JSON.stringify(approved)}`, received: quoted(status) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PAY-009',
+          pointer: `/${FIELD.orderStatus}`,
+          expected: `the profile's approved value ${JSON.stringify(approved)}`,
+          received: quoted(status),
+        });
       }
       const info = ctx.profile.payments.resultInfo.approved;
       if (!matchesCodeMessage(info, body[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)}`, received: quoted(body[FIELD.resultInfo]) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-ST-002',
+          pointer: `/${FIELD.resultInfo}`,
+          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)}`,
+          received: quoted(body[FIELD.resultInfo]),
+        });
       }
     },
   }),
@@ -458,12 +635,28 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
     verify(o, ctx, report) {
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable;
-      const shown = shownValues(ctx.spec, operationOf(ctx.spec, o.operation).responseSchemaId, `/${FIELD.payoutStatus}`);
+      const shown = shownValues(
+        ctx.spec,
+        operationOf(ctx.spec, o.operation).responseSchemaId,
+        `/${FIELD.payoutStatus}`,
+      );
       const status = body[FIELD.payoutStatus];
       if (shown.length && !shown.includes(status) && status !== ctx.profile.statusValues.payout_status.completed) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PO-006', pointer: `/${FIELD.payoutStatus}`, expected: `${FIELD.payoutStatus} ${shown.join(' or ')}`, received: quoted(status) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PO-006',
+          pointer: `/${FIELD.payoutStatus}`,
+          expected: `${FIELD.payoutStatus} ${shown.join(' or ')}`,
+          received: quoted(status),
+        });
       } else if (status !== ctx.profile.statusValues.payout_status.completed) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${FIELD.payoutStatus}`, expected: `the profile's ${ctx.profile.statusValues.payout_status.completed}`, received: quoted(status) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-ST-002',
+          pointer: `/${FIELD.payoutStatus}`,
+          expected: `the profile's ${ctx.profile.statusValues.payout_status.completed}`,
+          received: quoted(status),
+        });
       }
       const expected: [string, string][] = [
         [FIELD.failureType, ctx.profile.payout.successFailureType],
@@ -471,7 +664,13 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
       ];
       for (const [field, value] of expected) {
         if (body[field] !== undefined && body[field] !== value) {
-          report({ code: 'STATUS_VALUE', requirement: 'PAGI-ST-002', pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} on success (profile)`, received: quoted(body[field]) });
+          report({
+            code: 'STATUS_VALUE',
+            requirement: 'PAGI-ST-002',
+            pointer: `/${field}`,
+            expected: `${field} ${JSON.stringify(value)} on success (profile)`,
+            received: quoted(body[field]),
+          });
         }
       }
     },
@@ -485,7 +684,8 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
     probe: 'happy',
     operations: SELECTING_OPERATIONS,
     requirements: ['PAGI-QRY-006', 'PAGI-RFS-004'],
-    description: "A query or refund search selects by the profile's selection fields: the selected records, and only them.",
+    description:
+      "A query or refund search selects by the profile's selection fields: the selected records, and only them.",
     verify(o, ctx, report) {
       const requirement = requirementFor(ctx, o.operation, ['PAGI-QRY-006', 'PAGI-RFS-004']);
       const selection = ctx.profile.selection[o.operation as 'retrievalTrans' | 'retrievalRefund'];
@@ -494,15 +694,29 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
       if (!field) return { notApplicable: 'the request selected nothing' };
       const values = String(sent[field]).split(selection.listSeparator);
       const body = responseObject(o.main, ctx.spec);
-      const list = (o.operation === 'retrievalTrans' ? queryRecords(ctx, body, {}) : (body?.[FIELD.refundOrders] as unknown[] | undefined)?.filter(isObject)) ?? [];
+      const list =
+        (o.operation === 'retrievalTrans'
+          ? queryRecords(ctx, body, {})
+          : (body?.[FIELD.refundOrders] as unknown[] | undefined)?.filter(isObject)) ?? [];
       for (const value of values) {
         if (!list.some((r) => r[field] === value)) {
-          report({ code: 'RECORD_NOT_FOUND', requirement, expected: `a record with ${field} ${value}`, received: `${list.length} record(s), none of it` });
+          report({
+            code: 'RECORD_NOT_FOUND',
+            requirement,
+            expected: `a record with ${field} ${value}`,
+            received: `${list.length} record(s), none of it`,
+          });
         }
       }
       list.forEach((r, i) => {
         if (!values.includes(String(r[field]))) {
-          report({ code: 'UNSELECTED_RECORD', requirement, pointer: `/${i}/${field}`, expected: `only records with ${field} in the selection`, received: quoted(r[field]) });
+          report({
+            code: 'UNSELECTED_RECORD',
+            requirement,
+            pointer: `/${i}/${field}`,
+            expected: `only records with ${field} in the selection`,
+            received: quoted(r[field]),
+          });
         }
       });
     },
@@ -516,7 +730,8 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
     probe: 'happy',
     operations: ['authoriseDirect', 'checkout'],
     requirements: ['PAGI-PAY-011'],
-    description: "The anti-fraud cookie, sent under the profile's field name, is accepted (and echoed by the checkout form).",
+    description:
+      "The anti-fraud cookie, sent under the profile's field name, is accepted (and echoed by the checkout form).",
     verify(o, ctx, report) {
       const name = ctx.profile.fields.antifraudTokenCookie;
       const sent = sentBody(o.main);
@@ -524,7 +739,13 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
       if (operationOf(ctx.spec, o.operation).checkoutForm) {
         const inputs = answered(ctx, o.main, o.operation);
         if (inputs?.[name] !== inputText(sent[name])) {
-          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-PAY-011', pointer: `/inputs/${name}`, expected: `input ${name} with the sent value`, received: quoted(inputs?.[name]) });
+          report({
+            code: 'FORM_INPUT_VALUE',
+            requirement: 'PAGI-PAY-011',
+            pointer: `/inputs/${name}`,
+            expected: `input ${name} with the sent value`,
+            received: quoted(inputs?.[name]),
+          });
         }
       }
     },

@@ -11,7 +11,13 @@ import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '.
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { checkFollowUp, errorKindOf } from './common.js';
-import { fieldFormatsFollowConventions, noFullCardNumberInResponse, payoutEchoesRequest, batchResultsEchoRequestIds, responseEchoesRequestFields } from './conventions.js';
+import {
+  fieldFormatsFollowConventions,
+  noFullCardNumberInResponse,
+  payoutEchoesRequest,
+  batchResultsEchoRequestIds,
+  responseEchoesRequestFields,
+} from './conventions.js';
 import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
 import { kitSpec } from '../../src/spec/load.js';
 
@@ -46,7 +52,14 @@ export interface DeepCounts {
 }
 
 /** The checks whose findings the deep family repeats on each accepted valid exchange (they read only the main exchange). */
-const ANSWER_CHECKS: readonly Check[] = [responseMatchesSchema, fieldFormatsFollowConventions, responseEchoesRequestFields, payoutEchoesRequest, batchResultsEchoRequestIds, noFullCardNumberInResponse];
+const ANSWER_CHECKS: readonly Check[] = [
+  responseMatchesSchema,
+  fieldFormatsFollowConventions,
+  responseEchoesRequestFields,
+  payoutEchoesRequest,
+  batchResultsEchoRequestIds,
+  noFullCardNumberInResponse,
+];
 
 const ERR_REFUSED = 'PAGI-ERR-002';
 
@@ -61,8 +74,11 @@ function weaker(ctx: CheckContext, a: string, b: string): string {
 }
 
 function describeCase(ctx: CheckContext, c: DeepCase): string {
-  if (c.kind === 'valid') return `valid request with ${quote(ctx, c.fields)}${c.items ? ` and items ${quote(ctx, c.items)}` : ''}`;
-  return c.kind === 'missing' ? `${c.pointer} left out (${c.rule})` : `${c.kind} rule ${c.rule} broken at ${c.pointer} = ${quote(ctx, c.value)}`;
+  if (c.kind === 'valid')
+    return `valid request with ${quote(ctx, c.fields)}${c.items ? ` and items ${quote(ctx, c.items)}` : ''}`;
+  return c.kind === 'missing'
+    ? `${c.pointer} left out (${c.rule})`
+    : `${c.kind} rule ${c.rule} broken at ${c.pointer} = ${quote(ctx, c.value)}`;
 }
 
 /** Whether a batch answer failed every item with one of the profile's per-item failures (`invalid`: invalidItem only). */
@@ -94,7 +110,13 @@ export function deepVerdict(
   const report = (input: FindingInput) => out.push(finding(ctx, checkId, operation, { exchange: x, ...input }));
   switch (checkId) {
     case 'deepNeverServerError':
-      if (status === undefined || status >= 500) report({ code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR', requirement: ERR_REFUSED, expected: `an answer below 500 to the ${what()}`, received: outcomeOf(x) });
+      if (status === undefined || status >= 500)
+        report({
+          code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
+          requirement: ERR_REFUSED,
+          expected: `an answer below 500 to the ${what()}`,
+          received: outcomeOf(x),
+        });
       break;
     case 'deepAnswersConform': {
       if (c.kind !== 'valid' || status !== 200) break;
@@ -102,16 +124,28 @@ export function deepVerdict(
       for (const check of ANSWER_CHECKS) {
         if (!check.operations.includes(operation)) continue;
         const found = check.run(o, ctx);
-        if (Array.isArray(found)) for (const f of found) if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what()})` });
+        if (Array.isArray(found))
+          for (const f of found)
+            if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what()})` });
       }
       break;
     }
     case 'deepValidRequestAccepted': {
       if (c.kind !== 'valid' || status === undefined || status >= 500) break;
       if (status >= 400) {
-        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the ${what()} accepted (or declined as the profile says)`, received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}` });
+        report({
+          code: 'REQUEST_REFUSED',
+          requirement: 'PAGI-ERR-004',
+          expected: `the ${what()} accepted (or declined as the profile says)`,
+          received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}`,
+        });
       } else if (itemsRefused(ctx, operation, x, true)) {
-        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-ERR-004', expected: `the items of the ${what()} accepted or failed for their state or amount`, received: `every item refused as the profile's invalidItem` });
+        report({
+          code: 'REQUEST_REFUSED',
+          requirement: 'PAGI-ERR-004',
+          expected: `the items of the ${what()} accepted or failed for their state or amount`,
+          received: `every item refused as the profile's invalidItem`,
+        });
       }
       break;
     }
@@ -120,14 +154,37 @@ export function deepVerdict(
       const batch = operationOf(ctx.spec, operation).batch;
       if (status < 400) {
         if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
-        report({ code: 'NOT_REFUSED', requirement: weaker(ctx, c.rule, ERR_REFUSED), pointer: c.pointer, expected: `a refusal of the ${what()}`, received: outcomeOf(x) });
+        report({
+          code: 'NOT_REFUSED',
+          requirement: weaker(ctx, c.rule, ERR_REFUSED),
+          pointer: c.pointer,
+          expected: `a refusal of the ${what()}`,
+          received: outcomeOf(x),
+        });
         break;
       }
       // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
       if (errorKindOf(ctx, x)) break;
-      if ((c.kind === 'format' || c.kind === 'type') && operationOf(ctx.spec, operation).errorStatuses.includes('400') && status !== 400) {
-        report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', pointer: c.pointer, expected: `HTTP 400 for the ${what()}`, received: outcomeOf(x) });
-      } else report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: c.pointer, expected: `one of the profile's error answers to the ${what()}`, received: outcomeOf(x) });
+      if (
+        (c.kind === 'format' || c.kind === 'type') &&
+        operationOf(ctx.spec, operation).errorStatuses.includes('400') &&
+        status !== 400
+      ) {
+        report({
+          code: 'HTTP_STATUS',
+          requirement: 'PAGI-APM-004',
+          pointer: c.pointer,
+          expected: `HTTP 400 for the ${what()}`,
+          received: outcomeOf(x),
+        });
+      } else
+        report({
+          code: 'ERROR_ANSWER',
+          requirement: 'PAGI-ERR-004',
+          pointer: c.pointer,
+          expected: `one of the profile's error answers to the ${what()}`,
+          received: outcomeOf(x),
+        });
       break;
     }
     case 'deepInvalidChangesNothing':
@@ -140,10 +197,20 @@ export function deepVerdict(
       const l = extra.ledger;
       if (c.kind !== 'valid' || !l || status !== 200) break;
       if (l.refundedCents > l.capturedCents) {
-        report({ code: 'TRANSITION_ALLOWED', requirement: 'PAGI-REF-003', expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`, received: `${(l.refundedCents / 100).toFixed(2)} refunded` });
+        report({
+          code: 'TRANSITION_ALLOWED',
+          requirement: 'PAGI-REF-003',
+          expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`,
+          received: `${(l.refundedCents / 100).toFixed(2)} refunded`,
+        });
       }
       if (l.cancelled && l.capturedCents > 0 && operation === 'capture') {
-        report({ code: 'TRANSITION_ALLOWED', requirement: 'PAGI-CNL-002', expected: `no capture of the cancelled ${l.transactionId}`, received: 'a successful capture' });
+        report({
+          code: 'TRANSITION_ALLOWED',
+          requirement: 'PAGI-CNL-002',
+          expected: `no capture of the cancelled ${l.transactionId}`,
+          received: 'a successful capture',
+        });
       }
       break;
     }
@@ -154,7 +221,12 @@ export function deepVerdict(
 }
 
 /** Checks evaluated on every generated exchange as it is answered (shrinkable: they read one exchange). */
-export const STATELESS_DEEP_CHECKS = ['deepNeverServerError', 'deepAnswersConform', 'deepValidRequestAccepted', 'deepInvalidRequestRefused'] as const;
+export const STATELESS_DEEP_CHECKS = [
+  'deepNeverServerError',
+  'deepAnswersConform',
+  'deepValidRequestAccepted',
+  'deepInvalidRequestRefused',
+] as const;
 
 function deepCheck(id: string, requirements: readonly string[], description: string): Check {
   return {
@@ -171,9 +243,14 @@ function deepCheck(id: string, requirements: readonly string[], description: str
         const x = o.steps[f.step];
         if (!x) continue;
         const followUpX = o.steps[`${f.step}:followUp`];
-        const followUp = followUpX ? { ...o, main: x, steps: { followUp: followUpX }, facts: { followUp: o.facts[`${f.step}:followUp`] } } : undefined;
+        const followUp = followUpX
+          ? { ...o, main: x, steps: { followUp: followUpX }, facts: { followUp: o.facts[`${f.step}:followUp`] } }
+          : undefined;
         for (const found of deepVerdict(id, ctx, o.operation, f.case, x, { followUp, ledger: f.ledger })) {
-          out.push({ ...found, message: `${found.message}; the smallest of ${f.failing} failing generated case(s): seed ${f.seed}, path ${f.path}` });
+          out.push({
+            ...found,
+            message: `${found.message}; the smallest of ${f.failing} failing generated case(s): seed ${f.seed}, path ${f.path}`,
+          });
         }
       }
       return out;
@@ -181,13 +258,21 @@ function deepCheck(id: string, requirements: readonly string[], description: str
   };
 }
 
-export const deepNeverServerError = deepCheck('deepNeverServerError', [ERR_REFUSED], 'No generated request, valid or invalid, gets a server error or no answer.');
+export const deepNeverServerError = deepCheck(
+  'deepNeverServerError',
+  [ERR_REFUSED],
+  'No generated request, valid or invalid, gets a server error or no answer.',
+);
 export const deepAnswersConform = deepCheck(
   'deepAnswersConform',
   [...new Set(ANSWER_CHECKS.flatMap((c) => c.requirements))].sort(),
   'Every accepted generated valid request is answered in its documented shape and formats, echoing the request.',
 );
-export const deepValidRequestAccepted = deepCheck('deepValidRequestAccepted', ['PAGI-ERR-004'], "A generated valid request is accepted, or declined or failed per item only in a form the profile declares, never refused as invalid input.");
+export const deepValidRequestAccepted = deepCheck(
+  'deepValidRequestAccepted',
+  ['PAGI-ERR-004'],
+  'A generated valid request is accepted, or declined or failed per item only in a form the profile declares, never refused as invalid input.',
+);
 /**
  * The rules a generated invalid request can break that a missing refusal is judged at (`weaker`): those no stronger
  * than ERR_REFUSED, so the check's severity stays ERR_REFUSED's.
@@ -203,8 +288,16 @@ export const deepInvalidRequestRefused = deepCheck(
   [...new Set([ERR_REFUSED, 'PAGI-ERR-004', 'PAGI-APM-004', 'PAGI-AUTH-006', ...REFUSAL_RULES])],
   "A generated request breaking one rule (format, type, a listed field left out, the signature) is refused in the profile's form.",
 );
-export const deepInvalidChangesNothing = deepCheck('deepInvalidChangesNothing', ['PAGI-ERR-003', 'PAGI-AUTH-006'], 'A refused generated request changes nothing: the follow-up query shows no payment created and no state moved.');
-export const deepLifecycleInvariants = deepCheck('deepLifecycleInvariants', ['PAGI-REF-003', 'PAGI-CNL-002'], 'Across the generated captures and refunds, no transaction is refunded above its capture and none is captured after its cancel.');
+export const deepInvalidChangesNothing = deepCheck(
+  'deepInvalidChangesNothing',
+  ['PAGI-ERR-003', 'PAGI-AUTH-006'],
+  'A refused generated request changes nothing: the follow-up query shows no payment created and no state moved.',
+);
+export const deepLifecycleInvariants = deepCheck(
+  'deepLifecycleInvariants',
+  ['PAGI-REF-003', 'PAGI-CNL-002'],
+  'Across the generated captures and refunds, no transaction is refunded above its capture and none is captured after its cancel.',
+);
 
 /** How many cases the probe generated and how they were answered (information: never fails). */
 export const deepCasesGenerated = defineCheck({
@@ -229,4 +322,12 @@ export const deepCasesGenerated = defineCheck({
 });
 
 /** The deep family, in report order. */
-export const DEEP_CHECKS: readonly Check[] = [deepCasesGenerated, deepNeverServerError, deepAnswersConform, deepValidRequestAccepted, deepInvalidRequestRefused, deepInvalidChangesNothing, deepLifecycleInvariants];
+export const DEEP_CHECKS: readonly Check[] = [
+  deepCasesGenerated,
+  deepNeverServerError,
+  deepAnswersConform,
+  deepValidRequestAccepted,
+  deepInvalidRequestRefused,
+  deepInvalidChangesNothing,
+  deepLifecycleInvariants,
+];

@@ -23,14 +23,27 @@ export const notificationDelivered = defineCheck({
   probe: 'notified',
   operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
   requirements: ['PAGI-EVT-001'],
-  description: 'A payment or payout carrying notify_url brings at least one notification to that URL within the configured wait.',
+  description:
+    'A payment or payout carrying notify_url brings at least one notification to that URL within the configured wait.',
   verify(o, ctx, report) {
-    if (typeof o.facts.cannotComplete === 'string') return { notApplicable: `the ${o.operation} payment is completed by the shopper, and ${o.facts.cannotComplete}` };
-    if ((o.operation === 'authoriseApm' || o.operation === 'checkout') && !o.facts.formsFollowed && notificationsOf(o).length === 0) {
-      return { notApplicable: `the ${o.operation} payment could not be completed by the kit and brought no notification before completion` };
+    if (typeof o.facts.cannotComplete === 'string')
+      return { notApplicable: `the ${o.operation} payment is completed by the shopper, and ${o.facts.cannotComplete}` };
+    if (
+      (o.operation === 'authoriseApm' || o.operation === 'checkout') &&
+      !o.facts.formsFollowed &&
+      notificationsOf(o).length === 0
+    ) {
+      return {
+        notApplicable: `the ${o.operation} payment could not be completed by the kit and brought no notification before completion`,
+      };
     }
     if (notificationsOf(o).length === 0) {
-      report({ code: 'NOTIFICATION_MISSING', requirement: 'PAGI-EVT-001', expected: `a notification for ${String(o.facts.key)} within ${ctx.config.notifyWaitMs} ms`, received: 'none' });
+      report({
+        code: 'NOTIFICATION_MISSING',
+        requirement: 'PAGI-EVT-001',
+        expected: `a notification for ${String(o.facts.key)} within ${ctx.config.notifyWaitMs} ms`,
+        received: 'none',
+      });
     }
   },
 });
@@ -49,20 +62,48 @@ export const notificationFollowsProfile = wrap(
       const kind = Object.values(n.kinds).find((k) => (k.sentAfter as string[]).includes(o.operation));
       for (const x of notificationsOf(o)) {
         if (x.request.method.toUpperCase() !== n.method.toUpperCase()) {
-          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `method ${n.method}`, received: x.request.method });
+          report({
+            code: 'NOTIFICATION_FORM',
+            requirement: 'PAGI-EVT-002',
+            exchange: x,
+            expected: `method ${n.method}`,
+            received: x.request.method,
+          });
         }
         const type = headerOf(x.request.headers, 'content-type');
         const body = x.request.body;
-        if (formatOfMediaType(type) !== n.mediaType && !(n.mediaType === 'form' && /x-www-form-urlencoded/i.test(type ?? ''))) {
-          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a ${n.mediaType} body`, received: quoted(type, 'content type ') });
+        if (
+          formatOfMediaType(type) !== n.mediaType &&
+          !(n.mediaType === 'form' && /x-www-form-urlencoded/i.test(type ?? ''))
+        ) {
+          report({
+            code: 'NOTIFICATION_FORM',
+            requirement: 'PAGI-EVT-002',
+            exchange: x,
+            expected: `a ${n.mediaType} body`,
+            received: quoted(type, 'content type '),
+          });
         }
         if (!isObject(body)) {
-          report({ code: 'NOTIFICATION_FORM', requirement: 'PAGI-EVT-002', exchange: x, expected: `a readable ${n.mediaType} object`, received: 'a body that is not one' });
+          report({
+            code: 'NOTIFICATION_FORM',
+            requirement: 'PAGI-EVT-002',
+            exchange: x,
+            expected: `a readable ${n.mediaType} object`,
+            received: 'a body that is not one',
+          });
           continue;
         }
         if (n.signature === 'none' || !kind) continue;
         if (verifyNotification(o, x) === false) {
-          report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-EVT-002', exchange: x, pointer: `/${FIELD.signature}`, expected: `a signature verifying as the profile's ${n.signature}`, received: quoted(body[FIELD.signature]) });
+          report({
+            code: 'SIGNATURE_INVALID',
+            requirement: 'PAGI-EVT-002',
+            exchange: x,
+            pointer: `/${FIELD.signature}`,
+            expected: `a signature verifying as the profile's ${n.signature}`,
+            received: quoted(body[FIELD.signature]),
+          });
         }
       }
     },
@@ -77,10 +118,19 @@ export const notificationFollowsProfile = wrap(
 function reportFlood(o: Observation, requirement: string, report: Report): void {
   const r = o.facts.receiverRefusals as { tooLarge: number; overCount: number; overRate: number } | undefined;
   if (!r) return;
-  const received = [r.tooLarge ? `${r.tooLarge} larger than the receiver's body bound (413)` : '', r.overCount ? `${r.overCount} past its count per run (429)` : '', r.overRate ? `${r.overRate} past its rate (429)` : '']
+  const received = [
+    r.tooLarge ? `${r.tooLarge} larger than the receiver's body bound (413)` : '',
+    r.overCount ? `${r.overCount} past its count per run (429)` : '',
+    r.overRate ? `${r.overRate} past its rate (429)` : '',
+  ]
     .filter(Boolean)
     .join(', ');
-  report({ code: 'NOTIFICATION_FLOOD', requirement, expected: 'notifications within the receiver’s bounds (body size, count per run, rate)', received: `requests refused: ${received}` });
+  report({
+    code: 'NOTIFICATION_FLOOD',
+    requirement,
+    expected: 'notifications within the receiver’s bounds (body size, count per run, rate)',
+    received: `requests refused: ${received}`,
+  });
 }
 
 /** The signature verdict the probe recorded for a notification (`facts.signatures`, by exchange id). */
@@ -96,25 +146,44 @@ export const notificationRetriedPerProfile = wrap(
     probe: 'notificationRetry',
     operations: ['authoriseDirect'],
     requirements: ['PAGI-EVT-003'],
-    description: "An unacknowledged notification is retried as the profile schedules it: the profile's number of attempts, spaced by its back-off.",
+    description:
+      "An unacknowledged notification is retried as the profile schedules it: the profile's number of attempts, spaced by its back-off.",
     verify(o, ctx, report) {
       reportFlood(o, 'PAGI-EVT-003', report);
       const attempts = notificationsOf(o);
       const max = ctx.profile.notifications.retry.maxAttempts;
       if (attempts.length !== max) {
-        report({ code: 'NOTIFICATION_RETRIES', requirement: 'PAGI-EVT-003', expected: `${max} attempts for an unacknowledged notification`, received: `${attempts.length}` });
+        report({
+          code: 'NOTIFICATION_RETRIES',
+          requirement: 'PAGI-EVT-003',
+          expected: `${max} attempts for an unacknowledged notification`,
+          received: `${attempts.length}`,
+        });
       }
       const delays = retryDelays(ctx.profile.notifications.retry);
       for (let i = 1; i < attempts.length && i <= delays.length; i++) {
         const gap = Date.parse(attempts[i]!.startedAt) - Date.parse(attempts[i - 1]!.startedAt);
         if (gap < delays[i - 1]! / 2) {
-          report({ code: 'NOTIFICATION_RETRIES', requirement: 'PAGI-EVT-003', exchange: attempts[i], expected: `attempt ${i + 1} about ${delays[i - 1]} ms after the previous one`, received: `${gap} ms` });
+          report({
+            code: 'NOTIFICATION_RETRIES',
+            requirement: 'PAGI-EVT-003',
+            exchange: attempts[i],
+            expected: `attempt ${i + 1} about ${delays[i - 1]} ms after the previous one`,
+            received: `${gap} ms`,
+          });
         }
       }
     },
   }),
-  onlyWhen((o) => o.facts.cannotRefuse === undefined, (o) => String(o.facts.cannotRefuse)),
+  onlyWhen(
+    (o) => o.facts.cannotRefuse === undefined,
+    (o) => String(o.facts.cannotRefuse),
+  ),
 );
 
 /** The events family, in report order. */
-export const EVENTS_CHECKS: readonly Check[] = [notificationDelivered, notificationFollowsProfile, notificationRetriedPerProfile];
+export const EVENTS_CHECKS: readonly Check[] = [
+  notificationDelivered,
+  notificationFollowsProfile,
+  notificationRetriedPerProfile,
+];

@@ -4,7 +4,18 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type CheckDefinition, type Report, defineCheck as defineAnyCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
+import {
+  type CheckDefinition,
+  type Report,
+  defineCheck as defineAnyCheck,
+  onlyWhen,
+  onlyWithSteps,
+  outcomeOf,
+  quote,
+  quoted,
+  succeeded,
+  wrap,
+} from '../findings.js';
 import {
   batchResults,
   type CodeMessagePair,
@@ -42,7 +53,10 @@ const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set(['authoriseDirect', 'aut
 function defineCheck(def: CheckDefinition): Check {
   return defineAnyCheck({
     ...def,
-    verify: (o, ctx, report) => def.verify(o, ctx, (input) => report({ ...input, also: [...stepsBefore(o, input.exchange ?? o.main), ...(input.also ?? [])] })),
+    verify: (o, ctx, report) =>
+      def.verify(o, ctx, (input) =>
+        report({ ...input, also: [...stepsBefore(o, input.exchange ?? o.main), ...(input.also ?? [])] }),
+      ),
   });
 }
 
@@ -57,11 +71,25 @@ function recordOf(o: Observation, key: 'record' | 'record2' | 'rejected' = 'reco
 }
 
 /** Report unless a query step shows the payment in `state` (the profile's payment_status code). */
-function expectState(ctx: CheckContext, report: Report, exchange: Exchange, transactionId: unknown, state: string, requirement: string, after: string): void {
+function expectState(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  transactionId: unknown,
+  state: string,
+  requirement: string,
+  after: string,
+): void {
   const code = codeOfState(ctx, state);
   const [record] = queryRecords(ctx, responseObject(exchange, ctx.spec), { [FIELD.transactionId]: transactionId });
   if (!record) {
-    report({ code: 'RECORD_NOT_FOUND', requirement, exchange, expected: `the payment ${String(transactionId)} after ${after}`, received: `${outcomeOf(exchange)} without it` });
+    report({
+      code: 'RECORD_NOT_FOUND',
+      requirement,
+      exchange,
+      expected: `the payment ${String(transactionId)} after ${after}`,
+      received: `${outcomeOf(exchange)} without it`,
+    });
   } else if (record[FIELD.paymentStatus] !== code) {
     report({
       code: 'STATUS_VALUE',
@@ -75,11 +103,26 @@ function expectState(ctx: CheckContext, report: Report, exchange: Exchange, tran
 }
 
 /** Report unless a batch step's item failed with the profile's failure for `reason` (`refusal` given: its code and message). */
-function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange, op: OperationKey, requirement: string, what: string, refusal?: { key: string; requirement: string }): void {
+function expectItemRefused(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  op: OperationKey,
+  requirement: string,
+  what: string,
+  refusal?: { key: string; requirement: string },
+): void {
   const batch = operationOf(ctx.spec, op).batch!;
   const result = resultOf(ctx, exchange, op);
   if (succeeded(exchange) && result && itemSucceeded(ctx, op, result)) {
-    report({ code: 'TRANSITION_ALLOWED', requirement, exchange, pointer: `/${batch.orders}/0/${batch.status}`, expected: `${what} refused`, received: quoted(result[batch.status], 'success ') });
+    report({
+      code: 'TRANSITION_ALLOWED',
+      requirement,
+      exchange,
+      pointer: `/${batch.orders}/0/${batch.status}`,
+      expected: `${what} refused`,
+      received: quoted(result[batch.status], 'success '),
+    });
     return;
   }
   if (!refusal || !result) return;
@@ -88,12 +131,28 @@ function expectItemRefused(ctx: CheckContext, report: Report, exchange: Exchange
     const omitted = ctx.profile.refunds.referenceId.failedItems === 'omitted';
     const id = result[FIELD.refundReferenceId];
     if (omitted ? id !== undefined : id !== '') {
-      report({ code: 'REFERENCE_ID_NUMBERING', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`, expected: omitted ? 'no refund_reference_id on a failed item (profile)' : 'an empty refund_reference_id on a failed item (profile)', received: quoted(id) });
+      report({
+        code: 'REFERENCE_ID_NUMBERING',
+        requirement: refusal.requirement,
+        exchange,
+        pointer: `/${batch.orders}/0/${FIELD.refundReferenceId}`,
+        expected: omitted
+          ? 'no refund_reference_id on a failed item (profile)'
+          : 'an empty refund_reference_id on a failed item (profile)',
+        received: quoted(id),
+      });
     }
   }
   const failure = (ctx.profile.batch.itemFailures as Record<string, CodeMessagePair>)[refusal.key];
   if (failure && !matchesCodeMessage(failure, result[batch.message])) {
-    report({ code: 'ITEM_MESSAGE', requirement: refusal.requirement, exchange, pointer: `/${batch.orders}/0/${batch.message}`, expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`, received: quoted(result[batch.message]) });
+    report({
+      code: 'ITEM_MESSAGE',
+      requirement: refusal.requirement,
+      exchange,
+      pointer: `/${batch.orders}/0/${batch.message}`,
+      expected: `${expectedCodeMessage(failure)} (the profile's ${refusal.key})`,
+      received: quoted(result[batch.message]),
+    });
   }
 }
 
@@ -110,31 +169,59 @@ export const queryShowsAuthorisedPayment = wrap(
     probe: 'paymentLifecycle',
     operations: ['retrievalTrans'],
     requirements: ['PAGI-QRY-005', 'PAGI-ST-002'],
-    description: 'A payment made through the interface is found by the query with its order_no, amount and currency, in the profile’s approved state.',
+    description:
+      'A payment made through the interface is found by the query with its order_no, amount and currency, in the profile’s approved state.',
     verify(o, ctx, report) {
       const fact = recordOf(o);
       const exchange = o.steps.queryAfterAuthorise!;
-      const [record] = queryRecords(ctx, responseObject(exchange, ctx.spec), { [FIELD.transactionId]: fact[FIELD.transactionId] });
+      const [record] = queryRecords(ctx, responseObject(exchange, ctx.spec), {
+        [FIELD.transactionId]: fact[FIELD.transactionId],
+      });
       if (!record) {
-        report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-QRY-005', exchange, expected: `the payment ${String(fact[FIELD.transactionId])} in the query`, received: `${outcomeOf(exchange)} without it` });
+        report({
+          code: 'RECORD_NOT_FOUND',
+          requirement: 'PAGI-QRY-005',
+          exchange,
+          expected: `the payment ${String(fact[FIELD.transactionId])} in the query`,
+          received: `${outcomeOf(exchange)} without it`,
+        });
         return;
       }
       for (const field of [FIELD.orderNo, FIELD.amount, FIELD.currency]) {
         if (record[field] !== fact[field]) {
-          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-QRY-005', exchange, pointer: `/${FIELD.ordersList}`, expected: `${field} ${quote(ctx, fact[field])} as paid`, received: quoted(record[field]) });
+          report({
+            code: 'RECORD_MISMATCH',
+            requirement: 'PAGI-QRY-005',
+            exchange,
+            pointer: `/${FIELD.ordersList}`,
+            expected: `${field} ${quote(ctx, fact[field])} as paid`,
+            received: quoted(record[field]),
+          });
         }
       }
-      expectState(ctx, report, exchange, fact[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.approved, 'PAGI-ST-002', 'an approved payment');
+      expectState(
+        ctx,
+        report,
+        exchange,
+        fact[FIELD.transactionId],
+        ctx.profile.transitions.afterAuthorise.approved,
+        'PAGI-ST-002',
+        'an approved payment',
+      );
     },
   }),
   onlyWithSteps('queryAfterAuthorise'),
 );
 
 /** The query step and the state the profile gives a payment after an operation of the scenario. */
-function transitionOf(ctx: CheckContext, op: OperationKey): { step: string; state: string; after: string; record: 'record' | 'record2' } | undefined {
+function transitionOf(
+  ctx: CheckContext,
+  op: OperationKey,
+): { step: string; state: string; after: string; record: 'record' | 'record2' } | undefined {
   const t = ctx.profile.transitions;
   if (op === 'capture') return { step: 'queryAfterCapture', state: t.capture.to, after: 'capture', record: 'record' };
-  if (op === 'refund') return { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' };
+  if (op === 'refund')
+    return { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' };
   if (op === 'cancel') return { step: 'queryAfterCancel', state: t.cancel.to, after: 'cancel', record: 'record2' };
   return undefined;
 }
@@ -146,16 +233,29 @@ export const queryShowsStatusAfterTransitions = wrap(
     probe: 'paymentLifecycle',
     operations: ['capture', 'refund', 'cancel'],
     requirements: ['PAGI-QRY-007'],
-    description: 'After capture, a partial refund or cancel the query shows the payment_status the profile gives the new state.',
+    description:
+      'After capture, a partial refund or cancel the query shows the payment_status the profile gives the new state.',
     verify(o, ctx, report) {
       const t = transitionOf(ctx, o.operation)!;
-      expectState(ctx, report, o.steps[t.step]!, recordOf(o, t.record)[FIELD.transactionId], t.state, 'PAGI-QRY-007', t.after);
+      expectState(
+        ctx,
+        report,
+        o.steps[t.step]!,
+        recordOf(o, t.record)[FIELD.transactionId],
+        t.state,
+        'PAGI-QRY-007',
+        t.after,
+      );
     },
   }),
-  onlyWhen((o, ctx) => {
-    const t = transitionOf(ctx, o.operation);
-    return !!t && o.steps[t.step] !== undefined;
-  }, (o) => `the scenario stopped before the query after ${o.operation}${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`),
+  onlyWhen(
+    (o, ctx) => {
+      const t = transitionOf(ctx, o.operation);
+      return !!t && o.steps[t.step] !== undefined;
+    },
+    (o) =>
+      `the scenario stopped before the query after ${o.operation}${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
+  ),
 );
 
 export const partialRefundsSucceedTwice = wrap(
@@ -170,12 +270,23 @@ export const partialRefundsSucceedTwice = wrap(
       for (const step of ['refund1', 'refund2']) {
         const exchange = o.steps[step];
         if (!exchange) {
-          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REF-003', expected: `${step} (a partial refund) to succeed`, received: String(o.facts.stoppedBecause ?? 'the scenario stopped before it') });
+          report({
+            code: 'TRANSITION_REFUSED',
+            requirement: 'PAGI-REF-003',
+            expected: `${step} (a partial refund) to succeed`,
+            received: String(o.facts.stoppedBecause ?? 'the scenario stopped before it'),
+          });
           continue;
         }
         const result = resultOf(ctx, exchange, 'refund');
         if (!itemSucceeded(ctx, 'refund', result)) {
-          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REF-003', exchange, expected: `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`, received: `${outcomeOf(exchange)}, ${quote(ctx, result?.[FIELD.refundReferenceId] ?? result)}` });
+          report({
+            code: 'TRANSITION_REFUSED',
+            requirement: 'PAGI-REF-003',
+            exchange,
+            expected: `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`,
+            received: `${outcomeOf(exchange)}, ${quote(ctx, result?.[FIELD.refundReferenceId] ?? result)}`,
+          });
         }
       }
     },
@@ -192,7 +303,15 @@ export const overRefundRefused = wrap(
     requirements: ['PAGI-REF-003', 'PAGI-BAT-008'],
     description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.overRefund!, 'refund', 'PAGI-REF-003', `a refund of ${String(o.facts.overRefund)} (more than remains)`, { key: 'overRefund', requirement: 'PAGI-BAT-008' });
+      expectItemRefused(
+        ctx,
+        report,
+        o.steps.overRefund!,
+        'refund',
+        'PAGI-REF-003',
+        `a refund of ${String(o.facts.overRefund)} (more than remains)`,
+        { key: 'overRefund', requirement: 'PAGI-BAT-008' },
+      );
     },
   }),
   onlyWithSteps('overRefund'),
@@ -211,7 +330,8 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-REF-004'],
-    description: "Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.",
+    description:
+      'Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.',
     verify(o, ctx, report) {
       const tx = String(recordOf(o)[FIELD.transactionId]);
       ['refund1', 'refund2'].forEach((step, n) => {
@@ -219,12 +339,29 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
         const result = resultOf(ctx, exchange, 'refund');
         const got = result?.[FIELD.refundReferenceId];
         const expected = expectedReferenceId(ctx, tx, n);
-        if (got !== expected) report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`, expected, received: quoted(got) });
+        if (got !== expected)
+          report({
+            code: 'REFERENCE_ID_NUMBERING',
+            requirement: 'PAGI-REF-004',
+            exchange,
+            pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReferenceId}`,
+            expected,
+            received: quoted(got),
+          });
         // refund_reference: the reference id itself, or an opaque non-empty value of the gateway (refunds.reference).
         const reference = result?.[FIELD.refundReference];
         const same = ctx.profile.refunds.reference === 'sameAsReferenceId';
         if (same ? reference !== got : typeof reference !== 'string' || reference === '') {
-          report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange, pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`, expected: same ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)` : `a non-empty ${FIELD.refundReference} (profile: opaque)`, received: quoted(reference) });
+          report({
+            code: 'REFERENCE_ID_NUMBERING',
+            requirement: 'PAGI-REF-004',
+            exchange,
+            pointer: `/${FIELD.refundOrders}/0/${FIELD.refundReference}`,
+            expected: same
+              ? `${FIELD.refundReference} equal to ${FIELD.refundReferenceId} (profile)`
+              : `a non-empty ${FIELD.refundReference} (profile: opaque)`,
+            received: quoted(reference),
+          });
         }
       });
     },
@@ -239,7 +376,8 @@ export const refundSearchShowsEveryRefund = wrap(
     probe: 'paymentLifecycle',
     operations: ['retrievalRefund'],
     requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
-    description: 'Refund search shows both refunds with the reference ids and amounts they were answered with, each -NN distinct.',
+    description:
+      'Refund search shows both refunds with the reference ids and amounts they were answered with, each -NN distinct.',
     verify(o, ctx, report) {
       const search = o.steps.refundSearch!;
       const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
@@ -251,13 +389,33 @@ export const refundSearchShowsEveryRefund = wrap(
         ids.push(id);
         const shown = items.find((i) => i[FIELD.refundReferenceId] === id);
         if (!shown) {
-          report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}`, expected: `the refund ${quote(ctx, id)} of ${step}`, received: `${items.length} refund(s) without it` });
+          report({
+            code: 'RECORD_NOT_FOUND',
+            requirement: 'PAGI-RFS-003',
+            exchange: search,
+            pointer: `/${FIELD.refundOrders}`,
+            expected: `the refund ${quote(ctx, id)} of ${step}`,
+            received: `${items.length} refund(s) without it`,
+          });
         } else if (shown[FIELD.refundAmount] !== refund?.[FIELD.refundAmount]) {
-          report({ code: 'RECORD_MISMATCH', requirement: 'PAGI-RFS-003', exchange: search, pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`, expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`, received: quoted(shown[FIELD.refundAmount]) });
+          report({
+            code: 'RECORD_MISMATCH',
+            requirement: 'PAGI-RFS-003',
+            exchange: search,
+            pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`,
+            expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`,
+            received: quoted(shown[FIELD.refundAmount]),
+          });
         }
       }
       if (ids[0] !== undefined && ids[0] === ids[1]) {
-        report({ code: 'REFERENCE_ID_NUMBERING', requirement: 'PAGI-REF-004', exchange: o.steps.refund2, expected: 'distinct refund_reference_id values', received: quoted(ids[0], 'both ') });
+        report({
+          code: 'REFERENCE_ID_NUMBERING',
+          requirement: 'PAGI-REF-004',
+          exchange: o.steps.refund2,
+          expected: 'distinct refund_reference_id values',
+          received: quoted(ids[0], 'both '),
+        });
       }
     },
   }),
@@ -271,15 +429,27 @@ export const cancelAfterRefundRefused = wrap(
     probe: 'paymentLifecycle',
     operations: ['cancel'],
     requirements: ['PAGI-CNL-003'],
-    description: "A payment can be cancelled only before capture: cancelling a captured, partly refunded payment is refused with the profile's failure.",
+    description:
+      "A payment can be cancelled only before capture: cancelling a captured, partly refunded payment is refused with the profile's failure.",
     verify(o, ctx, report) {
       const state = ctx.profile.transitions.refund.toPartial;
       const key = refusalFor(ctx, 'cancel', state);
-      expectItemRefused(ctx, report, o.steps.cancelAfterRefunds!, 'cancel', 'PAGI-CNL-003', `a cancel of a ${state} payment`, { key, requirement: 'PAGI-CNL-003' });
+      expectItemRefused(
+        ctx,
+        report,
+        o.steps.cancelAfterRefunds!,
+        'cancel',
+        'PAGI-CNL-003',
+        `a cancel of a ${state} payment`,
+        { key, requirement: 'PAGI-CNL-003' },
+      );
     },
   }),
   onlyWithSteps('cancelAfterRefunds'),
-  onlyWhen((_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(ctx.profile.transitions.refund.toPartial), 'the profile allows cancel after a partial refund'),
+  onlyWhen(
+    (_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(ctx.profile.transitions.refund.toPartial),
+    'the profile allows cancel after a partial refund',
+  ),
 );
 
 export const overCaptureRefused = wrap(
@@ -293,7 +463,15 @@ export const overCaptureRefused = wrap(
     verify(o, ctx, report) {
       // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
       const key = ctx.profile.transitions.capture.itemAmount === 'operationAmount' ? 'overCapture' : 'amountMismatch';
-      expectItemRefused(ctx, report, o.steps.overCapture!, 'capture', 'PAGI-CAP-002', 'a capture above the authorised amount', { key, requirement: 'PAGI-BAT-008' });
+      expectItemRefused(
+        ctx,
+        report,
+        o.steps.overCapture!,
+        'capture',
+        'PAGI-CAP-002',
+        'a capture above the authorised amount',
+        { key, requirement: 'PAGI-BAT-008' },
+      );
     },
   }),
   onlyWithSteps('overCapture'),
@@ -308,7 +486,15 @@ export const cancelledPaymentNotCapturable = wrap(
     requirements: ['PAGI-CNL-002', 'PAGI-BAT-008'],
     description: 'A cancelled payment cannot be captured.',
     verify(o, ctx, report) {
-      expectItemRefused(ctx, report, o.steps.captureAfterCancel!, 'capture', 'PAGI-CNL-002', 'a capture of a cancelled payment', { key: refusalFor(ctx, 'capture', ctx.profile.transitions.cancel.to), requirement: 'PAGI-BAT-008' });
+      expectItemRefused(
+        ctx,
+        report,
+        o.steps.captureAfterCancel!,
+        'capture',
+        'PAGI-CNL-002',
+        'a capture of a cancelled payment',
+        { key: refusalFor(ctx, 'capture', ctx.profile.transitions.cancel.to), requirement: 'PAGI-BAT-008' },
+      );
     },
   }),
   onlyWithSteps('captureAfterCancel'),
@@ -328,7 +514,8 @@ export const capturedPaymentNotCapturedAgain = wrap(
     probe: 'paymentLifecycle',
     operations: ['capture'],
     requirements: ['PAGI-PRF-007'],
-    description: "A captured payment, and one partly refunded, cannot be captured again: each capture is refused with the profile's failure for that state (transitions.capture.refusals, otherRefusal).",
+    description:
+      "A captured payment, and one partly refunded, cannot be captured again: each capture is refused with the profile's failure for that state (transitions.capture.refusals, otherRefusal).",
     verify(o, ctx, report) {
       const t = ctx.profile.transitions;
       const cases: [string, string][] = [
@@ -339,7 +526,10 @@ export const capturedPaymentNotCapturedAgain = wrap(
       if (!judged.length) return { notApplicable: `the profile allows capture from ${t.capture.from.join(', ')}` };
       for (const [step, state] of judged) {
         const exchange = o.steps[step]!;
-        expectItemRefused(ctx, report, exchange, 'capture', 'PAGI-PRF-007', `a capture of a ${state} payment`, { key: refusalFor(ctx, 'capture', state), requirement: 'PAGI-PRF-007' });
+        expectItemRefused(ctx, report, exchange, 'capture', 'PAGI-PRF-007', `a capture of a ${state} payment`, {
+          key: refusalFor(ctx, 'capture', state),
+          requirement: 'PAGI-PRF-007',
+        });
       }
     },
   }),
@@ -353,20 +543,31 @@ export const fullRefundSettlesPayment = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-QRY-007', 'PAGI-PRF-007'],
-    description: "Refunding the rest of a partly refunded payment succeeds and the query shows the profile's fully refunded payment_status; one more refund is refused with the profile's failure.",
+    description:
+      "Refunding the rest of a partly refunded payment succeeds and the query shows the profile's fully refunded payment_status; one more refund is refused with the profile's failure.",
     verify(o, ctx, report) {
       const t = ctx.profile.transitions.refund;
       const rest = o.steps.refundRest!;
       const result = resultOf(ctx, rest, 'refund');
       if (!itemSucceeded(ctx, 'refund', result)) {
-        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-QRY-007', exchange: rest, expected: `the refund of the rest (${String(o.facts.fullRefund)}) to succeed`, received: `${outcomeOf(rest)}, ${quote(ctx, result)}` });
+        report({
+          code: 'TRANSITION_REFUSED',
+          requirement: 'PAGI-QRY-007',
+          exchange: rest,
+          expected: `the refund of the rest (${String(o.facts.fullRefund)}) to succeed`,
+          received: `${outcomeOf(rest)}, ${quote(ctx, result)}`,
+        });
         return;
       }
       const tx = recordOf(o)[FIELD.transactionId];
-      if (o.steps.queryAfterFullRefund) expectState(ctx, report, o.steps.queryAfterFullRefund, tx, t.toFull, 'PAGI-QRY-007', 'a refund in full');
+      if (o.steps.queryAfterFullRefund)
+        expectState(ctx, report, o.steps.queryAfterFullRefund, tx, t.toFull, 'PAGI-QRY-007', 'a refund in full');
       const after = o.steps.refundAfterFull;
       if (after && !(t.from as string[]).includes(t.toFull)) {
-        expectItemRefused(ctx, report, after, 'refund', 'PAGI-PRF-007', `a refund of a ${t.toFull} payment`, { key: stateOrOverAmount(ctx, 'refund', t.toFull, 'overRefund'), requirement: 'PAGI-PRF-007' });
+        expectItemRefused(ctx, report, after, 'refund', 'PAGI-PRF-007', `a refund of a ${t.toFull} payment`, {
+          key: stateOrOverAmount(ctx, 'refund', t.toFull, 'overRefund'),
+          requirement: 'PAGI-PRF-007',
+        });
       }
     },
   }),
@@ -381,18 +582,48 @@ function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
   const payment = responseObject(o.steps.authorise, ctx.spec);
   const approved = ctx.profile.statusValues.order_status.approved;
   if (payment?.[FIELD.orderStatus] !== approved) {
-    report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`, received: quoted(payment?.[FIELD.orderStatus]) });
+    report({
+      code: 'STATUS_VALUE',
+      requirement: 'PAGI-REV-002',
+      exchange: o.steps.authorise,
+      pointer: `/${FIELD.orderStatus}`,
+      expected: `${FIELD.orderStatus} ${approved}: the profile holds no payment for review`,
+      received: quoted(payment?.[FIELD.orderStatus]),
+    });
   }
   const state = ctx.profile.transitions.afterAuthorise.approved;
   if (!(ctx.profile.transitions.review.from as string[]).includes(state)) {
-    expectItemRefused(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', `a review of a payment never held (${state})`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' });
+    expectItemRefused(
+      ctx,
+      report,
+      o.steps.review!,
+      'review',
+      'PAGI-REV-002',
+      `a review of a payment never held (${state})`,
+      { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-REV-002' },
+    );
     return;
   }
   const result = resultOf(ctx, o.steps.review!, 'review');
   if (!itemSucceeded(ctx, 'review', result)) {
-    report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REV-002', exchange: o.steps.review, expected: `the approving review of a ${state} payment to succeed (profile)`, received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}` });
+    report({
+      code: 'TRANSITION_REFUSED',
+      requirement: 'PAGI-REV-002',
+      exchange: o.steps.review,
+      expected: `the approving review of a ${state} payment to succeed (profile)`,
+      received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}`,
+    });
   }
-  if (o.steps.queryAfterReview) expectState(ctx, report, o.steps.queryAfterReview, recordOf(o)[FIELD.transactionId], ctx.profile.review.approve.to, 'PAGI-REV-002', 'the approving review');
+  if (o.steps.queryAfterReview)
+    expectState(
+      ctx,
+      report,
+      o.steps.queryAfterReview,
+      recordOf(o)[FIELD.transactionId],
+      ctx.profile.review.approve.to,
+      'PAGI-REV-002',
+      'the approving review',
+    );
 }
 
 export const flaggedPaymentSettledByReview = wrap(
@@ -402,29 +633,75 @@ export const flaggedPaymentSettledByReview = wrap(
     probe: 'reviewLifecycle',
     operations: ['review'],
     requirements: ['PAGI-REV-002'],
-    description: "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says; without a review hold, no payment waits and a review fails as the profile says.",
+    description:
+      "A payment the profile's review rule flags waits for review, and the approving review_flag settles it as the profile says; without a review hold, no payment waits and a review fails as the profile says.",
     verify(o, ctx, report) {
       if (o.facts.noHold === true) return verifyNoHold(ctx, report, o);
       const tx = recordOf(o)[FIELD.transactionId];
       const payment = responseObject(o.steps.authorise, ctx.spec);
       const pending = ctx.profile.statusValues.order_status.pendingReview;
       if (payment?.[FIELD.orderStatus] !== pending) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`, received: quoted(payment?.[FIELD.orderStatus]) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-REV-002',
+          exchange: o.steps.authorise,
+          pointer: `/${FIELD.orderStatus}`,
+          expected: `${FIELD.orderStatus} ${pending} (pending review) for a flagged payment`,
+          received: quoted(payment?.[FIELD.orderStatus]),
+        });
       }
       const held = ctx.profile.payments.resultInfo.pendingReview;
       if (!matchesCodeMessage(held, payment?.[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`, received: quoted(payment?.[FIELD.resultInfo]) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-REV-002',
+          exchange: o.steps.authorise,
+          pointer: `/${FIELD.resultInfo}`,
+          expected: `${FIELD.resultInfo} ${expectedCodeMessage(held)} (pending review)`,
+          received: quoted(payment?.[FIELD.resultInfo]),
+        });
       }
       const action = ctx.profile.payments.risk.action.pendingReview;
       if (payment?.risk_action !== undefined && payment.risk_action !== action) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-REV-002', exchange: o.steps.authorise, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (pending review)`, received: quoted(payment.risk_action) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-REV-002',
+          exchange: o.steps.authorise,
+          pointer: '/risk_action',
+          expected: `risk_action ${JSON.stringify(action)} (pending review)`,
+          received: quoted(payment.risk_action),
+        });
       }
-      if (o.steps.queryBeforeReview) expectState(ctx, report, o.steps.queryBeforeReview, tx, ctx.profile.transitions.afterAuthorise.pendingReview, 'PAGI-REV-002', 'the flagged payment');
+      if (o.steps.queryBeforeReview)
+        expectState(
+          ctx,
+          report,
+          o.steps.queryBeforeReview,
+          tx,
+          ctx.profile.transitions.afterAuthorise.pendingReview,
+          'PAGI-REV-002',
+          'the flagged payment',
+        );
       const result = resultOf(ctx, o.steps.review!, 'review');
       if (!itemSucceeded(ctx, 'review', result)) {
-        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-REV-002', exchange: o.steps.review, expected: 'the approving review to succeed', received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}` });
+        report({
+          code: 'TRANSITION_REFUSED',
+          requirement: 'PAGI-REV-002',
+          exchange: o.steps.review,
+          expected: 'the approving review to succeed',
+          received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}`,
+        });
       }
-      if (o.steps.queryAfterReview) expectState(ctx, report, o.steps.queryAfterReview, tx, ctx.profile.review.approve.to, 'PAGI-REV-002', 'the approving review');
+      if (o.steps.queryAfterReview)
+        expectState(
+          ctx,
+          report,
+          o.steps.queryAfterReview,
+          tx,
+          ctx.profile.review.approve.to,
+          'PAGI-REV-002',
+          'the approving review',
+        );
     },
   }),
   onlyWithSteps('authorise', 'review'),
@@ -446,19 +723,29 @@ export const settledPaymentReviewedPerProfile = wrap(
     probe: 'reviewLifecycle',
     operations: ['review'],
     requirements: ['PAGI-PRF-007'],
-    description: "A review of a payment an earlier review settled (approved, or rejected) is refused with the profile's failure for its state (transitions.review.refusals, otherRefusal), or succeeds where the profile allows review from that state.",
+    description:
+      "A review of a payment an earlier review settled (approved, or rejected) is refused with the profile's failure for its state (transitions.review.refusals, otherRefusal), or succeeds where the profile allows review from that state.",
     verify(o, ctx, report) {
       const from = ctx.profile.transitions.review.from as string[];
       for (const [step, state] of settledReviews(ctx)) {
         const exchange = o.steps[step];
         if (!exchange) continue;
         if (!from.includes(state)) {
-          expectItemRefused(ctx, report, exchange, 'review', 'PAGI-PRF-007', `a review of a ${state} payment`, { key: refusalFor(ctx, 'review', state), requirement: 'PAGI-PRF-007' });
+          expectItemRefused(ctx, report, exchange, 'review', 'PAGI-PRF-007', `a review of a ${state} payment`, {
+            key: refusalFor(ctx, 'review', state),
+            requirement: 'PAGI-PRF-007',
+          });
           continue;
         }
         const result = resultOf(ctx, exchange, 'review');
         if (!itemSucceeded(ctx, 'review', result)) {
-          report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-PRF-007', exchange, expected: `a review of a ${state} payment to succeed (the profile reviews from ${from.join(', ')})`, received: `${outcomeOf(exchange)}, ${quote(ctx, result)}` });
+          report({
+            code: 'TRANSITION_REFUSED',
+            requirement: 'PAGI-PRF-007',
+            exchange,
+            expected: `a review of a ${state} payment to succeed (the profile reviews from ${from.join(', ')})`,
+            received: `${outcomeOf(exchange)}, ${quote(ctx, result)}`,
+          });
         }
       }
     },
@@ -473,20 +760,41 @@ export const rejectingReviewSettlesPayment = wrap(
     probe: 'reviewLifecycle',
     operations: ['review'],
     requirements: ['PAGI-PRF-008'],
-    description: "The profile's rejecting review_flag settles a payment waiting for review (or, without a hold, one the profile lets review) in the profile's rejected state, as the query shows.",
+    description:
+      "The profile's rejecting review_flag settles a payment waiting for review (or, without a hold, one the profile lets review) in the profile's rejected state, as the query shows.",
     verify(o, ctx, report) {
       const reject = ctx.profile.review.reject;
       const exchange = o.steps.reviewReject!;
       const result = resultOf(ctx, exchange, 'review');
       if (!itemSucceeded(ctx, 'review', result)) {
-        report({ code: 'TRANSITION_REFUSED', requirement: 'PAGI-PRF-008', exchange, expected: `the review with the rejecting ${FIELD.reviewFlag} ${JSON.stringify(reject.flag)} to succeed`, received: `${outcomeOf(exchange)}, ${quote(ctx, result)}` });
+        report({
+          code: 'TRANSITION_REFUSED',
+          requirement: 'PAGI-PRF-008',
+          exchange,
+          expected: `the review with the rejecting ${FIELD.reviewFlag} ${JSON.stringify(reject.flag)} to succeed`,
+          received: `${outcomeOf(exchange)}, ${quote(ctx, result)}`,
+        });
         return;
       }
-      if (o.steps.queryAfterReject) expectState(ctx, report, o.steps.queryAfterReject, recordOf(o, 'rejected')[FIELD.transactionId], reject.to, 'PAGI-PRF-008', 'the rejecting review');
+      if (o.steps.queryAfterReject)
+        expectState(
+          ctx,
+          report,
+          o.steps.queryAfterReject,
+          recordOf(o, 'rejected')[FIELD.transactionId],
+          reject.to,
+          'PAGI-PRF-008',
+          'the rejecting review',
+        );
     },
   }),
   onlyWithSteps('reviewReject'),
-  onlyWhen((o, ctx) => o.facts.noHold !== true || (ctx.profile.transitions.review.from as string[]).includes(ctx.profile.transitions.afterAuthorise.approved), 'the profile holds no payment for review and allows no review of an approved payment'),
+  onlyWhen(
+    (o, ctx) =>
+      o.facts.noHold !== true ||
+      (ctx.profile.transitions.review.from as string[]).includes(ctx.profile.transitions.afterAuthorise.approved),
+    'the profile holds no payment for review and allows no review of an approved payment',
+  ),
 );
 
 export const payoutFailureReported = wrap(
@@ -496,20 +804,34 @@ export const payoutFailureReported = wrap(
     probe: 'payoutLifecycle',
     operations: ['payout'],
     requirements: ['PAGI-PO-005', 'PAGI-PO-008'],
-    description: "A payout the profile's failure rule matches fails with the profile's status and failure_type, and a failure_reason.",
+    description:
+      "A payout the profile's failure rule matches fails with the profile's status and failure_type, and a failure_reason.",
     verify(o, ctx, report) {
       const exchange = o.steps.failing!;
       const rule = o.facts.failureRule as { failureType: string; failureReason: string };
       const body = responseObject(exchange, ctx.spec);
       const failed = ctx.profile.statusValues.payout_status.failed;
       if (!body || !succeeded(exchange)) {
-        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, expected: `a payout answer with ${FIELD.payoutStatus} ${failed} (profile's failure rule)`, received: outcomeOf(exchange) });
+        report({
+          code: 'PAYOUT_FAILURE',
+          requirement: 'PAGI-PO-008',
+          exchange,
+          expected: `a payout answer with ${FIELD.payoutStatus} ${failed} (profile's failure rule)`,
+          received: outcomeOf(exchange),
+        });
         return;
       }
       if (body[FIELD.payoutStatus] !== ctx.profile.statusValues.payout_status.completed) {
         for (const field of [FIELD.failureReason, FIELD.failureType]) {
           if (typeof body[field] !== 'string' || body[field] === '') {
-            report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-005', exchange, pointer: `/${field}`, expected: `a non-empty ${field} for a failed payout`, received: quoted(body[field]) });
+            report({
+              code: 'PAYOUT_FAILURE',
+              requirement: 'PAGI-PO-005',
+              exchange,
+              pointer: `/${field}`,
+              expected: `a non-empty ${field} for a failed payout`,
+              received: quoted(body[field]),
+            });
           }
         }
       }
@@ -519,15 +841,33 @@ export const payoutFailureReported = wrap(
         [FIELD.failureReason, rule.failureReason],
       ];
       for (const [field, value] of expected) {
-        if (body[field] !== value) report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${field}`, expected: `${field} ${JSON.stringify(value)} (profile)`, received: quoted(body[field]) });
+        if (body[field] !== value)
+          report({
+            code: 'PAYOUT_FAILURE',
+            requirement: 'PAGI-PO-008',
+            exchange,
+            pointer: `/${field}`,
+            expected: `${field} ${JSON.stringify(value)} (profile)`,
+            received: quoted(body[field]),
+          });
       }
       const types = ctx.profile.payout.failureTypes;
       if (body[FIELD.failureType] !== rule.failureType && !types.includes(body[FIELD.failureType] as string)) {
-        report({ code: 'PAYOUT_FAILURE', requirement: 'PAGI-PO-008', exchange, pointer: `/${FIELD.failureType}`, expected: `one of the profile's failure types ${types.join(', ')}`, received: quoted(body[FIELD.failureType]) });
+        report({
+          code: 'PAYOUT_FAILURE',
+          requirement: 'PAGI-PO-008',
+          exchange,
+          pointer: `/${FIELD.failureType}`,
+          expected: `one of the profile's failure types ${types.join(', ')}`,
+          received: quoted(body[FIELD.failureType]),
+        });
       }
     },
   }),
-  onlyWhen((o) => o.steps.failing !== undefined, (o) => String(o.facts.noFailureRule ?? 'no failing payout was sent')),
+  onlyWhen(
+    (o) => o.steps.failing !== undefined,
+    (o) => String(o.facts.noFailureRule ?? 'no failing payout was sent'),
+  ),
 );
 
 export const payoutReplayIdempotent = wrap(
@@ -537,7 +877,8 @@ export const payoutReplayIdempotent = wrap(
     probe: 'payoutLifecycle',
     operations: ['payout'],
     requirements: ['PAGI-PO-007'],
-    description: 'A payout replayed with the same request_id gets the first answer again (no second payout); a changed replay the profile’s answer.',
+    description:
+      'A payout replayed with the same request_id gets the first answer again (no second payout); a changed replay the profile’s answer.',
     verify(o, ctx, report) {
       const first = responseObject(o.steps.first, ctx.spec);
       const replay = responseObject(o.steps.replay, ctx.spec);
@@ -554,17 +895,35 @@ export const payoutReplayIdempotent = wrap(
       if (!changed) return;
       if (ctx.profile.payout.replayWithDifferentBody === 'invalidInput') {
         // Refused as invalid input, in a refusal form the profile declares for the payout.
-        const kind = statusOf(changed) === ctx.profile.errors.kinds.invalidInput.status ? 'invalidInput' : errorKindOf(ctx, changed, 'payout');
+        const kind =
+          statusOf(changed) === ctx.profile.errors.kinds.invalidInput.status
+            ? 'invalidInput'
+            : errorKindOf(ctx, changed, 'payout');
         if (kind !== 'invalidInput') {
-          report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: `the profile's invalidInput refusal (HTTP ${ctx.profile.errors.kinds.invalidInput.status}, or the payout's refusal form) for the same request_id with another ${String(o.facts.changedField)}`, received: outcomeOf(changed) });
+          report({
+            code: 'REPLAY_DIFFERS',
+            requirement: 'PAGI-PO-007',
+            exchange: changed,
+            expected: `the profile's invalidInput refusal (HTTP ${ctx.profile.errors.kinds.invalidInput.status}, or the payout's refusal form) for the same request_id with another ${String(o.facts.changedField)}`,
+            received: outcomeOf(changed),
+          });
         }
       } else if (text(responseObject(changed, ctx.spec), FIELD.transactionId) !== first?.[FIELD.transactionId]) {
-        report({ code: 'REPLAY_DIFFERS', requirement: 'PAGI-PO-007', exchange: changed, expected: 'the first answer again', received: outcomeOf(changed) });
+        report({
+          code: 'REPLAY_DIFFERS',
+          requirement: 'PAGI-PO-007',
+          exchange: changed,
+          expected: 'the first answer again',
+          received: outcomeOf(changed),
+        });
       }
     },
   }),
   onlyWithSteps('first', 'replay'),
-  onlyWhen((o) => succeeded(o.steps.first), (o) => `the first payout was not answered with success (${outcomeOf(o.steps.first)})`),
+  onlyWhen(
+    (o) => succeeded(o.steps.first),
+    (o) => `the first payout was not answered with success (${outcomeOf(o.steps.first)})`,
+  ),
 );
 
 export const declinedCardDeclinedPerProfile = defineCheck({
@@ -573,24 +932,61 @@ export const declinedCardDeclinedPerProfile = defineCheck({
   probe: 'declinedPayment',
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
-  description: "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
+  description:
+    "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
   verify(o, ctx, report) {
     const declined = ctx.profile.statusValues.order_status.declined;
     const info = ctx.profile.payments.resultInfo.declined;
-    const payments: [Exchange, string][] = [[o.main, 'the decline test card'], ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [o.steps[r.step]!, `the ${r.trigger} decline rule`])];
+    const payments: [Exchange, string][] = [
+      [o.main, 'the decline test card'],
+      ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [
+        o.steps[r.step]!,
+        `the ${r.trigger} decline rule`,
+      ]),
+    ];
     for (const [exchange, what] of payments) {
       const body = responseObject(exchange, ctx.spec);
       if (body?.[FIELD.orderStatus] !== declined) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.orderStatus}`, expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`, received: body ? quoted(body[FIELD.orderStatus]) : outcomeOf(exchange) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PAY-013',
+          exchange,
+          pointer: `/${FIELD.orderStatus}`,
+          expected: `${FIELD.orderStatus} ${JSON.stringify(declined)} (profile: declined) for ${what}`,
+          received: body ? quoted(body[FIELD.orderStatus]) : outcomeOf(exchange),
+        });
       }
       if (!matchesCodeMessage(info, body?.[FIELD.resultInfo])) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: `/${FIELD.resultInfo}`, expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`, received: body ? quoted(body[FIELD.resultInfo]) : outcomeOf(exchange) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PAY-013',
+          exchange,
+          pointer: `/${FIELD.resultInfo}`,
+          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`,
+          received: body ? quoted(body[FIELD.resultInfo]) : outcomeOf(exchange),
+        });
       }
       const query = exchange === o.main ? o.steps.query : undefined;
-      if (query) expectState(ctx, report, query, body?.[FIELD.transactionId], ctx.profile.transitions.afterAuthorise.declined, 'PAGI-PAY-013', 'a declined payment');
+      if (query)
+        expectState(
+          ctx,
+          report,
+          query,
+          body?.[FIELD.transactionId],
+          ctx.profile.transitions.afterAuthorise.declined,
+          'PAGI-PAY-013',
+          'a declined payment',
+        );
       const action = ctx.profile.payments.risk.action.declined;
       if (body?.risk_action !== undefined && body.risk_action !== action) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-013', exchange, pointer: '/risk_action', expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`, received: quoted(body.risk_action) });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-PAY-013',
+          exchange,
+          pointer: '/risk_action',
+          expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`,
+          received: quoted(body.risk_action),
+        });
       }
     }
   },
@@ -602,18 +998,33 @@ export const tokenPaymentSucceeds = defineCheck({
   probe: 'tokenPayment',
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-010'],
-  description: "A payment with the profile's token_flag gets a token_id, and a payment by that token without card fields is approved.",
+  description:
+    "A payment with the profile's token_flag gets a token_id, and a payment by that token without card fields is approved.",
   verify(o, ctx, report) {
     const first = o.steps.tokenise!;
     const token = text(responseObject(first, ctx.spec), FIELD.tokenId);
     if (!token) {
-      report({ code: 'RESULT_MISSING', requirement: 'PAGI-PAY-010', exchange: first, pointer: `/${FIELD.tokenId}`, expected: `a ${FIELD.tokenId} for ${FIELD.tokenFlag} ${JSON.stringify(ctx.profile.payments.token.requestValue)}`, received: outcomeOf(first) });
+      report({
+        code: 'RESULT_MISSING',
+        requirement: 'PAGI-PAY-010',
+        exchange: first,
+        pointer: `/${FIELD.tokenId}`,
+        expected: `a ${FIELD.tokenId} for ${FIELD.tokenFlag} ${JSON.stringify(ctx.profile.payments.token.requestValue)}`,
+        received: outcomeOf(first),
+      });
       return;
     }
     const second = o.steps.byToken!;
     const status = responseObject(second, ctx.spec)?.[FIELD.orderStatus];
     if (status !== ctx.profile.statusValues.order_status.approved) {
-      report({ code: 'STATUS_VALUE', requirement: 'PAGI-PAY-010', exchange: second, pointer: `/${FIELD.orderStatus}`, expected: `the payment by ${FIELD.tokenId} approved`, received: `${outcomeOf(second)}, ${FIELD.orderStatus} ${quote(ctx, status)}` });
+      report({
+        code: 'STATUS_VALUE',
+        requirement: 'PAGI-PAY-010',
+        exchange: second,
+        pointer: `/${FIELD.orderStatus}`,
+        expected: `the payment by ${FIELD.tokenId} approved`,
+        received: `${outcomeOf(second)}, ${FIELD.orderStatus} ${quote(ctx, status)}`,
+      });
     }
   },
 });
@@ -634,28 +1045,49 @@ export const issuerUrlRequestable = wrap(
     description: 'The issuer_url of an APM payment can be requested again and leads to a page.',
     verify(o, ctx, report) {
       const url = text(responseObject(o.main, ctx.spec), FIELD.issuerUrl);
-      if (!url) return { notApplicable: `the payment answer has no ${FIELD.issuerUrl}; responseMatchesSchema reports it` };
+      if (!url)
+        return { notApplicable: `the payment answer has no ${FIELD.issuerUrl}; responseMatchesSchema reports it` };
       const page = o.steps.issuerPage!;
       if (!page.response || page.response.status >= 400) {
-        report({ code: 'PAGE_NOT_SERVED', requirement: 'PAGI-APM-003', exchange: page, expected: `${FIELD.issuerUrl} answered with a page`, received: outcomeOf(page) });
+        report({
+          code: 'PAGE_NOT_SERVED',
+          requirement: 'PAGI-APM-003',
+          exchange: page,
+          expected: `${FIELD.issuerUrl} answered with a page`,
+          received: outcomeOf(page),
+        });
       }
     },
   }),
   onlyOnSuccessOf('payment'),
-  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWhen(
+    (o) => flowGap(o) === undefined,
+    (o) => flowGap(o)!,
+  ),
 );
 
 /** Not applicable unless a step got a 2xx answer. */
 function onlyOnSuccessOf(step: string) {
-  return onlyWhen((o) => succeeded(o.steps[step]), (o) => `the ${step} step was not answered with success (${outcomeOf(o.steps[step])})`);
+  return onlyWhen(
+    (o) => succeeded(o.steps[step]),
+    (o) => `the ${step} step was not answered with success (${outcomeOf(o.steps[step])})`,
+  );
 }
 
 /** Report unless the scenario's query shows the order's payment in `state` (the profile's state of a paid payment). */
-function expectCompleted(ctx: CheckContext, report: Report, o: Observation, requirement: string, state: string): void | { notApplicable: string } {
+function expectCompleted(
+  ctx: CheckContext,
+  report: Report,
+  o: Observation,
+  requirement: string,
+  state: string,
+): void | { notApplicable: string } {
   if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
   const completion = o.facts.completion as { formsFollowed: number; stoppedAt: string } | undefined;
   if (!completion || completion.formsFollowed === 0) {
-    return { notApplicable: `the page offers no form the kit can submit as the shopper (stopped at ${completion?.stoppedAt ?? 'the first page'}); how it is completed is the gateway's` };
+    return {
+      notApplicable: `the page offers no form the kit can submit as the shopper (stopped at ${completion?.stoppedAt ?? 'the first page'}); how it is completed is the gateway's`,
+    };
   }
   const query = o.steps.query!;
   const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.orderNo });
@@ -678,14 +1110,18 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
     probe: 'apmCompletion',
     operations: ['authoriseApm'],
     requirements: ['PAGI-APM-008'],
-    description: "Completing the issuer page (submitting its forms as the shopper) completes the APM payment, as the query shows.",
+    description:
+      'Completing the issuer page (submitting its forms as the shopper) completes the APM payment, as the query shows.',
     verify(o, ctx, report) {
       // The profile says which state a paid APM payment reaches (settled at once or authorised).
       return expectCompleted(ctx, report, o, 'PAGI-APM-008', ctx.profile.transitions.afterIssuerPage.paid);
     },
   }),
   onlyOnSuccessOf('payment'),
-  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWhen(
+    (o) => flowGap(o) === undefined,
+    (o) => flowGap(o)!,
+  ),
   onlyWithSteps('issuerPage'),
 );
 
@@ -696,26 +1132,48 @@ export const apmPaymentDeclinedViaIssuerPage = wrap(
     probe: 'apmCompletion',
     operations: ['authoriseApm'],
     requirements: ['PAGI-APM-008'],
-    description: "Declining on the issuer page (its declining button) leaves the APM payment in the profile's declined state, as the query shows.",
+    description:
+      "Declining on the issuer page (its declining button) leaves the APM payment in the profile's declined state, as the query shows.",
     verify(o, ctx, report) {
       if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
       const completion = o.facts.declineCompletion as { formsFollowed: number; stoppedAt: string } | undefined;
       if (!completion || completion.formsFollowed === 0) {
-        return { notApplicable: `the issuer page offers no declining button the kit can press as the shopper (stopped at ${completion?.stoppedAt ?? 'the payment'})` };
+        return {
+          notApplicable: `the issuer page offers no declining button the kit can press as the shopper (stopped at ${completion?.stoppedAt ?? 'the payment'})`,
+        };
       }
       const state = ctx.profile.transitions.afterIssuerPage.declined;
       const query = o.steps.declinedQuery!;
       const [record] = queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: o.facts.declinedOrderNo });
       const code = paymentStatusCode(ctx, state);
       if (!record) {
-        report({ code: 'RECORD_NOT_FOUND', requirement: 'PAGI-APM-008', exchange: query, expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`, received: `${outcomeOf(query)} without it` });
+        report({
+          code: 'RECORD_NOT_FOUND',
+          requirement: 'PAGI-APM-008',
+          exchange: query,
+          expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`,
+          received: `${outcomeOf(query)} without it`,
+        });
       } else if (record[FIELD.paymentStatus] !== code) {
-        report({ code: 'STATUS_VALUE', requirement: 'PAGI-APM-008', exchange: query, pointer: `/${FIELD.ordersList}`, expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`, received: `${FIELD.paymentStatus} ${quote(ctx, record[FIELD.paymentStatus])}` });
+        report({
+          code: 'STATUS_VALUE',
+          requirement: 'PAGI-APM-008',
+          exchange: query,
+          pointer: `/${FIELD.ordersList}`,
+          expected: `order ${String(o.facts.declinedOrderNo)} ${state} (${String(code)}) after the shopper declined on the issuer page`,
+          received: `${FIELD.paymentStatus} ${quote(ctx, record[FIELD.paymentStatus])}`,
+        });
       }
     },
   }),
-  onlyWhen((o) => succeeded(o.steps.declinedPayment), (o) => `the second APM payment was not answered with success (${outcomeOf(o.steps.declinedPayment)})`),
-  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWhen(
+    (o) => succeeded(o.steps.declinedPayment),
+    (o) => `the second APM payment was not answered with success (${outcomeOf(o.steps.declinedPayment)})`,
+  ),
+  onlyWhen(
+    (o) => flowGap(o) === undefined,
+    (o) => flowGap(o)!,
+  ),
   onlyWithSteps('declinedIssuerPage', 'declinedQuery'),
 );
 
@@ -726,13 +1184,17 @@ export const checkoutPostBackCompletesPayment = wrap(
     probe: 'checkoutCompletion',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-011'],
-    description: 'Posting the checkout form back and paying on the hosted page completes the payment, as the query shows.',
+    description:
+      'Posting the checkout form back and paying on the hosted page completes the payment, as the query shows.',
     verify(o, ctx, report) {
       return expectCompleted(ctx, report, o, 'PAGI-CHK-011', ctx.profile.transitions.afterAuthorise.approved);
     },
   }),
   onlyOnSuccessOf('checkout'),
-  onlyWhen((o) => flowGap(o) === undefined, (o) => flowGap(o)!),
+  onlyWhen(
+    (o) => flowGap(o) === undefined,
+    (o) => flowGap(o)!,
+  ),
 );
 
 /** The lifecycle family, in report order. */

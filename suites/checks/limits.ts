@@ -6,7 +6,16 @@
 import type { Check, CheckContext, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, outcomeOf, quote, succeeded } from '../findings.js';
-import { batchResults, envelopeSucceeded, isObject, operationOf, queryRecords, responseObject, stateOfCode, statusOf } from '../observe.js';
+import {
+  batchResults,
+  envelopeSucceeded,
+  isObject,
+  operationOf,
+  queryRecords,
+  responseObject,
+  stateOfCode,
+  statusOf,
+} from '../observe.js';
 import { BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { checkErrorAnswer } from './common.js';
 import { checkItemsAnswered } from './conventions.js';
@@ -33,7 +42,12 @@ export const batchAtLimitAccepted = defineCheck({
     const requirement = limitRequirement(ctx, o);
     const body = responseObject(o.main, ctx.spec);
     if (!succeeded(o.main) || !envelopeSucceeded(ctx, body)) {
-      report({ code: 'LIMIT_NOT_ACCEPTED', requirement, expected: `${o.facts.count} items (the limit) accepted`, received: `${outcomeOf(o.main)}, ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}` });
+      report({
+        code: 'LIMIT_NOT_ACCEPTED',
+        requirement,
+        expected: `${o.facts.count} items (the limit) accepted`,
+        received: `${outcomeOf(o.main)}, ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
+      });
       return;
     }
     checkItemsAnswered(ctx, report, o.main, o.operation, requirement);
@@ -43,12 +57,21 @@ export const batchAtLimitAccepted = defineCheck({
 /** The follow-up query record of a prepared payment (`facts.first` / `facts.last`), if shown. */
 function followUpRecord(ctx: CheckContext, o: Observation, which: 'first' | 'last') {
   const fact = o.facts[which] as Record<string, unknown> | undefined;
-  const [record] = queryRecords(ctx, responseObject(o.steps.followUp, ctx.spec), { [FIELD.transactionId]: fact?.[FIELD.transactionId] });
+  const [record] = queryRecords(ctx, responseObject(o.steps.followUp, ctx.spec), {
+    [FIELD.transactionId]: fact?.[FIELD.transactionId],
+  });
   return { fact, record };
 }
 
 /** Report a prepared payment of the over-limit batch whose state moved. Returns whether it moved. */
-function reportMoved(ctx: CheckContext, o: Observation, report: Report, which: 'first' | 'last', requirement: string, code: 'LIMIT_EXCEEDED' | 'STATE_CHANGED'): boolean {
+function reportMoved(
+  ctx: CheckContext,
+  o: Observation,
+  report: Report,
+  which: 'first' | 'last',
+  requirement: string,
+  code: 'LIMIT_EXCEEDED' | 'STATE_CHANGED',
+): boolean {
   const { fact, record } = followUpRecord(ctx, o, which);
   const expected = o.facts.expectedCode;
   if (!record || expected === undefined || record[FIELD.paymentStatus] === expected) return false;
@@ -74,7 +97,12 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
     const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)) ?? [];
     const count = Number(o.facts.count);
     if (succeeded(o.main) && results.length >= count) {
-      report({ code: 'LIMIT_EXCEEDED', requirement, expected: `at most ${count - 1} items processed`, received: `${results.length} results for ${count} items` });
+      report({
+        code: 'LIMIT_EXCEEDED',
+        requirement,
+        expected: `at most ${count - 1} items processed`,
+        received: `${results.length} results for ${count} items`,
+      });
     }
     reportMoved(ctx, o, report, 'last', requirement, 'LIMIT_EXCEEDED');
   },
@@ -90,7 +118,12 @@ export const batchOverLimitRefusedWhole = defineCheck({
   verify(o, ctx, report) {
     const body = responseObject(o.main, ctx.spec);
     if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
-      report({ code: 'LIMIT_NOT_REFUSED', requirement: 'PAGI-LIM-007', expected: 'the whole request refused', received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}` });
+      report({
+        code: 'LIMIT_NOT_REFUSED',
+        requirement: 'PAGI-LIM-007',
+        expected: 'the whole request refused',
+        received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
+      });
     }
     if (!o.steps.followUp) return;
     reportMoved(ctx, o, report, 'first', 'PAGI-LIM-007', 'STATE_CHANGED');
@@ -104,7 +137,8 @@ export const batchOverLimitAnsweredPerProfile = defineCheck({
   probe: 'overLimit',
   operations: BATCH_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
-  description: "A batch over the limit is answered as the profile says: its over-limit error, or only the first items processed.",
+  description:
+    'A batch over the limit is answered as the profile says: its over-limit error, or only the first items processed.',
   verify(o, ctx, report) {
     if (ctx.profile.limits.overLimit.refuseWhole) {
       checkErrorAnswer(ctx, report, o.main, o.operation, 'overLimit', 'PAGI-LIM-008');
@@ -113,7 +147,12 @@ export const batchOverLimitAnsweredPerProfile = defineCheck({
     const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)) ?? [];
     const limit = operationOf(ctx.spec, o.operation).batch!.maxItems;
     if (!succeeded(o.main) || results.length !== limit) {
-      report({ code: 'ERROR_ANSWER', requirement: 'PAGI-LIM-008', expected: `the first ${limit} items processed (profile)`, received: `${outcomeOf(o.main)} with ${results.length} results` });
+      report({
+        code: 'ERROR_ANSWER',
+        requirement: 'PAGI-LIM-008',
+        expected: `the first ${limit} items processed (profile)`,
+        received: `${outcomeOf(o.main)} with ${results.length} results`,
+      });
     }
   },
 });
@@ -128,7 +167,12 @@ export const emptyBatchNoServerError = defineCheck({
   verify(o, _ctx, report) {
     const status = statusOf(o.main);
     if (status === undefined || status >= 500) {
-      report({ code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR', requirement: 'PAGI-LIM-013', expected: 'an answer below 500 to an empty batch', received: outcomeOf(o.main) });
+      report({
+        code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
+        requirement: 'PAGI-LIM-013',
+        expected: 'an answer below 500 to an empty batch',
+        received: outcomeOf(o.main),
+      });
     }
   },
 });
@@ -153,14 +197,25 @@ export const selectionAtLimitAccepted = defineCheck({
   probe: 'selectionAtLimit',
   operations: SELECTING_OPERATIONS,
   requirements: SELECTION_LIMIT_REQUIREMENTS,
-  description: "A query or refund search selecting exactly the limit of orders (profile's selection fields) is answered and shows the record.",
+  description:
+    "A query or refund search selecting exactly the limit of orders (profile's selection fields) is answered and shows the record.",
   verify(o, ctx, report) {
     const requirement = limitRequirement(ctx, o);
     const body = responseObject(o.main, ctx.spec);
     if (!succeeded(o.main) || !envelopeSucceeded(ctx, body)) {
-      report({ code: 'LIMIT_NOT_ACCEPTED', requirement, expected: `${o.facts.count} selected orders (the limit) answered`, received: `${outcomeOf(o.main)}, ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}` });
+      report({
+        code: 'LIMIT_NOT_ACCEPTED',
+        requirement,
+        expected: `${o.facts.count} selected orders (the limit) answered`,
+        received: `${outcomeOf(o.main)}, ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
+      });
     } else if (!shows(ctx, o, 'first')) {
-      report({ code: 'RECORD_NOT_FOUND', requirement, expected: 'the selected real record among the results', received: `${selectedRecords(ctx, o).length} records without it` });
+      report({
+        code: 'RECORD_NOT_FOUND',
+        requirement,
+        expected: 'the selected real record among the results',
+        received: `${selectedRecords(ctx, o).length} records without it`,
+      });
     }
   },
 });
@@ -178,7 +233,12 @@ export const selectionOverLimitNotServed = defineCheck({
     const limit = operationOf(ctx.spec, o.operation).selectionLimit!.maxOrders;
     const records = selectedRecords(ctx, o);
     if (records.length > limit || shows(ctx, o, 'last')) {
-      report({ code: 'LIMIT_EXCEEDED', requirement, expected: `at most ${limit} orders covered`, received: `${records.length} records, the ${Number(o.facts.count)}th selected order among them: ${shows(ctx, o, 'last')}` });
+      report({
+        code: 'LIMIT_EXCEEDED',
+        requirement,
+        expected: `at most ${limit} orders covered`,
+        received: `${records.length} records, the ${Number(o.facts.count)}th selected order among them: ${shows(ctx, o, 'last')}`,
+      });
     }
   },
 });
@@ -189,15 +249,22 @@ export const selectionOverLimitRefused = defineCheck({
   probe: 'selectionOverLimit',
   operations: SELECTING_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
-  description: "A query or refund search over the limit (counted in the profile's selection fields) is refused as a whole, with the profile's over-limit error.",
+  description:
+    "A query or refund search over the limit (counted in the profile's selection fields) is refused as a whole, with the profile's over-limit error.",
   verify(o, ctx, report) {
     const body = responseObject(o.main, ctx.spec);
     // A request of 101 orders exists only through the profile's selection fields: a profile-level finding.
     if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
-      report({ code: 'LIMIT_NOT_REFUSED', requirement: 'PAGI-LIM-008', expected: 'the whole request refused', received: `${outcomeOf(o.main)} with ${selectedRecords(ctx, o).length} records` });
+      report({
+        code: 'LIMIT_NOT_REFUSED',
+        requirement: 'PAGI-LIM-008',
+        expected: 'the whole request refused',
+        received: `${outcomeOf(o.main)} with ${selectedRecords(ctx, o).length} records`,
+      });
       return;
     }
-    if (ctx.profile.limits.overLimit.refuseWhole) checkErrorAnswer(ctx, report, o.main, o.operation, 'overLimit', 'PAGI-LIM-008');
+    if (ctx.profile.limits.overLimit.refuseWhole)
+      checkErrorAnswer(ctx, report, o.main, o.operation, 'overLimit', 'PAGI-LIM-008');
   },
 });
 

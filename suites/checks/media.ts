@@ -26,11 +26,26 @@ export const responseBodyFormat = onlyOnSuccess(
       const requirement = requirementFor(ctx, o.operation, BODY_FORMAT_REQUIREMENTS);
       if (!expected || !decoded) return;
       if (decoded.kind === 'undecodable') {
-        report({ code: 'UNDECODABLE_BODY', requirement, expected: `a well-formed ${expected.toUpperCase()} body`, received: `${decoded.format} that cannot be read: ${decoded.problem}` });
+        report({
+          code: 'UNDECODABLE_BODY',
+          requirement,
+          expected: `a well-formed ${expected.toUpperCase()} body`,
+          received: `${decoded.format} that cannot be read: ${decoded.problem}`,
+        });
       } else if (decoded.kind === 'empty') {
-        report({ code: 'WRONG_BODY_FORMAT', requirement, expected: `a ${expected.toUpperCase()} body`, received: 'an empty body' });
+        report({
+          code: 'WRONG_BODY_FORMAT',
+          requirement,
+          expected: `a ${expected.toUpperCase()} body`,
+          received: 'an empty body',
+        });
       } else if (decoded.kind !== expected) {
-        report({ code: 'WRONG_BODY_FORMAT', requirement, expected: `a ${expected.toUpperCase()} body`, received: `a ${decoded.kind.toUpperCase()} body` });
+        report({
+          code: 'WRONG_BODY_FORMAT',
+          requirement,
+          expected: `a ${expected.toUpperCase()} body`,
+          received: `a ${decoded.kind.toUpperCase()} body`,
+        });
       }
     },
   }),
@@ -40,7 +55,8 @@ export const responseBodyFormat = onlyOnSuccess(
 export function xmlRootName(ctx: CheckContext, operation: Observation['operation']): string | undefined {
   const op = operationOf(ctx.spec, operation);
   const content: Record<string, any> = ctx.spec.openapi.paths[op.path]?.post?.responses?.['200']?.content ?? {};
-  for (const [type, media] of Object.entries(content)) if (formatOfMediaType(type) === 'xml') return media.schema?.xml?.name;
+  for (const [type, media] of Object.entries(content))
+    if (formatOfMediaType(type) === 'xml') return media.schema?.xml?.name;
   return undefined;
 }
 
@@ -57,10 +73,20 @@ export const xmlRootIsRespon = onlyOnSuccess(
       if (!root) throw new Error(`spec: no XML root name for ${o.operation}`);
       const decoded = o.main.response?.decoded;
       if (decoded?.kind === 'xml' && decoded.root !== root) {
-        report({ code: 'XML_ROOT', requirement: 'PAGI-MED-006', expected: `root element <${root}>`, received: `<${decoded.root}>` });
+        report({
+          code: 'XML_ROOT',
+          requirement: 'PAGI-MED-006',
+          expected: `root element <${root}>`,
+          received: `<${decoded.root}>`,
+        });
       } else if (decoded?.kind === 'undecodable' && decoded.format === 'xml') {
         const code = /root/i.test(decoded.problem) ? 'XML_ROOT' : 'UNDECODABLE_BODY';
-        report({ code, requirement: 'PAGI-MED-006', expected: `a well-formed XML document with root <${root}>`, received: decoded.problem });
+        report({
+          code,
+          requirement: 'PAGI-MED-006',
+          expected: `a well-formed XML document with root <${root}>`,
+          received: decoded.problem,
+        });
       } else if (decoded?.kind !== 'xml') {
         return { notApplicable: 'the body is not XML; responseBodyFormat reports it' };
       }
@@ -86,7 +112,12 @@ export const responseContentTypeConventional = onlyOnSuccess(
       const allowed = new Set(op.responseMedia.map((m) => m.type.toLowerCase()));
       if (expectedFormat(op) === 'xml') for (const t of XML_EQUIVALENTS) allowed.add(t);
       if (!allowed.has(essence)) {
-        report({ code: 'CONTENT_TYPE', requirement: 'PAGI-MED-009', expected: `Content-Type ${[...allowed].join(' or ')}`, received: quoted(declared) });
+        report({
+          code: 'CONTENT_TYPE',
+          requirement: 'PAGI-MED-009',
+          expected: `Content-Type ${[...allowed].join(' or ')}`,
+          received: quoted(declared),
+        });
       }
     },
   }),
@@ -98,12 +129,18 @@ export const requestMediaAcceptedPerProfile = defineCheck({
   probe: 'happy',
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-MED-005'],
-  description: "A request in the media type the profile names for the operation is accepted, not refused as malformed.",
+  description: 'A request in the media type the profile names for the operation is accepted, not refused as malformed.',
   verify(o, ctx, report) {
     const type = ctx.profile.requestMedia.types[o.operation];
-    if (o.main.request.encoding !== type) return { notApplicable: `the kit sent ${o.main.request.encoding}, not the profile's ${type}` };
+    if (o.main.request.encoding !== type)
+      return { notApplicable: `the kit sent ${o.main.request.encoding}, not the profile's ${type}` };
     if (statusOf(o.main) === 415 || errorKindOf(ctx, o.main, o.operation) === 'malformedBody') {
-      report({ code: 'MEDIA_REFUSED', requirement: 'PAGI-MED-005', expected: `a ${type} body accepted as the profile says`, received: outcomeOf(o.main) });
+      report({
+        code: 'MEDIA_REFUSED',
+        requirement: 'PAGI-MED-005',
+        expected: `a ${type} body accepted as the profile says`,
+        received: outcomeOf(o.main),
+      });
     }
   },
 });
@@ -120,14 +157,23 @@ export const requestHeadersPerProfile = wrap(
       const body = sentBody(o.main);
       for (const [name, template] of Object.entries(ctx.profile.requestHeaders.headers)) {
         const sent = headerOf(o.main.request.headers, name);
-        if (sent !== renderHeaderValue(template, body)) return { notApplicable: `the kit did not send the profile's header ${name}` };
+        if (sent !== renderHeaderValue(template, body))
+          return { notApplicable: `the kit did not send the profile's header ${name}` };
       }
       if (!succeeded(o.main)) {
-        report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-AUTH-012', expected: "a 2xx answer to a request with the profile's headers", received: outcomeOf(o.main) });
+        report({
+          code: 'REQUEST_REFUSED',
+          requirement: 'PAGI-AUTH-012',
+          expected: "a 2xx answer to a request with the profile's headers",
+          received: outcomeOf(o.main),
+        });
       }
     },
   }),
-  onlyWhen((_, ctx) => Object.keys(ctx.profile.requestHeaders.headers).length > 0, 'the profile names no extra request header'),
+  onlyWhen(
+    (_, ctx) => Object.keys(ctx.profile.requestHeaders.headers).length > 0,
+    'the profile names no extra request header',
+  ),
 );
 
 // ------------------------------------------------------------------ the hosted checkout page
@@ -137,7 +183,10 @@ function onPage(check: Check): Check {
   return wrap(
     check,
     onlyOnSuccess,
-    onlyWhen((o) => formOf(o.main) !== undefined, 'the checkout answer is not an HTML page; responseBodyFormat reports it'),
+    onlyWhen(
+      (o) => formOf(o.main) !== undefined,
+      'the checkout answer is not an HTML page; responseBodyFormat reports it',
+    ),
   );
 }
 
@@ -171,7 +220,14 @@ export const checkoutPageHasOneForm = onPage(
     description: 'The checkout page holds a form (the document says "a form"; other forms beside it are not judged).',
     verify(o, _ctx, report) {
       const forms = pageOf(o).forms;
-      if (forms < 1) report({ code: 'FORM_COUNT', requirement: 'PAGI-CHK-002', pointer: '/forms', expected: 'a form', received: 'no form' });
+      if (forms < 1)
+        report({
+          code: 'FORM_COUNT',
+          requirement: 'PAGI-CHK-002',
+          pointer: '/forms',
+          expected: 'a form',
+          received: 'no form',
+        });
     },
   }),
 );
@@ -188,7 +244,13 @@ export const checkoutFormPostsToBaseUrl = onPage(
       const form = pageOf(o);
       const spec = operationOf(ctx.spec, o.operation).checkoutForm!;
       if (form.method.toUpperCase() !== spec.method.toUpperCase()) {
-        report({ code: 'FORM_METHOD', requirement: 'PAGI-CHK-002', pointer: '/method', expected: `method ${spec.method}`, received: quoted(form.method) });
+        report({
+          code: 'FORM_METHOD',
+          requirement: 'PAGI-CHK-002',
+          pointer: '/method',
+          expected: `method ${spec.method}`,
+          received: quoted(form.method),
+        });
       }
       const expected = spec.action.replace('{base_url}', ctx.config.baseUrl.replace(/\/$/, ''));
       let resolved: string | undefined;
@@ -198,7 +260,13 @@ export const checkoutFormPostsToBaseUrl = onPage(
         resolved = undefined;
       }
       if (resolved !== new URL(expected).href) {
-        report({ code: 'FORM_ACTION', requirement: 'PAGI-CHK-003', pointer: '/action', expected: `action ${expected}`, received: quoted(form.action) });
+        report({
+          code: 'FORM_ACTION',
+          requirement: 'PAGI-CHK-003',
+          pointer: '/action',
+          expected: `action ${expected}`,
+          received: quoted(form.action),
+        });
       }
     },
   }),
@@ -215,7 +283,13 @@ export const checkoutFormSubmitsOnLoad = onPage(
     verify(o, _ctx, report) {
       const form = pageOf(o);
       if (!form.autoSubmit || form.autoSubmitBy === 'none') {
-        report({ code: 'FORM_NOT_AUTO_SUBMITTED', requirement: 'PAGI-CHK-004', pointer: '/autoSubmit', expected: 'the form submitted on load', received: 'no onload handler or inline script submitting it' });
+        report({
+          code: 'FORM_NOT_AUTO_SUBMITTED',
+          requirement: 'PAGI-CHK-004',
+          pointer: '/autoSubmit',
+          expected: 'the form submitted on load',
+          received: 'no onload handler or inline script submitting it',
+        });
       }
     },
   }),
@@ -235,11 +309,23 @@ export const checkoutFormEchoesSubmittedFields = onPage(
         const input = form.inputs[name];
         const pointer = `/inputs/${name}`;
         if (input === undefined) {
-          report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-005', pointer, expected: `a hidden input ${name}`, received: 'no such input' });
+          report({
+            code: 'FORM_INPUT_MISSING',
+            requirement: 'PAGI-CHK-005',
+            pointer,
+            expected: `a hidden input ${name}`,
+            received: 'no such input',
+          });
           continue;
         }
         if (form.inputTypes[name] !== undefined && form.inputTypes[name] !== 'hidden') {
-          report({ code: 'FORM_INPUT_NOT_HIDDEN', requirement: 'PAGI-CHK-005', pointer, expected: `input ${name} of type hidden`, received: quoted(form.inputTypes[name], 'type ') });
+          report({
+            code: 'FORM_INPUT_NOT_HIDDEN',
+            requirement: 'PAGI-CHK-005',
+            pointer,
+            expected: `input ${name} of type hidden`,
+            received: quoted(form.inputTypes[name], 'type '),
+          });
         }
         const nested = typeof value === 'object' && value !== null;
         if (nested ? !sameNested(input, value) : input !== inputText(value)) {
@@ -247,7 +333,9 @@ export const checkoutFormEchoesSubmittedFields = onPage(
             code: 'FORM_INPUT_VALUE',
             requirement: nested ? 'PAGI-CHK-010' : 'PAGI-CHK-005',
             pointer,
-            expected: nested ? `the JSON text of the submitted ${name} (nested values are written as their JSON text)` : `the submitted value of ${name}`,
+            expected: nested
+              ? `the JSON text of the submitted ${name} (nested values are written as their JSON text)`
+              : `the submitted value of ${name}`,
             received: quoted(input),
           });
         }
@@ -270,7 +358,14 @@ export const checkoutFormHasEveryAlias = onPage(
       const raw: unknown = ctx.spec.openapi.paths[op.path]?.post?.['x-pagi-checkout-form']?.aliases?.names;
       const listed = Array.isArray(raw) ? raw.map(String) : op.checkoutForm!.aliasNames;
       for (const alias of op.checkoutForm!.aliasNames) {
-        if (form.inputs[alias] === undefined) report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `an input ${alias}`, received: 'no such input' });
+        if (form.inputs[alias] === undefined)
+          report({
+            code: 'FORM_INPUT_MISSING',
+            requirement: 'PAGI-CHK-006',
+            pointer: `/inputs/${alias}`,
+            expected: `an input ${alias}`,
+            received: 'no such input',
+          });
       }
       // An alias the document lists twice: one input, or one per listing, as the profile says (checkout.duplicateAliasInputs).
       const once = ctx.profile.checkout.duplicateAliasInputs === 'once';
@@ -278,7 +373,13 @@ export const checkoutFormHasEveryAlias = onPage(
         const times = listed.filter((a) => a === alias).length;
         const inputs = form.inputOrder.filter((n) => n === alias).length;
         if (times > 1 && inputs > 0 && inputs !== (once ? 1 : times)) {
-          report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-006', pointer: `/inputs/${alias}`, expected: `${once ? 1 : times} input(s) ${alias} (the document lists it ${times} times; profile: ${once ? 'once' : 'as listed'})`, received: `${inputs}` });
+          report({
+            code: 'FORM_INPUT_MISSING',
+            requirement: 'PAGI-CHK-006',
+            pointer: `/inputs/${alias}`,
+            expected: `${once ? 1 : times} input(s) ${alias} (the document lists it ${times} times; profile: ${once ? 'once' : 'as listed'})`,
+            received: `${inputs}`,
+          });
         }
       }
     },
@@ -292,7 +393,8 @@ export const checkoutAliasesEqualSources = onPage(
     probe: 'happy',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-007', 'PAGI-CHK-010'],
-    description: 'Each alias the profile maps to a submitted field holds that field’s value; unmapped ones the profile’s value.',
+    description:
+      'Each alias the profile maps to a submitted field holds that field’s value; unmapped ones the profile’s value.',
     verify(o, ctx, report) {
       const form = pageOf(o);
       const sent = sentBody(o.main);
@@ -303,7 +405,13 @@ export const checkoutAliasesEqualSources = onPage(
         if (source === null) continue; // the profile: present, value not compared
         if (source !== undefined && sent[source] !== undefined) {
           if (input !== inputText(sent[source])) {
-            report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-007', pointer: `/inputs/${alias}`, expected: `the value of the submitted ${source}`, received: quoted(input) });
+            report({
+              code: 'FORM_INPUT_VALUE',
+              requirement: 'PAGI-CHK-007',
+              pointer: `/inputs/${alias}`,
+              expected: `the value of the submitted ${source}`,
+              received: quoted(input),
+            });
           }
         } else if (input !== ctx.profile.checkout.unsourcedValue) {
           report({
@@ -342,13 +450,20 @@ export const checkoutAllParamsMatchSubmitted = onPage(
     probe: 'happy',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-008', 'PAGI-CHK-010'],
-    description: 'allParams, parsed as a query string, holds exactly the submitted parameters (compared as a multiset).',
+    description:
+      'allParams, parsed as a query string, holds exactly the submitted parameters (compared as a multiset).',
     verify(o, ctx, report) {
       const name = operationOf(ctx.spec, o.operation).checkoutForm!.allParamsName;
       const value = pageOf(o).inputs[name];
       const pointer = `/inputs/${name}`;
       if (value === undefined) {
-        report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-008', pointer, expected: `an input ${name}`, received: 'no such input' });
+        report({
+          code: 'FORM_INPUT_MISSING',
+          requirement: 'PAGI-CHK-008',
+          pointer,
+          expected: `an input ${name}`,
+          received: 'no such input',
+        });
         return;
       }
       const sent = Object.entries(sentBody(o.main)).map(([n, v]) => [n, inputText(v)] as [string, string]);
@@ -364,8 +479,17 @@ export const checkoutAllParamsMatchSubmitted = onPage(
           expected: 'every submitted parameter once with its value',
           received: `${missing.length ? `missing or different: ${names(missing)}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `not submitted: ${names(extra)}` : ''}`,
         });
-      } else if (ctx.profile.checkout.allParams.order === 'requestOrder' && got.map(([n]) => n).join('&') !== sent.map(([n]) => n).join('&')) {
-        report({ code: 'ALL_PARAMS_MISMATCH', requirement: 'PAGI-CHK-010', pointer, expected: 'the parameters in request order (profile)', received: 'another order' });
+      } else if (
+        ctx.profile.checkout.allParams.order === 'requestOrder' &&
+        got.map(([n]) => n).join('&') !== sent.map(([n]) => n).join('&')
+      ) {
+        report({
+          code: 'ALL_PARAMS_MISMATCH',
+          requirement: 'PAGI-CHK-010',
+          pointer,
+          expected: 'the parameters in request order (profile)',
+          received: 'another order',
+        });
       }
     },
   }),
@@ -384,9 +508,22 @@ export const checkoutFormHasGatewayFields = onPage(
       const values = (ctx.profile.checkout.gatewayFieldValues ?? {}) as Record<string, string>;
       for (const name of operationOf(ctx.spec, o.operation).checkoutForm!.gatewayFields) {
         const input = form.inputs[name];
-        if (input === undefined) report({ code: 'FORM_INPUT_MISSING', requirement: 'PAGI-CHK-009', pointer: `/inputs/${name}`, expected: `an input ${name}`, received: 'no such input' });
+        if (input === undefined)
+          report({
+            code: 'FORM_INPUT_MISSING',
+            requirement: 'PAGI-CHK-009',
+            pointer: `/inputs/${name}`,
+            expected: `an input ${name}`,
+            received: 'no such input',
+          });
         else if (values[name] !== undefined && input !== values[name]) {
-          report({ code: 'FORM_INPUT_VALUE', requirement: 'PAGI-CHK-010', pointer: `/inputs/${name}`, expected: `the profile's value ${JSON.stringify(values[name])}`, received: quoted(input) });
+          report({
+            code: 'FORM_INPUT_VALUE',
+            requirement: 'PAGI-CHK-010',
+            pointer: `/inputs/${name}`,
+            expected: `the profile's value ${JSON.stringify(values[name])}`,
+            received: quoted(input),
+          });
         }
       }
     },
@@ -405,7 +542,12 @@ export const checkoutNeedsNoDirectOnlyField = defineCheck({
     const sent = sentBody(o.main);
     if (directOnly.some((f) => f in sent)) return { notApplicable: 'the kit sent a direct-only field' };
     if (!succeeded(o.main) || !formOf(o.main)) {
-      report({ code: 'REQUEST_REFUSED', requirement: 'PAGI-CHK-001', expected: `the checkout page for a request without ${directOnly.join(', ')}`, received: outcomeOf(o.main) });
+      report({
+        code: 'REQUEST_REFUSED',
+        requirement: 'PAGI-CHK-001',
+        expected: `the checkout page for a request without ${directOnly.join(', ')}`,
+        received: outcomeOf(o.main),
+      });
     }
   },
 });

@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
+import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { formOf, operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS, INJECTION_PAYLOADS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
@@ -25,7 +25,10 @@ export const missingSignatureRefused = defineCheck({
   requirements: ['PAGI-AUTH-005', 'PAGI-ERR-003'],
   description: 'A request without encryption_data is refused with a 4xx and changes nothing.',
   verify(o, ctx, report) {
-    expectRefusal(report, o.main, 'PAGI-AUTH-005', `a request without ${FIELD.signature}`, { ctx, operation: o.operation });
+    expectRefusal(report, o.main, 'PAGI-AUTH-005', `a request without ${FIELD.signature}`, {
+      ctx,
+      operation: o.operation,
+    });
     followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
   },
 });
@@ -36,9 +39,15 @@ export const badSignatureRefusedPerProfile = defineCheck({
   probe: 'badSignature',
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-AUTH-006', 'PAGI-ERR-004', 'PAGI-ERR-003'],
-  description: "A request whose encryption_data does not verify is refused with the profile's badSignature error and changes nothing.",
+  description:
+    "A request whose encryption_data does not verify is refused with the profile's badSignature error and changes nothing.",
   verify(o, ctx, report) {
-    if (expectRefusal(report, o.main, 'PAGI-AUTH-006', 'a request with a wrong signature', { ctx, operation: o.operation })) {
+    if (
+      expectRefusal(report, o.main, 'PAGI-AUTH-006', 'a request with a wrong signature', {
+        ctx,
+        operation: o.operation,
+      })
+    ) {
       checkErrorAnswer(ctx, report, o.main, o.operation, 'badSignature', 'PAGI-ERR-004');
     }
     followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
@@ -49,9 +58,11 @@ export const badSignatureRefusedPerProfile = defineCheck({
 function unsigned(ctx: CheckContext, o: Observation): string | undefined {
   const rule = ctx.profile.signature.response;
   if (!rule.signed) return 'the profile says responses are not signed';
-  if ('fields' in rule && !(rule.fields as Record<string, unknown>)[o.operation]) return `the profile signs no ${o.operation} response`;
+  if ('fields' in rule && !(rule.fields as Record<string, unknown>)[o.operation])
+    return `the profile signs no ${o.operation} response`;
   if (typeof o.facts.signatureUnverifiable === 'string') return o.facts.signatureUnverifiable;
-  if (o.facts.signatureValid === undefined) return 'the signature could not be verified (no decodable body or no rule for it)';
+  if (o.facts.signatureValid === undefined)
+    return 'the signature could not be verified (no decodable body or no rule for it)';
   return undefined;
 }
 
@@ -66,12 +77,21 @@ export const responseSignatureVerifies = wrap(
     verify(o, ctx, report) {
       if (o.facts.signatureValid === false) {
         const got = responseObject(o.main, ctx.spec)?.[FIELD.signature];
-        report({ code: 'SIGNATURE_INVALID', requirement: 'PAGI-AUTH-007', pointer: `/${FIELD.signature}`, expected: "a signature verifying under the profile's response scheme", received: quoted(got) });
+        report({
+          code: 'SIGNATURE_INVALID',
+          requirement: 'PAGI-AUTH-007',
+          pointer: `/${FIELD.signature}`,
+          expected: "a signature verifying under the profile's response scheme",
+          received: quoted(got),
+        });
       }
     },
   }),
   onlyOnSuccess,
-  onlyWhen((o, ctx) => unsigned(ctx, o) === undefined, (o, ctx) => unsigned(ctx, o)!),
+  onlyWhen(
+    (o, ctx) => unsigned(ctx, o) === undefined,
+    (o, ctx) => unsigned(ctx, o)!,
+  ),
 );
 
 export const queryRefusedFromUnregisteredAddress = wrap(
@@ -81,30 +101,46 @@ export const queryRefusedFromUnregisteredAddress = wrap(
     probe: 'unregisteredAddress',
     operations: SELECTING_OPERATIONS,
     requirements: ['PAGI-AUTH-008', 'PAGI-AUTH-009', 'PAGI-ERR-004'],
-    description: "A query (and a refund search where the profile restricts it) from an unregistered address is refused with the profile's error.",
+    description:
+      "A query (and a refund search where the profile restricts it) from an unregistered address is refused with the profile's error.",
     verify(o, ctx, report) {
       const requirement = requirementFor(ctx, o.operation, ['PAGI-AUTH-008', 'PAGI-AUTH-009']);
-      if (expectRefusal(report, o.main, requirement, `a ${o.operation} from ${String(ctx.config.unregisteredAddress)}`, { ctx, operation: o.operation })) {
+      if (
+        expectRefusal(report, o.main, requirement, `a ${o.operation} from ${String(ctx.config.unregisteredAddress)}`, {
+          ctx,
+          operation: o.operation,
+        })
+      ) {
         checkErrorAnswer(ctx, report, o.main, o.operation, 'refusedAddress', 'PAGI-ERR-004');
       }
     },
   }),
   // The query is restricted by the document itself; other operations only where the profile says so.
   onlyWhen(
-    (o, ctx) => o.operation === 'retrievalTrans' || (ctx.profile.addressRestriction.operations as string[]).includes(o.operation),
+    (o, ctx) =>
+      o.operation === 'retrievalTrans' || (ctx.profile.addressRestriction.operations as string[]).includes(o.operation),
     (o) => `the profile does not restrict ${o.operation} to registered addresses`,
   ),
 );
 
 /** Element names the injected payloads would add if they were not escaped. */
-const INJECTED_TAGS = [...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?([A-Za-z][\w-]*)/g)].map((m) => m[1]!)))];
+const INJECTED_TAGS = [
+  ...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?([A-Za-z][\w-]*)/g)].map((m) => m[1]!))),
+];
 
 /** Pieces of the injected payloads no gateway-made input would hold: their markup and their script text. */
-const INJECTED_PIECES = [...new Set(INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?[A-Za-z][\w-]*>?|alert\([^)]*\)/g)].map((m) => m[0])))];
+const INJECTED_PIECES = [
+  ...new Set(
+    INJECTION_PAYLOADS.flatMap((p) => [...p.matchAll(/<\/?[A-Za-z][\w-]*>?|alert\([^)]*\)/g)].map((m) => m[0])),
+  ),
+];
 
 /** Whether a form input is made of injected markup: named like an injected element, or holding a piece of a payload. */
 function carriesMarkup(name: string, value: string | undefined): boolean {
-  return INJECTED_TAGS.includes(name) || INJECTED_PIECES.some((piece) => name.includes(piece) || (value ?? '').includes(piece));
+  return (
+    INJECTED_TAGS.includes(name) ||
+    INJECTED_PIECES.some((piece) => name.includes(piece) || (value ?? '').includes(piece))
+  );
 }
 
 export const freeTextParsesBackExactly = defineCheck({
@@ -113,15 +149,24 @@ export const freeTextParsesBackExactly = defineCheck({
   probe: 'injection',
   operations: ['authoriseDirect', 'checkout'],
   requirements: ['PAGI-SEC-002'],
-  description: 'Free text carrying "><script> or </note><x> reads back from the XML or HTML as exactly the sent string, adding no element or input.',
+  description:
+    'Free text carrying "><script> or </note><x> reads back from the XML or HTML as exactly the sent string, adding no element or input.',
   verify(o, ctx, report) {
     const injected = o.facts.injected as Record<string, string>;
     const op = operationOf(ctx.spec, o.operation);
     // The requirement applies where a field is returned: a gateway may refuse markup in free text.
-    if (!succeeded(o.main)) return { notApplicable: `free text with markup was not accepted (${outcomeOf(o.main)}): nothing returned to judge` };
+    if (!succeeded(o.main))
+      return {
+        notApplicable: `free text with markup was not accepted (${outcomeOf(o.main)}): nothing returned to judge`,
+      };
     const decoded = o.main.response?.decoded;
     if (decoded?.kind === 'undecodable') {
-      report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', expected: 'a readable document despite markup in free text', received: decoded.problem });
+      report({
+        code: 'MARKUP_INJECTED',
+        requirement: 'PAGI-SEC-002',
+        expected: 'a readable document despite markup in free text',
+        received: decoded.problem,
+      });
       return;
     }
     const form = formOf(o.main);
@@ -132,22 +177,43 @@ export const freeTextParsesBackExactly = defineCheck({
       const got = values[field];
       if (got === undefined) continue;
       returned++;
-      if (got !== sent) report({ code: 'TEXT_ALTERED', requirement: 'PAGI-SEC-002', pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`, expected: `exactly ${JSON.stringify(sent)}`, received: quoted(got) });
+      if (got !== sent)
+        report({
+          code: 'TEXT_ALTERED',
+          requirement: 'PAGI-SEC-002',
+          pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`,
+          expected: `exactly ${JSON.stringify(sent)}`,
+          received: quoted(got),
+        });
     }
     if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
     if (form) {
       // An input the spec does not name is the gateway's business, unless it carries the injected markup.
       const known = knownInputs(ctx, o.operation, sentBody(o.main));
-      for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) => carriesMarkup(n, form.inputs[n]))) {
-        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/inputs/${name}`, expected: 'no input made of the markup in free text', received: quoted(name, 'input ') });
+      for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) =>
+        carriesMarkup(n, form.inputs[n]),
+      )) {
+        report({
+          code: 'MARKUP_INJECTED',
+          requirement: 'PAGI-SEC-002',
+          pointer: `/inputs/${name}`,
+          expected: 'no input made of the markup in free text',
+          received: quoted(name, 'input '),
+        });
       }
     } else {
       const declared = declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? new Set<string>();
       for (const tag of INJECTED_TAGS.filter((t) => t in values && !declared.has(t))) {
-        report({ code: 'MARKUP_INJECTED', requirement: 'PAGI-SEC-002', pointer: `/${tag}`, expected: 'no element added by free text', received: `element <${tag}>` });
+        report({
+          code: 'MARKUP_INJECTED',
+          requirement: 'PAGI-SEC-002',
+          pointer: `/${tag}`,
+          expected: 'no element added by free text',
+          received: `element <${tag}>`,
+        });
       }
     }
-},
+  },
 });
 
 export const noSecretInResponse = defineCheck({
@@ -162,7 +228,13 @@ export const noSecretInResponse = defineCheck({
     for (const x of [o.main, ...Object.values(o.steps)].filter((e) => e && !e.incoming)) {
       const where = x.response?.secretEchoed;
       if (where?.length) {
-        report({ code: 'SECRET_ECHOED', requirement: 'PAGI-SEC-003', exchange: x, expected: "no trace of the merchant's signing key", received: `the signing key in the response (${where.join(', ')})` });
+        report({
+          code: 'SECRET_ECHOED',
+          requirement: 'PAGI-SEC-003',
+          exchange: x,
+          expected: "no trace of the merchant's signing key",
+          received: `the signing key in the response (${where.join(', ')})`,
+        });
       }
     }
   },

@@ -7,10 +7,29 @@ import type { Check, CheckContext, Exchange, Observation, OperationKey } from '.
 import type { SchemaViolation } from '../../src/spec/ajv.js';
 import { kitSpec, type SpecModel } from '../../src/spec/load.js';
 import { FIELD } from '../fields.js';
-import { defineCheck, onlyOnSuccess, outcomeOf, succeeded, violationFindings, type Report, type ViolationKind } from '../findings.js';
+import {
+  defineCheck,
+  onlyOnSuccess,
+  outcomeOf,
+  succeeded,
+  violationFindings,
+  type Report,
+  type ViolationKind,
+} from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { declaredNames, expand, itemSchemas, pointerOf, propertySchemas, type SchemaAt, schemaRequirements, schemaRoot, schemasAt, undeclaredFields } from '../schema-walk.js';
+import {
+  declaredNames,
+  expand,
+  itemSchemas,
+  pointerOf,
+  propertySchemas,
+  type SchemaAt,
+  schemaRequirements,
+  schemaRoot,
+  schemasAt,
+  undeclaredFields,
+} from '../schema-walk.js';
 import { refusalInBody, sentBody } from './common.js';
 
 /** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
@@ -31,25 +50,47 @@ export const RESPONSE_STRUCTURE_REQUIREMENTS = [...responseRequirements.structur
 /** Requirement ids the response schemas' format constraints carry (patterns, formats, excluded forms). */
 export const RESPONSE_FORMAT_REQUIREMENTS = [...responseRequirements.format].sort();
 
-const notDecodable = (op: OperationKey) => ({ notApplicable: `the ${op} body could not be decoded; responseBodyFormat reports it` });
+const notDecodable = (op: OperationKey) => ({
+  notApplicable: `the ${op} body could not be decoded; responseBodyFormat reports it`,
+});
 
 /** A main response's schema violations, worked out once per exchange: the structure and format checks both read them. */
-const responseValidations = new WeakMap<Exchange, { spec: SpecModel; instance: Record<string, unknown>; violations: SchemaViolation[] }>();
+const responseValidations = new WeakMap<
+  Exchange,
+  { spec: SpecModel; instance: Record<string, unknown>; violations: SchemaViolation[] }
+>();
 
 /**
  * Report the violations of `kind` of an observation's main response against its variant's response schema.
  * Returns false when the body could not be decoded (nothing reported).
  */
-export function reportResponseViolations(o: Observation, ctx: CheckContext, report: Report, kind: ViolationKind): boolean {
+export function reportResponseViolations(
+  o: Observation,
+  ctx: CheckContext,
+  report: Report,
+  kind: ViolationKind,
+): boolean {
   let done = responseValidations.get(o.main);
   if (!done || done.spec !== ctx.spec) {
     const instance = responseObject(o.main, ctx.spec);
     if (!instance) return false;
-    done = { spec: ctx.spec, instance, violations: ctx.spec.validate(operationOf(ctx.spec, o.operation).responseSchemaId, instance) };
+    done = {
+      spec: ctx.spec,
+      instance,
+      violations: ctx.spec.validate(operationOf(ctx.spec, o.operation).responseSchemaId, instance),
+    };
     responseValidations.set(o.main, done);
   }
   const { responseSchemaId } = operationOf(ctx.spec, o.operation);
-  violationFindings({ ctx, report, exchange: o.main, instance: done.instance, violations: done.violations, fallbackRequirement: rootRequirement(ctx, responseSchemaId), kind });
+  violationFindings({
+    ctx,
+    report,
+    exchange: o.main,
+    instance: done.instance,
+    violations: done.violations,
+    fallbackRequirement: rootRequirement(ctx, responseSchemaId),
+    kind,
+  });
   return true;
 }
 
@@ -60,7 +101,8 @@ export const responseMatchesSchema = onlyOnSuccess(
     probe: 'happy',
     operations: ALL_OPERATIONS,
     requirements: RESPONSE_STRUCTURE_REQUIREMENTS,
-    description: "The response body has the structure of its variant's schema: required fields, types, arrays and objects.",
+    description:
+      "The response body has the structure of its variant's schema: required fields, types, arrays and objects.",
     verify(o, ctx, report) {
       if (!reportResponseViolations(o, ctx, report, 'structure')) return notDecodable(o.operation);
     },
@@ -68,9 +110,18 @@ export const responseMatchesSchema = onlyOnSuccess(
 );
 
 /** Form inputs the spec names for a checkout page: submitted fields, aliases, allParams and gateway-added fields. */
-export function knownInputs(ctx: CheckContext, operation: OperationKey, submitted: Record<string, unknown>): Set<string> {
+export function knownInputs(
+  ctx: CheckContext,
+  operation: OperationKey,
+  submitted: Record<string, unknown>,
+): Set<string> {
   const form = operationOf(ctx.spec, operation).checkoutForm;
-  return new Set([...Object.keys(submitted), ...(form?.aliasNames ?? []), ...(form ? [form.allParamsName] : []), ...(form?.gatewayFields ?? [])]);
+  return new Set([
+    ...Object.keys(submitted),
+    ...(form?.aliasNames ?? []),
+    ...(form ? [form.allParamsName] : []),
+    ...(form?.gatewayFields ?? []),
+  ]);
 }
 
 export const unknownResponseFields = onlyOnSuccess(
@@ -79,9 +130,12 @@ export const unknownResponseFields = onlyOnSuccess(
     family: 'shape',
     probe: 'happy',
     operations: ALL_OPERATIONS,
-    requirements: [...new Set(responseSchemas.map((id) => schemaRoot(spec, id).node['x-requirement'] as string))].sort(),
+    requirements: [
+      ...new Set(responseSchemas.map((id) => schemaRoot(spec, id).node['x-requirement'] as string)),
+    ].sort(),
     severity: 'info',
-    description: 'Fields (or checkout inputs) the spec does not declare are reported as information, never as failures.',
+    description:
+      'Fields (or checkout inputs) the spec does not declare are reported as information, never as failures.',
     verify(o, ctx, report) {
       const op = operationOf(ctx.spec, o.operation);
       const requirement = rootRequirement(ctx, op.responseSchemaId);
@@ -91,12 +145,26 @@ export const unknownResponseFields = onlyOnSuccess(
         const known = knownInputs(ctx, o.operation, sentBody(o.main));
         const inputs = (instance.inputs ?? {}) as Record<string, string>;
         for (const name of Object.keys(inputs).filter((n) => !known.has(n))) {
-          report({ code: 'UNKNOWN_FIELD', requirement, severity: 'info', pointer: `/inputs/${name}`, expected: 'only inputs the spec names', received: `input ${name}` });
+          report({
+            code: 'UNKNOWN_FIELD',
+            requirement,
+            severity: 'info',
+            pointer: `/inputs/${name}`,
+            expected: 'only inputs the spec names',
+            received: `input ${name}`,
+          });
         }
         return;
       }
       for (const pointer of undeclaredFields(ctx.spec, op.responseSchemaId, instance)) {
-        report({ code: 'UNKNOWN_FIELD', requirement, severity: 'info', pointer, expected: `only fields declared by ${op.responseSchemaId.split('/').pop()}`, received: `field ${pointer}` });
+        report({
+          code: 'UNKNOWN_FIELD',
+          requirement,
+          severity: 'info',
+          pointer,
+          expected: `only fields declared by ${op.responseSchemaId.split('/').pop()}`,
+          received: `field ${pointer}`,
+        });
       }
     },
   }),
@@ -108,24 +176,38 @@ export const documentedRequestAccepted = defineCheck({
   probe: 'happy',
   operations: ALL_OPERATIONS,
   requirements: [...new Set([...requestRequirements.structure, ...requestRequirements.format, 'PAGI-MED-001'])].sort(),
-  description: 'A request valid under its schema (every documented field with its documented type and form) is accepted.',
+  description:
+    'A request valid under its schema (every documented field with its documented type and form) is accepted.',
   verify(o, ctx, report) {
     const op = operationOf(ctx.spec, o.operation);
     const sent = sentBody(o.main);
-    const own = ctx.spec.validate(op.requestSchemaId, sent).filter((v) => !(v.keyword === 'required' && v.params.missingProperty === FIELD.signature));
+    const own = ctx.spec
+      .validate(op.requestSchemaId, sent)
+      .filter((v) => !(v.keyword === 'required' && v.params.missingProperty === FIELD.signature));
     if (own.length) {
-      return { notApplicable: `the kit's own ${o.operation} request is not valid under its schema (${own[0]!.instancePath || '/'} ${own[0]!.message}): the sample is at fault, not the target` };
+      return {
+        notApplicable: `the kit's own ${o.operation} request is not valid under its schema (${own[0]!.instancePath || '/'} ${own[0]!.message}): the sample is at fault, not the target`,
+      };
     }
     const inBody = refusalInBody(ctx, o.main, o.operation);
     if (!succeeded(o.main) || inBody) {
       const requirement = rootRequirement(ctx, op.requestSchemaId);
-      report({ code: 'REQUEST_REFUSED', requirement, expected: `a 2xx answer to a request valid under ${op.requestSchemaId.split('/').pop()}`, received: inBody ? `HTTP 200 refusing it (the profile's ${inBody.kind}, ${inBody.form})` : outcomeOf(o.main) });
+      report({
+        code: 'REQUEST_REFUSED',
+        requirement,
+        expected: `a 2xx answer to a request valid under ${op.requestSchemaId.split('/').pop()}`,
+        received: inBody ? `HTTP 200 refusing it (the profile's ${inBody.kind}, ${inBody.form})` : outcomeOf(o.main),
+      });
     }
   },
 });
 
 /** Whether the profile declares a listed field of an operation's answer omitted (a path of names, array levels left out). */
-export function omittedByProfile(ctx: CheckContext, operation: OperationKey, path: readonly (string | number)[]): boolean {
+export function omittedByProfile(
+  ctx: CheckContext,
+  operation: OperationKey,
+  path: readonly (string | number)[],
+): boolean {
   return omittedFields(ctx, operation).has(omittedKey(path));
 }
 
@@ -145,7 +227,12 @@ function omittedKey(path: readonly (string | number)[]): string {
  * result groups a payment asks for (`x-pagi.results`, judged by the results checks), properties the schema types
  * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted.
  */
-function absentListedFields(ctx: CheckContext, operation: OperationKey, instance: Record<string, unknown>, request: Record<string, unknown>): string[] {
+function absentListedFields(
+  ctx: CheckContext,
+  operation: OperationKey,
+  instance: Record<string, unknown>,
+  request: Record<string, unknown>,
+): string[] {
   const op = operationOf(ctx.spec, operation);
   const grouped = new Set(Object.values(ctx.spec.results).flatMap((g) => [...g.payment, ...g.query]));
   const omitted = omittedFields(ctx, operation);
@@ -165,19 +252,37 @@ function absentListedFields(ctx: CheckContext, operation: OperationKey, instance
     const names = declaredNames(ats) ?? new Set<string>();
     const fromRequest = declaredNames(echoed) ?? new Set<string>();
     // Fields the schema requires are reported by responseMatchesSchema, at their own requirement's level.
-    const required = new Set(ats.flatMap((at) => (Array.isArray(at.node.required) ? (at.node.required as string[]) : [])));
+    const required = new Set(
+      ats.flatMap((at) => (Array.isArray(at.node.required) ? (at.node.required as string[]) : [])),
+    );
     if (!(op.echoDeep && path.length === 0)) {
       for (const name of names) {
         const listed = propertySchemas(ctx.spec, ats, name).every((at) => at.node['x-pagi']?.listed !== false);
-        if (name in value || !listed || required.has(name) || fromRequest.has(name) || grouped.has(name) || omitted.has(omittedKey([...path, name]))) continue;
+        if (
+          name in value ||
+          !listed ||
+          required.has(name) ||
+          fromRequest.has(name) ||
+          grouped.has(name) ||
+          omitted.has(omittedKey([...path, name]))
+        )
+          continue;
         out.push(pointerOf([...path, name]));
       }
     }
     for (const [key, child] of Object.entries(value)) {
-      walk(child, propertySchemas(ctx.spec, ats, key), op.echoDeep ? propertySchemas(ctx.spec, echoed, key) : [], [...path, key]);
+      walk(child, propertySchemas(ctx.spec, ats, key), op.echoDeep ? propertySchemas(ctx.spec, echoed, key) : [], [
+        ...path,
+        key,
+      ]);
     }
   };
-  walk(instance, expand(ctx.spec, schemaRoot(ctx.spec, op.responseSchemaId)), op.echoDeep ? expand(ctx.spec, schemaRoot(ctx.spec, op.requestSchemaId)) : [], []);
+  walk(
+    instance,
+    expand(ctx.spec, schemaRoot(ctx.spec, op.responseSchemaId)),
+    op.echoDeep ? expand(ctx.spec, schemaRoot(ctx.spec, op.requestSchemaId)) : [],
+    [],
+  );
   return out;
 }
 
@@ -188,12 +293,19 @@ export const responseHoldsListedFields = onlyOnSuccess(
     probe: 'happy',
     operations: ALL_OPERATIONS.filter((op) => op !== 'checkout'),
     requirements: ['PAGI-GEN-011'],
-    description: 'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected.',
+    description:
+      'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected.',
     verify(o, ctx, report) {
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable(o.operation);
       for (const pointer of absentListedFields(ctx, o.operation, body, sentBody(o.main))) {
-        report({ code: 'LISTED_FIELD_ABSENT', requirement: 'PAGI-GEN-011', pointer, expected: `field ${pointer} (listed by the document)`, received: 'no such field' });
+        report({
+          code: 'LISTED_FIELD_ABSENT',
+          requirement: 'PAGI-GEN-011',
+          pointer,
+          expected: `field ${pointer} (listed by the document)`,
+          received: 'no such field',
+        });
       }
     },
   }),
@@ -213,14 +325,28 @@ export const responseAddsDocumentedFields = onlyOnSuccess(
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable(o.operation);
       const request = declaredNames(schemasAt(ctx.spec, op.requestSchemaId, '')) ?? new Set<string>();
-      const added = [...(declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? [])].filter((n) => !request.has(n));
+      const added = [...(declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? [])].filter(
+        (n) => !request.has(n),
+      );
       // Required status is not shown: an absent added field is reported at the requirement's level (expected).
       for (const field of added.filter((f) => body[f] === undefined && !omittedByProfile(ctx, o.operation, [f]))) {
-        report({ code: 'LISTED_FIELD_ABSENT', requirement: 'PAGI-PO-004', pointer: `/${field}`, expected: `field ${field} (added by the response)`, received: 'no such field' });
+        report({
+          code: 'LISTED_FIELD_ABSENT',
+          requirement: 'PAGI-PO-004',
+          pointer: `/${field}`,
+          expected: `field ${field} (added by the response)`,
+          received: 'no such field',
+        });
       }
     },
   }),
 );
 
 /** The shape family, in report order. */
-export const SHAPE_CHECKS: readonly Check[] = [responseMatchesSchema, unknownResponseFields, documentedRequestAccepted, responseHoldsListedFields, responseAddsDocumentedFields];
+export const SHAPE_CHECKS: readonly Check[] = [
+  responseMatchesSchema,
+  unknownResponseFields,
+  documentedRequestAccepted,
+  responseHoldsListedFields,
+  responseAddsDocumentedFields,
+];

@@ -5,10 +5,29 @@
  */
 import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyWhen, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
-import { batchItems, batchResults, expectedCodeMessage, itemSucceeded, matchesCodeMessage, operationOf, resultsFor, responseObject, statusOf, statusValues } from '../observe.js';
+import { type Report, defineCheck, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
+import {
+  batchItems,
+  batchResults,
+  expectedCodeMessage,
+  itemSucceeded,
+  matchesCodeMessage,
+  operationOf,
+  resultsFor,
+  responseObject,
+  statusOf,
+  statusValues,
+} from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
-import { type ErrorKind, checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, refusalInBody, sentBody } from './common.js';
+import {
+  type ErrorKind,
+  checkErrorAnswer,
+  checkFollowUp,
+  expectRefusal,
+  followUpReason,
+  refusalInBody,
+  sentBody,
+} from './common.js';
 
 export const successAnsweredWith200 = defineCheck({
   id: 'successAnsweredWith200',
@@ -18,7 +37,8 @@ export const successAnsweredWith200 = defineCheck({
   requirements: ['PAGI-GEN-007', 'PAGI-GEN-010'],
   description: 'An operation is answered, a successful one with HTTP 200.',
   verify(o, _ctx, report) {
-    if (statusOf(o.main) !== 200) report({ code: 'HTTP_STATUS', requirement: 'PAGI-GEN-007', expected: 'HTTP 200', received: outcomeOf(o.main) });
+    if (statusOf(o.main) !== 200)
+      report({ code: 'HTTP_STATUS', requirement: 'PAGI-GEN-007', expected: 'HTTP 200', received: outcomeOf(o.main) });
   },
 });
 
@@ -35,11 +55,18 @@ export const operationServedAtVersionedPath = defineCheck({
     const base = new URL(ctx.config.baseUrl);
     const expectedPath = `${base.pathname.replace(/\/$/, '')}${op.path}`;
     if (o.main.request.method !== op.method.toUpperCase() || url.pathname !== expectedPath) {
-      return { notApplicable: `the kit sent ${o.main.request.method} ${url.pathname}, not ${op.method.toUpperCase()} ${expectedPath}` };
+      return {
+        notApplicable: `the kit sent ${o.main.request.method} ${url.pathname}, not ${op.method.toUpperCase()} ${expectedPath}`,
+      };
     }
     const status = statusOf(o.main);
     if (status === undefined || status === 404 || status === 405) {
-      report({ code: 'WRONG_PATH', requirement: 'PAGI-GEN-001', expected: `POST ${expectedPath} served`, received: outcomeOf(o.main) });
+      report({
+        code: 'WRONG_PATH',
+        requirement: 'PAGI-GEN-001',
+        expected: `POST ${expectedPath} served`,
+        received: outcomeOf(o.main),
+      });
     }
     if (!/^\/v1\//.test(op.path)) throw new Error(`spec: ${o.operation} path ${op.path} is not under /v1`);
   },
@@ -53,7 +80,12 @@ export const operationServedAtVersionedPath = defineCheck({
 function verifyInvalid(o: Observation, ctx: CheckContext, report: Report, kind: ErrorKind, what: string): void {
   const op = operationOf(ctx.spec, o.operation);
   if (op.errorStatuses.includes('400') && statusOf(o.main) !== 400) {
-    report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-004', expected: `HTTP 400 for ${what}`, received: outcomeOf(o.main) });
+    report({
+      code: 'HTTP_STATUS',
+      requirement: 'PAGI-APM-004',
+      expected: `HTTP 400 for ${what}`,
+      received: outcomeOf(o.main),
+    });
   }
   if (!expectRefusal(report, o.main, 'PAGI-ERR-002', what, { ctx, operation: o.operation })) return;
   checkErrorAnswer(ctx, report, o.main, o.operation, kind, 'PAGI-ERR-004');
@@ -70,12 +102,26 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
   const [result] = item ? resultsFor(ctx.spec, o.operation, results, item) : [];
   const pointer = `/${batch.orders}/${result ? results.indexOf(result) : index}`;
   if (!result || itemSucceeded(ctx, o.operation, result)) {
-    report({ code: 'NOT_REFUSED', requirement: 'PAGI-ERR-002', pointer, expected: `${what} refused (a 4xx, or the item failed)`, received: result ? `${outcomeOf(o.main)} with the item a success` : `${outcomeOf(o.main)} without a result for the item` });
+    report({
+      code: 'NOT_REFUSED',
+      requirement: 'PAGI-ERR-002',
+      pointer,
+      expected: `${what} refused (a 4xx, or the item failed)`,
+      received: result
+        ? `${outcomeOf(o.main)} with the item a success`
+        : `${outcomeOf(o.main)} without a result for the item`,
+    });
     return;
   }
   const expected = ctx.profile.batch.itemFailures.invalidItem;
   if (!matchesCodeMessage(expected, result[batch.message])) {
-    report({ code: 'ERROR_ANSWER', requirement: 'PAGI-ERR-004', pointer: `${pointer}/${batch.message}`, expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`, received: quoted(result[batch.message]) });
+    report({
+      code: 'ERROR_ANSWER',
+      requirement: 'PAGI-ERR-004',
+      pointer: `${pointer}/${batch.message}`,
+      expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`,
+      received: quoted(result[batch.message]),
+    });
   }
 }
 
@@ -85,13 +131,17 @@ export const malformedBodyRefused = defineCheck({
   probe: 'malformedBody',
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
-  description: "A malformed body is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's malformedBody error.",
+  description:
+    "A malformed body is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's malformedBody error.",
   verify(o, ctx, report) {
     verifyInvalid(o, ctx, report, 'malformedBody', 'a malformed body');
   },
 });
 
-const hasMutation = onlyWhen((o: Observation) => o.facts.noFormat === undefined, (o) => String(o.facts.noFormat));
+const hasMutation = onlyWhen(
+  (o: Observation) => o.facts.noFormat === undefined,
+  (o) => String(o.facts.noFormat),
+);
 
 export const wrongFormatRefused = wrap(
   defineCheck({
@@ -100,12 +150,18 @@ export const wrongFormatRefused = wrap(
     probe: 'wrongFormat',
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
-    description: "A value in a form its schema excludes is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's invalidInput error.",
+    description:
+      "A value in a form its schema excludes is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's invalidInput error.",
     verify(o, ctx, report) {
       const m = o.facts.mutated as { pointer: string; value: string };
       const what = `${m.pointer} = ${JSON.stringify(m.value)}`;
       const batch = operationOf(ctx.spec, o.operation).batch;
-      if (batch && m.pointer.startsWith(`/${batch.orders}/`) && succeeded(o.main) && !refusalInBody(ctx, o.main, o.operation)) {
+      if (
+        batch &&
+        m.pointer.startsWith(`/${batch.orders}/`) &&
+        succeeded(o.main) &&
+        !refusalInBody(ctx, o.main, o.operation)
+      ) {
         verifyItemRefused(o, ctx, report, Number(m.pointer.split('/')[2]), what);
         return;
       }
@@ -128,7 +184,10 @@ export const wrongFormatChangesNothing = wrap(
     },
   }),
   hasMutation,
-  onlyWhen((o) => followUpReason(o) === undefined, (o) => followUpReason(o)!),
+  onlyWhen(
+    (o) => followUpReason(o) === undefined,
+    (o) => followUpReason(o)!,
+  ),
 );
 
 export const apmUnknownRecordIs404 = defineCheck({
@@ -137,12 +196,18 @@ export const apmUnknownRecordIs404 = defineCheck({
   probe: 'unknownRecord',
   operations: ['authoriseApm'],
   requirements: ['PAGI-APM-005', 'PAGI-APM-007', 'PAGI-ERR-004'],
-  description: 'An APM payment for a record not found (the configured unknown payment method) is answered 404, as the profile says.',
+  description:
+    'An APM payment for a record not found (the configured unknown payment method) is answered 404, as the profile says.',
   verify(o, ctx, report) {
     // Which record an APM payment looks up is not shown: an unknown payment_method is a record not found (PAGI-APM-005)
     // only because the profile says so, hence a profile-level finding.
     if (statusOf(o.main) !== 404) {
-      report({ code: 'HTTP_STATUS', requirement: 'PAGI-APM-007', expected: `HTTP 404 for payment method ${JSON.stringify(ctx.config.paymentMethods.unknown)}`, received: outcomeOf(o.main) });
+      report({
+        code: 'HTTP_STATUS',
+        requirement: 'PAGI-APM-007',
+        expected: `HTTP 404 for payment method ${JSON.stringify(ctx.config.paymentMethods.unknown)}`,
+        received: outcomeOf(o.main),
+      });
       return;
     }
     checkErrorAnswer(ctx, report, o.main, o.operation, 'unknownRecord', 'PAGI-APM-007');
@@ -155,17 +220,29 @@ export const unknownTransactionItemFails = defineCheck({
   probe: 'unknownTransaction',
   operations: BATCH_OPERATIONS,
   requirements: ['PAGI-BAT-010', 'PAGI-BAT-008', 'PAGI-ERR-005'],
-  description: "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
+  description:
+    "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
   verify(o, ctx, report) {
     const batch = operationOf(ctx.spec, o.operation).batch!;
     const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec));
     if (statusOf(o.main) !== 200 || !results) {
-      report({ code: 'ITEM_NOT_ANSWERED', requirement: 'PAGI-BAT-010', expected: 'a failed result for the unknown transaction', received: outcomeOf(o.main) });
+      report({
+        code: 'ITEM_NOT_ANSWERED',
+        requirement: 'PAGI-BAT-010',
+        expected: 'a failed result for the unknown transaction',
+        received: outcomeOf(o.main),
+      });
       return;
     }
     const [result] = results;
     if (!result) {
-      report({ code: 'ITEM_NOT_ANSWERED', requirement: 'PAGI-BAT-010', pointer: `/${batch.orders}`, expected: 'a failed result for the unknown transaction', received: 'no result' });
+      report({
+        code: 'ITEM_NOT_ANSWERED',
+        requirement: 'PAGI-BAT-010',
+        pointer: `/${batch.orders}`,
+        expected: 'a failed result for the unknown transaction',
+        received: 'no result',
+      });
       return;
     }
     const at = `/${batch.orders}/0`;
@@ -174,19 +251,49 @@ export const unknownTransactionItemFails = defineCheck({
     const envelope = ctx.profile.batch.envelopeOnItemFailure === 'failure' ? rs.failure : rs.success;
     const got = responseObject(o.main, ctx.spec)?.[FIELD.returnStatus];
     if (got !== envelope) {
-      report({ code: 'ENVELOPE_STATUS', requirement: 'PAGI-BAT-008', pointer: `/${FIELD.returnStatus}`, expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`, received: quoted(got) });
+      report({
+        code: 'ENVELOPE_STATUS',
+        requirement: 'PAGI-BAT-008',
+        pointer: `/${FIELD.returnStatus}`,
+        expected: `${FIELD.returnStatus} ${JSON.stringify(envelope)} when an item fails (profile: ${ctx.profile.batch.envelopeOnItemFailure})`,
+        received: quoted(got),
+      });
     }
     if (itemSucceeded(ctx, o.operation, result)) {
-      report({ code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.status}`, expected: 'a failure for an unknown transaction', received: quoted(result[batch.status], 'success ') });
+      report({
+        code: 'ITEM_STATUS',
+        requirement: 'PAGI-BAT-010',
+        pointer: `${at}/${batch.status}`,
+        expected: 'a failure for an unknown transaction',
+        received: quoted(result[batch.status], 'success '),
+      });
     } else if (result[batch.status] !== statusValues(ctx, batch.status).failure) {
-      report({ code: 'ITEM_STATUS', requirement: 'PAGI-ERR-005', pointer: `${at}/${batch.status}`, expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`, received: quoted(result[batch.status]) });
+      report({
+        code: 'ITEM_STATUS',
+        requirement: 'PAGI-ERR-005',
+        pointer: `${at}/${batch.status}`,
+        expected: `the profile's failure value ${JSON.stringify(statusValues(ctx, batch.status).failure)}`,
+        received: quoted(result[batch.status]),
+      });
     }
     const message = result[batch.message];
     const expected = ctx.profile.batch.itemFailures.unknownTransaction;
     if (typeof message !== 'string' || message === '') {
-      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-010', pointer: `${at}/${batch.message}`, expected: `a non-empty ${batch.message}`, received: quoted(message) });
+      report({
+        code: 'ITEM_MESSAGE',
+        requirement: 'PAGI-BAT-010',
+        pointer: `${at}/${batch.message}`,
+        expected: `a non-empty ${batch.message}`,
+        received: quoted(message),
+      });
     } else if (!matchesCodeMessage(expected, message)) {
-      report({ code: 'ITEM_MESSAGE', requirement: 'PAGI-BAT-008', pointer: `${at}/${batch.message}`, expected: expectedCodeMessage(expected), received: quoted(message) });
+      report({
+        code: 'ITEM_MESSAGE',
+        requirement: 'PAGI-BAT-008',
+        pointer: `${at}/${batch.message}`,
+        expected: expectedCodeMessage(expected),
+        received: quoted(message),
+      });
     }
   },
 });
@@ -203,7 +310,8 @@ export const generatedInputNeverServerError = defineCheck({
   probe: 'generatedNegative',
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-ERR-002'],
-  description: 'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
+  description:
+    'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
   verify(o, _ctx, report) {
     const cases = Object.entries(o.steps)
       .filter(([name]) => /^case[0-9]+$/.test(name))

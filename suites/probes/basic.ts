@@ -59,24 +59,48 @@ function isBatch(op: OperationKey): op is BatchOperation {
 /** The identifying fields of a payment, the only part of it kept in facts (never card data). */
 export function recordFacts(record: PaymentRecord): Record<string, unknown> {
   const f = record.fields;
-  return { [FIELD.transactionId]: f[FIELD.transactionId], [FIELD.orderNo]: f[FIELD.orderNo], [FIELD.amount]: f[FIELD.amount], [FIELD.currency]: f[FIELD.currency] };
+  return {
+    [FIELD.transactionId]: f[FIELD.transactionId],
+    [FIELD.orderNo]: f[FIELD.orderNo],
+    [FIELD.amount]: f[FIELD.amount],
+    [FIELD.currency]: f[FIELD.currency],
+  };
 }
 
 /** Record whether the main answer's signature verifies (when the client can tell). */
-function noteSignature(client: ProbeClient, ctx: CheckContext, operation: OperationKey, exchange: Exchange, steps: Steps): void {
+function noteSignature(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: OperationKey,
+  exchange: Exchange,
+  steps: Steps,
+): void {
   const body = responseObject(exchange, ctx.spec);
   if (!client.verifySignature) steps.facts.signatureUnverifiable = "the kit's client cannot verify signatures";
   else if (body) steps.facts.signatureValid = client.verifySignature(operation, 'response', body);
 }
 
 /** A valid body for a payment or payout operation (checkout without the direct-only fields). */
-export function paymentBody(client: ProbeClient, ctx: CheckContext, operation: OperationKey, overrides: Record<string, unknown> = {}) {
-  const directOnly = Object.fromEntries((operationOf(ctx.spec, operation).checkoutForm?.directOnlyFields ?? []).map((f) => [f, undefined]));
+export function paymentBody(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: OperationKey,
+  overrides: Record<string, unknown> = {},
+) {
+  const directOnly = Object.fromEntries(
+    (operationOf(ctx.spec, operation).checkoutForm?.directOnlyFields ?? []).map((f) => [f, undefined]),
+  );
   return client.sample(operation, { ...directOnly, ...overrides });
 }
 
 /** Payments in the state an operation starts from, and the items a successful batch of that operation holds. */
-export async function happyBatch(client: ProbeClient, ctx: CheckContext, steps: Steps, operation: BatchOperation, count: number) {
+export async function happyBatch(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  operation: BatchOperation,
+  count: number,
+) {
   const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, operation), count);
   const items = records.map((r) => itemFor(client, ctx, operation, r, happyItemFields(ctx, operation, r)));
   return { records, items };
@@ -90,9 +114,18 @@ async function refundedPayment(client: ProbeClient, ctx: CheckContext, steps: St
 }
 
 /** Records a query or refund search selects, prepared for it. */
-export async function selectableRecords(client: ProbeClient, ctx: CheckContext, steps: Steps, operation: SelectingOperation, count: number) {
+export async function selectableRecords(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  operation: SelectingOperation,
+  count: number,
+) {
   const out: PaymentRecord[] = [];
-  for (let i = 0; i < count; i++) out.push(operation === 'retrievalRefund' ? await refundedPayment(client, ctx, steps) : await authorise(client, ctx, steps));
+  for (let i = 0; i < count; i++)
+    out.push(
+      operation === 'retrievalRefund' ? await refundedPayment(client, ctx, steps) : await authorise(client, ctx, steps),
+    );
   return out;
 }
 
@@ -108,7 +141,8 @@ export const happy = defineProbe('happy', ALL_OPERATIONS, async (op, client, ctx
     steps.facts.records = [recordFacts(record!)];
     main = await select(client, ctx, steps, op, [record!.fields], op);
   } else {
-    const overrides = op === 'authoriseDirect' ? { [FIELD.threeDsRequest]: ctx.profile.payments.threeDS.requestValue } : {};
+    const overrides =
+      op === 'authoriseDirect' ? { [FIELD.threeDsRequest]: ctx.profile.payments.threeDS.requestValue } : {};
     main = steps.add(op, await client.send(op, paymentBody(client, ctx, op, overrides)));
   }
   noteSignature(client, ctx, op, main, steps);
@@ -123,7 +157,12 @@ export const malformedBody = defineProbe('malformedBody', ALL_OPERATIONS, async 
 });
 
 /** A valid base body for a refusal probe, and what the follow-up reads. */
-async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey): Promise<{ body: Record<string, unknown>; followUp: FollowUp; record?: PaymentRecord }> {
+async function refusalBase(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  op: OperationKey,
+): Promise<{ body: Record<string, unknown>; followUp: FollowUp; record?: PaymentRecord }> {
   if (isBatch(op)) {
     const state = startStateFor(ctx, op);
     const { records, items } = await happyBatch(client, ctx, steps, op, 1);
@@ -132,7 +171,12 @@ async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps,
     return {
       body: batchBody(client, ctx, op, items),
       record,
-      followUp: { kind: 'state', transactionId: String(record.fields[FIELD.transactionId]), orderNo: String(record.fields[FIELD.orderNo]), expectedCode: code },
+      followUp: {
+        kind: 'state',
+        transactionId: String(record.fields[FIELD.transactionId]),
+        orderNo: String(record.fields[FIELD.orderNo]),
+        expectedCode: code,
+      },
     };
   }
   if (op === 'retrievalTrans' || op === 'retrievalRefund') {
@@ -143,7 +187,11 @@ async function refusalBase(client: ProbeClient, ctx: CheckContext, steps: Steps,
     const field = selectingField(ctx, op, [record.fields]);
     return { body: selectionBody(client, ctx, op, field, [String(record.fields[field])]), followUp };
   }
-  if (op === 'payout') return { body: client.sample(op), followUp: { kind: 'none', reason: 'no operation of the interface reads a payout back' } };
+  if (op === 'payout')
+    return {
+      body: client.sample(op),
+      followUp: { kind: 'none', reason: 'no operation of the interface reads a payout back' },
+    };
   const body = paymentBody(client, ctx, op);
   return { body, followUp: { kind: 'absent', orderNo: String(body[FIELD.orderNo]) } };
 }
@@ -155,12 +203,23 @@ async function followUp(client: ProbeClient, ctx: CheckContext, steps: Steps, f:
     const x = await queryOrder(client, ctx, steps, f.orderNo, 'followUp');
     if (!x) steps.facts.followUp = { kind: 'none', reason: `the profile's query does not select by ${FIELD.orderNo}` };
   } else if (f.kind === 'state') {
-    await select(client, ctx, steps, 'retrievalTrans', [{ [FIELD.transactionId]: f.transactionId, [FIELD.orderNo]: f.orderNo }], 'followUp');
+    await select(
+      client,
+      ctx,
+      steps,
+      'retrievalTrans',
+      [{ [FIELD.transactionId]: f.transactionId, [FIELD.orderNo]: f.orderNo }],
+      'followUp',
+    );
   }
 }
 
 /** A value breaking a format constraint at `pointer` of a body, when one of the candidates does. */
-function breakFormat(ctx: CheckContext, schemaId: string, body: Record<string, unknown>): { pointer: string; value: string; body: Record<string, unknown> } | undefined {
+function breakFormat(
+  ctx: CheckContext,
+  schemaId: string,
+  body: Record<string, unknown>,
+): { pointer: string; value: string; body: Record<string, unknown> } | undefined {
   const leaves: string[] = [];
   const walk = (v: unknown, pointer: string) => {
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${pointer}/${i}`));
@@ -176,7 +235,15 @@ function breakFormat(ctx: CheckContext, schemaId: string, body: Record<string, u
       let node: any = mutated;
       for (const p of parts.slice(0, -1)) node = node[p];
       node[parts[parts.length - 1]!] = value;
-      const broken = ctx.spec.validate(schemaId, mutated).some((v) => v.instancePath === pointer && (v.keyword === 'pattern' || v.keyword === 'format') && v.requirementId && ctx.requirement(v.requirementId).level === 'must');
+      const broken = ctx.spec
+        .validate(schemaId, mutated)
+        .some(
+          (v) =>
+            v.instancePath === pointer &&
+            (v.keyword === 'pattern' || v.keyword === 'format') &&
+            v.requirementId &&
+            ctx.requirement(v.requirementId).level === 'must',
+        );
       if (broken) return { pointer, value, body: mutated };
     }
   }
@@ -206,7 +273,10 @@ export function wrongSignature(ctx: CheckContext): string {
 /** `badSignature`: a valid request whose `encryption_data` does not verify; then a follow-up. */
 export const badSignature = defineProbe('badSignature', ALL_OPERATIONS, async (op, client, ctx, steps) => {
   const base = await refusalBase(client, ctx, steps, op);
-  const main = steps.add(op, await client.send(op, { ...base.body, [FIELD.signature]: wrongSignature(ctx) }, { sign: false }));
+  const main = steps.add(
+    op,
+    await client.send(op, { ...base.body, [FIELD.signature]: wrongSignature(ctx) }, { sign: false }),
+  );
   await followUp(client, ctx, steps, base.followUp);
   return main;
 });
@@ -228,20 +298,30 @@ export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], asyn
 });
 
 /** `unknownTransaction`: a batch with one item naming a transaction the gateway cannot know. */
-export const unknownTransaction = defineProbe('unknownTransaction', BATCH_OPERATIONS, async (op, client, ctx, steps) => {
-  const item = unknownItem(client, ctx, op, 1);
-  return steps.add(op, await client.send(op, batchBody(client, ctx, op, [item])));
-});
+export const unknownTransaction = defineProbe(
+  'unknownTransaction',
+  BATCH_OPERATIONS,
+  async (op, client, ctx, steps) => {
+    const item = unknownItem(client, ctx, op, 1);
+    return steps.add(op, await client.send(op, batchBody(client, ctx, op, [item])));
+  },
+);
 
 /** `unregisteredAddress`: a query selecting a real payment, sent from a source address the merchant did not register. */
-export const unregisteredAddress = defineProbe('unregisteredAddress', SELECTING_OPERATIONS, async (op, client, ctx, steps) => {
-  const address = ctx.config.unregisteredAddress;
-  if (!address) throw new Inconclusive('no second source address is configured (unregisteredAddress)');
-  const record = await authorise(client, ctx, steps);
-  const field = ctx.profile.selection[op as SelectingOperation].fields.find((f) => typeof record.fields[f] === 'string');
-  const body = field ? client.sample(op, { [field]: record.fields[field] }) : client.sample(op);
-  return steps.add(op, await client.send(op, body, { localAddress: address }));
-});
+export const unregisteredAddress = defineProbe(
+  'unregisteredAddress',
+  SELECTING_OPERATIONS,
+  async (op, client, ctx, steps) => {
+    const address = ctx.config.unregisteredAddress;
+    if (!address) throw new Inconclusive('no second source address is configured (unregisteredAddress)');
+    const record = await authorise(client, ctx, steps);
+    const field = ctx.profile.selection[op as SelectingOperation].fields.find(
+      (f) => typeof record.fields[f] === 'string',
+    );
+    const body = field ? client.sample(op, { [field]: record.fields[field] }) : client.sample(op);
+    return steps.add(op, await client.send(op, body, { localAddress: address }));
+  },
+);
 
 /** Markup-breaking strings a free-text value carries in `injection` (test data, not interface rules). */
 export const INJECTION_PAYLOADS = ['"><script>alert(1)</script>', '</note><x>'] as const;
@@ -251,14 +331,21 @@ export function freeTextFields(ctx: CheckContext, operation: OperationKey, body:
   const op = operationOf(ctx.spec, operation);
   const excluded = new Set<string>([FIELD.signature, ...op.echo.flatMap((e) => e.fields)]);
   const sig = ctx.profile.signature.request;
-  if (sig.mode === 'fieldList') for (const f of (sig.fields as Record<string, string[]>)[operation] ?? []) excluded.add(f);
+  if (sig.mode === 'fieldList')
+    for (const f of (sig.fields as Record<string, string[]>)[operation] ?? []) excluded.add(f);
   if (op.when?.present) excluded.add(op.when.present);
   const plain = (field: string) => {
     const nodes = schemasAt(ctx.spec, op.requestSchemaId, `/${field}`);
-    return nodes.length > 0 && nodes.some((n) => n.node.type === 'string') && !nodes.some((n) => n.node.pattern || n.node.format || n.node.enum || n.node.not);
+    return (
+      nodes.length > 0 &&
+      nodes.some((n) => n.node.type === 'string') &&
+      !nodes.some((n) => n.node.pattern || n.node.format || n.node.enum || n.node.not)
+    );
   };
   const returned = op.checkoutForm ? undefined : declaredNames(schemasAt(ctx.spec, op.responseSchemaId, ''));
-  return Object.keys(body).filter((f) => typeof body[f] === 'string' && !excluded.has(f) && plain(f) && (!returned || returned.has(f)));
+  return Object.keys(body).filter(
+    (f) => typeof body[f] === 'string' && !excluded.has(f) && plain(f) && (!returned || returned.has(f)),
+  );
 }
 
 /** `injection`: free-text values carrying markup-breaking strings, which must come back exactly. */
@@ -289,19 +376,31 @@ export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'
   steps.facts.rules = rules;
   // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
   const fields = { ...(main.request.body ?? {}), ...(responseObject(main, ctx.spec) ?? {}) };
-  if (text(fields, FIELD.transactionId)) await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
+  if (text(fields, FIELD.transactionId))
+    await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
   return main;
 });
 
 /** `tokenPayment`: a payment asking for a token, then a payment by that token without card fields. */
 export const tokenPayment = defineProbe('tokenPayment', ['authoriseDirect'], async (op, client, ctx, steps) => {
   const token = ctx.profile.payments.token;
-  const first = steps.add('tokenise', await client.send(op, client.sample(op, { [FIELD.tokenFlag]: token.requestValue })));
+  const first = steps.add(
+    'tokenise',
+    await client.send(op, client.sample(op, { [FIELD.tokenFlag]: token.requestValue })),
+  );
   const tokenId = text(responseObject(first, ctx.spec), FIELD.tokenId);
   if (!tokenId) return first;
   const card = ctx.profile.fields.card;
-  const noCard = Object.fromEntries([card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]));
-  return steps.add('byToken', await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenFlag]: token.noRequestValue, [FIELD.tokenId]: tokenId })));
+  const noCard = Object.fromEntries(
+    [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
+  );
+  return steps.add(
+    'byToken',
+    await client.send(
+      op,
+      client.sample(op, { ...noCard, [FIELD.tokenFlag]: token.noRequestValue, [FIELD.tokenId]: tokenId }),
+    ),
+  );
 });
 
 /** Number of generated negative cases per operation unless the configuration says otherwise. */
@@ -325,7 +424,20 @@ function leafArbitraries() {
     oddText: fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.string({ maxLength: 40, unit: fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp)) }),
-      fc.constantFrom('', ' ', '-1', '1e309', 'NaN', '0x10', '%00', '\u0000', '<x/>', "' OR '1'='1", '../../etc/passwd', 'x'.repeat(5000)),
+      fc.constantFrom(
+        '',
+        ' ',
+        '-1',
+        '1e309',
+        'NaN',
+        '0x10',
+        '%00',
+        '\u0000',
+        '<x/>',
+        "' OR '1'='1",
+        '../../etc/passwd',
+        'x'.repeat(5000),
+      ),
     ),
     wrongType: fc.oneof(
       fc.integer(),
@@ -347,8 +459,16 @@ export function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutat
     fc.record({ field, kind: fc.constant('wrongType' as const), value: wrongType }),
     fc.record({ field, kind: fc.constant('oddText' as const), value: oddText }),
     fc.record({ field, kind: fc.constant('remove' as const), value: fc.constant(undefined) }),
-    fc.record({ field: fc.stringMatching(/^x_[a-z]{1,10}$/), kind: fc.constant('extra' as const), value: fc.oneof(oddText, wrongType) }),
-    fc.record({ field, kind: fc.constant('nestedGarbage' as const), value: fc.array(fc.oneof(oddText, wrongType), { minLength: 1, maxLength: 3 }) }),
+    fc.record({
+      field: fc.stringMatching(/^x_[a-z]{1,10}$/),
+      kind: fc.constant('extra' as const),
+      value: fc.oneof(oddText, wrongType),
+    }),
+    fc.record({
+      field,
+      kind: fc.constant('nestedGarbage' as const),
+      value: fc.array(fc.oneof(oddText, wrongType), { minLength: 1, maxLength: 3 }),
+    }),
   );
 }
 
@@ -356,7 +476,8 @@ export function mutationArbitrary(fields: readonly string[]): fc.Arbitrary<Mutat
 export function applyMutation(body: Record<string, unknown>, m: Mutation): Record<string, unknown> {
   const out = structuredClone(body);
   if (m.kind === 'remove') delete out[m.field];
-  else if (m.kind === 'nestedGarbage') out[m.field] = Array.isArray(out[m.field]) || typeof out[m.field] === 'object' ? m.value : [m.value];
+  else if (m.kind === 'nestedGarbage')
+    out[m.field] = Array.isArray(out[m.field]) || typeof out[m.field] === 'object' ? m.value : [m.value];
   else out[m.field] = m.value;
   return out;
 }

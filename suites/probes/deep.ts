@@ -10,12 +10,42 @@
 import fc from 'fast-check';
 import type { CheckContext, Exchange, Observation, OperationKey, ProbeClient } from '../../src/model.js';
 import { isUrl, offFormArbitrary, schemaArbitrary, wrongTypeArbitrary } from '../arbitraries.js';
-import { type DeepCase, type DeepCounts, type DeepFailure, STATELESS_DEEP_CHECKS, deepVerdict } from '../checks/deep.js';
+import {
+  type DeepCase,
+  type DeepCounts,
+  type DeepFailure,
+  STATELESS_DEEP_CHECKS,
+  deepVerdict,
+} from '../checks/deep.js';
 import { FIELD } from '../fields.js';
-import { batchItems, batchResults, cents, isObject, itemSucceeded, operationOf, queryRecords, responseObject, statusOf } from '../observe.js';
+import {
+  batchItems,
+  batchResults,
+  cents,
+  isObject,
+  itemSucceeded,
+  operationOf,
+  queryRecords,
+  responseObject,
+  statusOf,
+} from '../observe.js';
 import { expand, propertySchemas, schemaRoot, schemasAt } from '../schema-walk.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS, paymentBody, recordFacts, wrongSignature } from './basic.js';
-import { type PaymentRecord, type SelectingOperation, Inconclusive, Steps, batchBody, defineProbe, happyItemFields, itemFor, paymentsIn, planTo, selectingField, selectionBody, startStateFor } from './support.js';
+import {
+  type PaymentRecord,
+  type SelectingOperation,
+  Inconclusive,
+  Steps,
+  batchBody,
+  defineProbe,
+  happyItemFields,
+  itemFor,
+  paymentsIn,
+  planTo,
+  selectingField,
+  selectionBody,
+  startStateFor,
+} from './support.js';
 
 type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
 type Body = Record<string, unknown>;
@@ -57,7 +87,8 @@ function fixedFields(ctx: CheckContext, op: OperationKey): Set<string> {
   ]);
   if (spec.when?.present) fixed.add(spec.when.present);
   if (spec.batch) fixed.add(spec.batch.orders);
-  if (op === 'retrievalTrans' || op === 'retrievalRefund') for (const f of ctx.profile.selection[op].fields) fixed.add(f);
+  if (op === 'retrievalTrans' || op === 'retrievalRefund')
+    for (const f of ctx.profile.selection[op].fields) fixed.add(f);
   // The review trigger: a shopper e-mail domain or an amount puts a payment under review (the profile's rule).
   fixed.add(FIELD.shopperEmail);
   return fixed;
@@ -67,14 +98,24 @@ function fixedFields(ctx: CheckContext, op: OperationKey): Set<string> {
 const ITEM_IDENTITY = new Set<string>([FIELD.transactionId, FIELD.orderNo, FIELD.currency, FIELD.amount]);
 
 /** Arbitraries of the fields of an object schema at `pointer` that may vary, by name. */
-function fieldModel(ctx: CheckContext, schemaId: string, pointer: string, names: readonly string[], fixed: ReadonlySet<string>): Record<string, fc.Arbitrary<unknown>> {
+function fieldModel(
+  ctx: CheckContext,
+  schemaId: string,
+  pointer: string,
+  names: readonly string[],
+  fixed: ReadonlySet<string>,
+): Record<string, fc.Arbitrary<unknown>> {
   const ats = pointer ? schemasAt(ctx.spec, schemaId, pointer) : expand(ctx.spec, schemaRoot(ctx.spec, schemaId));
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const name of names) {
     if (fixed.has(name)) continue;
     // Fields whose values the profile enumerates take the profile's values.
     const profileValues =
-      name === FIELD.reviewFlag ? [ctx.profile.review.approve.flag, ctx.profile.review.reject.flag] : name === 'fee_paid_by' ? [ctx.profile.payout.feePaidBy.payer] : undefined;
+      name === FIELD.reviewFlag
+        ? [ctx.profile.review.approve.flag, ctx.profile.review.reject.flag]
+        : name === 'fee_paid_by'
+          ? [ctx.profile.payout.feePaidBy.payer]
+          : undefined;
     if (profileValues) {
       model[name] = fc.constantFrom(...profileValues);
       continue;
@@ -88,13 +129,19 @@ function fieldModel(ctx: CheckContext, schemaId: string, pointer: string, names:
 /** String leaves of a body (pointer list), the signature left out. */
 function stringLeaves(body: unknown, pointer = ''): string[] {
   if (Array.isArray(body)) return body.slice(0, 1).flatMap((v, i) => stringLeaves(v, `${pointer}/${i}`));
-  if (isObject(body)) return Object.entries(body).flatMap(([k, v]) => (k === FIELD.signature ? [] : stringLeaves(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)));
+  if (isObject(body))
+    return Object.entries(body).flatMap(([k, v]) =>
+      k === FIELD.signature ? [] : stringLeaves(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+    );
   return typeof body === 'string' ? [pointer] : [];
 }
 
 function setAt(body: Body, pointer: string, value: unknown): Body {
   const out = structuredClone(body);
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: any = out;
   for (const p of parts.slice(0, -1)) node = node?.[p];
   if (node && typeof node === 'object') {
@@ -106,13 +153,32 @@ function setAt(body: Body, pointer: string, value: unknown): Body {
 
 /** Schema violations of a body the client will sign (a placeholder signature stands in for the one it adds). */
 function validateSigned(ctx: CheckContext, schemaId: string, body: Body) {
-  return ctx.spec.validate(schemaId, FIELD.signature in body ? body : { ...body, [FIELD.signature]: wrongSignature(ctx) });
+  return ctx.spec.validate(
+    schemaId,
+    FIELD.signature in body ? body : { ...body, [FIELD.signature]: wrongSignature(ctx) },
+  );
 }
 
 /** The requirement id of the one rule a mutated body breaks at `pointer`, or undefined when it breaks none or more than that. */
-function brokenRule(ctx: CheckContext, schemaId: string, body: Body, pointer: string, keywords: readonly string[]): string | undefined {
-  const violations = validateSigned(ctx, schemaId, body).filter((v) => !['anyOf', 'oneOf', 'allOf', 'if', 'not'].includes(v.keyword) || v.requirementId);
-  if (!violations.length || !violations.every((v) => v.instancePath === pointer || (v.keyword === 'required' && v.instancePath === pointer.split('/').slice(0, -1).join('/')))) return undefined;
+function brokenRule(
+  ctx: CheckContext,
+  schemaId: string,
+  body: Body,
+  pointer: string,
+  keywords: readonly string[],
+): string | undefined {
+  const violations = validateSigned(ctx, schemaId, body).filter(
+    (v) => !['anyOf', 'oneOf', 'allOf', 'if', 'not'].includes(v.keyword) || v.requirementId,
+  );
+  if (
+    !violations.length ||
+    !violations.every(
+      (v) =>
+        v.instancePath === pointer ||
+        (v.keyword === 'required' && v.instancePath === pointer.split('/').slice(0, -1).join('/')),
+    )
+  )
+    return undefined;
   const v = violations.find((x) => keywords.includes(x.keyword) && x.requirementId);
   return v?.requirementId;
 }
@@ -122,7 +188,10 @@ interface Generator {
   valid: fc.Arbitrary<DeepCase>;
   invalid: fc.Arbitrary<DeepCase> | undefined;
   /** Send a case; `isolated`: on a fresh payment, with a follow-up query (for a change made by a refused request). */
-  send(c: DeepCase, isolated: boolean): Promise<{ exchange: Exchange | undefined; followUp?: Observation; ledger?: DeepFailure['ledger'] }>;
+  send(
+    c: DeepCase,
+    isolated: boolean,
+  ): Promise<{ exchange: Exchange | undefined; followUp?: Observation; ledger?: DeepFailure['ledger'] }>;
   /** The follow-up of the bulk invalid cases: the order numbers or payments whose state a refused request changed. */
   changed(steps: Steps): Promise<{ orderNos: Set<string>; records: Set<string> }>;
   /** Follow-up queries the last `changed` sent. */
@@ -153,9 +222,20 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     }
     invalidPool = await paymentsIn(client, ctx, steps, state, 3);
   } else if (selecting) {
-    pool = await paymentsIn(client, ctx, steps, op === 'retrievalRefund' ? startStateFor(ctx, 'refund') : 'authorised', 3);
+    pool = await paymentsIn(
+      client,
+      ctx,
+      steps,
+      op === 'retrievalRefund' ? startStateFor(ctx, 'refund') : 'authorised',
+      3,
+    );
     if (op === 'retrievalRefund') {
-      for (const r of pool) await client.send('refund', batchBody(client, ctx, 'refund', [itemFor(client, ctx, 'refund', r, happyItemFields(ctx, 'refund', r))]), { record: false });
+      for (const r of pool)
+        await client.send(
+          'refund',
+          batchBody(client, ctx, 'refund', [itemFor(client, ctx, 'refund', r, happyItemFields(ctx, 'refund', r))]),
+          { record: false },
+        );
     }
   }
   steps.facts.records = [...pool, ...invalidPool].map(recordFacts);
@@ -169,10 +249,26 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
 
   /** A fresh valid body of the operation naming `records` (batches: one item each; queries: selecting them). */
   const base = (records: readonly PaymentRecord[]): Body => {
-    if (isBatch) return batchBody(client, ctx, op, records.map((r) => itemFor(client, ctx, op, r, happyItemFields(ctx, op, r))));
+    if (isBatch)
+      return batchBody(
+        client,
+        ctx,
+        op,
+        records.map((r) => itemFor(client, ctx, op, r, happyItemFields(ctx, op, r))),
+      );
     if (selecting) {
-      const field = selectingField(ctx, op as SelectingOperation, records.map((r) => r.fields));
-      return selectionBody(client, ctx, op as SelectingOperation, field, records.map((r) => String(r.fields[field])));
+      const field = selectingField(
+        ctx,
+        op as SelectingOperation,
+        records.map((r) => r.fields),
+      );
+      return selectionBody(
+        client,
+        ctx,
+        op as SelectingOperation,
+        field,
+        records.map((r) => String(r.fields[field])),
+      );
     }
     return paymentBody(client, ctx, op);
   };
@@ -181,15 +277,26 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
   // Valid cases: the sample with a generated subset of the fields that may vary, and for batches generated items.
   const topModel = fieldModel(ctx, schemaId, '', Object.keys(template), fixed);
   const itemTemplate = isBatch ? (batchItems(ctx.spec, op, template)[0] ?? {}) : {};
-  const itemModel = isBatch ? fieldModel(ctx, schemaId, `/${spec.batch!.orders}/0`, Object.keys(itemTemplate), ITEM_IDENTITY) : {};
+  const itemModel = isBatch
+    ? fieldModel(ctx, schemaId, `/${spec.batch!.orders}/0`, Object.keys(itemTemplate), ITEM_IDENTITY)
+    : {};
   const valid: fc.Arbitrary<DeepCase> = isBatch
     ? fc.record({
         kind: fc.constant('valid' as const),
         fields: fc.record(topModel, { requiredKeys: [], noNullPrototype: true }),
         // One item per payment: the document pairs each result with its request item by transaction id and order number.
-        items: fc.uniqueArray(fc.record({ pool: fc.nat(pool.length - 1), fields: fc.record(itemModel, { requiredKeys: [], noNullPrototype: true }) }), { minLength: 1, maxLength: Math.min(3, spec.batch!.maxItems), selector: (it) => it.pool }),
+        items: fc.uniqueArray(
+          fc.record({
+            pool: fc.nat(pool.length - 1),
+            fields: fc.record(itemModel, { requiredKeys: [], noNullPrototype: true }),
+          }),
+          { minLength: 1, maxLength: Math.min(3, spec.batch!.maxItems), selector: (it) => it.pool },
+        ),
       })
-    : fc.record({ kind: fc.constant('valid' as const), fields: fc.record(topModel, { requiredKeys: [], noNullPrototype: true }) });
+    : fc.record({
+        kind: fc.constant('valid' as const),
+        fields: fc.record(topModel, { requiredKeys: [], noNullPrototype: true }),
+      });
 
   const validBody = (c: Extract<DeepCase, { kind: 'valid' }>): Body => {
     let body: Body;
@@ -209,27 +316,91 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
 
   // Invalid cases: one rule broken at one place of a valid body, the rule read from the validator.
   const leaves = stringLeaves(template);
-  const formatTargets = leaves.filter((p) => schemasAt(ctx.spec, schemaId, p).some((s) => s.node.pattern || (s.node.format && !isUrl([s]))));
+  const formatTargets = leaves.filter((p) =>
+    schemasAt(ctx.spec, schemaId, p).some((s) => s.node.pattern || (s.node.format && !isUrl([s]))),
+  );
   const typeTargets = leaves.filter((p) => schemasAt(ctx.spec, schemaId, p).some((s) => s.node.type === 'string'));
-  const listed = [FIELD.merchantId, 'account_id', ...(spec.batch ? [spec.batch.orders] : [])].filter((f) => f in template);
-  const missingTargets = listed.map((f) => `/${f}`).filter((p) => brokenRule(ctx, schemaId, setAt(template, p, undefined), p, ['required']));
+  const listed = [FIELD.merchantId, 'account_id', ...(spec.batch ? [spec.batch.orders] : [])].filter(
+    (f) => f in template,
+  );
+  const missingTargets = listed
+    .map((f) => `/${f}`)
+    .filter((p) => brokenRule(ctx, schemaId, setAt(template, p, undefined), p, ['required']));
   const sig = ctx.profile.signature.request;
-  const signed = (sig.mode === 'fieldList' ? ((sig.fields as Record<string, string[]>)[op] ?? []) : Object.keys(template)).filter(
-    (f) => f in template && f !== FIELD.merchantId && f !== 'account_id' && f !== FIELD.signature && !ctx.profile.selection[op as SelectingOperation]?.fields.includes(f),
+  const signed = (
+    sig.mode === 'fieldList' ? ((sig.fields as Record<string, string[]>)[op] ?? []) : Object.keys(template)
+  ).filter(
+    (f) =>
+      f in template &&
+      f !== FIELD.merchantId &&
+      f !== 'account_id' &&
+      f !== FIELD.signature &&
+      !ctx.profile.selection[op as SelectingOperation]?.fields.includes(f),
   );
   const signatureArbs = signed.flatMap((f) => {
     const arb = schemaArbitrary(ctx.spec, schemasAt(ctx.spec, schemaId, `/${f}`));
-    return arb ? [fc.record({ kind: fc.constant('signature' as const), pointer: fc.constant(`/${f}`), value: arb, rule: fc.constant('PAGI-AUTH-006') })] : [];
+    return arb
+      ? [
+          fc.record({
+            kind: fc.constant('signature' as const),
+            pointer: fc.constant(`/${f}`),
+            value: arb,
+            rule: fc.constant('PAGI-AUTH-006'),
+          }),
+        ]
+      : [];
   });
-  const withRule = (keywords: string[]) => (c: { kind: 'format' | 'type'; pointer: string; value: unknown }) => ({ ...c, rule: brokenRule(ctx, schemaId, setAt(template, c.pointer, c.value), c.pointer, keywords) ?? '' });
+  const withRule = (keywords: string[]) => (c: { kind: 'format' | 'type'; pointer: string; value: unknown }) => ({
+    ...c,
+    rule: brokenRule(ctx, schemaId, setAt(template, c.pointer, c.value), c.pointer, keywords) ?? '',
+  });
   const kinds: fc.Arbitrary<DeepCase>[] = [
-    ...(formatTargets.length ? [fc.record({ kind: fc.constant('format' as const), pointer: fc.constantFrom(...formatTargets), value: offFormArbitrary() }).map(withRule(['pattern', 'format']))] : []),
-    ...(typeTargets.length ? [fc.record({ kind: fc.constant('type' as const), pointer: fc.constantFrom(...typeTargets), value: wrongTypeArbitrary() }).map(withRule(['type']))] : []),
-    fc.record({ kind: fc.constant('missing' as const), pointer: fc.constantFrom(`/${FIELD.signature}`, ...missingTargets), rule: fc.constant('') }).map((c) => ({
-      ...c,
-      rule: c.pointer === `/${FIELD.signature}` ? 'PAGI-AUTH-001' : (brokenRule(ctx, schemaId, setAt(template, c.pointer, undefined), c.pointer, ['required']) ?? 'PAGI-AUTH-001'),
-    })),
-    ...(signatureArbs.length ? [fc.oneof(...signatureArbs)] : [fc.constant<DeepCase>({ kind: 'signature', pointer: `/${FIELD.signature}`, value: wrongSignature(ctx), rule: 'PAGI-AUTH-006' })]),
+    ...(formatTargets.length
+      ? [
+          fc
+            .record({
+              kind: fc.constant('format' as const),
+              pointer: fc.constantFrom(...formatTargets),
+              value: offFormArbitrary(),
+            })
+            .map(withRule(['pattern', 'format'])),
+        ]
+      : []),
+    ...(typeTargets.length
+      ? [
+          fc
+            .record({
+              kind: fc.constant('type' as const),
+              pointer: fc.constantFrom(...typeTargets),
+              value: wrongTypeArbitrary(),
+            })
+            .map(withRule(['type'])),
+        ]
+      : []),
+    fc
+      .record({
+        kind: fc.constant('missing' as const),
+        pointer: fc.constantFrom(`/${FIELD.signature}`, ...missingTargets),
+        rule: fc.constant(''),
+      })
+      .map((c) => ({
+        ...c,
+        rule:
+          c.pointer === `/${FIELD.signature}`
+            ? 'PAGI-AUTH-001'
+            : (brokenRule(ctx, schemaId, setAt(template, c.pointer, undefined), c.pointer, ['required']) ??
+              'PAGI-AUTH-001'),
+      })),
+    ...(signatureArbs.length
+      ? [fc.oneof(...signatureArbs)]
+      : [
+          fc.constant<DeepCase>({
+            kind: 'signature',
+            pointer: `/${FIELD.signature}`,
+            value: wrongSignature(ctx),
+            rule: 'PAGI-AUTH-006',
+          }),
+        ]),
   ];
   const invalid = kinds.length ? fc.oneof(...kinds) : undefined;
 
@@ -242,14 +413,40 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     return fresh;
   };
 
-  const followUpOf = async (body: Body, record: PaymentRecord | undefined, x: Exchange): Promise<Observation | undefined> => {
+  const followUpOf = async (
+    body: Body,
+    record: PaymentRecord | undefined,
+    x: Exchange,
+  ): Promise<Observation | undefined> => {
     const f = record
-      ? { kind: 'state' as const, transactionId: String(record.fields[FIELD.transactionId]), orderNo: String(record.fields[FIELD.orderNo]), expectedCode: startCode }
+      ? {
+          kind: 'state' as const,
+          transactionId: String(record.fields[FIELD.transactionId]),
+          orderNo: String(record.fields[FIELD.orderNo]),
+          expectedCode: startCode,
+        }
       : { kind: 'absent' as const, orderNo: String(body[FIELD.orderNo]) };
-    if (selecting || op === 'payout' || (!record && !ctx.profile.selection.retrievalTrans.fields.includes(FIELD.orderNo))) return undefined;
-    const selector: Body[] = record ? [{ [FIELD.transactionId]: record.fields[FIELD.transactionId], [FIELD.orderNo]: record.fields[FIELD.orderNo] }] : [{ [FIELD.orderNo]: f.orderNo }];
+    if (
+      selecting ||
+      op === 'payout' ||
+      (!record && !ctx.profile.selection.retrievalTrans.fields.includes(FIELD.orderNo))
+    )
+      return undefined;
+    const selector: Body[] = record
+      ? [{ [FIELD.transactionId]: record.fields[FIELD.transactionId], [FIELD.orderNo]: record.fields[FIELD.orderNo] }]
+      : [{ [FIELD.orderNo]: f.orderNo }];
     const field = selectingField(ctx, 'retrievalTrans', selector);
-    const q = await client.send('retrievalTrans', selectionBody(client, ctx, 'retrievalTrans', field, selector.map((s) => String(s[field]))), { record: false });
+    const q = await client.send(
+      'retrievalTrans',
+      selectionBody(
+        client,
+        ctx,
+        'retrievalTrans',
+        field,
+        selector.map((s) => String(s[field])),
+      ),
+      { record: false },
+    );
     return { probeId: 'deep', operation: op, main: x, steps: { followUp: q }, facts: { followUp: f } };
   };
 
@@ -265,9 +462,17 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     const record = await invalidRecord(isolated);
     const body = base(record ? [record] : pool.slice(0, 1));
     let x: Exchange;
-    if (c.kind === 'signature' && c.pointer !== `/${FIELD.signature}` && JSON.stringify(body[c.pointer.slice(1)]) === JSON.stringify(c.value)) return { exchange: undefined };
+    if (
+      c.kind === 'signature' &&
+      c.pointer !== `/${FIELD.signature}` &&
+      JSON.stringify(body[c.pointer.slice(1)]) === JSON.stringify(c.value)
+    )
+      return { exchange: undefined };
     if (c.kind === 'signature') {
-      x = c.pointer === `/${FIELD.signature}` ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, ...GENERATED }) : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, ...GENERATED });
+      x =
+        c.pointer === `/${FIELD.signature}`
+          ? await client.send(op, { ...body, [FIELD.signature]: c.value }, { sign: false, ...GENERATED })
+          : await client.send(op, setAt(body, c.pointer, c.value), { signedBody: body, ...GENERATED });
     } else if (c.kind === 'missing' && c.pointer === `/${FIELD.signature}`) {
       x = await client.send(op, body, { sign: false, ...GENERATED });
     } else {
@@ -295,7 +500,8 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
       const item = batchItems(ctx.spec, operation, body).find((i) => i[FIELD.transactionId] === id);
       if (operation === 'capture') entry.capturedCents += cents(item?.[FIELD.amount]) ?? 0;
       else entry.refundedCents += cents(item?.[FIELD.refundAmount]) ?? 0;
-      if (!broken && (entry.refundedCents > entry.capturedCents || (entry.cancelled && entry.capturedCents > 0))) broken = { transactionId: id, ...entry };
+      if (!broken && (entry.refundedCents > entry.capturedCents || (entry.cancelled && entry.capturedCents > 0)))
+        broken = { transactionId: id, ...entry };
     }
     return broken;
   };
@@ -313,12 +519,15 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     const values = [...(isBatch ? bulkRecords : bulkOrders)];
     for (let i = 0; i < values.length; i += limit) {
       const chunk = values.slice(i, i + limit);
-      const q = await client.send('retrievalTrans', selectionBody(client, ctx, 'retrievalTrans', field, chunk), { record: false });
+      const q = await client.send('retrievalTrans', selectionBody(client, ctx, 'retrievalTrans', field, chunk), {
+        record: false,
+      });
       queries++;
       for (const v of chunk) {
         const found = statusOf(q) === 200 ? queryRecords(ctx, responseObject(q, ctx.spec), { [field]: v }) : [];
         if (!isBatch && found.length) orderNos.add(v);
-        if (isBatch && found[0] && startCode !== undefined && found[0][FIELD.paymentStatus] !== startCode) records.add(v);
+        if (isBatch && found[0] && startCode !== undefined && found[0][FIELD.paymentStatus] !== startCode)
+          records.add(v);
       }
     }
     return { orderNos, records };
@@ -331,9 +540,11 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
 /** Run `count` jobs, `lanes` at a time. */
 async function inLanes(count: number, lanes: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(lanes, count) }, async () => {
-    while (next < count) await job(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(lanes, count) }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
 }
 
 /** Cases generated at once: the cases of a deep run are made a block at a time, never all held. */
@@ -349,7 +560,11 @@ export function sampler(arb: fc.Arbitrary<DeepCase>, seed: number, count: number
   return (i) => {
     const wanted = i - (i % SAMPLE_BLOCK);
     if (wanted !== start) {
-      block = fc.sample(arb, { seed, numRuns: Math.min(SAMPLE_BLOCK, count - wanted), ...(wanted ? { path: String(wanted) } : {}) });
+      block = fc.sample(arb, {
+        seed,
+        numRuns: Math.min(SAMPLE_BLOCK, count - wanted),
+        ...(wanted ? { path: String(wanted) } : {}),
+      });
       start = wanted;
     }
     return block[i - start]!;
@@ -397,14 +612,24 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
   steps.facts.depth = depth;
   steps.facts.seed = seed;
 
-  const judge = (c: DeepCase, checkId: string, x: Exchange | undefined, extra: Parameters<typeof deepVerdict>[5] = {}) => (x ? deepVerdict(checkId, ctx, op, c, x, extra).length > 0 : false);
+  const judge = (
+    c: DeepCase,
+    checkId: string,
+    x: Exchange | undefined,
+    extra: Parameters<typeof deepVerdict>[5] = {},
+  ) => (x ? deepVerdict(checkId, ctx, op, c, x, extra).length > 0 : false);
   let lastExchange: Exchange | undefined;
 
-  for (const [kind, arb, kindSeed] of [['valid', gen.valid, seed], ['invalid', gen.invalid, seed + 1]] as const) {
+  for (const [kind, arb, kindSeed] of [
+    ['valid', gen.valid, seed],
+    ['invalid', gen.invalid, seed + 1],
+  ] as const) {
     if (!arb) continue;
     const cases = sampler(arb, kindSeed, depth);
     const firstFailing = new Map<string, { index: number; count: number }>();
-    let lifecycle: { index: number; case: DeepCase; exchange: Exchange; ledger: NonNullable<DeepFailure['ledger']> } | undefined;
+    let lifecycle:
+      | { index: number; case: DeepCase; exchange: Exchange; ledger: NonNullable<DeepFailure['ledger']> }
+      | undefined;
     const caseOfOrder = new Map<string, number>();
     const caseOfRecord = new Map<string, number>();
     await inLanes(depth, LANES, async (i) => {
@@ -420,7 +645,8 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
         counts.invalid++;
         if ((statusOf(x) ?? 0) >= 400 && (statusOf(x) ?? 0) < 500) counts.refused++;
         const body = x.request.body as Body | undefined;
-        if (typeof body?.[FIELD.orderNo] === 'string' && !caseOfOrder.has(String(body[FIELD.orderNo]))) caseOfOrder.set(String(body[FIELD.orderNo]), i);
+        if (typeof body?.[FIELD.orderNo] === 'string' && !caseOfOrder.has(String(body[FIELD.orderNo])))
+          caseOfOrder.set(String(body[FIELD.orderNo]), i);
         for (const item of body ? batchItems(ctx.spec, op, body) : []) {
           const id = item[FIELD.transactionId];
           if (typeof id === 'string' && !caseOfRecord.has(id)) caseOfRecord.set(id, i);
@@ -448,26 +674,51 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
     if (lifecycle) {
       const step = 'fail:deepLifecycleInvariants';
       steps.add(step, lifecycle.exchange);
-      failures.push({ checkId: 'deepLifecycleInvariants', case: lifecycle.case, seed: kindSeed, path: String(lifecycle.index), step, failing: 1, ledger: lifecycle.ledger });
+      failures.push({
+        checkId: 'deepLifecycleInvariants',
+        case: lifecycle.case,
+        seed: kindSeed,
+        path: String(lifecycle.index),
+        step,
+        failing: 1,
+        ledger: lifecycle.ledger,
+      });
     }
 
     if (kind === 'invalid') {
       // One follow-up query per 100 refused requests; a change is replayed on a fresh payment and shrunk.
       const changed = await gen.changed(steps);
       counts.followUps += gen.followUps();
-      const indexes = [...[...changed.orderNos].map((o) => caseOfOrder.get(o)), ...[...changed.records].map((r) => caseOfRecord.get(r))].filter((i): i is number => i !== undefined);
+      const indexes = [
+        ...[...changed.orderNos].map((o) => caseOfOrder.get(o)),
+        ...[...changed.records].map((r) => caseOfRecord.get(r)),
+      ].filter((i): i is number => i !== undefined);
       if (indexes.length) {
         const index = Math.min(...indexes);
         const shrunk = await shrink(arb, kindSeed, index, async (c) => {
           const r = await gen.send(c, true);
-          return { failed: !!r.exchange && !!r.followUp && judge(c, 'deepInvalidChangesNothing', r.exchange, { followUp: r.followUp }), exchange: r.exchange, followUp: r.followUp };
+          return {
+            failed:
+              !!r.exchange &&
+              !!r.followUp &&
+              judge(c, 'deepInvalidChangesNothing', r.exchange, { followUp: r.followUp }),
+            exchange: r.exchange,
+            followUp: r.followUp,
+          };
         });
         if (shrunk?.exchange && shrunk.followUp) {
           const step = 'fail:deepInvalidChangesNothing';
           steps.add(step, shrunk.exchange);
           steps.add(`${step}:followUp`, shrunk.followUp.steps.followUp!);
           steps.facts[`${step}:followUp`] = shrunk.followUp.facts.followUp;
-          failures.push({ checkId: 'deepInvalidChangesNothing', case: shrunk.case, seed: kindSeed, path: shrunk.path, step, failing: indexes.length });
+          failures.push({
+            checkId: 'deepInvalidChangesNothing',
+            case: shrunk.case,
+            seed: kindSeed,
+            path: shrunk.path,
+            step,
+            failing: indexes.length,
+          });
         }
       }
     }

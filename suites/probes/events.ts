@@ -27,14 +27,24 @@ async function complete(client: ProbeClient, ctx: CheckContext, steps: Steps, pa
  * Record received notifications as steps and facts, with each one's signature verdict (the client holds the secret):
  * `asResponse` as the response of the kind's `bodyFrom` operation, `sortedPairs` with the request rule.
  */
-function recordNotifications(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey, received: Exchange[]): void {
+function recordNotifications(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  op: OperationKey,
+  received: Exchange[],
+): void {
   const n = ctx.profile.notifications;
   const kind = Object.values(n.kinds).find((k) => (k.sentAfter as string[]).includes(op));
   const signatures: Record<string, boolean | undefined> = {};
   for (const x of received) {
     steps.add('notification', x);
     if (client.verifySignature && kind && n.signature !== 'none' && x.request.body) {
-      signatures[x.id] = client.verifySignature(kind.bodyFrom as OperationKey, n.signature === 'asResponse' ? 'response' : 'request', x.request.body);
+      signatures[x.id] = client.verifySignature(
+        kind.bodyFrom as OperationKey,
+        n.signature === 'asResponse' ? 'response' : 'request',
+        x.request.body,
+      );
     }
   }
   steps.facts.notifications = received.length;
@@ -50,30 +60,37 @@ async function recordRefusals(client: ProbeClient, steps: Steps): Promise<void> 
   if (!refusals || refusals.tooLarge + refusals.overCount + refusals.overRate === 0) return;
   steps.facts.receiverRefusals = refusals;
   if (!steps.facts.notifications) {
-    throw new Inconclusive(`the notification receiver refused ${refusals.tooLarge + refusals.overCount + refusals.overRate} request(s) past its bounds; the notification may have been one of them`);
+    throw new Inconclusive(
+      `the notification receiver refused ${refusals.tooLarge + refusals.overCount + refusals.overRate} request(s) past its bounds; the notification may have been one of them`,
+    );
   }
 }
 
 /** `notified`: an operation carrying the receiver's notify_url, then the notifications received for its key. */
-export const notified = defineProbe('notified', ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'], async (op, client, ctx, steps) => {
-  const url = notifyUrl(ctx);
-  const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
-  const key = String(body[op === 'payout' ? FIELD.requestId : FIELD.orderNo]);
-  steps.facts.key = key;
-  const main = steps.add(op, await client.send(op, body));
-  if (op === 'authoriseApm' || op === 'checkout') {
-    const why = cannotFollow(client);
-    // A page payment is completed by the shopper; when the kit cannot act as one, waiting would only cost time.
-    if (why) {
-      steps.facts.cannotComplete = why;
-      return main;
+export const notified = defineProbe(
+  'notified',
+  ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+  async (op, client, ctx, steps) => {
+    const url = notifyUrl(ctx);
+    const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
+    const key = String(body[op === 'payout' ? FIELD.requestId : FIELD.orderNo]);
+    steps.facts.key = key;
+    const main = steps.add(op, await client.send(op, body));
+    if (op === 'authoriseApm' || op === 'checkout') {
+      const why = cannotFollow(client);
+      // A page payment is completed by the shopper; when the kit cannot act as one, waiting would only cost time.
+      if (why) {
+        steps.facts.cannotComplete = why;
+        return main;
+      }
+      await complete(client, ctx, steps, main);
     }
-    await complete(client, ctx, steps, main);
-  }
-  recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
-  await recordRefusals(client, steps);
-  return main;
-}, { waitsOnTarget: true });
+    recordNotifications(client, ctx, steps, op, await client.notifications(key, ctx.config.notifyWaitMs));
+    await recordRefusals(client, steps);
+    return main;
+  },
+  { waitsOnTarget: true },
+);
 
 /** How long the retry probe waits after the last scheduled attempt (for an attempt too many). */
 export const GRACE_MS = 250;
@@ -89,26 +106,34 @@ export function retryDelays(r: CheckContext['profile']['notifications']['retry']
 }
 
 /** `notificationRetry`: a direct payment whose notifications the receiver refuses; every attempt within the schedule. */
-export const notificationRetry = defineProbe('notificationRetry', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const url = notifyUrl(ctx);
-  const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
-  const key = String(body[FIELD.orderNo]);
-  steps.facts.key = key;
-  if (!client.refuseNotifications) {
-    steps.facts.cannotRefuse = "the kit's receiver cannot refuse notifications";
-    return steps.add(op, await client.send(op, body));
-  }
-  client.refuseNotifications(key);
-  const main = steps.add(op, await client.send(op, body));
-  const started = Date.now();
-  await client.notifications(key, ctx.config.notifyWaitMs);
-  // Every scheduled attempt, or the schedule's end (with slack); then a moment more, for an attempt too many.
-  const attempts = ctx.profile.notifications.retry.maxAttempts;
-  const schedule = retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) + ctx.profile.notifications.retry.timeoutMs / 10 + SLACK_MS;
-  await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
-  // A moment more, for an attempt too many (a wait the kit times, like the schedule's).
-  await client.notifications(key, GRACE_MS, attempts + 1);
-  recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
-  await recordRefusals(client, steps);
-  return main;
-}, { waitsOnTarget: true });
+export const notificationRetry = defineProbe(
+  'notificationRetry',
+  ['authoriseDirect'],
+  async (op, client, ctx, steps) => {
+    const url = notifyUrl(ctx);
+    const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
+    const key = String(body[FIELD.orderNo]);
+    steps.facts.key = key;
+    if (!client.refuseNotifications) {
+      steps.facts.cannotRefuse = "the kit's receiver cannot refuse notifications";
+      return steps.add(op, await client.send(op, body));
+    }
+    client.refuseNotifications(key);
+    const main = steps.add(op, await client.send(op, body));
+    const started = Date.now();
+    await client.notifications(key, ctx.config.notifyWaitMs);
+    // Every scheduled attempt, or the schedule's end (with slack); then a moment more, for an attempt too many.
+    const attempts = ctx.profile.notifications.retry.maxAttempts;
+    const schedule =
+      retryDelays(ctx.profile.notifications.retry).reduce((a, b) => a + b, 0) +
+      ctx.profile.notifications.retry.timeoutMs / 10 +
+      SLACK_MS;
+    await client.notifications(key, Math.max(0, schedule - (Date.now() - started)), attempts);
+    // A moment more, for an attempt too many (a wait the kit times, like the schedule's).
+    await client.notifications(key, GRACE_MS, attempts + 1);
+    recordNotifications(client, ctx, steps, op, await client.notifications(key, 0));
+    await recordRefusals(client, steps);
+    return main;
+  },
+  { waitsOnTarget: true },
+);

@@ -54,7 +54,15 @@ async function scenario(body: (steps: Steps) => Promise<void>): Promise<Scenario
 class Stop extends Error {}
 
 /** Send a batch for one payment and stop the scenario unless its item succeeded. */
-async function mustPass(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey, record: PaymentRecord, extra: Record<string, unknown>, step: string) {
+async function mustPass(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  op: OperationKey,
+  record: PaymentRecord,
+  extra: Record<string, unknown>,
+  step: string,
+) {
   const exchange = await batch(client, ctx, steps, op, [record], () => extra, step);
   const [result] = batchResults(ctx.spec, op, responseObject(exchange, ctx.spec)) ?? [];
   if (!itemSucceeded(ctx, op, result)) throw new Stop(`step ${step} did not succeed (${describe(exchange)})`);
@@ -86,12 +94,28 @@ async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Ste
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterRefunds');
   await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearch');
   steps.facts.overRefund = money(amount - 2 * part + 1);
-  await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(amount - 2 * part + 1) }), 'overRefund');
+  await batch(
+    client,
+    ctx,
+    steps,
+    'refund',
+    [record],
+    () => ({ [FIELD.refundAmount]: money(amount - 2 * part + 1) }),
+    'overRefund',
+  );
   await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAfterRefunds');
   await batch(client, ctx, steps, 'cancel', [record], () => ({}), 'cancelAfterRefunds');
   // The rest of the captured amount: the payment is refunded in full, and a further refund has nothing to take.
   steps.facts.fullRefund = money(amount - 2 * part);
-  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(amount - 2 * part) }, 'refundRest');
+  await mustPass(
+    client,
+    ctx,
+    steps,
+    'refund',
+    record,
+    { [FIELD.refundAmount]: money(amount - 2 * part) },
+    'refundRest',
+  );
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterFullRefund');
   await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(1) }), 'refundAfterFull');
 }
@@ -116,17 +140,28 @@ const PAYMENT_MAIN: Partial<Record<OperationKey, string>> = {
 };
 
 /** `paymentLifecycle`: the refund and cancel scenarios (memoised: run once per run). */
-export const paymentLifecycle = defineProbe('paymentLifecycle', ['retrievalTrans', 'capture', 'refund', 'retrievalRefund', 'cancel'], async (op, client, ctx, steps) => {
-  const s = await once(ctx, 'paymentLifecycle', async () => {
-    // Two payments of their own: the scenarios run side by side.
-    const [a, b] = await Promise.all([scenario((st) => refundScenario(client, ctx, st)), scenario((st) => cancelScenario(client, ctx, st))]);
-    return {
-      steps: { ...a.steps, ...b.steps },
-      facts: { ...a.facts, ...b.facts, stoppedBecause: [a.facts.stoppedBecause, b.facts.stoppedBecause].filter(Boolean).join('; ') || undefined },
-    };
-  });
-  return answer(steps, s, PAYMENT_MAIN[op]);
-});
+export const paymentLifecycle = defineProbe(
+  'paymentLifecycle',
+  ['retrievalTrans', 'capture', 'refund', 'retrievalRefund', 'cancel'],
+  async (op, client, ctx, steps) => {
+    const s = await once(ctx, 'paymentLifecycle', async () => {
+      // Two payments of their own: the scenarios run side by side.
+      const [a, b] = await Promise.all([
+        scenario((st) => refundScenario(client, ctx, st)),
+        scenario((st) => cancelScenario(client, ctx, st)),
+      ]);
+      return {
+        steps: { ...a.steps, ...b.steps },
+        facts: {
+          ...a.facts,
+          ...b.facts,
+          stoppedBecause: [a.facts.stoppedBecause, b.facts.stoppedBecause].filter(Boolean).join('; ') || undefined,
+        },
+      };
+    });
+    return answer(steps, s, PAYMENT_MAIN[op]);
+  },
+);
 
 /**
  * `reviewLifecycle`: a payment the profile's review rule flags, queried, approved by review, queried again. Without a
@@ -142,17 +177,51 @@ export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async 
       });
       st.facts.record = recordFacts(record);
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryBeforeReview');
-      await batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'review');
+      await batch(
+        client,
+        ctx,
+        st,
+        'review',
+        [record],
+        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
+        'review',
+      );
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryAfterReview');
-      await batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'reviewAgain');
+      await batch(
+        client,
+        ctx,
+        st,
+        'review',
+        [record],
+        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
+        'reviewAgain',
+      );
       // A second payment in the same state, settled by the rejecting flag, then reviewed once more.
-      const other = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, 'authoriseReject').catch((e: unknown) => {
-        throw new Stop(e instanceof Error ? e.message : String(e));
-      });
+      const other = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, 'authoriseReject').catch(
+        (e: unknown) => {
+          throw new Stop(e instanceof Error ? e.message : String(e));
+        },
+      );
       st.facts.rejected = recordFacts(other);
-      await batch(client, ctx, st, 'review', [other], () => ({ [FIELD.reviewFlag]: ctx.profile.review.reject.flag }), 'reviewReject');
+      await batch(
+        client,
+        ctx,
+        st,
+        'review',
+        [other],
+        () => ({ [FIELD.reviewFlag]: ctx.profile.review.reject.flag }),
+        'reviewReject',
+      );
       await select(client, ctx, st, 'retrievalTrans', [other.fields], 'queryAfterReject');
-      await batch(client, ctx, st, 'review', [other], () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }), 'reviewAfterReject');
+      await batch(
+        client,
+        ctx,
+        st,
+        'review',
+        [other],
+        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
+        'reviewAfterReject',
+      );
     }),
   );
   return answer(steps, s, op === 'review' ? 'review' : undefined);
@@ -182,7 +251,13 @@ export const payoutLifecycle = defineProbe('payoutLifecycle', ['payout'], async 
   const first = steps.add('first', await client.send(op, body));
   steps.add('replay', await client.send(op, body));
   const key = ctx.profile.payout.idempotencyKey;
-  steps.add('beneficiaryPays', await client.send(op, client.sample(op, { [key]: freshRequestId(), [FIELD.feePaidBy]: ctx.profile.payout.feePaidBy.beneficiary })));
+  steps.add(
+    'beneficiaryPays',
+    await client.send(
+      op,
+      client.sample(op, { [key]: freshRequestId(), [FIELD.feePaidBy]: ctx.profile.payout.feePaidBy.beneficiary }),
+    ),
+  );
   const [field] = freeTextFields(ctx, op, body);
   if (field) {
     steps.add('replayChanged', await client.send(op, { ...body, [field]: `${String(body[field])}-changed` }));
@@ -192,7 +267,12 @@ export const payoutLifecycle = defineProbe('payoutLifecycle', ['payout'], async 
 });
 
 /** Whether the payment of an order is shown completed by a query step (its state the profile's approved one). */
-async function queryAfterCompletion(client: ProbeClient, ctx: CheckContext, steps: Steps, orderNo: string): Promise<void> {
+async function queryAfterCompletion(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  orderNo: string,
+): Promise<void> {
   const x = await queryOrder(client, ctx, steps, orderNo, 'query');
   if (!x) steps.facts.cannotQuery = `the profile's query does not select by ${FIELD.orderNo}`;
 }
@@ -221,7 +301,12 @@ export const apmCompletion = defineProbe('apmCompletion', ['authoriseApm'], asyn
 const DECLINE_BUTTON = /decline|refuse|reject|cancel/i;
 
 /** A second APM payment whose issuer page the shopper declines (the page's declining button), then a query. */
-async function declineOnIssuerPage(client: ProbeClient, ctx: CheckContext, steps: Steps, op: OperationKey): Promise<void> {
+async function declineOnIssuerPage(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  op: OperationKey,
+): Promise<void> {
   const body = paymentBody(client, ctx, op);
   const payment = steps.add('declinedPayment', await client.send(op, body));
   steps.facts.declinedOrderNo = body[FIELD.orderNo];

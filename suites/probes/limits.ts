@@ -6,7 +6,17 @@
 import type { CheckContext, OperationKey } from '../../src/model.js';
 import { operationOf, paymentStatusCode } from '../observe.js';
 import { BATCH_OPERATIONS, SELECTING_OPERATIONS, happyBatch, recordFacts, selectableRecords } from './basic.js';
-import { type SelectingOperation, batchBody, defineProbe, fakeValues, select, selectingField, selectionBody, startStateFor, unknownItem } from './support.js';
+import {
+  type SelectingOperation,
+  batchBody,
+  defineProbe,
+  fakeValues,
+  select,
+  selectingField,
+  selectionBody,
+  startStateFor,
+  unknownItem,
+} from './support.js';
 
 type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
 
@@ -36,7 +46,9 @@ export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, async (op, clien
 export const overLimit = defineProbe('overLimit', BATCH_OPERATIONS, async (op, client, ctx, steps) => {
   const state = startStateFor(ctx, op as BatchOperation);
   const { records, items } = await happyBatch(client, ctx, steps, op as BatchOperation, 2);
-  const fillers = Array.from({ length: maxItems(ctx, op) - 1 }, (_, i) => unknownItem(client, ctx, op, i + 1, records[0]));
+  const fillers = Array.from({ length: maxItems(ctx, op) - 1 }, (_, i) =>
+    unknownItem(client, ctx, op, i + 1, records[0]),
+  );
   const all = [items[0]!, ...fillers, items[1]!];
   steps.facts.count = all.length;
   steps.facts.first = recordFacts(records[0]!);
@@ -44,7 +56,14 @@ export const overLimit = defineProbe('overLimit', BATCH_OPERATIONS, async (op, c
   steps.facts.expectedCode = paymentStatusCode(ctx, state);
   steps.facts.state = state;
   const main = steps.add(op, await client.send(op, batchBody(client, ctx, op, all)));
-  await select(client, ctx, steps, 'retrievalTrans', records.map((r) => r.fields), 'followUp');
+  await select(
+    client,
+    ctx,
+    steps,
+    'retrievalTrans',
+    records.map((r) => r.fields),
+    'followUp',
+  );
   return main;
 });
 
@@ -54,26 +73,42 @@ export const emptyBatch = defineProbe('empty', BATCH_OPERATIONS, async (op, clie
 );
 
 /** `selectionAtLimit`: a query or refund search selecting exactly the limit of values, the first a real record. */
-export const selectionAtLimit = defineProbe('selectionAtLimit', SELECTING_OPERATIONS, async (op, client, ctx, steps) => {
-  const sop = op as SelectingOperation;
-  const [record] = await selectableRecords(client, ctx, steps, sop, 1);
-  const field = selectingField(ctx, sop, [record!.fields]);
-  const values = [String(record!.fields[field]), ...fakeValues(ctx, maxOrders(ctx, op) - 1)];
-  steps.facts.field = field;
-  steps.facts.count = values.length;
-  steps.facts.first = recordFacts(record!);
-  return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
-});
+export const selectionAtLimit = defineProbe(
+  'selectionAtLimit',
+  SELECTING_OPERATIONS,
+  async (op, client, ctx, steps) => {
+    const sop = op as SelectingOperation;
+    const [record] = await selectableRecords(client, ctx, steps, sop, 1);
+    const field = selectingField(ctx, sop, [record!.fields]);
+    const values = [String(record!.fields[field]), ...fakeValues(ctx, maxOrders(ctx, op) - 1)];
+    steps.facts.field = field;
+    steps.facts.count = values.length;
+    steps.facts.first = recordFacts(record!);
+    return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
+  },
+);
 
 /** `selectionOverLimit`: the limit plus one values, a real record first and another last. */
-export const selectionOverLimit = defineProbe('selectionOverLimit', SELECTING_OPERATIONS, async (op, client, ctx, steps) => {
-  const sop = op as SelectingOperation;
-  const records = await selectableRecords(client, ctx, steps, sop, 2);
-  const field = selectingField(ctx, sop, records.map((r) => r.fields));
-  const values = [String(records[0]!.fields[field]), ...fakeValues(ctx, maxOrders(ctx, op) - 1), String(records[1]!.fields[field])];
-  steps.facts.field = field;
-  steps.facts.count = values.length;
-  steps.facts.first = recordFacts(records[0]!);
-  steps.facts.last = recordFacts(records[1]!);
-  return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
-});
+export const selectionOverLimit = defineProbe(
+  'selectionOverLimit',
+  SELECTING_OPERATIONS,
+  async (op, client, ctx, steps) => {
+    const sop = op as SelectingOperation;
+    const records = await selectableRecords(client, ctx, steps, sop, 2);
+    const field = selectingField(
+      ctx,
+      sop,
+      records.map((r) => r.fields),
+    );
+    const values = [
+      String(records[0]!.fields[field]),
+      ...fakeValues(ctx, maxOrders(ctx, op) - 1),
+      String(records[1]!.fields[field]),
+    ];
+    steps.facts.field = field;
+    steps.facts.count = values.length;
+    steps.facts.first = recordFacts(records[0]!);
+    steps.facts.last = recordFacts(records[1]!);
+    return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
+  },
+);

@@ -7,7 +7,23 @@
 import type { CheckContext, OperationKey, ProbeClient } from '../../src/model.js';
 import { FIELD } from '../fields.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
-import { Inconclusive, type PaymentRecord, type SelectingOperation, type Steps, authorise, batch, batchBody, defineProbe, fakeValues, happyItemFields, itemFor, paymentsIn, select, startStateFor, unknownItem } from './support.js';
+import {
+  Inconclusive,
+  type PaymentRecord,
+  type SelectingOperation,
+  type Steps,
+  authorise,
+  batch,
+  batchBody,
+  defineProbe,
+  fakeValues,
+  happyItemFields,
+  itemFor,
+  paymentsIn,
+  select,
+  startStateFor,
+  unknownItem,
+} from './support.js';
 
 /** Operations whose request carries a top-level currency the kit can make invalid. */
 export const TWO_FAULT_OPERATIONS: readonly OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'];
@@ -37,23 +53,40 @@ export const itemFaults = defineProbe('itemFaults', ['cancel'], async (op, clien
 });
 
 /** `selectionOrder`: two records made one after the other, selected oldest first in one request. */
-export const selectionOrder = defineProbe('selectionOrder', ['retrievalTrans', 'retrievalRefund'], async (op, client, ctx, steps) => {
-  const records = [];
-  for (let i = 0; i < 2; i++) {
-    if (op === 'retrievalRefund') {
-      const [r] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 1);
-      await batch(client, ctx, steps, 'refund', [r!], (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
-      records.push(r!);
-    } else records.push(await authorise(client, ctx, steps));
-    // Records a second apart: their timestamps (to the second) differ.
-    if (i === 0) await new Promise((resolve) => setTimeout(resolve, 1100));
-  }
-  steps.facts.records = records.map(recordFacts);
-  return select(client, ctx, steps, op as SelectingOperation, records.map((r) => r.fields), op);
-}, { waitsOnTarget: true });
+export const selectionOrder = defineProbe(
+  'selectionOrder',
+  ['retrievalTrans', 'retrievalRefund'],
+  async (op, client, ctx, steps) => {
+    const records = [];
+    for (let i = 0; i < 2; i++) {
+      if (op === 'retrievalRefund') {
+        const [r] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 1);
+        await batch(client, ctx, steps, 'refund', [r!], (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
+        records.push(r!);
+      } else records.push(await authorise(client, ctx, steps));
+      // Records a second apart: their timestamps (to the second) differ.
+      if (i === 0) await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    steps.facts.records = records.map(recordFacts);
+    return select(
+      client,
+      ctx,
+      steps,
+      op as SelectingOperation,
+      records.map((r) => r.fields),
+      op,
+    );
+  },
+  { waitsOnTarget: true },
+);
 
 /** Two records an operation can select: authorised payments (query), refunded payments (refund search). */
-async function selectableRecords(client: ProbeClient, ctx: CheckContext, steps: Steps, op: SelectingOperation): Promise<PaymentRecord[]> {
+async function selectableRecords(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  op: SelectingOperation,
+): Promise<PaymentRecord[]> {
   if (op === 'retrievalTrans') return [await authorise(client, ctx, steps), await authorise(client, ctx, steps)];
   const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 2);
   await batch(client, ctx, steps, 'refund', records, (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
@@ -65,18 +98,29 @@ async function selectableRecords(client: ProbeClient, ctx: CheckContext, steps: 
  * a value matching nothing, B's value) and, where the profile has a second one, by it too (A's value only): a union
  * selects A and B, an intersection A alone; the value matching nothing is treated as the profile's `unmatched` says.
  */
-export const selectionCombined = defineProbe('selectionCombined', ['retrievalTrans', 'retrievalRefund'], async (op, client, ctx, steps) => {
-  const sel = ctx.profile.selection[op as SelectingOperation];
-  const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
-  const [first, second] = sel.fields.filter((f) => [a!, b!].every((r) => typeof r.fields[f] === 'string' && r.fields[f] !== ''));
-  if (!first) throw new Inconclusive(`none of the profile's selection fields of ${op} (${sel.fields.join(', ')}) is known for the records`);
-  const [unknown] = fakeValues(ctx, 1);
-  const body: Record<string, unknown> = { [first]: [a!.fields[first], unknown, b!.fields[first]].join(sel.listSeparator) };
-  if (second) body[second] = String(a!.fields[second]);
-  steps.facts.records = [a!, b!].map(recordFacts);
-  steps.facts.selection = { first, second, unmatchedValue: unknown };
-  return steps.add(op, await client.send(op, client.sample(op, body)));
-});
+export const selectionCombined = defineProbe(
+  'selectionCombined',
+  ['retrievalTrans', 'retrievalRefund'],
+  async (op, client, ctx, steps) => {
+    const sel = ctx.profile.selection[op as SelectingOperation];
+    const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
+    const [first, second] = sel.fields.filter((f) =>
+      [a!, b!].every((r) => typeof r.fields[f] === 'string' && r.fields[f] !== ''),
+    );
+    if (!first)
+      throw new Inconclusive(
+        `none of the profile's selection fields of ${op} (${sel.fields.join(', ')}) is known for the records`,
+      );
+    const [unknown] = fakeValues(ctx, 1);
+    const body: Record<string, unknown> = {
+      [first]: [a!.fields[first], unknown, b!.fields[first]].join(sel.listSeparator),
+    };
+    if (second) body[second] = String(a!.fields[second]);
+    steps.facts.records = [a!, b!].map(recordFacts);
+    steps.facts.selection = { first, second, unmatchedValue: unknown };
+    return steps.add(op, await client.send(op, client.sample(op, body)));
+  },
+);
 
 /**
  * `outsideRequests` (query): requests the profile's error catalogue answers before any operation runs — an unknown
@@ -88,15 +132,28 @@ export const outsideRequests = defineProbe('outsideRequests', ['retrievalTrans']
   const record = await authorise(client, ctx, steps, 'approved', {}, 'prepare');
   const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
   const model = ctx.spec.operations.get(op)!;
-  steps.add('unknownPath', await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }));
+  steps.add(
+    'unknownPath',
+    await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }),
+  );
   steps.add('wrongMethod', await client.send(op, body, { method: 'PUT' }));
   const size = ctx.profile.limits.maxBodyBytes + 1;
-  steps.add('tooLarge', await client.send(op, body, { rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`, contentType: 'application/json' }));
+  steps.add(
+    'tooLarge',
+    await client.send(op, body, {
+      rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`,
+      contentType: 'application/json',
+    }),
+  );
   const own = ctx.profile.requestMedia.types[op];
   const other = own === 'json' ? 'form' : 'json';
   steps.add('otherMedia', await client.send(op, body, { encoding: other }));
-  steps.add('jsonDeclaredForm', await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }));
-  if (Object.keys(ctx.profile.requestHeaders.headers).length) steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
+  steps.add(
+    'jsonDeclaredForm',
+    await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }),
+  );
+  if (Object.keys(ctx.profile.requestHeaders.headers).length)
+    steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
   return steps.add(op, await client.send(op, body));
 });
 
@@ -107,6 +164,11 @@ export const cardForms = defineProbe('cardForms', ['authoriseDirect'], async (op
   const notLuhn = `${approve.slice(0, -1)}${(Number(approve.slice(-1)) + 1) % 10}`;
   steps.add('notLuhn', await client.send(op, client.sample(op, { [card.number]: notLuhn })));
   steps.add('oneDigitMonth', await client.send(op, client.sample(op, { [card.expiryMonth]: '3' })));
-  const noCard = Object.fromEntries([card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]));
-  return steps.add('unknownToken', await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })));
+  const noCard = Object.fromEntries(
+    [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
+  );
+  return steps.add(
+    'unknownToken',
+    await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })),
+  );
 });

@@ -4,7 +4,15 @@
  * selection through the profile's selection fields, following pages, and scenarios memoised per run.
  */
 import { randomUUID } from 'node:crypto';
-import type { CheckContext, CheckoutFormModel, Exchange, Observation, OperationKey, Probe, ProbeClient } from '../../src/model.js';
+import type {
+  CheckContext,
+  CheckoutFormModel,
+  Exchange,
+  Observation,
+  OperationKey,
+  Probe,
+  ProbeClient,
+} from '../../src/model.js';
 import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
@@ -50,7 +58,12 @@ export class Steps {
 }
 
 /** The body of a probe: fills steps and returns the main exchange. */
-export type ProbeBody = (operation: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps) => Promise<Exchange>;
+export type ProbeBody = (
+  operation: OperationKey,
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+) => Promise<Exchange>;
 
 /** A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`). */
 function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
@@ -69,7 +82,12 @@ function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
  * Define a probe. A set-up failure or a 429/503 answer anywhere makes the observation inconclusive with its reason;
  * a failure of the kit itself (anything else thrown) propagates.
  */
-export function defineProbe(id: string, operations: readonly OperationKey[], body: ProbeBody, options: Pick<Probe, 'waitsOnTarget'> = {}): Probe {
+export function defineProbe(
+  id: string,
+  operations: readonly OperationKey[],
+  body: ProbeBody,
+  options: Pick<Probe, 'waitsOnTarget'> = {},
+): Probe {
   return {
     id,
     operations,
@@ -86,7 +104,8 @@ export function defineProbe(id: string, operations: readonly OperationKey[], bod
         main = error instanceof SetupFailed ? error.exchange : undefined;
       }
       const limited = Object.entries(steps.all).find(([, x]) => answeredRetryLater(x));
-      if (limited) inconclusive = `rate-limited or unavailable: step ${limited[0]} was answered HTTP ${limited[1].response?.status}`;
+      if (limited)
+        inconclusive = `rate-limited or unavailable: step ${limited[0]} was answered HTTP ${limited[1].response?.status}`;
       return {
         probeId: id,
         operation,
@@ -135,7 +154,9 @@ export type DeclineRule = CheckContext['profile']['payments']['declineRules'][nu
  */
 export function declineOverrides(ctx: CheckContext, rule: DeclineRule): Record<string, unknown> | undefined {
   if ('cardNumberSuffix' in rule) {
-    const card = [ctx.config.cards.decline, ...ctx.profile.payments.testCards.decline].find((c) => c?.endsWith(rule.cardNumberSuffix));
+    const card = [ctx.config.cards.decline, ...ctx.profile.payments.testCards.decline].find((c) =>
+      c?.endsWith(rule.cardNumberSuffix),
+    );
     return card ? { [ctx.profile.fields.card.number]: card } : undefined;
   }
   if ('securityCode' in rule) return { [ctx.profile.fields.card.securityCode]: rule.securityCode };
@@ -152,7 +173,9 @@ export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<st
       const overrides = declineOverrides(ctx, rule);
       if (overrides) return overrides;
     }
-    throw new Inconclusive('no decline card in the configuration and no decline rule of the profile the kit can trigger');
+    throw new Inconclusive(
+      'no decline card in the configuration and no decline rule of the profile the kit can trigger',
+    );
   }
   if (outcome === 'pendingReview') {
     const triggers = ctx.profile.review.triggers;
@@ -176,7 +199,8 @@ export async function pay(
   const body = client.sample('authoriseDirect', { ...outcomeOverrides(ctx, outcome), ...overrides });
   const exchange = steps.add(step, await client.send('authoriseDirect', body));
   const response = responseObject(exchange, ctx.spec);
-  if (!text(response, FIELD.transactionId)) throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
+  if (!text(response, FIELD.transactionId))
+    throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
   return { fields: { ...body, ...response }, exchange };
 }
 
@@ -192,7 +216,11 @@ export async function authorise(
   const record = await pay(client, ctx, steps, outcome, overrides, step);
   const status = record.fields[FIELD.orderStatus];
   if (status !== ctx.profile.statusValues.order_status[outcome]) {
-    throw new SetupFailed(step, record.exchange, `${FIELD.orderStatus} ${JSON.stringify(status)} is not the profile's ${outcome} value`);
+    throw new SetupFailed(
+      step,
+      record.exchange,
+      `${FIELD.orderStatus} ${JSON.stringify(status)} is not the profile's ${outcome} value`,
+    );
   }
   return record;
 }
@@ -204,7 +232,9 @@ export function describe(exchange: Exchange | undefined): string {
 }
 
 /** One action that moves a payment from a state to another, as the profile's transitions say. */
-type Action = { kind: 'authorise'; outcome: Outcome } | { kind: 'capture' | 'cancel' | 'refundFull' | 'refundPartial' | 'reviewApprove' | 'reviewReject' };
+type Action =
+  | { kind: 'authorise'; outcome: Outcome }
+  | { kind: 'capture' | 'cancel' | 'refundFull' | 'refundPartial' | 'reviewApprove' | 'reviewReject' };
 
 /** The shortest list of actions leading a new payment to `state`, read from the profile's transitions. */
 export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
@@ -214,12 +244,16 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
     const out: [Action, string][] = [];
     if ((t.capture.from as string[]).includes(from)) out.push([{ kind: 'capture' }, t.capture.to]);
     if ((t.cancel.from as string[]).includes(from)) out.push([{ kind: 'cancel' }, t.cancel.to]);
-    if ((t.refund.from as string[]).includes(from)) out.push([{ kind: 'refundPartial' }, t.refund.toPartial], [{ kind: 'refundFull' }, t.refund.toFull]);
-    if ((t.review.from as string[]).includes(from)) out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
+    if ((t.refund.from as string[]).includes(from))
+      out.push([{ kind: 'refundPartial' }, t.refund.toPartial], [{ kind: 'refundFull' }, t.refund.toFull]);
+    if ((t.review.from as string[]).includes(from))
+      out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
     return out;
   };
   // Without a review hold no payment starts pending review.
-  const outcomes = r.triggers ? (['approved', 'pendingReview', 'declined'] as const) : (['approved', 'declined'] as const);
+  const outcomes = r.triggers
+    ? (['approved', 'pendingReview', 'declined'] as const)
+    : (['approved', 'declined'] as const);
   const queue: [string, Action[]][] = outcomes.map((o) => [t.afterAuthorise[o], [{ kind: 'authorise', outcome: o }]]);
   const seen = new Set<string>();
   while (queue.length) {
@@ -236,12 +270,17 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
 export function startStateFor(ctx: CheckContext, operation: 'capture' | 'cancel' | 'refund' | 'review'): string {
   const from = ctx.profile.transitions[operation].from as string[];
   const state = from.find((s) => planTo(ctx, s));
-  if (!state) throw new Inconclusive(`no state the profile allows ${operation} from can be reached by the profile's transitions`);
+  if (!state)
+    throw new Inconclusive(`no state the profile allows ${operation} from can be reached by the profile's transitions`);
   return state;
 }
 
 /** Run async jobs with at most `width` at a time, in order. */
-async function inChunks<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function inChunks<T, R>(
+  items: readonly T[],
+  width: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   // `width` at a time, the next one started as soon as one ends (no wait for the slowest of a group).
   const out: R[] = new Array(items.length);
   let next = 0;
@@ -262,17 +301,32 @@ async function inChunks<T, R>(items: readonly T[], width: number, fn: (item: T, 
 }
 
 /** `count` new payments in `state`, batched through the operations the plan needs. */
-export async function paymentsIn(client: ProbeClient, ctx: CheckContext, steps: Steps, state: string, count: number): Promise<PaymentRecord[]> {
+export async function paymentsIn(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  state: string,
+  count: number,
+): Promise<PaymentRecord[]> {
   const plan = planTo(ctx, state);
   if (!plan) throw new Inconclusive(`no sequence of the profile's transitions leads a payment to ${state}`);
   const [first, ...rest] = plan;
   const outcome = first?.kind === 'authorise' ? first.outcome : 'approved';
   // Set-up payments carry the sample's notify_url (a payment request carries one, PAGI-EVT-001); the events family's
   // probes check notifications on payments of their own, so the ones these cause are never judged.
-  const records = await inChunks(Array.from({ length: count }), 8, () => authorise(client, ctx, steps, outcome, {}, 'prepare'));
+  const records = await inChunks(Array.from({ length: count }), 8, () =>
+    authorise(client, ctx, steps, outcome, {}, 'prepare'),
+  );
   for (const action of rest) {
     if (action.kind === 'authorise') continue;
-    const operation = action.kind === 'capture' ? 'capture' : action.kind === 'cancel' ? 'cancel' : action.kind.startsWith('refund') ? 'refund' : 'review';
+    const operation =
+      action.kind === 'capture'
+        ? 'capture'
+        : action.kind === 'cancel'
+          ? 'cancel'
+          : action.kind.startsWith('refund')
+            ? 'refund'
+            : 'review';
     const extra = (r: PaymentRecord) => actionFields(ctx, action.kind, r);
     const max = operationOf(ctx.spec, operation).batch?.maxItems ?? 1;
     for (let i = 0; i < records.length; i += max) {
@@ -294,8 +348,16 @@ function actionFields(ctx: CheckContext, kind: string, record: PaymentRecord): R
 }
 
 /** The refunded amount, review flag, … an operation's happy item sets (none for capture and cancel). */
-export function happyItemFields(ctx: CheckContext, operation: OperationKey, record: PaymentRecord, partOfAmount = 2): Record<string, unknown> {
-  if (operation === 'refund') return { [FIELD.refundAmount]: money(Math.max(1, Math.floor((cents(record.fields[FIELD.amount]) ?? 0) / partOfAmount))) };
+export function happyItemFields(
+  ctx: CheckContext,
+  operation: OperationKey,
+  record: PaymentRecord,
+  partOfAmount = 2,
+): Record<string, unknown> {
+  if (operation === 'refund')
+    return {
+      [FIELD.refundAmount]: money(Math.max(1, Math.floor((cents(record.fields[FIELD.amount]) ?? 0) / partOfAmount))),
+    };
   if (operation === 'review') return actionFields(ctx, 'reviewApprove', record);
   return {};
 }
@@ -304,7 +366,13 @@ export function happyItemFields(ctx: CheckContext, operation: OperationKey, reco
  * A batch item for a payment: the spec example's first item with every field the payment has (transaction id,
  * order number, amount, currency) taken from the payment, then `extra`.
  */
-export function itemFor(client: ProbeClient, ctx: CheckContext, operation: OperationKey, record: PaymentRecord | undefined, extra: Record<string, unknown> = {}) {
+export function itemFor(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: OperationKey,
+  record: PaymentRecord | undefined,
+  extra: Record<string, unknown> = {},
+) {
   const orders = operationOf(ctx.spec, operation).batch?.orders;
   if (!orders) throw new Error(`${operation} is not a batch operation`);
   const template = (client.sample(operation)[orders] as unknown[] | undefined)?.find(isObject) ?? {};
@@ -314,7 +382,13 @@ export function itemFor(client: ProbeClient, ctx: CheckContext, operation: Opera
 }
 
 /** An item naming a transaction the gateway cannot know. */
-export function unknownItem(client: ProbeClient, ctx: CheckContext, operation: OperationKey, n: number, like?: PaymentRecord): Record<string, unknown> {
+export function unknownItem(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: OperationKey,
+  n: number,
+  like?: PaymentRecord,
+): Record<string, unknown> {
   return itemFor(client, ctx, operation, like, {
     [FIELD.transactionId]: `${ctx.config.orderPrefix}UNKNOWN-${n}-${randomUUID().slice(0, 8)}`,
     [FIELD.orderNo]: client.orderNo(),
@@ -322,7 +396,12 @@ export function unknownItem(client: ProbeClient, ctx: CheckContext, operation: O
 }
 
 /** A batch body holding `items`. */
-export function batchBody(client: ProbeClient, ctx: CheckContext, operation: OperationKey, items: unknown[]): Record<string, unknown> {
+export function batchBody(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: OperationKey,
+  items: unknown[],
+): Record<string, unknown> {
   const orders = operationOf(ctx.spec, operation).batch?.orders;
   if (!orders) throw new Error(`${operation} is not a batch operation`);
   return client.sample(operation, { [orders]: items });
@@ -344,8 +423,16 @@ export async function batch(
   if (mustSucceed) {
     const body = responseObject(exchange, ctx.spec);
     const results = batchResults(ctx.spec, operation, body) ?? [];
-    if (!envelopeSucceeded(ctx, body) || results.length !== items.length || !results.every((r) => itemSucceeded(ctx, operation, r))) {
-      throw new SetupFailed(step, exchange, `the ${operation} of ${items.length} prepared payment(s) did not succeed item by item (${describe(exchange)})`);
+    if (
+      !envelopeSucceeded(ctx, body) ||
+      results.length !== items.length ||
+      !results.every((r) => itemSucceeded(ctx, operation, r))
+    ) {
+      throw new SetupFailed(
+        step,
+        exchange,
+        `the ${operation} of ${items.length} prepared payment(s) did not succeed item by item (${describe(exchange)})`,
+      );
     }
   }
   return exchange;
@@ -357,14 +444,29 @@ export async function batch(
 export type SelectingOperation = 'retrievalTrans' | 'retrievalRefund';
 
 /** The selecting field the records can be selected by (the first of the profile's fields they all have a value for). */
-export function selectingField(ctx: CheckContext, operation: SelectingOperation, records: readonly Record<string, unknown>[]): string {
-  const field = ctx.profile.selection[operation].fields.find((f) => records.every((r) => typeof r[f] === 'string' && r[f] !== ''));
-  if (!field) throw new Inconclusive(`none of the profile's selection fields of ${operation} (${ctx.profile.selection[operation].fields.join(', ')}) is known for the records`);
+export function selectingField(
+  ctx: CheckContext,
+  operation: SelectingOperation,
+  records: readonly Record<string, unknown>[],
+): string {
+  const field = ctx.profile.selection[operation].fields.find((f) =>
+    records.every((r) => typeof r[f] === 'string' && r[f] !== ''),
+  );
+  if (!field)
+    throw new Inconclusive(
+      `none of the profile's selection fields of ${operation} (${ctx.profile.selection[operation].fields.join(', ')}) is known for the records`,
+    );
   return field;
 }
 
 /** A query or refund-search body selecting `values` of `field` (joined by the profile's list separator). */
-export function selectionBody(client: ProbeClient, ctx: CheckContext, operation: SelectingOperation, field: string, values: readonly string[]) {
+export function selectionBody(
+  client: ProbeClient,
+  ctx: CheckContext,
+  operation: SelectingOperation,
+  field: string,
+  values: readonly string[],
+) {
   return client.sample(operation, { [field]: values.join(ctx.profile.selection[operation].listSeparator) });
 }
 
@@ -384,7 +486,13 @@ export async function select(
 }
 
 /** Query whether a payment exists for an order number (for "nothing created"), when the profile selects by it. */
-export async function queryOrder(client: ProbeClient, ctx: CheckContext, steps: Steps, orderNo: string, step: string): Promise<Exchange | undefined> {
+export async function queryOrder(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  orderNo: string,
+  step: string,
+): Promise<Exchange | undefined> {
   if (!ctx.profile.selection.retrievalTrans.fields.includes(FIELD.orderNo)) return undefined;
   return select(client, ctx, steps, 'retrievalTrans', [{ [FIELD.orderNo]: orderNo }], step);
 }
@@ -407,7 +515,12 @@ export function cannotFollow(client: ProbeClient): string | undefined {
  * with the approve test card of a direct payment sample; and, for a form the page does not submit by itself, the
  * first named submit button (the default button a shopper presses).
  */
-export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: CheckoutFormModel, choice?: RegExp): Record<string, string> {
+export function shopperSubmission(
+  client: ProbeClient,
+  ctx: CheckContext,
+  form: CheckoutFormModel,
+  choice?: RegExp,
+): Record<string, string> {
   const data: Record<string, string> = { ...form.inputs };
   const card = ctx.profile.fields.card;
   const cardFields = [card.number, card.expiryMonth, card.expiryYear, card.securityCode].filter((f) => data[f] === '');
@@ -415,7 +528,11 @@ export function shopperSubmission(client: ProbeClient, ctx: CheckContext, form: 
     const sample = client.sample('authoriseDirect');
     for (const f of cardFields) if (sample[f] !== undefined) data[f] = String(sample[f]);
   }
-  const button = form.autoSubmit ? undefined : choice ? form.buttons?.find((b) => choice.test(b.value) || choice.test(b.name)) : form.buttons?.[0];
+  const button = form.autoSubmit
+    ? undefined
+    : choice
+      ? form.buttons?.find((b) => choice.test(b.value) || choice.test(b.name))
+      : form.buttons?.[0];
   if (button) data[button.name] = button.value;
   return data;
 }
@@ -431,7 +548,15 @@ function checkoutAction(ctx: CheckContext): string | undefined {
  * submission), at most `hops` times. With `choice`, the button whose value or name matches it is pressed (and a page
  * offering none is left alone). Returns the exchanges in order; `stoppedAt` says why it stopped.
  */
-export async function followForms(client: ProbeClient, ctx: CheckContext, steps: Steps, start: Exchange, hops = 4, choice?: RegExp, step = 'page'): Promise<{ pages: Exchange[]; stoppedAt: string }> {
+export async function followForms(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  start: Exchange,
+  hops = 4,
+  choice?: RegExp,
+  step = 'page',
+): Promise<{ pages: Exchange[]; stoppedAt: string }> {
   const pages: Exchange[] = [];
   let page = start;
   for (let i = 0; i < hops; i++) {
@@ -440,10 +565,21 @@ export async function followForms(client: ProbeClient, ctx: CheckContext, steps:
     const action = new URL(form.action, page.request.url).href;
     // The checkout page's form goes to the documented action or nowhere: no data for an action that fails its check.
     const documented = page.operation === 'checkout' ? checkoutAction(ctx) : undefined;
-    if (documented && action !== documented) return { pages, stoppedAt: `a checkout form whose action ${action} is not ${documented}; nothing was submitted to it` };
+    if (documented && action !== documented)
+      return {
+        pages,
+        stoppedAt: `a checkout form whose action ${action} is not ${documented}; nothing was submitted to it`,
+      };
     // A chosen action (declining) is taken only where the page offers a button for it; nothing else is submitted.
-    if (choice && !form.autoSubmit && !form.buttons?.some((b) => choice.test(b.value) || choice.test(b.name))) return { pages, stoppedAt: `a page without a button matching ${choice}` };
-    page = steps.add(step, await client.follow!(action, { method: form.method || 'GET', form: shopperSubmission(client, ctx, form, choice) }));
+    if (choice && !form.autoSubmit && !form.buttons?.some((b) => choice.test(b.value) || choice.test(b.name)))
+      return { pages, stoppedAt: `a page without a button matching ${choice}` };
+    page = steps.add(
+      step,
+      await client.follow!(action, {
+        method: form.method || 'GET',
+        form: shopperSubmission(client, ctx, form, choice),
+      }),
+    );
     pages.push(page);
     if (!page.response || page.response.status >= 400) return { pages, stoppedAt: `a page answered ${describe(page)}` };
   }

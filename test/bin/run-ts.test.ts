@@ -6,7 +6,10 @@ import { KIT_ROOT } from '../../src/spec/paths.js';
 
 /** `node bin/run-ts.js FILE.ts`: the script runs as the process's main module, its arguments after it. */
 function runTs(entry: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [path.join(KIT_ROOT, 'bin', 'run-ts.js'), entry, ...args], { cwd: KIT_ROOT, encoding: 'utf8' });
+  return execFileSync(process.execPath, [path.join(KIT_ROOT, 'bin', 'run-ts.js'), entry, ...args], {
+    cwd: KIT_ROOT,
+    encoding: 'utf8',
+  });
 }
 
 describe('bin/run-ts.js', () => {
@@ -14,7 +17,10 @@ describe('bin/run-ts.js', () => {
     // Under the kit's root: its package.json makes the file an ES module, which tsx's loader transforms.
     const dir = fs.mkdtempSync(path.join(KIT_ROOT, 'test', 'bin', '.run-ts-'));
     const file = path.join(dir, 'script.ts');
-    fs.writeFileSync(file, "const n: number = 2;\nconsole.log(JSON.stringify({ main: process.argv[1], args: process.argv.slice(2), n }));\n");
+    fs.writeFileSync(
+      file,
+      'const n: number = 2;\nconsole.log(JSON.stringify({ main: process.argv[1], args: process.argv.slice(2), n }));\n',
+    );
     try {
       expect(JSON.parse(runTs(file, 'a', 'b'))).toEqual({ main: file, args: ['a', 'b'], n: 2 });
       expect(JSON.parse(runTs(path.relative(KIT_ROOT, file), 'c'))).toEqual({ main: file, args: ['c'], n: 2 });

@@ -15,7 +15,11 @@ import { tempDir } from '../support/temp.js';
 
 const CI = path.join(KIT_ROOT, 'examples', 'ci');
 const read = (name: string) => fs.readFileSync(path.join(CI, name), 'utf8');
-const RUN_FLAGS = new Map(optionsOf('run').filter((o) => o.flag).map((o) => [o.flag!, o]));
+const RUN_FLAGS = new Map(
+  optionsOf('run')
+    .filter((o) => o.flag)
+    .map((o) => [o.flag!, o]),
+);
 
 interface Step {
   id?: string;
@@ -63,32 +67,60 @@ describe('the GitHub Action (examples/ci/action.yml)', () => {
     expect(action.runs.steps.at(-1)!.run).toBe('exit ${{ steps.run.outputs.exit-code }}');
   });
 
-  it("its run script, executed with bash as the runner would, runs the kit and fills the job summary and outputs", { timeout: 180_000 }, async () => {
+  it('its run script, executed with bash as the runner would, runs the kit and fills the job summary and outputs', {
+    timeout: 180_000,
+  }, async () => {
     const run = action.runs.steps.find((s) => s.id === 'run')!;
     const dir = tempDir('pagi-action-');
-    const values: Record<string, string> = { target: '', profile: 'reference', config: '', 'fail-on': 'must', environment: '', only: 'limits', out: path.join(dir, 'reports') };
-    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_STEP_SUMMARY: path.join(dir, 'summary'), GITHUB_OUTPUT: path.join(dir, 'output') };
+    const values: Record<string, string> = {
+      target: '',
+      profile: 'reference',
+      config: '',
+      'fail-on': 'must',
+      environment: '',
+      only: 'limits',
+      out: path.join(dir, 'reports'),
+    };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GITHUB_STEP_SUMMARY: path.join(dir, 'summary'),
+      GITHUB_OUTPUT: path.join(dir, 'output'),
+    };
     for (const [key, value] of Object.entries(run.env ?? {})) {
-      env[key] = value.replace(/\$\{\{ inputs\.([a-z-]+) \}\}/, (_, name: string) => values[name] ?? '').replace('${{ github.action_path }}/../..', KIT_ROOT);
+      env[key] = value
+        .replace(/\$\{\{ inputs\.([a-z-]+) \}\}/, (_, name: string) => values[name] ?? '')
+        .replace('${{ github.action_path }}/../..', KIT_ROOT);
     }
     const outcome = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile('bash', ['-e', '-c', run.run!], { cwd: dir, env, timeout: 170_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout) => resolve({ code: error ? 1 : 0, stdout }));
+      execFile(
+        'bash',
+        ['-e', '-c', run.run!],
+        { cwd: dir, env, timeout: 170_000, maxBuffer: 32 * 1024 * 1024 },
+        (error, stdout) => resolve({ code: error ? 1 : 0, stdout }),
+      );
     });
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toMatch(/^verdict: CONFORMANT/m);
     expect(fs.readFileSync(path.join(dir, 'output'), 'utf8')).toBe('exit-code=0\n');
     expect(fs.readFileSync(path.join(dir, 'summary'), 'utf8')).toMatch(/^## ✅ PAGI conformance: CONFORMANT/);
-    for (const name of ['results.json', 'junit.xml', 'summary.md', 'report.html']) expect(fs.existsSync(path.join(values.out!, name)), name).toBe(true);
+    for (const name of ['results.json', 'junit.xml', 'summary.md', 'report.html'])
+      expect(fs.existsSync(path.join(values.out!, name)), name).toBe(true);
   });
 });
 
 describe('GitLab, Jenkins and the container image', () => {
   it('the GitLab template runs the kit and publishes junit.xml as a JUnit report', () => {
-    const doc = parse(read('gitlab-ci.yml')) as Record<string, { script: string[]; artifacts: { when: string; reports: { junit: string }; paths: string[] } }>;
+    const doc = parse(read('gitlab-ci.yml')) as Record<
+      string,
+      { script: string[]; artifacts: { when: string; reports: { junit: string }; paths: string[] } }
+    >;
     const job = doc['.pagi-conformance']!;
     expect(job.script.join('\n')).toMatch(/npx pagi-conform run .*--reporter console,json,junit/);
     expect(job.artifacts).toMatchObject({ when: 'always', reports: { junit: 'pagi-reports/junit.xml' } });
-    const flags = job.script.join(' ').match(/--[a-z-]+/g)!.filter((f) => !['--no-save', '--no-audit', '--no-fund'].includes(f));
+    const flags = job.script
+      .join(' ')
+      .match(/--[a-z-]+/g)!
+      .filter((f) => !['--no-save', '--no-audit', '--no-fund'].includes(f));
     expect(flags.filter((flag) => !RUN_FLAGS.has(flag.slice(2)))).toEqual([]);
   });
 
@@ -117,6 +149,15 @@ describe('GitLab, Jenkins and the container image', () => {
   it('the README points at examples/ci and each recipe is in examples/ci/README.md', () => {
     expect(fs.readFileSync(path.join(KIT_ROOT, 'README.md'), 'utf8')).toContain('examples/ci/README.md');
     const readme = read('README.md');
-    for (const name of ['action.yml', 'gitlab-ci.yml', 'Jenkinsfile', 'Dockerfile', '--notify-url', '--skip events', 'docker build -f examples/ci/Dockerfile']) expect(readme, name).toContain(name);
+    for (const name of [
+      'action.yml',
+      'gitlab-ci.yml',
+      'Jenkinsfile',
+      'Dockerfile',
+      '--notify-url',
+      '--skip events',
+      'docker build -f examples/ci/Dockerfile',
+    ])
+      expect(readme, name).toContain(name);
   });
 });

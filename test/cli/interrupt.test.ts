@@ -23,7 +23,9 @@ interface Stopped {
 /** Start a run, and once it has reported checks of one operation (mid-run), send `signals` one after the other. */
 function interrupt(signals: NodeJS.Signals[], gapMs = 0): Promise<Stopped> {
   const out = tempDir('pagi-interrupt-');
-  const child = spawnKit(['run', '--out', out, '--reporter', 'console,json,junit,markdown,har,html'], { env: { NO_COLOR: '1' } });
+  const child = spawnKit(['run', '--out', out, '--reporter', 'console,json,junit,markdown,har,html'], {
+    env: { NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   let signalledAt = 0;
@@ -35,15 +37,27 @@ function interrupt(signals: NodeJS.Signals[], gapMs = 0): Promise<Stopped> {
       signals.forEach((s, i) => setTimeout(() => child.kill(s), i * gapMs));
     }
   });
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out, stdout, stderr, afterSignalMs: Date.now() - signalledAt })));
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) =>
+      resolve({ code, signal, out, stdout, stderr, afterSignalMs: Date.now() - signalledAt }),
+    ),
+  );
 }
 
 describe('an interrupted run', () => {
-  it('on SIGINT mid-run writes every selected report with verdict INCONCLUSIVE and the reason, and exits 130', { timeout: 180_000 }, async () => {
+  it('on SIGINT mid-run writes every selected report with verdict INCONCLUSIVE and the reason, and exits 130', {
+    timeout: 180_000,
+  }, async () => {
     const run = await interrupt(['SIGINT']);
     expect(run.code, run.stderr.slice(-1000)).toBe(130);
     expect(run.stderr).toContain('pagi-conform: SIGINT: stopping');
-    expect(fs.readdirSync(run.out).sort()).toEqual(['exchanges.har', 'junit.xml', 'report.html', 'results.json', 'summary.md']);
+    expect(fs.readdirSync(run.out).sort()).toEqual([
+      'exchanges.har',
+      'junit.xml',
+      'report.html',
+      'results.json',
+      'summary.md',
+    ]);
     const results = JSON.parse(fs.readFileSync(path.join(run.out, 'results.json'), 'utf8')) as ResultsDocument;
     expect(results.verdict).toBe('INCONCLUSIVE');
     const { checksRun, checksSelected } = results.interrupted!;
@@ -51,7 +65,9 @@ describe('an interrupted run', () => {
     expect(checksRun).toBeGreaterThan(0);
     expect(checksRun).toBeLessThan(checksSelected);
     expect(results.verdictReasons[0]).toBe(`Interrupted (SIGINT) after ${checksRun} of ${checksSelected} checks.`);
-    expect(results.checks.filter((c) => c.reason === 'not run: the run was interrupted (SIGINT)').length).toBe(checksSelected - checksRun);
+    expect(results.checks.filter((c) => c.reason === 'not run: the run was interrupted (SIGINT)').length).toBe(
+      checksSelected - checksRun,
+    );
     expect(run.stdout).toContain('verdict: INCONCLUSIVE (Interrupted (SIGINT) after');
     expect(fs.readFileSync(path.join(run.out, 'summary.md'), 'utf8')).toContain('INCONCLUSIVE');
   });

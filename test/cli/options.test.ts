@@ -15,13 +15,49 @@ const write = (name: string, text: string) => {
 describe('options table', () => {
   it('defines every flag the issue names, once', () => {
     const flags = table.filter((o) => o.flag).map((o) => o.flag);
-    for (const f of ['target', 'config', 'profile', 'only', 'skip', 'fail-on', 'waivers', 'out', 'reporter', 'seed', 'list', 'shard', 'concurrency', 'rate', 'timeout', 'max-response-bytes', 'order-prefix', 'ca-file', 'proxy', 'notify-url', 'notify-wait']) {
+    for (const f of [
+      'target',
+      'config',
+      'profile',
+      'only',
+      'skip',
+      'fail-on',
+      'waivers',
+      'out',
+      'reporter',
+      'seed',
+      'list',
+      'shard',
+      'concurrency',
+      'rate',
+      'timeout',
+      'max-response-bytes',
+      'order-prefix',
+      'ca-file',
+      'proxy',
+      'notify-url',
+      'notify-wait',
+    ]) {
       expect(flags).toContain(f);
     }
     expect(new Set(flags).size).toBe(flags.length);
     expect(new Set(table.map((o) => o.key)).size).toBe(table.length);
-    expect(table.filter((o) => !o.flag).map((o) => o.key)).toEqual(['cards', 'cardSecurityCode', 'paymentMethods', 'unregisteredAddress', 'merchantId', 'accountId', 'secret']);
-    expect(defaults()).toMatchObject({ failOn: 'must', timeout: 10_000, maxResponseBytes: 8 * 1024 * 1024, out: 'reports', reporter: ['console', 'json'] });
+    expect(table.filter((o) => !o.flag).map((o) => o.key)).toEqual([
+      'cards',
+      'cardSecurityCode',
+      'paymentMethods',
+      'unregisteredAddress',
+      'merchantId',
+      'accountId',
+      'secret',
+    ]);
+    expect(defaults()).toMatchObject({
+      failOn: 'must',
+      timeout: 10_000,
+      maxResponseBytes: 8 * 1024 * 1024,
+      out: 'reports',
+      reporter: ['console', 'json'],
+    });
   });
 
   it('generates --help from the table', () => {
@@ -36,8 +72,35 @@ describe('options table', () => {
 describe('parseArgv', () => {
   it('parses every kind of value', () => {
     expect(
-      parseArgv(['--target', 'http://gw.example:8080/', '--only', 'shape,limits', '--only', 'capture', '--fail-on', 'expected', '--seed', '42', '--list', '--shard', '2/3', '--timeout', '500', '--rate', '0']),
-    ).toEqual({ target: 'http://gw.example:8080', only: ['shape', 'limits', 'capture'], failOn: 'expected', seed: 42, list: true, shard: '2/3', timeout: 500, rate: 0 });
+      parseArgv([
+        '--target',
+        'http://gw.example:8080/',
+        '--only',
+        'shape,limits',
+        '--only',
+        'capture',
+        '--fail-on',
+        'expected',
+        '--seed',
+        '42',
+        '--list',
+        '--shard',
+        '2/3',
+        '--timeout',
+        '500',
+        '--rate',
+        '0',
+      ]),
+    ).toEqual({
+      target: 'http://gw.example:8080',
+      only: ['shape', 'limits', 'capture'],
+      failOn: 'expected',
+      seed: 42,
+      list: true,
+      shard: '2/3',
+      timeout: 500,
+      rate: 0,
+    });
   });
 
   it.each([
@@ -60,9 +123,24 @@ describe('config file and environment', () => {
       'target: https://gw.example\nmerchantId: M-FILE\naccountId: A-FILE\nsecret: file-secret\nwaivers: waivers.yaml\nprofile: ./vendor.yaml\ncards: {approve: "4111111111111111", decline: "4000000000000002"}\npaymentMethods: {valid: [PIX], unknown: NOPE}\nconcurrency: 8\n',
     );
     const fromFile = readConfigFile(file);
-    expect(fromFile).toMatchObject({ target: 'https://gw.example', waivers: path.join(tmp, 'waivers.yaml'), profile: path.join(tmp, 'vendor.yaml'), paymentMethods: { valid: ['PIX'], unknown: 'NOPE' } });
-    const options = resolveOptions(parseArgv(['--config', file, '--concurrency', '2']), { PAGI_MERCHANT_ID: 'M-ENV', PAGI_SECRET: 'env-secret' });
-    expect(options).toMatchObject({ merchantId: 'M-ENV', accountId: 'A-FILE', secret: 'env-secret', concurrency: 2, failOn: 'must', target: 'https://gw.example' });
+    expect(fromFile).toMatchObject({
+      target: 'https://gw.example',
+      waivers: path.join(tmp, 'waivers.yaml'),
+      profile: path.join(tmp, 'vendor.yaml'),
+      paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
+    });
+    const options = resolveOptions(parseArgv(['--config', file, '--concurrency', '2']), {
+      PAGI_MERCHANT_ID: 'M-ENV',
+      PAGI_SECRET: 'env-secret',
+    });
+    expect(options).toMatchObject({
+      merchantId: 'M-ENV',
+      accountId: 'A-FILE',
+      secret: 'env-secret',
+      concurrency: 2,
+      failOn: 'must',
+      target: 'https://gw.example',
+    });
   });
 
   it('refuses unknown keys and CLI-only keys in a config file', () => {

@@ -25,7 +25,11 @@ let run: CliRun;
 let results: RunResult;
 
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => execFile('bash', ['-c', script], { env: { PATH: process.env.PATH, ...env }, timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  return new Promise((resolve, reject) =>
+    execFile('bash', ['-c', script], { env: { PATH: process.env.PATH, ...env }, timeout: 30_000 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
+  );
 }
 
 /** The answer without what differs from one payment to the next: the gateway's new ids and the signature over them. */
@@ -38,8 +42,28 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
   beforeAll(async () => {
     gateway = await serve(['--fault', 'direct-currency-lower-case']);
     config = path.join(dir, 'pagi.yaml');
-    fs.writeFileSync(config, `merchantId: M10001\naccountId: A20001\ncards:\n  approve: "${CARD}"\n  decline: "4000000000000002"\ncardSecurityCode: "${CVC}"\n`);
-    run = await pagiConform(['run', '--target', gateway.url, '--config', config, '--only', `authoriseDirect/${CHECK}`, '--seed', '31', '--out', path.join(dir, 'run'), '--reporter', 'console,json'], { PAGI_SECRET: SECRET });
+    fs.writeFileSync(
+      config,
+      `merchantId: M10001\naccountId: A20001\ncards:\n  approve: "${CARD}"\n  decline: "4000000000000002"\ncardSecurityCode: "${CVC}"\n`,
+    );
+    run = await pagiConform(
+      [
+        'run',
+        '--target',
+        gateway.url,
+        '--config',
+        config,
+        '--only',
+        `authoriseDirect/${CHECK}`,
+        '--seed',
+        '31',
+        '--out',
+        path.join(dir, 'run'),
+        '--reporter',
+        'console,json',
+      ],
+      { PAGI_SECRET: SECRET },
+    );
     results = JSON.parse(fs.readFileSync(path.join(dir, 'run', 'results.json'), 'utf8')) as RunResult;
   });
   afterAll(async () => {
@@ -55,16 +79,26 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     expect(curl).toContain(`"security_code":'"\\"$PAGI_CVC\\""'`);
     expect(curl).not.toMatch(/"(card_number|security_code)":"\*\*\*"/);
     // The reference profile signs sha256 over the listed values with the secret appended.
-    expect(curl).toMatch(/^PAGI_SIGNATURE=\$\(printf '%s' 'M10001A20001PAGI-[^']*USD111\.89'''"\$PAGI_SECRET" \| sha256sum \| cut -d' ' -f1\); curl -sS -X POST /);
+    expect(curl).toMatch(
+      /^PAGI_SIGNATURE=\$\(printf '%s' 'M10001A20001PAGI-[^']*USD111\.89'''"\$PAGI_SECRET" \| sha256sum \| cut -d' ' -f1\); curl -sS -X POST /,
+    );
     expect(curl).toContain(`"encryption_data":'"\\"$PAGI_SIGNATURE\\""'`);
     expect(run.stdout).toContain(curl);
   });
 
   it('reproduce CHECK@operation fails the check again, with the seed of the run and the test data of the config', async () => {
-    const again = await pagiConform(['reproduce', path.join(dir, 'run', 'results.json'), `${CHECK}@authoriseDirect`, '--config', config], { PAGI_SECRET: SECRET });
+    const again = await pagiConform(
+      ['reproduce', path.join(dir, 'run', 'results.json'), `${CHECK}@authoriseDirect`, '--config', config],
+      { PAGI_SECRET: SECRET },
+    );
     expect(again.stderr).toBe('');
     expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(new RegExp(`^reproducing ${CHECK}@authoriseDirect of .*: target ${gateway.url.replace(/[.]/g, '\\.')}, seed 31, profile reference$`, 'm'));
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^reproducing ${CHECK}@authoriseDirect of .*: target ${gateway.url.replace(/[.]/g, '\\.')}, seed 31, profile reference$`,
+        'm',
+      ),
+    );
     expect(again.stdout).toMatch(new RegExp(`^ {2}authoriseDirect/${CHECK}: failed \\(in the run: failed\\)$`, 'm'));
     expect(again.stdout).toMatch(/FIELD_FORMAT \/currency: expected a value of the form .* received "usd"/);
     expect(again.stdout).toMatch(/^reproduced: 1 of 1 fail again$/m);
@@ -79,7 +113,10 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     const none = await pagiConform(['reproduce', path.join(dir, 'run', 'results.json'), 'noSuchCheck']);
     expect(none).toMatchObject({ code: 2, stderr: expect.stringMatching(/has no result of noSuchCheck/) });
     const missing = await pagiConform(['reproduce', path.join(dir, 'nothing.json'), CHECK]);
-    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/Cannot read .*nothing\.json as results\.json: ENOENT/) });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/Cannot read .*nothing\.json as results\.json: ENOENT/),
+    });
   });
 
   it('the curl line, with PAGI_CARD, PAGI_CVC and PAGI_SECRET exported, computes $PAGI_SIGNATURE and gets the answer the run got', async () => {

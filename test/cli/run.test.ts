@@ -42,7 +42,9 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       const [status, title] = req.method === 'POST' ? [501, 'Not Implemented'] : [404, 'Not Found'];
-      res.writeHead(status, { 'content-type': 'text/html' }).end(`<!doctype html><title>${status} ${title}</title><h1>${title}</h1>`);
+      res
+        .writeHead(status, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>${status} ${title}</title><h1>${title}</h1>`);
     });
   });
   plainUrl = await listen(plain);
@@ -79,7 +81,11 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(run.stdout).toMatch(/verdict: CONFORMANT/);
     expect(run.stdout).toMatch(/reports: .*results\.json/);
     const results = run.results();
-    expect(results).toMatchObject({ verdict: 'CONFORMANT', exitCode: 0, metadata: { seed: 7, failOn: 'must', target: { embedded: true }, profile: { name: 'reference' } } });
+    expect(results).toMatchObject({
+      verdict: 'CONFORMANT',
+      exitCode: 0,
+      metadata: { seed: 7, failOn: 'must', target: { embedded: true }, profile: { name: 'reference' } },
+    });
     expect(results.metadata.spec.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(results.metadata.profile.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(results.metadata.configDigest).toMatch(/^[0-9a-f]{64}$/);
@@ -97,24 +103,37 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const text = fs.readFileSync(path.join(run.out, 'results.json'), 'utf8');
     expect(text).not.toContain('reference-secret-0001');
     expect(text).not.toContain('4111111111111111');
-    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(/^(PAGI_SIGNATURE=\$\(printf [^\n]*\); )?curl -sS -X POST /);
+    expect(results.checks.find((c) => c.status === 'failed')!.findings[0]!.evidence!.curl).toMatch(
+      /^(PAGI_SIGNATURE=\$\(printf [^\n]*\); )?curl -sS -X POST /,
+    );
   });
 
   it('is NOT CONFORMANT (exit 1) when a check fails at or above --fail-on', async () => {
     const run = await cli(['--fail-on', 'expected', '--reporter', 'json,junit']);
     expect(run.code).toBe(1);
-    expect(run.results().verdictReasons).toEqual(['1 check(s) failed at or above expected: capture/fakeExpectedFails.']);
+    expect(run.results().verdictReasons).toEqual([
+      '1 check(s) failed at or above expected: capture/fakeExpectedFails.',
+    ]);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
     expect(junit).toMatch(/<failure message="fakeExpectedFails failed on capture/);
   });
 
   it('turns a named failure into a waived one until its waiver expires', async () => {
-    const active = file('active.yaml', '- {check: fakeExpectedFails, reason: known vendor issue, expires: 2999-12-31}\n');
+    const active = file(
+      'active.yaml',
+      '- {check: fakeExpectedFails, reason: known vendor issue, expires: 2999-12-31}\n',
+    );
     const expired = file('expired.yaml', '- {check: fakeExpectedFails, reason: old, expires: 2001-01-01}\n');
-    const [ok, stale] = await Promise.all([cli(['--fail-on', 'expected', '--waivers', active]), cli(['--fail-on', 'expected', '--waivers', expired])]);
+    const [ok, stale] = await Promise.all([
+      cli(['--fail-on', 'expected', '--waivers', active]),
+      cli(['--fail-on', 'expected', '--waivers', expired]),
+    ]);
     expect(ok.code).toBe(0);
-    expect(ok.results().checks.find((c) => c.checkId === 'fakeExpectedFails')).toMatchObject({ status: 'waived', reason: 'waived until 2999-12-31: known vendor issue' });
+    expect(ok.results().checks.find((c) => c.checkId === 'fakeExpectedFails')).toMatchObject({
+      status: 'waived',
+      reason: 'waived until 2999-12-31: known vendor issue',
+    });
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/warning: Waiver for 'fakeExpectedFails' expired on 2001-01-01; its failures stand\./);
   });
@@ -126,8 +145,16 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(narrowed.stdout).toContain(`verdict: CONFORMANT (${partial})`);
     expect(narrowed.stdout).not.toMatch(/must checks that could not run/);
     const results = narrowed.results();
-    expect(results).toMatchObject({ verdict: 'CONFORMANT', exitCode: 0, verdictReasons: [partial], partial: { notSelected: 1, mustNotSelected: 1 } });
-    expect(results.checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({ status: 'skipped', reason: 'not selected (--only/--skip)' });
+    expect(results).toMatchObject({
+      verdict: 'CONFORMANT',
+      exitCode: 0,
+      verdictReasons: [partial],
+      partial: { notSelected: 1, mustNotSelected: 1 },
+    });
+    expect(results.checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({
+      status: 'skipped',
+      reason: 'not selected (--only/--skip)',
+    });
     const html = fs.readFileSync(path.join(narrowed.out, 'report.html'), 'utf8');
     expect(html).toContain(`<p class="reasons">${partial}</p>`);
     expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT \(partial run\)/);
@@ -135,7 +162,11 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
   });
 
   it('is INCONCLUSIVE (exit 3) when the target answers 503', async () => {
-    const busyRun = await cli(['--target', busyUrl], { PAGI_MERCHANT_ID: 'M1', PAGI_ACCOUNT_ID: 'A1', PAGI_SECRET: 'not-used-0001' });
+    const busyRun = await cli(['--target', busyUrl], {
+      PAGI_MERCHANT_ID: 'M1',
+      PAGI_ACCOUNT_ID: 'A1',
+      PAGI_SECRET: 'not-used-0001',
+    });
     expect(busyRun.code).toBe(3);
     const skipped = busyRun.results().checks.filter((c) => c.status === 'skipped');
     expect(skipped.length).toBe(6);
@@ -145,7 +176,11 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
   });
 
   it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER at must, instead of skipping it', async () => {
-    const run = await cli(['--target', partlyDownUrl, '--timeout', '1500'], { PAGI_MERCHANT_ID: 'M1', PAGI_ACCOUNT_ID: 'A1', PAGI_SECRET: 'not-used-0001' });
+    const run = await cli(['--target', partlyDownUrl, '--timeout', '1500'], {
+      PAGI_MERCHANT_ID: 'M1',
+      PAGI_ACCOUNT_ID: 'A1',
+      PAGI_SECRET: 'not-used-0001',
+    });
     expect(run.code).toBe(1);
     const results = run.results();
     expect(results.verdict).toBe('NOT CONFORMANT');
@@ -154,9 +189,14 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
       const c = byKey.get(key)!;
       expect(c, key).toMatchObject({ status: 'failed', severity: 'must' });
       expect(c.requirementIds, key).toContain('PAGI-GEN-010');
-      expect(c.findings.map((f) => [f.code, f.severity, f.requirementIds]), key).toEqual([['NO_ANSWER', 'must', ['PAGI-GEN-010']]]);
+      expect(
+        c.findings.map((f) => [f.code, f.severity, f.requirementIds]),
+        key,
+      ).toEqual([['NO_ANSWER', 'must', ['PAGI-GEN-010']]]);
     }
-    expect(byKey.get('capture/fakeAnswers200')!.findings[0]!.message).toMatch(/^expected an HTTP response to POST \/v1\/capture \(capture\) \/ received none: /);
+    expect(byKey.get('capture/fakeAnswers200')!.findings[0]!.message).toMatch(
+      /^expected an HTTP response to POST \/v1\/capture \(capture\) \/ received none: /,
+    );
     expect(byKey.get('authoriseDirect/fakeAnswers200')!.status).toBe('passed');
     expect(results.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     expect(results.requirements.find((r) => r.id === 'PAGI-GEN-010')!.status).toBe('failed');
@@ -179,7 +219,9 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
       /^pagi-conform: The target http:\/\/127\.0\.0\.1:\d+ refused the kit's credentials before any check ran: POST \/v1\/retrievalRefund and POST \/v1\/capture were each answered HTTP 401 "1001:Invalid signature" \(the profile's badSignature\); credentials used: merchant id, account id and secret from the environment \(PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID, PAGI_SECRET\); check them, and that the profile reference describes the gateway's signature\.$/,
     );
     expect(wrongSecret.stderr).not.toContain('wrong');
-    expect(webServer.stderr.trim()).toMatch(/^pagi-conform: The target http:\/\/127\.0\.0\.1:\d+ is not a PAGI gateway: POST \/v1\/retrievalRefund and POST \/v1\/capture were each answered HTTP 501 \(text\/html\), not by an operation of the interface, so no check ran; check --target/);
+    expect(webServer.stderr.trim()).toMatch(
+      /^pagi-conform: The target http:\/\/127\.0\.0\.1:\d+ is not a PAGI gateway: POST \/v1\/retrievalRefund and POST \/v1\/capture were each answered HTTP 501 \(text\/html\), not by an operation of the interface, so no check ran; check --target/,
+    );
     expect(v1Base.stderr.trim()).toBe(
       `pagi-conform: The target ${gateway.baseUrl}/v1 is not a PAGI gateway: POST /v1/v1/retrievalRefund and POST /v1/v1/capture were each answered HTTP 404 "1008:Unknown path", not by an operation of the interface, so no check ran; the base URL already ends in /v1 and the kit adds /v1/<operation> to it: use --target ${gateway.baseUrl}.`,
     );
@@ -193,9 +235,13 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
       cli(['--only', 'nothingLikeThis']),
     ]);
     expect(down.code).toBe(2);
-    expect(down.stderr.trim()).toMatch(/^pagi-conform: The target http:\/\/127\.0\.0\.1:9 is unreachable \(ECONNREFUSED: .*\); check the URL and that the gateway is running\.$/);
+    expect(down.stderr.trim()).toMatch(
+      /^pagi-conform: The target http:\/\/127\.0\.0\.1:9 is unreachable \(ECONNREFUSED: .*\); check the URL and that the gateway is running\.$/,
+    );
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe("pagi-conform: --fail-on must be one of must, expected, profile (received 'sometimes').");
+    expect(bad.stderr.trim()).toBe(
+      "pagi-conform: --fail-on must be one of must, expected, profile (received 'sometimes').",
+    );
     expect(noCreds.code).toBe(2);
     expect(noCreds.stderr).toMatch(/No credentials for the target/);
     expect(selector.code).toBe(2);
@@ -206,7 +252,9 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const [list, help] = await Promise.all([cli(['--list']), cli(['--help'])]);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^3 checks/);
-    expect(list.stdout).toMatch(/status \(1\)\n {2}fakeAnswers200 \[must\] {2}The sample request is answered with HTTP 200\.\n {4}operations: {3}authoriseDirect, capture, retrievalTrans, checkout\n {4}requirements: PAGI-GEN-007 \(must\)/);
+    expect(list.stdout).toMatch(
+      /status \(1\)\n {2}fakeAnswers200 \[must\] {2}The sample request is answered with HTTP 200\.\n {4}operations: {3}authoriseDirect, capture, retrievalTrans, checkout\n {4}requirements: PAGI-GEN-007 \(must\)/,
+    );
     expect(list.stdout).toMatch(/untestable requirements \(level unspecified, [0-9]+\):\n {2}PAGI-GEN-008/);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--max-response-bytes BYTES/);
@@ -226,9 +274,19 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
 const result = await run({ registry: ${JSON.stringify(REGISTRY)}, reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-api-out'))}, failOn: 'expected' });
 console.log(JSON.stringify({ verdict: result.verdict, exitCode: result.exitCode, checks: result.totals.checks, exitCodeOfProcess: process.exitCode ?? 0 }));`;
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: KIT_ROOT }, (error, out) => (error ? reject(error) : resolve(out))),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: KIT_ROOT },
+        (error, out) => (error ? reject(error) : resolve(out)),
+      ),
     );
-    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ verdict: 'NOT CONFORMANT', exitCode: 1, checks: 6, exitCodeOfProcess: 0 });
+    expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({
+      verdict: 'NOT CONFORMANT',
+      exitCode: 1,
+      checks: 6,
+      exitCodeOfProcess: 0,
+    });
   });
 
   it('catches a broken embedded gateway: a fault switched on makes the run NOT CONFORMANT', async () => {
@@ -236,7 +294,12 @@ console.log(JSON.stringify({ verdict: result.verdict, exitCode: result.exitCode,
 const result = await run({ only: ['media'], reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-fault-out'))} }, { gatewayFault: 'xml-root-wrong' });
 console.log(JSON.stringify({ verdict: result.verdict, failed: result.checks.filter((c) => c.status === 'failed').map((c) => c.operation + '/' + c.checkId) }));`;
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: KIT_ROOT, timeout: 120_000 }, (error, out) => (error ? reject(error) : resolve(out))),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: KIT_ROOT, timeout: 120_000 },
+        (error, out) => (error ? reject(error) : resolve(out)),
+      ),
     );
     const outcome = JSON.parse(stdout.trim().split('\n').pop()!) as { verdict: string; failed: string[] };
     expect(outcome.verdict).toBe('NOT CONFORMANT');

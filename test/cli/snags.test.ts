@@ -21,7 +21,9 @@ const REGISTRY = path.join(KIT_ROOT, 'test', 'engine', 'fixtures', 'fake-registr
 async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = { stdout: '', stderr: '' };
   const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out.stdout += `${a.join(' ')}\n`));
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void (out.stderr += `${a.join(' ')}\n`));
+  const error = vi
+    .spyOn(console, 'error')
+    .mockImplementation((...a: unknown[]) => void (out.stderr += `${a.join(' ')}\n`));
   try {
     return { code: await main(args), ...out };
   } finally {
@@ -50,7 +52,10 @@ describe('profile validate', () => {
   });
 
   it('profile validate reference accepts a shipped profile by name, as run --profile does', async () => {
-    expect(await inProcess(['profile', 'validate', 'reference'])).toMatchObject({ code: 0, stdout: 'reference: valid profile (schemas/profile.schema.json)\n' });
+    expect(await inProcess(['profile', 'validate', 'reference'])).toMatchObject({
+      code: 0,
+      stdout: 'reference: valid profile (schemas/profile.schema.json)\n',
+    });
     const unknown = await inProcess(['profile', 'validate', 'nosuch']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no profile named 'nosuch' \(spec\/profiles has [a-z0-9, -]*reference/);
@@ -65,9 +70,13 @@ describe('option values', () => {
   });
 
   it('--targt suggests --target (did you mean)', () => {
-    expect(usageMessage(['--targt', 'http://127.0.0.1:1'])).toBe("Unknown option '--targt'; did you mean '--target'? Run 'pagi-conform run --help' for the options.");
+    expect(usageMessage(['--targt', 'http://127.0.0.1:1'])).toBe(
+      "Unknown option '--targt'; did you mean '--target'? Run 'pagi-conform run --help' for the options.",
+    );
     expect(usageMessage(['--fail-onn', 'must'])).toMatch(/did you mean '--fail-on'\?/);
-    expect(usageMessage(['--zzzzzzzz'])).toBe("Unknown option '--zzzzzzzz'. Run 'pagi-conform run --help' for the options.");
+    expect(usageMessage(['--zzzzzzzz'])).toBe(
+      "Unknown option '--zzzzzzzz'. Run 'pagi-conform run --help' for the options.",
+    );
   });
 });
 
@@ -81,7 +90,11 @@ describe('--list', { timeout: 60_000 }, () => {
     ]);
     const total = Number(/^(\d+) checks$/m.exec(all.stdout)?.[1]);
     expect(total).toBeGreaterThan(10);
-    const doc = JSON.parse(json.stdout) as { checks: number; total: number; items: { id: string; family: string; operations: { operation: string }[] }[] };
+    const doc = JSON.parse(json.stdout) as {
+      checks: number;
+      total: number;
+      items: { id: string; family: string; operations: { operation: string }[] }[];
+    };
     expect(doc.total).toBe(total);
     expect(doc.checks).toBeGreaterThan(0);
     expect(doc.checks).toBeLessThan(total);
@@ -95,7 +108,8 @@ describe('--list', { timeout: 60_000 }, () => {
 });
 
 describe('console wording', () => {
-  const result = (status: CheckResult['status'], operation: string): CheckResult => ({ status, operation, family: 'limits', checkId: `c${operation}` }) as unknown as CheckResult;
+  const result = (status: CheckResult['status'], operation: string): CheckResult =>
+    ({ status, operation, family: 'limits', checkId: `c${operation}` }) as unknown as CheckResult;
 
   it('the progress line says how many checks are done so far, not "(so far 7: 7 passed)"', () => {
     const stream = new PassThrough();
@@ -114,9 +128,25 @@ describe('a run with a waiver, one selected check and a shard', { timeout: 120_0
   let run: CliOutcome;
   let sharded: CliOutcome;
   beforeAll(async () => {
-    const waivers = tempFile('snag-waivers.yaml', '- {check: fakeExpectedFails, reason: vendor ticket 42 open, expires: 2999-12-31}\n');
+    const waivers = tempFile(
+      'snag-waivers.yaml',
+      '- {check: fakeExpectedFails, reason: vendor ticket 42 open, expires: 2999-12-31}\n',
+    );
     [run, sharded] = await Promise.all([
-      runCli(['--registry', REGISTRY, '--only', 'fakeExpectedFails', '--fail-on', 'expected', '--waivers', waivers, '--seed', '4242', '--reporter', 'console,json,markdown,html']),
+      runCli([
+        '--registry',
+        REGISTRY,
+        '--only',
+        'fakeExpectedFails',
+        '--fail-on',
+        'expected',
+        '--waivers',
+        waivers,
+        '--seed',
+        '4242',
+        '--reporter',
+        'console,json,markdown,html',
+      ]),
       runCli(['--registry', REGISTRY, '--shard', '1/2']),
     ]);
   });
@@ -129,7 +159,9 @@ describe('a run with a waiver, one selected check and a shard', { timeout: 120_0
   });
 
   it('waiver reasons appear in the console and in summary.md', () => {
-    expect(run.stdout).toMatch(/^waived checks \(1\):\n {2}- capture\/fakeExpectedFails: waived until 2999-12-31: vendor ticket 42 open$/m);
+    expect(run.stdout).toMatch(
+      /^waived checks \(1\):\n {2}- capture\/fakeExpectedFails: waived until 2999-12-31: vendor ticket 42 open$/m,
+    );
     const summary = fs.readFileSync(path.join(run.out, 'summary.md'), 'utf8');
     expect(summary).toContain('### Waived checks (1)');
     expect(summary).toContain('| `capture/fakeExpectedFails` | waived until 2999-12-31: vendor ticket 42 open |');
@@ -153,7 +185,9 @@ describe('npm start and the examples', () => {
   afterAll(() => undefined);
 
   it('npm start writes console, JSON and HTML', () => {
-    const start = (JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+    const start = (
+      JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts.start!;
     const [, entry, command, ...args] = start.split(' ');
     expect([entry, command]).toEqual(['bin/pagi-conform.js', 'run']);
     expect(parseArgv(args).reporter).toEqual(['console', 'json', 'html']);
@@ -164,7 +198,11 @@ describe('npm start and the examples', () => {
     const text = fs.readFileSync(config, 'utf8');
     expect(text.split('\n').filter((l) => l.startsWith('#')).length).toBeGreaterThan(5);
     const options = readConfigFile(config);
-    expect(options).toMatchObject({ environment: 'sandbox', profile: path.join(KIT_ROOT, 'examples', 'vendor-profile.yaml'), failOn: 'must' });
+    expect(options).toMatchObject({
+      environment: 'sandbox',
+      profile: path.join(KIT_ROOT, 'examples', 'vendor-profile.yaml'),
+      failOn: 'must',
+    });
     expect(options).not.toHaveProperty('secret');
     const template = await inProcess(['profile', 'validate', options.profile!]);
     expect(template).toMatchObject({ code: 0, stderr: '' });

@@ -4,15 +4,30 @@ import { describe, expect, it } from 'vitest';
 import { readXml, writeXml } from '../../src/codecs/xml.js';
 
 /** The library writer `writeXml` replaced, with the options the kit used. */
-const builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false, processEntities: true });
-const viaBuilder = (root: string, value: Record<string, unknown>) => `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: value })}`;
+const builder = new XMLBuilder({
+  ignoreAttributes: true,
+  format: false,
+  suppressEmptyNode: false,
+  processEntities: true,
+});
+const viaBuilder = (root: string, value: Record<string, unknown>) =>
+  `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: value })}`;
 
 const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,11}$/);
-const text = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('"><script>alert(1)</script>', '</note><x>', "a & b 'c'", ''));
+const text = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom('"><script>alert(1)</script>', '</note><x>', "a & b 'c'", ''),
+);
 const scalar = fc.oneof(text, fc.integer(), fc.boolean());
 const { value } = fc.letrec<{ value: unknown; object: Record<string, unknown> }>((tie) => ({
   // null only outside arrays: the builder moves null items of an array before the others, the writer keeps their order.
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.constant(null), tie('object'), fc.array(fc.oneof(scalar, tie('object')), { maxLength: 3 })),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.constant(null),
+    tie('object'),
+    fc.array(fc.oneof(scalar, tie('object')), { maxLength: 3 }),
+  ),
   object: fc.dictionary(name, tie('value'), { maxKeys: 6 }),
 }));
 

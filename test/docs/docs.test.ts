@@ -17,7 +17,15 @@ import { KIT_ROOT } from '../../src/spec/paths.js';
 import { readYamlFile } from '../../src/yaml.js';
 
 const spec = kitSpec();
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const chromiumPath = '/usr/bin/chromium';
 
 describe.skipIf(!fs.existsSync(chromiumPath))('offline docs page', { timeout: 180_000 }, () => {
@@ -93,21 +101,39 @@ describe.skipIf(!fs.existsSync(chromiumPath))('offline docs page', { timeout: 18
         if (index > 0) {
           for (const schemaId of [op.requestSchemaId, op.responseSchemaId]) {
             const title = String(spec.schemas.get(schemaId)!.title);
-            await page.locator('button', { hasText: new RegExp(`^\\s*${title}\\s*$`) }).first().click();
+            await page
+              .locator('button', { hasText: new RegExp(`^\\s*${title}\\s*$`) })
+              .first()
+              .click();
           }
         }
         for (const field of request.required.keys()) {
           const selector = `[id="${id}/t=request&ct=${requestMedia}&path=${oneOf}${field}"]`;
-          await expect.poll(() => page.locator(selector).isVisible(), { timeout: 10_000, message: `${op.key} request field ${field}` }).toBe(true);
+          await expect
+            .poll(() => page.locator(selector).isVisible(), {
+              timeout: 10_000,
+              message: `${op.key} request field ${field}`,
+            })
+            .toBe(true);
         }
-        await expect.poll(() => page.locator(`[id="${id}/response&c=200/body"]`).isVisible(), { timeout: 10_000, message: `${op.key} response body` }).toBe(true);
+        await expect
+          .poll(() => page.locator(`[id="${id}/response&c=200/body"]`).isVisible(), {
+            timeout: 10_000,
+            message: `${op.key} response body`,
+          })
+          .toBe(true);
         if (html200) {
           expect(await page.locator(`[id="${id}/response&c=200/body"]`).innerText()).toContain('text/html');
           continue;
         }
         for (const field of response.required.keys()) {
           const selector = `[id="${id}/t=response&c=200&path=${oneOf}${field}"]`;
-          await expect.poll(() => page.locator(selector).isVisible(), { timeout: 10_000, message: `${op.key} response field ${field}` }).toBe(true);
+          await expect
+            .poll(() => page.locator(selector).isVisible(), {
+              timeout: 10_000,
+              message: `${op.key} response field ${field}`,
+            })
+            .toBe(true);
         }
       }
       await page.close();
@@ -136,7 +162,13 @@ describe.skipIf(!fs.existsSync(chromiumPath))('offline docs page', { timeout: 18
     expect(signing).toContain(`encryption_data: ${reference.signature}`);
     // The operations' examples carry real signatures too, never the spec's placeholders.
     const captureRequest = readYamlFile(path.join(KIT_ROOT, 'spec', 'examples', 'capture-request.yaml')).value;
-    const real = workedExample(loadProfile('reference').profile, 'request', 'capture', captureRequest, secret).signature;
+    const real = workedExample(
+      loadProfile('reference').profile,
+      'request',
+      'capture',
+      captureRequest,
+      secret,
+    ).signature;
     expect(html).toContain(real);
     expect(html).not.toContain(captureRequest.encryption_data);
     expect(html).not.toContain(capture.encryption_data);

@@ -33,34 +33,85 @@ describe('parser limits', () => {
     const dir = path.join(KIT_ROOT, 'spec', 'examples');
     const examples = fs.readdirSync(dir).filter((f) => f.endsWith('.yaml'));
     expect(examples.length).toBeGreaterThan(5);
-    for (const f of examples) expect(jsonOverLimit(JSON.stringify(readYamlFile(path.join(dir, f)).value)), f).toBeUndefined();
+    for (const f of examples)
+      expect(jsonOverLimit(JSON.stringify(readYamlFile(path.join(dir, f)).value)), f).toBeUndefined();
     // A query answer at the interface's limit of 100 orders, each a full record, is far inside the bound.
     const order = readYamlFile(path.join(dir, 'retrieval-trans-response.yaml')).value as { orders_list: unknown[] };
-    expect(jsonOverLimit(JSON.stringify({ ...order, orders_list: Array(100).fill(order.orders_list[0]) }))).toBeUndefined();
+    expect(
+      jsonOverLimit(JSON.stringify({ ...order, orders_list: Array(100).fill(order.orders_list[0]) })),
+    ).toBeUndefined();
     expect(jsonOverLimit(`${'['.repeat(64)}${']'.repeat(64)}`)).toBeUndefined();
     expect(jsonOverLimit(`${'['.repeat(65)}${']'.repeat(65)}`)).toBe('nesting deeper than 64 levels');
-    expect(jsonOverLimit(`{"a":[${Array(JSON_LIMITS.maxMembers - 1).fill('0').join(',')}]}`)).toBeUndefined();
-    expect(jsonOverLimit(`{"a":[${Array(JSON_LIMITS.maxMembers).fill('0').join(',')}]}`)).toMatch(/^more than 20000 members/);
+    expect(
+      jsonOverLimit(
+        `{"a":[${Array(JSON_LIMITS.maxMembers - 1)
+          .fill('0')
+          .join(',')}]}`,
+      ),
+    ).toBeUndefined();
+    expect(jsonOverLimit(`{"a":[${Array(JSON_LIMITS.maxMembers).fill('0').join(',')}]}`)).toMatch(
+      /^more than 20000 members/,
+    );
     // Brackets and colons inside strings are text, escaped quotes included.
     expect(jsonOverLimit(JSON.stringify({ note: `${'[{:'.repeat(50_000)}\\"` }))).toBeUndefined();
   });
 
   it('stop deep or wide XML and HTML before parsing, comments and CDATA aside', () => {
     expect(markupOverLimit(`<r>${'<a>'.repeat(63)}${'</a>'.repeat(63)}</r>`, XML_LIMITS)).toBeUndefined();
-    expect(markupOverLimit(`<r>${'<a>'.repeat(64)}${'</a>'.repeat(64)}</r>`, XML_LIMITS)).toBe('elements nested deeper than 64 levels');
+    expect(markupOverLimit(`<r>${'<a>'.repeat(64)}${'</a>'.repeat(64)}</r>`, XML_LIMITS)).toBe(
+      'elements nested deeper than 64 levels',
+    );
     expect(markupOverLimit(`<r>${'<k/>'.repeat(20_001)}</r>`, XML_LIMITS)).toBe('more than 20000 elements');
-    expect(markupOverLimit(`<r><!--${'<a>'.repeat(100)}--><![CDATA[${'<a>'.repeat(100)}]]></r>`, XML_LIMITS)).toBeUndefined();
+    expect(
+      markupOverLimit(`<r><!--${'<a>'.repeat(100)}--><![CDATA[${'<a>'.repeat(100)}]]></r>`, XML_LIMITS),
+    ).toBeUndefined();
     const deep = readXml(`<respon>${'<a>'.repeat(100_000)}x${'</a>'.repeat(100_000)}</respon>`);
     expect(deep).toMatchObject({ ok: false, problem: { kind: 'limit' } });
   });
 
   it('make a body past a limit, or sent with a content coding, an undecodable body with the reason', async () => {
-    const deepJson = await decodeBody(spec, profile, 'capture', 200, 'application/json', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, false);
-    expect(deepJson).toEqual({ kind: 'undecodable', format: 'json', problem: expect.stringContaining('nesting deeper than 64 levels') });
-    const wideXml = await decodeBody(spec, profile, 'authoriseDirect', 200, 'application/xml', `<respon>${'<k/>'.repeat(1_000_000)}</respon>`, false);
-    expect(wideXml).toMatchObject({ kind: 'undecodable', format: 'xml', problem: expect.stringContaining('more than 20000 elements') });
-    const widePage = await decodeBody(spec, profile, 'checkout', 200, 'text/html', `<form>${'<i></i>'.repeat(30_000)}</form>`, false);
-    expect(widePage).toMatchObject({ kind: 'undecodable', format: 'html', problem: expect.stringContaining('more than 20000 elements') });
+    const deepJson = await decodeBody(
+      spec,
+      profile,
+      'capture',
+      200,
+      'application/json',
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      false,
+    );
+    expect(deepJson).toEqual({
+      kind: 'undecodable',
+      format: 'json',
+      problem: expect.stringContaining('nesting deeper than 64 levels'),
+    });
+    const wideXml = await decodeBody(
+      spec,
+      profile,
+      'authoriseDirect',
+      200,
+      'application/xml',
+      `<respon>${'<k/>'.repeat(1_000_000)}</respon>`,
+      false,
+    );
+    expect(wideXml).toMatchObject({
+      kind: 'undecodable',
+      format: 'xml',
+      problem: expect.stringContaining('more than 20000 elements'),
+    });
+    const widePage = await decodeBody(
+      spec,
+      profile,
+      'checkout',
+      200,
+      'text/html',
+      `<form>${'<i></i>'.repeat(30_000)}</form>`,
+      false,
+    );
+    expect(widePage).toMatchObject({
+      kind: 'undecodable',
+      format: 'html',
+      problem: expect.stringContaining('more than 20000 elements'),
+    });
     const gz = await decodeBody(spec, profile, 'capture', 200, 'application/json', '\u001f\u008b\u0008', false, 'gzip');
     expect(gz).toMatchObject({ kind: 'undecodable', problem: expect.stringContaining('Content-Encoding gzip') });
     expect(await decodeExternal('application/json', '{}', false, 'br')).toMatchObject({ kind: 'undecodable' });
@@ -85,8 +136,20 @@ describe('the client against a large, slow or silent target', () => {
       s.on('close', () => sockets.delete(s));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const config = runConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { orderPrefix: 'B', notifyWaitMs: 100 });
-    client = createProbeClient({ spec, profile, config, secret: 'bounds-secret-0001', cardSecurityCode: '987', transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 }, tag: 'b', spoolDir });
+    const config = runConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+      orderPrefix: 'B',
+      notifyWaitMs: 100,
+    });
+    client = createProbeClient({
+      spec,
+      profile,
+      config,
+      secret: 'bounds-secret-0001',
+      cardSecurityCode: '987',
+      transport: { timeoutMs: 400, maxResponseBytes: 2 * 1024 * 1024, concurrency: 1, rate: 0 },
+      tag: 'b',
+      spoolDir,
+    });
   });
   afterAll(async () => {
     clearSpool(spoolDir);
@@ -103,7 +166,10 @@ describe('the client against a large, slow or silent target', () => {
     expect(x.response!.decoded).toMatchObject({ kind: 'json', value: { merchant_id: 'M' } });
     expect(Object.getOwnPropertyDescriptor(x.response!, 'bodyText')!.get).toBeTypeOf('function');
     expect(fs.readdirSync(spoolDir)).toHaveLength(1);
-    expect(x.evidence.response).toMatchObject({ bodyBytes: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex') });
+    expect(x.evidence.response).toMatchObject({
+      bodyBytes: Buffer.byteLength(body),
+      bodySha256: createHash('sha256').update(body).digest('hex'),
+    });
     expect(x.evidence.response!.bodyExcerpt.length).toBe(EXCERPT_CHARS + 1);
   });
 
@@ -145,7 +211,12 @@ describe('the client against a large, slow or silent target', () => {
     const xs = [];
     for (let i = 0; i < 5; i++) xs.push(await client.send('cancel', client.sample('cancel')));
     expect(xs.map((x) => x.error?.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout', 'timeout']);
-    expect(xs.slice(2).map((x) => x.error!.message).filter((m) => !m.startsWith('not sent: the target left cancel unanswered 2 times in a row'))).toEqual([]);
+    expect(
+      xs
+        .slice(2)
+        .map((x) => x.error!.message)
+        .filter((m) => !m.startsWith('not sent: the target left cancel unanswered 2 times in a row')),
+    ).toEqual([]);
     expect(performance.now() - started).toBeLessThan(2000);
     handle = (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     expect((await client.send('review', client.sample('review'))).response?.status).toBe(200);
@@ -155,7 +226,11 @@ describe('the client against a large, slow or silent target', () => {
 describe('notification receiver bounds', () => {
   let receiver: Receiver;
   beforeAll(async () => {
-    receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules: {}, bounds: { maxBodyBytes: 1024, maxPerRun: 5, maxPerSecond: 3 } });
+    receiver = await startReceiver({
+      listenOn: '127.0.0.1:0',
+      rules: {},
+      bounds: { maxBodyBytes: 1024, maxPerRun: 5, maxPerSecond: 3 },
+    });
   });
   afterAll(() => receiver.close());
 
@@ -181,14 +256,20 @@ describe('notification receiver bounds', () => {
     expect(refusals.overRate + refusals.overCount).toBeGreaterThanOrEqual(2);
     expect(refusals.overCount).toBeGreaterThanOrEqual(1);
     expect(receiver.received().length).toBeLessThanOrEqual(4);
-    expect(refusalSentence(refusals)).toMatch(/^the notification receiver refused [0-9]+ request\(s\): 1 with a body over 65536 bytes \(413\)/);
+    expect(refusalSentence(refusals)).toMatch(
+      /^the notification receiver refused [0-9]+ request\(s\): 1 with a body over 65536 bytes \(413\)/,
+    );
   });
 
   it('keeps a notification past the JSON bounds as text, not parsed', async () => {
     const own = await startReceiver({ listenOn: '127.0.0.1:0', rules: {} });
     try {
       const deep = `{"order_no":"DEEP-1","x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
-      const res = await request(own.notifyUrl, { method: 'POST', body: deep, headers: { 'content-type': 'application/json' } });
+      const res = await request(own.notifyUrl, {
+        method: 'POST',
+        body: deep,
+        headers: { 'content-type': 'application/json' },
+      });
       await res.body.dump();
       expect(res.statusCode).toBe(200);
       expect(own.received()[0]!.request).toMatchObject({ body: undefined, encoding: 'raw' });

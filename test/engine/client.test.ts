@@ -61,7 +61,10 @@ afterAll(async () => {
   server.close();
 });
 
-const reply = (status: number, type: string, body: string): Handler => (_, __, res) => res.writeHead(status, { 'content-type': type }).end(body);
+const reply =
+  (status: number, type: string, body: string): Handler =>
+  (_, __, res) =>
+    res.writeHead(status, { 'content-type': type }).end(body);
 
 describe('sample', () => {
   it('builds a valid request from the spec example with the run merchant, a fresh order_no, card fields and the notify URL', () => {
@@ -78,7 +81,9 @@ describe('sample', () => {
     expect(a[card.expiryMonth]).toMatch(/^[0-9]{2}$/);
     expect(String(a[card.expiryYear])).toHaveLength(card.expiryYearFormat === 'YYYY' ? 4 : 2);
     expect(a[profile.fields.antifraudTokenCookie]).toBeDefined();
-    expect(spec.validate(spec.operations.get('authoriseDirect')!.requestSchemaId, { ...a, encryption_data: 'a'.repeat(64) })).toEqual([]);
+    expect(
+      spec.validate(spec.operations.get('authoriseDirect')!.requestSchemaId, { ...a, encryption_data: 'a'.repeat(64) }),
+    ).toEqual([]);
   });
 
   it('picks the example of the variant, sets the payment method and the idempotency key, and applies overrides', () => {
@@ -100,7 +105,19 @@ describe('sample', () => {
 
 describe('send', () => {
   it('signs as the profile says, encodes JSON and form bodies, and decodes the response media', async () => {
-    handler = reply(200, 'application/xml', writeXml('respon', { ...exampleValue('authorise-direct-response.yaml'), risk_reasons: { risk_reason: [{ name: 'a', status: 'ACCEPT' }, { name: 'b', status: 'ACCEPT' }] } }));
+    handler = reply(
+      200,
+      'application/xml',
+      writeXml('respon', {
+        ...exampleValue('authorise-direct-response.yaml'),
+        risk_reasons: {
+          risk_reason: [
+            { name: 'a', status: 'ACCEPT' },
+            { name: 'b', status: 'ACCEPT' },
+          ],
+        },
+      }),
+    );
     seen = [];
     const x = await client.send('authoriseDirect', client.sample('authoriseDirect'));
     const sent = JSON.parse(seen[0]!.body);
@@ -110,7 +127,10 @@ describe('send', () => {
     expect(x.request.body).toEqual(sent);
     expect(x.response?.decoded).toMatchObject({ kind: 'xml', root: 'respon' });
     const value = (x.response!.decoded as { value: Record<string, unknown> }).value;
-    expect(value.risk_reasons).toEqual([{ name: 'a', status: 'ACCEPT' }, { name: 'b', status: 'ACCEPT' }]);
+    expect(value.risk_reasons).toEqual([
+      { name: 'a', status: 'ACCEPT' },
+      { name: 'b', status: 'ACCEPT' },
+    ]);
     expect(x.id).toMatch(/^authoriseDirect#t1\.[0-9]+$/);
 
     handler = reply(200, 'application/json', JSON.stringify({ return_status: '1' }));
@@ -125,7 +145,11 @@ describe('send', () => {
     handler = reply(200, 'application/json', '{}');
     seen = [];
     await client.send('capture', { merchant_id: 'M' }, { sign: false });
-    await client.send('capture', {}, { rawBody: '{"broken"', contentType: 'text/plain', path: '/v1/other', method: 'PUT' });
+    await client.send(
+      'capture',
+      {},
+      { rawBody: '{"broken"', contentType: 'text/plain', path: '/v1/other', method: 'PUT' },
+    );
     await client.send('capture', {}, { localAddress: '127.0.0.2' });
     expect(JSON.parse(seen[0]!.body)).toEqual({ merchant_id: 'M' });
     expect(seen[1]).toMatchObject({ method: 'PUT', url: '/v1/other', body: '{"broken"' });
@@ -187,13 +211,18 @@ describe('send', () => {
   });
 
   it('masks the card number, the security code and the secret in the evidence and the curl line', async () => {
-    handler = (_, body, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(`<respon><echo>${JSON.parse(body)[profile.fields.card.number]}</echo><s>${SECRET}</s></respon>`);
+    handler = (_, body, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<respon><echo>${JSON.parse(body)[profile.fields.card.number]}</echo><s>${SECRET}</s></respon>`);
     const x = await client.send('authoriseDirect', client.sample('authoriseDirect'), { localAddress: '127.0.0.2' });
     const evidence = JSON.stringify(x.evidence);
     expect(evidence).not.toContain(PAN);
     expect(evidence).not.toContain(SECRET);
     expect(evidence).not.toContain('"987"');
-    expect(x.evidence.curl).toMatch(/^PAGI_SIGNATURE=\$\(printf [^\n]*\); curl -sS -X POST 'http:\/\/127\.0\.0\.1:[0-9]+\/v1\/authorise' -H 'content-type: application\/json; charset=utf-8' --interface '127\.0\.0\.2' --data-raw '\{/);
+    expect(x.evidence.curl).toMatch(
+      /^PAGI_SIGNATURE=\$\(printf [^\n]*\); curl -sS -X POST 'http:\/\/127\.0\.0\.1:[0-9]+\/v1\/authorise' -H 'content-type: application\/json; charset=utf-8' --interface '127\.0\.0\.2' --data-raw '\{/,
+    );
     expect(x.evidence.response?.bodyExcerpt).toContain('411111******1111');
   });
 
@@ -206,9 +235,19 @@ describe('send', () => {
   });
 
   it("keeps, with the replay, which of a probe's steps waited for which; the next step of a chain goes first", async () => {
-    const replaying = createProbeClient({ spec, profile, config, secret: SECRET, cardSecurityCode: '987', transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 1, rate: 0 }, tag: 't2', captureReplay: true });
+    const replaying = createProbeClient({
+      spec,
+      profile,
+      config,
+      secret: SECRET,
+      cardSecurityCode: '987',
+      transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 1, rate: 0 },
+      tag: 't2',
+      captureReplay: true,
+    });
     try {
-      handler = (_, _body, res) => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 10);
+      handler = (_, _body, res) =>
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 10);
       seen = [];
       const chained = replaying.scoped();
       const fresh = replaying.scoped();
@@ -229,7 +268,11 @@ describe('send', () => {
 
 describe('pages, signatures and refusals', () => {
   it('follows pages as a browser would: GET with the form in the query, POST urlencoded, unsigned, recorded as external', async () => {
-    handler = reply(200, 'text/html; charset=utf-8', '<form method="POST" action="/next"><input name="a" value="1"><input type="submit" name="pay" value="Pay"></form>');
+    handler = reply(
+      200,
+      'text/html; charset=utf-8',
+      '<form method="POST" action="/next"><input name="a" value="1"><input type="submit" name="pay" value="Pay"></form>',
+    );
     seen = [];
     const get = await client.follow!(`${config.baseUrl}/issuer/page?x=1`, { method: 'GET', form: { q: 'a b' } });
     const post = await client.follow!(`${config.baseUrl}/next`, { method: 'post', form: { a: '1', pay: 'Pay' } });
@@ -238,7 +281,12 @@ describe('pages, signatures and refusals', () => {
       ['POST', '/next', 'a=1&pay=Pay'],
     ]);
     expect(seen[1]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(get).toMatchObject({ operation: 'external', response: { decoded: { kind: 'html', form: { forms: 1, action: '/next', buttons: [{ name: 'pay', value: 'Pay' }] } } } });
+    expect(get).toMatchObject({
+      operation: 'external',
+      response: {
+        decoded: { kind: 'html', form: { forms: 1, action: '/next', buttons: [{ name: 'pay', value: 'Pay' }] } },
+      },
+    });
     expect(post.id).toMatch(/^external#t1\.[0-9]+$/);
     expect(post.request.body).toEqual({ a: '1', pay: 'Pay' });
   });
@@ -248,12 +296,20 @@ describe('pages, signatures and refusals', () => {
     const good = { ...body, encryption_data: sign(profile.signature, 'response', 'capture', body, SECRET)! };
     expect(client.verifySignature!('capture', 'response', good)).toBe(true);
     expect(client.verifySignature!('capture', 'response', { ...good, return_status: '0' })).toBe(false);
-    expect(profile.signature.response.signed && 'fields' in profile.signature.response && !('retrievalTrans' in profile.signature.response.fields)).toBe(true);
+    expect(
+      profile.signature.response.signed &&
+        'fields' in profile.signature.response &&
+        !('retrievalTrans' in profile.signature.response.fields),
+    ).toBe(true);
     expect(client.verifySignature!('retrievalTrans', 'response', body)).toBeUndefined();
   });
 
   it('has the receiver refuse the notifications of a key before the next request leaves', async () => {
-    const receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules: {}, acknowledgement: profile.notifications.acknowledgement });
+    const receiver = await startReceiver({
+      listenOn: '127.0.0.1:0',
+      rules: {},
+      acknowledgement: profile.notifications.acknowledgement,
+    });
     const withReceiver = createProbeClient({
       spec,
       profile,
@@ -266,7 +322,11 @@ describe('pages, signatures and refusals', () => {
     });
     handler = (_, body, res) => {
       const { order_no } = JSON.parse(body) as { order_no: string };
-      void request(receiver.notifyUrl, { method: 'POST', body: JSON.stringify({ order_no }), headers: { 'content-type': 'application/json' } }).then((r) => r.body.dump());
+      void request(receiver.notifyUrl, {
+        method: 'POST',
+        body: JSON.stringify({ order_no }),
+        headers: { 'content-type': 'application/json' },
+      }).then((r) => r.body.dump());
       res.writeHead(200, { 'content-type': 'application/xml' }).end('<respon/>');
     };
     const refusedBody = withReceiver.sample('authoriseDirect');
@@ -277,7 +337,9 @@ describe('pages, signatures and refusals', () => {
     const [refused] = await withReceiver.notifications(String(refusedBody.order_no), 2000);
     const [acknowledged] = await withReceiver.notifications(String(acknowledgedBody.order_no), 2000);
     const { statusMin, statusMax } = profile.notifications.acknowledgement;
-    expect(refused!.response!.status, `outside ${statusMin}-${statusMax}`).not.toSatisfy((s: number) => s >= statusMin && s <= statusMax);
+    expect(refused!.response!.status, `outside ${statusMin}-${statusMax}`).not.toSatisfy(
+      (s: number) => s >= statusMin && s <= statusMax,
+    );
     expect(acknowledged!.response!.status).toBe(statusMin);
     await withReceiver.close();
     await receiver.close();
@@ -293,11 +355,21 @@ describe('inconclusiveReason', () => {
     const step = await client.send('capture', {});
     handler = reply(200, 'application/json', '{}');
     const ok = await client.send('capture', {});
-    expect(inconclusiveReason({ probeId: 'p', operation: 'capture', main: ok, steps: { again: step }, facts: {} })).toMatch(/HTTP 429/);
+    expect(
+      inconclusiveReason({ probeId: 'p', operation: 'capture', main: ok, steps: { again: step }, facts: {} }),
+    ).toMatch(/HTTP 429/);
     expect(inconclusiveReason({ probeId: 'p', operation: 'capture', main: ok, steps: {}, facts: {} })).toBeUndefined();
     // A notification the kit's receiver refused on purpose is not the target being unavailable.
     const refusedNotification = { ...step, operation: 'external' as const, incoming: true };
-    expect(inconclusiveReason({ probeId: 'p', operation: 'capture', main: ok, steps: { n: refusedNotification }, facts: {} })).toBeUndefined();
+    expect(
+      inconclusiveReason({
+        probeId: 'p',
+        operation: 'capture',
+        main: ok,
+        steps: { n: refusedNotification },
+        facts: {},
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -317,14 +389,25 @@ describe('an operation that does not answer', () => {
     expect(unansweredExchange({ ...observation, main: silent, steps: {} })).toBe(silent);
     expect(unansweredExchange({ ...observation, steps: {} })).toBeUndefined();
     // A page outside the operations (an issuer page) is its checks' business.
-    expect(unansweredExchange({ ...observation, steps: { page: { ...reset, operation: 'external' as const } } })).toBeUndefined();
+    expect(
+      unansweredExchange({ ...observation, steps: { page: { ...reset, operation: 'external' as const } } }),
+    ).toBeUndefined();
     // A request the kit could not send at all says nothing of the target: inconclusive, as before.
-    const unsent = { ...reset, error: { kind: 'network' as const, message: 'EADDRNOTAVAIL: connect EADDRNOTAVAIL 127.0.0.9' } };
+    const unsent = {
+      ...reset,
+      error: { kind: 'network' as const, message: 'EADDRNOTAVAIL: connect EADDRNOTAVAIL 127.0.0.9' },
+    };
     const local = { ...observation, steps: { fromElsewhere: unsent } };
     expect(unansweredExchange(local)).toBeUndefined();
     expect(inconclusiveReason(local)).toMatch(/^the kit could not send capture#.*: EADDRNOTAVAIL/);
     const finding = noAnswerFinding(spec, 'someCheck', silent);
-    expect(finding).toMatchObject({ code: 'NO_ANSWER', severity: 'must', requirementIds: ['PAGI-GEN-010'], title: 'Operation not answered', location: { operation: 'refund', exchangeId: silent.id } });
+    expect(finding).toMatchObject({
+      code: 'NO_ANSWER',
+      severity: 'must',
+      requirementIds: ['PAGI-GEN-010'],
+      title: 'Operation not answered',
+      location: { operation: 'refund', exchangeId: silent.id },
+    });
     expect(finding.message).toMatch(/^expected an HTTP response to POST \/v1\/refund \(refund\) \/ received none: /);
   });
 });
@@ -336,17 +419,33 @@ describe('a reader that gives up', () => {
     const deep = await client.send('authoriseDirect', {});
     expect(deep.error).toBeUndefined();
     expect(deep.response!.decoded).toMatchObject({ kind: 'undecodable', format: 'xml' });
-    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
+    handler = (_, __, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
     const latin = await client.send('capture', {});
     expect(latin.error).toBeUndefined();
-    expect(latin.response!.decoded).toEqual({ kind: 'undecodable', format: 'json', problem: 'the body is not valid UTF-8' });
+    expect(latin.response!.decoded).toEqual({
+      kind: 'undecodable',
+      format: 'json',
+      problem: 'the body is not valid UTF-8',
+    });
     for (const x of [deep, latin]) {
       const observation = { probeId: 'happy', operation: x.operation as 'capture', main: x, steps: {}, facts: {} };
       expect(inconclusiveReason(observation)).toBeUndefined();
       expect(unansweredExchange(observation)).toBeUndefined();
     }
     // XML that declares another encoding is read as before.
-    handler = (_, __, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(Buffer.concat([Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><respon><note>'), Buffer.from([0xe9]), Buffer.from('</note></respon>')]));
+    handler = (_, __, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(
+          Buffer.concat([
+            Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><respon><note>'),
+            Buffer.from([0xe9]),
+            Buffer.from('</note></respon>'),
+          ]),
+        );
     const declared = await client.send('authoriseDirect', {});
     expect(declared.response!.decoded.kind).toBe('xml');
   });

@@ -20,7 +20,9 @@ describe('requirement coverage of the registry', () => {
 
   it('lists the unspecified requirements as untestable', () => {
     const untestable = untestableRequirements(spec);
-    console.info(`untestable requirements (level unspecified):\n${untestable.map((r) => `  ${r.id}  ${r.statement}`).join('\n')}`);
+    console.info(
+      `untestable requirements (level unspecified):\n${untestable.map((r) => `  ${r.id}  ${r.statement}`).join('\n')}`,
+    );
     expect(untestable.length).toBeGreaterThan(0);
     expect(untestable.filter((r) => r.level !== 'unspecified')).toEqual([]);
   });

@@ -18,14 +18,22 @@ const DOTTED = '4111.1111.1111.1111';
 const REPORTERS = ['--reporter', 'console,json,junit,markdown,har,html'];
 
 function credentialsEnv(t: RewritingTarget): NodeJS.ProcessEnv {
-  return { PAGI_MERCHANT_ID: t.credentials.merchantId, PAGI_ACCOUNT_ID: t.credentials.accountId, PAGI_SECRET: t.credentials.secret };
+  return {
+    PAGI_MERCHANT_ID: t.credentials.merchantId,
+    PAGI_ACCOUNT_ID: t.credentials.accountId,
+    PAGI_SECRET: t.credentials.secret,
+  };
 }
 
 /** Every file under a folder, as text. */
 function filesUnder(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) out.set(path.join(entry.parentPath, entry.name), fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+    if (entry.isFile())
+      out.set(
+        path.join(entry.parentPath, entry.name),
+        fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8'),
+      );
   }
   return out;
 }
@@ -45,20 +53,38 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
         try {
           const value = JSON.parse(body);
           if (value && typeof value === 'object' && !Array.isArray(value)) {
-            return { headers: extra, body: JSON.stringify({ ...value, [`echo_${secret}`]: `your key is ${secret}, your card ${DOTTED}` }) };
+            return {
+              headers: extra,
+              body: JSON.stringify({ ...value, [`echo_${secret}`]: `your key is ${secret}, your card ${DOTTED}` }),
+            };
           }
         } catch {
           // not JSON after all: answered as is
         }
       }
-      if (type.includes('xml')) return { headers: extra, body: body.replace('</respon>', `<echo_${secret}>your key is ${secret}, your card ${DOTTED}</echo_${secret}></respon>`) };
-      if (type.includes('html')) return { headers: extra, body: body.replace('</body>', `<p>your key is ${secret}, your card ${DOTTED}</p></body>`) };
+      if (type.includes('xml'))
+        return {
+          headers: extra,
+          body: body.replace(
+            '</respon>',
+            `<echo_${secret}>your key is ${secret}, your card ${DOTTED}</echo_${secret}></respon>`,
+          ),
+        };
+      if (type.includes('html'))
+        return {
+          headers: extra,
+          body: body.replace('</body>', `<p>your key is ${secret}, your card ${DOTTED}</p></body>`),
+        };
       return { headers: extra };
     });
     foreign = await startRewritingTarget(({ headers, body }) => {
       const type = String(headers['content-type'] ?? '');
-      if (type.includes('xml')) return { body: body.replace(/<issuer_url>[^<]*<\/issuer_url>/, `<issuer_url>${listener.url}/issuer/page</issuer_url>`) };
-      if (type.includes('html')) return { body: body.replace(/action="[^"]*\/v1\/checkout"/, `action="${listener.url}/collect"`) };
+      if (type.includes('xml'))
+        return {
+          body: body.replace(/<issuer_url>[^<]*<\/issuer_url>/, `<issuer_url>${listener.url}/issuer/page</issuer_url>`),
+        };
+      if (type.includes('html'))
+        return { body: body.replace(/action="[^"]*\/v1\/checkout"/, `action="${listener.url}/collect"`) };
       return {};
     });
   });
@@ -67,20 +93,42 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
   });
 
   it('a target echoing the secret and a card number is NOT CONFORMANT, and no output holds them', async () => {
-    const run = await runCli(['--target', echo.url, '--only', 'shape,conventions,security', ...REPORTERS], credentialsEnv(echo));
+    const run = await runCli(
+      ['--target', echo.url, '--only', 'shape,conventions,security', ...REPORTERS],
+      credentialsEnv(echo),
+    );
     const secret = echo.credentials.secret;
     expect(run.code, run.stderr).toBe(1);
     const results = run.results();
     expect(results.verdict).toBe('NOT CONFORMANT');
-    const failed = (id: string) => results.checks.filter((c) => c.checkId === id && c.status === 'failed').map((c) => c.operation);
-    expect(failed('noSecretInResponse').sort()).toEqual(['authoriseApm', 'authoriseDirect', 'cancel', 'capture', 'checkout', 'payout', 'refund', 'retrievalRefund', 'retrievalTrans', 'review']);
-    const secretFinding = results.checks.find((c) => c.checkId === 'noSecretInResponse' && c.operation === 'capture')!.findings[0]!;
+    const failed = (id: string) =>
+      results.checks.filter((c) => c.checkId === id && c.status === 'failed').map((c) => c.operation);
+    expect(failed('noSecretInResponse').sort()).toEqual([
+      'authoriseApm',
+      'authoriseDirect',
+      'cancel',
+      'capture',
+      'checkout',
+      'payout',
+      'refund',
+      'retrievalRefund',
+      'retrievalTrans',
+      'review',
+    ]);
+    const secretFinding = results.checks.find((c) => c.checkId === 'noSecretInResponse' && c.operation === 'capture')!
+      .findings[0]!;
     expect(secretFinding).toMatchObject({ code: 'SECRET_ECHOED', severity: 'must', requirementIds: ['PAGI-SEC-003'] });
     expect(secretFinding.message).toMatch(/body, header name, header value/);
     expect(failed('noFullCardNumberInResponse')).toEqual(expect.arrayContaining(['authoriseDirect', 'checkout']));
     // The reports and the console output hold neither the secret nor the card, with or without separators.
     const files = filesUnder(run.out);
-    expect([...files.keys()].map((f) => path.basename(f)).sort()).toEqual(['exchanges.har', 'junit.xml', 'report.html', 'results.json', 'summary.md']);
+    expect([...files.keys()].map((f) => path.basename(f)).sort()).toEqual([
+      'exchanges.har',
+      'junit.xml',
+      'report.html',
+      'results.json',
+      'summary.md',
+    ]);
     for (const [file, text] of [...files, ['stdout', run.stdout], ['stderr', run.stderr]] as [string, string][]) {
       expect(text.includes(secret), `${file} holds the secret`).toBe(false);
       expect(text.includes(CARD) || text.includes(DOTTED), `${file} holds the card number`).toBe(false);
@@ -93,17 +141,25 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
   });
 
   it('a URL from the target on another host is a finding and never requested; no card data goes to a failed form action', async () => {
-    const only = 'authoriseApm/issuerUrlRequestable,checkout/checkoutFormPostsToBaseUrl,checkout/checkoutPostBackCompletesPayment';
+    const only =
+      'authoriseApm/issuerUrlRequestable,checkout/checkoutFormPostsToBaseUrl,checkout/checkoutPostBackCompletesPayment';
     const run = await runCli(['--target', foreign.url, '--only', only, ...REPORTERS], credentialsEnv(foreign));
     const results = run.results();
     const result = (op: string, id: string) => results.checks.find((c) => c.operation === op && c.checkId === id)!;
     const issuer = result('authoriseApm', 'issuerUrlRequestable');
     expect(issuer.status).toBe('skipped');
-    expect(issuer.reason).toMatch(/not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin .* nor a host listed in allowedHosts/);
+    expect(issuer.reason).toMatch(
+      /not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin .* nor a host listed in allowedHosts/,
+    );
     // One finding per issuer URL the probe was handed (a paying and a declining APM payment).
     expect(issuer.findings.length).toBeGreaterThan(0);
-    expect(issuer.findings).toEqual(issuer.findings.map(() => expect.objectContaining({ code: 'OFF_TARGET_URL', severity: 'info' })));
-    expect(result('checkout', 'checkoutFormPostsToBaseUrl')).toMatchObject({ status: 'failed', findings: [expect.objectContaining({ code: 'FORM_ACTION' })] });
+    expect(issuer.findings).toEqual(
+      issuer.findings.map(() => expect.objectContaining({ code: 'OFF_TARGET_URL', severity: 'info' })),
+    );
+    expect(result('checkout', 'checkoutFormPostsToBaseUrl')).toMatchObject({
+      status: 'failed',
+      findings: [expect.objectContaining({ code: 'FORM_ACTION' })],
+    });
     expect(result('checkout', 'checkoutPostBackCompletesPayment')).toMatchObject({ status: 'not_applicable' });
     expect(result('checkout', 'checkoutPostBackCompletesPayment').reason).toMatch(/nothing was submitted to it/);
     expect(results.verdict).toBe('NOT CONFORMANT');
@@ -122,13 +178,24 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       const target = ['--target', 'https://gateway.sandbox.invalid', '--proxy', proxyUrl];
-      const refused = await runCli(target, { PAGI_MERCHANT_ID: 'M', PAGI_ACCOUNT_ID: 'A', PAGI_SECRET: 's3cret-value' });
+      const refused = await runCli(target, {
+        PAGI_MERCHANT_ID: 'M',
+        PAGI_ACCOUNT_ID: 'A',
+        PAGI_SECRET: 's3cret-value',
+      });
       expect(refused.code).toBe(2);
-      expect(refused.stderr.trim()).toMatch(/^pagi-conform: The target https:\/\/gateway\.sandbox\.invalid is not a loopback address .* pass --allow-live .*\.$/);
+      expect(refused.stderr.trim()).toMatch(
+        /^pagi-conform: The target https:\/\/gateway\.sandbox\.invalid is not a loopback address .* pass --allow-live .*\.$/,
+      );
       expect(fs.existsSync(refused.out)).toBe(false);
       expect(proxied).toBe(0);
       // Declared a sandbox, the same run goes on to contact the target (through the proxy), which shows the guard is what stopped it.
-      const declared = await runCli(target, { PAGI_MERCHANT_ID: 'M', PAGI_ACCOUNT_ID: 'A', PAGI_SECRET: 's3cret-value', PAGI_ENVIRONMENT: 'sandbox' });
+      const declared = await runCli(target, {
+        PAGI_MERCHANT_ID: 'M',
+        PAGI_ACCOUNT_ID: 'A',
+        PAGI_SECRET: 's3cret-value',
+        PAGI_ENVIRONMENT: 'sandbox',
+      });
       expect(declared.code).toBe(2);
       expect(declared.stderr).toMatch(/is unreachable/);
       expect(proxied).toBeGreaterThan(0);

@@ -11,7 +11,12 @@ import { startCountingListener } from './fixtures/rewriting-proxy.js';
 import { runConfig } from '../support/config.js';
 
 describe('egress policy', () => {
-  const policy = egressPolicy('http://127.0.0.1:8080', ['issuer.sandbox.example', '*.pages.example', 'static.example:8443', '10.1.2.3']);
+  const policy = egressPolicy('http://127.0.0.1:8080', [
+    'issuer.sandbox.example',
+    '*.pages.example',
+    'static.example:8443',
+    '10.1.2.3',
+  ]);
 
   it("allows the target's origin and the listed hosts only", () => {
     expect(policy.refusal('http://127.0.0.1:8080/v1/issuer/x')).toBeUndefined();
@@ -19,7 +24,9 @@ describe('egress policy', () => {
     expect(policy.refusal('https://a.b.pages.example/pay')).toBeUndefined();
     expect(policy.refusal('https://static.example:8443/x')).toBeUndefined();
     expect(policy.refusal('http://10.1.2.3/x')).toBeUndefined();
-    expect(policy.refusal('https://pages.example/x')).toMatch(/neither the target's origin http:\/\/127\.0\.0\.1:8080 nor a host listed in allowedHosts/);
+    expect(policy.refusal('https://pages.example/x')).toMatch(
+      /neither the target's origin http:\/\/127\.0\.0\.1:8080 nor a host listed in allowedHosts/,
+    );
     expect(policy.refusal('https://static.example/x')).toBeDefined(); // listed with another port
     expect(policy.refusal('http://127.0.0.1:8081/x')).toBeDefined(); // another port of the target's host
     expect(policy.refusal('http://127.0.0.2:8080/x')).toBeDefined();
@@ -35,7 +42,9 @@ describe('egress policy', () => {
   });
 
   it('refuses a listed name that resolves to an internal address, unless that address is listed', () => {
-    expect(policy.addressRefusal('issuer.sandbox.example', '169.254.169.254')).toMatch(/resolves to 169\.254\.169\.254, an internal address/);
+    expect(policy.addressRefusal('issuer.sandbox.example', '169.254.169.254')).toMatch(
+      /resolves to 169\.254\.169\.254, an internal address/,
+    );
     expect(policy.addressRefusal('issuer.sandbox.example', '::ffff:10.0.0.1')).toBeDefined();
     expect(policy.addressRefusal('issuer.sandbox.example', '10.1.2.3')).toBeUndefined();
     expect(policy.addressRefusal('issuer.sandbox.example', '93.184.215.14')).toBeUndefined();
@@ -43,10 +52,14 @@ describe('egress policy', () => {
   });
 
   it('tells loopback and internal addresses apart from names that only look like them', () => {
-    for (const host of ['localhost', '127.0.0.1', '127.9.9.9', '[::1]', '::1']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['127.0.0.1.nip.io', 'gateway.example', '10.0.0.1', '::2']) expect(isLoopbackHost(host), host).toBe(false);
-    for (const a of ['10.0.0.1', '172.16.0.1', '100.100.100.200', 'fe80::1', 'fc00::1', '0.0.0.0']) expect(isInternalAddress(a), a).toBe(true);
-    for (const a of ['93.184.215.14', '2606:2800:220:1::', 'gateway.example']) expect(isInternalAddress(a), a).toBe(false);
+    for (const host of ['localhost', '127.0.0.1', '127.9.9.9', '[::1]', '::1'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1.nip.io', 'gateway.example', '10.0.0.1', '::2'])
+      expect(isLoopbackHost(host), host).toBe(false);
+    for (const a of ['10.0.0.1', '172.16.0.1', '100.100.100.200', 'fe80::1', 'fc00::1', '0.0.0.0'])
+      expect(isInternalAddress(a), a).toBe(true);
+    for (const a of ['93.184.215.14', '2606:2800:220:1::', 'gateway.example'])
+      expect(isInternalAddress(a), a).toBe(false);
   });
 });
 
@@ -68,9 +81,15 @@ describe('following URLs from the target', () => {
     const foreign = await startCountingListener('127.0.0.2');
     const kit = client('http://127.0.0.1:1', []);
     try {
-      const page = await kit.follow!(`${foreign.url}/issuer`, { method: 'POST', form: { card_number: profile.payments.testCards.approve[0]!, note: 'x' } });
+      const page = await kit.follow!(`${foreign.url}/issuer`, {
+        method: 'POST',
+        form: { card_number: profile.payments.testCards.approve[0]!, note: 'x' },
+      });
       expect(page.response).toBeUndefined();
-      expect(page.error).toEqual({ kind: 'off-target', message: expect.stringMatching(/^not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin/) });
+      expect(page.error).toEqual({
+        kind: 'off-target',
+        message: expect.stringMatching(/^not requested: http:\/\/127\.0\.0\.2:[0-9]+ is neither the target's origin/),
+      });
       const metadata = await kit.follow!('http://169.254.169.254/latest/meta-data/', { method: 'GET' });
       expect(metadata.error?.kind).toBe('off-target');
       expect(foreign.connections()).toBe(0);
@@ -86,7 +105,10 @@ describe('following URLs from the target', () => {
     const kit = client('http://127.0.0.3:1', ['localhost']);
     try {
       const page = await kit.follow!(`http://localhost:${port}/issuer`, { method: 'GET' });
-      expect(page.error).toEqual({ kind: 'off-target', message: expect.stringMatching(/^not requested: localhost resolves to (127\.0\.0\.1|::1), an internal address/) });
+      expect(page.error).toEqual({
+        kind: 'off-target',
+        message: expect.stringMatching(/^not requested: localhost resolves to (127\.0\.0\.1|::1), an internal address/),
+      });
       expect(local.connections()).toBe(0);
     } finally {
       await kit.close();
@@ -105,7 +127,12 @@ describe('following URLs from the target', () => {
     const kit = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, []);
     try {
       const moved = await kit.send('capture', {});
-      expect(moved.error).toEqual({ kind: 'redirect', message: expect.stringMatching(/^redirect to http:\/\/169\.254\.169\.254\/latest\/meta-data\/ not followed \(http:\/\/169\.254\.169\.254 is neither the target's origin .* \(an internal address/) });
+      expect(moved.error).toEqual({
+        kind: 'redirect',
+        message: expect.stringMatching(
+          /^redirect to http:\/\/169\.254\.169\.254\/latest\/meta-data\/ not followed \(http:\/\/169\.254\.169\.254 is neither the target's origin .* \(an internal address/,
+        ),
+      });
       expect(requests).toBe(1);
     } finally {
       await kit.close();
@@ -135,8 +162,12 @@ describe('live-target guard', () => {
     expect(moneyGuard({ target: 'https://gw.example', environment: 'sandbox', allowLive: false })).toBe('sandbox');
     expect(moneyGuard({ target: 'https://gw.example', environment: 'live', allowLive: true })).toBe('allow-live');
     for (const target of ['https://gw.example', 'http://127.0.0.1.nip.io', 'http://10.0.0.5:8080']) {
-      expect(() => moneyGuard({ target, allowLive: false }), target).toThrow(/is not a loopback address .*--allow-live/);
+      expect(() => moneyGuard({ target, allowLive: false }), target).toThrow(
+        /is not a loopback address .*--allow-live/,
+      );
     }
-    expect(() => moneyGuard({ target: 'https://gw.example', environment: 'live', allowLive: false })).toThrow(/--allow-live/);
+    expect(() => moneyGuard({ target: 'https://gw.example', environment: 'live', allowLive: false })).toThrow(
+      /--allow-live/,
+    );
   });
 });

@@ -1,4 +1,3 @@
-
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planTests } from '../../src/engine/plan.js';
@@ -14,7 +13,9 @@ function alteredCopy(): string {
   const kit = kitSpec();
   const capture = kit.operations.get('capture')!;
   edit(path.basename(capture.requestSchemaId), (schema) => {
-    const limit = schema.properties[capture.batch!.orders].allOf.find((s: any) => s.maxItems === capture.batch!.maxItems);
+    const limit = schema.properties[capture.batch!.orders].allOf.find(
+      (s: any) => s.maxItems === capture.batch!.maxItems,
+    );
     limit.maxItems = capture.batch!.maxItems - 1;
   });
   // The query envelope does not list encryption_data (PAGI-AUTH-004): the copy requires it with the envelope's fields.
@@ -34,21 +35,54 @@ describe('generation from the spec', () => {
 
   it('changes the generated tests', () => {
     expect(copy.operations.get('capture')!.batch!.maxItems).toBe(kit.operations.get('capture')!.batch!.maxItems - 1);
-    const titles = (spec: typeof kit) => planTests(spec, CHECKS, { only: [], skip: [] }).map((t) => `${t.operation} > ${t.title}`);
+    const titles = (spec: typeof kit) =>
+      planTests(spec, CHECKS, { only: [], skip: [] }).map((t) => `${t.operation} > ${t.title}`);
     const before = titles(kit);
     const after = titles(copy);
     const changed = after.filter((t) => !before.includes(t));
     expect(changed.length).toBeGreaterThan(0);
-    expect(changed.filter((t) => !(t.startsWith('capture > ') && t.endsWith(`[limit ${copy.operations.get('capture')!.batch!.maxItems}]`)))).toEqual([]);
+    expect(
+      changed.filter(
+        (t) =>
+          !(t.startsWith('capture > ') && t.endsWith(`[limit ${copy.operations.get('capture')!.batch!.maxItems}]`)),
+      ),
+    ).toEqual([]);
     const queryResponse = kit.operations.get('retrievalTrans')!.responseSchemaId;
-    expect(copy.validate(queryResponse, { merchant_id: 'M', account_id: 'A', return_status: '1', return_message: 'OK', orders_list: [] })).not.toEqual([]);
-    expect(kit.validate(queryResponse, { merchant_id: 'M', account_id: 'A', return_status: '1', return_message: 'OK', orders_list: [] })).toEqual([]);
+    expect(
+      copy.validate(queryResponse, {
+        merchant_id: 'M',
+        account_id: 'A',
+        return_status: '1',
+        return_message: 'OK',
+        orders_list: [],
+      }),
+    ).not.toEqual([]);
+    expect(
+      kit.validate(queryResponse, {
+        merchant_id: 'M',
+        account_id: 'A',
+        return_status: '1',
+        return_message: 'OK',
+        orders_list: [],
+      }),
+    ).toEqual([]);
   });
 
-  it('generated from the altered copy, the tests fail against the reference gateway', { timeout: 240_000 }, async () => {
-    const selected = CHECKS.filter((c) => (c.family === 'limits' && c.operations.includes('capture')) || (c.family === 'shape' && c.operations.includes('retrievalTrans')));
-    const only = selected.flatMap((c) => (c.family === 'limits' ? [`capture/${c.id}`] : [`retrievalTrans/${c.id}`])).join(',');
-    const [original, altered] = await Promise.all([runCli(['--only', only, '--reporter', 'json']), runCli(['--only', only, '--reporter', 'json', '--spec-root', root])]);
+  it('generated from the altered copy, the tests fail against the reference gateway', {
+    timeout: 240_000,
+  }, async () => {
+    const selected = CHECKS.filter(
+      (c) =>
+        (c.family === 'limits' && c.operations.includes('capture')) ||
+        (c.family === 'shape' && c.operations.includes('retrievalTrans')),
+    );
+    const only = selected
+      .flatMap((c) => (c.family === 'limits' ? [`capture/${c.id}`] : [`retrievalTrans/${c.id}`]))
+      .join(',');
+    const [original, altered] = await Promise.all([
+      runCli(['--only', only, '--reporter', 'json']),
+      runCli(['--only', only, '--reporter', 'json', '--spec-root', root]),
+    ]);
     expect(original.stderr).toBe('');
     expect(original.results().checks.filter((c) => c.status === 'failed')).toEqual([]);
     expect(original.code).toBe(0); // every selected check passed: a partial run, not a certification

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { readCheckoutForm } from '../../src/codecs/html.js';
 import { exampleValue } from '../support/examples.js';
 
-const page = (body: string, bodyAttrs = '') => `<!DOCTYPE html><html><head><title>t</title></head><body ${bodyAttrs}>${body}</body></html>`;
+const page = (body: string, bodyAttrs = '') =>
+  `<!DOCTYPE html><html><head><title>t</title></head><body ${bodyAttrs}>${body}</body></html>`;
 const form = (attrs: string, inputs = '<input type="hidden" name="a" value="1">') => `<form ${attrs}>${inputs}</form>`;
 
 describe('readCheckoutForm', () => {
@@ -17,32 +18,93 @@ describe('readCheckoutForm', () => {
   });
 
   it.each([
-    ['body onload, document.forms[0]', page(form('method="POST" action="/x"'), 'onload="document.forms[0].submit()"'), 'onload'],
-    ['body onload, requestSubmit by id', page(form('id="f" method="POST" action="/x"'), `onload="document.getElementById('f').requestSubmit()"`), 'onload'],
-    ['script, forms by name', page(`${form('name="pay" method="POST" action="/x"')}<script>document.forms['pay'].submit();</script>`), 'script'],
-    ['script, forms.name', page(`${form('name="pay" method="POST" action="/x"')}<script>window.onload = function () { document.forms.pay.submit(); };</script>`), 'script'],
-    ['script, querySelector', page(`${form('class="c" method="POST" action="/x"')}<script>document.querySelector("form.c").submit()</script>`), 'script'],
-    ['script, variable', page(`${form('id="f" method="POST" action="/x"')}<script>var f = document.getElementById("f");\nf.requestSubmit();</script>`), 'script'],
-    ['script, legacy named access', page(`${form('name="pay" method="POST" action="/x"')}<script>document.pay.submit()</script>`), 'script'],
+    [
+      'body onload, document.forms[0]',
+      page(form('method="POST" action="/x"'), 'onload="document.forms[0].submit()"'),
+      'onload',
+    ],
+    [
+      'body onload, requestSubmit by id',
+      page(form('id="f" method="POST" action="/x"'), `onload="document.getElementById('f').requestSubmit()"`),
+      'onload',
+    ],
+    [
+      'script, forms by name',
+      page(`${form('name="pay" method="POST" action="/x"')}<script>document.forms['pay'].submit();</script>`),
+      'script',
+    ],
+    [
+      'script, forms.name',
+      page(
+        `${form('name="pay" method="POST" action="/x"')}<script>window.onload = function () { document.forms.pay.submit(); };</script>`,
+      ),
+      'script',
+    ],
+    [
+      'script, querySelector',
+      page(`${form('class="c" method="POST" action="/x"')}<script>document.querySelector("form.c").submit()</script>`),
+      'script',
+    ],
+    [
+      'script, variable',
+      page(
+        `${form('id="f" method="POST" action="/x"')}<script>var f = document.getElementById("f");\nf.requestSubmit();</script>`,
+      ),
+      'script',
+    ],
+    [
+      'script, legacy named access',
+      page(`${form('name="pay" method="POST" action="/x"')}<script>document.pay.submit()</script>`),
+      'script',
+    ],
   ])('detects automatic submission: %s', (_, html, by) => {
     const model = readCheckoutForm(html);
-    expect(model).toMatchObject({ forms: 1, method: 'POST', action: '/x', autoSubmit: true, autoSubmitBy: by, inputs: { a: '1' } });
+    expect(model).toMatchObject({
+      forms: 1,
+      method: 'POST',
+      action: '/x',
+      autoSubmit: true,
+      autoSubmitBy: by,
+      inputs: { a: '1' },
+    });
   });
 
   it('reports no automatic submission when nothing submits the form on load', () => {
-    const html = page(`${form('method="POST" action="/x"')}<script src="submit.js"></script><button onclick="document.forms[0].submit()">Pay</button>`, 'onload="alert(1)"');
-    expect(readCheckoutForm(html)).toMatchObject({ forms: 1, autoSubmit: false, autoSubmitBy: 'none', method: 'POST', action: '/x' });
+    const html = page(
+      `${form('method="POST" action="/x"')}<script src="submit.js"></script><button onclick="document.forms[0].submit()">Pay</button>`,
+      'onload="alert(1)"',
+    );
+    expect(readCheckoutForm(html)).toMatchObject({
+      forms: 1,
+      autoSubmit: false,
+      autoSubmitBy: 'none',
+      method: 'POST',
+      action: '/x',
+    });
   });
 
   it('takes the submitted form when the page has several', () => {
-    const html = page(`${form('name="a" method="GET" action="/first"')}${form('name="b" method="POST" action="/second"', '<input name="z" value="2">')}<script>document.forms[1].submit()</script>`);
-    expect(readCheckoutForm(html)).toMatchObject({ forms: 2, method: 'POST', action: '/second', inputs: { z: '2' }, autoSubmitBy: 'script' });
+    const html = page(
+      `${form('name="a" method="GET" action="/first"')}${form('name="b" method="POST" action="/second"', '<input name="z" value="2">')}<script>document.forms[1].submit()</script>`,
+    );
+    expect(readCheckoutForm(html)).toMatchObject({
+      forms: 2,
+      method: 'POST',
+      action: '/second',
+      inputs: { z: '2' },
+      autoSubmitBy: 'script',
+    });
   });
 
   it('reads values unescaped and exactly, with repeats kept in inputOrder', () => {
     const hostile = '"><script>alert(1)</script></note><x>';
     const escaped = hostile.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    const html = page(form('method="POST" action="/x"', `<input type="hidden" name="note" value="${escaped}"><input name="note" value="second"><textarea name="t">a &amp; b</textarea><input name="__proto__" value="p">`));
+    const html = page(
+      form(
+        'method="POST" action="/x"',
+        `<input type="hidden" name="note" value="${escaped}"><input name="note" value="second"><textarea name="t">a &amp; b</textarea><input name="__proto__" value="p">`,
+      ),
+    );
     const model = readCheckoutForm(html);
     expect(model.inputs.note).toBe(hostile);
     expect(model.inputOrder).toEqual(['note', 'note', 't', '__proto__']);
@@ -76,7 +138,12 @@ describe('readCheckoutForm', () => {
   });
 
   it('lists submit buttons apart from the inputs, as a shopper would press them', () => {
-    const html = page(form('method="POST" action="/pay"', '<input name="a" value="1"><input type="submit" name="go" value="Pay"><button name="alt" value="2">Other</button><button type="button" name="x">x</button><input type="reset" name="r">'));
+    const html = page(
+      form(
+        'method="POST" action="/pay"',
+        '<input name="a" value="1"><input type="submit" name="go" value="Pay"><button name="alt" value="2">Other</button><button type="button" name="x">x</button><input type="reset" name="r">',
+      ),
+    );
     const model = readCheckoutForm(html);
     expect(model.inputs).toEqual({ a: '1' });
     expect(model.inputOrder).toEqual(['a']);
@@ -87,8 +154,22 @@ describe('readCheckoutForm', () => {
   });
 
   it('reads a page without a form or with a form missing attributes', () => {
-    expect(readCheckoutForm('<p>no form</p>')).toEqual({ forms: 0, method: '', action: '', autoSubmit: false, autoSubmitBy: 'none', inputs: {}, inputTypes: {}, inputOrder: [], buttons: [] });
-    expect(readCheckoutForm(page('<form><input name="a" value="1"></form>'))).toMatchObject({ forms: 1, method: '', action: '' });
+    expect(readCheckoutForm('<p>no form</p>')).toEqual({
+      forms: 0,
+      method: '',
+      action: '',
+      autoSubmit: false,
+      autoSubmitBy: 'none',
+      inputs: {},
+      inputTypes: {},
+      inputOrder: [],
+      buttons: [],
+    });
+    expect(readCheckoutForm(page('<form><input name="a" value="1"></form>'))).toMatchObject({
+      forms: 1,
+      method: '',
+      action: '',
+    });
   });
 });
 
@@ -101,7 +182,12 @@ describe('the HTML reader thread (src/codecs/html-reader.ts)', () => {
         exampleValue('checkout-response.yaml'),
         page(`${form('name="pay" method="POST" action="/x"')}<script>document.pay.submit()</script>`),
         '<p>no form</p>',
-        page(form('method="POST" action="/x"', '<input name="__proto__" value="1"><input name="n" value="&quot;&gt;&lt;script&gt;">')),
+        page(
+          form(
+            'method="POST" action="/x"',
+            '<input name="__proto__" value="1"><input name="n" value="&quot;&gt;&lt;script&gt;">',
+          ),
+        ),
       ];
       const models = await Promise.all(pages.map((p) => reader.read(p)));
       expect(models).toEqual(pages.map((p) => readCheckoutForm(p)));

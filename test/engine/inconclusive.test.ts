@@ -6,7 +6,13 @@ import { inconclusiveReason } from '../../src/engine/suite.js';
 import { defineProbe } from '../../suites/probes/support.js';
 import { context, exchange } from '../suites/fixtures.js';
 
-const observe = (steps: Record<string, Exchange>) => ({ probeId: 'p', operation: 'capture' as const, main: exchange('capture'), steps, facts: {} });
+const observe = (steps: Record<string, Exchange>) => ({
+  probeId: 'p',
+  operation: 'capture' as const,
+  main: exchange('capture'),
+  steps,
+  facts: {},
+});
 
 describe('answeredRetryLater', () => {
   it('holds for a sent request answered 429 or 503, not for other statuses or for a notification the kit received', () => {
@@ -29,7 +35,9 @@ describe('answeredRetryLater', () => {
         return exchange('capture');
       });
       const o = await probe.run('capture', {} as never, context());
-      expect(o.inconclusive !== undefined, JSON.stringify(Object.keys(steps))).toBe(inconclusiveReason(observe(steps)) !== undefined);
+      expect(o.inconclusive !== undefined, JSON.stringify(Object.keys(steps))).toBe(
+        inconclusiveReason(observe(steps)) !== undefined,
+      );
     }
   });
 });

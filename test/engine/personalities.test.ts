@@ -16,14 +16,25 @@ import { PROFILE_READS_ENV } from '../../src/profile/reads.js';
 import { SCHEMAS_DIR, SPEC_DIR } from '../../src/spec/paths.js';
 import { type CliOutcome, runCli } from '../support/cli.js';
 
-const PROFILES = fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+const PROFILES = fs
+  .readdirSync(path.join(SPEC_DIR, 'profiles'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.replace(/\.yaml$/, ''))
+  .sort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-personalities-'));
 const readsFile = (name: string) => path.join(tmp, `reads-${name}.txt`);
 
 /** One run per profile against the embedded gateway running that profile, all started on first use (two at a time). */
 let started: Map<string, Promise<CliOutcome>> | undefined;
 function runs(): Map<string, Promise<CliOutcome>> {
-  started ??= new Map(PROFILES.map((name) => [name, runCli(['--profile', name, '--reporter', 'json', '--fail-on', 'profile'], { [PROFILE_READS_ENV]: readsFile(name) })]));
+  started ??= new Map(
+    PROFILES.map((name) => [
+      name,
+      runCli(['--profile', name, '--reporter', 'json', '--fail-on', 'profile'], {
+        [PROFILE_READS_ENV]: readsFile(name),
+      }),
+    ]),
+  );
   return started;
 }
 
@@ -36,11 +47,17 @@ describe('gateway personalities (spec/profiles)', () => {
   });
 
   for (const name of PROFILES) {
-    it(`${name}: the gateway running it is CONFORMANT with no failed check of any severity`, { timeout: 600_000 }, async () => {
+    it(`${name}: the gateway running it is CONFORMANT with no failed check of any severity`, {
+      timeout: 600_000,
+    }, async () => {
       const run = await runs().get(name)!;
       const results: RunResult = run.results();
-      const failed = results.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}: ${c.findings[0]?.message}`);
-      const mustSkipped = results.checks.filter((c) => c.status === 'skipped' && c.severity === 'must').map((c) => `${c.operation}/${c.checkId}: ${c.reason}`);
+      const failed = results.checks
+        .filter((c) => c.status === 'failed')
+        .map((c) => `${c.operation}/${c.checkId}: ${c.findings[0]?.message}`);
+      const mustSkipped = results.checks
+        .filter((c) => c.status === 'skipped' && c.severity === 'must')
+        .map((c) => `${c.operation}/${c.checkId}: ${c.reason}`);
       expect(failed).toEqual([]);
       expect(mustSkipped).toEqual([]);
       expect(results.metadata.profile.name).toBe(name);
@@ -49,18 +66,45 @@ describe('gateway personalities (spec/profiles)', () => {
     });
   }
 
-  it('every setting of the profile format is read by the probes and checks of these runs', { timeout: 600_000 }, async () => {
+  it('every setting of the profile format is read by the probes and checks of these runs', {
+    timeout: 600_000,
+  }, async () => {
     await Promise.all(runs().values());
     const reads = PROFILES.flatMap((name) => fs.readFileSync(readsFile(name), 'utf8').split('\n').filter(Boolean));
     // The recording works: settings read by the checks of this change are among the reads.
     for (const setting of [
-      'batch.checkOrder', 'errors.precedence', 'errors.signed', 'errors.refusalForms.capture', 'selection.retrievalTrans.resultOrder', 'payout.fee.percent', 'payout.feePaidBy.beneficiary',
-      'payout.localClearingSystem', 'refunds.reference', 'fields.cardMask.hiddenWidth', 'review.triggers', 'transitions.afterIssuerPage.paid',
-      'description', 'batch.itemFailures.alreadyCaptured.message', 'batch.itemFailures.notUnderReview.message', 'batch.itemFailures.invalidState.message', 'batch.itemFailures.currencyMismatch.message',
-      'batch.itemSuccess.refundMessage.message', 'review.reject.flag', 'selection.retrievalTrans.combine', 'selection.retrievalRefund.unmatched', 'statusValues.payment_status.refunded',
-      'transitions.refund.toFull', 'transitions.afterIssuerPage.declined', 'transitions.capture.otherRefusal', 'transitions.refund.refusals', 'transitions.review.otherRefusal',
+      'batch.checkOrder',
+      'errors.precedence',
+      'errors.signed',
+      'errors.refusalForms.capture',
+      'selection.retrievalTrans.resultOrder',
+      'payout.fee.percent',
+      'payout.feePaidBy.beneficiary',
+      'payout.localClearingSystem',
+      'refunds.reference',
+      'fields.cardMask.hiddenWidth',
+      'review.triggers',
+      'transitions.afterIssuerPage.paid',
+      'description',
+      'batch.itemFailures.alreadyCaptured.message',
+      'batch.itemFailures.notUnderReview.message',
+      'batch.itemFailures.invalidState.message',
+      'batch.itemFailures.currencyMismatch.message',
+      'batch.itemSuccess.refundMessage.message',
+      'review.reject.flag',
+      'selection.retrievalTrans.combine',
+      'selection.retrievalRefund.unmatched',
+      'statusValues.payment_status.refunded',
+      'transitions.refund.toFull',
+      'transitions.afterIssuerPage.declined',
+      'transitions.capture.otherRefusal',
+      'transitions.refund.refusals',
+      'transitions.review.otherRefusal',
     ]) {
-      expect(reads.some((r) => r === setting || r.startsWith(`${setting}.`)), setting).toBe(true);
+      expect(
+        reads.some((r) => r === setting || r.startsWith(`${setting}.`)),
+        setting,
+      ).toBe(true);
     }
     const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8'));
     expect(unreadLeaves(profileLeaves(schema), reads)).toEqual([]);
@@ -87,15 +131,30 @@ describe('a run with a profile the gateway does not follow', () => {
     try {
       const merchant = gateway.config.merchants[0]!;
       const account = merchant.accounts[0]!;
-      const run = await runCli(['--profile', file, '--target', gateway.url, '--reporter', 'json', '--fail-on', 'profile'], { PAGI_MERCHANT_ID: merchant.merchantId, PAGI_ACCOUNT_ID: account.accountId, PAGI_SECRET: account.secret });
+      const run = await runCli(
+        ['--profile', file, '--target', gateway.url, '--reporter', 'json', '--fail-on', 'profile'],
+        { PAGI_MERCHANT_ID: merchant.merchantId, PAGI_ACCOUNT_ID: account.accountId, PAGI_SECRET: account.secret },
+      );
       const results: RunResult = run.results();
       expect(results.verdict).toBe('NOT CONFORMANT');
       expect(run.code).toBe(1);
-      const findings = results.checks.filter((c) => c.status === 'failed').flatMap((c) => c.findings.map((f) => ({ check: c.checkId, operation: c.operation, code: f.code, message: f.message })));
-      const named = (check: string, code: string, text: RegExp) => findings.some((f) => f.check === check && f.code === code && text.test(f.message));
-      expect(named('cardMaskedPerProfile', 'CARD_MASK', /the profile's mask/), JSON.stringify(findings.filter((f) => f.check === 'cardMaskedPerProfile'))).toBe(true);
+      const findings = results.checks
+        .filter((c) => c.status === 'failed')
+        .flatMap((c) =>
+          c.findings.map((f) => ({ check: c.checkId, operation: c.operation, code: f.code, message: f.message })),
+        );
+      const named = (check: string, code: string, text: RegExp) =>
+        findings.some((f) => f.check === check && f.code === code && text.test(f.message));
+      expect(
+        named('cardMaskedPerProfile', 'CARD_MASK', /the profile's mask/),
+        JSON.stringify(findings.filter((f) => f.check === 'cardMaskedPerProfile')),
+      ).toBe(true);
       expect(named('wrongFormatRefused', 'ERROR_ANSWER', /9002/)).toBe(true);
-      expect(findings.some((f) => f.operation === 'capture' && f.code === 'ERROR_ANSWER' && /HTTP 200 \(statusInBody\)/.test(f.message))).toBe(true);
+      expect(
+        findings.some(
+          (f) => f.operation === 'capture' && f.code === 'ERROR_ANSWER' && /HTTP 200 \(statusInBody\)/.test(f.message),
+        ),
+      ).toBe(true);
       expect(named('selectionResultsInProfileOrder', 'RESULT_ORDER', /newest first/)).toBe(true);
       expect(named('payoutFeesPerProfile', 'PAYOUT_AMOUNTS', /local_clearing_system "ACH"/)).toBe(true);
       expect(named('selectionCombinedPerProfile', 'UNSELECTED_RECORD', /combine: intersection/)).toBe(true);

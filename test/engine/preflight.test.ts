@@ -23,7 +23,11 @@ function answer(status: number, contentType: string, body: string, operation: Op
         }
       })()
     : /xml/.test(contentType)
-      ? { kind: 'xml' as const, root: 'respon', value: Object.fromEntries([...body.matchAll(/<(\w+)>([^<]*)<\/\1>/g)].map((m) => [m[1]!, m[2]!])) }
+      ? {
+          kind: 'xml' as const,
+          root: 'respon',
+          value: Object.fromEntries([...body.matchAll(/<(\w+)>([^<]*)<\/\1>/g)].map((m) => [m[1]!, m[2]!])),
+        }
       : { kind: 'undecodable' as const, format: 'html' as const, problem: 'page not read' };
   const url = `${base}/v1/${operation}`;
   return {
@@ -45,27 +49,80 @@ function noAnswer(operation: OperationKey): Exchange {
 }
 
 /** The profile with badSignature answered as HTTP 200 and a failed return_status (a refusal form gateways use). */
-const okRefusal: Profile = { ...reference, errors: { ...reference.errors, kinds: { ...reference.errors.kinds, badSignature: { status: 200, code: '1001', message: 'Invalid signature' } } } };
+const okRefusal: Profile = {
+  ...reference,
+  errors: {
+    ...reference.errors,
+    kinds: { ...reference.errors.kinds, badSignature: { status: 200, code: '1001', message: 'Invalid signature' } },
+  },
+};
 const json = 'application/json';
 const config = { baseUrl: base } as RunConfigView;
 const options = { ...defaults(), merchantId: 'M1', accountId: 'A1', secret: 's3cret-value' } as RunOptions;
 
 describe('pre-flight answers', () => {
   it("reads the profile's badSignature as an authentication refusal, whatever HTTP status it comes with", () => {
-    expect(classify(reference, answer(401, json, '{"return_status":"0","return_message":"1001:Invalid signature"}'))).toBe('authRefusal');
-    expect(classify(okRefusal, answer(200, json, '{"merchant_id":"M1","return_status":"0","return_message":"1001:Invalid signature"}'))).toBe('authRefusal');
-    expect(classify(sample, answer(403, json, '{"return_status":"2","return_message":"E_SIGNATURE:Signature mismatch"}'))).toBe('authRefusal');
+    expect(
+      classify(reference, answer(401, json, '{"return_status":"0","return_message":"1001:Invalid signature"}')),
+    ).toBe('authRefusal');
+    expect(
+      classify(
+        okRefusal,
+        answer(200, json, '{"merchant_id":"M1","return_status":"0","return_message":"1001:Invalid signature"}'),
+      ),
+    ).toBe('authRefusal');
+    expect(
+      classify(sample, answer(403, json, '{"return_status":"2","return_message":"E_SIGNATURE:Signature mismatch"}')),
+    ).toBe('authRefusal');
     expect(classify(reference, answer(401, 'text/plain', 'Unauthorized'))).toBe('authRefusal');
     // The direct payment's XML refusal carries the code in result_info.
-    expect(classify(reference, answer(401, 'application/xml', '<respon><order_status>0</order_status><result_info>1001:Invalid signature</result_info></respon>', 'authoriseDirect'))).toBe('authRefusal');
+    expect(
+      classify(
+        reference,
+        answer(
+          401,
+          'application/xml',
+          '<respon><order_status>0</order_status><result_info>1001:Invalid signature</result_info></respon>',
+          'authoriseDirect',
+        ),
+      ),
+    ).toBe('authRefusal');
   });
 
   it('does not take a legitimate decline, a failed item or an unknown record for a set-up error', () => {
-    expect(classify(reference, answer(200, 'application/xml', '<respon><order_status>0</order_status><result_info>0051:Declined</result_info></respon>', 'authoriseDirect'))).toBe('served');
-    expect(classify(reference, answer(200, json, '{"return_status":"1","return_message":"OK","capture_orders":[{"capture_status":"0","error_message":"2002:Unknown transaction"}]}'))).toBe('served');
-    expect(classify(reference, answer(404, json, '{"return_status":"0","return_message":"1004:Record not found"}'))).toBe('served');
-    expect(classify(reference, answer(404, json, '{"merchant_id":"M1","return_status":"0","return_message":"9999:no such order"}'))).toBe('served');
-    expect(classify(reference, answer(400, json, '{"return_status":"0","return_message":"1002:Invalid input"}'))).toBe('served');
+    expect(
+      classify(
+        reference,
+        answer(
+          200,
+          'application/xml',
+          '<respon><order_status>0</order_status><result_info>0051:Declined</result_info></respon>',
+          'authoriseDirect',
+        ),
+      ),
+    ).toBe('served');
+    expect(
+      classify(
+        reference,
+        answer(
+          200,
+          json,
+          '{"return_status":"1","return_message":"OK","capture_orders":[{"capture_status":"0","error_message":"2002:Unknown transaction"}]}',
+        ),
+      ),
+    ).toBe('served');
+    expect(
+      classify(reference, answer(404, json, '{"return_status":"0","return_message":"1004:Record not found"}')),
+    ).toBe('served');
+    expect(
+      classify(
+        reference,
+        answer(404, json, '{"merchant_id":"M1","return_status":"0","return_message":"9999:no such order"}'),
+      ),
+    ).toBe('served');
+    expect(classify(reference, answer(400, json, '{"return_status":"0","return_message":"1002:Invalid input"}'))).toBe(
+      'served',
+    );
     expect(classify(reference, answer(503, 'text/plain', 'busy'))).toBe('served');
     expect(classify(reference, noAnswer('capture'))).toBe('noAnswer');
   });
@@ -74,26 +131,41 @@ describe('pre-flight answers', () => {
     expect(classify(reference, answer(404, 'text/html', '<h1>Not Found</h1>'))).toBe('notServed');
     expect(classify(reference, answer(501, 'text/html', '<h1>Not Implemented</h1>'))).toBe('notServed');
     expect(classify(reference, answer(405, 'text/plain', 'Method Not Allowed'))).toBe('notServed');
-    expect(classify(reference, answer(200, 'text/html; charset=utf-8', '<!doctype html><div id="app"></div>'))).toBe('notServed');
-    expect(classify(reference, answer(404, json, '{"merchant_id":"","return_status":"0","return_message":"1008:Unknown path"}'))).toBe('notServed');
+    expect(classify(reference, answer(200, 'text/html; charset=utf-8', '<!doctype html><div id="app"></div>'))).toBe(
+      'notServed',
+    );
+    expect(
+      classify(
+        reference,
+        answer(404, json, '{"merchant_id":"","return_status":"0","return_message":"1008:Unknown path"}'),
+      ),
+    ).toBe('notServed');
   });
 
   it('stops the run only when every answer says the same thing', () => {
     const refused = answer(401, json, '{"return_status":"0","return_message":"1001:Invalid signature"}');
     const page = answer(404, 'text/html', '<h1>Not Found</h1>', 'retrievalRefund');
     const input = { profile: reference, config, options, embedded: false };
-    expect(verdictOfPreflight(input, [refused, { ...refused, id: 'r#2' }], {})).toMatch(/refused the kit's credentials/);
-    expect(verdictOfPreflight(input, [page, answer(501, 'text/html', '<h1>501</h1>')], {})).toMatch(/is not a PAGI gateway: POST \/v1\/retrievalRefund and POST \/v1\/capture were answered HTTP 404 \(text\/html\), HTTP 501 \(text\/html\)/);
+    expect(verdictOfPreflight(input, [refused, { ...refused, id: 'r#2' }], {})).toMatch(
+      /refused the kit's credentials/,
+    );
+    expect(verdictOfPreflight(input, [page, answer(501, 'text/html', '<h1>501</h1>')], {})).toMatch(
+      /is not a PAGI gateway: POST \/v1\/retrievalRefund and POST \/v1\/capture were answered HTTP 404 \(text\/html\), HTTP 501 \(text\/html\)/,
+    );
     // Some operations answered: judged as usual.
     expect(verdictOfPreflight(input, [refused, page], {})).toBeUndefined();
-    expect(verdictOfPreflight(input, [refused, answer(200, json, '{"return_status":"1","return_message":"OK"}')], {})).toBeUndefined();
+    expect(
+      verdictOfPreflight(input, [refused, answer(200, json, '{"return_status":"1","return_message":"OK"}')], {}),
+    ).toBeUndefined();
     expect(verdictOfPreflight(input, [page, noAnswer('capture')], {})).toBeUndefined();
     expect(verdictOfPreflight(input, [noAnswer('retrievalRefund'), noAnswer('capture')], {})).toBeUndefined();
   });
 
   it('never shows the secret, even when the target echoes it', () => {
     const echoed = answer(401, json, '{"return_status":"0","return_message":"1001:bad signature for s3cret-value"}');
-    const sentence = verdictOfPreflight({ profile: reference, config, options, embedded: false }, [echoed], { secrets: ['s3cret-value'] })!;
+    const sentence = verdictOfPreflight({ profile: reference, config, options, embedded: false }, [echoed], {
+      secrets: ['s3cret-value'],
+    })!;
     expect(sentence).toMatch(/refused the kit's credentials/);
     expect(sentence).not.toContain('s3cret-value');
   });
@@ -106,7 +178,9 @@ describe('credential sources', () => {
       "merchant id and account id from the embedded reference gateway's defaults and secret from the environment (PAGI_SECRET)",
     );
     const file = tempFile('creds.yaml', 'merchantId: M1\naccountId: A1\n');
-    expect(credentialSources({ ...options, config: file }, false, env)).toBe(`merchant id and account id from the config file ${file} and secret from the environment (PAGI_SECRET)`);
+    expect(credentialSources({ ...options, config: file }, false, env)).toBe(
+      `merchant id and account id from the config file ${file} and secret from the environment (PAGI_SECRET)`,
+    );
     expect(credentialSources(options, false, {})).toBe('merchant id, account id and secret from the options of run()');
   });
 });

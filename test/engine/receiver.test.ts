@@ -20,7 +20,12 @@ describe('notification receiver', () => {
   it('acknowledges every request and records it as an external exchange with masked evidence', async () => {
     expect(await post(JSON.stringify({ order_no: 'ORD-1', card: PAN, encryption_data: 'notify-secret' }))).toBe(200);
     const [x] = await receiver.notifications('ORD-1', 0);
-    expect(x).toMatchObject({ operation: 'external', incoming: true, request: { method: 'POST', encoding: 'json', body: { order_no: 'ORD-1' } }, response: { status: 200 } });
+    expect(x).toMatchObject({
+      operation: 'external',
+      incoming: true,
+      request: { method: 'POST', encoding: 'json', body: { order_no: 'ORD-1' } },
+      response: { status: 200 },
+    });
     expect(JSON.stringify(x!.evidence)).not.toContain(PAN);
     expect(JSON.stringify(x!.evidence)).not.toContain('notify-secret');
   });

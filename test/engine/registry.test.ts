@@ -13,11 +13,15 @@ const fixture = (name: string) => path.join(KIT_ROOT, 'test', 'engine', 'fixture
 describe('a custom registry', () => {
   it('is held to the same rules as the kit registry: an unspecified requirement is a problem', async () => {
     const registry = await loadRegistry(fixture('unspecified-registry.ts'));
-    expect(registryProblems(registry, spec)).toEqual(['check fakeUnspecified names PAGI-ST-003, an unspecified requirement (untestable)']);
+    expect(registryProblems(registry, spec)).toEqual([
+      'check fakeUnspecified names PAGI-ST-003, an unspecified requirement (untestable)',
+    ]);
   });
 
   it('is refused by the run when a rule fails', async () => {
-    await expect(loadPlan(spec, { registry: fixture('unspecified-registry.ts'), only: [], skip: [] }, KIT_PARTS)).rejects.toThrow(/PAGI-ST-003, an unspecified requirement/);
+    await expect(
+      loadPlan(spec, { registry: fixture('unspecified-registry.ts'), only: [], skip: [] }, KIT_PARTS),
+    ).rejects.toThrow(/PAGI-ST-003, an unspecified requirement/);
   });
 
   it('is accepted when sound', async () => {

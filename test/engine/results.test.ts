@@ -57,8 +57,14 @@ describe('check results', () => {
     expect(failsRun(failedExpected, 'must')).toBe(false);
     expect(failsRun(failedExpected, 'expected')).toBe(true);
     expect(failsRun(failedExpected, 'profile')).toBe(true);
-    expect(toCheckResult(spec, c, 'capture', { notApplicable: 'no items' }, [], TODAY, 1)).toMatchObject({ status: 'not_applicable', reason: 'no items' });
-    expect(toCheckResult(spec, c, 'capture', { skipped: 'HTTP 429' }, [], TODAY, 1)).toMatchObject({ status: 'skipped', reason: 'HTTP 429' });
+    expect(toCheckResult(spec, c, 'capture', { notApplicable: 'no items' }, [], TODAY, 1)).toMatchObject({
+      status: 'not_applicable',
+      reason: 'no items',
+    });
+    expect(toCheckResult(spec, c, 'capture', { skipped: 'HTTP 429' }, [], TODAY, 1)).toMatchObject({
+      status: 'skipped',
+      reason: 'HTTP 429',
+    });
   });
 
   it('waives named failures until the waiver expires', () => {
@@ -69,7 +75,9 @@ describe('check results', () => {
     expect(failsRun(waived, 'must')).toBe(false);
     expect(toCheckResult(spec, c, 'refund', [finding('must')], waivers, TODAY, 1).status).toBe('failed');
     expect(toCheckResult(spec, c, 'capture', [finding('must')], waivers, '2026-11-23', 1).status).toBe('failed');
-    expect(waiverWarnings(waivers, '2026-11-23', new Set(['c']))).toEqual([`Waiver for 'c' expired on ${TODAY}; its failures stand.`]);
+    expect(waiverWarnings(waivers, '2026-11-23', new Set(['c']))).toEqual([
+      `Waiver for 'c' expired on ${TODAY}; its failures stand.`,
+    ]);
     expect(waiverWarnings(waivers, TODAY, new Set(['other']))[0]).toMatch(/names no check/);
   });
 
@@ -79,40 +87,66 @@ describe('check results', () => {
       fs.writeFileSync(path.join(dir, name), text);
       return path.join(dir, name);
     };
-    expect(loadWaivers(file('ok.yaml', '- {check: c, reason: r, expires: 2027-01-31}\n- {check: d, reason: r, expires: "2027-02-01", operation: refund}\n'))).toEqual([
+    expect(
+      loadWaivers(
+        file(
+          'ok.yaml',
+          '- {check: c, reason: r, expires: 2027-01-31}\n- {check: d, reason: r, expires: "2027-02-01", operation: refund}\n',
+        ),
+      ),
+    ).toEqual([
       { check: 'c', reason: 'r', expires: '2027-01-31' },
       { check: 'd', reason: 'r', expires: '2027-02-01', operation: 'refund' },
     ]);
     expect(() => loadWaivers(file('a.yaml', 'check: c'))).toThrow(UsageError);
-    expect(() => loadWaivers(file('b.yaml', '- {check: c, expires: 2027-01-01}'))).toThrow(/needs a non-empty 'reason'/);
+    expect(() => loadWaivers(file('b.yaml', '- {check: c, expires: 2027-01-01}'))).toThrow(
+      /needs a non-empty 'reason'/,
+    );
     expect(() => loadWaivers(file('c.yaml', '- {check: c, reason: r, expires: soon}'))).toThrow(/YYYY-MM-DD/);
     expect(() => loadWaivers(path.join(dir, 'missing.yaml'))).toThrow(/Cannot read the waiver file/);
   });
 });
 
 describe('plan', () => {
-  const checks = [check('a', [MUST]), check('b', [EXPECTED], { family: 'limits' }), check('c', [PROFILE], { operations: ['payout'] })];
+  const checks = [
+    check('a', [MUST]),
+    check('b', [EXPECTED], { family: 'limits' }),
+    check('c', [PROFILE], { operations: ['payout'] }),
+  ];
 
   it('generates one test per (operation, check) in spec order, with the limit a limits check probes', () => {
     const plan = planTests(spec, checks, { only: [], skip: [] });
     expect(plan.map((t) => t.key)).toEqual(['capture/a', 'capture/b', 'refund/a', 'refund/b', 'payout/c']);
-    expect(plan.find((t) => t.key === 'capture/b')!.title).toBe(`b [limit ${spec.operations.get('capture')!.batch!.maxItems}]`);
+    expect(plan.find((t) => t.key === 'capture/b')!.title).toBe(
+      `b [limit ${spec.operations.get('capture')!.batch!.maxItems}]`,
+    );
     expect(plan.filter((t) => !t.selected)).toEqual([]);
   });
 
   it('selects by family, check, operation, operation/check and requirement id', () => {
-    const keys = (only: string[], skip: string[] = []) => planTests(spec, checks, { only, skip }).filter((t) => t.selected).map((t) => t.key);
+    const keys = (only: string[], skip: string[] = []) =>
+      planTests(spec, checks, { only, skip })
+        .filter((t) => t.selected)
+        .map((t) => t.key);
     expect(keys(['limits'])).toEqual(['capture/b', 'refund/b']);
     expect(keys(['a'])).toEqual(['capture/a', 'refund/a']);
     expect(keys(['refund'])).toEqual(['refund/a', 'refund/b']);
     expect(keys([PROFILE])).toEqual(['payout/c']);
     expect(keys([], ['capture/a', 'payout'])).toEqual(['capture/b', 'refund/a', 'refund/b']);
-    expect(unknownSelectors(planTests(spec, checks, { only: ['nope'], skip: [] }), { only: ['nope'], skip: ['a'] })).toEqual(['nope']);
+    expect(
+      unknownSelectors(planTests(spec, checks, { only: ['nope'], skip: [] }), { only: ['nope'], skip: ['a'] }),
+    ).toEqual(['nope']);
   });
 });
 
 describe('verdict and roll-up', () => {
-  const result = (checkId: string, status: CheckResult['status'], severity: Severity, findings: Finding[] = [], reason?: string): CheckResult => ({
+  const result = (
+    checkId: string,
+    status: CheckResult['status'],
+    severity: Severity,
+    findings: Finding[] = [],
+    reason?: string,
+  ): CheckResult => ({
     checkId,
     operation: 'capture',
     family: 'conventions',
@@ -125,30 +159,53 @@ describe('verdict and roll-up', () => {
   });
 
   it('is CONFORMANT, NOT CONFORMANT or INCONCLUSIVE with its exit code', () => {
-    expect(verdictOf([result('a', 'passed', 'must'), result('b', 'failed', 'expected', [finding('expected')])], 'must')).toEqual({ verdict: 'CONFORMANT', exitCode: 0, reasons: [] });
+    expect(
+      verdictOf([result('a', 'passed', 'must'), result('b', 'failed', 'expected', [finding('expected')])], 'must'),
+    ).toEqual({ verdict: 'CONFORMANT', exitCode: 0, reasons: [] });
     const failing = verdictOf([result('b', 'failed', 'expected', [finding('expected')])], 'expected');
     expect(failing).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1 });
     expect(failing.reasons[0]).toMatch(/^1 check\(s\) failed at or above expected: capture\/b\.$/);
-    expect(verdictOf([result('a', 'skipped', 'must', [], 'HTTP 429')], 'must')).toMatchObject({ verdict: 'INCONCLUSIVE', exitCode: 3 });
-    expect(verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'skipped', 'must', [], NOT_SELECTED)], 'must')).toMatchObject({
+    expect(verdictOf([result('a', 'skipped', 'must', [], 'HTTP 429')], 'must')).toMatchObject({
       verdict: 'INCONCLUSIVE',
-      reasons: ['1 must check(s) could not run: capture/a.', 'partial run: 1 must check not selected — not a certification.'],
+      exitCode: 3,
+    });
+    expect(
+      verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'skipped', 'must', [], NOT_SELECTED)], 'must'),
+    ).toMatchObject({
+      verdict: 'INCONCLUSIVE',
+      reasons: [
+        '1 must check(s) could not run: capture/a.',
+        'partial run: 1 must check not selected — not a certification.',
+      ],
     });
     expect(verdictOf([result('a', 'skipped', 'expected', [], 'HTTP 503')], 'must').verdict).toBe('CONFORMANT');
-    expect(verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'failed', 'must', [finding('must')])], 'must').verdict).toBe('NOT CONFORMANT');
+    expect(
+      verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'failed', 'must', [finding('must')])], 'must')
+        .verdict,
+    ).toBe('NOT CONFORMANT');
   });
 
   it('judges a selected run by its selection: exit 0 when every selected check passes, and says it is partial', () => {
-    const left = [result('b', 'skipped', 'must', [], NOT_SELECTED), result('c', 'skipped', 'must', [], NOT_SELECTED), result('d', 'skipped', 'expected', [], NOT_SELECTED)];
+    const left = [
+      result('b', 'skipped', 'must', [], NOT_SELECTED),
+      result('c', 'skipped', 'must', [], NOT_SELECTED),
+      result('d', 'skipped', 'expected', [], NOT_SELECTED),
+    ];
     expect(verdictOf([result('a', 'passed', 'must'), ...left], 'must')).toEqual({
       verdict: 'CONFORMANT',
       exitCode: 0,
       reasons: ['partial run: 2 must checks not selected — not a certification.'],
       partial: { notSelected: 3, mustNotSelected: 2 },
     });
-    expect(verdictOf([result('a', 'passed', 'must'), left[2]!], 'must').reasons).toEqual(['partial run: 1 check not selected — not a certification.']);
+    expect(verdictOf([result('a', 'passed', 'must'), left[2]!], 'must').reasons).toEqual([
+      'partial run: 1 check not selected — not a certification.',
+    ]);
     const failing = verdictOf([result('a', 'failed', 'must', [finding('must')]), ...left], 'must');
-    expect(failing).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1, partial: { notSelected: 3, mustNotSelected: 2 } });
+    expect(failing).toMatchObject({
+      verdict: 'NOT CONFORMANT',
+      exitCode: 1,
+      partial: { notSelected: 3, mustNotSelected: 2 },
+    });
     expect(failing.reasons[1]).toBe('partial run: 2 must checks not selected — not a certification.');
   });
 
@@ -176,7 +233,12 @@ describe('verdict and roll-up', () => {
     const coverage = coverageOf(requirements, results);
     expect(coverage.checked).toBe(2);
     expect(coverage.testable).toBe([...spec.requirements.values()].filter((r) => r.level !== 'unspecified').length);
-    expect(totalsOf(results, 7)).toMatchObject({ checks: 2, exchanges: 7, byStatus: { passed: 1, failed: 1 }, findings: { expected: 1 } });
+    expect(totalsOf(results, 7)).toMatchObject({
+      checks: 2,
+      exchanges: 7,
+      byStatus: { passed: 1, failed: 1 },
+      findings: { expected: 1 },
+    });
   });
 });
 

@@ -24,7 +24,15 @@ import { hostileResult } from '../reporters/fixtures/hostile.js';
 const spec = kitSpec();
 const IDS = ['PAGI-FMT-001', 'PAGI-FMT-004', 'PAGI-PAY-003'];
 
-const check: Check = { id: 'many', family: 'conventions', probe: 'p', operations: ['authoriseDirect'], requirements: IDS, description: 'many', run: () => [] };
+const check: Check = {
+  id: 'many',
+  family: 'conventions',
+  probe: 'p',
+  operations: ['authoriseDirect'],
+  requirements: IDS,
+  description: 'many',
+  run: () => [],
+};
 const finding = (requirementIds: string[], severity: Finding['severity'] = 'must'): Finding => ({
   checkId: 'many',
   requirementIds,
@@ -64,7 +72,9 @@ describe('one requirement per finding', () => {
     const result: RunResult = {
       ...hostileResult(),
       checks: [failedOnOne],
-      requirements: rollUp(spec, planTests(spec, [check], { only: [], skip: [] }), [failedOnOne]).filter((r) => IDS.includes(r.id)),
+      requirements: rollUp(spec, planTests(spec, [check], { only: [], skip: [] }), [failedOnOne]).filter((r) =>
+        IDS.includes(r.id),
+      ),
     };
     const doc = new JSDOM(reportPage(result)).window.document;
     const rowStatus = (id: string) => {
@@ -79,12 +89,16 @@ describe('one requirement per finding', () => {
   it('names only the failed requirement in the JUnit message and the Markdown summary', () => {
     expect(failureMessage(failedOnOne)).toMatch(/^many failed on authoriseDirect \(PAGI-PAY-003\): /);
     const result: RunResult = { ...hostileResult(), checks: [failedOnOne] };
-    const row = markdownSummary(result).split('\n').find((l) => l.includes('authoriseDirect/many'))!;
+    const row = markdownSummary(result)
+      .split('\n')
+      .find((l) => l.includes('authoriseDirect/many'))!;
     expect(row).toContain('PAGI-PAY-003');
     expect(row).not.toContain('PAGI-FMT-004');
   });
 
-  it('a gateway whose only fault is an unmasked card fails only the requirements its findings name', { timeout: 240_000 }, async () => {
+  it('a gateway whose only fault is an unmasked card fails only the requirements its findings name', {
+    timeout: 240_000,
+  }, async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-rollup-'));
     const gateway = await startGateway({ port: 0, host: '127.0.0.1', fault: 'card-unmasked' });
     try {
@@ -102,7 +116,11 @@ describe('one requirement per finding', () => {
         seed: 1,
       });
       const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8')) as RunResult;
-      const named = new Set(results.checks.filter((c) => c.status === 'failed').flatMap((c) => c.findings.filter((f) => f.severity !== 'info').flatMap((f) => f.requirementIds)));
+      const named = new Set(
+        results.checks
+          .filter((c) => c.status === 'failed')
+          .flatMap((c) => c.findings.filter((f) => f.severity !== 'info').flatMap((f) => f.requirementIds)),
+      );
       const failed = results.requirements.filter((r) => r.status === 'failed').map((r) => r.id);
       expect(failed).toContain('PAGI-SEC-001');
       expect(failed.sort()).toEqual([...named].sort());
@@ -110,8 +128,12 @@ describe('one requirement per finding', () => {
       const doc = new JSDOM(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).window.document;
       const failedInHtml = [...doc.querySelectorAll('tbody.req[data-status="failed"] .rid')].map((e) => e.textContent);
       expect(failedInHtml.sort()).toEqual(failed.sort());
-      const failedChecks = results.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`);
-      console.log(`card-unmasked: ${results.verdict}; failed checks ${failedChecks.join(', ')}; requirements failed ${failed.join(', ')}`);
+      const failedChecks = results.checks
+        .filter((c) => c.status === 'failed')
+        .map((c) => `${c.operation}/${c.checkId}`);
+      console.log(
+        `card-unmasked: ${results.verdict}; failed checks ${failedChecks.join(', ')}; requirements failed ${failed.join(', ')}`,
+      );
     } finally {
       await gateway.close();
       fs.rmSync(out, { recursive: true, force: true });

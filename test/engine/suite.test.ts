@@ -5,7 +5,17 @@ import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from 
 import { kitSpec } from '../../src/spec/load.js';
 
 function planned(probe: string, operation: OperationKey, selected = true): PlannedTest {
-  return { key: `${operation}/${probe}`, checkId: probe, family: 'events', operation, probe, requirementIds: [], severity: 'must', title: probe, selected };
+  return {
+    key: `${operation}/${probe}`,
+    checkId: probe,
+    family: 'events',
+    operation,
+    probe,
+    requirementIds: [],
+    severity: 'must',
+    title: probe,
+    selected,
+  };
 }
 
 /** An observe() recording the order probes start in; each observation settles when its `finish` is called. */
@@ -25,7 +35,13 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('prefetch', () => {
   it('starts the probes that wait on the target first, beside the lanes, then the others in plan order', async () => {
-    const plan = [planned('shape', 'authoriseDirect'), planned('shape', 'capture'), planned('retry', 'authoriseDirect'), planned('limits', 'capture'), planned('skipped', 'refund', false)];
+    const plan = [
+      planned('shape', 'authoriseDirect'),
+      planned('shape', 'capture'),
+      planned('retry', 'authoriseDirect'),
+      planned('limits', 'capture'),
+      planned('skipped', 'refund', false),
+    ];
     const r = recorder();
     prefetch(plan, r.observe, 1, new Set(['retry']));
     await tick();
@@ -39,7 +55,11 @@ describe('prefetch', () => {
   });
 
   it('starts each (probe, operation) once, and no unselected one', async () => {
-    const plan = [planned('shape', 'authoriseDirect'), planned('shape', 'authoriseDirect'), planned('skipped', 'refund', false)];
+    const plan = [
+      planned('shape', 'authoriseDirect'),
+      planned('shape', 'authoriseDirect'),
+      planned('skipped', 'refund', false),
+    ];
     const r = recorder();
     prefetch(plan, r.observe, 4);
     await tick();
@@ -54,7 +74,9 @@ describe('a check whose observation holds an unanswered request', () => {
     id: 'capture#1',
     operation: 'capture',
     request: { method: 'POST', url, headers: {}, body: {}, bodyText: '{}', encoding: 'json' },
-    ...(response ? { response: { status: response, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' } } } : { error: { kind: 'timeout', message: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } }),
+    ...(response
+      ? { response: { status: response, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' } } }
+      : { error: { kind: 'timeout', message: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } }),
     startedAt: new Date(0).toISOString(),
     durationMs: 1,
     evidence: { request: { method: 'POST', url, headers: {}, body: '{}' }, curl: '' },
@@ -68,7 +90,12 @@ describe('a check whose observation holds an unanswered request', () => {
       read: () => {},
       observe: (probe: string, operation: OperationKey): ObservationEntry => {
         const observation: Observation = { probeId: probe, operation, main, steps: {}, facts: {} };
-        return { key: `${probe}@${operation}`, observation: Promise.resolve(observation), usage: () => ({ exchanges: 1, records: [], replay: [] }), claimed: false };
+        return {
+          key: `${probe}@${operation}`,
+          observation: Promise.resolve(observation),
+          usage: () => ({ exchanges: 1, records: [], replay: [] }),
+          claimed: false,
+        };
       },
     }) as unknown as WorkerEnv;
   const check = (id: string, info = false): Check => ({
@@ -81,30 +108,66 @@ describe('a check whose observation holds an unanswered request', () => {
     ...(info ? { severity: 'info' as const } : {}),
     run: () => [],
   });
-  const plannedTest = (c: Check): PlannedTest => ({ key: `capture/${c.id}`, checkId: c.id, family: c.family, operation: 'capture', probe: 'p', requirementIds: ['PAGI-GEN-005'], severity: 'expected', title: c.id, selected: true });
+  const plannedTest = (c: Check): PlannedTest => ({
+    key: `capture/${c.id}`,
+    checkId: c.id,
+    family: c.family,
+    operation: 'capture',
+    probe: 'p',
+    requirementIds: ['PAGI-GEN-005'],
+    severity: 'expected',
+    title: c.id,
+    selected: true,
+  });
 
   it('fails at must with NO_ANSWER, naming PAGI-GEN-010, instead of running or skipping', async () => {
     const c = check('echoes');
     const { meta } = await runPlannedTest(envOf(exchange()), c, plannedTest(c));
-    expect(meta.result).toMatchObject({ status: 'failed', severity: 'must', requirementIds: ['PAGI-GEN-005', 'PAGI-GEN-010'] });
-    expect(meta.result.findings.map((f) => [f.code, f.severity, f.location.exchangeId])).toEqual([['NO_ANSWER', 'must', 'capture#1']]);
+    expect(meta.result).toMatchObject({
+      status: 'failed',
+      severity: 'must',
+      requirementIds: ['PAGI-GEN-005', 'PAGI-GEN-010'],
+    });
+    expect(meta.result.findings.map((f) => [f.code, f.severity, f.location.exchangeId])).toEqual([
+      ['NO_ANSWER', 'must', 'capture#1'],
+    ]);
   });
 
   it('leaves an information-only check not applicable (it never fails), and runs the check on an answered request', async () => {
     const info = check('extraFields', true);
-    expect((await runPlannedTest(envOf(exchange()), info, plannedTest(info))).meta.result).toMatchObject({ status: 'not_applicable', reason: 'capture#1 was not answered (NO_ANSWER)' });
+    expect((await runPlannedTest(envOf(exchange()), info, plannedTest(info))).meta.result).toMatchObject({
+      status: 'not_applicable',
+      reason: 'capture#1 was not answered (NO_ANSWER)',
+    });
     const c = check('echoes');
-    expect((await runPlannedTest(envOf(exchange(200)), c, plannedTest(c))).meta.result).toMatchObject({ status: 'passed', requirementIds: ['PAGI-GEN-005'] });
+    expect((await runPlannedTest(envOf(exchange(200)), c, plannedTest(c))).meta.result).toMatchObject({
+      status: 'passed',
+      requirementIds: ['PAGI-GEN-005'],
+    });
   });
 
   it('rejects a finding naming a requirement the check does not list: a kit error, never a finding against the target', async () => {
     const foreign: Check = {
       ...check('customCheck'),
-      run: (o) => [{ checkId: 'customCheck', requirementIds: ['PAGI-SEC-001'], code: 'X', severity: 'must', title: 'x', message: 'expected a / received b', expected: 'a', received: 'b', location: { operation: o.operation, pointer: '' } }],
+      run: (o) => [
+        {
+          checkId: 'customCheck',
+          requirementIds: ['PAGI-SEC-001'],
+          code: 'X',
+          severity: 'must',
+          title: 'x',
+          message: 'expected a / received b',
+          expected: 'a',
+          received: 'b',
+          location: { operation: o.operation, pointer: '' },
+        },
+      ],
     };
     const { meta, kitError } = await runPlannedTest(envOf(exchange(200)), foreign, plannedTest(foreign));
     expect(kitError).toMatchObject({ name: 'ForeignRequirementError', code: 'PAGI_FOREIGN_REQUIREMENT' });
-    expect(kitError!.message).toBe('check customCheck reported requirement PAGI-SEC-001, which is not among its requirements');
+    expect(kitError!.message).toBe(
+      'check customCheck reported requirement PAGI-SEC-001, which is not among its requirements',
+    );
     expect(meta.result).toMatchObject({ status: 'skipped', findings: [], reason: `kit error: ${kitError!.message}` });
   });
 });

@@ -39,8 +39,30 @@ describe('transport', () => {
   it('trusts the target certificate through the CA file', async () => {
     const dir = tempDir('pagi-tls-');
     const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
     const port = await listen(server);
     closers.push(() => server.close());
     const untrusted = await client(`https://127.0.0.1:${port}`).send('capture', {});
@@ -50,7 +72,9 @@ describe('transport', () => {
   });
 
   it('sends through the HTTP proxy', async () => {
-    const target = http.createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"via":"target"}'));
+    const target = http.createServer((_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"via":"target"}'),
+    );
     const targetPort = await listen(target);
     const tunnels: string[] = [];
     const proxy = http.createServer((_, res) => res.writeHead(502).end());
@@ -65,8 +89,14 @@ describe('transport', () => {
       upstream.on('error', () => socket.destroy());
     });
     const proxyPort = await listen(proxy);
-    closers.push(() => target.close(), () => proxy.close());
-    const x = await client(`http://127.0.0.1:${targetPort}`, { proxy: `http://127.0.0.1:${proxyPort}` }).send('capture', {});
+    closers.push(
+      () => target.close(),
+      () => proxy.close(),
+    );
+    const x = await client(`http://127.0.0.1:${targetPort}`, { proxy: `http://127.0.0.1:${proxyPort}` }).send(
+      'capture',
+      {},
+    );
     expect(x.response?.decoded).toEqual({ kind: 'json', value: { via: 'target' } });
     expect(tunnels).toEqual([`127.0.0.1:${targetPort}`]);
   });
@@ -96,7 +126,13 @@ describe('limiter', () => {
       order.push(name);
       await new Promise((r) => setTimeout(r, 5));
     };
-    await Promise.all([limiter.run(task('first')), limiter.run(task('fresh1')), limiter.run(task('fresh2')), limiter.run(task('chain1'), 1), limiter.run(task('chain2'), 1)]);
+    await Promise.all([
+      limiter.run(task('first')),
+      limiter.run(task('fresh1')),
+      limiter.run(task('fresh2')),
+      limiter.run(task('chain1'), 1),
+      limiter.run(task('chain2'), 1),
+    ]);
     expect(order).toEqual(['first', 'chain1', 'chain2', 'fresh1', 'fresh2']);
   });
 

@@ -35,7 +35,9 @@ function anySeparators(card: string): RegExp {
 
 /** Every output of a run: stdout, stderr and each report file. */
 function outputs(run: KitRun): [string, string][] {
-  const files = fs.existsSync(run.out) ? fs.readdirSync(run.out).map((f) => [f, fs.readFileSync(path.join(run.out, f), 'utf8')] as [string, string]) : [];
+  const files = fs.existsSync(run.out)
+    ? fs.readdirSync(run.out).map((f) => [f, fs.readFileSync(path.join(run.out, f), 'utf8')] as [string, string])
+    : [];
   return [['stdout', run.stdout], ['stderr', run.stderr], ...files];
 }
 
@@ -48,7 +50,10 @@ function leaks(run: KitRun, target: HostileTarget): string[] {
     // As a word: a hex signature may hold the same four digits between letters.
     ['security code', new RegExp(`(?<![0-9A-Za-z*])${SECURITY_CODE}(?![0-9A-Za-z])`)],
   ];
-  for (const [name, text] of outputs(run)) for (const [what, re] of patterns) if (re.test(text)) found.push(`${what} in ${name}: …${text.slice(Math.max(0, text.search(re) - 60), text.search(re) + 40)}…`);
+  for (const [name, text] of outputs(run))
+    for (const [what, re] of patterns)
+      if (re.test(text))
+        found.push(`${what} in ${name}: …${text.slice(Math.max(0, text.search(re) - 60), text.search(re) + 40)}…`);
   return found;
 }
 
@@ -57,7 +62,12 @@ function findings(results: ResultsDocument): Finding[] {
 }
 
 /** The assertions every mode makes; returns the results for the mode's own. */
-function assertCommon(run: KitRun, target: HostileTarget, codes: readonly number[], cleanRssKb: number): ResultsDocument {
+function assertCommon(
+  run: KitRun,
+  target: HostileTarget,
+  codes: readonly number[],
+  cleanRssKb: number,
+): ResultsDocument {
   const context = `${target.mode}: exit ${run.code}; stderr: ${run.stderr.slice(-800)}`;
   expect(codes, context).toContain(run.code);
   const files = fs.readdirSync(run.out).sort();
@@ -80,12 +90,16 @@ function assertCommon(run: KitRun, target: HostileTarget, codes: readonly number
   // Only the target: no foreign listener saw a connection, and every request the kit made went to the target.
   expect(target.foreignConnections()).toBe(0);
   const origin = new URL(target.url).origin;
-  const elsewhere = (har.log.entries as { request: { url: string }; _pagi: { incoming?: boolean; notSent?: boolean } }[])
+  const elsewhere = (
+    har.log.entries as { request: { url: string }; _pagi: { incoming?: boolean; notSent?: boolean } }[]
+  )
     .filter((e) => !e._pagi.incoming && !e._pagi.notSent && !e.request.url.startsWith(`${origin}/`))
     .map((e) => e.request.url);
   expect(elsewhere).toEqual([]);
 
-  expect(run.rssKb, `peak RSS ${run.rssKb} kB against ${cleanRssKb} kB clean`).toBeLessThanOrEqual(cleanRssKb * RSS_FACTOR);
+  expect(run.rssKb, `peak RSS ${run.rssKb} kB against ${cleanRssKb} kB clean`).toBeLessThanOrEqual(
+    cleanRssKb * RSS_FACTOR,
+  );
   return results;
 }
 
@@ -102,7 +116,10 @@ interface Case {
 const NOT_CONFORMANT = [1] as const;
 const NO_ANSWER = [1, 3] as const;
 
-const problems = (r: ResultsDocument) => findings(r).map((f) => f.message).join('\n');
+const problems = (r: ResultsDocument) =>
+  findings(r)
+    .map((f) => f.message)
+    .join('\n');
 
 const CASES: Case[] = [
   {
@@ -112,19 +129,50 @@ const CASES: Case[] = [
     extra(results) {
       expect(problems(results)).toContain('exceeded the response size cap');
       const cut = findings(results).find((f) => f.evidence?.response?.truncated)!;
-      expect(cut.evidence!.response).toMatchObject({ bodyBytes: 8 * 1024 * 1024, bodySha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(cut.evidence!.response).toMatchObject({
+        bodyBytes: 8 * 1024 * 1024,
+        bodySha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       expect(cut.evidence!.response!.bodyExcerpt.length).toBeLessThanOrEqual(4097);
     },
   },
-  { mode: 'slow-drip', only: 'authoriseDirect/responseBodyFormat,capture/responseBodyFormat,checkout/responseBodyFormat', codes: NO_ANSWER },
-  { mode: 'no-answer', only: 'authoriseDirect/responseBodyFormat,capture/responseBodyFormat,checkout/responseBodyFormat', codes: NO_ANSWER },
+  {
+    mode: 'slow-drip',
+    only: 'authoriseDirect/responseBodyFormat,capture/responseBodyFormat,checkout/responseBodyFormat',
+    codes: NO_ANSWER,
+  },
+  {
+    mode: 'no-answer',
+    only: 'authoriseDirect/responseBodyFormat,capture/responseBodyFormat,checkout/responseBodyFormat',
+    codes: NO_ANSWER,
+  },
   { mode: 'redirects', only: 'responseBodyFormat,successAnsweredWith200,issuerUrlRequestable', codes: NOT_CONFORMANT },
   { mode: 'links-foreign', only: 'authoriseApm,checkout', codes: NO_ANSWER },
   { mode: 'links-file', only: 'authoriseApm,checkout', codes: NO_ANSWER },
-  { mode: 'xxe', only: 'responseBodyFormat,xmlRootIsRespon', codes: NOT_CONFORMANT, extra: (r) => expect(problems(r)).toContain('DOCTYPE') },
-  { mode: 'entity-expansion', only: 'responseBodyFormat,xmlRootIsRespon', codes: NOT_CONFORMANT, extra: (r) => expect(problems(r)).toContain('DOCTYPE') },
-  { mode: 'deep-xml', only: 'responseBodyFormat,xmlRootIsRespon', codes: NOT_CONFORMANT, extra: (r) => expect(problems(r)).toContain('nested deeper than 64 levels') },
-  { mode: 'deep-json', only: 'responseBodyFormat,responseMatchesSchema', codes: NOT_CONFORMANT, extra: (r) => expect(problems(r)).toContain('nesting deeper than 64 levels') },
+  {
+    mode: 'xxe',
+    only: 'responseBodyFormat,xmlRootIsRespon',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(problems(r)).toContain('DOCTYPE'),
+  },
+  {
+    mode: 'entity-expansion',
+    only: 'responseBodyFormat,xmlRootIsRespon',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(problems(r)).toContain('DOCTYPE'),
+  },
+  {
+    mode: 'deep-xml',
+    only: 'responseBodyFormat,xmlRootIsRespon',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(problems(r)).toContain('nested deeper than 64 levels'),
+  },
+  {
+    mode: 'deep-json',
+    only: 'responseBodyFormat,responseMatchesSchema',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(problems(r)).toContain('nesting deeper than 64 levels'),
+  },
   {
     mode: 'million-keys',
     only: 'responseBodyFormat,responseMatchesSchema,checkoutPageHasOneForm',
@@ -152,8 +200,18 @@ const CASES: Case[] = [
       expect(Math.max(...kept)).toBeLessThanOrEqual(100);
     },
   },
-  { mode: 'compression-bomb', only: 'responseBodyFormat', codes: NOT_CONFORMANT, extra: (r) => expect(problems(r)).toContain('Content-Encoding gzip') },
-  { mode: 'echo-values', only: 'shape,media,conventions', codes: NOT_CONFORMANT, extra: (r) => expect(findings(r).map((f) => f.code)).toContain('FULL_CARD_NUMBER') },
+  {
+    mode: 'compression-bomb',
+    only: 'responseBodyFormat',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(problems(r)).toContain('Content-Encoding gzip'),
+  },
+  {
+    mode: 'echo-values',
+    only: 'shape,media,conventions',
+    codes: NOT_CONFORMANT,
+    extra: (r) => expect(findings(r).map((f) => f.code)).toContain('FULL_CARD_NUMBER'),
+  },
   { mode: 'echo-keys-headers', only: 'shape,media,conventions', codes: NOT_CONFORMANT },
   { mode: 'reset-mid-body', only: 'responseBodyFormat', codes: NO_ANSWER },
   { mode: 'short-body', only: 'responseBodyFormat', codes: NO_ANSWER },
@@ -199,7 +257,9 @@ describe.concurrent('against a hostile target', () => {
   beforeAll(() => expect(cleanRssKb, 'the clean run measures the memory bound').toBeGreaterThan(0));
 
   for (const c of CASES) {
-    it(`${c.mode}: ${c.codes.join(' or ')}, never CONFORMANT, reports readable, nothing secret, only the target, bounded memory`, { timeout: 600_000 }, async () => {
+    it(`${c.mode}: ${c.codes.join(' or ')}, never CONFORMANT, reports readable, nothing secret, only the target, bounded memory`, {
+      timeout: 600_000,
+    }, async () => {
       const target = await startHostile(c.mode, { floodCount: 1200 });
       try {
         const run = await slot(() => runKit(target, [...HOSTILE_ARGS, '--only', c.only, ...(c.extraArgs ?? [])]));

@@ -26,19 +26,56 @@ let count = 0;
 export const HOSTILE_ARGS = ['--timeout', '5000', '--notify-wait', '3000'];
 
 /** `pagi-conform run --target <target> ARGS`, credentials and a distinctive security code from a config file. */
-export function runKit(target: HostileTarget, args: string[], reporters = 'console,json,junit,markdown,har,html'): Promise<KitRun> {
+export function runKit(
+  target: HostileTarget,
+  args: string[],
+  reporters = 'console,json,junit,markdown,har,html',
+): Promise<KitRun> {
   const n = ++count;
   const out = path.join(tmp, `${target.mode}-${n}`);
   const config = path.join(tmp, `config-${n}.yaml`);
   const rssFile = path.join(tmp, `rss-${n}`);
-  fs.writeFileSync(config, [`merchantId: ${target.merchantId}`, `accountId: ${target.accountId}`, `secret: ${target.secret}`, `cardSecurityCode: "${SECURITY_CODE}"`, ''].join('\n'));
-  const argv = ['--import', path.join(KIT_ROOT, 'test', 'hostile', 'rss.mjs'), path.join(KIT_ROOT, 'bin', 'pagi-conform.js'), 'run', '--target', target.url, '--config', config, '--out', out, '--reporter', reporters, ...args];
+  fs.writeFileSync(
+    config,
+    [
+      `merchantId: ${target.merchantId}`,
+      `accountId: ${target.accountId}`,
+      `secret: ${target.secret}`,
+      `cardSecurityCode: "${SECURITY_CODE}"`,
+      '',
+    ].join('\n'),
+  );
+  const argv = [
+    '--import',
+    path.join(KIT_ROOT, 'test', 'hostile', 'rss.mjs'),
+    path.join(KIT_ROOT, 'bin', 'pagi-conform.js'),
+    'run',
+    '--target',
+    target.url,
+    '--config',
+    config,
+    '--out',
+    out,
+    '--reporter',
+    reporters,
+    ...args,
+  ];
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: KIT_ROOT, env: { ...process.env, PAGI_RSS_FILE: rssFile, NO_COLOR: '1' }, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? ((error as { code?: number }).code ?? 1) : 0;
-      const rssKb = fs.existsSync(rssFile) ? Number(fs.readFileSync(rssFile, 'utf8')) : NaN;
-      resolve({ code, stdout, stderr, out, rssKb, wallMs: performance.now() - started });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      {
+        cwd: KIT_ROOT,
+        env: { ...process.env, PAGI_RSS_FILE: rssFile, NO_COLOR: '1' },
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? ((error as { code?: number }).code ?? 1) : 0;
+        const rssKb = fs.existsSync(rssFile) ? Number(fs.readFileSync(rssFile, 'utf8')) : NaN;
+        resolve({ code, stdout, stderr, out, rssKb, wallMs: performance.now() - started });
+      },
+    );
   });
 }

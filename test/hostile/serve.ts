@@ -7,7 +7,15 @@ if (!MODES.includes(mode)) {
   process.exit(2);
 }
 const target = await startHostile(mode);
-console.log(JSON.stringify({ url: target.url, merchantId: target.merchantId, accountId: target.accountId, secret: target.secret, foreign: target.foreign.map((f) => f.url) }));
+console.log(
+  JSON.stringify({
+    url: target.url,
+    merchantId: target.merchantId,
+    accountId: target.accountId,
+    secret: target.secret,
+    foreign: target.foreign.map((f) => f.url),
+  }),
+);
 const stop = () => void target.close().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

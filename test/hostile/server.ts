@@ -83,7 +83,11 @@ async function foreignHost(host: string): Promise<ForeignHost & { close(): Promi
     socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 7\r\nconnection: close\r\n\r\nforeign');
   });
   const port = await listen(server, host);
-  return { url: `http://${host}:${port}`, connections: () => count, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://${host}:${port}`,
+    connections: () => count,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 function readAll(req: http.IncomingMessage, cap = 4 * 1024 * 1024): Promise<Buffer> {
@@ -115,7 +119,12 @@ function operationOf(path: string, body: Record<string, unknown>): Operation {
   return 'json';
 }
 
-const CONTENT_TYPE: Record<Operation, string> = { authoriseDirect: 'application/xml', authoriseApm: 'application/xml', checkout: 'text/html', json: 'application/json' };
+const CONTENT_TYPE: Record<Operation, string> = {
+  authoriseDirect: 'application/xml',
+  authoriseApm: 'application/xml',
+  checkout: 'text/html',
+  json: 'application/json',
+};
 
 /** A raw HTTP/1.1 answer written on the socket (for what Node's own writer refuses). */
 function raw(res: http.ServerResponse, head: string, body: Buffer | string, then: 'end' | 'destroy' = 'end'): void {
@@ -174,7 +183,8 @@ function millionKeys(op: Operation): string {
 
 function makeMillionKeys(op: Operation): string {
   const n = 1_000_000;
-  if (op === 'json') return `{"return_status":"1","orders_list":[${Array.from({ length: n }, () => '{"a":0}').join(',')}]}`;
+  if (op === 'json')
+    return `{"return_status":"1","orders_list":[${Array.from({ length: n }, () => '{"a":0}').join(',')}]}`;
   if (op === 'checkout') return `<html><body><form method="post">${'<i></i>'.repeat(n)}</form></body></html>`;
   return `<?xml version="1.0"?><respon>${'<k/>'.repeat(n)}</respon>`;
 }
@@ -237,11 +247,15 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
     const count = options.floodCount ?? 2000;
     const send = (body: Buffer | string) =>
       new Promise<void>((resolve) => {
-        const req = http.request(notifyUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-          floodCounts[res.statusCode ?? 0] = (floodCounts[res.statusCode ?? 0] ?? 0) + 1;
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = http.request(
+          notifyUrl,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            floodCounts[res.statusCode ?? 0] = (floodCounts[res.statusCode ?? 0] ?? 0) + 1;
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', () => {
           floodCounts.error = (floodCounts.error ?? 0) + 1;
           resolve();
@@ -279,14 +293,20 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
       case 'no-answer':
         return; // never answered; the socket stays open until the kit gives up
       case 'redirects': {
-        const targets = ['file:///etc/passwd', 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', `${foreignUrl}/redirected`];
+        const targets = [
+          'file:///etc/passwd',
+          'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+          `${foreignUrl}/redirected`,
+        ];
         res.writeHead([301, 302, 307, 308][requests % 4]!, { location: targets[requests % 3]! }).end();
         return;
       }
       case 'xxe':
       case 'entity-expansion':
         if (op === 'authoriseDirect' || op === 'authoriseApm') {
-          res.writeHead(200, { 'content-type': 'application/xml' }).end(mode === 'xxe' ? xxe(foreignUrl) : BILLION_LAUGHS);
+          res
+            .writeHead(200, { 'content-type': 'application/xml' })
+            .end(mode === 'xxe' ? xxe(foreignUrl) : BILLION_LAUGHS);
           return;
         }
         break;
@@ -307,27 +327,58 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
         return;
       case 'bad-bytes':
         res.writeHead(200, { 'content-type': `${type}; charset=utf-8` });
-        res.end(Buffer.concat([Buffer.from('{"merchant_id":"'), Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x00]), Buffer.from('\u0000"}')]));
+        res.end(
+          Buffer.concat([
+            Buffer.from('{"merchant_id":"'),
+            Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x00]),
+            Buffer.from('\u0000"}'),
+          ]),
+        );
         return;
       case 'huge-headers':
-        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\nx-huge: ${'h'.repeat(1024 * 1024)}\r\ncontent-length: 2`, '{}');
+        return raw(
+          res,
+          `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\nx-huge: ${'h'.repeat(1024 * 1024)}\r\ncontent-length: 2`,
+          '{}',
+        );
       case 'many-headers': {
         const many = Array.from({ length: 1500 }, (_, i) => `x-${i}: \xff\xfe${i}`).join('\r\n');
-        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\n${many}\r\ncontent-length: 2\r\nconnection: close`, '{}');
+        return raw(
+          res,
+          `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\n${many}\r\ncontent-length: 2\r\nconnection: close`,
+          '{}',
+        );
       }
       case 'compression-bomb': {
         const gz = gzipBomb();
-        res.writeHead(200, { 'content-type': type, 'content-encoding': 'gzip', 'content-length': String(gz.length) }).end(gz);
+        res
+          .writeHead(200, { 'content-type': type, 'content-encoding': 'gzip', 'content-length': String(gz.length) })
+          .end(gz);
         return;
       }
       case 'reset-mid-body':
-        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000`, `{"merchant_id":"${'x'.repeat(50_000)}`, 'destroy');
+        return raw(
+          res,
+          `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000`,
+          `{"merchant_id":"${'x'.repeat(50_000)}`,
+          'destroy',
+        );
       case 'short-body':
-        return raw(res, `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000\r\nconnection: close`, '{"merchant_id":"m"}');
+        return raw(
+          res,
+          `HTTP/1.1 200 OK\r\ncontent-type: ${type}\r\ncontent-length: 100000\r\nconnection: close`,
+          '{"merchant_id":"m"}',
+        );
       default:
         break;
     }
-    if (mode === 'notification-flood' && !flooding && typeof body.notify_url === 'string' && /^http:\/\/127\./.test(body.notify_url) && !isSinkRequest(new URL(body.notify_url).pathname + new URL(body.notify_url).search)) {
+    if (
+      mode === 'notification-flood' &&
+      !flooding &&
+      typeof body.notify_url === 'string' &&
+      /^http:\/\/127\./.test(body.notify_url) &&
+      !isSinkRequest(new URL(body.notify_url).pathname + new URL(body.notify_url).search)
+    ) {
       flooding = true;
       const key = body.order_no !== undefined ? { order_no: body.order_no } : { request_id: body.request_id };
       void flood(body.notify_url, key);
@@ -336,37 +387,60 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
   });
 
   /** Pass the request to the gateway (from the kit's own source address) and answer with its reply, altered by the mode. */
-  const forward = async (req: http.IncomingMessage, res: http.ServerResponse, bodyBuf: Buffer, op: Operation, foreignUrl: string): Promise<void> => {
-    const upstream = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer } | undefined>((resolve) => {
-      const local = req.socket.remoteAddress?.replace(/^::ffff:/, '');
-      const out = http.request(
-        `${gateway!.url}${req.url}`,
-        { method: req.method, headers: { ...req.headers, host: new URL(gateway!.url).host }, ...(local && /^127\./.test(local) ? { localAddress: local } : {}) },
-        (r) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(chunks) }));
-        },
-      );
-      out.on('error', () => resolve(undefined));
-      out.end(bodyBuf);
-    });
+  const forward = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    bodyBuf: Buffer,
+    op: Operation,
+    foreignUrl: string,
+  ): Promise<void> => {
+    const upstream = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer } | undefined>(
+      (resolve) => {
+        const local = req.socket.remoteAddress?.replace(/^::ffff:/, '');
+        const out = http.request(
+          `${gateway!.url}${req.url}`,
+          {
+            method: req.method,
+            headers: { ...req.headers, host: new URL(gateway!.url).host },
+            ...(local && /^127\./.test(local) ? { localAddress: local } : {}),
+          },
+          (r) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('end', () =>
+              resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(chunks) }),
+            );
+          },
+        );
+        out.on('error', () => resolve(undefined));
+        out.end(bodyBuf);
+      },
+    );
     if (!upstream) {
       res.writeHead(502).end();
       return;
     }
     let text = upstream.body.toString('utf8');
-    const headers: Record<string, string> = { 'content-type': String(upstream.headers['content-type'] ?? CONTENT_TYPE[op]) };
+    const headers: Record<string, string> = {
+      'content-type': String(upstream.headers['content-type'] ?? CONTENT_TYPE[op]),
+    };
     const card = target.cards[0]!;
     const dotted = card.replace(/(\d{4})(?=\d)/g, '$1.');
     if (mode === 'links-foreign' || mode === 'links-file') {
       const to = mode === 'links-file' ? 'file:///etc/passwd' : `${foreignUrl}/issuer`;
       text = text.replace(/<issuer_url>[^<]*<\/issuer_url>/, `<issuer_url>${to.replace(/&/g, '&amp;')}</issuer_url>`);
-      text = text.replace(/(<form[^>]*\saction=")[^"]*(")/i, `$1${mode === 'links-file' ? 'file:///etc/passwd' : `${foreignUrl}/v1/checkout`}$2`);
+      text = text.replace(
+        /(<form[^>]*\saction=")[^"]*(")/i,
+        `$1${mode === 'links-file' ? 'file:///etc/passwd' : `${foreignUrl}/v1/checkout`}$2`,
+      );
     } else if (mode === 'checkout-active-content' && op === 'checkout') {
       const injected = `"><script src="${foreignUrl}/injected.js"></script><img src="${foreignUrl}/injected.png" x="`;
-      text = text.replace(/<head>/i, `<head>${activeContent(foreignUrl)}`).replace(/(<body[^>]*>)/i, `$1${activeContent(foreignUrl)}`);
-      text = text.replace(/(name="note" value=")[^"]*(")/, `$1${injected.replace(/"/g, '&quot;')}$2`).replace(/(<\/form>)/i, `<input type="hidden" name="x_injected" value="${injected}">$1`);
+      text = text
+        .replace(/<head>/i, `<head>${activeContent(foreignUrl)}`)
+        .replace(/(<body[^>]*>)/i, `$1${activeContent(foreignUrl)}`);
+      text = text
+        .replace(/(name="note" value=")[^"]*(")/, `$1${injected.replace(/"/g, '&quot;')}$2`)
+        .replace(/(<\/form>)/i, `<input type="hidden" name="x_injected" value="${injected}">$1`);
     } else if (mode === 'echo-values' || mode === 'echo-keys-headers') {
       const inValues = `secret ${target.secret} card ${card} spaced ${card.replace(/(\d{4})(?=\d)/g, '$1 ')} dashed ${card.replace(/(\d{4})(?=\d)/g, '$1-')} security_code=${SECURITY_CODE}`;
       if (mode === 'echo-keys-headers') {
@@ -374,7 +448,10 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
         headers[`x-card-${card}`] = '1';
       } else headers['x-echo'] = inValues;
       if (op === 'json') {
-        const keys = mode === 'echo-keys-headers' ? { [target.secret]: 'secret as a key', [card]: 'card as a key', [`dotted_${dotted}`]: dotted } : {};
+        const keys =
+          mode === 'echo-keys-headers'
+            ? { [target.secret]: 'secret as a key', [card]: 'card as a key', [`dotted_${dotted}`]: dotted }
+            : {};
         const extra = mode === 'echo-values' ? { echoed: inValues, security_code: SECURITY_CODE } : {};
         try {
           text = JSON.stringify(echoJson(JSON.parse(text), extra, keys));
@@ -388,7 +465,10 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
             : `<input type="hidden" name="${target.secret}" value="x"><input type="hidden" name="k${card}" value="${dotted}">`;
         text = text.replace(/(<\/form>)/i, `${inputs}$1`);
       } else {
-        const elements = mode === 'echo-values' ? `<note>${inValues}</note><security_code>${SECURITY_CODE}</security_code>` : `<c${card}>${dotted}</c${card}><note>${dotted}</note>`;
+        const elements =
+          mode === 'echo-values'
+            ? `<note>${inValues}</note><security_code>${SECURITY_CODE}</security_code>`
+            : `<c${card}>${dotted}</c${card}><note>${dotted}</note>`;
         text = text.replace(/(<\/respon>)/, `${elements}$1`);
       }
     }

@@ -21,13 +21,27 @@ let dir: string;
 let tarball: string;
 let packed: string[];
 
-async function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function sh(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(cmd, args, { cwd, env: { ...process.env, ...env }, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(cmd, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? String(e) };
+    return {
+      code: typeof err.code === 'number' ? err.code : 1,
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? String(e),
+    };
   }
 }
 
@@ -36,13 +50,23 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-pack-'));
     const pack = await sh(NPM, ['pack', '--json', '--pack-destination', dir], KIT_ROOT);
     expect(pack.code, pack.stderr).toBe(0);
-    const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     tarball = path.join(dir, info[0]!.filename);
     packed = info[0]!.files.map((f) => f.path);
     const app = path.join(dir, 'app');
     fs.mkdirSync(app);
-    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const install = await sh(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], app);
+    fs.writeFileSync(
+      path.join(app, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    const install = await sh(
+      NPM,
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball],
+      app,
+    );
     expect(install.code, install.stderr).toBe(0);
   }, 600_000);
   afterAll(() => {
@@ -50,7 +74,20 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
   });
 
   it('ships dist/ with declarations, the sources a run needs, the LICENSE, and no tests, benchmarks or CI files', () => {
-    for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/pact/index.js', 'dist/src/pact/index.d.ts', 'LICENSE', 'bin/pagi-conform.js', 'src/cli/main.ts', 'suites/registry.ts', 'spec/openapi.yaml', 'schemas/results.schema.json', 'schemas/profile.schema.json', 'examples/pagi.yaml']) {
+    for (const f of [
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/pact/index.js',
+      'dist/src/pact/index.d.ts',
+      'LICENSE',
+      'bin/pagi-conform.js',
+      'src/cli/main.ts',
+      'suites/registry.ts',
+      'spec/openapi.yaml',
+      'schemas/results.schema.json',
+      'schemas/profile.schema.json',
+      'examples/pagi.yaml',
+    ]) {
       expect(packed, f).toContain(f);
     }
     expect(packed.filter((f) => /^(test|bench|\.ci|gateway\/test)\//.test(f))).toEqual([]);
@@ -58,7 +95,11 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
 
   it('npx pagi-conform run works against the embedded reference gateway', async () => {
     const app = path.join(dir, 'app');
-    const run = await sh('npx', ['--no-install', 'pagi-conform', 'run', '--reporter', 'console,json,junit', '--out', 'reports', '--seed', '11'], app);
+    const run = await sh(
+      'npx',
+      ['--no-install', 'pagi-conform', 'run', '--reporter', 'console,json,junit', '--out', 'reports', '--seed', '11'],
+      app,
+    );
     // npx itself may warn about the machine's npm configuration; the kit prints nothing on stderr.
     expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('npm warn'))).toEqual([]);
     expect(run.code).toBe(0);
@@ -112,7 +153,19 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
     );
     fs.writeFileSync(
       path.join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, exactOptionalPropertyTypes: true, skipLibCheck: true, noEmit: true, types: [] }, files: ['consumer.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: true,
+          noEmit: true,
+          types: [],
+        },
+        files: ['consumer.ts'],
+      }),
     );
     const tsc = await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app);
     expect(tsc.stdout + tsc.stderr).toBe('');

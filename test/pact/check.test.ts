@@ -16,7 +16,9 @@ describe('pact check', () => {
   });
 
   it('finds each of the three wrong expectations of the example merchant pact, with its requirement', () => {
-    const result = checkPact(readPactFile(path.join(KIT_ROOT, 'examples', 'pacts', 'merchant-three-wrong-expectations.json')));
+    const result = checkPact(
+      readPactFile(path.join(KIT_ROOT, 'examples', 'pacts', 'merchant-three-wrong-expectations.json')),
+    );
     const findings = findingsOf(result);
     expect(findings.map((f) => [f.location.operation, f.code, f.requirementIds])).toEqual([
       ['capture', 'RESPONSE_SCHEMA', ['PAGI-ST-001']],
@@ -43,29 +45,46 @@ describe('pact check', () => {
     const checkout = byKey('checkout-200');
     checkout.response.matchingRules = {};
     const query = byKey('retrievalTrans-200');
-    query.response.matchingRules!.body!['$.return_status'] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^1$' }] };
+    query.response.matchingRules!.body!['$.return_status'] = {
+      combine: 'AND',
+      matchers: [{ match: 'regex', regex: '^1$' }],
+    };
     const refundSearch = byKey('retrievalRefund-200');
-    refundSearch.response.matchingRules!.body!['$.encryption_data'] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^[0-9a-f]{32}$' }] };
+    refundSearch.response.matchingRules!.body!['$.encryption_data'] = {
+      combine: 'AND',
+      matchers: [{ match: 'regex', regex: '^[0-9a-f]{32}$' }],
+    };
     const search = byKey('retrievalRefund-200');
-    search.request.body!.content = `merchant_id=M10001&account_id=A20001&encryption_data=${'a'.repeat(64)}&order_no=${Array.from({ length: 101 }, (_, i) => `O${i}`).join(',')}`;
-    const codes = findingsOf(checkPact(pact)).map((f) => `${f.location.operation} ${f.code} ${f.requirementIds.join(',')}`);
-    expect(codes).toEqual(expect.arrayContaining([
-      'capture LIMIT_EXCEEDED PAGI-LIM-004',
-      'capture REQUEST_MEDIA PAGI-MED-002',
-      'refund VALUE_NOT_SHOWN PAGI-GEN-008',
-      'authoriseDirect BODY_FORM PAGI-MED-006',
-      'checkout VALUE_NOT_SHOWN PAGI-GEN-008',
-      'retrievalTrans FORM_NARROWER PAGI-GEN-008',
-      'retrievalRefund FORM_NARROWER PAGI-AUTH-003',
-      'retrievalRefund LIMIT_EXCEEDED PAGI-LIM-002',
-    ]));
+    search.request.body!.content =
+      `merchant_id=M10001&account_id=A20001&encryption_data=${'a'.repeat(64)}&order_no=${Array.from({ length: 101 }, (_, i) => `O${i}`).join(',')}`;
+    const codes = findingsOf(checkPact(pact)).map(
+      (f) => `${f.location.operation} ${f.code} ${f.requirementIds.join(',')}`,
+    );
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'capture LIMIT_EXCEEDED PAGI-LIM-004',
+        'capture REQUEST_MEDIA PAGI-MED-002',
+        'refund VALUE_NOT_SHOWN PAGI-GEN-008',
+        'authoriseDirect BODY_FORM PAGI-MED-006',
+        'checkout VALUE_NOT_SHOWN PAGI-GEN-008',
+        'retrievalTrans FORM_NARROWER PAGI-GEN-008',
+        'retrievalRefund FORM_NARROWER PAGI-AUTH-003',
+        'retrievalRefund LIMIT_EXCEEDED PAGI-LIM-002',
+      ]),
+    );
     // A profile that takes only its own media type makes the other one a profile-level finding.
     const json = generatePact() as PactFile;
     const jsonQuery = json.interactions.find((i) => i.key === 'retrievalTrans-200')!;
     jsonQuery.request.headers = { 'Content-Type': ['application/json'] };
-    jsonQuery.request.body = { content: Object.fromEntries(new URLSearchParams(String(jsonQuery.request.body!.content))), contentType: 'application/json', encoded: false };
+    jsonQuery.request.body = {
+      content: Object.fromEntries(new URLSearchParams(String(jsonQuery.request.body!.content))),
+      contentType: 'application/json',
+      encoded: false,
+    };
     expect(findingsOf(checkPact(json))).toEqual([]);
-    const strict = findingsOf(checkPact(json, { profile: 'sample-hmac-sorted' })).filter((f) => f.location.operation === 'retrievalTrans' && f.code === 'REQUEST_MEDIA');
+    const strict = findingsOf(checkPact(json, { profile: 'sample-hmac-sorted' })).filter(
+      (f) => f.location.operation === 'retrievalTrans' && f.code === 'REQUEST_MEDIA',
+    );
     expect(strict.map((f) => [f.requirementIds, f.severity])).toEqual([[['PAGI-MED-005'], 'profile']]);
   });
 

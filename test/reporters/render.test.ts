@@ -41,7 +41,9 @@ describe('console reporter', () => {
     expect(text).toMatch(/✗ security\/checkout +1 failed +\(3 checks done so far: 1 passed, 1 failed, 1 skipped\)/);
     expect(text).toMatch(/^ {2}family +passed +failed +waived +skipped +n\/a +total$/m);
     expect(text).toMatch(/^ {2}security +0 +1 +0 +0 +0 +1$/m);
-    expect(text).toMatch(/✗ checkout\/freeTextParsesBackExactly \[must\] PAGI-SEC-002\n {6}TEXT_ALTERED \/inputs\/note: expected exactly/);
+    expect(text).toMatch(
+      /✗ checkout\/freeTextParsesBackExactly \[must\] PAGI-SEC-002\n {6}TEXT_ALTERED \/inputs\/note: expected exactly/,
+    );
     expect(text).toContain("curl -sS -X POST 'http://127.0.0.1:9/v1/checkout'");
     expect(text).toContain('\\x00\\x1b[31mred'); // the target's control characters are shown, not sent to the terminal
     expect(text).toMatch(/reports: .*results\.json\n/);
@@ -61,7 +63,11 @@ describe('console reporter', () => {
 
 describe('JUnit XML', () => {
   const xml = junitXml(result);
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
+  const doc = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
+  }).parse(xml);
 
   it('is well-formed with one testcase per check, requirement ids and severity in its system-out, findings and evidence in the failure', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
@@ -73,11 +79,15 @@ describe('JUnit XML', () => {
     expect(failed.classname).toBe('security.checkout');
     expect(failed.properties).toBeUndefined();
     expect(failed['system-out']).toMatch(/^requirements: PAGI-SEC-002\nseverity: must\nstatus: failed\n/);
-    expect(failed.failure.message).toMatch(/^freeTextParsesBackExactly failed on checkout \(PAGI-SEC-002\): TEXT_ALTERED/);
+    expect(failed.failure.message).toMatch(
+      /^freeTextParsesBackExactly failed on checkout \(PAGI-SEC-002\): TEXT_ALTERED/,
+    );
     expect(failed.failure['#text']).toContain('</script><script>alert(1)</script>'); // escaped in the file, exact once parsed
     expect(failed.failure['#text']).toContain("reproduce: curl -sS -X POST 'http://127.0.0.1:9/v1/checkout'");
     expect(failed.failure['#text']).toContain('\\x00\\x1b[31mred'); // XML 1.0 cannot carry control characters
-    expect(cases.find((c: { name: string }) => c.name === 'notifications').skipped).toMatch(/^skipped: no notification \|/);
+    expect(cases.find((c: { name: string }) => c.name === 'notifications').skipped).toMatch(
+      /^skipped: no notification \|/,
+    );
   });
 });
 
@@ -90,7 +100,8 @@ describe('Markdown summary', () => {
     const outsideCode = md.replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, '');
     expect(outsideCode).not.toMatch(/<(script|img)/i);
     expect(outsideCode).not.toMatch(/[^\\]\[link\]/);
-    for (const line of outsideCode.split('\n').filter((l) => l.startsWith('| `checkout'))) expect(line.split(/(?<!\\)\|/).length).toBe(6);
+    for (const line of outsideCode.split('\n').filter((l) => l.startsWith('| `checkout')))
+      expect(line.split(/(?<!\\)\|/).length).toBe(6);
     expect(md).toContain('<details>');
     expect(md).toContain("```sh\ncurl -sS -X POST 'http://127.0.0.1:9/v1/checkout'");
   });
@@ -102,13 +113,18 @@ describe('Markdown summary', () => {
 
 describe('HAR', () => {
   it('is HAR 1.2 and ties the exchange to the failed check and its requirement', () => {
-    const har = harDocument(result, hostileExchanges()) as { log: { entries: { request: { postData?: { text: string } }; comment: string; _pagi: unknown }[] } };
+    const har = harDocument(result, hostileExchanges()) as {
+      log: { entries: { request: { postData?: { text: string } }; comment: string; _pagi: unknown }[] };
+    };
     const validate = createAjv().compile(harSchema);
     expect(validate(har), JSON.stringify(validate.errors)).toBe(true);
     const [entry] = har.log.entries;
     expect(entry!.request.postData!.text).toBe(hostileExchanges()[0]!.evidence.request.body);
     expect(entry!.comment).toContain('failed: checkout/freeTextParsesBackExactly PAGI-SEC-002 TEXT_ALTERED');
-    expect(entry!._pagi).toMatchObject({ exchangeId: 'checkout#1', findings: [{ check: 'checkout/freeTextParsesBackExactly', requirementIds: ['PAGI-SEC-002'] }] });
+    expect(entry!._pagi).toMatchObject({
+      exchangeId: 'checkout#1',
+      findings: [{ check: 'checkout/freeTextParsesBackExactly', requirementIds: ['PAGI-SEC-002'] }],
+    });
   });
 });
 
@@ -122,7 +138,9 @@ describe('HTML report', () => {
     expect(document.querySelectorAll('img, iframe, object, embed, link, [src], [href], [onerror]')).toHaveLength(0);
     expect(JSON.parse(scripts[0]!.textContent!)).toEqual(JSON.parse(JSON.stringify(resultsDocument(result))));
     expect(document.querySelector('#verdict')!.textContent).toBe('NOT CONFORMANT');
-    expect(document.querySelector('.facts')!.textContent).toContain(HOSTILE.replace('\u0000', '\\x00').replace(/\u001b/g, '\\x1b'));
+    expect(document.querySelector('.facts')!.textContent).toContain(
+      HOSTILE.replace('\u0000', '\\x00').replace(/\u001b/g, '\\x1b'),
+    );
     const csp = document.querySelector('meta[http-equiv="Content-Security-Policy"]')!.getAttribute('content')!;
     expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'/);
   });
@@ -130,7 +148,9 @@ describe('HTML report', () => {
   it('draws the requirement matrix; a check expands to its findings and evidence; filters hide the rest', async () => {
     const dom = new JSDOM(html, { runScripts: 'dangerously' });
     const { document } = dom.window;
-    const group = [...document.querySelectorAll('tbody.req')].find((g) => g.querySelector('.rid')!.textContent === 'PAGI-SEC-002')!;
+    const group = [...document.querySelectorAll('tbody.req')].find(
+      (g) => g.querySelector('.rid')!.textContent === 'PAGI-SEC-002',
+    )!;
     const row = group.querySelector('tr.check')!;
     expect(row.getAttribute('data-status')).toBe('failed');
     const details = row.querySelector('details')!;
@@ -142,7 +162,9 @@ describe('HTML report', () => {
     const status = document.querySelector<HTMLSelectElement>('#f-status')!;
     status.value = 'failed';
     status.dispatchEvent(new dom.window.Event('change'));
-    const visible = [...document.querySelectorAll('tr.check')].filter((r) => !(r as HTMLElement).hidden && !(r.closest('tbody') as HTMLElement).hidden);
+    const visible = [...document.querySelectorAll('tr.check')].filter(
+      (r) => !(r as HTMLElement).hidden && !(r.closest('tbody') as HTMLElement).hidden,
+    );
     expect(visible.map((r) => r.getAttribute('data-status'))).toEqual(['failed']);
     expect(document.querySelector('#shown')!.textContent).toBe('1 requirements, 1 check results (1 rows) shown');
   });
@@ -158,7 +180,9 @@ describe('seal and signature', () => {
   it('verifies an untouched signed report; an unsigned one is not called untouched', () => {
     expect(page).toContain(EMPTY_SEAL);
     expect(verifyReport(signed, publicKey)).toMatchObject({ ok: true });
-    expect(verifyReport(signed).lines.at(-2)).toMatch(/^signature: a valid Ed25519 signature of the sealed digests by the public key embedded/);
+    expect(verifyReport(signed).lines.at(-2)).toMatch(
+      /^signature: a valid Ed25519 signature of the sealed digests by the public key embedded/,
+    );
     expect(verifyReport(unsigned)).toMatchObject({ ok: false });
     expect(verifyReport(unsigned).lines.at(-1)).toMatch(/^report: NOT SIGNED/);
     expect(verifyReport(unsigned).lines.join('\n')).not.toMatch(/untouched/);
@@ -167,12 +191,27 @@ describe('seal and signature', () => {
   it('catches an edited result, an edited page, another key, a stripped signature and a missing seal', () => {
     const editedResults = signed.replace('"verdict":"NOT CONFORMANT"', '"verdict":"CONFORMANT"');
     expect(editedResults).not.toBe(signed);
-    expect(verifyReport(editedResults, publicKey)).toMatchObject({ ok: false, lines: expect.arrayContaining(['results: EDITED (they do not match the sealed digest)']) });
+    expect(verifyReport(editedResults, publicKey)).toMatchObject({
+      ok: false,
+      lines: expect.arrayContaining(['results: EDITED (they do not match the sealed digest)']),
+    });
     const editedPage = signed.replace('<h1 id="verdict">NOT CONFORMANT</h1>', '<h1 id="verdict">CONFORMANT</h1>');
-    expect(verifyReport(editedPage, publicKey)).toMatchObject({ ok: false, lines: expect.arrayContaining(['page: EDITED (it does not match the sealed digest)']) });
-    expect(verifyReport(signed, other)).toMatchObject({ ok: false, lines: expect.arrayContaining(['signature: INVALID for the given public key']) });
-    expect(verifyReport(unsigned, publicKey)).toMatchObject({ ok: false, lines: expect.arrayContaining(['signature: none, but a public key was given']) });
-    expect(verifyReport('<html></html>')).toEqual({ ok: false, lines: ['not a sealed pagi-conform report: the seal is missing'] });
+    expect(verifyReport(editedPage, publicKey)).toMatchObject({
+      ok: false,
+      lines: expect.arrayContaining(['page: EDITED (it does not match the sealed digest)']),
+    });
+    expect(verifyReport(signed, other)).toMatchObject({
+      ok: false,
+      lines: expect.arrayContaining(['signature: INVALID for the given public key']),
+    });
+    expect(verifyReport(unsigned, publicKey)).toMatchObject({
+      ok: false,
+      lines: expect.arrayContaining(['signature: none, but a public key was given']),
+    });
+    expect(verifyReport('<html></html>')).toEqual({
+      ok: false,
+      lines: ['not a sealed pagi-conform report: the seal is missing'],
+    });
   });
 });
 
@@ -188,7 +227,16 @@ describe('a finding resting on several exchanges', () => {
     { exchangeId: 'checkout#1', evidence: f.evidence! },
     { exchangeId: 'retrievalTrans#2', evidence: query },
   ];
-  const exchanges = [...hostileExchanges(), { id: 'retrievalTrans#2', operation: 'retrievalTrans' as const, startedAt: '2026-11-22T10:00:02.000Z', durationMs: 5, evidence: query }];
+  const exchanges = [
+    ...hostileExchanges(),
+    {
+      id: 'retrievalTrans#2',
+      operation: 'retrievalTrans' as const,
+      startedAt: '2026-11-22T10:00:02.000Z',
+      durationMs: 5,
+      evidence: query,
+    },
+  ];
 
   it('shows a curl line for each in the console, the Markdown summary and the JUnit failure', async () => {
     const stream = Object.assign(new PassThrough(), { isTTY: false });
@@ -197,14 +245,22 @@ describe('a finding resting on several exchanges', () => {
     await consoleReporter(stream, {}).onRunEnd?.(several, { outDir: 'reports', exchanges: [], files: [] });
     for (const out of [text, markdownSummary(several), junitXml(several)]) {
       // One curl line per exchange (the JUnit body escapes the quotes).
-      const urls = [...out.matchAll(/curl -sS -X POST (?:'|&apos;)(http:\/\/127\.0\.0\.1:9\/v1\/[a-z/]+)/g)].map((m) => m[1]);
-      expect(new Set(urls)).toEqual(new Set(['http://127.0.0.1:9/v1/checkout', 'http://127.0.0.1:9/v1/retrieval/trans']));
+      const urls = [...out.matchAll(/curl -sS -X POST (?:'|&apos;)(http:\/\/127\.0\.0\.1:9\/v1\/[a-z/]+)/g)].map(
+        (m) => m[1],
+      );
+      expect(new Set(urls)).toEqual(
+        new Set(['http://127.0.0.1:9/v1/checkout', 'http://127.0.0.1:9/v1/retrieval/trans']),
+      );
     }
   });
 
   it('links each exchange of the HAR to the finding, and results.json stays valid', () => {
-    const har = harDocument(several, exchanges) as { log: { entries: { _pagi: { exchangeId: string; findings: { code: string }[] } }[] } };
-    const linked = har.log.entries.filter((e) => e._pagi.findings.some((x) => x.code === f.code)).map((e) => e._pagi.exchangeId);
+    const har = harDocument(several, exchanges) as {
+      log: { entries: { _pagi: { exchangeId: string; findings: { code: string }[] } }[] };
+    };
+    const linked = har.log.entries
+      .filter((e) => e._pagi.findings.some((x) => x.code === f.code))
+      .map((e) => e._pagi.exchangeId);
     expect(linked).toEqual(['checkout#1', 'retrievalTrans#2']);
     const ajv = createAjv();
     const validate = ajv.compile(resultsSchema);

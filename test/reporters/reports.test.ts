@@ -56,13 +56,39 @@ beforeAll(async () => {
   fs.writeFileSync(file('sign.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
   fs.writeFileSync(file('other.pub'), generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
   const config = defaultConfig();
-  const merchants = config.merchants.map((m) => ({ ...m, secret: SECRET, accounts: m.accounts.map((a) => ({ ...a, secret: SECRET })) }));
+  const merchants = config.merchants.map((m) => ({
+    ...m,
+    secret: SECRET,
+    accounts: m.accounts.map((a) => ({ ...a, secret: SECRET })),
+  }));
   fs.writeFileSync(file('gateway.json'), JSON.stringify({ merchants }));
   const account = merchants[0]!;
-  fs.writeFileSync(file('kit.json'), JSON.stringify({ merchantId: account.merchantId, accountId: account.accounts[0]!.accountId, cards: CARDS, cardSecurityCode: SECURITY_CODE }));
+  fs.writeFileSync(
+    file('kit.json'),
+    JSON.stringify({
+      merchantId: account.merchantId,
+      accountId: account.accounts[0]!.accountId,
+      cards: CARDS,
+      cardSecurityCode: SECURITY_CODE,
+    }),
+  );
   gateway = await serve(['--config', file('gateway.json'), '--fault', FAULT]);
   run = await pagiConform(
-    ['run', '--target', gateway.url, '--config', file('kit.json'), '--out', OUT, '--seed', '7', '--reporter', 'console,json,junit,markdown,har,html', '--sign-key', file('sign.pem')],
+    [
+      'run',
+      '--target',
+      gateway.url,
+      '--config',
+      file('kit.json'),
+      '--out',
+      OUT,
+      '--seed',
+      '7',
+      '--reporter',
+      'console,json,junit,markdown,har,html',
+      '--sign-key',
+      file('sign.pem'),
+    ],
     ENV,
   );
   runs.push(run);
@@ -80,7 +106,9 @@ afterAll(async () => {
 async function cliInProcess(args: string[]): Promise<CliRun> {
   const out = { stdout: '', stderr: '' };
   const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out.stdout += `${a.join(' ')}\n`));
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void (out.stderr += `${a.join(' ')}\n`));
+  const error = vi
+    .spyOn(console, 'error')
+    .mockImplementation((...a: unknown[]) => void (out.stderr += `${a.join(' ')}\n`));
   try {
     const outcome = { code: await main(args), ...out };
     runs.push(outcome);
@@ -110,7 +138,12 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
     const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'results.schema.json'), 'utf8')));
     expect(validate(results), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     expect(results.$schema).toBe('https://pagi-conformance.dev/schemas/results.schema.json');
-    expect(results.metadata).toMatchObject({ seed: 7, target: { baseUrl: gateway.url, embedded: false }, profile: { name: 'reference' }, commandLine: expect.arrayContaining(['--sign-key']) });
+    expect(results.metadata).toMatchObject({
+      seed: 7,
+      target: { baseUrl: gateway.url, embedded: false },
+      profile: { name: 'reference' },
+      commandLine: expect.arrayContaining(['--sign-key']),
+    });
     expect(results.totals.checks).toBe(results.checks.length);
     expect(results.requirements.find((r) => r.id === failed.requirementIds[0])!.status).toBe('failed');
     expect(results.coverage.checked).toBeGreaterThan(0);
@@ -119,10 +152,14 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
   it('prints progress per operation, the family and operation tables, the failed check with requirement, finding and curl line, and the verdict last, without colour', () => {
     const out = run.stdout;
     expect(out).not.toMatch(/\u001b\[/);
-    expect(out).toMatch(new RegExp(`✗ ${failed.family}/${failed.operation} +.*1 failed.*\\([0-9]+ checks? done so far: `));
+    expect(out).toMatch(
+      new RegExp(`✗ ${failed.family}/${failed.operation} +.*1 failed.*\\([0-9]+ checks? done so far: `),
+    );
     expect(out).toMatch(/^ {2}family +passed +failed +waived +skipped +n\/a +total$/m);
     expect(out).toMatch(/^ {2}operation +passed +failed +waived +skipped +n\/a +total$/m);
-    expect(out).toContain(`✗ ${failed.operation}/${failed.checkId} [${failed.severity}] ${failed.requirementIds.join(' ')}`);
+    expect(out).toContain(
+      `✗ ${failed.operation}/${failed.checkId} [${failed.severity}] ${failed.requirementIds.join(' ')}`,
+    );
     expect(out).toContain(`${finding.code} ${finding.location.pointer}: `);
     expect(out).toContain(finding.evidence.curl);
     expect(out).toMatch(/reports: .*results\.json.*junit\.xml.*summary\.md.*exchanges\.har.*report\.html\n/);
@@ -132,12 +169,21 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
   it('writes junit.xml with one testcase per check, requirement ids and severity in its system-out, findings and evidence in the failure', () => {
     const xml = read(OUT, 'junit.xml');
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase', 'property'].includes(n) }).parse(xml);
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (n) => ['testsuite', 'testcase', 'property'].includes(n),
+    }).parse(xml);
     const cases = doc.testsuites.testsuite.flatMap((s: { testcase: unknown[] }) => s.testcase);
     expect(cases).toHaveLength(results.checks.length);
     expect(Number(doc.testsuites.failures)).toBe(results.totals.byStatus.failed);
-    const testcase = cases.find((c: { name: string; classname: string }) => c.name === failed.checkId && c.classname === `${failed.family}.${failed.operation}`);
-    expect(testcase['system-out']).toContain(`requirements: ${failed.requirementIds.join(' ')}\nseverity: ${failed.severity}\n`);
+    const testcase = cases.find(
+      (c: { name: string; classname: string }) =>
+        c.name === failed.checkId && c.classname === `${failed.family}.${failed.operation}`,
+    );
+    expect(testcase['system-out']).toContain(
+      `requirements: ${failed.requirementIds.join(' ')}\nseverity: ${failed.severity}\n`,
+    );
     expect(testcase.failure.message).toContain(`(${failed.requirementIds.join(', ')})`);
     expect(testcase.failure['#text']).toContain(`${finding.code} ${finding.title}`);
     expect(testcase.failure['#text']).toContain(`reproduce: ${finding.evidence.curl}`);
@@ -146,7 +192,9 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
   it('writes summary.md with the failed check, its requirement, its finding and its evidence', () => {
     const md = read(OUT, 'summary.md');
     expect(md).toMatch(/^## ❌ PAGI conformance: NOT CONFORMANT/);
-    expect(md).toContain(`| \`${failed.operation}/${failed.checkId}\` | ${failed.requirementIds.join(' ')} | ${failed.severity} |`);
+    expect(md).toContain(
+      `| \`${failed.operation}/${failed.checkId}\` | ${failed.requirementIds.join(' ')} | ${failed.severity} |`,
+    );
     expect(md).toContain(`\`\`\`sh\n${finding.evidence.curl.slice(0, 200)}`);
     expect(md.replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, '')).not.toMatch(/<script/i);
   });
@@ -158,7 +206,9 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
     const outgoing = har.log.entries.filter((e: { _pagi: { incoming?: boolean } }) => !e._pagi.incoming);
     expect(outgoing).toHaveLength(results.totals.exchanges);
     expect(har.log.entries.length).toBeGreaterThan(outgoing.length); // the notifications the kit received
-    const entry = har.log.entries.find((e: { _pagi: { exchangeId: string } }) => e._pagi.exchangeId === finding.location.exchangeId);
+    const entry = har.log.entries.find(
+      (e: { _pagi: { exchangeId: string } }) => e._pagi.exchangeId === finding.location.exchangeId,
+    );
     expect(entry.request.postData.text).toBe(finding.evidence.request.body);
     expect(entry.response.status).toBe(finding.evidence.response!.status);
     expect(entry.comment).toContain(`failed: ${failed.operation}/${failed.checkId} ${failed.requirementIds.join(' ')}`);
@@ -169,19 +219,40 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
     const { document } = new JSDOM(html).window;
     expect(document.querySelector('#verdict')!.textContent).toBe('NOT CONFORMANT');
     const facts = document.querySelector('.facts')!.textContent!;
-    for (const fact of [gateway.url, 'reference', results.metadata.kitVersion, results.metadata.spec.digest, results.metadata.startedAt, `${results.coverage.checked} of ${results.coverage.testable}`]) expect(facts).toContain(fact);
-    expect([...document.querySelectorAll('script')].map((s) => s.id || 'main')).toEqual(['pagi-results', 'pagi-seal', 'main']);
+    for (const fact of [
+      gateway.url,
+      'reference',
+      results.metadata.kitVersion,
+      results.metadata.spec.digest,
+      results.metadata.startedAt,
+      `${results.coverage.checked} of ${results.coverage.testable}`,
+    ])
+      expect(facts).toContain(fact);
+    expect([...document.querySelectorAll('script')].map((s) => s.id || 'main')).toEqual([
+      'pagi-results',
+      'pagi-seal',
+      'main',
+    ]);
     expect(document.querySelectorAll('[src], link, img, iframe, object')).toHaveLength(0);
-    expect(html).not.toMatch(/url\(|@import|https?:\/\/(?!pagi-conformance\.dev\/schemas\/)[^"'<\s]*\.(js|css|woff2?|png|svg)/);
+    expect(html).not.toMatch(
+      /url\(|@import|https?:\/\/(?!pagi-conformance\.dev\/schemas\/)[^"'<\s]*\.(js|css|woff2?|png|svg)/,
+    );
     expect(JSON.parse(document.querySelector('#pagi-results')!.textContent!)).toEqual(results);
-    const group = [...document.querySelectorAll('tbody.req')].find((g) => g.querySelector('.rid')!.textContent === failed.requirementIds[0])!;
-    const row = [...group.querySelectorAll('tr.check')].find((r) => r.querySelector('summary')!.textContent === `${failed.operation}/${failed.checkId}`)!;
+    const group = [...document.querySelectorAll('tbody.req')].find(
+      (g) => g.querySelector('.rid')!.textContent === failed.requirementIds[0],
+    )!;
+    const row = [...group.querySelectorAll('tr.check')].find(
+      (r) => r.querySelector('summary')!.textContent === `${failed.operation}/${failed.checkId}`,
+    )!;
     expect(row.getAttribute('data-status')).toBe('failed');
   });
 
   it('verify: untouched with the signing key (exit 0); edited, or another key (exit 1); no report named (exit 2)', async () => {
     const report = path.join(OUT, 'report.html');
-    fs.writeFileSync(file('edited.html'), fs.readFileSync(report, 'utf8').replace('"status":"failed"', '"status":"passed"'));
+    fs.writeFileSync(
+      file('edited.html'),
+      fs.readFileSync(report, 'utf8').replace('"status":"failed"', '"status":"passed"'),
+    );
     const good = await cliInProcess(['verify', report, '--public-key', file('sign.pub')]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(/signature: a valid Ed25519 signature of the sealed digests by the given public key/);
@@ -189,17 +260,29 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
     const edited = await cliInProcess(['verify', file('edited.html'), '--public-key', file('sign.pub')]);
     expect(edited).toMatchObject({ code: 1, stdout: expect.stringContaining('results: EDITED') });
     const other = await cliInProcess(['verify', report, '--public-key', file('other.pub')]);
-    expect(other).toMatchObject({ code: 1, stdout: expect.stringContaining('signature: INVALID for the given public key') });
+    expect(other).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('signature: INVALID for the given public key'),
+    });
     const usage = await cliInProcess(['verify']);
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringMatching(/^pagi-conform: Name one report file/) });
   });
 
   it('opens in headless Chromium: verdict shown, filtering to failures, evidence expanding, no console error, no request beyond the file', async (ctx) => {
-    if (!fs.existsSync(CHROMIUM) && !process.env.CI) return ctx.skip(`${CHROMIUM} is absent (apt-get install chromium); CI installs it and runs this test`);
+    if (!fs.existsSync(CHROMIUM) && !process.env.CI)
+      return ctx.skip(`${CHROMIUM} is absent (apt-get install chromium); CI installs it and runs this test`);
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -212,10 +295,14 @@ describe(`a run against the reference gateway with the fault ${FAULT}`, { timeou
       await page.goto(url);
       expect(await page.textContent('#verdict')).toBe('NOT CONFORMANT');
       await page.selectOption('#f-status', 'failed');
-      const statuses = await page.$$eval('tr.check', (rows) => rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.getAttribute('data-status')));
+      const statuses = await page.$$eval('tr.check', (rows) =>
+        rows.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => r.getAttribute('data-status')),
+      );
       expect(statuses.length).toBeGreaterThan(0);
       expect(new Set(statuses)).toEqual(new Set(['failed']));
-      const row = page.locator(`tr.check[data-operation="${failed.operation}"]:visible`, { hasText: failed.checkId }).first();
+      const row = page
+        .locator(`tr.check[data-operation="${failed.operation}"]:visible`, { hasText: failed.checkId })
+        .first();
       await row.locator('summary').click();
       await expect.poll(() => row.locator('pre.curl').first().textContent()).toBe(finding.evidence.curl);
       await row.evaluate((e) => e.scrollIntoView({ block: 'start' }));
@@ -235,17 +322,47 @@ describe('the same run in three shards, merged', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     // One shard after the other: the machine has two cores and each shard is a whole kit process.
     for (let i = 1; i <= 3; i++) {
-      const args = ['run', '--target', gateway.url, '--config', file('kit.json'), '--out', file(`shard${i}`), '--seed', '7', '--shard', `${i}/3`, '--reporter', 'json'];
+      const args = [
+        'run',
+        '--target',
+        gateway.url,
+        '--config',
+        file('kit.json'),
+        '--out',
+        file(`shard${i}`),
+        '--seed',
+        '7',
+        '--shard',
+        `${i}/3`,
+        '--reporter',
+        'json',
+      ];
       runs.push(await pagiConform(args, ENV));
     }
-    const merge = await pagiConform(['merge', file('shard1'), file('shard2'), file('shard3'), '--out', MERGED, '--reporter', 'console,json,junit,markdown,har,html', '--sign-key', file('sign.pem')]);
+    const merge = await pagiConform([
+      'merge',
+      file('shard1'),
+      file('shard2'),
+      file('shard3'),
+      '--out',
+      MERGED,
+      '--reporter',
+      'console,json,junit,markdown,har,html',
+      '--sign-key',
+      file('sign.pem'),
+    ]);
     runs.push(merge);
     expect(merge.stderr).toBe('');
     merged = JSON.parse(read(MERGED, 'results.json'));
   }, 240_000);
 
   it('gives the verdict, totals and per-check results of the unsharded run', async () => {
-    const view = (c: CheckResult) => ({ ...c, durationMs: 0, reason: c.reason, findings: c.findings.map((f) => `${f.severity} ${f.code} ${f.location.operation}${f.location.pointer}`) });
+    const view = (c: CheckResult) => ({
+      ...c,
+      durationMs: 0,
+      reason: c.reason,
+      findings: c.findings.map((f) => `${f.severity} ${f.code} ${f.location.operation}${f.location.pointer}`),
+    });
     expect(merged.verdict).toBe(results.verdict);
     expect(merged.exitCode).toBe(results.exitCode);
     expect(merged.checks.map(view)).toEqual(results.checks.map(view));
@@ -258,8 +375,11 @@ describe('the same run in three shards, merged', { timeout: 60_000 }, () => {
     expect(merged.metadata.shards!.map((s) => s.shard)).toEqual(['1/3', '2/3', '3/3']);
     expect(merged.metadata.selection.shard).toBeUndefined();
     expect(merged.warnings).toEqual(results.warnings);
-    for (const name of ['junit.xml', 'summary.md', 'exchanges.har', 'report.html']) expect(fs.existsSync(path.join(MERGED, name)), name).toBe(true);
-    expect((await cliInProcess(['verify', path.join(MERGED, 'report.html'), '--public-key', file('sign.pub')])).code).toBe(0);
+    for (const name of ['junit.xml', 'summary.md', 'exchanges.har', 'report.html'])
+      expect(fs.existsSync(path.join(MERGED, name)), name).toBe(true);
+    expect(
+      (await cliInProcess(['verify', path.join(MERGED, 'report.html'), '--public-key', file('sign.pub')])).code,
+    ).toBe(0);
   });
 
   it('refuses an incomplete set of shards (exit 2)', async () => {
@@ -275,16 +395,38 @@ describe('masking', () => {
     const forms = new Set<string>();
     for (const card of Object.values(CARDS)) {
       const spaced = card.replace(/(\d{4})(?=\d)/g, '$1 ');
-      for (const form of [card, spaced, encodeURIComponent(spaced), spaced.replace(/ /g, '+'), card.replace(/(\d{4})(?=\d)/g, '$1-')]) forms.add(form);
+      for (const form of [
+        card,
+        spaced,
+        encodeURIComponent(spaced),
+        spaced.replace(/ /g, '+'),
+        card.replace(/(\d{4})(?=\d)/g, '$1-'),
+      ])
+        forms.add(form);
     }
-    for (const form of [SECRET, encodeURIComponent(SECRET), encodeURIComponent(SECRET).replace(/%20/g, '+'), JSON.stringify(SECRET).slice(1, -1), SECRET.replace(/&/g, '&amp;').replace(/"/g, '&quot;')]) forms.add(form);
+    for (const form of [
+      SECRET,
+      encodeURIComponent(SECRET),
+      encodeURIComponent(SECRET).replace(/%20/g, '+'),
+      JSON.stringify(SECRET).slice(1, -1),
+      SECRET.replace(/&/g, '&amp;').replace(/"/g, '&quot;'),
+    ])
+      forms.add(form);
     const field = profile.fields.card.securityCode;
-    for (const form of [`"${field}":"${SECURITY_CODE}"`, `\\"${field}\\":\\"${SECURITY_CODE}\\"`, `${field}=${SECURITY_CODE}`, `<${field}>${SECURITY_CODE}<`]) forms.add(form);
+    for (const form of [
+      `"${field}":"${SECURITY_CODE}"`,
+      `\\"${field}\\":\\"${SECURITY_CODE}\\"`,
+      `${field}=${SECURITY_CODE}`,
+      `<${field}>${SECURITY_CODE}<`,
+    ])
+      forms.add(form);
     return [...forms];
   }
 
   function filesUnder(dir: string): string[] {
-    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   }
 
   it('no card number, security code or secret in any report, HAR, blob, stdout, stderr or the gateway log, in any written form', () => {
@@ -300,7 +442,11 @@ describe('masking', () => {
     ];
     expect(texts.length).toBeGreaterThan(20);
     expect(gateway.log()).toMatch(/POST \/v1\/authorise/);
-    const leaks = texts.flatMap(([where, text]) => forbidden().filter((form) => text.includes(form)).map((form) => `${where}: ${form}`));
+    const leaks = texts.flatMap(([where, text]) =>
+      forbidden()
+        .filter((form) => text.includes(form))
+        .map((form) => `${where}: ${form}`),
+    );
     expect(leaks).toEqual([]);
   });
 });

@@ -7,7 +7,12 @@ import { failedSummary, selftestText } from '../../selftest/report.js';
 import { checkedRequirements, incomplete, scoreSelftest } from '../../selftest/score.js';
 import type { FailedCheck, VariantRun } from '../../selftest/variant.js';
 
-const fault = (name: string, requirement: string, expectedCheck: string, family: PlannedVariant['families'][number]): PlannedVariant => ({
+const fault = (
+  name: string,
+  requirement: string,
+  expectedCheck: string,
+  family: PlannedVariant['families'][number],
+): PlannedVariant => ({
   name,
   kind: 'fault',
   description: name,
@@ -22,7 +27,18 @@ function failed(checkId: string, operation: FailedCheck['operation'], findingReq
 }
 
 function run(name: string, failures: FailedCheck[], extra: Partial<VariantRun> = {}): VariantRun {
-  return { name, families: ['shape'], verdict: failures.length ? 'NOT CONFORMANT' : 'CONFORMANT', failed: failures, ran: 10, skipped: 0, skipReasons: [], warnings: [], durationMs: 1, ...extra };
+  return {
+    name,
+    families: ['shape'],
+    verdict: failures.length ? 'NOT CONFORMANT' : 'CONFORMANT',
+    failed: failures,
+    ran: 10,
+    skipped: 0,
+    skipReasons: [],
+    warnings: [],
+    durationMs: 1,
+    ...extra,
+  };
 }
 
 const variants = [
@@ -85,8 +101,13 @@ describe('scoreSelftest', () => {
     // A request the local gateway left unanswered (a timeout on a loaded machine) is no verdict on the variant either.
     const unanswered = { ...failed('successAnsweredWith200', 'capture', ['PAGI-GEN-010']), codes: ['NO_ANSWER'] };
     expect(incomplete(variants[4]!, run('quiet', [unanswered]))).toBe(true);
-    expect(incomplete(variants[4]!, run('quiet', [failed('responseMatchesSchema', 'payout', ['PAGI-PO-002'])]))).toBe(false);
-    const skippedNeutral = scoreSelftest([variants[4]!], [run('quiet', [], { skipped: 2, skipReasons: ['no answer'] })]);
+    expect(incomplete(variants[4]!, run('quiet', [failed('responseMatchesSchema', 'payout', ['PAGI-PO-002'])]))).toBe(
+      false,
+    );
+    const skippedNeutral = scoreSelftest(
+      [variants[4]!],
+      [run('quiet', [], { skipped: 2, skipReasons: ['no answer'] })],
+    );
     expect(skippedNeutral.errors).toEqual(['quiet: 2 checks could not run: no answer']);
   });
 });
@@ -104,7 +125,9 @@ describe('reports', () => {
   it('prints variant, verdict, result and failed checks, then the score', () => {
     const text = selftestText(result);
     expect(text).toMatch(/^caught +shape +NOT CONFORMANT +caught PAGI-GEN-004 +responseMatchesSchema \[capture\]$/m);
-    expect(text).toMatch(/^unrelated +status .*NOT CAUGHT: only unrelated checks failed +malformedBodyRefused \[capture\]$/m);
+    expect(text).toMatch(
+      /^unrelated +status .*NOT CAUGHT: only unrelated checks failed +malformedBodyRefused \[capture\]$/m,
+    );
     expect(text).toMatch(/^noisy +neutral +NOT CONFORMANT +FALSE ALARM/m);
     expect(text).toContain('Detection score: 1/4 faults caught');
     expect(text).toContain('False alarms: 1/2 neutral variants');

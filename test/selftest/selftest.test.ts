@@ -25,8 +25,20 @@ describe('fault registry against the checks', () => {
 
   it('finds a declaration that does not fit', () => {
     const broken = [
-      { kind: 'fault', name: 'x', description: 'a check that does not exist', requirement: 'PAGI-GEN-007', expectedCheck: 'noSuchCheck' },
-      { kind: 'fault', name: 'z', description: 'a requirement the check does not trace to', requirement: 'PAGI-GEN-001', expectedCheck: 'successAnsweredWith200' },
+      {
+        kind: 'fault',
+        name: 'x',
+        description: 'a check that does not exist',
+        requirement: 'PAGI-GEN-007',
+        expectedCheck: 'noSuchCheck',
+      },
+      {
+        kind: 'fault',
+        name: 'z',
+        description: 'a requirement the check does not trace to',
+        requirement: 'PAGI-GEN-001',
+        expectedCheck: 'successAnsweredWith200',
+      },
     ] as const;
     expect(declarationProblems(broken)).toEqual([
       'fault x expects check noSuchCheck, not in suites/registry.ts',
@@ -42,12 +54,16 @@ describe('the whole self-test', () => {
   }, 20 * 60_000);
 
   it('catches every fault by a failed check carrying the requirement it breaks', () => {
-    const notCaught = result.score.faults.filter((f) => f.status !== 'caught').map((f) => `${f.name} (${f.requirement}): ${f.status}; failed: ${failedSummary(f.failedChecks)}`);
+    const notCaught = result.score.faults
+      .filter((f) => f.status !== 'caught')
+      .map((f) => `${f.name} (${f.requirement}): ${f.status}; failed: ${failedSummary(f.failedChecks)}`);
     expect(notCaught).toEqual([]);
   });
 
   it('raises no false alarm on a neutral variant', () => {
-    expect(result.score.neutrals.filter((n) => n.falseAlarm).map((n) => `${n.name}: ${failedSummary(n.failedChecks)}`)).toEqual([]);
+    expect(
+      result.score.neutrals.filter((n) => n.falseAlarm).map((n) => `${n.name}: ${failedSummary(n.failedChecks)}`),
+    ).toEqual([]);
   });
 
   it('runs every variant without a kit or worker error', () => {

@@ -22,7 +22,9 @@ function idsIn(node: unknown, where: string, out: [string, string][] = []): [str
 describe('requirement catalogue', () => {
   it('validates against its schema', () => {
     const ajv = createAjv();
-    const validate = ajv.compile(JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'schemas', 'requirements.schema.json'), 'utf8')));
+    const validate = ajv.compile(
+      JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'schemas', 'requirements.schema.json'), 'utf8')),
+    );
     expect(validate(catalogue), JSON.stringify(validate.errors, null, 1)).toBe(true);
   });
 
@@ -63,7 +65,9 @@ describe('requirement catalogue', () => {
 
   it("each operation's requirement ids are the catalogue's (npm run spec:sync keeps them derived)", () => {
     for (const op of spec.operations.values()) {
-      const expected = catalogue.requirements.filter((r: { operations: string[] }) => r.operations.includes(op.key)).map((r: { id: string }) => r.id);
+      const expected = catalogue.requirements
+        .filter((r: { operations: string[] }) => r.operations.includes(op.key))
+        .map((r: { id: string }) => r.id);
       expect(op.requirements, op.key).toEqual(expected);
     }
   });
@@ -87,31 +91,66 @@ describe('a broken catalogue is refused when the spec loads', () => {
   it('a renamed top-level key names the file, the pointer and the unknown and the missing key', () => {
     const message = loadError((text) => text.replace(/^requirements:/m, 'requirement:'));
     expect(message).toMatch(/^spec: \S+\/spec\/requirements\.yaml does not match schemas\/requirements\.schema\.json:/);
-    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/requirements: missing (required)', '/requirement: unknown key']);
+    expect(
+      message
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual(['/requirements: missing (required)', '/requirement: unknown key']);
   });
 
   it('a wrong level names the entry and the allowed values', () => {
-    const message = loadError((text) => text.replace('  - id: PAGI-GEN-002\n    level: must', '  - id: PAGI-GEN-002\n    level: mandatory'));
-    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified']);
+    const message = loadError((text) =>
+      text.replace('  - id: PAGI-GEN-002\n    level: must', '  - id: PAGI-GEN-002\n    level: mandatory'),
+    );
+    expect(
+      message
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified']);
   });
 
   it('an unknown operation and a malformed id name their entries', () => {
-    const message = loadError((text) => text.replace('  - id: PAGI-GEN-001\n', '  - id: PAGI-GEN-1\n').replace('[authoriseDirect, authoriseApm, checkout, retrievalTrans, capture, review, cancel, refund, retrievalRefund, payout]', '[authoriseDirect, authorize]'));
-    const lines = message.split('\n').slice(1).map((l) => l.trim());
+    const message = loadError((text) =>
+      text
+        .replace('  - id: PAGI-GEN-001\n', '  - id: PAGI-GEN-1\n')
+        .replace(
+          '[authoriseDirect, authoriseApm, checkout, retrievalTrans, capture, review, cancel, refund, retrievalRefund, payout]',
+          '[authoriseDirect, authorize]',
+        ),
+    );
+    const lines = message
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim());
     expect(lines[0]).toBe('/requirements/0/id: must match pattern "^PAGI-[A-Z]{2,4}-[0-9]{3}$"');
-    expect(lines[1]).toMatch(/^\/requirements\/0\/operations\/1: must be one of authoriseDirect, authoriseApm, checkout, /);
+    expect(lines[1]).toMatch(
+      /^\/requirements\/0\/operations\/1: must be one of authoriseDirect, authoriseApm, checkout, /,
+    );
   });
 
   it('a catalogue that is not a mapping says so at the root', () => {
     const message = loadError(() => '- id: PAGI-GEN-001\n');
-    expect(message.split('\n').slice(1).map((l) => l.trim())).toEqual(['/: must be object']);
+    expect(
+      message
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual(['/: must be object']);
   });
 
   it('many problems are cut to ten lines and a count', () => {
     const message = loadError((text) => text.replace(/^ {4}section:/gm, '    chapter:'));
-    const lines = message.split('\n').slice(1).map((l) => l.trim());
+    const lines = message
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim());
     expect(lines).toHaveLength(11);
-    expect(lines.slice(0, 2)).toEqual(['/requirements/0/section: missing (required)', '/requirements/0/chapter: unknown key']);
+    expect(lines.slice(0, 2)).toEqual([
+      '/requirements/0/section: missing (required)',
+      '/requirements/0/chapter: unknown key',
+    ]);
     expect(lines[10]).toMatch(/^… and \d+ more$/);
   });
 });

@@ -26,7 +26,12 @@ export function specExamples(spec: SpecModel) {
     for (const [kind, content] of bodies) {
       for (const [mediaType, media] of Object.entries<any>(content)) {
         for (const [name, ex] of Object.entries<any>(media.examples ?? {})) {
-          out.push({ where: `${p} ${kind} ${mediaType} ${name}`, mediaType, schema: mediaSchema(spec, media.schema), value: exampleValue(path.posix.basename(ex.$ref)) });
+          out.push({
+            where: `${p} ${kind} ${mediaType} ${name}`,
+            mediaType,
+            schema: mediaSchema(spec, media.schema),
+            value: exampleValue(path.posix.basename(ex.$ref)),
+          });
         }
       }
     }

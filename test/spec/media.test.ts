@@ -37,8 +37,12 @@ describe('paths and media types against the document', () => {
   it.each(DOCUMENT_TABLE)('$path lists the declared and example request media types and its response format', (row) => {
     const op = spec.openapi.paths[row.path].post;
     const content = op.requestBody.content as Record<string, { 'x-pagi-media': string }>;
-    const declared = Object.entries(content).filter(([, m]) => m['x-pagi-media'] === 'declared').map(([t]) => t);
-    const examples = Object.entries(content).filter(([, m]) => m['x-pagi-media'] === 'examples').map(([t]) => t);
+    const declared = Object.entries(content)
+      .filter(([, m]) => m['x-pagi-media'] === 'declared')
+      .map(([t]) => t);
+    const examples = Object.entries(content)
+      .filter(([, m]) => m['x-pagi-media'] === 'examples')
+      .map(([t]) => t);
     expect(declared).toEqual(row.declared);
     expect(examples).toEqual(row.examples);
     expect(Object.keys(op.responses['200'].content)).toEqual([row.response]);
@@ -56,11 +60,22 @@ describe('paths and media types against the document', () => {
     expect(direct.when).toEqual({ absent: 'payment_method' });
     expect(apm.errorStatuses).toEqual(['400', '404']);
     expect(direct.errorStatuses).toEqual([]);
-    expect(spec.openapi.paths['/v1/authorise'].post.responses['200'].content[XML].schema.xml).toEqual({ name: 'respon' });
+    expect(spec.openapi.paths['/v1/authorise'].post.responses['200'].content[XML].schema.xml).toEqual({
+      name: 'respon',
+    });
   });
 
   it('batch limits come from the request schemas; query limits from the spec', () => {
-    const limits = Object.fromEntries([...spec.operations.values()].map((o) => [o.key, o.batch?.maxItems ?? o.selectionLimit?.maxOrders]));
-    expect(limits).toMatchObject({ capture: 50, cancel: 50, refund: 50, review: 100, retrievalTrans: 100, retrievalRefund: 100 });
+    const limits = Object.fromEntries(
+      [...spec.operations.values()].map((o) => [o.key, o.batch?.maxItems ?? o.selectionLimit?.maxOrders]),
+    );
+    expect(limits).toMatchObject({
+      capture: 50,
+      cancel: 50,
+      refund: 50,
+      review: 100,
+      retrievalTrans: 100,
+      retrievalRefund: 100,
+    });
   });
 });

@@ -35,8 +35,14 @@ describe('schemas', () => {
   const examples = specExamples(spec);
   it('there is an example for every request and 200 response of every path', () => {
     for (const p of Object.keys(spec.openapi.paths)) {
-      expect(examples.map((e) => e.where), p).toContainEqual(expect.stringMatching(new RegExp(`^${p} request`)));
-      expect(examples.map((e) => e.where), p).toContainEqual(expect.stringMatching(new RegExp(`^${p} response 200`)));
+      expect(
+        examples.map((e) => e.where),
+        p,
+      ).toContainEqual(expect.stringMatching(new RegExp(`^${p} request`)));
+      expect(
+        examples.map((e) => e.where),
+        p,
+      ).toContainEqual(expect.stringMatching(new RegExp(`^${p} response 200`)));
     }
   });
 
@@ -167,6 +173,8 @@ describe('wrong instances are rejected by the constraint carrying the expected r
 
   it('unknown response properties are tolerated', () => {
     expect(violatedIds('capture-response', { ...exampleValue('capture-response.yaml'), extra_field: 'x' })).toEqual([]);
-    expect(violatedIds('direct-payment-response', { ...exampleValue('authorise-direct-response.yaml'), extra: 'x' })).toEqual([]);
+    expect(
+      violatedIds('direct-payment-response', { ...exampleValue('authorise-direct-response.yaml'), extra: 'x' }),
+    ).toEqual([]);
   });
 });

@@ -12,17 +12,29 @@ import { firstDifference } from '../support/text.js';
 
 describe('derived artefacts and lint', () => {
   it('src/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
-    expect(firstDifference(fs.readFileSync(TYPES_FILE, 'utf8'), await generateTypes()), 'stale: run npm run gen:types').toBeUndefined();
+    expect(
+      firstDifference(fs.readFileSync(TYPES_FILE, 'utf8'), await generateTypes()),
+      'stale: run npm run gen:types',
+    ).toBeUndefined();
   });
 
   it('src/types/generated.ts holds the types of the schemas the code imports, each of them imported', () => {
     const generated = fs.readFileSync(TYPES_FILE, 'utf8');
-    const roots = [.../export interface PagiSchemas \{([^}]*)\}/.exec(generated)![1]!.matchAll(/: (\w+);/g)].map((m) => m[1]!);
+    const roots = [.../export interface PagiSchemas \{([^}]*)\}/.exec(generated)![1]!.matchAll(/: (\w+);/g)].map(
+      (m) => m[1]!,
+    );
     expect(roots).toHaveLength(TYPED_SCHEMAS.length);
     const imported = new Set<string>();
-    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    const walk = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+        );
     for (const file of ['src', 'suites', 'reporters', 'gateway'].flatMap((d) => walk(path.join(KIT_ROOT, d)))) {
-      for (const m of fs.readFileSync(file, 'utf8').matchAll(/import type \{([^}]*)\} from '[./]*(?:src\/)?types\/generated\.js'/g)) {
+      for (const m of fs
+        .readFileSync(file, 'utf8')
+        .matchAll(/import type \{([^}]*)\} from '[./]*(?:src\/)?types\/generated\.js'/g)) {
         for (const name of m[1]!.split(',')) imported.add(name.trim());
       }
     }
@@ -30,7 +42,10 @@ describe('derived artefacts and lint', () => {
   });
 
   it('src/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {
-    expect(firstDifference(fs.readFileSync(GENERATED_VALIDATORS, 'utf8'), generateValidators()), 'stale: run npm run gen:validators').toBeUndefined();
+    expect(
+      firstDifference(fs.readFileSync(GENERATED_VALIDATORS, 'utf8'), generateValidators()),
+      'stale: run npm run gen:validators',
+    ).toBeUndefined();
   }, 60_000);
 
   it("the spec's per-operation requirement lists are derived from the catalogue (npm run spec:sync)", () => {
@@ -50,7 +65,11 @@ describe('derived artefacts and lint', () => {
     const bin = path.join(KIT_ROOT, 'node_modules', '.bin', 'redocly');
     let out = '';
     try {
-      out = execFileSync(bin, ['lint', 'spec/openapi.yaml', '--format', 'summary'], { cwd: KIT_ROOT, encoding: 'utf8', stdio: 'pipe' });
+      out = execFileSync(bin, ['lint', 'spec/openapi.yaml', '--format', 'summary'], {
+        cwd: KIT_ROOT,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string };
       throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);

@@ -1,4 +1,3 @@
-
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kitSpec, loadSpec } from '../../src/spec/load.js';
@@ -22,8 +21,14 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
     const generated = validatorSource(set);
     const ajv = ajvForSet(set.documents);
     const instances: [string, unknown][] = [
-      ['direct-payment-response.schema.json', { ...exampleValue('authorise-direct-response.yaml'), amount: '10.3', currency: 'US', created_at: 'yesterday' }],
-      ['capture-request.schema.json', { merchant_id: 1, capture_orders: Array.from({ length: 51 }, () => ({ transaction_id: 'T1_01' })) }],
+      [
+        'direct-payment-response.schema.json',
+        { ...exampleValue('authorise-direct-response.yaml'), amount: '10.3', currency: 'US', created_at: 'yesterday' },
+      ],
+      [
+        'capture-request.schema.json',
+        { merchant_id: 1, capture_orders: Array.from({ length: 51 }, () => ({ transaction_id: 'T1_01' })) },
+      ],
       ['payout-response.schema.json', { amount: 'x', bank_details: { bank_code: 3 } }],
       ['profile.schema.json', { name: 7 }],
     ];
@@ -33,9 +38,16 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
       const b = ajv.getSchema(id)!;
       expect(a(instance)).toBe(false);
       expect(b(instance)).toBe(false);
-      const key = (v: ReturnType<typeof toViolations>[number]) => `${v.requirementId} ${v.keyword} ${v.instancePath} ${v.schemaPath}`;
+      const key = (v: ReturnType<typeof toViolations>[number]) =>
+        `${v.requirementId} ${v.keyword} ${v.instancePath} ${v.schemaPath}`;
       expect(toViolations(a.errors).map(key).sort()).toEqual(toViolations(b.errors).map(key).sort());
-      if (file !== 'profile.schema.json') expect(toViolations(a.errors).map((v) => v.requirementId).filter(Boolean), file).not.toEqual([]);
+      if (file !== 'profile.schema.json')
+        expect(
+          toViolations(a.errors)
+            .map((v) => v.requirementId)
+            .filter(Boolean),
+          file,
+        ).not.toEqual([]);
     }
   });
 
@@ -43,7 +55,9 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
     const set = readSchemaSet();
     const ids = new Set(compiledIds(set.documents));
     expect([...set.documents.keys()].filter((id) => !ids.has(id))).toEqual([]);
-    expect([...ids]).toContain('https://pagi-conformance.dev/schemas/capture-request.schema.json#/properties/capture_orders/items');
+    expect([...ids]).toContain(
+      'https://pagi-conformance.dev/schemas/capture-request.schema.json#/properties/capture_orders/items',
+    );
   });
 
   it('a changed schema is compiled at run time, so results never depend on a stale generated file', () => {
@@ -53,8 +67,19 @@ describe('precompiled validators (src/spec/validators.ts)', () => {
     const spec = loadSpec(root);
     expect(spec.precompiled).toBe(false);
     expect(spec.operations.get('capture')?.batch?.maxItems).toBe(49);
-    const items = Array.from({ length: 50 }, (_, i) => ({ transaction_id: `T${i}`, order_no: `O${i}`, currency: 'EUR', amount: '1.00' }));
-    expect(spec.validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).map((v) => v.keyword)).toContain('maxItems');
-    expect(kitSpec().validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).map((v) => v.keyword)).not.toContain('maxItems');
+    const items = Array.from({ length: 50 }, (_, i) => ({
+      transaction_id: `T${i}`,
+      order_no: `O${i}`,
+      currency: 'EUR',
+      amount: '1.00',
+    }));
+    expect(
+      spec.validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items }).map((v) => v.keyword),
+    ).toContain('maxItems');
+    expect(
+      kitSpec()
+        .validate(spec.operations.get('capture')!.requestSchemaId, { capture_orders: items })
+        .map((v) => v.keyword),
+    ).not.toContain('maxItems');
   });
 });

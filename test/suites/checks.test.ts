@@ -15,7 +15,18 @@ import { SHAPE_CASES, MEDIA_CASES } from './cases/shape-media.js';
 import type { Case } from './cases/types.js';
 import { config, context } from './fixtures.js';
 
-const CASES: Case[] = [...SHAPE_CASES, ...MEDIA_CASES, ...CONVENTIONS_CASES, ...LIMITS_CASES, ...STATUS_CASES, ...SECURITY_CASES, ...LIFECYCLE_CASES, ...EVENTS_CASES, ...PROFILE_RULE_CASES, ...DEEP_CASES];
+const CASES: Case[] = [
+  ...SHAPE_CASES,
+  ...MEDIA_CASES,
+  ...CONVENTIONS_CASES,
+  ...LIMITS_CASES,
+  ...STATUS_CASES,
+  ...SECURITY_CASES,
+  ...LIFECYCLE_CASES,
+  ...EVENTS_CASES,
+  ...PROFILE_RULE_CASES,
+  ...DEEP_CASES,
+];
 
 describe('check cases', () => {
   it.each(CASES.map((c) => [`${c.requirement} ${c.check} on ${c.op}: ${c.name}`, c] as const))('%s', (_, c) => {
@@ -37,7 +48,10 @@ describe('check cases', () => {
     }
     const codes = findings.map((f) => f.code);
     for (const code of c.expect.codes) expect(codes, findings.map((f) => f.message).join('\n')).toContain(code);
-    expect(findings.flatMap((f) => f.requirementIds), `a finding traces to ${c.requirement}`).toContain(c.requirement);
+    expect(
+      findings.flatMap((f) => f.requirementIds),
+      `a finding traces to ${c.requirement}`,
+    ).toContain(c.requirement);
     for (const f of findings) {
       expect(f.checkId).toBe(c.check);
       expect(f.title).toBe(FINDING_CODES[f.code as keyof typeof FINDING_CODES]);

@@ -15,7 +15,10 @@ import { planTests } from '../../src/engine/plan.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { CHECKS } from '../../suites/registry.js';
 
-const DEEP_FAULTS = FAULTS.filter((f): f is DeviationDefinition & { deepOperation: NonNullable<DeviationDefinition['deepOperation']> } => f.kind === 'fault' && f.deepOperation !== undefined);
+const DEEP_FAULTS = FAULTS.filter(
+  (f): f is DeviationDefinition & { deepOperation: NonNullable<DeviationDefinition['deepOperation']> } =>
+    f.kind === 'fault' && f.deepOperation !== undefined,
+);
 
 async function runAgainst(fault: string, options: Parameters<typeof run>[0]) {
   const gateway = await startGateway({ port: 0, host: '127.0.0.1', fault });
@@ -23,7 +26,17 @@ async function runAgainst(fault: string, options: Parameters<typeof run>[0]) {
   try {
     const merchant = gateway.config.merchants[0]!;
     const account = merchant.accounts[0]!;
-    return await run({ target: gateway.baseUrl, merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret, failOn: 'profile', reporter: [], out, seed: 11, ...options });
+    return await run({
+      target: gateway.baseUrl,
+      merchantId: merchant.merchantId,
+      accountId: account.accountId,
+      secret: account.secret,
+      failOn: 'profile',
+      reporter: [],
+      out,
+      seed: 11,
+      ...options,
+    });
   } finally {
     await gateway.close();
     fs.rmSync(out, { recursive: true, force: true });
@@ -40,18 +53,29 @@ describe('the deep family', () => {
   });
 
   it('declares three deep-only faults, one per kind', () => {
-    expect(DEEP_FAULTS.map((f) => f.expectedCheck).sort()).toEqual(['deepAnswersConform', 'deepInvalidRequestRefused', 'deepNeverServerError']);
+    expect(DEEP_FAULTS.map((f) => f.expectedCheck).sort()).toEqual([
+      'deepAnswersConform',
+      'deepInvalidRequestRefused',
+      'deepNeverServerError',
+    ]);
   });
 
   for (const fault of DEEP_FAULTS) {
-    it(`${fault.name}: missed by the default run of ${fault.deepOperation}, caught at depth 1000 with a shrunk request`, { timeout: 300_000 }, async () => {
+    it(`${fault.name}: missed by the default run of ${fault.deepOperation}, caught at depth 1000 with a shrunk request`, {
+      timeout: 300_000,
+    }, async () => {
       const plain = await runAgainst(fault.name, { only: [fault.deepOperation] });
       expect(plain.checks.filter((c) => c.status === 'failed').map((c) => c.checkId)).toEqual([]);
 
-      const deep = await runAgainst(fault.name, { only: [`${fault.deepOperation}/${fault.expectedCheck}`], depth: 1000 });
+      const deep = await runAgainst(fault.name, {
+        only: [`${fault.deepOperation}/${fault.expectedCheck}`],
+        depth: 1000,
+      });
       const failed = deep.checks.filter((c) => c.status === 'failed');
       expect(failed.map((c) => c.checkId)).toEqual([fault.expectedCheck]);
-      const finding = failed[0]!.findings.find((f) => f.requirementIds.includes(fault.requirement) || f.severity !== 'info')!;
+      const finding = failed[0]!.findings.find(
+        (f) => f.requirementIds.includes(fault.requirement) || f.severity !== 'info',
+      )!;
       expect(finding.message).toMatch(/the smallest of [0-9]+ failing generated case\(s\): seed [0-9]+, path [0-9:]+/);
       expect(finding.evidence?.curl).toMatch(/(^|; )curl /);
       // Shrunk: the valid cases name at most one generated field, the invalid one field broken.

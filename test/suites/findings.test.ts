@@ -36,7 +36,13 @@ describe('makeFinding', () => {
   const x = exchange('capture', { status: 500, bodyText: 'boom' });
 
   it('writes "expected … / received …", the fixed title, the location and the exchange evidence', () => {
-    const f = makeFinding(ctx, 'emptyBatchNoServerError', 'capture', { code: 'SERVER_ERROR', requirement: 'PAGI-LIM-013', expected: 'below 500', received: 'HTTP 500', pointer: '/x' }, x);
+    const f = makeFinding(
+      ctx,
+      'emptyBatchNoServerError',
+      'capture',
+      { code: 'SERVER_ERROR', requirement: 'PAGI-LIM-013', expected: 'below 500', received: 'HTTP 500', pointer: '/x' },
+      x,
+    );
     expect(f).toMatchObject({
       checkId: 'emptyBatchNoServerError',
       requirementIds: ['PAGI-LIM-013'],
@@ -50,16 +56,43 @@ describe('makeFinding', () => {
   });
 
   it('takes the strongest level among its requirements, or info when told', () => {
-    expect(makeFinding(ctx, 'c', 'capture', { code: 'HTTP_STATUS', requirement: ['PAGI-ERR-004', 'PAGI-GEN-007'], expected: 'a', received: 'b' }).severity).toBe('must');
-    expect(makeFinding(ctx, 'c', 'capture', { code: 'UNKNOWN_FIELD', requirement: 'PAGI-BAT-001', severity: 'info', expected: 'a', received: 'b' }).severity).toBe('info');
+    expect(
+      makeFinding(ctx, 'c', 'capture', {
+        code: 'HTTP_STATUS',
+        requirement: ['PAGI-ERR-004', 'PAGI-GEN-007'],
+        expected: 'a',
+        received: 'b',
+      }).severity,
+    ).toBe('must');
+    expect(
+      makeFinding(ctx, 'c', 'capture', {
+        code: 'UNKNOWN_FIELD',
+        requirement: 'PAGI-BAT-001',
+        severity: 'info',
+        expected: 'a',
+        received: 'b',
+      }).severity,
+    ).toBe('info');
   });
 
   it('keeps expected and received as data, the message derived from them, and masks received values', () => {
-    const f = makeFinding(ctx, 'c', 'capture', { code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', expected: quoted(2, 'status '), received: quoted({ card: `${config.cards.approve}`, n: 4111111111111111 }, 'success ') });
+    const f = makeFinding(ctx, 'c', 'capture', {
+      code: 'ITEM_STATUS',
+      requirement: 'PAGI-BAT-010',
+      expected: quoted(2, 'status '),
+      received: quoted({ card: `${config.cards.approve}`, n: 4111111111111111 }, 'success '),
+    });
     expect(f).toMatchObject({ expected: 2, received: { card: '411111******1111', n: '411111******1111' } });
     expect(f.message).toBe('expected status 2 / received success {"card":"411111******1111","n":411111******1111}');
     expect(JSON.stringify(f)).not.toContain(config.cards.approve);
-    expect(makeFinding(ctx, 'c', 'capture', { code: 'ITEM_STATUS', requirement: 'PAGI-BAT-010', expected: 'words', received: quoted(undefined) })).toMatchObject({
+    expect(
+      makeFinding(ctx, 'c', 'capture', {
+        code: 'ITEM_STATUS',
+        requirement: 'PAGI-BAT-010',
+        expected: 'words',
+        received: quoted(undefined),
+      }),
+    ).toMatchObject({
       expected: 'words',
       received: null,
       message: 'expected words / received nothing',
@@ -68,17 +101,36 @@ describe('makeFinding', () => {
 
   it('points at every exchange it rests on, the location exchange first, each once', () => {
     const y = exchange('retrievalTrans', { status: 200, json: {} });
-    const f = makeFinding(ctx, 'c', 'capture', { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [y, undefined, x] }, x);
+    const f = makeFinding(
+      ctx,
+      'c',
+      'capture',
+      { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [y, undefined, x] },
+      x,
+    );
     expect(f.location.exchangeId).toBe(x.id);
     expect(f.exchanges).toEqual([
       { exchangeId: x.id, evidence: x.evidence },
       { exchangeId: y.id, evidence: y.evidence },
     ]);
-    expect(makeFinding(ctx, 'c', 'capture', { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [x] }, x).exchanges).toBeUndefined();
+    expect(
+      makeFinding(
+        ctx,
+        'c',
+        'capture',
+        { code: 'RECORD_MISMATCH', requirement: 'PAGI-BAT-010', expected: 'a', received: 'b', also: [x] },
+        x,
+      ).exchanges,
+    ).toBeUndefined();
   });
 
   it('masks card numbers in what it quotes', () => {
-    const f = makeFinding(ctx, 'c', 'authoriseDirect', { code: 'FULL_CARD_NUMBER', requirement: 'PAGI-SEC-001', expected: 'none', received: `card ${config.cards.approve} and 5555555555554444` });
+    const f = makeFinding(ctx, 'c', 'authoriseDirect', {
+      code: 'FULL_CARD_NUMBER',
+      requirement: 'PAGI-SEC-001',
+      expected: 'none',
+      received: `card ${config.cards.approve} and 5555555555554444`,
+    });
     expect(f.message).not.toContain(config.cards.approve);
     expect(f.message).not.toContain('5555555555554444');
     expect(f.message).toContain('411111******1111');
@@ -94,24 +146,72 @@ describe('violationFindings (the one adapter)', () => {
   const schemaId = spec.operations.get('capture')!.responseSchemaId;
   const violations = spec.validate(schemaId, instance);
   const run = (kind: 'structure' | 'format' | 'all') =>
-    collect((report) => violationFindings({ ctx, report, exchange: response, instance, violations, fallbackRequirement: 'PAGI-BAT-001', kind }));
+    collect((report) =>
+      violationFindings({
+        ctx,
+        report,
+        exchange: response,
+        instance,
+        violations,
+        fallbackRequirement: 'PAGI-BAT-001',
+        kind,
+      }),
+    );
 
   it('reports each failed constraint at the level of the requirement it carries', () => {
     const all = run('all');
     const byPointer = Object.fromEntries(all.map((f) => [f.location.pointer, f]));
-    expect(byPointer['/return_status']).toMatchObject({ code: 'SCHEMA_VIOLATION', requirementIds: ['PAGI-BAT-001'], severity: 'must' });
-    expect(byPointer['/capture_orders/0/amount']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-001'], severity: 'must' });
-    expect(byPointer['/capture_orders/1/currency']).toMatchObject({ code: 'FIELD_FORMAT', requirementIds: ['PAGI-FMT-004'], severity: 'expected' });
-    expect(byPointer['/capture_orders/0/amount']!.message).toBe('expected a value of the form ^-?[0-9]+\\.[0-9]{2}$ / received "10.3"');
-    expect(byPointer['/capture_orders/0/amount']).toMatchObject({ keyword: 'pattern', params: { pattern: '^-?[0-9]+\\.[0-9]{2}$' }, expected: 'a value of the form ^-?[0-9]+\\.[0-9]{2}$', received: '10.3' });
+    expect(byPointer['/return_status']).toMatchObject({
+      code: 'SCHEMA_VIOLATION',
+      requirementIds: ['PAGI-BAT-001'],
+      severity: 'must',
+    });
+    expect(byPointer['/capture_orders/0/amount']).toMatchObject({
+      code: 'FIELD_FORMAT',
+      requirementIds: ['PAGI-FMT-001'],
+      severity: 'must',
+    });
+    expect(byPointer['/capture_orders/1/currency']).toMatchObject({
+      code: 'FIELD_FORMAT',
+      requirementIds: ['PAGI-FMT-004'],
+      severity: 'expected',
+    });
+    expect(byPointer['/capture_orders/0/amount']!.message).toBe(
+      'expected a value of the form ^-?[0-9]+\\.[0-9]{2}$ / received "10.3"',
+    );
+    expect(byPointer['/capture_orders/0/amount']).toMatchObject({
+      keyword: 'pattern',
+      params: { pattern: '^-?[0-9]+\\.[0-9]{2}$' },
+      expected: 'a value of the form ^-?[0-9]+\\.[0-9]{2}$',
+      received: '10.3',
+    });
     expect(byPointer['/capture_orders/0/amount']!.schemaPath).toMatch(/pattern$/);
-    expect(byPointer['/return_status']).toMatchObject({ keyword: 'required', params: { missingProperty: 'return_status' }, expected: 'field return_status', received: 'no such field' });
+    expect(byPointer['/return_status']).toMatchObject({
+      keyword: 'required',
+      params: { missingProperty: 'return_status' },
+      expected: 'field return_status',
+      received: 'no such field',
+    });
   });
 
   it('splits structure from format, and collapses duplicates', () => {
     expect(run('structure').map((f) => f.code)).toEqual(['SCHEMA_VIOLATION']);
-    expect(run('format').map((f) => f.requirementIds[0]).sort()).toEqual(['PAGI-FMT-001', 'PAGI-FMT-004']);
-    const twice = collect((report) => violationFindings({ ctx, report, exchange: response, instance, violations: [...violations, ...violations], fallbackRequirement: 'PAGI-BAT-001', kind: 'all' }));
+    expect(
+      run('format')
+        .map((f) => f.requirementIds[0])
+        .sort(),
+    ).toEqual(['PAGI-FMT-001', 'PAGI-FMT-004']);
+    const twice = collect((report) =>
+      violationFindings({
+        ctx,
+        report,
+        exchange: response,
+        instance,
+        violations: [...violations, ...violations],
+        fallbackRequirement: 'PAGI-BAT-001',
+        kind: 'all',
+      }),
+    );
     expect(twice).toHaveLength(run('all').length);
   });
 
@@ -123,15 +223,32 @@ describe('violationFindings (the one adapter)', () => {
         exchange: response,
         instance: { a: 1 },
         violations: [
-          { requirementId: undefined, keyword: 'type', instancePath: '/a', schemaPath: '#/x', message: 'must be string', params: { type: 'string' } },
-          { requirementId: 'PAGI-GEN-006', keyword: 'anyOf', instancePath: '', schemaPath: '#/anyOf', message: 'must match a schema in anyOf', params: {} },
+          {
+            requirementId: undefined,
+            keyword: 'type',
+            instancePath: '/a',
+            schemaPath: '#/x',
+            message: 'must be string',
+            params: { type: 'string' },
+          },
+          {
+            requirementId: 'PAGI-GEN-006',
+            keyword: 'anyOf',
+            instancePath: '',
+            schemaPath: '#/anyOf',
+            message: 'must match a schema in anyOf',
+            params: {},
+          },
         ],
         fallbackRequirement: 'PAGI-BAT-001',
         kind: 'all',
       }),
     );
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ requirementIds: ['PAGI-BAT-001'], message: 'expected a string / received a number 1' });
+    expect(out[0]).toMatchObject({
+      requirementIds: ['PAGI-BAT-001'],
+      message: 'expected a string / received a number 1',
+    });
   });
 });
 
@@ -156,8 +273,15 @@ describe('checks and preconditions', () => {
   });
 
   it('report() rejects a requirement id the check does not list (a kit error)', () => {
-    const foreign = defineCheck({ ...twoFindings, id: 'foreign', verify: (_o, _ctx, report) => report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-SEC-001'], expected: 'a', received: 'b' }) });
-    expect(() => foreign.run(ok, ctx)).toThrow('check foreign reported requirement PAGI-SEC-001, which is not among its requirements');
+    const foreign = defineCheck({
+      ...twoFindings,
+      id: 'foreign',
+      verify: (_o, _ctx, report) =>
+        report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-SEC-001'], expected: 'a', received: 'b' }),
+    });
+    expect(() => foreign.run(ok, ctx)).toThrow(
+      'check foreign reported requirement PAGI-SEC-001, which is not among its requirements',
+    );
   });
 
   it('onlyOnSuccess: not applicable, with the reason, when the answer is not 2xx', () => {
@@ -169,7 +293,9 @@ describe('checks and preconditions', () => {
   it('onlyWhen and onlyWithSteps: not applicable with their reasons, never a silent pass', () => {
     expect(onlyWhen(() => false, 'because')(twoFindings).run(ok, ctx)).toEqual({ notApplicable: 'because' });
     const stopped = { ...ok, facts: { stoppedBecause: 'capture failed' } };
-    expect(onlyWithSteps('refund1')(twoFindings).run(stopped, ctx)).toEqual({ notApplicable: 'the scenario stopped before step refund1 (capture failed)' });
+    expect(onlyWithSteps('refund1')(twoFindings).run(stopped, ctx)).toEqual({
+      notApplicable: 'the scenario stopped before step refund1 (capture failed)',
+    });
   });
 
   it('keep the check metadata when wrapped', () => {

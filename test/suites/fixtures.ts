@@ -5,7 +5,15 @@
  */
 import { encodeForm } from '../../src/codecs/form.js';
 import { maskText } from '../../src/mask.js';
-import type { CheckContext, CheckoutFormModel, DecodedBody, Exchange, Observation, OperationKey, RunConfigView } from '../../src/model.js';
+import type {
+  CheckContext,
+  CheckoutFormModel,
+  DecodedBody,
+  Exchange,
+  Observation,
+  OperationKey,
+  RunConfigView,
+} from '../../src/model.js';
 import { loadProfile, type Profile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { exampleValue } from '../support/examples.js';
@@ -28,7 +36,9 @@ export const config: RunConfigView = runConfig('https://gateway.example', {
 });
 
 /** A check context over the kit's spec and (a copy of) the reference profile. */
-export function context(overrides: { config?: Partial<RunConfigView>; profile?: (p: Profile) => void } = {}): CheckContext {
+export function context(
+  overrides: { config?: Partial<RunConfigView>; profile?: (p: Profile) => void } = {},
+): CheckContext {
   const p = structuredClone(profile);
   overrides.profile?.(p);
   return {
@@ -65,7 +75,11 @@ export interface ExchangeSpec {
 
 let counter = 0;
 
-const CONTENT_TYPES = { json: 'application/json', xml: 'application/xml; charset=utf-8', html: 'text/html; charset=utf-8' } as const;
+const CONTENT_TYPES = {
+  json: 'application/json',
+  xml: 'application/xml; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+} as const;
 
 /** A synthetic exchange of an operation (or `external`); evidence masked as the engine records it. */
 export function exchange(operation: OperationKey | 'external', s: ExchangeSpec = {}): Exchange {
@@ -77,25 +91,59 @@ export function exchange(operation: OperationKey | 'external', s: ExchangeSpec =
   let decoded: DecodedBody = s.decoded ?? { kind: 'empty' };
   let text = s.bodyText ?? '';
   let type: string | undefined;
-  if (s.json !== undefined) [decoded, text, type] = [{ kind: 'json', value: s.json }, JSON.stringify(s.json), CONTENT_TYPES.json];
-  else if (s.xml) [decoded, text, type] = [{ kind: 'xml', root: s.xmlRoot ?? 'respon', value: s.xml }, `<respon>${JSON.stringify(s.xml)}</respon>`, CONTENT_TYPES.xml];
-  else if (s.form) [decoded, text, type] = [{ kind: 'html', form: s.form }, `<html>${JSON.stringify(s.form.inputs)}</html>`, CONTENT_TYPES.html];
+  if (s.json !== undefined)
+    [decoded, text, type] = [{ kind: 'json', value: s.json }, JSON.stringify(s.json), CONTENT_TYPES.json];
+  else if (s.xml)
+    [decoded, text, type] = [
+      { kind: 'xml', root: s.xmlRoot ?? 'respon', value: s.xml },
+      `<respon>${JSON.stringify(s.xml)}</respon>`,
+      CONTENT_TYPES.xml,
+    ];
+  else if (s.form)
+    [decoded, text, type] = [
+      { kind: 'html', form: s.form },
+      `<html>${JSON.stringify(s.form.inputs)}</html>`,
+      CONTENT_TYPES.html,
+    ];
   const id = `${operation}#fx.${++counter}`;
   const x: Exchange = {
     id,
     operation,
-    request: { method: s.method ?? 'POST', url, headers: s.requestHeaders ?? { 'content-type': 'application/json' }, body: request, bodyText, encoding: s.rawBody ? 'raw' : encoding },
+    request: {
+      method: s.method ?? 'POST',
+      url,
+      headers: s.requestHeaders ?? { 'content-type': 'application/json' },
+      body: request,
+      bodyText,
+      encoding: s.rawBody ? 'raw' : encoding,
+    },
     startedAt: s.startedAt ?? new Date(Date.UTC(2026, 10, 22, 12, 0, 0, counter)).toISOString(),
     durationMs: 1,
-    evidence: { request: { method: 'POST', url, headers: {}, body: maskText(bodyText, { cards: Object.values(config.cards) }) }, curl: `curl -X POST ${url}` },
+    evidence: {
+      request: { method: 'POST', url, headers: {}, body: maskText(bodyText, { cards: Object.values(config.cards) }) },
+      curl: `curl -X POST ${url}`,
+    },
   };
   if (s.error) x.error = s.error;
-  else x.response = { status: s.status ?? 200, headers: s.headers ?? (type ? { 'content-type': type } : {}), bodyText: s.bodyText ?? text, truncated: false, decoded };
+  else
+    x.response = {
+      status: s.status ?? 200,
+      headers: s.headers ?? (type ? { 'content-type': type } : {}),
+      bodyText: s.bodyText ?? text,
+      truncated: false,
+      decoded,
+    };
   return x;
 }
 
 /** An observation of a probe. */
-export function observation(probeId: string, operation: OperationKey, main: Exchange, steps: Record<string, Exchange> = {}, facts: Record<string, unknown> = {}): Observation {
+export function observation(
+  probeId: string,
+  operation: OperationKey,
+  main: Exchange,
+  steps: Record<string, Exchange> = {},
+  facts: Record<string, unknown> = {},
+): Observation {
   return { probeId, operation, main, steps, facts };
 }
 
@@ -118,18 +166,32 @@ export function bodies(op: OperationKey): { request: Record<string, unknown>; re
       return { request: { ...clone(exampleValue('authorise-direct-request.yaml')), ...CARD_FIELDS }, response };
     }
     case 'authoriseApm':
-      return { request: clone(exampleValue('authorise-apm-request.yaml')), response: clone(exampleValue('authorise-apm-response.yaml')) };
+      return {
+        request: clone(exampleValue('authorise-apm-request.yaml')),
+        response: clone(exampleValue('authorise-apm-response.yaml')),
+      };
     case 'checkout':
-      return { request: clone(exampleValue('checkout-request.yaml')), response: checkoutForm() as unknown as Record<string, unknown> };
+      return {
+        request: clone(exampleValue('checkout-request.yaml')),
+        response: checkoutForm() as unknown as Record<string, unknown>,
+      };
     case 'retrievalTrans': {
       const response = clone(exampleValue('retrieval-trans-response.yaml'));
       response.orders_list = response.orders_list.slice(0, 1);
-      return { request: { ...clone(exampleValue('retrieval-trans-request.yaml')), transaction_id: 'T202611220001' }, response };
+      return {
+        request: { ...clone(exampleValue('retrieval-trans-request.yaml')), transaction_id: 'T202611220001' },
+        response,
+      };
     }
     case 'retrievalRefund': {
       const response = clone(exampleValue('retrieval-refund-response.yaml'));
-      response.refund_orders = response.refund_orders.filter((r: { transaction_id: string }) => r.transaction_id === 'T202611220001');
-      return { request: { ...clone(exampleValue('retrieval-refund-request.yaml')), transaction_id: 'T202611220001' }, response };
+      response.refund_orders = response.refund_orders.filter(
+        (r: { transaction_id: string }) => r.transaction_id === 'T202611220001',
+      );
+      return {
+        request: { ...clone(exampleValue('retrieval-refund-request.yaml')), transaction_id: 'T202611220001' },
+        response,
+      };
     }
     case 'payout': {
       const response = clone(exampleValue('payout-response.yaml'));
@@ -138,7 +200,10 @@ export function bodies(op: OperationKey): { request: Record<string, unknown>; re
       return { request: clone(exampleValue('payout-request.yaml')), response };
     }
     default:
-      return { request: clone(exampleValue(`${op}-request.yaml`)), response: clone(exampleValue(`${op}-response.yaml`)) };
+      return {
+        request: clone(exampleValue(`${op}-request.yaml`)),
+        response: clone(exampleValue(`${op}-response.yaml`)),
+      };
   }
 }
 
@@ -151,7 +216,10 @@ export function checkoutForm(): CheckoutFormModel {
 }
 
 /** The happy exchange of an operation (its response format from the spec). */
-export function happyExchange(op: OperationKey, change?: (b: { request: Record<string, unknown>; response: Record<string, unknown> }) => void): Exchange {
+export function happyExchange(
+  op: OperationKey,
+  change?: (b: { request: Record<string, unknown>; response: Record<string, unknown> }) => void,
+): Exchange {
   const b = bodies(op);
   change?.(b);
   if (op === 'authoriseDirect' || op === 'authoriseApm') return exchange(op, { request: b.request, xml: b.response });
@@ -160,64 +228,136 @@ export function happyExchange(op: OperationKey, change?: (b: { request: Record<s
 }
 
 /** A conformant observation of the `happy` probe for an operation. */
-export function happyObservation(op: OperationKey, change?: (b: { request: Record<string, unknown>; response: Record<string, unknown> }) => void): Observation {
+export function happyObservation(
+  op: OperationKey,
+  change?: (b: { request: Record<string, unknown>; response: Record<string, unknown> }) => void,
+): Observation {
   const steps: Record<string, Exchange> = {};
   if (op === 'retrievalTrans') steps.authorise = happyExchange('authoriseDirect');
   const main = happyExchange(op, change);
-  const signed = profile.signature.response.signed && 'fields' in profile.signature.response && op in profile.signature.response.fields;
+  const signed =
+    profile.signature.response.signed &&
+    'fields' in profile.signature.response &&
+    op in profile.signature.response.fields;
   return observation('happy', op, main, { ...steps, [op]: main }, signed ? { signatureValid: true } : {});
 }
 
 /** An error answer of the reference profile for an operation and error kind. */
-export function errorExchange(op: OperationKey, kind: keyof Profile['errors']['kinds'], request: Record<string, unknown> = {}): Exchange {
+export function errorExchange(
+  op: OperationKey,
+  kind: keyof Profile['errors']['kinds'],
+  request: Record<string, unknown> = {},
+): Exchange {
   const k = profile.errors.kinds[kind];
   const format = profile.errors.formatByOperation[op];
   const message = `${k.code}:${k.message}`;
   if (format === 'json') {
-    return exchange(op, { request, status: k.status, json: { merchant_id: request.merchant_id ?? '', account_id: request.account_id ?? '', return_status: '0', return_message: message } });
+    return exchange(op, {
+      request,
+      status: k.status,
+      json: {
+        merchant_id: request.merchant_id ?? '',
+        account_id: request.account_id ?? '',
+        return_status: '0',
+        return_message: message,
+      },
+    });
   }
   if (format === 'xml') {
     return exchange(op, {
       request,
       status: k.status,
-      xml: { merchant_id: String(request.merchant_id ?? ''), account_id: String(request.account_id ?? ''), order_no: String(request.order_no ?? ''), order_status: '0', result_info: message },
+      xml: {
+        merchant_id: String(request.merchant_id ?? ''),
+        account_id: String(request.account_id ?? ''),
+        order_no: String(request.order_no ?? ''),
+        order_status: '0',
+        result_info: message,
+      },
     });
   }
-  return exchange(op, { request, status: k.status, headers: { 'content-type': 'text/html' }, bodyText: `<html><title>Error ${k.code}</title><p id="error">${message}</p></html>` });
+  return exchange(op, {
+    request,
+    status: k.status,
+    headers: { 'content-type': 'text/html' },
+    bodyText: `<html><title>Error ${k.code}</title><p id="error">${message}</p></html>`,
+  });
 }
 
 /** An order record of the query for a payment, in a state of the reference profile. */
-export function orderRecord(fields: { transaction_id: string; order_no: string; amount: string; currency: string }, state: string): Record<string, unknown> {
+export function orderRecord(
+  fields: { transaction_id: string; order_no: string; amount: string; currency: string },
+  state: string,
+): Record<string, unknown> {
   const base = clone(exampleValue('retrieval-trans-response.yaml').orders_list[0]);
   return { ...base, ...fields, payment_status: (profile.statusValues.payment_status as Record<string, string>)[state] };
 }
 
 /** A query answer listing records. */
-export function queryExchange(records: Record<string, unknown>[], request: Record<string, unknown> = { merchant_id: 'M10001', account_id: 'A20001' }): Exchange {
-  return exchange('retrievalTrans', { request, json: { merchant_id: 'M10001', account_id: 'A20001', return_status: '1', return_message: 'OK', orders_list: records } });
+export function queryExchange(
+  records: Record<string, unknown>[],
+  request: Record<string, unknown> = { merchant_id: 'M10001', account_id: 'A20001' },
+): Exchange {
+  return exchange('retrievalTrans', {
+    request,
+    json: {
+      merchant_id: 'M10001',
+      account_id: 'A20001',
+      return_status: '1',
+      return_message: 'OK',
+      orders_list: records,
+    },
+  });
 }
 
 /** A batch answer with one result per item, each a success or the profile's failure of a kind. */
-export function batchExchange(op: 'capture' | 'review' | 'cancel' | 'refund', items: Record<string, unknown>[], outcome: (item: Record<string, unknown>, i: number) => 'success' | keyof Profile['batch']['itemFailures'] = () => 'success', status = 200): Exchange {
+export function batchExchange(
+  op: 'capture' | 'review' | 'cancel' | 'refund',
+  items: Record<string, unknown>[],
+  outcome: (item: Record<string, unknown>, i: number) => 'success' | keyof Profile['batch']['itemFailures'] = () =>
+    'success',
+  status = 200,
+): Exchange {
   const batch = spec.operations.get(op)!.batch!;
-  const values = (profile.statusValues as unknown as Record<string, { success: string; failure: string }>)[batch.status]!;
+  const values = (profile.statusValues as unknown as Record<string, { success: string; failure: string }>)[
+    batch.status
+  ]!;
   const results = items.map((item, i) => {
     const o = outcome(item, i);
     const failure = o === 'success' ? undefined : profile.batch.itemFailures[o];
     const message =
       batch.messageOnSuccess === 'empty'
-        ? failure ? `${failure.code}:${failure.message}` : profile.batch.itemSuccess.errorMessage
-        : failure ? `${failure.code}:${failure.message}` : `${profile.batch.itemSuccess.refundMessage.code}:${profile.batch.itemSuccess.refundMessage.message}`;
+        ? failure
+          ? `${failure.code}:${failure.message}`
+          : profile.batch.itemSuccess.errorMessage
+        : failure
+          ? `${failure.code}:${failure.message}`
+          : `${profile.batch.itemSuccess.refundMessage.code}:${profile.batch.itemSuccess.refundMessage.message}`;
     // The reference profile: a failed refund item carries no reference; refund_reference is the reference id.
     const id = `${String(item.transaction_id)}-0${i + 1}`;
     const extra = op === 'refund' && !failure ? { refund_reference: id, refund_reference_id: id } : {};
     return { ...item, ...extra, [batch.status]: failure ? values.failure : values.success, [batch.message]: message };
   });
   const request = { merchant_id: 'M10001', account_id: 'A20001', [batch.orders]: items };
-  return exchange(op, { request, status, json: { merchant_id: 'M10001', account_id: 'A20001', return_status: '1', return_message: 'OK', encryption_data: 'a'.repeat(64), [batch.orders]: results } });
+  return exchange(op, {
+    request,
+    status,
+    json: {
+      merchant_id: 'M10001',
+      account_id: 'A20001',
+      return_status: '1',
+      return_message: 'OK',
+      encryption_data: 'a'.repeat(64),
+      [batch.orders]: results,
+    },
+  });
 }
 
 /** A batch request item for a payment. */
-export function item(transactionId: string, orderNo: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function item(
+  transactionId: string,
+  orderNo: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { transaction_id: transactionId, order_no: orderNo, currency: 'USD', amount: '10.36', ...extra };
 }

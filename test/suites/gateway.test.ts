@@ -26,7 +26,11 @@ beforeAll(async () => {
   gateway = await startGateway({ port: 0 });
   const secret = gateway.config.merchants[0]!.accounts[0]!.secret!;
   const cards = { approve: profile.payments.testCards.approve[0]!, decline: profile.payments.testCards.decline[0]! };
-  receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules: maskRulesFor(profile, secret, Object.values(cards)), acknowledgement: profile.notifications.acknowledgement });
+  receiver = await startReceiver({
+    listenOn: '127.0.0.1:0',
+    rules: maskRulesFor(profile, secret, Object.values(cards)),
+    acknowledgement: profile.notifications.acknowledgement,
+  });
   const config = runConfig(gateway.baseUrl, {
     merchantId: 'M10001',
     accountId: 'A20001',
@@ -73,10 +77,14 @@ describe('probes and checks against the reference gateway', () => {
         expect(o.inconclusive, `probe ${check.probe} inconclusive`).toBeUndefined();
         const outcome = check.run(o, ctx);
         if ('notApplicable' in outcome) {
-          expect(NOT_APPLICABLE_ALLOWED, `${check.id}@${op} not applicable: ${outcome.notApplicable}`).toContain(`${check.id}@${op}`);
+          expect(NOT_APPLICABLE_ALLOWED, `${check.id}@${op} not applicable: ${outcome.notApplicable}`).toContain(
+            `${check.id}@${op}`,
+          );
           return;
         }
-        expect(outcome.filter((f) => f.severity !== 'info').map((f) => `${f.code} ${f.location.pointer} ${f.message}`)).toEqual([]);
+        expect(
+          outcome.filter((f) => f.severity !== 'info').map((f) => `${f.code} ${f.location.pointer} ${f.message}`),
+        ).toEqual([]);
       });
     }
   }
@@ -84,7 +92,18 @@ describe('probes and checks against the reference gateway', () => {
 
 /** (check, operation) pairs that do not apply against the reference gateway with the reference profile, by design. */
 const NOT_APPLICABLE_ALLOWED = [
-  ...['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans', 'capture', 'review', 'cancel', 'refund', 'retrievalRefund', 'payout'].map((op) => `requestHeadersPerProfile@${op}`),
+  ...[
+    'authoriseDirect',
+    'authoriseApm',
+    'checkout',
+    'retrievalTrans',
+    'capture',
+    'review',
+    'cancel',
+    'refund',
+    'retrievalRefund',
+    'payout',
+  ].map((op) => `requestHeadersPerProfile@${op}`),
   // query and refund search only read; payout state is not readable through the interface
   ...['retrievalTrans', 'retrievalRefund', 'payout'].map((op) => `wrongFormatChangesNothing@${op}`),
   // the query and refund-search requests have no format-constrained field to break

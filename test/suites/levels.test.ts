@@ -10,12 +10,25 @@ import { createAjv } from '../../src/spec/ajv.js';
 import { KIT_ROOT } from '../../src/spec/paths.js';
 import { readYamlFile } from '../../src/yaml.js';
 import { checkOf } from '../../suites/registry.js';
-import { batchExchange, context, errorExchange, exchange, happyObservation, item, observation, spec } from './fixtures.js';
+import {
+  batchExchange,
+  context,
+  errorExchange,
+  exchange,
+  happyObservation,
+  item,
+  observation,
+  spec,
+} from './fixtures.js';
 import { exampleNames, exampleValue } from '../support/examples.js';
 
 type Bodies = { request: Record<string, unknown>; response: Record<string, unknown> };
 
-function findings(checkId: string, o: Observation, ctx: CheckContext = context()): Finding[] | { notApplicable: string } {
+function findings(
+  checkId: string,
+  o: Observation,
+  ctx: CheckContext = context(),
+): Finding[] | { notApplicable: string } {
   return checkOf(checkId).run(o, ctx);
 }
 /** The failing findings of the checks on an observation. */
@@ -25,21 +38,28 @@ function failing(checkIds: string[], o: Observation, ctx: CheckContext = context
     return Array.isArray(out) ? out.filter((f) => f.severity !== 'info') : [];
   });
 }
-const describeFindings = (fs: Finding[]) => fs.map((f) => `${f.checkId} ${f.code} ${f.severity} ${f.location.pointer} ${f.requirementIds.join(',')}`);
+const describeFindings = (fs: Finding[]) =>
+  fs.map((f) => `${f.checkId} ${f.code} ${f.severity} ${f.location.pointer} ${f.requirementIds.join(',')}`);
 const SHAPE_AND_FORMAT = ['responseMatchesSchema', 'fieldFormatsFollowConventions'];
-const violations = (schema: string, body: unknown) => spec.validate(`https://pagi-conformance.dev/schemas/${schema}.schema.json`, body);
-const mustViolations = (schema: string, body: unknown) => violations(schema, body).filter((v) => !v.requirementId || spec.requirements.get(v.requirementId)!.level === 'must');
+const violations = (schema: string, body: unknown) =>
+  spec.validate(`https://pagi-conformance.dev/schemas/${schema}.schema.json`, body);
+const mustViolations = (schema: string, body: unknown) =>
+  violations(schema, body).filter((v) => !v.requirementId || spec.requirements.get(v.requirementId)!.level === 'must');
 
 describe('empty values are not format violations', () => {
   it('an empty value of a field with a format passes the format rules', () => {
-    const o = happyObservation('authoriseDirect', (b) => Object.assign(b.response, { recurring_deduction_time: '', result_info: '', currency: '' }));
+    const o = happyObservation('authoriseDirect', (b) =>
+      Object.assign(b.response, { recurring_deduction_time: '', result_info: '', currency: '' }),
+    );
     expect(describeFindings(failing(SHAPE_AND_FORMAT, o).filter((f) => f.code === 'FIELD_FORMAT'))).toEqual([]);
     const payout = happyObservation('payout', (b) => Object.assign(b.response, { created_at: '' }));
     expect(describeFindings(failing(SHAPE_AND_FORMAT, payout))).toEqual([]);
   });
 
   it('an empty identifier or amount is reported at expected, never must', () => {
-    const o = happyObservation('capture', (b) => Object.assign((b.response.capture_orders as Record<string, unknown>[])[0]!, { amount: '' }));
+    const o = happyObservation('capture', (b) =>
+      Object.assign((b.response.capture_orders as Record<string, unknown>[])[0]!, { amount: '' }),
+    );
     const direct = happyObservation('authoriseDirect', (b) => Object.assign(b.response, { transaction_id: '' }));
     const found = [...failing(SHAPE_AND_FORMAT, o), ...failing(SHAPE_AND_FORMAT, direct)];
     expect(found.map((f) => f.severity).sort()).toEqual(['expected', 'expected']);
@@ -54,7 +74,10 @@ describe('anti-fraud results', () => {
       delete b.response.risk_score;
     });
     expect(describeFindings(failing(['paymentReturnsRequestedResults'], payment))).toEqual([]);
-    const query = happyObservation('retrievalTrans', (b) => delete (b.response.orders_list as Record<string, unknown>[])[0]!.antifraud_provider);
+    const query = happyObservation(
+      'retrievalTrans',
+      (b) => delete (b.response.orders_list as Record<string, unknown>[])[0]!.antifraud_provider,
+    );
     expect(describeFindings(failing(['queryReturnsRequestedResults'], query))).toEqual([]);
   });
 
@@ -67,7 +90,10 @@ describe('anti-fraud results', () => {
       delete r.antifraud_provider;
       delete r.fraud_check_result;
     });
-    const found = [...failing(['paymentReturnsRequestedResults'], payment), ...failing(['queryReturnsRequestedResults'], query)];
+    const found = [
+      ...failing(['paymentReturnsRequestedResults'], payment),
+      ...failing(['queryReturnsRequestedResults'], query),
+    ];
     expect(found.length).toBe(2);
     expect(found.map((f) => f.severity)).toEqual(['expected', 'expected']);
   });
@@ -76,7 +102,10 @@ describe('anti-fraud results', () => {
 describe('an unknown payment_method', () => {
   it('answered with something else than 404 is a profile-level finding (which record is looked up is the profile’s)', () => {
     const main = errorExchange('authoriseApm', 'invalidInput');
-    const found = failing(['apmUnknownRecordIs404'], observation('unknownRecord', 'authoriseApm', main, { authoriseApm: main }));
+    const found = failing(
+      ['apmUnknownRecordIs404'],
+      observation('unknownRecord', 'authoriseApm', main, { authoriseApm: main }),
+    );
     expect(describeFindings(found)).toEqual([expect.stringMatching(/HTTP_STATUS profile/)]);
   });
 });
@@ -95,7 +124,10 @@ describe('free text with markup (PAGI-SEC-002)', () => {
 
   it('a gateway refusing markup in free text is not failing', () => {
     const refused = errorExchange('authoriseDirect', 'invalidInput');
-    const out = findings('freeTextParsesBackExactly', observation('injection', 'authoriseDirect', refused, {}, { injected: { note: value } }));
+    const out = findings(
+      'freeTextParsesBackExactly',
+      observation('injection', 'authoriseDirect', refused, {}, { injected: { note: value } }),
+    );
     expect(Array.isArray(out) ? describeFindings(out) : []).toEqual([]);
   });
 
@@ -125,13 +157,17 @@ describe('free text with markup (PAGI-SEC-002)', () => {
 describe('payout echo', () => {
   const lowerSwift = () =>
     happyObservation('payout', (b) => {
-      const bank = ((b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, string>);
+      const bank = (b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, string>;
       bank.swift_code = bank.swift_code!.toLowerCase();
       b.response.payment_amount = `${String(b.response.payment_amount)}.00`;
     });
 
   it('is strict by default', () => {
-    expect(failing(['payoutEchoesRequest'], lowerSwift()).map((f) => f.location.pointer).sort()).toEqual(['/beneficiary/bank_details/swift_code', '/payment_amount']);
+    expect(
+      failing(['payoutEchoesRequest'], lowerSwift())
+        .map((f) => f.location.pointer)
+        .sort(),
+    ).toEqual(['/beneficiary/bank_details/swift_code', '/payment_amount']);
   });
 
   it('accepts the normalisations the profile declares', () => {
@@ -167,7 +203,14 @@ describe('formats no narrower than the document', () => {
 
   it('payout timestamps accept every ISO 8601 offset form; computed amounts below 0 are at most expected', () => {
     const base = exampleValue('payout-response.yaml');
-    for (const t of ['2026-11-22T14:30:15+01', '2026-11-22T14:30:15+0100', '2026-11-22T14:30+01:00', '2026-11-22T14:30:15.123456Z', '2026-11-22T14:30:15,5-03:30', '2026-11-22T14:30Z']) {
+    for (const t of [
+      '2026-11-22T14:30:15+01',
+      '2026-11-22T14:30:15+0100',
+      '2026-11-22T14:30+01:00',
+      '2026-11-22T14:30:15.123456Z',
+      '2026-11-22T14:30:15,5-03:30',
+      '2026-11-22T14:30Z',
+    ]) {
       expect(violations('payout-response', { ...base, created_at: t }), t).toEqual([]);
     }
     expect(violations('payout-response', { ...base, created_at: '2026-11-22T14:30:15' }).length).toBe(1);
@@ -207,7 +250,8 @@ describe('status values the profile defines', () => {
   });
 
   it('capture-after-cancel style transitions and the selection limits are profile level', () => {
-    for (const id of ['PAGI-CAP-002', 'PAGI-CNL-002', 'PAGI-LIM-001', 'PAGI-LIM-002']) expect(spec.requirements.get(id)!.level, id).toBe('profile');
+    for (const id of ['PAGI-CAP-002', 'PAGI-CNL-002', 'PAGI-LIM-001', 'PAGI-LIM-002'])
+      expect(spec.requirements.get(id)!.level, id).toBe('profile');
   });
 });
 
@@ -221,7 +265,10 @@ describe('request schemas and the authorise response', () => {
     ] as const) {
       const body = exampleValue(example);
       delete body.notify_url;
-      expect(violations(schema, body).map((v) => [v.keyword, v.params.missingProperty, v.requirementId]), schema).toEqual([['required', 'notify_url', 'PAGI-EVT-001']]);
+      expect(
+        violations(schema, body).map((v) => [v.keyword, v.params.missingProperty, v.requirementId]),
+        schema,
+      ).toEqual([['required', 'notify_url', 'PAGI-EVT-001']]);
     }
   });
 
@@ -236,9 +283,14 @@ describe('request schemas and the authorise response', () => {
         const file = openapi.components.schemas[node.$ref.split('/').pop()].$ref as string;
         return { $ref: `https://pagi-conformance.dev/schemas/${path.basename(file)}` };
       }
-      return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'xml').map(([k, v]) => [k, resolve(v)]));
+      return Object.fromEntries(
+        Object.entries(node)
+          .filter(([k]) => k !== 'xml')
+          .map(([k, v]) => [k, resolve(v)]),
+      );
     };
-    const branches = openapi.paths['/v1/authorise'].post.responses['200'].content['application/xml'].schema.oneOf.map(resolve);
+    const branches =
+      openapi.paths['/v1/authorise'].post.responses['200'].content['application/xml'].schema.oneOf.map(resolve);
     const apm = { ...exampleValue('authorise-apm-response.yaml'), encryption_data: 'a'.repeat(64) };
     const direct = exampleValue('authorise-direct-response.yaml');
     expect(branches.map((b: object) => ajv.validate(b, apm))).toEqual([false, true]);
@@ -248,13 +300,19 @@ describe('request schemas and the authorise response', () => {
 
 describe('listed fields absent from an answer', () => {
   it('are reported at expected (LISTED_FIELD_ABSENT), never must', () => {
-    const search = happyObservation('retrievalRefund', (b) => delete (b.response.refund_orders as Record<string, unknown>[])[0]!.refund_processing_date);
+    const search = happyObservation(
+      'retrievalRefund',
+      (b) => delete (b.response.refund_orders as Record<string, unknown>[])[0]!.refund_processing_date,
+    );
     const payout = happyObservation('payout', (b) => {
-      delete ((b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, unknown>).local_clearing_system;
+      delete ((b.response.beneficiary as Record<string, unknown>).bank_details as Record<string, unknown>)
+        .local_clearing_system;
       delete b.response.fee_amount;
     });
     const direct = happyObservation('authoriseDirect', (b) => delete b.response.transaction_id);
-    const found = [search, payout, direct].flatMap((o) => failing(['responseHoldsListedFields', 'responseAddsDocumentedFields', 'responseMatchesSchema'], o));
+    const found = [search, payout, direct].flatMap((o) =>
+      failing(['responseHoldsListedFields', 'responseAddsDocumentedFields', 'responseMatchesSchema'], o),
+    );
     expect(found.map((f) => [f.code, f.severity, f.location.pointer]).sort()).toEqual(
       [
         ['LISTED_FIELD_ABSENT', 'expected', '/refund_orders/0/refund_processing_date'],
@@ -266,8 +324,13 @@ describe('listed fields absent from an answer', () => {
   });
 
   it('are not reported where the profile declares them omitted', () => {
-    const search = happyObservation('retrievalRefund', (b) => delete (b.response.refund_orders as Record<string, unknown>[])[0]!.refund_processing_date);
-    const ctx = context({ profile: (p) => (p.responseFields = { omitted: { retrievalRefund: ['/refund_orders/refund_processing_date'] } }) });
+    const search = happyObservation(
+      'retrievalRefund',
+      (b) => delete (b.response.refund_orders as Record<string, unknown>[])[0]!.refund_processing_date,
+    );
+    const ctx = context({
+      profile: (p) => (p.responseFields = { omitted: { retrievalRefund: ['/refund_orders/refund_processing_date'] } }),
+    });
     expect(describeFindings(failing(['responseHoldsListedFields'], search, ctx))).toEqual([]);
   });
 });
@@ -279,7 +342,10 @@ describe('cosmetic points of the audit', () => {
     const doc = openapi();
     for (const p of ['/v1/checkout', '/v1/capture', '/v1/review', '/v1/cancel', '/v1/refund', '/v1/payout']) {
       const content = doc.paths[p].post.requestBody.content;
-      expect([content['application/x-www-form-urlencoded']['x-pagi-media'], content['application/json']['x-pagi-media']], p).toEqual(['declared', 'examples']);
+      expect(
+        [content['application/x-www-form-urlencoded']['x-pagi-media'], content['application/json']['x-pagi-media']],
+        p,
+      ).toEqual(['declared', 'examples']);
     }
   });
 

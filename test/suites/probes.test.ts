@@ -11,7 +11,9 @@ import { defineProbe, planTo, SetupFailed, shopperSubmission } from '../../suite
 import { bodies, context, exchange, happyExchange, profile } from './fixtures.js';
 
 /** A client answering every request with `answer`, recording what was sent. */
-function scripted(answer: (op: OperationKey, body: Record<string, unknown>) => Exchange): ProbeClient & { sent: Record<string, unknown>[] } {
+function scripted(
+  answer: (op: OperationKey, body: Record<string, unknown>) => Exchange,
+): ProbeClient & { sent: Record<string, unknown>[] } {
   let n = 0;
   const sent: Record<string, unknown>[] = [];
   return {
@@ -19,8 +21,9 @@ function scripted(answer: (op: OperationKey, body: Record<string, unknown>) => E
     orderNo: () => `FX-${++n}`,
     sample: (op, overrides = {}) => {
       const body: Record<string, unknown> = { ...bodies(op).request, order_no: `FX-${++n}` };
-      for (const [k, v] of Object.entries(overrides)) if (v === undefined) delete body[k];
-      else body[k] = v;
+      for (const [k, v] of Object.entries(overrides))
+        if (v === undefined) delete body[k];
+        else body[k] = v;
       return body;
     },
     send: async (op, body) => {
@@ -40,17 +43,33 @@ describe('probe outcomes', () => {
   });
 
   it('a 429 anywhere makes it inconclusive; a refused notification (the kit answering 503) does not', async () => {
-    const limited = await happy.run('payout', scripted((op) => exchange(op, { status: 429 })), context());
+    const limited = await happy.run(
+      'payout',
+      scripted((op) => exchange(op, { status: 429 })),
+      context(),
+    );
     expect(limited.inconclusive).toMatch(/rate-limited or unavailable: step payout was answered HTTP 429/);
     const probe = defineProbe('t', ['payout'], async (op, client, _ctx, steps) => {
       steps.add('notification', { ...exchange('external', { status: 503 }), incoming: true });
       return steps.add(op, await client.send(op, {}));
     });
-    expect((await probe.run('payout', scripted((op) => exchange(op, { json: {} })), context())).inconclusive).toBeUndefined();
+    expect(
+      (
+        await probe.run(
+          'payout',
+          scripted((op) => exchange(op, { json: {} })),
+          context(),
+        )
+      ).inconclusive,
+    ).toBeUndefined();
   });
 
   it('without a notification URL the events probes are inconclusive with that reason', async () => {
-    const o = await notified.run('authoriseDirect', scripted((op) => happyExchange(op)), context({ config: { notifyUrl: undefined } }));
+    const o = await notified.run(
+      'authoriseDirect',
+      scripted((op) => happyExchange(op)),
+      context({ config: { notifyUrl: undefined } }),
+    );
     expect(o.inconclusive).toMatch(/no public notification URL/);
     expect(o.main.id).toMatch(/not-sent/);
   });
@@ -95,8 +114,11 @@ describe('free text and the shopper', () => {
   it('free-text fields are plain strings that are not identity, echo, signature or excluded-form fields', () => {
     const direct = freeTextFields(ctx, 'authoriseDirect', bodies('authoriseDirect').request);
     expect(direct).toContain('note');
-    for (const f of ['order_no', 'amount', 'currency', 'merchant_id', 'card', 'encryption_data']) expect(direct).not.toContain(f);
-    expect(freeTextFields(ctx, 'checkout', bodies('checkout').request)).toEqual(expect.arrayContaining(['note', 'custom', 'first_name']));
+    for (const f of ['order_no', 'amount', 'currency', 'merchant_id', 'card', 'encryption_data'])
+      expect(direct).not.toContain(f);
+    expect(freeTextFields(ctx, 'checkout', bodies('checkout').request)).toEqual(
+      expect.arrayContaining(['note', 'custom', 'first_name']),
+    );
   });
 
   it('the injection probe appends the markup to every free-text field', async () => {
@@ -124,8 +146,14 @@ describe('free text and the shopper', () => {
       ],
     };
     const client = scripted((op) => exchange(op));
-    client.sample = (op) => (op === 'authoriseDirect' ? { [card.number]: '4111111111111111', [card.securityCode]: '123' } : {});
-    expect(shopperSubmission(client, ctx, form)).toEqual({ [card.number]: '4111111111111111', [card.securityCode]: '123', token: 'kept', action: 'pay' });
+    client.sample = (op) =>
+      op === 'authoriseDirect' ? { [card.number]: '4111111111111111', [card.securityCode]: '123' } : {};
+    expect(shopperSubmission(client, ctx, form)).toEqual({
+      [card.number]: '4111111111111111',
+      [card.securityCode]: '123',
+      token: 'kept',
+      action: 'pay',
+    });
     expect(shopperSubmission(client, ctx, { ...form, autoSubmit: true, inputs: { a: '1' } })).toEqual({ a: '1' });
   });
 });

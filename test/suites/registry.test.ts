@@ -28,11 +28,21 @@ const check = (over: Partial<Check> = {}): Check => ({
 
 describe('registry validation', () => {
   it('refuses a duplicate check id, an unknown probe, operation or requirement, and an unspecified requirement', () => {
-    expect(tableProblems({ CHECKS: [check(), check()], PROBES: [probe] }, spec)).toContain('duplicate check id someCheck');
-    expect(tableProblems({ CHECKS: [check({ probe: 'nope' })], PROBES: [probe] }, spec)).toContain('check someCheck names unknown probe nope');
-    expect(tableProblems({ CHECKS: [check({ operations: ['review'] })], PROBES: [probe] }, spec)).toContain('check someCheck covers review, which probe p does not');
-    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-XXX-999'] })], PROBES: [probe] }, spec)).toContain('check someCheck names unknown requirement PAGI-XXX-999');
-    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-ST-003'] })], PROBES: [probe] }, spec)[0]).toMatch(/unspecified/);
+    expect(tableProblems({ CHECKS: [check(), check()], PROBES: [probe] }, spec)).toContain(
+      'duplicate check id someCheck',
+    );
+    expect(tableProblems({ CHECKS: [check({ probe: 'nope' })], PROBES: [probe] }, spec)).toContain(
+      'check someCheck names unknown probe nope',
+    );
+    expect(tableProblems({ CHECKS: [check({ operations: ['review'] })], PROBES: [probe] }, spec)).toContain(
+      'check someCheck covers review, which probe p does not',
+    );
+    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-XXX-999'] })], PROBES: [probe] }, spec)).toContain(
+      'check someCheck names unknown requirement PAGI-XXX-999',
+    );
+    expect(tableProblems({ CHECKS: [check({ requirements: ['PAGI-ST-003'] })], PROBES: [probe] }, spec)[0]).toMatch(
+      /unspecified/,
+    );
     expect(tableProblems({ CHECKS: [check({ id: 'Bad-Id' })], PROBES: [probe] }, spec)[0]).toMatch(/camelCase/);
     expect(tableProblems({ CHECKS: [check()], PROBES: [probe, probe] }, spec)).toContain('duplicate probe id p');
     expect(() => validateRegistry([check(), check()], [probe], spec)).toThrow(/duplicate check id someCheck/);
@@ -42,7 +52,9 @@ describe('registry validation', () => {
 describe('coverage of the catalogue', () => {
   it('every must, expected and profile requirement has at least one check', () => {
     const covered = new Set(CHECKS.flatMap((c) => c.requirements));
-    const uncovered = [...spec.requirements.values()].filter((r) => r.level !== 'unspecified' && !covered.has(r.id)).map((r) => r.id);
+    const uncovered = [...spec.requirements.values()]
+      .filter((r) => r.level !== 'unspecified' && !covered.has(r.id))
+      .map((r) => r.id);
     expect(uncovered).toEqual([]);
   });
 

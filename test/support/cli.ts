@@ -29,9 +29,14 @@ export function pagiConform(args: string[], env: NodeJS.ProcessEnv = {}, timeout
   return kitProcesses.run(
     () =>
       new Promise((resolve) => {
-        execFile(process.execPath, [KIT_BIN, ...args], { cwd: KIT_ROOT, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-        });
+        execFile(
+          process.execPath,
+          [KIT_BIN, ...args],
+          { cwd: KIT_ROOT, env: { ...process.env, ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+          },
+        );
       }),
   );
 }
@@ -52,7 +57,10 @@ export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promi
   const run = await pagiConform(['run', '--out', out, ...args], env, 180_000);
   const results = () => {
     const file = path.join(out, 'results.json');
-    if (!fs.existsSync(file)) throw new Error(`pagi-conform run ${args.join(' ')} wrote no results.json (exit ${run.code}); stderr: ${run.stderr.slice(-2000)}`);
+    if (!fs.existsSync(file))
+      throw new Error(
+        `pagi-conform run ${args.join(' ')} wrote no results.json (exit ${run.code}); stderr: ${run.stderr.slice(-2000)}`,
+      );
     return JSON.parse(fs.readFileSync(file, 'utf8')) as RunResult;
   };
   return { ...run, out, results };
@@ -63,7 +71,11 @@ export function spawnKit(args: string[], options: { env?: NodeJS.ProcessEnv; she
   const env = { ...process.env, ...options.env };
   const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
   return options.shell
-    ? spawn('bash', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, KIT_BIN, ...args], { cwd: KIT_ROOT, env, stdio })
+    ? spawn('bash', ['-c', `${options.shell}; exec "$0" "$@"`, process.execPath, KIT_BIN, ...args], {
+        cwd: KIT_ROOT,
+        env,
+        stdio,
+      })
     : spawn(process.execPath, [KIT_BIN, ...args], { cwd: KIT_ROOT, env, stdio });
 }
 
@@ -84,7 +96,10 @@ export interface ServeProcess {
 }
 
 /** `pagi-conform serve --port 0 ARGS`, resolved once it listens (rejected with its log when it does not). */
-export async function serve(args: string[], options: { env?: NodeJS.ProcessEnv; shell?: string } = {}): Promise<ServeProcess> {
+export async function serve(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; shell?: string } = {},
+): Promise<ServeProcess> {
   const child = spawnKit(['serve', '--port', '0', ...args], options);
   let log = '';
   child.stdout!.on('data', (c: Buffer) => (log += c.toString()));
@@ -93,7 +108,8 @@ export async function serve(args: string[], options: { env?: NodeJS.ProcessEnv; 
   let gone = false;
   void exited.then(() => (gone = true));
   const until = async (re: RegExp, ms = 15_000) => {
-    for (const end = Date.now() + ms; !re.test(log) && !gone && Date.now() < end; ) await new Promise((r) => setTimeout(r, 25));
+    for (const end = Date.now() + ms; !re.test(log) && !gone && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 25));
     return re.exec(log);
   };
   const url = (await until(/listening on (http:\/\/\S+)/, 30_000))?.[1];

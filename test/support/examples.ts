@@ -14,5 +14,8 @@ export function exampleValue(name: string): any {
 
 /** The file names under spec/examples, sorted. */
 export function exampleNames(): string[] {
-  return fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.yaml')).sort();
+  return fs
+    .readdirSync(EXAMPLES_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 }

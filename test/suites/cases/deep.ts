@@ -11,7 +11,13 @@ const TAMPERED: DeepCase = { kind: 'signature', pointer: '/currency', value: 'EU
 const COUNTS = { valid: 10, accepted: 9, declined: 1, invalid: 10, refused: 10, followUps: 1 };
 
 /** A deep observation keeping one failure of `checkId` (or none) with its exchange and extras. */
-function kept(op: OperationKey, checkId: string | undefined, c: DeepCase, x: Exchange, extra: { followUp?: Exchange; followUpFact?: unknown; ledger?: DeepFailure['ledger'] } = {}): Observation {
+function kept(
+  op: OperationKey,
+  checkId: string | undefined,
+  c: DeepCase,
+  x: Exchange,
+  extra: { followUp?: Exchange; followUpFact?: unknown; ledger?: DeepFailure['ledger'] } = {},
+): Observation {
   const steps: Record<string, Exchange> = { [op]: x };
   const facts: Record<string, unknown> = { counts: COUNTS, depth: 10, seed: 1, failures: [] };
   if (checkId) {
@@ -21,7 +27,17 @@ function kept(op: OperationKey, checkId: string | undefined, c: DeepCase, x: Exc
       steps[`${step}:followUp`] = extra.followUp;
       facts[`${step}:followUp`] = extra.followUpFact;
     }
-    facts.failures = [{ checkId, case: c, seed: 1, path: '3:0', step, failing: 2, ...(extra.ledger ? { ledger: extra.ledger } : {}) } satisfies DeepFailure];
+    facts.failures = [
+      {
+        checkId,
+        case: c,
+        seed: 1,
+        path: '3:0',
+        step,
+        failing: 2,
+        ...(extra.ledger ? { ledger: extra.ledger } : {}),
+      } satisfies DeepFailure,
+    ];
   }
   return { probeId: 'deep', operation: op, main: x, steps, facts };
 }
@@ -36,25 +52,105 @@ function queriedOrder(): string {
 }
 
 export const DEEP_CASES: Case[] = [
-  pass('deepCasesGenerated', 'PAGI-ERR-002', 'counts only', 'payout', () => kept('payout', undefined, VALID, happyExchange('payout'))),
-  { ...pass('deepCasesGenerated', 'PAGI-ERR-002', 'counts reported', 'capture', () => kept('capture', undefined, VALID, happyExchange('capture'))), expect: { codes: ['DEEP_SUMMARY'], info: true } },
-  pass('deepNeverServerError', 'PAGI-ERR-002', 'no failure kept', 'authoriseDirect', () => kept('authoriseDirect', undefined, VALID, happyExchange('authoriseDirect'))),
-  fail('deepNeverServerError', 'PAGI-ERR-002', 'a generated request answered 500', 'authoriseDirect', () => kept('authoriseDirect', 'deepNeverServerError', VALID, withStatus(happyExchange('authoriseDirect'), 500)), ['SERVER_ERROR']),
-  pass('deepAnswersConform', 'PAGI-FMT-001', 'documented answer', 'authoriseDirect', () => kept('authoriseDirect', 'deepAnswersConform', VALID, happyExchange('authoriseDirect'))),
-  fail('deepAnswersConform', 'PAGI-FMT-001', 'amount without decimals', 'authoriseDirect', () =>
-    kept('authoriseDirect', 'deepAnswersConform', VALID, happyExchange('authoriseDirect', (b) => (b.response.amount = '112'))), ['FIELD_FORMAT']),
-  pass('deepValidRequestAccepted', 'PAGI-ERR-004', 'accepted', 'payout', () => kept('payout', 'deepValidRequestAccepted', VALID, happyExchange('payout'))),
-  fail('deepValidRequestAccepted', 'PAGI-ERR-004', 'refused as invalid input', 'payout', () => kept('payout', 'deepValidRequestAccepted', VALID, errorExchange('payout', 'invalidInput')), ['REQUEST_REFUSED']),
+  pass('deepCasesGenerated', 'PAGI-ERR-002', 'counts only', 'payout', () =>
+    kept('payout', undefined, VALID, happyExchange('payout')),
+  ),
+  {
+    ...pass('deepCasesGenerated', 'PAGI-ERR-002', 'counts reported', 'capture', () =>
+      kept('capture', undefined, VALID, happyExchange('capture')),
+    ),
+    expect: { codes: ['DEEP_SUMMARY'], info: true },
+  },
+  pass('deepNeverServerError', 'PAGI-ERR-002', 'no failure kept', 'authoriseDirect', () =>
+    kept('authoriseDirect', undefined, VALID, happyExchange('authoriseDirect')),
+  ),
+  fail(
+    'deepNeverServerError',
+    'PAGI-ERR-002',
+    'a generated request answered 500',
+    'authoriseDirect',
+    () => kept('authoriseDirect', 'deepNeverServerError', VALID, withStatus(happyExchange('authoriseDirect'), 500)),
+    ['SERVER_ERROR'],
+  ),
+  pass('deepAnswersConform', 'PAGI-FMT-001', 'documented answer', 'authoriseDirect', () =>
+    kept('authoriseDirect', 'deepAnswersConform', VALID, happyExchange('authoriseDirect')),
+  ),
+  fail(
+    'deepAnswersConform',
+    'PAGI-FMT-001',
+    'amount without decimals',
+    'authoriseDirect',
+    () =>
+      kept(
+        'authoriseDirect',
+        'deepAnswersConform',
+        VALID,
+        happyExchange('authoriseDirect', (b) => (b.response.amount = '112')),
+      ),
+    ['FIELD_FORMAT'],
+  ),
+  pass('deepValidRequestAccepted', 'PAGI-ERR-004', 'accepted', 'payout', () =>
+    kept('payout', 'deepValidRequestAccepted', VALID, happyExchange('payout')),
+  ),
+  fail(
+    'deepValidRequestAccepted',
+    'PAGI-ERR-004',
+    'refused as invalid input',
+    'payout',
+    () => kept('payout', 'deepValidRequestAccepted', VALID, errorExchange('payout', 'invalidInput')),
+    ['REQUEST_REFUSED'],
+  ),
   pass('deepInvalidRequestRefused', 'PAGI-ERR-002', "refused with the profile's invalidInput", 'authoriseDirect', () =>
-    kept('authoriseDirect', 'deepInvalidRequestRefused', BROKEN, errorExchange('authoriseDirect', 'invalidInput'))),
-  fail('deepInvalidRequestRefused', 'PAGI-AUTH-006', 'currency changed after signing, accepted', 'authoriseDirect', () =>
-    kept('authoriseDirect', 'deepInvalidRequestRefused', TAMPERED, happyExchange('authoriseDirect')), ['NOT_REFUSED']),
+    kept('authoriseDirect', 'deepInvalidRequestRefused', BROKEN, errorExchange('authoriseDirect', 'invalidInput')),
+  ),
+  fail(
+    'deepInvalidRequestRefused',
+    'PAGI-AUTH-006',
+    'currency changed after signing, accepted',
+    'authoriseDirect',
+    () => kept('authoriseDirect', 'deepInvalidRequestRefused', TAMPERED, happyExchange('authoriseDirect')),
+    ['NOT_REFUSED'],
+  ),
   pass('deepInvalidChangesNothing', 'PAGI-ERR-003', 'follow-up finds no payment', 'checkout', () =>
-    kept('checkout', 'deepInvalidChangesNothing', BROKEN, errorExchange('checkout', 'invalidInput'), { followUp: happyExchange('retrievalTrans'), followUpFact: { kind: 'absent', orderNo: 'NO-SUCH-ORDER' } })),
-  fail('deepInvalidChangesNothing', 'PAGI-ERR-003', 'follow-up finds the refused payment', 'checkout', () =>
-    kept('checkout', 'deepInvalidChangesNothing', BROKEN, errorExchange('checkout', 'invalidInput'), { followUp: happyExchange('retrievalTrans'), followUpFact: { kind: 'absent', orderNo: queriedOrder() } }), ['STATE_CHANGED']),
+    kept('checkout', 'deepInvalidChangesNothing', BROKEN, errorExchange('checkout', 'invalidInput'), {
+      followUp: happyExchange('retrievalTrans'),
+      followUpFact: { kind: 'absent', orderNo: 'NO-SUCH-ORDER' },
+    }),
+  ),
+  fail(
+    'deepInvalidChangesNothing',
+    'PAGI-ERR-003',
+    'follow-up finds the refused payment',
+    'checkout',
+    () =>
+      kept('checkout', 'deepInvalidChangesNothing', BROKEN, errorExchange('checkout', 'invalidInput'), {
+        followUp: happyExchange('retrievalTrans'),
+        followUpFact: { kind: 'absent', orderNo: queriedOrder() },
+      }),
+    ['STATE_CHANGED'],
+  ),
   pass('deepLifecycleInvariants', 'PAGI-REF-003', 'refunds within the capture', 'refund', () =>
-    kept('refund', 'deepLifecycleInvariants', VALID, batchExchange('refund', [item('TX', 'OX', { refund_amount: '5.00' })]), { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 500, cancelled: false } })),
-  fail('deepLifecycleInvariants', 'PAGI-REF-003', 'refunded above the capture', 'refund', () =>
-    kept('refund', 'deepLifecycleInvariants', VALID, batchExchange('refund', [item('TX', 'OX', { refund_amount: '9.00' })]), { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 1400, cancelled: false } }), ['TRANSITION_ALLOWED']),
+    kept(
+      'refund',
+      'deepLifecycleInvariants',
+      VALID,
+      batchExchange('refund', [item('TX', 'OX', { refund_amount: '5.00' })]),
+      { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 500, cancelled: false } },
+    ),
+  ),
+  fail(
+    'deepLifecycleInvariants',
+    'PAGI-REF-003',
+    'refunded above the capture',
+    'refund',
+    () =>
+      kept(
+        'refund',
+        'deepLifecycleInvariants',
+        VALID,
+        batchExchange('refund', [item('TX', 'OX', { refund_amount: '9.00' })]),
+        { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 1400, cancelled: false } },
+      ),
+    ['TRANSITION_ALLOWED'],
+  ),
 ];

@@ -16,11 +16,26 @@ export interface Case {
 }
 
 /** A passing case. */
-export function pass(check: string, requirement: string, name: string, op: OperationKey, observation: () => Observation, ctx?: () => CheckContext): Case {
+export function pass(
+  check: string,
+  requirement: string,
+  name: string,
+  op: OperationKey,
+  observation: () => Observation,
+  ctx?: () => CheckContext,
+): Case {
   return { check, requirement, name, op, observation, expect: 'pass', ...(ctx ? { ctx } : {}) };
 }
 
 /** A failing case expecting findings with `codes`. */
-export function fail(check: string, requirement: string, name: string, op: OperationKey, observation: () => Observation, codes: FindingCode[], ctx?: () => CheckContext): Case {
+export function fail(
+  check: string,
+  requirement: string,
+  name: string,
+  op: OperationKey,
+  observation: () => Observation,
+  codes: FindingCode[],
+  ctx?: () => CheckContext,
+): Case {
   return { check, requirement, name, op, observation, expect: { codes }, ...(ctx ? { ctx } : {}) };
 }
