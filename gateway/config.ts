@@ -88,7 +88,7 @@ export function defaultConfig(): GatewayConfig {
 }
 
 /** Check a configuration object; throws ConfigError listing every problem. */
-export function validateConfig(value: unknown, origin = 'configuration'): GatewayConfig {
+function validateConfig(value: unknown, origin = 'configuration'): GatewayConfig {
   const validate = validator();
   if (!validate(value)) {
     const problems = toViolations(validate.errors)
@@ -156,7 +156,7 @@ export function secretSource(source?: { file?: string; config?: GatewayConfigOve
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) in its IPv4 form; other addresses unchanged, lower-cased. */
-export function normaliseAddress(address: string): string {
+function normaliseAddress(address: string): string {
   const lower = address.toLowerCase();
   return lower.startsWith('::ffff:') && lower.includes('.') ? lower.slice(7) : lower;
 }

@@ -145,7 +145,7 @@ function escapePointer(key: string): string {
 }
 
 /** JSON pointer of the first key or string holding a lone UTF-16 surrogate; undefined when none. */
-export function loneSurrogateAt(value: unknown, at = ''): string | undefined {
+function loneSurrogateAt(value: unknown, at = ''): string | undefined {
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? at || '/' : undefined;
   if (!value || typeof value !== 'object') return undefined;
   for (const [key, v] of Object.entries(value)) {

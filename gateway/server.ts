@@ -24,7 +24,7 @@ const FD_RESERVE = 64;
 const DRAIN_QUIET_MS = 250;
 
 /** The response header carrying the reason of a refusal (outside the interface's body). */
-export const REASON_HEADER = 'x-pagi-reason';
+const REASON_HEADER = 'x-pagi-reason';
 
 /** Options of the HTTP server. */
 export interface ServerOptions {
@@ -62,7 +62,7 @@ function internalError(): WireResponse {
  * One request through the same path the server takes: pipeline, fault hooks, the reason header, and a 500 only
  * when something threw. Exported so that tests can drive many requests without sockets.
  */
-export function respond(
+function respond(
   gw: Gateway,
   routes: Routes,
   incoming: Incoming,
@@ -84,7 +84,7 @@ export function respond(
 }
 
 /** The soft limit of open files of this process (Linux `/proc/self/limits`); undefined elsewhere. */
-export function openFileLimit(): number | undefined {
+function openFileLimit(): number | undefined {
   try {
     const line = fs
       .readFileSync('/proc/self/limits', 'utf8')

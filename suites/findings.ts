@@ -168,7 +168,7 @@ function sideValue(ctx: CheckContext, side: FindingSide): Finding['expected'] {
 }
 
 /** The one prose form of a finding, "expected … / received …", derived from its two sides (received masked). */
-export function findingMessage(ctx: CheckContext, expected: FindingSide, received: FindingSide): string {
+function findingMessage(ctx: CheckContext, expected: FindingSide, received: FindingSide): string {
   return findingProse(sideText(ctx, expected), masked(ctx, sideText(ctx, received)));
 }
 

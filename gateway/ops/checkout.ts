@@ -14,7 +14,7 @@ import { cardProblem, createPayment, paymentNeeds, readCard } from './payment.js
 import { resultPage } from './pages.js';
 
 /** The gateway-added input that carries the checkout session id back to the gateway. */
-export const SESSION_FIELD = 'gbc_id';
+const SESSION_FIELD = 'gbc_id';
 
 /** Path prefix of the hosted payment page. */
 export const PAY_PATH = '/pay/';

@@ -69,7 +69,7 @@ export function readCard(gw: Gateway, source: Record<string, unknown>): CardData
 }
 
 /** The card number masked as the profile's `cardMask` says. */
-export function maskCard(gw: Gateway, number: string): string {
+function maskCard(gw: Gateway, number: string): string {
   if (gw.switches.unmaskedCard) return number;
   const { keepFirst, keepLast, maskChar, hiddenWidth } = gw.profile.fields.cardMask;
   const hidden = hiddenWidth === 'perDigit' ? Math.max(0, number.length - keepFirst - keepLast) : hiddenWidth;

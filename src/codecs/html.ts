@@ -107,7 +107,7 @@ const NOT_DATA = new Set(['submit', 'image', 'reset', 'button', 'button:submit',
  * against 1.9 to 2.4 ms with a window per 50 to 200) and holds its elements until the window goes; a closed window
  * still holds about half a megabyte. 50 pages a window keeps the time per page flat and the pages held to a few MB.
  */
-export const PAGES_PER_WINDOW = 50;
+const PAGES_PER_WINDOW = 50;
 
 let parser: { window: { close(): void }; domParser: DOMParser; pages: number } | undefined;
 

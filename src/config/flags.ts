@@ -20,7 +20,7 @@ export interface FlagRow<T> {
 export type FlagTable<O> = { [K in keyof Required<O>]: FlagRow<NonNullable<O[K]>> };
 
 /** The parseArgs options of a table (`--help`/`-h` added). */
-export function parseArgsOptions<O>(table: FlagTable<O>): NonNullable<ParseArgsConfig['options']> {
+function parseArgsOptions<O>(table: FlagTable<O>): NonNullable<ParseArgsConfig['options']> {
   const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' } };
   for (const row of Object.values(table) as FlagRow<unknown>[]) options[row.flag] = { type: row.type.cli };
   return options;

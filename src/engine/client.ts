@@ -252,7 +252,7 @@ async function readCapped(
  * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
  * round's timeout, so a slow start that times out every request in flight counts once.
  */
-export const UNANSWERED_BEFORE_GIVING_UP = 2;
+const UNANSWERED_BEFORE_GIVING_UP = 2;
 
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {

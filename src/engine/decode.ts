@@ -19,7 +19,7 @@ export function formatOfMediaType(type: string | undefined): BodyFormat | undefi
 }
 
 /** The format of an operation's 200 response, from the spec's response media. */
-export function responseFormat(op: OperationModel): BodyFormat {
+function responseFormat(op: OperationModel): BodyFormat {
   for (const media of op.responseMedia) {
     const format = formatOfMediaType(media.type);
     if (format) return format;
@@ -52,7 +52,7 @@ function isArraySchema(spec: SpecModel, node: Node | undefined, base: string, de
 const arrayFieldCache = new WeakMap<SpecModel, Map<string, string[]>>();
 
 /** Top-level properties of a schema (following `$ref` and `allOf`) whose values are arrays. */
-export function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
+function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
   let cache = arrayFieldCache.get(spec);
   if (!cache) arrayFieldCache.set(spec, (cache = new Map()));
   const hit = cache.get(schemaId);

@@ -9,8 +9,8 @@ import { stringToSign, type SignatureProfile } from '../signing.js';
 export const EXCERPT_CHARS = 4096;
 
 /** Most headers of a response kept in evidence, and the longest value kept of each (characters). */
-export const EVIDENCE_HEADERS = 100;
-export const EVIDENCE_HEADER_CHARS = 1024;
+const EVIDENCE_HEADERS = 100;
+const EVIDENCE_HEADER_CHARS = 1024;
 
 /** The first EVIDENCE_HEADERS headers, each value cut at EVIDENCE_HEADER_CHARS (with '…'). */
 function boundedHeaders(headers: Record<string, string>): Record<string, string> {
@@ -38,7 +38,7 @@ export function maskRulesFor(profile: Profile, secret: string, cards: readonly s
 }
 
 /** Quote a word for a POSIX shell. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -2,7 +2,7 @@
 import type { Exchange } from '../model.js';
 
 /** Statuses by which a target says "not now": rate limited (429) or unavailable (503). */
-export const RETRY_LATER_STATUSES: readonly number[] = [429, 503];
+const RETRY_LATER_STATUSES: readonly number[] = [429, 503];
 
 /**
  * Whether an exchange makes its observation inconclusive for rate limiting or unavailability: a request the kit

@@ -5,10 +5,10 @@ import type { FailOn } from '../config/options.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
 
 /** Severities from the strongest down. */
-export const SEVERITY_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
+const SEVERITY_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
 
 /** Rank of a severity: 0 is the strongest. */
-export function severityRank(severity: Severity): number {
+function severityRank(severity: Severity): number {
   return SEVERITY_ORDER.indexOf(severity);
 }
 
@@ -74,7 +74,7 @@ export function assertOwnRequirements(
 export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
 
 /** The strongest severity among the findings that are not information, if any. */
-export function failingSeverity(findings: readonly Finding[]): Severity | undefined {
+function failingSeverity(findings: readonly Finding[]): Severity | undefined {
   let best: Severity | undefined;
   for (const f of findings) {
     if (f.severity === 'info') continue;

@@ -72,7 +72,7 @@ function codeFields(profile: Profile): string[] {
 }
 
 /** The `<code>:<message>` text of an answer, when it has one where the profile's error bodies put it. */
-export function codeText(profile: Profile, x: Exchange): string | undefined {
+function codeText(profile: Profile, x: Exchange): string | undefined {
   const body = topLevel(x);
   for (const field of codeFields(profile)) {
     const value = body?.[field];

@@ -40,7 +40,7 @@ export interface ReceiverBounds {
 }
 
 /** The receiver's bounds unless a test says otherwise: a notification is a payment result of a few kilobytes. */
-export const RECEIVER_BOUNDS: ReceiverBounds = {
+const RECEIVER_BOUNDS: ReceiverBounds = {
   maxBodyBytes: 64 * 1024,
   maxPerRun: 500,
   maxPerSecond: 50,
@@ -281,7 +281,7 @@ export async function startReceiver(options: {
 }
 
 /** Split `host:port` (IPv6 in brackets). */
-export function splitHostPort(value: string): [string, string] {
+function splitHostPort(value: string): [string, string] {
   const m = /^\[?([^\]]*?)\]?:([0-9]+)$/.exec(value);
   if (!m) throw new Error(`not host:port: ${value}`);
   return [m[1]!, m[2]!];

@@ -54,7 +54,7 @@ function list(results: readonly CheckResult[]): string {
 export type PartialRun = ResultsPartialRun;
 
 /** The tests a selection left out, or undefined when the run covers the whole plan. */
-export function partialOf(results: readonly CheckResult[]): PartialRun | undefined {
+function partialOf(results: readonly CheckResult[]): PartialRun | undefined {
   const left = results.filter((r) => r.status === 'skipped' && r.reason === NOT_SELECTED);
   return left.length
     ? { notSelected: left.length, mustNotSelected: left.filter((r) => r.severity === 'must').length }
@@ -62,7 +62,7 @@ export function partialOf(results: readonly CheckResult[]): PartialRun | undefin
 }
 
 /** The sentence every report shows for a partial run. */
-export function partialSentence(partial: PartialRun): string {
+function partialSentence(partial: PartialRun): string {
   const { mustNotSelected: must, notSelected: all } = partial;
   const what = must ? `${must} must check${must === 1 ? '' : 's'}` : `${all} check${all === 1 ? '' : 's'}`;
   return `partial run: ${what} not selected — not a certification.`;

@@ -19,7 +19,7 @@ import type { PlannedTest } from './plan.js';
 import { buildRunResult, completeResults } from './results.js';
 
 /** Format tag of a shard manifest. */
-export const SHARD_FORMAT = 'pagi-shard/1';
+const SHARD_FORMAT = 'pagi-shard/1';
 
 /** What a shard writes beside its blob report for the merge. */
 export interface ShardManifest {

@@ -5,7 +5,7 @@
  */
 
 /** Query parameter that marks a sink URL. */
-export const SINK_PARAM = 'pagi-sink';
+const SINK_PARAM = 'pagi-sink';
 
 /** The sink URL of a receiver's notify_url. */
 export function sinkUrlOf(notifyUrl: string): string {

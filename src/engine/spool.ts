@@ -17,7 +17,7 @@ export const SPOOL_BYTES = 256 * 1024;
 let ownDir: string | undefined;
 
 /** The spool folder of this thread when a run gives none: removed when the process exits. */
-export function defaultSpoolDir(): string {
+function defaultSpoolDir(): string {
   if (!ownDir) {
     const dir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(4).toString('hex')}`);
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));

@@ -73,7 +73,7 @@ export interface ObservationEntry {
  * Response bytes the observations made ahead of their tests may hold before the background prefetch waits for
  * tests to read (and release) them. Tests still make the observations they need; only the read-ahead waits.
  */
-export const PREFETCH_BUDGET_BYTES = 32 * 1024 * 1024;
+const PREFETCH_BUDGET_BYTES = 32 * 1024 * 1024;
 
 /** Response body bytes an observation holds. */
 function bytesOf(observation: Observation): number {
@@ -141,7 +141,7 @@ function sentExchanges(observation: Observation): Exchange[] {
 }
 
 /** Requirement an operation's request left unanswered fails: the endpoints table gives every operation a response. */
-export const NO_ANSWER_REQUIREMENT = 'PAGI-GEN-010';
+const NO_ANSWER_REQUIREMENT = 'PAGI-GEN-010';
 
 /**
  * The first request of an observation to an operation of the interface that got no answer (timed out, connection
@@ -342,7 +342,7 @@ export function prefetch(
 }
 
 /** The worker's state for a run (made once per worker and run). */
-export function workerEnv(setup: RunSetup): Promise<WorkerEnv> {
+function workerEnv(setup: RunSetup): Promise<WorkerEnv> {
   if (current?.runId !== setup.runId) current = { runId: setup.runId, env: createEnv(setup) };
   return current.env;
 }

@@ -19,6 +19,7 @@ import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { buildRunResult } from '../engine/results.js';
+import { findingProse } from '../engine/outcome.js';
 import type { PlannedTest } from '../engine/plan.js';
 import type { KitReporter } from '../reporter.js';
 import {
@@ -35,13 +36,15 @@ import { operationOf } from './verify.js';
 const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
-/** The expected and received parts of a pact finding's "expected … / received …" message, as its data. */
-function pactSides(message: string): { expected: string; received: string | null } {
-  const at = message.indexOf(' / received ');
-  const expected = message.replace(/^expected /, '');
-  return at < 0
-    ? { expected, received: null }
-    : { expected: message.slice(0, at).replace(/^expected /, ''), received: message.slice(at + ' / received '.length) };
+/** What a pact finding expected and received, as data; its message is derived from them. */
+interface Sides {
+  expected: string;
+  received: string | null;
+}
+
+/** The display message of a pact finding (`expected … / received …`, or `expected …` where nothing was received). */
+function sidesProse(sides: Sides): string {
+  return sides.received === null ? `expected ${sides.expected}` : findingProse(sides.expected, sides.received);
 }
 
 const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
@@ -203,14 +206,7 @@ interface Context {
   interaction: PactInteraction;
   index: number;
   request: Record<string, unknown>;
-  add(
-    check: CheckId,
-    code: Code,
-    requirementIds: string[],
-    message: string,
-    pointer: string,
-    severity?: Severity,
-  ): void;
+  add(check: CheckId, code: Code, requirementIds: string[], sides: Sides, pointer: string, severity?: Severity): void;
 }
 
 function levelOf(spec: SpecModel, id: string | undefined): Severity {
@@ -291,7 +287,10 @@ function walkExpected(
         'pactResponseGuaranteed',
         'ARRAY_SIZE_NOT_SHOWN',
         guaranteed.requirement ? [guaranteed.requirement] : [NOT_SHOWN_REQUIREMENT],
-        `expected at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees) / received an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`,
+        {
+          expected: `at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees)`,
+          received: `an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`,
+        },
         here,
       );
     }
@@ -308,7 +307,10 @@ function walkExpected(
           'pactResponseGuaranteed',
           'FIELD_NOT_SHOWN',
           [],
-          `expected a field the interface lists at ${pointerOf(tokens) || '/'} / received an expectation of ${JSON.stringify(name)}, which the interface does not show`,
+          {
+            expected: `a field the interface lists at ${pointerOf(tokens) || '/'}`,
+            received: `an expectation of ${JSON.stringify(name)}, which the interface does not show`,
+          },
           where,
         );
         continue;
@@ -318,7 +320,10 @@ function walkExpected(
           'pactResponseGuaranteed',
           'PRESENCE_NOT_SHOWN',
           [NOT_SHOWN_REQUIREMENT],
-          `expected only fields the interface guarantees present / received an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`,
+          {
+            expected: `only fields the interface guarantees present`,
+            received: `an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`,
+          },
           where,
         );
       }
@@ -345,7 +350,10 @@ function walkExpected(
               'pactResponseGuaranteed',
               'FORM_NARROWER',
               requirement ? [requirement] : [NOT_SHOWN_REQUIREMENT],
-              `expected a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]}) / received ${String((m as { regex: string }).regex)}, which rejects ${JSON.stringify(rejected[0])}`,
+              {
+                expected: `a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]})`,
+                received: `${String((m as { regex: string }).regex)}, which rejects ${JSON.stringify(rejected[0])}`,
+              },
               here,
             );
           }
@@ -354,7 +362,10 @@ function walkExpected(
             'pactResponseGuaranteed',
             'FORM_NARROWER',
             [NOT_SHOWN_REQUIREMENT],
-            `expected any string (the document shows no form, length or value set for this field) / received the regex ${String((m as { regex: string }).regex)}`,
+            {
+              expected: `any string (the document shows no form, length or value set for this field)`,
+              received: `the regex ${String((m as { regex: string }).regex)}`,
+            },
             here,
           );
         }
@@ -363,7 +374,7 @@ function walkExpected(
           'pactResponseGuaranteed',
           'RESPONSE_SCHEMA',
           [flat.typeRequirement ?? 'PAGI-GEN-006'],
-          `expected a string (the field's type) / received a ${m.match} matcher`,
+          { expected: `a string (the field's type)`, received: `a ${m.match} matcher` },
           here,
           levelOf(ctx.spec, flat.typeRequirement ?? 'PAGI-GEN-006'),
         );
@@ -381,8 +392,14 @@ function walkExpected(
     'VALUE_NOT_SHOWN',
     echo ? [echo.requirement] : [NOT_SHOWN_REQUIREMENT],
     echo
-      ? `expected the request's value ${JSON.stringify(echo.value)} (echoed) / received an expectation of exactly ${JSON.stringify(value)}`
-      : `expected a matcher (the interface does not fix this value) / received an expectation of exactly ${JSON.stringify(value)}`,
+      ? {
+          expected: `the request's value ${JSON.stringify(echo.value)} (echoed)`,
+          received: `an expectation of exactly ${JSON.stringify(value)}`,
+        }
+      : {
+          expected: `a matcher (the interface does not fix this value)`,
+          received: `an expectation of exactly ${JSON.stringify(value)}`,
+        },
     here,
   );
 }
@@ -437,7 +454,7 @@ function checkInteraction(
     check: CheckId,
     code: Code,
     requirementIds: string[],
-    message: string,
+    sides: Sides,
     pointer: string,
     severity?: Severity,
   ) =>
@@ -446,8 +463,8 @@ function checkInteraction(
       code,
       severity: severity ?? levelOf(spec, requirementIds[0]),
       title: CODES[code],
-      message,
-      ...pactSides(message),
+      message: sidesProse(sides),
+      ...sides,
       location: { operation: key ?? 'external', pointer, exchangeId: interaction.description },
     });
   if (!op) {
@@ -456,7 +473,10 @@ function checkInteraction(
       'pactRequestFollowsSpec',
       'PATH_NOT_SHOWN',
       versioned ? [] : ['PAGI-GEN-002'],
-      `expected a path of the interface (${[...new Set([...spec.operations.values()].map((o) => o.path))].join(', ')}) / received ${JSON.stringify(request.path)}`,
+      {
+        expected: `a path of the interface (${[...new Set([...spec.operations.values()].map((o) => o.path))].join(', ')})`,
+        received: `${JSON.stringify(request.path)}`,
+      },
       `${where}/request/path`,
     );
     return undefined;
@@ -466,7 +486,7 @@ function checkInteraction(
       'pactRequestFollowsSpec',
       'METHOD_NOT_POST',
       ['PAGI-GEN-001'],
-      `expected POST / received ${JSON.stringify(request.method)}`,
+      { expected: `POST`, received: `${JSON.stringify(request.method)}` },
       `${where}/request/method`,
     );
   // Media type of the request: one the spec lists for the operation (declared, or used by the document's examples).
@@ -478,7 +498,7 @@ function checkInteraction(
       'pactMediaTypesShown',
       'REQUEST_MEDIA',
       [mediaRequirement],
-      `expected one of ${op.requestMedia.map((m) => m.type).join(', ')} / received ${reqContentType}`,
+      { expected: `one of ${op.requestMedia.map((m) => m.type).join(', ')}`, received: `${reqContentType}` },
       `${where}/request/headers`,
     );
   } else if (reqBase && !profile.requestMedia.acceptOther) {
@@ -490,7 +510,10 @@ function checkInteraction(
         'pactMediaTypesShown',
         'REQUEST_MEDIA',
         ['PAGI-MED-005'],
-        `expected ${wanted} (the profile ${profile.name} accepts no other type for ${op.key}) / received ${reqContentType}`,
+        {
+          expected: `${wanted} (the profile ${profile.name} accepts no other type for ${op.key})`,
+          received: `${reqContentType}`,
+        },
         `${where}/request/headers`,
       );
   }
@@ -508,7 +531,10 @@ function checkInteraction(
         'pactRequestWithinLimits',
         'LIMIT_EXCEEDED',
         [op.selectionLimit.requirement],
-        `expected at most ${op.selectionLimit.maxOrders} orders per request / received a selection of ${selected} (${selection.fields.join(', ')})`,
+        {
+          expected: `at most ${op.selectionLimit.maxOrders} orders per request`,
+          received: `a selection of ${selected} (${selection.fields.join(', ')})`,
+        },
         `${where}/request/body`,
       );
     }
@@ -526,7 +552,10 @@ function checkInteraction(
         limit ? 'pactRequestWithinLimits' : 'pactRequestFollowsSpec',
         limit ? 'LIMIT_EXCEEDED' : 'REQUEST_SCHEMA',
         v.requirementId ? [v.requirementId] : [],
-        `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(body, v.instancePath))?.slice(0, 120)}`,
+        {
+          expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
+          received: `${JSON.stringify(pick(body, v.instancePath))?.slice(0, 120)}`,
+        },
         `${where}/request/body${v.instancePath}`,
       );
     }
@@ -538,7 +567,7 @@ function checkInteraction(
       'pactStatusShown',
       'STATUS_NOT_SHOWN',
       status >= 200 && status < 300 ? ['PAGI-GEN-007'] : ['PAGI-ERR-007'],
-      `expected ${listed} (what the document lists for ${op.key}) / received an expectation of HTTP ${status}`,
+      { expected: `${listed} (what the document lists for ${op.key})`, received: `an expectation of HTTP ${status}` },
       `${where}/response/status`,
       status >= 200 && status < 300 ? 'must' : 'must',
     );
@@ -565,7 +594,7 @@ function checkInteraction(
         'pactMediaTypesShown',
         'RESPONSE_MEDIA',
         [formatRequirement],
-        `expected a ${format.toUpperCase()} content type (${allowed.join(', ')}) / received ${resContentType}`,
+        { expected: `a ${format.toUpperCase()} content type (${allowed.join(', ')})`, received: `${resContentType}` },
         `${where}/response/headers`,
       );
     else if (!hasRule && format === 'xml')
@@ -573,7 +602,10 @@ function checkInteraction(
         'pactMediaTypesShown',
         'RESPONSE_MEDIA',
         ['PAGI-MED-009'],
-        `expected a matcher accepting application/xml and text/xml (both conventional) / received exactly ${resContentType}`,
+        {
+          expected: `a matcher accepting application/xml and text/xml (both conventional)`,
+          received: `exactly ${resContentType}`,
+        },
         `${where}/response/headers`,
       );
   }
@@ -587,7 +619,7 @@ function checkInteraction(
     interaction,
     index,
     request: body,
-    add: (check, code, ids, message, pointer, severity) => finding(check, code, ids, message, pointer, severity),
+    add: (check, code, ids, sides, pointer, severity) => finding(check, code, ids, sides, pointer, severity),
   };
   const flat = flatten(spec, op.responseSchemaId);
   if (format === 'html') {
@@ -596,7 +628,7 @@ function checkInteraction(
         'pactResponseGuaranteed',
         'BODY_FORM',
         ['PAGI-CHK-002'],
-        'expected an HTML page holding the checkout form / received a body with no <form>',
+        { expected: 'an HTML page holding the checkout form', received: 'a body with no <form>' },
         bodyBase,
       );
       return key;
@@ -609,7 +641,10 @@ function checkInteraction(
         'pactResponseGuaranteed',
         'RESPONSE_SCHEMA',
         v.requirementId ? [v.requirementId] : [],
-        `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) of the page's form`,
+        {
+          expected: `${v.instancePath || '/'} to satisfy the interface (${v.message}) of the page's form`,
+          received: null,
+        },
         `${bodyBase}${v.instancePath}`,
       );
     }
@@ -618,7 +653,10 @@ function checkInteraction(
         'pactResponseGuaranteed',
         'VALUE_NOT_SHOWN',
         [NOT_SHOWN_REQUIREMENT],
-        'expected matchers on the page (the document fixes the form and its inputs, not the markup) / received an expectation of the exact page',
+        {
+          expected: 'matchers on the page (the document fixes the form and its inputs, not the markup)',
+          received: 'an expectation of the exact page',
+        },
         bodyBase,
       );
     }
@@ -632,7 +670,7 @@ function checkInteraction(
         'pactResponseGuaranteed',
         'BODY_FORM',
         ['PAGI-MED-006'],
-        `expected an XML document with root element respon / received ${xml.problem.detail}`,
+        { expected: `an XML document with root element respon`, received: `${xml.problem.detail}` },
         bodyBase,
       );
       return key;
@@ -651,7 +689,7 @@ function checkInteraction(
         'pactResponseGuaranteed',
         'BODY_FORM',
         [formatRequirement],
-        'expected a JSON body / received text that does not parse as JSON',
+        { expected: 'a JSON body', received: 'text that does not parse as JSON' },
         bodyBase,
       );
       return key;
@@ -664,7 +702,10 @@ function checkInteraction(
       'pactResponseGuaranteed',
       'RESPONSE_SCHEMA',
       v.requirementId ? [v.requirementId] : [],
-      `expected ${v.instancePath || '/'} to satisfy the interface (${v.message}) / received ${JSON.stringify(pick(expected, v.instancePath))?.slice(0, 120)}`,
+      {
+        expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
+        received: `${JSON.stringify(pick(expected, v.instancePath))?.slice(0, 120)}`,
+      },
       `${bodyBase}${v.instancePath}`,
     );
   }

@@ -35,7 +35,7 @@ export function requestFieldOf(placeholder: string): string | undefined {
 }
 
 /** The text a request field renders as: strings, numbers and booleans; empty for anything else or nothing. */
-export function requestFieldText(request: Record<string, unknown>, field: string): string {
+function requestFieldText(request: Record<string, unknown>, field: string): string {
   const v = request[field];
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }
