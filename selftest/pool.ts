@@ -6,8 +6,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { KIT_ROOT } from '../src/spec/paths.js';
+import { errorRun, type VariantRun } from './run.js';
 import type { PlannedVariant } from './plan.js';
-import type { VariantRun, VariantSettings } from './variant.js';
+import type { VariantSettings } from './variant.js';
 import type { WorkerRequest } from './worker.js';
 
 const LAUNCHER = path.join(KIT_ROOT, 'bin', 'run-ts.js');
@@ -64,21 +65,6 @@ function ask(worker: Worker, request: WorkerRequest, timeoutMs: number): Promise
   });
 }
 
-function errorRun(variant: PlannedVariant, error: Error, durationMs: number): VariantRun {
-  return {
-    name: variant.name,
-    families: variant.families,
-    verdict: 'ERROR',
-    failed: [],
-    ran: 0,
-    skipped: 0,
-    skipReasons: [],
-    warnings: [],
-    error: error.message,
-    durationMs,
-  };
-}
-
 /** Run every variant, `jobs` at a time; `onRun` sees each run as it ends. Results come back in the variants' order. */
 export async function runInWorkers(
   variants: readonly PlannedVariant[],
@@ -97,7 +83,7 @@ export async function runInWorkers(
         const run = await ask(current, { variant, settings }, options.timeoutMs).catch((e: Error) => {
           current.child.kill();
           worker = undefined;
-          return errorRun(variant!, e, Date.now() - started);
+          return errorRun(variant!, e.message, Date.now() - started);
         });
         runs.set(variant.name, run);
         options.onRun?.(run);

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
 import { run } from '../src/index.js';
-import type { Family, OperationKey, RunResult, Severity, Verdict } from '../src/model.js';
+import type { RunResult } from '../src/model.js';
+import { errorRun, type FailedCheck, type VariantRun } from './run.js';
 import type { PlannedVariant } from './plan.js';
 
 /** Run settings shared by every variant of a self-test. */
@@ -21,35 +22,7 @@ export interface VariantSettings {
   concurrency: number;
 }
 
-/** A failed check of a variant's run. */
-export interface FailedCheck {
-  checkId: string;
-  operation: OperationKey;
-  family: Family;
-  severity: Severity;
-  /** Requirement ids of its failing (not information) findings. */
-  findingRequirements: string[];
-  /** Finding codes, once each. */
-  codes: string[];
-}
-
-/** What a variant's run produced. */
-export interface VariantRun {
-  name: string;
-  families: Family[];
-  verdict: Verdict | 'ERROR';
-  failed: FailedCheck[];
-  /** Checks that ran (passed, failed or not applicable) and checks skipped (could not run), with why (once each). */
-  ran: number;
-  skipped: number;
-  skipReasons: string[];
-  /** Kit errors and warnings of the run; `error` when the run could not complete. */
-  warnings: string[];
-  error?: string;
-  durationMs: number;
-  /** Set on the second run of a variant whose first run could not complete. */
-  retried?: boolean;
-}
+export type { FailedCheck, VariantRun } from './run.js';
 
 /** What the self-test keeps of a run's results. */
 function summary(variant: PlannedVariant, result: RunResult, durationMs: number): VariantRun {
@@ -110,19 +83,7 @@ export async function runVariant(variant: PlannedVariant, settings: VariantSetti
     });
     return summary(variant, result, Date.now() - started);
   } catch (e) {
-    const error = (e as Error).message.split('\n')[0]!;
-    return {
-      name: variant.name,
-      families: variant.families,
-      verdict: 'ERROR',
-      failed: [],
-      ran: 0,
-      skipped: 0,
-      skipReasons: [],
-      warnings: [],
-      error,
-      durationMs: Date.now() - started,
-    };
+    return errorRun(variant, (e as Error).message.split('\n')[0]!, Date.now() - started);
   } finally {
     await gateway?.close();
     fs.rmSync(out, { recursive: true, force: true });
