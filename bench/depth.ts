@@ -1,6 +1,7 @@
 /**
  * One point of the depth curve of `npm run bench:run`, in a process of its own so its maximum RSS is its own:
- * `run --depth N` against the embedded reference gateway (every family; the deep family at depth N), then the same
+ * `run --depth N` against the reference gateway in a process of its own (bench/target-process.ts; every family, the
+ * deep family at depth N), then the same
  * requests replayed by a plain HTTP client against a fresh gateway at the same concurrency. Prints one JSON line:
  * `{ depth, exchanges, kitMs, bareMs, ratio, maxRssMb, verdict }`. kitMs is the run's exchange phase (first request
  * sent to last answer received), the phase the replay repeats; runWallMs adds the start-up. kitCpuMs and bareCpuMs
@@ -15,17 +16,31 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { newReplayFile, readReplayFile } from '../src/engine/replay-file.js';
 import { replay } from './replay.js';
+import { startGatewayProcess } from './target-process.js';
 import { runKit as runConformance } from '../src/kit.js';
 
 const depth = Number(process.argv[2] ?? '0');
 const record = process.argv.includes('--record');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-depth-'));
 const target = newReplayFile(path.join(out, 'replay.bin'));
-const options = resolveOptions({ out, reporter: [], depth, seed: 1 }, {});
+// The gateway runs in a process of its own (as a vendor's sandbox would): maxRssMb is the kit's memory alone.
+const served = await startGatewayProcess();
+const options = resolveOptions(
+  {
+    out,
+    reporter: [],
+    depth,
+    seed: 1,
+    target: served.url,
+    merchantId: served.merchantId,
+    accountId: served.accountId,
+    secret: served.secret,
+  },
+  {},
+);
 const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -35,6 +50,7 @@ const cpuStarted = cpu();
 const { result } = await runConformance(options, { replayFile: target, reporters: [] });
 const runWallMs = performance.now() - started;
 const runCpuMs = cpu() - cpuStarted;
+const gatewayMaxRssMb = await served.close();
 
 let exchanges = 0;
 let firstSent = Infinity;
@@ -46,13 +62,13 @@ for (const r of readReplayFile(target)) {
 }
 const kitMs = lastAnswered - firstSent;
 
-const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
+const fresh = await startGatewayProcess();
 let bareMs: number;
 const cpuBare = cpu();
 try {
-  bareMs = await replay(readReplayFile(target), result.metadata.target.baseUrl, gateway.baseUrl, options.concurrency);
+  bareMs = await replay(readReplayFile(target), result.metadata.target.baseUrl, fresh.url, options.concurrency);
 } finally {
-  await gateway.close();
+  await fresh.close();
 }
 const bareCpuMs = cpu() - cpuBare;
 fs.rmSync(out, { recursive: true, force: true });
@@ -62,12 +78,14 @@ const line = {
   kitMs: Math.round(kitMs),
   bareMs: Math.round(bareMs),
   ratio: Math.round((kitMs / bareMs) * 100) / 100,
+  /** The kit's process (every thread); the gateway, in its own process, apart. */
   maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  gatewayMaxRssMb,
   runWallMs: Math.round(runWallMs),
   /** CPU of the run (start-up included) and of the replay, every thread of the process. */
   kitCpuMs: Math.round(runCpuMs),
   bareCpuMs: Math.round(bareCpuMs),
-  /** kit/bare in CPU time: the figure a machine busy with other work distorts least. */
+  /** kit/bare in CPU time of this process (the gateway, in its own process, is in neither). */
   cpuRatio: Math.round((runCpuMs / bareCpuMs) * 100) / 100,
   verdict: result.verdict,
   failed: result.checks.filter((c) => c.status === 'failed').map((c) => `${c.operation}/${c.checkId}`),

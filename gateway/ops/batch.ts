@@ -145,8 +145,8 @@ function check(
         !item ||
         items.fields.some((f) => item[f] === undefined) ||
         gw.spec.validate(items.schemaId, item).length > 0 ||
-        rules.invalid?.(item, gw) === true ||
-        amount === 0n;
+        // Amount bounds are not shown by the document: a zero amount is an amount like any other.
+        rules.invalid?.(item, gw) === true;
       failure = bad ? 'invalidItem' : undefined;
     } else if (!item || !txn || txn.orderNo !== item.order_no) {
       failure = 'unknownTransaction';
