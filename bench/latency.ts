@@ -6,7 +6,7 @@
  * configured), and each request reaches the gateway from the address the kit sent it from (the query's
  * registered-address rule still sees the kit's unregistered address).
  *
- * The gateway and the proxy run in a process of their own (`bench/latency.ts serve RTT`), as a remote sandbox does not
+ * The gateway and the proxy run in a process of their own (bench/target-process.ts), as a remote sandbox does not
  * share the kit's event loop: the proxy's delays and the gateway's work never wait for the kit's main thread.
  *
  * The latency floor of a run is what any scheduling of its requests needs at that concurrency:
@@ -17,79 +17,19 @@
  *   attempt too many): that wait counts at most at its nominal length, so a wait a loaded machine stretches does not
  *   raise the floor.
  */
-import { spawn } from 'node:child_process';
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Agent, request, type Dispatcher } from 'undici';
-import { startGateway } from '../gateway/index.js';
 import { resolveOptions } from '../src/config/load.js';
 import { longestChain } from '../src/engine/chain.js';
 import { loadProfile } from '../src/profile/load.js';
 import { runKit } from '../src/kit.js';
 import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
+import { startGatewayProcess } from './target-process.js';
 
 /** The round trip the proxy adds to every request (ms). */
 export const RTT_MS = 50;
-
-/** A loopback reverse proxy answering each request `rttMs` after it arrived whole, plus the gateway's own time. */
-async function delayingProxy(
-  rttMs: number,
-): Promise<{ url: string; upstream(url: string): void; close(): Promise<void> }> {
-  let upstream = '';
-  // One connection pool per source address: the gateway sees the address the kit sent from.
-  const agents = new Map<string, Agent>();
-  const agentFor = (address: string): Agent => {
-    let agent = agents.get(address);
-    if (!agent) agents.set(address, (agent = new Agent({ localAddress: address })));
-    return agent;
-  };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      setTimeout(() => {
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'connection' && k !== 'content-length'),
-        );
-        const from = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
-        request(upstream + req.url, {
-          method: req.method as Dispatcher.HttpMethod,
-          headers,
-          body: chunks.length ? Buffer.concat(chunks) : undefined,
-          dispatcher: agentFor(from),
-        })
-          .then(async (r) => {
-            const body = Buffer.from(await r.body.arrayBuffer());
-            const out = Object.fromEntries(
-              Object.entries(r.headers).filter(
-                ([k]) => k !== 'connection' && k !== 'transfer-encoding' && k !== 'content-length',
-              ),
-            );
-            res.writeHead(r.statusCode, { ...out, 'content-length': body.length });
-            res.end(body);
-          })
-          .catch(() => {
-            res.writeHead(502);
-            res.end();
-          });
-      }, rttMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    upstream: (url) => void (upstream = url),
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([...agents.values()].map((a) => a.close()));
-    },
-  };
-}
 
 /** One run behind the proxy, with its floor. */
 export interface LatencyRun {
@@ -115,62 +55,10 @@ export interface LatencyRun {
   failed: string[];
 }
 
-/** What the target process prints once it listens: the proxy's URL and the gateway's first merchant account. */
-interface Served {
-  url: string;
-  merchantId: string;
-  accountId: string;
-  secret: string;
-}
-
-/** The target process: the reference gateway behind the delaying proxy, until its standard input closes. */
-async function serve(rttMs: number): Promise<void> {
-  const proxy = await delayingProxy(rttMs);
-  const gateway = await startGateway({ port: 0, host: '127.0.0.1', baseUrl: proxy.url });
-  proxy.upstream(gateway.url);
-  const merchant = gateway.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
-  const served: Served = {
-    url: proxy.url,
-    merchantId: merchant.merchantId,
-    accountId: account.accountId,
-    secret: account.secret,
-  };
-  process.stdout.write(`${JSON.stringify(served)}\n`);
-  process.stdin.resume();
-  process.stdin.once('close', () => void Promise.all([proxy.close(), gateway.close()]).then(() => process.exit(0)));
-}
-
-/** Start the target process; resolves once it listens. */
-async function startTarget(rttMs: number): Promise<Served & { close(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'run-ts.js'),
-      'bench/latency.ts',
-      'serve',
-      String(rttMs),
-    ],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the latency target exited (${code}) before listening`)));
-  });
-  return {
-    ...(JSON.parse(line) as Served),
-    close: async () => {
-      child.stdin!.end();
-      await exited;
-    },
-  };
-}
-
 /** The default run behind a proxy adding `rttMs` per request, at `concurrency`. */
 export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<LatencyRun> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-latency-'));
-  const target = await startTarget(rttMs);
+  const target = await startGatewayProcess({ rttMs });
   try {
     const opts = resolveOptions(
       {
@@ -248,13 +136,7 @@ export async function latencyScenario(concurrencies: readonly number[] = [4, 16]
   return { rttMs: RTT_MS, runs, zeroRtt: { concurrency, wallMs, kitCpuMs, verdict } };
 }
 
-if (
-  process.argv[1] &&
-  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
-  process.argv[2] === 'serve'
-) {
-  await serve(Number(process.argv[3]));
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const given = process.argv
     .slice(2)
     .map(Number)
