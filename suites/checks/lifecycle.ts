@@ -102,6 +102,31 @@ function expectState(
   }
 }
 
+/**
+ * Report TRANSITION_REFUSED unless a batch step's item succeeded; true when it did. `shown`: what of the item's
+ * result the finding quotes (default: the whole result).
+ */
+function expectItemSucceeded(
+  ctx: CheckContext,
+  report: Report,
+  exchange: Exchange,
+  op: OperationKey,
+  requirement: string,
+  expected: string,
+  shown: (result: Record<string, unknown> | undefined) => unknown = (result) => result,
+): boolean {
+  const result = resultOf(ctx, exchange, op);
+  if (itemSucceeded(ctx, op, result)) return true;
+  report({
+    code: 'TRANSITION_REFUSED',
+    requirement,
+    exchange,
+    expected,
+    received: `${outcomeOf(exchange)}, ${quote(ctx, shown(result))}`,
+  });
+  return false;
+}
+
 /** Report unless a batch step's item failed with the profile's failure for `reason` (`refusal` given: its code and message). */
 function expectItemRefused(
   ctx: CheckContext,
@@ -278,16 +303,15 @@ export const partialRefundsSucceedTwice = wrap(
           });
           continue;
         }
-        const result = resultOf(ctx, exchange, 'refund');
-        if (!itemSucceeded(ctx, 'refund', result)) {
-          report({
-            code: 'TRANSITION_REFUSED',
-            requirement: 'PAGI-REF-003',
-            exchange,
-            expected: `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`,
-            received: `${outcomeOf(exchange)}, ${quote(ctx, result?.[FIELD.refundReferenceId] ?? result)}`,
-          });
-        }
+        expectItemSucceeded(
+          ctx,
+          report,
+          exchange,
+          'refund',
+          'PAGI-REF-003',
+          `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`,
+          (r) => r?.[FIELD.refundReferenceId] ?? r,
+        );
       }
     },
   }),
@@ -548,17 +572,17 @@ export const fullRefundSettlesPayment = wrap(
     verify(o, ctx, report) {
       const t = ctx.profile.transitions.refund;
       const rest = o.steps.refundRest!;
-      const result = resultOf(ctx, rest, 'refund');
-      if (!itemSucceeded(ctx, 'refund', result)) {
-        report({
-          code: 'TRANSITION_REFUSED',
-          requirement: 'PAGI-QRY-007',
-          exchange: rest,
-          expected: `the refund of the rest (${String(o.facts.fullRefund)}) to succeed`,
-          received: `${outcomeOf(rest)}, ${quote(ctx, result)}`,
-        });
+      if (
+        !expectItemSucceeded(
+          ctx,
+          report,
+          rest,
+          'refund',
+          'PAGI-QRY-007',
+          `the refund of the rest (${String(o.facts.fullRefund)}) to succeed`,
+        )
+      )
         return;
-      }
       const tx = recordOf(o)[FIELD.transactionId];
       if (o.steps.queryAfterFullRefund)
         expectState(ctx, report, o.steps.queryAfterFullRefund, tx, t.toFull, 'PAGI-QRY-007', 'a refund in full');
@@ -604,16 +628,14 @@ function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
     );
     return;
   }
-  const result = resultOf(ctx, o.steps.review!, 'review');
-  if (!itemSucceeded(ctx, 'review', result)) {
-    report({
-      code: 'TRANSITION_REFUSED',
-      requirement: 'PAGI-REV-002',
-      exchange: o.steps.review,
-      expected: `the approving review of a ${state} payment to succeed (profile)`,
-      received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}`,
-    });
-  }
+  expectItemSucceeded(
+    ctx,
+    report,
+    o.steps.review!,
+    'review',
+    'PAGI-REV-002',
+    `the approving review of a ${state} payment to succeed (profile)`,
+  );
   if (o.steps.queryAfterReview)
     expectState(
       ctx,
@@ -682,16 +704,7 @@ export const flaggedPaymentSettledByReview = wrap(
           'PAGI-REV-002',
           'the flagged payment',
         );
-      const result = resultOf(ctx, o.steps.review!, 'review');
-      if (!itemSucceeded(ctx, 'review', result)) {
-        report({
-          code: 'TRANSITION_REFUSED',
-          requirement: 'PAGI-REV-002',
-          exchange: o.steps.review,
-          expected: 'the approving review to succeed',
-          received: `${outcomeOf(o.steps.review)}, ${quote(ctx, result)}`,
-        });
-      }
+      expectItemSucceeded(ctx, report, o.steps.review!, 'review', 'PAGI-REV-002', 'the approving review to succeed');
       if (o.steps.queryAfterReview)
         expectState(
           ctx,
@@ -737,16 +750,14 @@ export const settledPaymentReviewedPerProfile = wrap(
           });
           continue;
         }
-        const result = resultOf(ctx, exchange, 'review');
-        if (!itemSucceeded(ctx, 'review', result)) {
-          report({
-            code: 'TRANSITION_REFUSED',
-            requirement: 'PAGI-PRF-007',
-            exchange,
-            expected: `a review of a ${state} payment to succeed (the profile reviews from ${from.join(', ')})`,
-            received: `${outcomeOf(exchange)}, ${quote(ctx, result)}`,
-          });
-        }
+        expectItemSucceeded(
+          ctx,
+          report,
+          exchange,
+          'review',
+          'PAGI-PRF-007',
+          `a review of a ${state} payment to succeed (the profile reviews from ${from.join(', ')})`,
+        );
       }
     },
   }),
@@ -765,17 +776,17 @@ export const rejectingReviewSettlesPayment = wrap(
     verify(o, ctx, report) {
       const reject = ctx.profile.review.reject;
       const exchange = o.steps.reviewReject!;
-      const result = resultOf(ctx, exchange, 'review');
-      if (!itemSucceeded(ctx, 'review', result)) {
-        report({
-          code: 'TRANSITION_REFUSED',
-          requirement: 'PAGI-PRF-008',
+      if (
+        !expectItemSucceeded(
+          ctx,
+          report,
           exchange,
-          expected: `the review with the rejecting ${FIELD.reviewFlag} ${JSON.stringify(reject.flag)} to succeed`,
-          received: `${outcomeOf(exchange)}, ${quote(ctx, result)}`,
-        });
+          'review',
+          'PAGI-PRF-008',
+          `the review with the rejecting ${FIELD.reviewFlag} ${JSON.stringify(reject.flag)} to succeed`,
+        )
+      )
         return;
-      }
       if (o.steps.queryAfterReject)
         expectState(
           ctx,
