@@ -172,56 +172,25 @@ export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async 
     scenario(async (st) => {
       const noHold = ctx.profile.review.triggers === null;
       st.facts.noHold = noHold;
-      const record = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview').catch((e: unknown) => {
-        throw new Stop(e instanceof Error ? e.message : String(e));
-      });
+      const held = (step?: string) =>
+        pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, step).catch((e: unknown) => {
+          throw new Stop(e instanceof Error ? e.message : String(e));
+        });
+      const review = (record: PaymentRecord, flag: unknown, step: string) =>
+        batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: flag }), step);
+      const { approve, reject } = ctx.profile.review;
+      const record = await held();
       st.facts.record = recordFacts(record);
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryBeforeReview');
-      await batch(
-        client,
-        ctx,
-        st,
-        'review',
-        [record],
-        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
-        'review',
-      );
+      await review(record, approve.flag, 'review');
       await select(client, ctx, st, 'retrievalTrans', [record.fields], 'queryAfterReview');
-      await batch(
-        client,
-        ctx,
-        st,
-        'review',
-        [record],
-        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
-        'reviewAgain',
-      );
+      await review(record, approve.flag, 'reviewAgain');
       // A second payment in the same state, settled by the rejecting flag, then reviewed once more.
-      const other = await pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, 'authoriseReject').catch(
-        (e: unknown) => {
-          throw new Stop(e instanceof Error ? e.message : String(e));
-        },
-      );
+      const other = await held('authoriseReject');
       st.facts.rejected = recordFacts(other);
-      await batch(
-        client,
-        ctx,
-        st,
-        'review',
-        [other],
-        () => ({ [FIELD.reviewFlag]: ctx.profile.review.reject.flag }),
-        'reviewReject',
-      );
+      await review(other, reject.flag, 'reviewReject');
       await select(client, ctx, st, 'retrievalTrans', [other.fields], 'queryAfterReject');
-      await batch(
-        client,
-        ctx,
-        st,
-        'review',
-        [other],
-        () => ({ [FIELD.reviewFlag]: ctx.profile.review.approve.flag }),
-        'reviewAfterReject',
-      );
+      await review(other, approve.flag, 'reviewAfterReject');
     }),
   );
   return answer(steps, s, op === 'review' ? 'review' : undefined);
