@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from '../../src/engine/receiver.js';
 import type { CheckContext, Observation, OperationKey } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
+import { ALL_OPERATIONS } from '../../suites/probes/basic.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
 import { runConfig } from '../support/config.js';
 
@@ -92,18 +93,7 @@ describe('probes and checks against the reference gateway', () => {
 
 /** (check, operation) pairs that do not apply against the reference gateway with the reference profile, by design. */
 const NOT_APPLICABLE_ALLOWED = [
-  ...[
-    'authoriseDirect',
-    'authoriseApm',
-    'checkout',
-    'retrievalTrans',
-    'capture',
-    'review',
-    'cancel',
-    'refund',
-    'retrievalRefund',
-    'payout',
-  ].map((op) => `requestHeadersPerProfile@${op}`),
+  ...ALL_OPERATIONS.map((op) => `requestHeadersPerProfile@${op}`),
   // query and refund search only read; payout state is not readable through the interface
   ...['retrievalTrans', 'retrievalRefund', 'payout'].map((op) => `wrongFormatChangesNothing@${op}`),
   // the query and refund-search requests have no format-constrained field to break
