@@ -11,7 +11,7 @@ import { maskText, type MaskRules } from '../mask.js';
 import type { Exchange, OperationKey, RunConfigView } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { SpecModel } from '../spec/load.js';
-import { createProbeClient, type TransportOptions } from './client.js';
+import { createProbeClient, type ClientOptions } from './client.js';
 import { formatOfMediaType } from './decode.js';
 
 /** A set-up mistake found before any check ran: exit 2 with this one sentence, no report. */
@@ -41,13 +41,8 @@ type ErrorKind = keyof Profile['errors']['kinds'];
 export type AnswerClass = 'authRefusal' | 'notServed' | 'served' | 'noAnswer';
 
 /** What the pre-flight needs of a run. */
-export interface PreflightInput {
-  spec: SpecModel;
-  profile: Profile;
-  config: RunConfigView;
-  secret: string;
-  cardSecurityCode: string;
-  transport: TransportOptions;
+export interface PreflightInput
+  extends Pick<ClientOptions, 'spec' | 'profile' | 'config' | 'secret' | 'cardSecurityCode' | 'transport'> {
   options: RunOptions;
   /** The configured credentials were not given and the embedded gateway's were used. */
   embedded: boolean;
