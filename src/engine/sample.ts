@@ -67,6 +67,15 @@ function documentAntifraudField(spec: SpecModel): string {
   return name;
 }
 
+const exampleTexts = new WeakMap<object, string>();
+
+/** An example's JSON text, kept: each request's copy is parsed from it (cheaper than a structured clone each time). */
+function exampleText(example: object): string {
+  let text = exampleTexts.get(example);
+  if (text === undefined) exampleTexts.set(example, (text = JSON.stringify(example)));
+  return text;
+}
+
 /** Card fields of the direct payment (the profile names them; the document does not), filled with a test card. */
 export function cardFields(
   profile: Profile,
@@ -108,7 +117,7 @@ export function sampleBody(
 ): Record<string, unknown> {
   const example = requestExamples(spec).get(operation);
   if (!example) throw new Error(`spec: no request example for ${operation}`);
-  const body: Record<string, unknown> = structuredClone(example);
+  const body = JSON.parse(exampleText(example)) as Record<string, unknown>;
   const { config } = settings;
   delete body.encryption_data;
   body.merchant_id = config.merchantId;

@@ -152,6 +152,23 @@ export function unansweredExchange(observation: Observation): Exchange | undefin
   return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
 }
 
+/**
+ * Whether the runner's stop file exists, looked up at most every 50 ms (a deep run asks before each of its hundreds
+ * of thousands of requests); once seen, it stays seen.
+ */
+function stopFileSeen(file: string): () => boolean {
+  let seen = false;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    if (seen) return true;
+    const now = performance.now();
+    if (now - checkedAt < 50) return false;
+    checkedAt = now;
+    seen = fs.existsSync(file);
+    return seen;
+  };
+}
+
 /** A finding's expected and received (words) with the message derived from them. */
 function sides(expected: string, received: string): Pick<Finding, 'expected' | 'received' | 'message'> {
   return { message: findingProse(expected, received), expected, received };
@@ -218,7 +235,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     tag,
     captureReplay: setup.captureReplay,
     ...(setup.replayFile ? { replayFile: setup.replayFile } : {}),
-    ...(setup.stopFile ? { stopped: () => fs.existsSync(setup.stopFile!) } : {}),
+    ...(setup.stopFile ? { stopped: stopFileSeen(setup.stopFile) } : {}),
     ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
   });
   const ctx: CheckContext = {
