@@ -2,7 +2,7 @@
  * The no-check floor of `npm run bench:run` (run by bench/run.ts, never by `npm test`): what a run of the issue's
  * design costs before a single check. One vitest test per check of the measured run, in the run's vitest settings
  * (`suiteVitestOptions`), sending the run's requests in their recorded order and reading each answer's body. Nothing
- * else: no decoding, no jsdom (bench/run.ts times its load apart), no schema, no evidence, no finding.
+ * else: no decoding, no HTML parser (bench/run.ts times its load apart), no schema, no evidence, no finding.
  */
 import { request, type Dispatcher } from 'undici';
 import { afterAll, inject, test } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * Checkout pages read on a thread of their own. Loading jsdom costs about a second of CPU; on its own thread it
- * loads while the first exchanges run, and pages are parsed beside the checks instead of between them. The thread
- * runs `readCheckoutForm` (html.ts) unchanged; when it cannot start, pages are read in the calling thread.
+ * Checkout pages read on a thread of their own: pages are parsed beside the checks instead of between them (a deep
+ * run reads tens of thousands), and a hostile page's tree lives in a heap of its own with a bound. The thread runs
+ * `readCheckoutForm` (html.ts) unchanged; when it cannot start, or stops, pages are read in the calling thread.
  */
 import { Worker } from 'node:worker_threads';
 import type { CheckoutFormModel } from '../model.js';
@@ -15,7 +15,7 @@ export interface HtmlReader {
 }
 
 /**
- * Old-generation heap of the reader thread, in MB. jsdom and its current window live in well under 100 MB; without a bound V8
+ * Old-generation heap of the reader thread, in MB. The parser and a page's tree live in well under 100 MB; without a bound V8
  * lets the thread's heap grow by hundreds of MB of collectable pages before it collects, which a deep run's
  * thousands of pages would show as memory growing with depth. Past the bound the thread stops and pages are read in
  * the calling thread.
@@ -27,7 +27,7 @@ async function inThread(html: string): Promise<CheckoutFormModel> {
   return readCheckoutForm(html);
 }
 
-/** Start a reader thread (jsdom starts loading at once). */
+/** Start a reader thread (the parser starts loading at once). */
 export function createHtmlReader(): HtmlReader {
   let worker: Worker | undefined;
   let failed = false;
@@ -81,7 +81,7 @@ export function createHtmlReader(): HtmlReader {
 
 let shared: HtmlReader | undefined;
 
-/** The reader of this thread, started on first use (call early to have jsdom loaded before the first page). */
+/** The reader of this thread, started on first use (call early to have the thread ready before the first page). */
 export function htmlReader(): HtmlReader {
   shared ??= createHtmlReader();
   return shared;

@@ -219,7 +219,7 @@ function offTargetFindings(
 }
 
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
-  htmlReader(); // jsdom loads on the reader thread while the first exchanges run
+  htmlReader(); // the reader thread starts while the first exchanges run
   const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
   const profile = kitProfile(setup.profile);
   const registry = await loadRegistry(setup.registry);

@@ -136,18 +136,26 @@ function stringLeaves(body: unknown, pointer = ''): string[] {
   return typeof body === 'string' ? [pointer] : [];
 }
 
+/**
+ * `body` with the value at `pointer` replaced (`undefined`: removed). Only the objects on the pointer's path are
+ * copied; the rest is shared with `body`, which stays unchanged (generated bodies are never changed in place).
+ */
 function setAt(body: Body, pointer: string, value: unknown): Body {
-  const out = structuredClone(body);
   const parts = pointer
     .split('/')
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const copy = (node: unknown): any => (Array.isArray(node) ? [...node] : { ...(node as object) });
+  const out = copy(body);
   let node: any = out;
-  for (const p of parts.slice(0, -1)) node = node?.[p];
-  if (node && typeof node === 'object') {
-    if (value === undefined) delete node[parts[parts.length - 1]!];
-    else node[parts[parts.length - 1]!] = value;
+  for (const p of parts.slice(0, -1)) {
+    const next = node[p];
+    if (!next || typeof next !== 'object') return out;
+    node = node[p] = copy(next);
   }
+  const last = parts[parts.length - 1]!;
+  if (value === undefined) delete node[last];
+  else node[last] = value;
   return out;
 }
 

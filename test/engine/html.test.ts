@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { readCheckoutForm } from '../../src/codecs/html.js';
 import { exampleValue } from '../support/examples.js';
@@ -170,6 +172,112 @@ describe('readCheckoutForm', () => {
       method: '',
       action: '',
     });
+  });
+});
+
+/**
+ * What a DOM says the first form submits: jsdom (scripts off) as the oracle of `document.forms`, form owners,
+ * `form.elements` and `select.selectedOptions`, independent of the reader's parser and tree.
+ */
+function domForm(html: string) {
+  const doc = new JSDOM(html).window.document;
+  const form = doc.forms[0];
+  const controls = form
+    ? Array.from(form.elements).flatMap((el) => {
+        const name = el.getAttribute('name');
+        const tag = el.tagName.toLowerCase();
+        if (!name || !['input', 'textarea', 'select', 'button'].includes(tag)) return [];
+        const value =
+          tag === 'textarea'
+            ? (el.textContent ?? '')
+            : tag === 'select'
+              ? ((el as HTMLSelectElement).selectedOptions[0]?.value ?? '')
+              : (el.getAttribute('value') ?? '');
+        return [{ name, tag, type: el.getAttribute('type')?.toLowerCase(), value }];
+      })
+    : [];
+  return { forms: doc.forms.length, action: form?.getAttribute('action') ?? '', controls };
+}
+
+/** The same facts from the reader's model. */
+function readerForm(html: string) {
+  const m = readCheckoutForm(html);
+  return { forms: m.forms, action: m.action, inputs: m.inputs, buttons: m.buttons, inputOrder: m.inputOrder };
+}
+
+/** The reader's model as the oracle's controls make it (first value of a name, buttons apart). */
+function expectedFrom(dom: ReturnType<typeof domForm>) {
+  const inputs: Record<string, string> = {};
+  const inputOrder: string[] = [];
+  const buttons: { name: string; value: string }[] = [];
+  for (const c of dom.controls) {
+    const type = c.tag === 'input' ? (c.type ?? 'text') : c.tag === 'button' ? `button:${c.type ?? 'submit'}` : c.tag;
+    if (['submit', 'button:submit'].includes(type)) buttons.push({ name: c.name, value: c.value });
+    if (['submit', 'image', 'reset', 'button', 'button:submit', 'button:reset', 'button:button'].includes(type))
+      continue;
+    inputOrder.push(c.name);
+    if (!(c.name in inputs)) inputs[c.name] = c.value;
+  }
+  return { forms: dom.forms, action: dom.action, inputs, buttons, inputOrder };
+}
+
+/** Markup around forms that the DOM's form rules treat differently: ownership, templates, noscript, tables, selects. */
+const fragment: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(
+      '<input name="a" value="1">',
+      '<input name="a" value="2" form="f2">',
+      '<input name="b" value="x" form="">',
+      '<input name="c" value="y" form="nope">',
+      '<input type="image" name="img" value="i">',
+      '<input type="SUBMIT" name="go" value="Pay">',
+      '<input type="Hidden" name="h" value="&amp;&quot;">',
+      '<button name="bt" value="v">B</button>',
+      '<button type="reset" name="r">R</button>',
+      '<textarea name="t">\nline &amp; more</textarea>',
+      '<select name="s"><option>  one\n two </option><option selected value="2">two</option><option selected>three</option></select>',
+      '<select name="s2"><optgroup disabled><option>no</option></optgroup><option disabled>nope</option><option>yes<script>x</script></option></select>',
+      '<select name="s3" multiple><option>a</option><option selected>b</option><option selected>c</option></select>',
+      '<select name="s4" size="3"><option>a</option></select>',
+      '<select name="s5" size=" 1x"><option value="v5">a</option></select>',
+      '<fieldset name="fs"><input name="in-fs" value="f"></fieldset>',
+      '<output name="o">o</output>',
+      '<p id="f2">not a form</p>',
+      '',
+    ),
+    fc
+      .tuple(
+        fc.constantFrom('form', 'div', 'template', 'noscript', 'table', 'svg', 'fieldset'),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.constantFrom('', ' id="f2"', ' action="/inner" id="f2"'),
+      )
+      .map(([tag, children, attrs]) => `<${tag}${tag === 'form' ? attrs : ''}>${children.join('')}</${tag}>`),
+  ),
+})).node;
+
+describe('readCheckoutForm against a DOM (jsdom, scripts off)', () => {
+  it('finds the forms, form owners, controls and selected options a DOM finds, on generated pages', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 5 }), (parts) => {
+        const html = page(`<form action="/outer">${parts.join('')}</form>${parts.slice(1).join('')}`);
+        expect(readerForm(html)).toEqual(expectedFrom(domForm(html)));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it("leaves a template's content out of the document, as the DOM does", () => {
+    const html = page(
+      `<template><form action="/t"><input name="t" value="1"></form></template>${form('action="/real"')}<script>document.querySelector("form").submit()</script>`,
+    );
+    expect(readCheckoutForm(html)).toMatchObject({
+      forms: 1,
+      action: '/real',
+      autoSubmitBy: 'script',
+      inputs: { a: '1' },
+    });
+    expect(readerForm(html)).toEqual(expectedFrom(domForm(html)));
   });
 });
 
