@@ -311,6 +311,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
           return;
         }
         const sentAt = t0;
+        // The whole exchange, body included, within the timeout (a plain timer: cheaper than AbortSignal.timeout).
+        const deadline = new AbortController();
+        const timer = setTimeout(
+          () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+          transport.timeoutMs,
+        );
         try {
           const res = await request(sent.url, {
             method: sent.method as Dispatcher.HttpMethod,
@@ -319,7 +325,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
             dispatcher: dispatchers.for(sent.localAddress),
             headersTimeout: transport.timeoutMs,
             bodyTimeout: transport.timeoutMs,
-            signal: AbortSignal.timeout(transport.timeoutMs),
+            signal: deadline.signal,
           });
           got = {
             status: res.statusCode,
@@ -329,6 +335,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
         } catch (e) {
           error = transportError(e);
           error.message = maskText(error.message, maskRules);
+        } finally {
+          clearTimeout(timer);
         }
         const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
         if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });

@@ -24,12 +24,19 @@ export function requirementFor(ctx: CheckContext, operation: OperationKey, candi
   return candidates.find((id) => op.requirements.includes(id)) ?? candidates[0]!;
 }
 
+const sentBodies = new WeakMap<Exchange['request'], Record<string, unknown>>();
+
 /**
  * The body as the gateway received it: the encoded text read back (JSON or form; a raw text only as far as it reads
- * as either), else the structured body.
+ * as either), else the structured body. Read once per exchange (several checks ask); callers only read it.
  */
 export function sentBody(exchange: Exchange): Record<string, unknown> {
-  const { bodyText, encoding, body } = exchange.request;
+  let read = sentBodies.get(exchange.request);
+  if (!read) sentBodies.set(exchange.request, (read = readSentBody(exchange.request)));
+  return read;
+}
+
+function readSentBody({ bodyText, encoding, body }: Exchange['request']): Record<string, unknown> {
   if (encoding === 'raw') return sniffBody(bodyText)?.value ?? {};
   try {
     if (encoding === 'json') {
