@@ -1,6 +1,7 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
 import { flagHelp, parseFlags, type FlagTable } from '../src/config/flags.js';
 import { flag, integer, seconds, text, UsageError } from '../src/config/options.js';
+import { deprecationLine } from '../src/profile/load.js';
 import { EXIT } from '../src/types/errors.js';
 import { FAULTS, startGateway } from './index.js';
 
@@ -127,6 +128,7 @@ export async function serveMain(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  if (gateway.profileMigration) console.error(deprecationLine(values.profile ?? 'reference', gateway.profileMigration));
   for (const line of banner(gateway, values.admin ?? false)) console.log(line);
   const signal = await signalled;
   const deadlineMs = (drainSeconds ?? gateway.config.server.drainSeconds) * 1000;

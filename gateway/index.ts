@@ -7,6 +7,7 @@ import { maskText } from '../src/mask.js';
 import type { AddressInfo } from 'node:net';
 import { kitSpec } from '../src/spec/load.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
+import type { Migration } from '../src/profile/migrate.js';
 import {
   configSecrets,
   ConfigError,
@@ -70,6 +71,8 @@ export interface RunningGateway {
   fault?: FaultDefinition;
   /** The profile file in use. */
   profileFile: string;
+  /** Present when the profile file is of an earlier format, migrated in memory (the caller prints the deprecation line). */
+  profileMigration?: Migration;
   /** Where the merchants' secrets come from (`--config FILE` or the defaults); never the secret itself. */
   secretSource: string;
   /** Open connections allowed (configuration, bounded by the open-file limit). */
@@ -113,7 +116,7 @@ function hostForUrl(address: string): string {
 /** Start the gateway (in-process). Throws ConfigError / UnknownFaultError / profile errors before listening. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const spec = kitSpec();
-  const { profile, file: profileFile } = loadProfile(options.profile ?? 'reference');
+  const { profile, file: profileFile, migration: profileMigration } = loadProfile(options.profile ?? 'reference');
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
   if (config.secretScope === 'merchant') {
     const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
@@ -171,6 +174,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     config,
     fault,
     profileFile,
+    ...(profileMigration ? { profileMigration } : {}),
     secretSource: secretSource({ file: options.configFile, config: options.config }),
     connectionCap: gs.connectionCap,
     serverStats: () => gs.stats(),

@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/options.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../model.js';
-import { loadProfile, type LoadedProfile } from '../profile/load.js';
+import { deprecationLine, loadProfile, type LoadedProfile } from '../profile/load.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../spec/paths.js';
@@ -145,12 +145,16 @@ async function startEmbedded(parts: EngineParts, fault: string | undefined, prof
   return { ...target, embedded: true };
 }
 
+/** The run's profile; one deprecation line on stderr when it is of an earlier format (migrated in memory). */
 function loadProfileForRun(nameOrFile: string): LoadedProfile {
+  let loaded: LoadedProfile;
   try {
-    return loadProfile(nameOrFile);
+    loaded = loadProfile(nameOrFile);
   } catch (e) {
     throw new UsageError(`The profile ${nameOrFile} cannot be used: ${(e as Error).message.split('\n').join(' ')}`);
   }
+  if (loaded.migration) process.stderr.write(`${deprecationLine(nameOrFile, loaded.migration)}\n`);
+  return loaded;
 }
 
 function loadSpecForRun(root: string | undefined): SpecModel {
@@ -400,6 +404,7 @@ async function runGuarded(
         profile: {
           name: read.name,
           version: read.version,
+          format: profile.migration?.from ?? read.format,
           ...(read.description ? { description: read.description } : {}),
           file: profile.file,
           digest: profile.digest,

@@ -5,7 +5,10 @@ import { parseYamlText } from '../yaml.js';
 import { toViolations } from '../spec/ajv.js';
 import { SCHEMA_BASE, SPEC_DIR } from '../spec/paths.js';
 import { kitValidator } from '../spec/validators.js';
+import { KitError } from '../types/errors.js';
 import type { PAGIProfile } from '../types/generated.js';
+import { CURRENT_PROFILE_FORMAT, formatLabel, problemsInFormat, profileFormat, recogniseFormat } from './formats.js';
+import { allChanges, migrateValue, type Migration } from './migrate.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
@@ -19,6 +22,14 @@ export interface LoadedProfile {
   file: string;
   /** sha256 of the profile file's bytes. */
   digest: string;
+  /** Present when the file is in an earlier format: how it was migrated in memory. */
+  migration?: Migration;
+}
+
+/** A profile of a format newer than the kit's: the kit cannot tell what its keys mean (exit 2). */
+export class ProfileFormatError extends KitError {
+  override name = 'ProfileFormatError';
+  override readonly code = 'PAGI_E_PROFILE_FORMAT';
 }
 
 function schemaValidator() {
@@ -91,14 +102,107 @@ export function profileProblems(value: unknown): string[] {
   return consistencyProblems(value as Profile);
 }
 
-/** Load a profile by file path, or by name from spec/profiles (`reference`). Throws with every problem listed. */
+/** A parsed profile of any format the kit knows, taken to the current format. */
+export interface ReadProfile {
+  /** The profile in the current format, when it is valid. */
+  profile?: Profile;
+  /** Every problem (`pointer: message` and consistency rules); empty when valid. */
+  problems: string[];
+  /** The format the problems are about, when it is not the current one. */
+  problemsOf?: number;
+  /** True when `problemsOf` is the closest format to a profile without `format` that no format accepts. */
+  closest?: boolean;
+  /** How the profile was migrated, when it was in an earlier format. */
+  migration?: Migration;
+  /** Earlier formats that also accept the profile, besides the one migrated from. */
+  alsoValidIn?: number[];
+}
+
+const MISSING_FORMAT = "/: must have required property 'format'";
+
+/**
+ * Read a parsed profile whatever its format: a profile without `format` is recognised by the kept schemas of the
+ * unversioned formats and migrated; `format` of the current format is validated as it is; a higher one is refused
+ * (ProfileFormatError naming `where`). An explicit earlier number skips recognition but is checked the same way.
+ */
+export function readProfile(value: unknown, where = 'the profile'): ReadProfile {
+  const declared =
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).format : null;
+  let from: number | undefined;
+  let alsoValidIn: number[] = [];
+  if (declared === undefined) {
+    const recognised = recogniseFormat(value);
+    if (recognised.format === undefined) {
+      const current = profileProblems(value);
+      if (current.filter((p) => p !== MISSING_FORMAT).length <= recognised.problems.length)
+        return { problems: current };
+      return { problems: recognised.problems, problemsOf: recognised.closest, closest: true };
+    }
+    from = recognised.format;
+    alsoValidIn = recognised.also;
+  } else if (typeof declared === 'number' && Number.isInteger(declared) && declared !== CURRENT_PROFILE_FORMAT) {
+    if (declared > CURRENT_PROFILE_FORMAT)
+      throw new ProfileFormatError(
+        `${where} is in profile format ${declared}, newer than the formats this kit reads (1 to ${CURRENT_PROFILE_FORMAT}): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format ${CURRENT_PROFILE_FORMAT} (CHANGELOG.md lists the formats).`,
+      );
+    if (profileFormat(declared)) {
+      const { format: _, ...rest } = value as Record<string, unknown>;
+      const problems = problemsInFormat(rest, declared);
+      if (problems.length) return { problems, problemsOf: declared };
+      from = declared;
+    }
+  }
+  if (from === undefined) {
+    const problems = profileProblems(value);
+    return problems.length ? { problems } : { profile: value as Profile, problems };
+  }
+  const migration = migrateValue(value as Record<string, unknown>, from);
+  const problems = profileProblems(migration.value);
+  return {
+    ...(problems.length ? {} : { profile: migration.value as unknown as Profile }),
+    problems,
+    migration,
+    ...(alsoValidIn.length ? { alsoValidIn } : {}),
+  };
+}
+
+/** How many keys a migration added, dropped and moved, as a phrase (`3 keys added, 9 dropped, 1 moved`). */
+export function changeCounts(migration: Migration): string {
+  const changes = allChanges(migration);
+  const count = (kind: string) => changes.filter((c) => c.kind === kind).length;
+  const added = count('added');
+  return `${added} key${added === 1 ? '' : 's'} added, ${count('dropped')} dropped, ${count('moved')} moved`;
+}
+
+/** The one line `run`, `serve` and `profile validate` print for a profile they migrated in memory. */
+export function deprecationLine(shown: string, migration: Migration): string {
+  return `pagi-conform: warning: ${shown} is a profile of ${formatLabel(migration.from)}, migrated in memory to format ${migration.to} (${changeCounts(migration)}); rewrite it with 'pagi-conform profile migrate ${shown} --out ${shown}'`;
+}
+
+/**
+ * Load a profile by file path, or by name from spec/profiles (`reference`). A profile of an earlier format is
+ * migrated in memory (`migration` says how; the caller prints the deprecation line). Throws with every problem
+ * listed, or ProfileFormatError for a format newer than the kit's.
+ */
 export function loadProfile(fileOrName = 'reference'): LoadedProfile {
   const file = /[\\/.]/.test(fileOrName)
     ? path.resolve(fileOrName)
     : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
   const bytes = fs.readFileSync(file);
   const value = parseYamlText(bytes.toString('utf8'));
-  const problems = profileProblems(value);
-  if (problems.length) throw new Error(`profile ${file} is not valid:\n- ${problems.join('\n- ')}`);
-  return { profile: value as Profile, file, digest: createHash('sha256').update(bytes).digest('hex') };
+  const read = readProfile(value, `profile ${file}`);
+  if (!read.profile) {
+    const as = read.problemsOf
+      ? ` (read as ${formatLabel(read.problemsOf)}${read.closest ? ': no format key, and the closest format' : ''})`
+      : read.migration
+        ? ` (migrated from ${formatLabel(read.migration.from)})`
+        : '';
+    throw new Error(`profile ${file} is not valid${as}:\n- ${read.problems.join('\n- ')}`);
+  }
+  return {
+    profile: read.profile,
+    file,
+    digest: createHash('sha256').update(bytes).digest('hex'),
+    ...(read.migration ? { migration: read.migration } : {}),
+  };
 }

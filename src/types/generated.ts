@@ -239,6 +239,10 @@ export interface PagiSchemas {
  */
 export interface PAGIProfile {
   /**
+   * Number of the profile format the profile is written in: 5. A profile without `format` is in one of the unversioned formats 1 to 4 of release 0.1.0 (their schemas are kept under `schemas/profile/`); the kit migrates it in memory with one deprecation line, and `pagi-conform profile migrate FILE --out FILE` rewrites it. A number above the kit's is a newer kit's format and is refused. The number changes only when a profile valid in the previous format could be refused or mean something else; a key added as optional, whose absence means the earlier behaviour, keeps it. CHANGELOG.md lists the changes of each format.
+   */
+  format: 5;
+  /**
    * Identifier of the profile (lower-case letters, digits, `-`), e.g. `reference`.
    */
   name: string;
@@ -3012,6 +3016,10 @@ export interface ResultsProfile {
    * Profile version.
    */
   version: string;
+  /**
+   * Format the profile file is written in: its `format`, or the unversioned format it was recognised as. Below the kit's current profile format the run migrated it in memory (CHANGELOG.md lists the formats). Absent in results of schemaVersion 1.2 and before.
+   */
+  format?: number;
   /**
    * The profile's own description of the gateway it describes (free text), so a report says whom it judged.
    */
