@@ -14,6 +14,7 @@ commands:
   verify REPORT     tell whether an HTML report is untouched: its results, page digest and signature
   serve             start the reference gateway
   profile validate  check a vendor profile against the published profile schema
+  profile migrate   rewrite a profile of an earlier format in the current one
   pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text

@@ -1,19 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readYamlFile } from '../yaml.js';
-import { profileProblems } from '../profile/load.js';
+import { deprecationLine, ProfileFormatError, readProfile } from '../profile/load.js';
+import { formatLabel } from '../profile/formats.js';
 import { SPEC_DIR } from '../spec/paths.js';
 import { EXIT } from '../types/errors.js';
 
-const USAGE = 'usage: pagi-conform profile validate FILE|NAME';
+const USAGE = [
+  'usage: pagi-conform profile validate FILE|NAME',
+  '       pagi-conform profile migrate FILE [--out FILE]',
+].join('\n');
 const HELP = [
   USAGE,
   '',
-  'Checks a vendor profile against the published profile schema (schemas/profile.schema.json) and its consistency',
-  "rules. FILE is a YAML file; NAME (no '/' or '.') is a profile shipped with the kit under spec/profiles, as",
-  "'run --profile NAME' takes it. A template to start from: examples/vendor-profile.yaml.",
+  'validate: checks a vendor profile against the published profile schema (schemas/profile.schema.json) and its',
+  "consistency rules. FILE is a YAML file; NAME (no '/' or '.') is a profile shipped with the kit under spec/profiles,",
+  "as 'run --profile NAME' takes it. A template to start from: examples/vendor-profile.yaml. A profile of an earlier",
+  'format is migrated in memory first (one deprecation line says so).',
   '',
-  'exit codes: 0 valid, 1 not valid (each problem printed), 2 usage error or unreadable file.',
+  "migrate: rewrites a profile of an earlier format in the current one ('pagi-conform profile migrate --help').",
+  '',
+  'exit codes of validate: 0 valid, 1 not valid (each problem printed), 2 usage error, unreadable file or a profile',
+  'format newer than the kit.',
 ].join('\n');
 
 /** A file path, or a profile shipped under spec/profiles named the way `run --profile` names it. */
@@ -22,8 +30,12 @@ function profileFile(fileOrName: string): string {
   return path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
 }
 
-/** `pagi-conform profile validate FILE|NAME`: 0 valid, 1 invalid (each problem printed), 2 usage or unreadable file. */
+/**
+ * `pagi-conform profile validate FILE|NAME`: 0 valid, 1 invalid (each problem printed), 2 usage, unreadable file or a
+ * newer format. `profile migrate` is its own module.
+ */
 export async function profileMain(argv: string[]): Promise<number> {
+  if (argv[0] === 'migrate') return (await import('./profile-migrate.js')).profileMigrateMain(argv.slice(1));
   if (argv.some((a) => a === '--help' || a === '-h')) {
     console.log(HELP);
     return EXIT.ok;
@@ -50,12 +62,28 @@ export async function profileMain(argv: string[]): Promise<number> {
     );
     return EXIT.usage;
   }
-  const problems = profileProblems(value);
+  let read: ReturnType<typeof readProfile>;
+  try {
+    read = readProfile(value, name);
+  } catch (e) {
+    if (!(e instanceof ProfileFormatError)) throw e;
+    console.error(`pagi-conform: ${e.message}`);
+    return EXIT.usage;
+  }
+  if (read.migration) console.error(deprecationLine(name, read.migration));
+  const { problems } = read;
   if (problems.length) {
-    console.error(`${name}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''})`);
+    const as = read.problemsOf
+      ? `, read as ${formatLabel(read.problemsOf)}${read.closest ? ', the closest format' : ''}`
+      : '';
+    console.error(`${name}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''}${as})`);
     for (const p of problems) console.error(`  - ${p}`);
     return EXIT.failed;
   }
-  console.log(`${name}: valid profile (schemas/profile.schema.json)`);
+  console.log(
+    read.migration
+      ? `${name}: valid profile of ${formatLabel(read.migration.from)}, read as format ${read.migration.to} (schemas/profile.schema.json)`
+      : `${name}: valid profile (schemas/profile.schema.json)`,
+  );
   return EXIT.ok;
 }

@@ -1,6 +1,6 @@
 /**
- * The one table of options: every `pagi-conform run` (and `merge`, `verify`) flag and every config-file key is defined here once
- * (name, type, default, environment variable, description). The argv parser, the config-file reader, the
+ * The one table of options: every `pagi-conform run` (and `merge`, `verify`, `profile migrate`) flag and every
+ * config-file key is defined here once (name, type, default, environment variable, description). The argv parser, the config-file reader, the
  * environment reader and `--help` are generated from it (src/config/load.ts).
  */
 
@@ -60,11 +60,13 @@ export interface RunOptions {
   environment?: 'sandbox' | 'live';
   /** Run against a non-loopback target that is not declared a sandbox. */
   allowLive: boolean;
+  /** File `profile migrate` writes the migrated profile to (absent: standard output). */
+  profileOut?: string;
   help: boolean;
 }
 
 /** The commands whose flags and keys the table defines. */
-export type Command = 'run' | 'merge' | 'verify';
+export type Command = 'run' | 'merge' | 'verify' | 'profile migrate';
 
 export { UsageError } from '../types/errors.js';
 import { UsageError } from '../types/errors.js';
@@ -524,12 +526,22 @@ export const OPTIONS = [
     description: "Signing secret of the test account (default with no --target: the reference gateway's).",
   }),
   opt({
+    key: 'profileOut',
+    flag: 'out',
+    type: text('FILE', true),
+    configFile: false,
+    commands: ['profile migrate'],
+    affectsResults: false,
+    description:
+      'File the migrated profile is written to (it may be the profile itself); absent: standard output, and the changes go to standard error.',
+  }),
+  opt({
     key: 'help',
     flag: 'help',
     type: flag,
     default: false,
     configFile: false,
-    commands: ['run', 'merge', 'verify'],
+    commands: ['run', 'merge', 'verify', 'profile migrate'],
     affectsResults: false,
     description: 'Show this text.',
   }),
