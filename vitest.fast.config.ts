@@ -9,10 +9,11 @@ import base from './vitest.config.js';
 
 /** The files left out: each takes seconds to minutes (measured with `npx vitest run --reporter=verbose`). */
 export const SLOW_FILES = [
-  // self-test, hostile targets, profile personalities: whole runs of the kit, minutes each
+  // self-test, hostile targets, profile personalities, old profiles run: whole runs of the kit, minutes each
   'test/selftest/selftest.test.ts',
   'test/hostile/matrix.test.ts',
   'test/engine/personalities.test.ts',
+  'test/profile/migrate-run.test.ts',
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/generation.test.ts',
