@@ -35,7 +35,8 @@ export const SERVE_FLAGS = {
   profile: {
     flag: 'profile',
     type: text('FILE', true),
-    description: 'profile file or name under spec/profiles (default: reference)',
+    description:
+      'profile file or name under spec/profiles (default: reference); one of an earlier format is migrated in memory, with one deprecation line',
   },
   admin: {
     flag: 'admin',

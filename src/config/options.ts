@@ -266,7 +266,8 @@ export const OPTIONS = [
     flag: 'profile',
     type: text('FILE', true),
     default: 'reference',
-    description: "Profile of the target: a file, or a name under spec/profiles ('reference').",
+    description:
+      "Profile of the target: a file, or a name under spec/profiles ('reference'). A profile of an earlier format is migrated in memory, with one deprecation line ('pagi-conform profile migrate' rewrites it).",
   }),
   opt({
     key: 'only',
