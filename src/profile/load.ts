@@ -145,9 +145,11 @@ export function readProfile(value: unknown, where = 'the profile'): ReadProfile 
       throw new ProfileFormatError(
         `${where} is in profile format ${declared}, newer than the formats this kit reads (1 to ${CURRENT_PROFILE_FORMAT}): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format ${CURRENT_PROFILE_FORMAT} (CHANGELOG.md lists the formats).`,
       );
-    if (profileFormat(declared)) {
+    const earlier = profileFormat(declared);
+    if (earlier) {
+      // An unversioned format's schema has no `format` key; a versioned one's requires it.
       const { format: _, ...rest } = value as Record<string, unknown>;
-      const problems = problemsInFormat(rest, declared);
+      const problems = problemsInFormat(earlier.versioned ? value : rest, declared);
       if (problems.length) return { problems, problemsOf: declared };
       from = declared;
     }

@@ -45,8 +45,8 @@ function deleteAt(target: Json, dotted: string): void {
 }
 
 /**
- * Take a profile of format `from` (without its `format` key when it had one) to the current format. Each step sees
- * the profile as the steps before it left it.
+ * Take a profile of format `from` to the current format. Each step sees the profile as the steps before it left it,
+ * without `format`; the last one ends by writing the current number.
  */
 export function migrateValue(profile: Json, from: number): Migration {
   const value = structuredClone(profile);
@@ -55,6 +55,13 @@ export function migrateValue(profile: Json, from: number): Migration {
   for (const step of MIGRATION_STEPS) {
     if (step.from < from) continue;
     const changes = step.changes(value);
+    if (step === MIGRATION_STEPS.at(-1))
+      changes.push({
+        kind: 'added',
+        path: 'format',
+        value: CURRENT_PROFILE_FORMAT,
+        reason: 'a profile names the format it is written in',
+      });
     for (const c of changes) {
       if (c.kind === 'added') setAt(value, c.path, c.value);
       else deleteAt(value, c.path);
@@ -179,7 +186,8 @@ function surgicalEdits(
       dotted === 'format'
         ? `migrated from format ${from} by pagi-conform profile migrate`
         : `added by pagi-conform profile migrate: what format ${from} did`;
-    edits.push({ start: at, end: at, text: renderPair(keys.at(-1)!, value, indent, comment) });
+    const lead = at === text.length && !text.endsWith('\n') ? '\n' : '';
+    edits.push({ start: at, end: at, text: lead + renderPair(keys.at(-1)!, value, indent, comment) });
   }
   return edits;
 }

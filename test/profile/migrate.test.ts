@@ -71,11 +71,18 @@ describe('migration steps', () => {
     ]);
   });
 
-  it('format 3 → 4 drops notifications.acknowledgement.bodyIgnored; 4 → 5 adds the format', () => {
+  it('format 3 → 4 drops notifications.acknowledgement.bodyIgnored; 4 → 5 only adds the format', () => {
     expect(stepChanges(3, fixture('reference-at-5d17370'))).toEqual([
       'dropped notifications.acknowledgement.bodyIgnored',
     ]);
-    expect(stepChanges(4, fixture('reference-at-e07f403'))).toEqual(['added format']);
+    expect(stepChanges(4, fixture('reference-at-e07f403'))).toEqual([]);
+    // The chain ends by writing the current number, whichever format it started from.
+    for (const from of [1, 4])
+      expect(allChanges(migrateValue(fixture('reference-at-e07f403'), from)).at(-1)).toMatchObject({
+        kind: 'added',
+        path: 'format',
+        value: CURRENT_PROFILE_FORMAT,
+      });
   });
 
   it('says why for every dropped and moved key, and where a moved key lives now', () => {
