@@ -4,11 +4,15 @@
  * profile: the same checks, statuses and findings. Runs cost seconds each, so the migrated profiles are compared
  * first and only the distinct ones run; `serve` with an old profile says it once too.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProfile, readProfile } from '../../src/profile/load.js';
 import type { RunResult } from '../../src/model.js';
-import { type CliOutcome, runCli, serve } from '../support/cli.js';
-import { FIXTURE_FORMATS, fixture, fixtureFile } from './history.js';
+import { EXIT } from '../../src/types/errors.js';
+import { type CliOutcome, pagiConform, runCli, serve } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
+import { FIXTURE_FORMATS, fixture, fixtureFile, shipped } from './history.js';
 
 /** The commits where schemas/profile.schema.json changed (`git log -- schemas/profile.schema.json`), oldest first. */
 const CHANGES = ['bf3ecfe', 'a2dec85', 'd489c9e', 'e5f86db', '5d17370', 'c983a7b', '812aff0', 'e07f403'];
@@ -82,6 +86,25 @@ describe('the reference profile of each format change, run as it is', () => {
       expect(old.code).toBe(today.code);
     });
   }
+});
+
+describe('a profile of a newer format', () => {
+  it('is refused by run and serve before anything starts (exit 2)', { timeout: 120_000 }, async () => {
+    const dir = tempDir('pagi-newer-');
+    const newer = path.join(dir, 'newer.yaml');
+    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 6 }));
+    const [run, served] = await Promise.all([
+      pagiConform(['run', '--profile', newer, '--reporter', 'json', '--out', path.join(dir, 'never')]),
+      pagiConform(['serve', '--port', '0', '--profile', newer]),
+    ]);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toMatch(
+      /^pagi-conform: The profile .*newer\.yaml cannot be used: profile .*newer\.yaml is in profile format 6, newer than the formats this kit reads/,
+    );
+    expect(fs.existsSync(path.join(dir, 'never'))).toBe(false);
+    expect(served.code).toBe(EXIT.usage);
+    expect(served.stderr).toMatch(/^pagi-conform serve: profile .*newer\.yaml is in profile format 6/);
+  });
 });
 
 describe('serve with a profile of an earlier format', () => {
