@@ -3,10 +3,8 @@
  * sends them with undici (timeout, size cap, no redirects, optional source address, CA file and proxy), decodes
  * the responses and records every exchange with masked evidence.
  */
-import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
-import { createHash, randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import { randomUUID } from 'node:crypto';
 import { encodeForm } from '../codecs/form.js';
 import { holdsSecret, maskText, type MaskRules } from '../mask.js';
 import type {
@@ -32,7 +30,8 @@ import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
 import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
 import { renderHeaderValue } from '../profile/template.js';
-import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
+import { attachSpool, readSpool } from './spool.js';
+import { type BodyRead, exchangeOnce } from './transport.js';
 
 /** How requests travel. */
 export interface TransportOptions {
@@ -167,86 +166,6 @@ function secretEchoes(
   return where;
 }
 
-/** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
-interface BodyRead {
-  text?: string;
-  spool?: string;
-  head: string;
-  truncated: boolean;
-  /** Whether the bytes read are valid UTF-8. */
-  utf8: boolean;
-  bytes: { length: number; sha256: string };
-}
-
-/** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
-const HEAD_BYTES = 16 * 1024;
-
-async function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  cap: number,
-  spoolDir: string | undefined,
-): Promise<BodyRead> {
-  const chunks: Buffer[] = [];
-  const hash = createHash('sha256');
-  let size = 0;
-  let truncated = false;
-  let spool: SpoolFile | undefined;
-  let head: Buffer | undefined;
-  // A spooled body is checked for UTF-8 as it arrives (it is never held whole); a small one once, at the end.
-  let spoolUtf8: TextDecoder | undefined;
-  let utf8 = true;
-  const checkUtf8 = (chunk: Buffer, stream: boolean): void => {
-    if (!utf8 || !spoolUtf8) return;
-    try {
-      spoolUtf8.decode(chunk, { stream });
-    } catch {
-      utf8 = false;
-    }
-  };
-  try {
-    for await (const read of body as AsyncIterable<Buffer>) {
-      let chunk = read;
-      if (size + chunk.length > cap) {
-        chunk = chunk.subarray(0, cap - size);
-        truncated = true;
-      }
-      hash.update(chunk);
-      size += chunk.length;
-      if (spool) {
-        spool.write(chunk);
-        checkUtf8(chunk, true);
-      } else {
-        chunks.push(chunk);
-        if (size > SPOOL_BYTES) {
-          // From here on the body goes to disk as it arrives; only its head stays in memory.
-          const all = Buffer.concat(chunks);
-          head = all.subarray(0, HEAD_BYTES);
-          spool = openSpool(spoolDir);
-          spool.write(all);
-          spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
-          checkUtf8(all, true);
-          chunks.length = 0;
-        }
-      }
-      if (truncated) {
-        body.destroy(); // stop reading past the cap
-        break;
-      }
-    }
-  } finally {
-    spool?.close();
-  }
-  const bytes = { length: size, sha256: hash.digest('hex') };
-  if (spool) {
-    if (!truncated) checkUtf8(Buffer.alloc(0), false);
-    return { spool: spool.file, head: head!.toString('utf8'), truncated, utf8: truncated || utf8, bytes };
-  }
-  const all = Buffer.concat(chunks);
-  const text = all.toString('utf8');
-  // A body cut at the cap may end inside a character: only a whole body is judged.
-  return { text, head: text, truncated, utf8: truncated || isUtf8(all), bytes };
-}
-
 /**
  * Rounds of timeouts in a row after which an operation's further requests are not sent (their exchanges fail at
  * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
@@ -311,32 +230,20 @@ export function createProbeClient(options: ClientOptions): KitClient {
           return;
         }
         const sentAt = t0;
-        // The whole exchange, body included, within the timeout (a plain timer: cheaper than AbortSignal.timeout).
-        const deadline = new AbortController();
-        const timer = setTimeout(
-          () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-          transport.timeoutMs,
-        );
         try {
-          const res = await request(sent.url, {
-            method: sent.method as Dispatcher.HttpMethod,
-            headers: sent.headers,
-            body: sent.bodyText,
-            dispatcher: dispatchers.for(sent.localAddress),
-            headersTimeout: transport.timeoutMs,
-            bodyTimeout: transport.timeoutMs,
-            signal: deadline.signal,
-          });
-          got = {
-            status: res.statusCode,
-            headers: headerRecord(res.headers),
-            read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir),
-          };
+          const res = await exchangeOnce(
+            dispatchers.for(sent.localAddress),
+            { url: sent.url, method: sent.method, headers: sent.headers, body: sent.bodyText },
+            {
+              timeoutMs: transport.timeoutMs,
+              maxResponseBytes: transport.maxResponseBytes,
+              spoolDir: options.spoolDir,
+            },
+          );
+          got = { status: res.status, headers: headerRecord(res.headers), read: res.read };
         } catch (e) {
           error = transportError(e);
           error.message = maskText(error.message, maskRules);
-        } finally {
-          clearTimeout(timer);
         }
         const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
         if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
