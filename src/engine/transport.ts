@@ -109,7 +109,13 @@ class BodyCollector {
       this.spool.close();
       if (!truncated) this.checkUtf8(Buffer.alloc(0), false);
       const bytes = { length: size, sha256: this.spoolHash!.digest('hex') };
-      return { spool: this.spool.file, head: this.head!.toString('utf8'), truncated, utf8: truncated || this.utf8, bytes };
+      return {
+        spool: this.spool.file,
+        head: this.head!.toString('utf8'),
+        truncated,
+        utf8: truncated || this.utf8,
+        bytes,
+      };
     }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     const bytes = { length: size, sha256: createHash('sha256').update(all).digest('hex') };
