@@ -95,9 +95,17 @@ type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
-  );
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(headers)) {
+    const v = headers[k];
+    const name = k.toLowerCase();
+    const value = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+    // A header named __proto__ stays a field, as Object.fromEntries made it.
+    if (name === '__proto__')
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  }
+  return out;
 }
 
 /**
@@ -173,6 +181,9 @@ function secretEchoes(
  */
 const UNANSWERED_BEFORE_GIVING_UP = 2;
 
+/** An operation answered since its last timeout (the entries of `unanswered` are replaced, never changed). */
+const NOT_UNANSWERED = Object.freeze({ rounds: 0, lastAt: 0 });
+
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
@@ -192,7 +203,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let control: Promise<void> = Promise.resolve();
 
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
-  const unanswered = new Map<string, { rounds: number; lastAt: number }>();
+  const unanswered = new Map<string, Readonly<{ rounds: number; lastAt: number }>>();
 
   const exchange = async (
     operation: OperationKey | 'external',
@@ -204,7 +215,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
-    let startedAt = new Date();
+    let startedAt = Date.now();
     let t0 = performance.now();
     let response: ReceivedResponse | undefined;
     let head: string | undefined;
@@ -215,9 +226,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
     if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
     else
       await limiter.run(async () => {
-        startedAt = new Date();
+        startedAt = Date.now();
         t0 = performance.now();
-        const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+        const given = unanswered.get(operation) ?? NOT_UNANSWERED;
         if (options.stopped?.()) {
           error = { kind: 'network', message: 'not sent: the run was interrupted' };
           return;
@@ -245,9 +256,11 @@ export function createProbeClient(options: ClientOptions): KitClient {
           error = transportError(e);
           error.message = maskText(error.message, maskRules);
         }
-        const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
-        if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
-        else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
+        const now = unanswered.get(operation) ?? NOT_UNANSWERED;
+        if (error?.kind !== 'timeout') {
+          if (now !== NOT_UNANSWERED) unanswered.set(operation, NOT_UNANSWERED);
+        } else if (sentAt >= now.lastAt)
+          unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
       }, priority);
     // The answer is in: its place among the requests in flight goes to the next one while it is decoded.
     if (got) {
@@ -311,7 +324,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       id,
       operation,
       request: sent,
-      startedAt: startedAt.toISOString(),
+      startedAt: new Date(startedAt).toISOString(),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
     } as Exchange;
     // Evidence is masked and printed when first read (a finding, a record for the reports): most generated

@@ -192,21 +192,15 @@ function preparedFor(spec: SpecModel, profile: Profile, settings: SampleSettings
   if (!byProfile) preparedCache.set(spec, (byProfile = new WeakMap()));
   let byKey = byProfile.get(profile);
   if (!byKey) byProfile.set(profile, (byKey = new Map()));
-  const now = settings.now ?? new Date();
   const { config } = settings;
+  const direct = operation === 'authoriseDirect';
+  const now = direct ? (settings.now ?? new Date()) : undefined;
   // Everything the prepared sample read of the run (the card's expiry year turns with the calendar).
-  const key = [
-    operation,
-    config.merchantId,
-    config.accountId,
-    config.notifyUrl,
-    config.paymentMethods.valid[0],
-    ...(operation === 'authoriseDirect' ? [config.cards.approve, settings.cardSecurityCode, now.getUTCFullYear()] : []),
-  ].join('\u0000');
+  const key = `${operation}\u0000${config.merchantId}\u0000${config.accountId}\u0000${config.notifyUrl ?? ''}\u0000${config.paymentMethods.valid[0] ?? ''}${direct ? `\u0000${config.cards.approve ?? ''}\u0000${settings.cardSecurityCode}\u0000${now!.getUTCFullYear()}` : ''}`;
   let prepared = byKey.get(key);
   if (!prepared) {
     if (byKey.size >= 64) byKey.clear();
-    byKey.set(key, (prepared = prepare(spec, profile, settings, operation, now)));
+    byKey.set(key, (prepared = prepare(spec, profile, settings, operation, now ?? new Date())));
   }
   return prepared;
 }

@@ -5,7 +5,7 @@
  * response stream and signal plumbing than the kit spends reading the body.
  */
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { errors, type Dispatcher } from 'undici';
 import { openSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
@@ -118,7 +118,7 @@ class BodyCollector {
       };
     }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    const bytes = { length: size, sha256: createHash('sha256').update(all).digest('hex') };
+    const bytes = { length: size, sha256: hash('sha256', all, 'hex') };
     const text = all.toString('utf8');
     // A body cut at the cap may end inside a character: only a whole body is judged.
     return { text, head: text, truncated, utf8: truncated || isUtf8(all), bytes };
