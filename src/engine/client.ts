@@ -181,6 +181,25 @@ function secretEchoes(
  */
 const UNANSWERED_BEFORE_GIVING_UP = 2;
 
+/** The last second `isoTime` printed, and its text up to the milliseconds. */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, the date and time printed once per second (an exchange's start is printed for each
+ * of a deep run's hundreds of thousands of requests, many in the same second).
+ */
+export function isoTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const milli = ms - second * 1000;
+  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
 /** An operation answered since its last timeout (the entries of `unanswered` are replaced, never changed). */
 const NOT_UNANSWERED = Object.freeze({ rounds: 0, lastAt: 0 });
 
@@ -196,6 +215,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let exchangeCount = 0;
   let orderCount = 0;
   const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
+  /** When each exchange started (epoch ms), for its replay copy. */
+  const startTimes = new WeakMap<Exchange, number>();
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -320,25 +341,26 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error.message = maskText(error.message, maskRules);
       }
     }
-    const record = {
-      id,
-      operation,
-      request: sent,
-      startedAt: new Date(startedAt).toISOString(),
-      durationMs: Math.round((performance.now() - t0) * 10) / 10,
-    } as Exchange;
     // Evidence is masked and printed when first read (a finding, a record for the reports): most generated
     // exchanges pass and are never printed, so they never pay for masking and curl lines.
     let evidence: Exchange['evidence'] | undefined;
     const answered = response;
-    Object.defineProperty(record, 'evidence', {
-      enumerable: true,
-      configurable: true,
-      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.())),
-      set: (value: Exchange['evidence']) => void (evidence = value),
-    });
+    const record = {
+      id,
+      operation,
+      request: sent,
+      startedAt: isoTime(startedAt),
+      durationMs: Math.round((performance.now() - t0) * 10) / 10,
+      get evidence(): Exchange['evidence'] {
+        return (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.()));
+      },
+      set evidence(value: Exchange['evidence']) {
+        evidence = value;
+      },
+    } as Exchange;
     if (response) record.response = response;
     if (error) record.error = error;
+    if (options.captureReplay || replayOut) startTimes.set(record, startedAt);
     return record;
   };
 
@@ -361,7 +383,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
         profile,
         { config, cardSecurityCode: options.cardSecurityCode },
         operation,
-        { orderNo: orderNo(), requestId: randomUUID() },
+        // The idempotency key is made only for a sample that has one (payouts).
+        {
+          orderNo: orderNo(),
+          get requestId() {
+            return randomUUID();
+          },
+        },
         overrides,
       );
     },
@@ -456,7 +484,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay || replayOut) {
           const r = done.request;
-          const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
+          const timing = { sentAt: startTimes.get(done) ?? Date.parse(done.startedAt), durationMs: done.durationMs };
           const copy = {
             method: r.method,
             url: r.url,
