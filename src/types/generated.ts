@@ -1565,7 +1565,7 @@ export interface PAGIProfile {
       refundMessage: CodeMessage13;
     };
     /**
-     * Order in which an item is checked; the first failing check decides its failure. `state` uses `transitions`; `overAmount` is `overCapture` / `overRefund`.
+     * Order in which an item is checked; the first failing check decides its failure. `state` uses `transitions`; `overAmount` is `overCapture` / `overRefund`. A check that compares the item with its transaction (`currencyMismatch`, `amountMismatch`, `state`, `overAmount`) finds an unknown transaction unknown: it fails as `unknownTransaction`.
      *
      * @minItems 6
      * @maxItems 6

@@ -468,6 +468,25 @@ export function followUpReason(observation: Observation): string | undefined {
   return observation.steps.followUp ? undefined : 'the follow-up request was not made';
 }
 
+/** The checks of `batch.checkOrder` that compare an item with its transaction (they need it found). */
+const TRANSACTION_CHECKS: readonly string[] = ['currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+
+/**
+ * Of per-item failures an item earns, the one the profile's `batch.checkOrder` reaches first. A check comparing the
+ * item with its transaction finds an unknown transaction unknown, so `unknownTransaction` is reached at the first of
+ * those checks if that comes before its own place.
+ */
+export function firstItemFailure<T extends string>(ctx: CheckContext, failures: readonly T[]): T {
+  const order = ctx.profile.batch.checkOrder as string[];
+  const at = (failure: string): number => {
+    const own = order.indexOf(failure);
+    if (failure !== 'unknownTransaction') return own < 0 ? order.length : own;
+    const needing = order.findIndex((step) => TRANSACTION_CHECKS.includes(step));
+    return Math.min(own < 0 ? order.length : own, needing < 0 ? order.length : needing);
+  };
+  return [...failures].sort((a, b) => at(a) - at(b))[0]!;
+}
+
 /** The payment-status code of a state, or a kit error naming the profile gap. */
 export function codeOfState(ctx: CheckContext, state: string): string {
   const code = paymentStatusCode(ctx, state);

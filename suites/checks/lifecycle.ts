@@ -31,24 +31,8 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { refundRules } from '../probes/support.js';
+import { refundRules, refundsMade, stateAfterRefunds } from '../probes/support.js';
 import { codeOfState, errorKindOf } from './common.js';
-
-/**
- * The payment's state after the refund steps of the payment scenario: partly refunded, or still captured where the
- * profile refuses partial refunds (`refunds.partial`).
- */
-function stateAfterRefunds(ctx: CheckContext): string {
-  const t = ctx.profile.transitions;
-  return refundRules(ctx).partial === true ? t.refund.toPartial : t.capture.to;
-}
-
-/** The refund steps of the payment scenario that the profile lets succeed, in order (each numbers a refund). */
-function refundsMade(ctx: CheckContext, upToSearch = false): string[] {
-  const rules = refundRules(ctx);
-  if (rules.partial !== true) return upToSearch ? [] : ['refundRest'];
-  return rules.repeated ? ['refund1', 'refund2'] : ['refund1'];
-}
 
 /**
  * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
@@ -446,6 +430,12 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
   ),
 );
 
+/** The refund search step to judge and the refund steps it must show. */
+function searchedRefunds(o: Observation, ctx: CheckContext): [Exchange, string[]] {
+  const before = refundsMade(ctx, true);
+  return before.length ? [o.steps.refundSearch!, before] : [o.steps.refundSearchAfterFull!, refundsMade(ctx)];
+}
+
 export const refundSearchShowsEveryRefund = wrap(
   defineCheck({
     id: 'refundSearchShowsEveryRefund',
@@ -454,13 +444,14 @@ export const refundSearchShowsEveryRefund = wrap(
     operations: ['retrievalRefund'],
     requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
     description:
-      'Refund search shows the refunds made before it (two, where the profile allows them) with the reference ids and amounts they were answered with, each -NN distinct.',
+      'Refund search shows the refunds made before it (two partial ones where the profile allows them, else the refund in full) with the reference ids and amounts they were answered with, each -NN distinct.',
     verify(o, ctx, report) {
-      const search = o.steps.refundSearch!;
+      // Where the profile refunds only whole amounts, the search after the refund in full.
+      const [search, made] = searchedRefunds(o, ctx);
       const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
       const items = Array.isArray(list) ? list.filter(isObject) : [];
       const ids: unknown[] = [];
-      for (const step of refundsMade(ctx, true)) {
+      for (const step of made) {
         const refund = resultOf(ctx, o.steps[step]!, 'refund');
         const id = refund?.[FIELD.refundReferenceId];
         ids.push(id);
@@ -498,11 +489,12 @@ export const refundSearchShowsEveryRefund = wrap(
   }),
   onlyWithSteps('refundSearch'),
   onlyWhen(
-    (o, ctx) => refundsMade(ctx, true).length > 0 && refundsMade(ctx, true).every((s) => o.steps[s] !== undefined),
-    (_o, ctx) =>
-      refundsMade(ctx, true).length
-        ? 'the scenario stopped before the refunds'
-        : `no refund before the search: the profile refunds only the whole remaining amount (refunds.partial ${String(refundRules(ctx).partial)})`,
+    (o, ctx) => {
+      const [search, made] = searchedRefunds(o, ctx);
+      return search !== undefined && made.length > 0 && made.every((s) => o.steps[s] !== undefined);
+    },
+    (o) =>
+      `the scenario stopped before the refunds and their search${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
   ),
 );
 

@@ -24,6 +24,7 @@ import {
   checkErrorAnswer,
   checkFollowUp,
   expectRefusal,
+  firstItemFailure,
   followUpReason,
   refusalInBody,
   sentBody,
@@ -107,7 +108,7 @@ export function expectedItemFailure(ctx: CheckContext, operation: OperationKey, 
   if (field === FIELD.amount && (operation !== 'capture' || ctx.profile.transitions.capture.itemAmount === 'original'))
     failed.add('amountMismatch');
   if (field !== undefined && (op.echoItems?.key ?? []).includes(field)) failed.add('unknownTransaction');
-  return (ctx.profile.batch.checkOrder.find((step) => failed.has(step)) ?? 'invalidItem') as ItemFailure;
+  return firstItemFailure(ctx, [...failed]) as ItemFailure;
 }
 
 /**

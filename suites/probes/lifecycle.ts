@@ -129,6 +129,8 @@ async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Ste
     'refundRest',
   );
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterFullRefund');
+  // No refund preceded the first search where the profile refunds only whole amounts: search again after this one.
+  if (refunded === 0) await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearchAfterFull');
   await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(1) }), 'refundAfterFull');
 }
 

@@ -244,6 +244,22 @@ export function refundRules(ctx: CheckContext): { partial: true | string; repeat
   };
 }
 
+/**
+ * The payment's state after the refund steps of the payment scenario: partly refunded, or still captured where the
+ * profile refuses partial refunds (`refunds.partial`).
+ */
+export function stateAfterRefunds(ctx: CheckContext): string {
+  const t = ctx.profile.transitions;
+  return refundRules(ctx).partial === true ? t.refund.toPartial : t.capture.to;
+}
+
+/** The refund steps of the payment scenario the profile lets succeed, in order (`upToSearch`: those before the search). */
+export function refundsMade(ctx: CheckContext, upToSearch = false): string[] {
+  const rules = refundRules(ctx);
+  if (rules.partial !== true) return upToSearch ? [] : ['refundRest'];
+  return rules.repeated ? ['refund1', 'refund2'] : ['refund1'];
+}
+
 /** One action that moves a payment from a state to another, as the profile's transitions say. */
 type Action =
   | { kind: 'authorise'; outcome: Outcome }
