@@ -249,6 +249,24 @@ describe('point 4: no false alarm from a declared choice', () => {
     ]);
   });
 
+  it('an ill-formed item of an unknown transaction fails as unknown where a check needing the transaction comes first', () => {
+    const ctx = context({
+      profile: (p) =>
+        (p.batch.checkOrder = [
+          'currencyMismatch',
+          'invalidItem',
+          'unknownTransaction',
+          'amountMismatch',
+          'state',
+          'overAmount',
+        ]),
+    });
+    const currencyAmount = batchExchange('cancel', [item('T1', 'O1', { currency: 'EUR' })], () => 'currencyMismatch');
+    const unknownInvalid = batchExchange('cancel', [item('TX', 'OX', { currency: 'x' })], () => 'unknownTransaction');
+    const o = observation('itemFaults', 'cancel', currencyAmount, { currencyAmount, unknownInvalid }, {});
+    expect(failing('itemFaultsResolvedInProfileOrder', o, ctx)).toEqual([]);
+  });
+
   it('an HTML error page is never expected to carry encryption_data (errors.signed, responses signed in pairs)', () => {
     const signedPairs = (p: Profile) => {
       p.signature.response = {
