@@ -14,6 +14,7 @@ export const SLOW_FILES = [
   'test/hostile/matrix.test.ts',
   'test/engine/personalities.test.ts',
   'test/profile/migrate-run.test.ts',
+  'test/engine/unseen-gateway.test.ts',
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/generation.test.ts',

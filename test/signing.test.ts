@@ -89,7 +89,9 @@ describe('signatures against openssl vectors', () => {
         return_message: 'OK',
       }),
     ).toBe('MA1OK');
-    expect(stringToSign(reference, 'response', 'retrievalTrans', { merchant_id: 'M' })).toBeUndefined();
+    // The reference signs the query answer too (its envelope does not list encryption_data; responses carry it).
+    expect(stringToSign(reference, 'response', 'retrievalTrans', { merchant_id: 'M' })).toBe('M');
+    expect(stringToSign(reference, 'response', 'checkout', { merchant_id: 'M' })).toBeUndefined();
     expect(stringToSign(sample, 'response', 'capture', { merchant_id: 'M', return_message: '', account_id: 'A' })).toBe(
       'account_id=A&merchant_id=M',
     );

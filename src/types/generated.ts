@@ -89,7 +89,7 @@ export type FieldList9 = string[];
  */
 export type FieldList10 = string[];
 /**
- * Response fields signed for capture. POST /v1/capture: capture transactions.
+ * Response fields signed for authoriseApm (optional; default: APM responses are not signed). POST /v1/authorise with `payment_method`: APM payment.
  *
  * @minItems 1
  *
@@ -97,7 +97,7 @@ export type FieldList10 = string[];
  */
 export type FieldList11 = string[];
 /**
- * Response fields signed for review. POST /v1/review: review transactions.
+ * Response fields signed for retrievalTrans (optional; default: query responses are not signed). POST /v1/retrievalTrans: query transactions.
  *
  * @minItems 1
  *
@@ -105,7 +105,7 @@ export type FieldList11 = string[];
  */
 export type FieldList12 = string[];
 /**
- * Response fields signed for cancel. POST /v1/cancel: cancel transactions.
+ * Response fields signed for capture. POST /v1/capture: capture transactions.
  *
  * @minItems 1
  *
@@ -113,7 +113,7 @@ export type FieldList12 = string[];
  */
 export type FieldList13 = string[];
 /**
- * Response fields signed for refund. POST /v1/refund: refund transactions.
+ * Response fields signed for review. POST /v1/review: review transactions.
  *
  * @minItems 1
  *
@@ -121,7 +121,7 @@ export type FieldList13 = string[];
  */
 export type FieldList14 = string[];
 /**
- * Response fields signed for retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
+ * Response fields signed for cancel. POST /v1/cancel: cancel transactions.
  *
  * @minItems 1
  *
@@ -129,13 +129,29 @@ export type FieldList14 = string[];
  */
 export type FieldList15 = string[];
 /**
- * Response fields signed for payout. POST /v1/payout: create a payout.
+ * Response fields signed for refund. POST /v1/refund: refund transactions.
  *
  * @minItems 1
  *
  * Items: A top-level field name.
  */
 export type FieldList16 = string[];
+/**
+ * Response fields signed for retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
+ *
+ * @minItems 1
+ *
+ * Items: A top-level field name.
+ */
+export type FieldList17 = string[];
+/**
+ * Response fields signed for payout. POST /v1/payout: create a payout.
+ *
+ * @minItems 1
+ *
+ * Items: A top-level field name.
+ */
+export type FieldList18 = string[];
 /**
  * sha256 over the spec and schema files.
  */
@@ -491,16 +507,18 @@ export interface PAGIProfile {
            */
           missingField: "emptyString" | "omitted";
           /**
-           * Per operation whose response envelope carries `encryption_data`, the ordered top-level response fields whose values are concatenated (XML responses: text of the child elements of `respon`). `authoriseApm` (no `encryption_data` in its response), `checkout` (HTML) and `retrievalTrans` (query envelope has no `encryption_data`) have no list.
+           * Per operation whose responses the gateway signs, the ordered top-level response fields whose values are concatenated (XML responses: text of the child elements of `respon`). Required for the seven operations whose envelope lists `encryption_data`; `authoriseApm` and `retrievalTrans` are optional (their envelopes do not list it, though responses carry it: an operation without a list answers without `encryption_data`, which a kit reports at `expected`, PAGI-AUTH-004, unless `responseFields.omitted` declares it). `checkout` (an HTML page) has none.
            */
           fields: {
             authoriseDirect: FieldList10;
-            capture: FieldList11;
-            review: FieldList12;
-            cancel: FieldList13;
-            refund: FieldList14;
-            retrievalRefund: FieldList15;
-            payout: FieldList16;
+            authoriseApm?: FieldList11;
+            retrievalTrans?: FieldList12;
+            capture: FieldList13;
+            review: FieldList14;
+            cancel: FieldList15;
+            refund: FieldList16;
+            retrievalRefund: FieldList17;
+            payout: FieldList18;
           };
         }
       | {
@@ -1551,7 +1569,7 @@ export interface PAGIProfile {
       refundMessage: CodeMessage13;
     };
     /**
-     * Order in which an item is checked; the first failing check decides its failure. `state` uses `transitions`; `overAmount` is `overCapture` / `overRefund`.
+     * Order in which an item is checked; the first failing check decides its failure. `state` uses `transitions`; `overAmount` is `overCapture` / `overRefund`. A check that compares the item with its transaction (`currencyMismatch`, `amountMismatch`, `state`, `overAmount`) finds an unknown transaction unknown: it fails as `unknownTransaction`.
      *
      * @minItems 6
      * @maxItems 6
@@ -2024,6 +2042,23 @@ export interface PAGIProfile {
      * `refund_reference`: `sameAsReferenceId` = the value of `refund_reference_id`; `opaque` = a non-empty gateway value the kit does not compare.
      */
     reference: "sameAsReferenceId" | "opaque";
+    /**
+     * Whether a refund may take less than what remains of the captured amount (optional; default `allowed`). `allowed` = partial refunds succeed (and several refunds of one payment, where `transitions.refund.from` holds `transitions.refund.toPartial`); the name of a per-item failure (e.g. `amountMismatch`) = only the whole remaining amount is refunded, a smaller `refund_amount` fails with that failure (at the `overAmount` step of `batch.checkOrder`). The document shows `refund_amount` beside the original amount, but no transition (PAGI-REF-003).
+     */
+    partial?:
+      | "allowed"
+      | (
+          | "invalidItem"
+          | "unknownTransaction"
+          | "currencyMismatch"
+          | "amountMismatch"
+          | "overCapture"
+          | "overRefund"
+          | "cancelled"
+          | "alreadyCaptured"
+          | "notUnderReview"
+          | "invalidState"
+        );
   };
   /**
    * Payouts.

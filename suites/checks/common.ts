@@ -52,6 +52,12 @@ function readSentBody({ bodyText, encoding, body }: Exchange['request']): Record
 
 export type { ErrorKind };
 
+/**
+ * Kinds refusing a request before its body is read (an unreadable body, a refused path or method): the gateway could
+ * not have read the fields it sent, nor the account whose key signs.
+ */
+const UNREAD: readonly ErrorKind[] = ['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'];
+
 /** A rendered template: the text expected, and whether a received value matches it (an unpinned message matches any text). */
 interface Rendered {
   text: string;
@@ -151,8 +157,9 @@ function errorBodyDifferences(
     httpStatus: form === 'httpError' ? String(spec.status) : '200',
     pinned,
   };
-  // A body over the size limit or refused as malformed was not read as a request: its fields fill no template.
-  const request = kind === 'bodyTooLarge' || kind === 'malformedBody' ? {} : sentBody(exchange);
+  // A refusal given before the body is read as a request (a wrong method, an unknown path, a body over the size limit
+  // or malformed) cannot echo its fields: they fill no template, and a template naming one is not compared.
+  const request = UNREAD.includes(kind) ? {} : sentBody(exchange);
   const format = ctx.profile.errors.formatByOperation[operation];
   if (format === 'html') {
     const message = render(ctx.profile.errors.bodies.html.message, vars, request);
@@ -338,9 +345,6 @@ function checkErrorPage(
   }
 }
 
-/** Kinds answering a request whose account the gateway cannot know (an unreadable body, a refused path or method). */
-const UNSIGNABLE: readonly ErrorKind[] = ['malformedBody', 'bodyTooLarge', 'unknownPath', 'methodNotAllowed'];
-
 /**
  * Where the profile signs error bodies (`errors.signed`), the error answering a readable request of a known account
  * carries an encryption_data that verifies as the operation's response would.
@@ -353,7 +357,10 @@ function checkErrorSignature(
   kind: ErrorKind,
   requirement: string,
 ): void {
-  if (!ctx.profile.errors.signed || UNSIGNABLE.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
+  if (!ctx.profile.errors.signed || UNREAD.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
+  // An HTML error page has no field for encryption_data: only JSON and XML error bodies carry one.
+  const kindOfBody = exchange.response?.decoded?.kind;
+  if (kindOfBody !== 'json' && kindOfBody !== 'xml') return;
   const body = responseObject(exchange, ctx.spec);
   const valid = body && ctx.verifySignature?.(operation, 'response', body);
   if (body && valid === false) {
@@ -459,6 +466,25 @@ export function followUpReason(observation: Observation): string | undefined {
   if (!f) return 'the probe made no follow-up';
   if (f.kind === 'none') return f.reason;
   return observation.steps.followUp ? undefined : 'the follow-up request was not made';
+}
+
+/** The checks of `batch.checkOrder` that compare an item with its transaction (they need it found). */
+const TRANSACTION_CHECKS: readonly string[] = ['currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+
+/**
+ * Of per-item failures an item earns, the one the profile's `batch.checkOrder` reaches first. A check comparing the
+ * item with its transaction finds an unknown transaction unknown, so `unknownTransaction` is reached at the first of
+ * those checks if that comes before its own place.
+ */
+export function firstItemFailure<T extends string>(ctx: CheckContext, failures: readonly T[]): T {
+  const order = ctx.profile.batch.checkOrder as string[];
+  const at = (failure: string): number => {
+    const own = order.indexOf(failure);
+    if (failure !== 'unknownTransaction') return own < 0 ? order.length : own;
+    const needing = order.findIndex((step) => TRANSACTION_CHECKS.includes(step));
+    return Math.min(own < 0 ? order.length : own, needing < 0 ? order.length : needing);
+  };
+  return [...failures].sort((a, b) => at(a) - at(b))[0]!;
 }
 
 /** The payment-status code of a state, or a kit error naming the profile gap. */

@@ -31,6 +31,7 @@ import {
   statusOf,
   text,
 } from '../observe.js';
+import { refundRules, refundsMade, stateAfterRefunds } from '../probes/support.js';
 import { codeOfState, errorKindOf } from './common.js';
 
 /**
@@ -246,7 +247,9 @@ function transitionOf(
   const t = ctx.profile.transitions;
   if (op === 'capture') return { step: 'queryAfterCapture', state: t.capture.to, after: 'capture', record: 'record' };
   if (op === 'refund')
-    return { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' };
+    return refundRules(ctx).partial === true
+      ? { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' }
+      : { step: 'queryAfterFullRefund', state: t.refund.toFull, after: 'a refund in full', record: 'record' };
   if (op === 'cancel') return { step: 'queryAfterCancel', state: t.cancel.to, after: 'cancel', record: 'record2' };
   return undefined;
 }
@@ -290,28 +293,51 @@ export const partialRefundsSucceedTwice = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-REF-003'],
-    description: 'A captured payment can be refunded in part, twice.',
+    description:
+      'A captured payment is refunded in part, twice, as the profile allows (refunds.partial; a second refund where transitions.refund.from holds the partly refunded state); a refund the profile refuses fails with its per-item failure.',
     verify(o, ctx, report) {
-      for (const step of ['refund1', 'refund2']) {
+      const rules = refundRules(ctx);
+      const t = ctx.profile.transitions.refund;
+      const part = String((o.facts.refunds as string[] | undefined)?.[0]);
+      // What the profile says of each partial refund: it succeeds, or it fails with this failure.
+      const plan: [string, true | string][] =
+        rules.partial !== true
+          ? [['refund1', rules.partial]]
+          : [
+              ['refund1', true],
+              ['refund2', rules.repeated || refusalFor(ctx, 'refund', t.toPartial)],
+            ];
+      for (const [step, outcome] of plan) {
         const exchange = o.steps[step];
         if (!exchange) {
           report({
             code: 'TRANSITION_REFUSED',
             requirement: 'PAGI-REF-003',
-            expected: `${step} (a partial refund) to succeed`,
+            expected: `${step} (a partial refund) to be sent`,
             received: String(o.facts.stoppedBecause ?? 'the scenario stopped before it'),
           });
           continue;
         }
-        expectItemSucceeded(
-          ctx,
-          report,
-          exchange,
-          'refund',
-          'PAGI-REF-003',
-          `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`,
-          (r) => r?.[FIELD.refundReferenceId] ?? r,
-        );
+        if (outcome === true)
+          expectItemSucceeded(
+            ctx,
+            report,
+            exchange,
+            'refund',
+            'PAGI-REF-003',
+            `${step} (a partial refund of ${part}) to succeed`,
+            (r) => r?.[FIELD.refundReferenceId] ?? r,
+          );
+        else
+          expectItemRefused(
+            ctx,
+            report,
+            exchange,
+            'refund',
+            'PAGI-REF-003',
+            `${step} (a partial refund of ${part}; the profile: ${rules.partial === true ? 'no refund of a partly refunded payment' : `refunds.partial ${rules.partial}`})`,
+            { key: outcome, requirement: 'PAGI-REF-003' },
+          );
       }
     },
   }),
@@ -327,6 +353,10 @@ export const overRefundRefused = wrap(
     requirements: ['PAGI-REF-003', 'PAGI-BAT-008'],
     description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
     verify(o, ctx, report) {
+      // A payment the profile refunds no further (partly refunded, not in transitions.refund.from) is refused for its
+      // state or for the amount, whichever batch.checkOrder checks first.
+      const state = stateAfterRefunds(ctx);
+      const refusable = (ctx.profile.transitions.refund.from as string[]).includes(state);
       expectItemRefused(
         ctx,
         report,
@@ -334,7 +364,10 @@ export const overRefundRefused = wrap(
         'refund',
         'PAGI-REF-003',
         `a refund of ${String(o.facts.overRefund)} (more than remains)`,
-        { key: 'overRefund', requirement: 'PAGI-BAT-008' },
+        {
+          key: refusable ? 'overRefund' : stateOrOverAmount(ctx, 'refund', state, 'overRefund'),
+          requirement: 'PAGI-BAT-008',
+        },
       );
     },
   }),
@@ -358,7 +391,7 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
       'Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.',
     verify(o, ctx, report) {
       const tx = String(recordOf(o)[FIELD.transactionId]);
-      ['refund1', 'refund2'].forEach((step, n) => {
+      refundsMade(ctx).forEach((step, n) => {
         const exchange = o.steps[step]!;
         const result = resultOf(ctx, exchange, 'refund');
         const got = result?.[FIELD.refundReferenceId];
@@ -390,8 +423,18 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
       });
     },
   }),
-  onlyWithSteps('refund1', 'refund2'),
+  onlyWhen(
+    (o, ctx) => refundsMade(ctx).every((step) => o.steps[step] !== undefined),
+    (o, ctx) =>
+      `the scenario stopped before ${refundsMade(ctx).join(' and ')}${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
+  ),
 );
+
+/** The refund search step to judge and the refund steps it must show. */
+function searchedRefunds(o: Observation, ctx: CheckContext): [Exchange, string[]] {
+  const before = refundsMade(ctx, true);
+  return before.length ? [o.steps.refundSearch!, before] : [o.steps.refundSearchAfterFull!, refundsMade(ctx)];
+}
 
 export const refundSearchShowsEveryRefund = wrap(
   defineCheck({
@@ -401,13 +444,14 @@ export const refundSearchShowsEveryRefund = wrap(
     operations: ['retrievalRefund'],
     requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
     description:
-      'Refund search shows both refunds with the reference ids and amounts they were answered with, each -NN distinct.',
+      'Refund search shows the refunds made before it (two partial ones where the profile allows them, else the refund in full) with the reference ids and amounts they were answered with, each -NN distinct.',
     verify(o, ctx, report) {
-      const search = o.steps.refundSearch!;
+      // Where the profile refunds only whole amounts, the search after the refund in full.
+      const [search, made] = searchedRefunds(o, ctx);
       const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
       const items = Array.isArray(list) ? list.filter(isObject) : [];
       const ids: unknown[] = [];
-      for (const step of ['refund1', 'refund2']) {
+      for (const step of made) {
         const refund = resultOf(ctx, o.steps[step]!, 'refund');
         const id = refund?.[FIELD.refundReferenceId];
         ids.push(id);
@@ -432,7 +476,7 @@ export const refundSearchShowsEveryRefund = wrap(
           });
         }
       }
-      if (ids[0] !== undefined && ids[0] === ids[1]) {
+      if (ids.length > 1 && ids[0] !== undefined && ids[0] === ids[1]) {
         report({
           code: 'REFERENCE_ID_NUMBERING',
           requirement: 'PAGI-REF-004',
@@ -443,7 +487,15 @@ export const refundSearchShowsEveryRefund = wrap(
       }
     },
   }),
-  onlyWithSteps('refund1', 'refund2', 'refundSearch'),
+  onlyWithSteps('refundSearch'),
+  onlyWhen(
+    (o, ctx) => {
+      const [search, made] = searchedRefunds(o, ctx);
+      return search !== undefined && made.length > 0 && made.every((s) => o.steps[s] !== undefined);
+    },
+    (o) =>
+      `the scenario stopped before the refunds and their search${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
+  ),
 );
 
 export const cancelAfterRefundRefused = wrap(
@@ -456,7 +508,7 @@ export const cancelAfterRefundRefused = wrap(
     description:
       "A payment can be cancelled only before capture: cancelling a captured, partly refunded payment is refused with the profile's failure.",
     verify(o, ctx, report) {
-      const state = ctx.profile.transitions.refund.toPartial;
+      const state = stateAfterRefunds(ctx);
       const key = refusalFor(ctx, 'cancel', state);
       expectItemRefused(
         ctx,
@@ -471,8 +523,8 @@ export const cancelAfterRefundRefused = wrap(
   }),
   onlyWithSteps('cancelAfterRefunds'),
   onlyWhen(
-    (_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(ctx.profile.transitions.refund.toPartial),
-    'the profile allows cancel after a partial refund',
+    (_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(stateAfterRefunds(ctx)),
+    (_, ctx) => `the profile allows cancel of a ${stateAfterRefunds(ctx)} payment`,
   ),
 );
 
@@ -544,7 +596,7 @@ export const capturedPaymentNotCapturedAgain = wrap(
       const t = ctx.profile.transitions;
       const cases: [string, string][] = [
         ['captureAgain', t.capture.to],
-        ['captureAfterRefunds', t.refund.toPartial],
+        ['captureAfterRefunds', stateAfterRefunds(ctx)],
       ];
       const judged = cases.filter(([step, state]) => o.steps[step] && !(t.capture.from as string[]).includes(state));
       if (!judged.length) return { notApplicable: `the profile allows capture from ${t.capture.from.join(', ')}` };

@@ -1,11 +1,12 @@
 /**
  * limits: each batch operation accepts exactly its limit with every item answered; the limit plus one is not
- * processed in full (must), is refused as a whole with nothing processed (expected) and answered with the profile's
- * over-limit error (profile); an empty batch gets no server error; query and refund search at and over their limit.
+ * processed in full (must) and is answered as the profile says (profile): refused as a whole with nothing processed
+ * and its over-limit error, or only its first orders up to the limit processed (`limits.overLimit.refuseWhole`); an
+ * empty batch gets no server error; query and refund search at and over their limit.
  */
 import type { Check, CheckContext, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, outcomeOf, quote, succeeded } from '../findings.js';
+import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {
   batchResults,
   envelopeSucceeded,
@@ -108,28 +109,38 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
   },
 });
 
-export const batchOverLimitRefusedWhole = defineCheck({
-  id: 'batchOverLimitRefusedWhole',
-  family: 'limits',
-  probe: 'overLimit',
-  operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-LIM-007'],
-  description: 'A batch over the limit is refused as a whole, with nothing processed (checked by a follow-up query).',
-  verify(o, ctx, report) {
-    const body = responseObject(o.main, ctx.spec);
-    if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
-      report({
-        code: 'LIMIT_NOT_REFUSED',
-        requirement: 'PAGI-LIM-007',
-        expected: 'the whole request refused',
-        received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
-      });
-    }
-    if (!o.steps.followUp) return;
-    reportMoved(ctx, o, report, 'first', 'PAGI-LIM-007', 'STATE_CHANGED');
-    reportMoved(ctx, o, report, 'last', 'PAGI-LIM-007', 'STATE_CHANGED');
-  },
-});
+/** The profile refuses a request over its limit as a whole (`limits.overLimit.refuseWhole`); else it processes the first orders. */
+const refusesWhole = onlyWhen(
+  (_o, ctx) => ctx.profile.limits.overLimit.refuseWhole,
+  'the profile processes the first orders of a request over its limit (limits.overLimit.refuseWhole: false); batchOverLimitAnsweredPerProfile judges that',
+);
+
+export const batchOverLimitRefusedWhole = wrap(
+  defineCheck({
+    id: 'batchOverLimitRefusedWhole',
+    family: 'limits',
+    probe: 'overLimit',
+    operations: BATCH_OPERATIONS,
+    requirements: ['PAGI-LIM-007'],
+    description:
+      'A batch over the limit is refused as a whole, with nothing processed (checked by a follow-up query), where the profile says so.',
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
+        report({
+          code: 'LIMIT_NOT_REFUSED',
+          requirement: 'PAGI-LIM-007',
+          expected: 'the whole request refused (the profile: limits.overLimit.refuseWhole)',
+          received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
+        });
+      }
+      if (!o.steps.followUp) return;
+      reportMoved(ctx, o, report, 'first', 'PAGI-LIM-007', 'STATE_CHANGED');
+      reportMoved(ctx, o, report, 'last', 'PAGI-LIM-007', 'STATE_CHANGED');
+    },
+  }),
+  refusesWhole,
+);
 
 export const batchOverLimitAnsweredPerProfile = defineCheck({
   id: 'batchOverLimitAnsweredPerProfile',
@@ -250,10 +261,22 @@ export const selectionOverLimitRefused = defineCheck({
   operations: SELECTING_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:
-    "A query or refund search over the limit (counted in the profile's selection fields) is refused as a whole, with the profile's over-limit error.",
+    "A query or refund search over the limit (counted in the profile's selection fields) is answered as the profile says: refused as a whole with its over-limit error, or its first orders up to the limit answered.",
   verify(o, ctx, report) {
     const body = responseObject(o.main, ctx.spec);
     // A request of 101 orders exists only through the profile's selection fields: a profile-level finding.
+    if (!ctx.profile.limits.overLimit.refuseWhole) {
+      const limit = operationOf(ctx.spec, o.operation).selectionLimit!.maxOrders;
+      if (!succeeded(o.main) || !envelopeSucceeded(ctx, body) || !shows(ctx, o, 'first')) {
+        report({
+          code: 'ERROR_ANSWER',
+          requirement: 'PAGI-LIM-008',
+          expected: `the first ${limit} selected orders answered, the first record among them (profile: limits.overLimit.refuseWhole false)`,
+          received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])} and ${selectedRecords(ctx, o).length} records${shows(ctx, o, 'first') ? '' : ', not the first'}`,
+        });
+      }
+      return;
+    }
     if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
       report({
         code: 'LIMIT_NOT_REFUSED',

@@ -22,7 +22,14 @@ import {
   statusValues,
 } from '../observe.js';
 import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
-import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
+import {
+  type ErrorKind,
+  checkErrorAnswer,
+  errorKindOf,
+  expectRefusal,
+  firstItemFailure,
+  refusalInBody,
+} from './common.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -129,7 +136,7 @@ export const itemFaultsResolvedInProfileOrder = wrap(
         ctx,
         report,
         o.steps.unknownInvalid!,
-        firstOf(order, 'invalidItem', 'unknownTransaction'),
+        firstItemFailure(ctx, ['invalidItem', 'unknownTransaction']),
         'an item with an unknown transaction and a currency in a wrong form',
       );
     },

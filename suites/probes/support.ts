@@ -231,6 +231,35 @@ export function describe(exchange: Exchange | undefined): string {
   return exchange.error ? `${exchange.error.kind}: ${exchange.error.message}` : `HTTP ${exchange.response?.status}`;
 }
 
+/**
+ * How the profile refunds (`refunds.partial`, `transitions.refund`): whether a refund may take less than what remains
+ * (else the per-item failure a smaller one gets), and whether a partly refunded payment can be refunded again.
+ */
+export function refundRules(ctx: CheckContext): { partial: true | string; repeated: boolean } {
+  const partial = ctx.profile.refunds.partial ?? 'allowed';
+  const t = ctx.profile.transitions.refund;
+  return {
+    partial: partial === 'allowed' ? true : partial,
+    repeated: partial === 'allowed' && (t.from as string[]).includes(t.toPartial),
+  };
+}
+
+/**
+ * The payment's state after the refund steps of the payment scenario: partly refunded, or still captured where the
+ * profile refuses partial refunds (`refunds.partial`).
+ */
+export function stateAfterRefunds(ctx: CheckContext): string {
+  const t = ctx.profile.transitions;
+  return refundRules(ctx).partial === true ? t.refund.toPartial : t.capture.to;
+}
+
+/** The refund steps of the payment scenario the profile lets succeed, in order (`upToSearch`: those before the search). */
+export function refundsMade(ctx: CheckContext, upToSearch = false): string[] {
+  const rules = refundRules(ctx);
+  if (rules.partial !== true) return upToSearch ? [] : ['refundRest'];
+  return rules.repeated ? ['refund1', 'refund2'] : ['refund1'];
+}
+
 /** One action that moves a payment from a state to another, as the profile's transitions say. */
 type Action =
   | { kind: 'authorise'; outcome: Outcome }
@@ -244,8 +273,10 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
     const out: [Action, string][] = [];
     if ((t.capture.from as string[]).includes(from)) out.push([{ kind: 'capture' }, t.capture.to]);
     if ((t.cancel.from as string[]).includes(from)) out.push([{ kind: 'cancel' }, t.cancel.to]);
-    if ((t.refund.from as string[]).includes(from))
-      out.push([{ kind: 'refundPartial' }, t.refund.toPartial], [{ kind: 'refundFull' }, t.refund.toFull]);
+    if ((t.refund.from as string[]).includes(from)) {
+      if (refundRules(ctx).partial === true) out.push([{ kind: 'refundPartial' }, t.refund.toPartial]);
+      out.push([{ kind: 'refundFull' }, t.refund.toFull]);
+    }
     if ((t.review.from as string[]).includes(from))
       out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
     return out;
@@ -354,10 +385,12 @@ export function happyItemFields(
   record: PaymentRecord,
   partOfAmount = 2,
 ): Record<string, unknown> {
-  if (operation === 'refund')
-    return {
-      [FIELD.refundAmount]: money(Math.max(1, Math.floor((cents(record.fields[FIELD.amount]) ?? 0) / partOfAmount))),
-    };
+  if (operation === 'refund') {
+    // A profile refunding only the whole remaining amount (refunds.partial) gets the whole captured amount.
+    const amount = cents(record.fields[FIELD.amount]) ?? 0;
+    const part = refundRules(ctx).partial === true ? partOfAmount : 1;
+    return { [FIELD.refundAmount]: money(Math.max(1, Math.floor(amount / part))) };
+  }
   if (operation === 'review') return actionFields(ctx, 'reviewApprove', record);
   return {};
 }

@@ -299,9 +299,9 @@ describe('pages, signatures and refusals', () => {
     expect(
       profile.signature.response.signed &&
         'fields' in profile.signature.response &&
-        !('retrievalTrans' in profile.signature.response.fields),
+        !('checkout' in profile.signature.response.fields),
     ).toBe(true);
-    expect(client.verifySignature!('retrievalTrans', 'response', body)).toBeUndefined();
+    expect(client.verifySignature!('checkout', 'response', body)).toBeUndefined();
   });
 
   it('has the receiver refuse the notifications of a key before the next request leaves', async () => {

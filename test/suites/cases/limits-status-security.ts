@@ -743,13 +743,21 @@ export const SECURITY_CASES: Case[] = [
   pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'checkout inputs exact', 'checkout', () =>
     injected('checkout', (r) => r),
   ),
+  // The direct payment response lists a note but never says it is the request's (PAGI-SEC-002 is the checkout page's).
+  pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'XML note not the sent text: not compared', 'authoriseDirect', () =>
+    injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+  ),
   fail(
     'freeTextParsesBackExactly',
-    'PAGI-SEC-002',
-    'note cut at the markup, an element added',
+    'PAGI-MED-006',
+    'markup in free text breaks the XML answer',
     'authoriseDirect',
-    () => injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
-    ['TEXT_ALTERED', 'MARKUP_INJECTED'],
+    () => {
+      const o = injected('authoriseDirect', (r) => r);
+      o.main.response!.decoded = { kind: 'undecodable', format: 'xml', problem: 'mismatched closing tag' };
+      return o;
+    },
+    ['MARKUP_INJECTED'],
   ),
   fail(
     'freeTextParsesBackExactly',
