@@ -4,10 +4,11 @@
  * order of an operation (`errors.precedenceByOperation`), the decline rule a payment matches and the outcome it
  * gives (`payments.declineRules`), and how a message text is compared (`pinned`).
  */
-import type { OperationKey } from '../model.js';
 import type { PAGIProfile } from '../types/generated.js';
 
 type Profile = PAGIProfile;
+/** An operation key (src/model.ts imports this module's loader: the key is named from the profile's own type). */
+type OperationKey = keyof Profile['requestMedia']['types'];
 
 /** An error kind's name (`errors.kinds`; `unknownMerchant` only where the profile defines it). */
 export type ErrorKindName = keyof Profile['errors']['kinds'];

@@ -137,7 +137,7 @@ export function deepVerdict(
           code: 'REQUEST_REFUSED',
           requirement: 'PAGI-ERR-004',
           expected: `the ${what()} accepted (or declined as the profile says)`,
-          received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}`,
+          received: `${outcomeOf(x)}${errorKindOf(ctx, x, operation) ? ` (the profile's ${errorKindOf(ctx, x, operation)})` : ''}`,
         });
       } else if (itemsRefused(ctx, operation, x, true)) {
         report({
@@ -164,7 +164,7 @@ export function deepVerdict(
         break;
       }
       // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
-      if (errorKindOf(ctx, x)) break;
+      if (errorKindOf(ctx, x, operation)) break;
       if (
         (c.kind === 'format' || c.kind === 'type') &&
         operationOf(ctx.spec, operation).errorStatuses.includes('400') &&
