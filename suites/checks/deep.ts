@@ -10,7 +10,7 @@ import type { Check, CheckContext, Exchange, Finding, Observation, OperationKey 
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { checkFollowUp, errorKindOf } from './common.js';
+import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
   noFullCardNumberInResponse,
@@ -153,6 +153,8 @@ export function deepVerdict(
       if (c.kind === 'valid' || status === undefined || status >= 500) break;
       const batch = operationOf(ctx.spec, operation).batch;
       if (status < 400) {
+        // A refusal the profile carries in an HTTP 200 body (errors.refusalForms statusInBody, failureType).
+        if (refusalInBody(ctx, x, operation)) break;
         if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
         report({
           code: 'NOT_REFUSED',
