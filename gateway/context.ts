@@ -54,6 +54,8 @@ export interface GatewayRequest {
   op: OperationFacts;
   body: Record<string, unknown>;
   encoding: 'json' | 'form';
+  /** A form body's fields as the text sent, where the profile keeps nested values as text (`formNestedValues: text`). */
+  formText?: Record<string, string>;
   /** The merchant account; operations run only for known accounts. */
   account: ResolvedAccount;
   remoteAddress: string;

@@ -7,6 +7,7 @@ import type { OperationKey } from '../src/model.js';
 import type { Profile } from '../src/profile/load.js';
 import { sign } from '../src/signing.js';
 import { encodeForm } from '../src/codecs/form.js';
+import { fillNotification } from '../src/profile/notification-shape.js';
 
 /** One delivery attempt, as logged. */
 export interface NotificationAttempt {
@@ -26,7 +27,7 @@ export interface Notification {
   kind: 'payment' | 'payout';
   key: string;
   url: string;
-  /** The body fields (those of the profile's `bodyFrom` response), without signature. */
+  /** The fields of the profile's `bodyFrom` response, without signature (the body, or what its own shape is filled from). */
   body: Record<string, unknown>;
   secret: string;
 }
@@ -79,9 +80,14 @@ export class Notifier {
 
   private encode(n: Notification): { body: string; contentType: string } {
     const cfg = this.profile.notifications;
-    const op: OperationKey = cfg.kinds[n.kind].bodyFrom;
-    const body: Record<string, unknown> = { ...n.body };
-    delete body.encryption_data;
+    const kind = cfg.kinds[n.kind];
+    const op: OperationKey = kind.bodyFrom;
+    const response: Record<string, unknown> = { ...n.body };
+    delete response.encryption_data;
+    // The gateway's own shape (ownShape), filled from the response; else the response's fields as they are.
+    const body = kind.ownShape
+      ? fillNotification(kind.ownShape.template as Parameters<typeof fillNotification>[0], response)
+      : response;
     const direction = cfg.signature === 'asResponse' ? 'response' : 'request';
     const signature =
       cfg.signature === 'none' || !this.signed

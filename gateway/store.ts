@@ -5,6 +5,7 @@
  * which is unknown from then on (a query answers it as not found, a batch item as an unknown transaction).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { DeclineRule } from '../src/profile/choices.js';
 import { compactDate } from './clock.js';
 
 /** Payment states: the keys of the profile's `statusValues.payment_status`. */
@@ -55,6 +56,8 @@ export interface Transaction {
   amountMinor: bigint;
   state: PaymentState;
   outcome: Outcome;
+  /** The decline rule that declined the payment (its own result_info and risk_action), if one did. */
+  declinedBy?: DeclineRule;
   createdAt: Date;
   capturedMinor?: bigint;
   refundedMinor: bigint;

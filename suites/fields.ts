@@ -11,6 +11,7 @@ import { declaredNames, expand, schemasAt, schemaRoot } from './schema-walk.js';
 export const FIELD = {
   signature: 'encryption_data',
   merchantId: 'merchant_id',
+  accountId: 'account_id',
   orderNo: 'order_no',
   transactionId: 'transaction_id',
   amount: 'amount',

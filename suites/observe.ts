@@ -190,17 +190,28 @@ export function codeMessage(pair: { code: string; message: string }): string {
   return `${pair.code}:${pair.message}`;
 }
 
-/** A profile `<code>`/`<message>` pair; the message text is compared only when the pair is `pinned`. */
-export type CodeMessagePair = { code: string; message: string; pinned?: boolean };
+/**
+ * A profile `<code>`/`<message>` pair; the message text is compared only when the pair is `pinned` (`prefix`: as
+ * the start of the text, the gateway adding a variable detail after it).
+ */
+export type CodeMessagePair = { code: string; message: string; pinned?: boolean | 'prefix' };
+
+/** Whether a message text is the profile's: any text unless pinned; exactly, or (`prefix`) starting with it. */
+export function matchesMessage(pair: CodeMessagePair, text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  if (pair.pinned === 'prefix') return text.startsWith(pair.message);
+  return pair.pinned ? text === pair.message : true;
+}
 
 /** Whether a `<code>:<message>` value is the profile's pair: the same code, and the same message where it is pinned. */
 export function matchesCodeMessage(pair: CodeMessagePair, value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  return pair.pinned ? value === codeMessage(pair) : codeOf(value) === pair.code;
+  if (typeof value !== 'string' || codeOf(value) !== pair.code) return false;
+  return matchesMessage(pair, value.slice(pair.code.length + 1));
 }
 
-/** What a pair expects, in words: the whole value when pinned, else the code with any message. */
+/** What a pair expects, in words: the whole value when pinned, its start when pinned as a prefix, else the code with any message. */
 export function expectedCodeMessage(pair: CodeMessagePair): string {
+  if (pair.pinned === 'prefix') return `${JSON.stringify(`${codeMessage(pair)}…`)} (the message's start pinned)`;
   return pair.pinned
     ? JSON.stringify(codeMessage(pair))
     : `code ${JSON.stringify(pair.code)} ("${pair.code}:<any message>")`;

@@ -10,6 +10,7 @@ import {
   requirementsFor as engineRequirementsFor,
 } from '../src/engine/outcome.js';
 import { registryProblems } from '../src/engine/registry.js';
+import { CHOICE_CHECKS } from './checks/choices.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';
 import { EVENTS_CHECKS } from './checks/events.js';
@@ -35,6 +36,7 @@ import {
   unregisteredAddress,
   wrongFormat,
 } from './probes/basic.js';
+import { signedValues, unknownMerchant } from './probes/choices.js';
 import { deep } from './probes/deep.js';
 import { notificationRetry, notified } from './probes/events.js';
 import {
@@ -86,6 +88,8 @@ export const PROBES: readonly Probe[] = [
   selectionCombined,
   outsideRequests,
   cardForms,
+  unknownMerchant,
+  signedValues,
   deep,
 ];
 
@@ -101,6 +105,7 @@ export const CHECKS: readonly Check[] = [
   ...EVENTS_CHECKS,
   ...PROFILE_RULE_CHECKS,
   ...OUTSIDE_CHECKS,
+  ...CHOICE_CHECKS,
   ...DEEP_CHECKS,
 ];
 

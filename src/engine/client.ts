@@ -20,7 +20,7 @@ import type {
   SentRequest,
 } from '../model.js';
 import type { Profile } from '../profile/load.js';
-import { sign, stringToSign, verify } from '../signing.js';
+import { sign, signedView, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
 import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
@@ -460,10 +460,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
-          const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
+          // Signed as the gateway reads it: a form body's fields as their text (requestMedia.formNestedValues).
+          const signed =
+            sendOptions.signedBody ?? signedView(body, encoding, profile.requestMedia.formNestedValues ?? 'decoded');
+          const signature = sign(profile.signature, 'request', operation, signed, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
           if (signature !== undefined)
-            command = () => signatureCommand(profile.signature, operation, body, curlVariables);
+            command = () => signatureCommand(profile.signature, operation, signed, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }

@@ -1,6 +1,7 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
 import { decodeForm, sniffBody } from '../../src/codecs/form.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { type Pinned, definedKinds, errorKindSpec } from '../../src/profile/choices.js';
 import type { ErrorKind } from '../../src/profile/load.js';
 import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
 import { FIELD } from '../fields.js';
@@ -10,6 +11,7 @@ import {
   formatOfMediaType,
   headerOf,
   isObject,
+  matchesMessage,
   operationOf,
   paymentStatusCode,
   queryRecords,
@@ -74,7 +76,7 @@ function escapeRegExp(s: string): string {
  */
 function render(
   template: string,
-  vars: { code: string; message: string; httpStatus: string; pinned: boolean },
+  vars: { code: string; message: string; httpStatus: string; pinned: Pinned },
   request: Record<string, unknown>,
 ): Rendered | undefined {
   const text: string[] = [];
@@ -90,6 +92,11 @@ function render(
     if (part.placeholder === 'message' && !vars.pinned) {
       text.push('<any message>');
       pattern.push('[\\s\\S]*');
+      continue;
+    }
+    if (part.placeholder === 'message' && vars.pinned === 'prefix') {
+      text.push(`${vars.message}…`);
+      pattern.push(`${escapeRegExp(vars.message)}[\\s\\S]*`);
       continue;
     }
     const v = placeholderText(part.placeholder, request, {
@@ -110,7 +117,20 @@ function refusalForms(ctx: CheckContext, operation: OperationKey): readonly Refu
 }
 
 /** A refusal form of the profile. */
-export type RefusalForm = 'httpError' | 'statusInBody' | 'failureType';
+export type RefusalForm = 'httpError' | 'statusInBody' | 'failureType' | 'httpFailureType';
+
+/** Whether a refusal form is answered with the kind's HTTP status (else HTTP 200). */
+function httpForm(form: RefusalForm): boolean {
+  return form === 'httpError' || form === 'httpFailureType';
+}
+
+/** The result list an operation's answer carries (a batch's orders, a query's or refund search's records), if any. */
+function resultListOf(ctx: CheckContext, operation: OperationKey): string | undefined {
+  const op = operationOf(ctx.spec, operation);
+  if (op.batch) return op.batch.orders;
+  if (!op.selectionLimit) return undefined;
+  return operation === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
+}
 
 /** One difference between an answer's body and the profile's error body of a kind. */
 interface BodyDifference {
@@ -132,17 +152,25 @@ function errorBodyDifferences(
   kind: ErrorKind,
   form: RefusalForm,
 ): { differences: BodyDifference[]; carriesCode: boolean } {
-  const spec = ctx.profile.errors.kinds[kind];
-  const pinned = (spec as { pinned?: boolean }).pinned === true;
+  const spec = errorKindSpec(ctx.profile, kind, operation);
+  const pinned = spec.pinned ?? false;
   const body = responseObject(exchange, ctx.spec);
-  if (form === 'failureType') {
-    const expected: [string, string, boolean][] = [
-      [FIELD.payoutStatus, ctx.profile.statusValues.payout_status.failed, true],
-      [FIELD.failureType, spec.code, true],
-      [FIELD.failureReason, spec.message, pinned],
+  if (form === 'failureType' || form === 'httpFailureType') {
+    const expected: [string, string, (v: unknown) => boolean][] = [
+      [
+        FIELD.payoutStatus,
+        ctx.profile.statusValues.payout_status.failed,
+        (v) => v === ctx.profile.statusValues.payout_status.failed,
+      ],
+      [FIELD.failureType, spec.code, (v) => v === spec.code],
+      [
+        FIELD.failureReason,
+        spec.pinned === 'prefix' ? `${spec.message}…` : spec.message,
+        (v) => matchesMessage(spec, v),
+      ],
     ];
     const differences = expected
-      .filter(([field, value, compared]) => compared && body?.[field] !== value)
+      .filter(([field, , matches]) => !matches(body?.[field]))
       .map(([field, value]) => ({
         pointer: `/${field}`,
         expected: `${field} ${JSON.stringify(value)}`,
@@ -154,7 +182,7 @@ function errorBodyDifferences(
   const vars = {
     code: spec.code,
     message: spec.message,
-    httpStatus: form === 'httpError' ? String(spec.status) : '200',
+    httpStatus: httpForm(form) ? String(spec.status) : '200',
     pinned,
   };
   // A refusal given before the body is read as a request (a wrong method, an unknown path, a body over the size limit
@@ -209,6 +237,11 @@ function errorBodyDifferences(
     }
   };
   walk(template as Record<string, unknown>, body, '');
+  // The operation's result list, empty, where the profile's JSON error envelopes carry one (bodies.json.emptyResults).
+  const list =
+    format === 'json' && ctx.profile.errors.bodies.json.emptyResults ? resultListOf(ctx, operation) : undefined;
+  if (list !== undefined && !(Array.isArray(body?.[list]) && (body[list] as unknown[]).length === 0))
+    differences.push({ pointer: `/${list}`, expected: `${list} [] (an empty result list)`, received: body?.[list] });
   return { differences, carriesCode };
 }
 
@@ -222,17 +255,20 @@ function unescapeHtml(s: string): string {
 }
 
 /**
- * The refusal an answer with HTTP 200 is in one of the operation's declared body forms (`statusInBody`,
- * `failureType`): the form and the error kind its code names; undefined when it is none.
+ * The refusal an answer is in one of the operation's declared body forms other than the plain HTTP error: HTTP 200
+ * with `statusInBody` or `failureType`, or the kind's HTTP status with the payout failure fields (`httpFailureType`);
+ * the form and the error kind its code names; undefined when it is none.
  */
 export function refusalInBody(
   ctx: CheckContext,
   exchange: Exchange,
   operation: OperationKey,
 ): { form: RefusalForm; kind: ErrorKind } | undefined {
-  if (statusOf(exchange) !== 200) return undefined;
+  const status = statusOf(exchange);
   for (const form of refusalForms(ctx, operation).filter((f) => f !== 'httpError')) {
-    for (const kind of Object.keys(ctx.profile.errors.kinds) as ErrorKind[]) {
+    if (form !== 'httpFailureType' && status !== 200) continue;
+    for (const kind of definedKinds(ctx.profile)) {
+      if (form === 'httpFailureType' && status !== errorKindSpec(ctx.profile, kind, operation).status) continue;
       const { differences, carriesCode } = errorBodyDifferences(ctx, exchange, operation, kind, form);
       if (carriesCode && differences.length === 0) return { form, kind };
     }
@@ -252,17 +288,18 @@ export function checkErrorAnswer(
   kind: ErrorKind,
   requirement: string,
 ): void {
-  const spec = ctx.profile.errors.kinds[kind];
+  const spec = errorKindSpec(ctx.profile, kind, operation);
   const forms = refusalForms(ctx, operation);
   const status = statusOf(exchange);
-  const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP 200 (${f})`)).join(' or ')}`;
-  if (status === 200 && forms.some((f) => f !== 'httpError')) {
-    const inBody = refusalInBody(ctx, exchange, operation);
-    if (inBody?.kind === kind) {
-      checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
-      return;
-    }
-    const form = forms.find((f) => f !== 'httpError')!;
+  const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP ${httpForm(f) ? spec.status : 200} (${f})`)).join(' or ')}`;
+  const bodyForms = forms.filter((f) => f !== 'httpError' && (status === 200 ? !httpForm(f) : f === 'httpFailureType'));
+  const inBody = bodyForms.length ? refusalInBody(ctx, exchange, operation) : undefined;
+  if (inBody?.kind === kind) {
+    checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
+    return;
+  }
+  if (bodyForms.length && (status === 200 || !forms.includes('httpError'))) {
+    const form = bodyForms[0]!;
     const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
     report({
       code: 'ERROR_ANSWER',
@@ -291,7 +328,7 @@ export function checkErrorAnswer(
     });
     return;
   }
-  if (format === 'html') checkErrorPage(ctx, report, exchange, kind, requirement);
+  if (format === 'html') checkErrorPage(ctx, report, exchange, operation, kind, requirement);
   for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
     report({
       code: 'ERROR_ANSWER',
@@ -310,16 +347,17 @@ function checkErrorPage(
   ctx: CheckContext,
   report: Report,
   exchange: Exchange,
+  operation: OperationKey,
   kind: ErrorKind,
   requirement: string,
 ): void {
-  const spec = ctx.profile.errors.kinds[kind];
+  const spec = errorKindSpec(ctx.profile, kind, operation);
   const html = ctx.profile.errors.bodies.html;
   const vars = {
     code: spec.code,
     message: spec.message,
     httpStatus: String(spec.status),
-    pinned: (spec as { pinned?: boolean }).pinned === true,
+    pinned: spec.pinned ?? false,
   };
   const page = exchange.response?.bodyText ?? '';
   const title = render(html.title, vars, {});
@@ -389,9 +427,10 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
   const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText]
     .filter((v) => typeof v === 'string')
     .join(' ');
-  return (Object.entries(ctx.profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]).find(
-    ([, k]) => k.status === status && text.includes(`${k.code}:`),
-  )?.[0];
+  return definedKinds(ctx.profile).find((kind) => {
+    const k = errorKindSpec(ctx.profile, kind, operation);
+    return k.status === status && text.includes(`${k.code}:`);
+  });
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */
@@ -422,8 +461,18 @@ export function expectRefusal(
     report({ code: 'NO_RESPONSE', requirement, exchange, expected: wanted, received: outcomeOf(exchange) });
   else if (status >= 500)
     report({ code: 'SERVER_ERROR', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
-  else if (status < 400)
-    report({ code: 'NOT_REFUSED', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
+  else if (status < 400) {
+    // What the answer says of itself, where it carries a failure text the profile does not declare.
+    const body = inBody ? responseObject(exchange, inBody.ctx.spec) : undefined;
+    const said = [FIELD.returnMessage, FIELD.resultInfo, FIELD.failureType].find((f) => typeof body?.[f] === 'string');
+    report({
+      code: 'NOT_REFUSED',
+      requirement,
+      exchange,
+      expected: wanted,
+      received: said ? `HTTP ${status}, ${said} ${quote(inBody!.ctx, body![said])}` : `HTTP ${status}`,
+    });
+  }
   return isClientRefusal(exchange);
 }
 

@@ -10,7 +10,7 @@ import type { Check, CheckContext, Exchange, Finding, Observation, OperationKey 
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { checkFollowUp, errorKindOf } from './common.js';
+import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
   noFullCardNumberInResponse,
@@ -137,7 +137,7 @@ export function deepVerdict(
           code: 'REQUEST_REFUSED',
           requirement: 'PAGI-ERR-004',
           expected: `the ${what()} accepted (or declined as the profile says)`,
-          received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}`,
+          received: `${outcomeOf(x)}${errorKindOf(ctx, x, operation) ? ` (the profile's ${errorKindOf(ctx, x, operation)})` : ''}`,
         });
       } else if (itemsRefused(ctx, operation, x, true)) {
         report({
@@ -153,6 +153,8 @@ export function deepVerdict(
       if (c.kind === 'valid' || status === undefined || status >= 500) break;
       const batch = operationOf(ctx.spec, operation).batch;
       if (status < 400) {
+        // A refusal the profile carries in an HTTP 200 body (errors.refusalForms statusInBody, failureType).
+        if (refusalInBody(ctx, x, operation)) break;
         if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
         report({
           code: 'NOT_REFUSED',
@@ -164,7 +166,7 @@ export function deepVerdict(
         break;
       }
       // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
-      if (errorKindOf(ctx, x)) break;
+      if (errorKindOf(ctx, x, operation)) break;
       if (
         (c.kind === 'format' || c.kind === 'type') &&
         operationOf(ctx.spec, operation).errorStatuses.includes('400') &&

@@ -3,6 +3,7 @@
  * (payment invariants) or `profile` level (the profile's states, codes and numbering), never `must`.
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
 import { FIELD } from '../fields.js';
 import {
   type CheckDefinition,
@@ -32,7 +33,7 @@ import {
   text,
 } from '../observe.js';
 import { refundRules, refundsMade, stateAfterRefunds } from '../probes/support.js';
-import { codeOfState, errorKindOf } from './common.js';
+import { codeOfState, errorKindOf, sentBody } from './common.js';
 
 /**
  * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
@@ -989,6 +990,18 @@ export const payoutReplayIdempotent = wrap(
   ),
 );
 
+/** What a sent payment shows the profile's decline rules (its card number, security code, e-mail and amount). */
+function declineFacts(ctx: CheckContext, sent: Record<string, unknown>): DeclineFacts {
+  const card = ctx.profile.fields.card;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    cardNumber: text(sent[card.number]),
+    securityCode: text(sent[card.securityCode]),
+    shopperEmail: sent[FIELD.shopperEmail],
+    amount: sent[FIELD.amount],
+  };
+}
+
 export const declinedCardDeclinedPerProfile = defineCheck({
   id: 'declinedCardDeclinedPerProfile',
   family: 'lifecycle',
@@ -996,10 +1009,9 @@ export const declinedCardDeclinedPerProfile = defineCheck({
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
   description:
-    "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
+    "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status, and the result_info and risk_action of the rule that declines it.",
   verify(o, ctx, report) {
     const declined = ctx.profile.statusValues.order_status.declined;
-    const info = ctx.profile.payments.resultInfo.declined;
     const payments: [Exchange, string][] = [
       [o.main, 'the decline test card'],
       ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [
@@ -1009,6 +1021,12 @@ export const declinedCardDeclinedPerProfile = defineCheck({
     ];
     for (const [exchange, what] of payments) {
       const body = responseObject(exchange, ctx.spec);
+      // The first rule the payment triggers decides its decline, and may word it its own way (a fraud decline).
+      const rule = declineRuleOf(ctx.profile, declineFacts(ctx, sentBody(exchange)));
+      const { resultInfo: info, riskAction: action } = declineOutcome(ctx.profile, rule);
+      const [trigger, value] = rule ? Object.entries(rule)[0]! : [];
+      const which =
+        rule?.resultInfo || rule?.riskAction ? `declined by the ${trigger} ${JSON.stringify(value)} rule` : 'declined';
       if (body?.[FIELD.orderStatus] !== declined) {
         report({
           code: 'STATUS_VALUE',
@@ -1025,7 +1043,7 @@ export const declinedCardDeclinedPerProfile = defineCheck({
           requirement: 'PAGI-PAY-013',
           exchange,
           pointer: `/${FIELD.resultInfo}`,
-          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`,
+          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: ${which}) for ${what}`,
           received: body ? quoted(body[FIELD.resultInfo]) : outcomeOf(exchange),
         });
       }
@@ -1040,14 +1058,13 @@ export const declinedCardDeclinedPerProfile = defineCheck({
           'PAGI-PAY-013',
           'a declined payment',
         );
-      const action = ctx.profile.payments.risk.action.declined;
       if (body?.risk_action !== undefined && body.risk_action !== action) {
         report({
           code: 'STATUS_VALUE',
           requirement: 'PAGI-PAY-013',
           exchange,
           pointer: '/risk_action',
-          expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`,
+          expected: `risk_action ${JSON.stringify(action)} (profile: ${which}) for ${what}`,
           received: quoted(body.risk_action),
         });
       }

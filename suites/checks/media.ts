@@ -7,7 +7,7 @@ import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../
 import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { renderHeaderValue } from '../../src/profile/template.js';
+import { renderHeaderValue, renderTemplate } from '../../src/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 
 const BODY_FORMAT_REQUIREMENTS = ['PAGI-MED-006', 'PAGI-MED-007', 'PAGI-MED-008'];
@@ -533,10 +533,15 @@ export const checkoutFormHasGatewayFields = onPage(
     probe: 'happy',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-009', 'PAGI-CHK-010'],
-    description: 'Every gateway-added field the document lists is an input; those the profile gives a value hold it.',
+    description:
+      'Every gateway-added field the document lists is an input; those the profile gives a value, or a value computed from the request, hold it.',
     verify(o, ctx, report) {
       const form = pageOf(o);
-      const values = (ctx.profile.checkout.gatewayFieldValues ?? {}) as Record<string, string>;
+      const values = { ...((ctx.profile.checkout.gatewayFieldValues ?? {}) as Record<string, string>) };
+      // Values computed from the request as sent (checkout.derivedGatewayFields).
+      const sent = sentBody(o.main);
+      for (const [name, template] of Object.entries(ctx.profile.checkout.derivedGatewayFields ?? {}))
+        values[name] ??= renderTemplate(template, sent);
       for (const name of operationOf(ctx.spec, o.operation).checkoutForm!.gatewayFields) {
         const input = form.inputs[name];
         if (input === undefined)
@@ -552,7 +557,7 @@ export const checkoutFormHasGatewayFields = onPage(
             code: 'FORM_INPUT_VALUE',
             requirement: 'PAGI-CHK-010',
             pointer: `/inputs/${name}`,
-            expected: `the profile's value ${JSON.stringify(values[name])}`,
+            expected: `the profile's value ${JSON.stringify(values[name])}${ctx.profile.checkout.derivedGatewayFields?.[name] !== undefined ? ` (computed from the request: ${JSON.stringify(ctx.profile.checkout.derivedGatewayFields[name])})` : ''}`,
             received: quoted(input),
           });
         }

@@ -33,7 +33,7 @@ function canonical(value: unknown): string {
  * reference (test/profile/migrate.test.ts).
  */
 function todaysComparable(): Record<string, unknown> {
-  const keep = readProfile(fixture('reference-at-e07f403')).profile as Record<string, unknown>;
+  const keep = readProfile(fixture('reference-at-e07f403')).profile as unknown as Record<string, unknown>;
   const prune = (value: unknown, like: unknown): unknown => {
     if (!value || typeof value !== 'object' || Array.isArray(value) || !like || typeof like !== 'object') return value;
     return Object.fromEntries(

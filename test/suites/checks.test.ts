@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FINDING_CODES } from '../../suites/findings.js';
 import { CHECKS, checkOf } from '../../suites/registry.js';
+import { CHOICE_CASES } from './cases/choices.js';
 import { CONVENTIONS_CASES } from './cases/conventions.js';
 import { DEEP_CASES } from './cases/deep.js';
 import { EVENTS_CASES, LIFECYCLE_CASES } from './cases/lifecycle-events.js';
@@ -25,6 +26,7 @@ const CASES: Case[] = [
   ...LIFECYCLE_CASES,
   ...EVENTS_CASES,
   ...PROFILE_RULE_CASES,
+  ...CHOICE_CASES,
   ...DEEP_CASES,
 ];
 
