@@ -118,10 +118,10 @@ export async function serveMain(argv: string[]): Promise<number> {
       error instanceof JournalError
         ? `--data: ${e.message}`
         : e.code === 'EADDRINUSE'
-        ? `port ${port} is already in use`
-        : e.code === 'EADDRNOTAVAIL'
-          ? `cannot listen on ${values.host}`
-          : e.message;
+          ? `port ${port} is already in use`
+          : e.code === 'EADDRNOTAVAIL'
+            ? `cannot listen on ${values.host}`
+            : e.message;
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
     return EXIT.usage;
   }

@@ -199,9 +199,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     profileFile,
     secretSource: secretSource({ file: options.configFile, config: options.config }),
     connectionCap: gs.connectionCap,
-    data: persistence && options.dataDir
-      ? { dir: options.dataDir, restored: persistence.restored, journalBytes: persistence.journalBytes }
-      : undefined,
+    data:
+      persistence && options.dataDir
+        ? { dir: options.dataDir, restored: persistence.restored, journalBytes: persistence.journalBytes }
+        : undefined,
     serverStats: () => gs.stats(),
     evictions: () => store.evictions(),
     drain: async (deadlineMs = config.server.drainSeconds * 1000, abort) => {

@@ -23,6 +23,19 @@ import { crc32 } from 'node:zlib';
 export const JOURNAL_FILE = 'journal.log';
 export const LOCK_FILE = 'lock';
 
+/**
+ * Appends open the journal with O_DSYNC where the platform has it: each write returns once its data is on disk,
+ * one system call instead of a write and an fdatasync (half the CPU per group commit). Elsewhere: fdatasync.
+ */
+const DSYNC = fs.constants.O_DSYNC;
+
+function openForAppend(file: string, sync: boolean): number {
+  const { O_WRONLY, O_APPEND, O_CREAT } = fs.constants;
+  return sync && DSYNC
+    ? fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | DSYNC, 0o600)
+    : fs.openSync(file, 'a', 0o600);
+}
+
 /** A folder that cannot be used (another gateway holds it, or it cannot be read or written). */
 export class JournalError extends Error {
   override name = 'JournalError';
@@ -111,7 +124,8 @@ function takeLock(dir: string): string {
       held.add(file);
       return file;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new JournalError(`cannot lock ${dir}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new JournalError(`cannot lock ${dir}: ${(e as Error).message}`);
     }
     const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
     if (Number.isInteger(pid) && pid > 0 && alive(pid) && pid !== process.pid)
@@ -152,6 +166,8 @@ export class Journal {
     /** Compact when the records written since the last compaction pass this many bytes (and the snapshot's size). */
     private readonly compactAfterBytes: number,
     private readonly warn: (line: string) => void,
+    /** Each group commit synced to disk (true), or handed to the operating system only (false). */
+    private readonly sync: boolean,
   ) {
     this.size = size;
     this.snapshotBytes = size;
@@ -182,11 +198,11 @@ export class Journal {
     dir: string,
     lockFile: string,
     snapshot: () => Iterable<JournalRecord>,
-    options: { compactAfterBytes: number; warn: (line: string) => void },
+    options: { compactAfterBytes: number; warn: (line: string) => void; sync: boolean },
   ): Journal {
     const size = writeSnapshotSync(dir, snapshot());
-    const fd = fs.openSync(path.join(dir, JOURNAL_FILE), 'a');
-    return new Journal(dir, fd, lockFile, size, snapshot, options.compactAfterBytes, options.warn);
+    const fd = openForAppend(path.join(dir, JOURNAL_FILE), options.sync);
+    return new Journal(dir, fd, lockFile, size, snapshot, options.compactAfterBytes, options.warn, options.sync);
   }
 
   /** Queue a record; it is written with the others of this turn of the event loop. */
@@ -204,8 +220,8 @@ export class Journal {
 
   /** Call `done` once every record appended so far is durable (at once when none is pending). */
   whenDurable(done: (error?: Error) => void): void {
-    if (!this.pending()) return done();
-    this.waiters.push({ upTo: this.appended, done });
+    if (this.pending()) this.waiters.push({ upTo: this.appended, done });
+    else done();
   }
 
   /** Write the whole state anew (after a reset, and on stop); resolves when the new file is in place. */
@@ -220,6 +236,7 @@ export class Journal {
     if (this.closed) return;
     await this.compact();
     this.closed = true;
+    fs.fdatasyncSync(this.fd);
     fs.closeSync(this.fd);
     releaseLock(this.lockFile);
   }
@@ -284,7 +301,7 @@ export class Journal {
     try {
       let written = 0;
       while (written < buffer.length) written += await writeAsync(this.fd, buffer, written);
-      await datasyncAsync(this.fd);
+      if (this.sync && !DSYNC) await datasyncAsync(this.fd);
       this.size += buffer.length;
     } catch (e) {
       // A record half written would glue the next one to it: cut the file back to where this write began.
@@ -304,7 +321,7 @@ export class Journal {
   private async rewrite(): Promise<void> {
     const chunks = serialise(this.snapshot());
     const tmp = path.join(this.dir, `${JOURNAL_FILE}.new`);
-    const fd = fs.openSync(tmp, 'w');
+    const fd = fs.openSync(tmp, 'w', 0o600);
     let size = 0;
     try {
       for (const buffer of chunks) {
@@ -319,7 +336,7 @@ export class Journal {
     fs.renameSync(tmp, path.join(this.dir, JOURNAL_FILE));
     syncDir(this.dir);
     fs.closeSync(this.fd);
-    this.fd = fs.openSync(path.join(this.dir, JOURNAL_FILE), 'a');
+    this.fd = openForAppend(path.join(this.dir, JOURNAL_FILE), this.sync);
     this.size = this.snapshotBytes = size;
   }
 }
@@ -369,7 +386,7 @@ function syncDir(dir: string): void {
 /** The snapshot written synchronously as the journal (at start, after replay). */
 function writeSnapshotSync(dir: string, records: Iterable<JournalRecord>): number {
   const tmp = path.join(dir, `${JOURNAL_FILE}.new`);
-  const fd = fs.openSync(tmp, 'w');
+  const fd = fs.openSync(tmp, 'w', 0o600);
   let size = 0;
   try {
     for (const buffer of serialise(records)) {

@@ -236,13 +236,18 @@ export function openPersistence(
   };
   const journal = Journal.start(dir, lockFile, snapshot, {
     compactAfterBytes: (config.store.compactAfterMiB ?? 64) * 1024 * 1024,
+    sync: config.store.syncWrites ?? true,
     warn,
   });
 
   const ids = new WeakMap<Notification, number>();
   store.watcher = {
     transaction: (t, created) =>
-      journal.append(created ? { k: 'pay', n: store.counters().seq, t: encodeTransaction(t) } : { k: 'upd', t: encodeTransaction(t) }),
+      journal.append(
+        created
+          ? { k: 'pay', n: store.counters().seq, t: encodeTransaction(t) }
+          : { k: 'upd', t: encodeTransaction(t) },
+      ),
     refund: (t, refund) => journal.append({ k: 'ref', id: t.transactionId, r: encode(refund) }),
     token: (t) => {
       const secret = secretOf(t.merchantId, t.accountId);

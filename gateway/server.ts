@@ -307,11 +307,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
   };
 
   /** Write an answer (and log its line). */
-  const send = (
-    p: Pending,
-    incoming: Incoming,
-    { handled, wire }: { handled?: Handled; wire: WireResponse },
-  ) => {
+  const send = (p: Pending, incoming: Incoming, { handled, wire }: { handled?: Handled; wire: WireResponse }) => {
     if (p.size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
     counters.answered += 1;
     if (wire.status >= 400) counters.refused += 1;

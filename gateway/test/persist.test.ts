@@ -107,7 +107,11 @@ describe('serve --data: state across a restart', () => {
     await h.pay(gw, { token_flag: h.profile.payments.token.requestValue });
     await stop(gw);
     const merchants = [
-      { merchantId: h.MERCHANT, registeredAddresses: ['127.0.0.1'], accounts: [{ accountId: h.ACCOUNT, secret: 'another-secret-0002' }] },
+      {
+        merchantId: h.MERCHANT,
+        registeredAddresses: ['127.0.0.1'],
+        accounts: [{ accountId: h.ACCOUNT, secret: 'another-secret-0002' }],
+      },
     ];
     const again = await start(dir, { config: { merchants } });
     expect(again.counts()).toMatchObject({ transactions: 1, tokens: 0 });
@@ -150,7 +154,10 @@ describe('serve --data: state across a restart', () => {
     expect(journal(dir)).not.toContain(h.APPROVE_CARD);
     const again = await start(dir);
     expect(again.counts().sessions).toBe(2);
-    const page = await h.send(issuerUrl.replace(gw.baseUrl, again.baseUrl), { body: { action: 'pay' }, encoding: 'form' });
+    const page = await h.send(issuerUrl.replace(gw.baseUrl, again.baseUrl), {
+      body: { action: 'pay' },
+      encoding: 'form',
+    });
     expect(page.status).toBe(200);
     expect(again.counts().transactions).toBe(1);
   });
@@ -167,7 +174,9 @@ describe('serve --data: the journal', () => {
     const made: string[] = [];
     for (let i = 0; i < 200; i++) made.push((await h.pay(gw)).transactionId);
     // 200 payment records take about 200 KB; compacted, the file holds the 20 kept and at most 21 KB more.
-    const snapshot = journal(dir).split('\n').filter((l) => l.includes('"k":"pay"')).length;
+    const snapshot = journal(dir)
+      .split('\n')
+      .filter((l) => l.includes('"k":"pay"')).length;
     expect(snapshot).toBeLessThan(60);
     expect(gw.data!.journalBytes()).toBeLessThan(80_000);
     const digest = gw.stateDigest();
@@ -193,7 +202,9 @@ describe('serve --data: the journal', () => {
     const text = journal(dir);
     await gw.close().catch(() => undefined);
     const lines = text.trimEnd().split('\n');
-    const damaged = lines.map((l) => (l.includes(a.transactionId) && l.includes('"pay"') ? l.replace('"pay"', '"pax"') : l));
+    const damaged = lines.map((l) =>
+      l.includes(a.transactionId) && l.includes('"pay"') ? l.replace('"pay"', '"pax"') : l,
+    );
     fs.writeFileSync(file, `${damaged.join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
     fs.rmSync(path.join(dir, LOCK_FILE), { force: true });
     const again = await start(dir);
