@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
-import { holdsSecret, maskText, type MaskRules } from '../mask.js';
+import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
   Exchange,
@@ -23,7 +23,14 @@ import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
 import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
+import {
+  buildEvidence,
+  cardFieldNames,
+  curlVariablesFor,
+  exchangeRecord,
+  maskRulesFor,
+  signatureCommand,
+} from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { chainRecorder, type ChainStep } from './chain.js';
@@ -260,6 +267,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
   const curlVariables = curlVariablesFor(profile);
+  const cardFields = cardFieldNames(profile);
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
   const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
@@ -284,6 +292,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
   ): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
+    // Every value sent in a card field is card data from now on (mask.ts): the long ones masked wherever they
+    // appear, the short ones where this exchange's answer holds them as a whole value.
+    const body = sent.body;
+    const echoes = body ? noteSentCardValues(cardFields.map((f) => body[f])) : [];
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
     let startedAt = new Date();
     let t0 = performance.now();
@@ -414,7 +426,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     Object.defineProperty(record, 'evidence', {
       enumerable: true,
       configurable: true,
-      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.())),
+      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes)),
       set: (value: Exchange['evidence']) => void (evidence = value),
     });
     if (response) record.response = response;
