@@ -21,51 +21,80 @@ export const XML_LIMITS: ParseLimits = { maxDepth: 64, maxMembers: 20_000 };
 export const HTML_LIMITS: ParseLimits = { maxDepth: Infinity, maxMembers: 20_000 };
 
 /**
- * Scan JSON text once without parsing it: the first limit it passes, as a sentence, or undefined. Strings are
- * skipped (a `{` inside one is text); malformed text is left to the parser.
+ * A JSON text scanned without parsing it, in one piece or as its bytes arrive: the first limit it passes, as a
+ * sentence (`over`), or undefined. Strings are skipped (a `{` inside one is text); malformed text is left to the
+ * parser. Fed bytes, it reads UTF-8 as is: every character the scan looks at is ASCII, and no byte of a multi-byte
+ * character is. Once over a limit it reads no further.
  */
-export function jsonOverLimit(text: string, limits: ParseLimits = JSON_LIMITS): string | undefined {
+export class JsonScan {
+  /** The first limit passed, as a sentence. */
+  over: string | undefined;
   // Container kinds of the open levels ('{' or '['), and whether the current array has an item yet.
-  const stack: number[] = [];
-  let members = 0;
-  let pendingItem = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  private readonly stack: number[] = [];
+  private members = 0;
+  private pendingItem = false;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly limits: ParseLimits = JSON_LIMITS) {}
+
+  /** Scan the next piece of text. */
+  text(text: string): this {
+    for (let i = 0; i < text.length && !this.over; i++) this.step(text.charCodeAt(i));
+    return this;
+  }
+
+  /** Scan the next bytes (UTF-8). */
+  bytes(chunk: Uint8Array): this {
+    for (let i = 0; i < chunk.length && !this.over; i++) this.step(chunk[i]!);
+    return this;
+  }
+
+  private step(c: number): void {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 0x5c) this.escaped = true;
+      else if (c === 0x22) this.inString = false;
+      return;
+    }
+    const { stack, limits } = this;
     if (c === 0x22) {
-      // a string: skip to its closing quote
-      if (pendingItem) {
-        members++;
-        pendingItem = false;
-      }
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-      continue;
+      // a string: skipped to its closing quote
+      this.item();
+      this.inString = true;
+      return;
     }
     if (c === 0x7b || c === 0x5b) {
-      if (pendingItem) {
-        members++;
-        pendingItem = false;
-      }
+      this.item();
       stack.push(c);
-      if (stack.length > limits.maxDepth) return `nesting deeper than ${limits.maxDepth} levels`;
-      pendingItem = c === 0x5b;
+      if (stack.length > limits.maxDepth) this.over = `nesting deeper than ${limits.maxDepth} levels`;
+      this.pendingItem = c === 0x5b;
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
-      pendingItem = false;
+      this.pendingItem = false;
     } else if (c === 0x3a) {
-      members++; // an object key
+      this.members++; // an object key
     } else if (c === 0x2c) {
-      pendingItem = stack[stack.length - 1] === 0x5b;
-    } else if (pendingItem && c > 0x20) {
-      members++; // a number, true, false or null as an array item
-      pendingItem = false;
+      this.pendingItem = stack[stack.length - 1] === 0x5b;
+    } else if (this.pendingItem && c > 0x20) {
+      this.item(); // a number, true, false or null as an array item
     }
-    if (members > limits.maxMembers) return `more than ${limits.maxMembers} members (object keys and array items)`;
+    if (!this.over && this.members > limits.maxMembers)
+      this.over = `more than ${limits.maxMembers} members (object keys and array items)`;
   }
-  return undefined;
+
+  /** A value starts where an array awaits an item: one more member. */
+  private item(): void {
+    if (this.pendingItem) {
+      this.members++;
+      this.pendingItem = false;
+    }
+  }
+}
+
+/** Scan JSON text once without parsing it: the first limit it passes, as a sentence, or undefined. */
+export function jsonOverLimit(text: string, limits: ParseLimits = JSON_LIMITS): string | undefined {
+  return new JsonScan(limits).text(text).over;
 }
 
 /**

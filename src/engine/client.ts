@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
+import { JsonScan } from '../codecs/limits.js';
 import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
@@ -22,7 +23,7 @@ import type {
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
+import { decodeBody, decodeExternal, formatOfMediaType, jsonOverLimitBody, readAsJson } from './decode.js';
 import {
   buildEvidence,
   cardFieldNames,
@@ -102,6 +103,11 @@ type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
 
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
+/** A response header as one string (repeated ones joined), or undefined. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
@@ -174,12 +180,37 @@ function secretEchoes(
   return where;
 }
 
+/** Whether a spooled body holds the secret, read back a piece at a time (never held whole). */
+function spoolHoldsSecret(file: string, rules: MaskRules): boolean {
+  if (!rules.secrets?.length) return false;
+  // A written form of the secret is at most 6 times its length: kept from each piece into the next.
+  const overlap = Math.max(...rules.secrets.map((x) => x.length * 6));
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buffer = Buffer.alloc(1 << 20);
+    let carry = '';
+    for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer)) {
+      const text = carry + buffer.toString('utf8', 0, n);
+      if (holdsSecret(text, rules)) return true;
+      carry = text.slice(-overlap);
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
 interface BodyRead {
   text?: string;
   spool?: string;
   head: string;
   truncated: boolean;
+  /** A spooled body scanned as JSON as it arrived: the first bound of the JSON reader it passes, if any. */
+  jsonOver?: string;
   /** Whether the bytes read are valid UTF-8. */
   utf8: boolean;
   bytes: { length: number; sha256: string };
@@ -188,11 +219,17 @@ interface BodyRead {
 /** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
 const HEAD_BYTES = 16 * 1024;
 
+/**
+ * Read a body up to the size cap; past SPOOL_BYTES it goes to disk as it arrives. `json`: a spooled body is scanned as
+ * JSON as it arrives (JsonScan), so one past the JSON reader's bounds is refused without being read back whole.
+ */
 async function readCapped(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   spoolDir: string | undefined,
+  json = false,
 ): Promise<BodyRead> {
+  const scan = json ? new JsonScan() : undefined;
   const chunks: Buffer[] = [];
   const hash = createHash('sha256');
   let size = 0;
@@ -222,6 +259,7 @@ async function readCapped(
       if (spool) {
         spool.write(chunk);
         checkUtf8(chunk, true);
+        if (scan && !scan.over) scan.bytes(chunk);
       } else {
         chunks.push(chunk);
         if (size > SPOOL_BYTES) {
@@ -232,6 +270,8 @@ async function readCapped(
           spool.write(all);
           spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
           checkUtf8(all, true);
+          // Only a spooled body is scanned as it arrives: a small one is scanned as text by the reader.
+          scan?.bytes(all);
           chunks.length = 0;
         }
       }
@@ -246,7 +286,14 @@ async function readCapped(
   const bytes = { length: size, sha256: hash.digest('hex') };
   if (spool) {
     if (!truncated) checkUtf8(Buffer.alloc(0), false);
-    return { spool: spool.file, head: head!.toString('utf8'), truncated, utf8: truncated || utf8, bytes };
+    return {
+      spool: spool.file,
+      head: head!.toString('utf8'),
+      truncated,
+      utf8: truncated || utf8,
+      bytes,
+      ...(scan?.over ? { jsonOver: scan.over } : {}),
+    };
   }
   const all = Buffer.concat(chunks);
   const text = all.toString('utf8');
@@ -342,7 +389,19 @@ export function createProbeClient(options: ClientOptions): KitClient {
           got = {
             status: res.statusCode,
             headers: headerRecord(res.headers),
-            read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir),
+            read: await readCapped(
+              res.body,
+              transport.maxResponseBytes,
+              options.spoolDir,
+              readAsJson(
+                spec,
+                profile,
+                operation,
+                res.statusCode,
+                headerValue(res.headers['content-type']),
+                headerValue(res.headers['content-encoding']),
+              ),
+            ),
           };
         } catch (e) {
           error = transportError(e);
@@ -360,11 +419,14 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const res = { statusCode: got.status };
       try {
         const { truncated, bytes } = read;
+        // A body past the JSON reader's bounds, found as it arrived, is not read back: refused as the reader would.
+        const overLimit = !truncated && read.utf8 && read.jsonOver !== undefined;
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
-        const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
-        const decoded: DecodedBody =
-          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
-          formatOfMediaType(headers['content-type']) === 'html'
+        const text = read.text ?? (truncated || overLimit ? read.head : readSpool(read.spool!));
+        const decoded: DecodedBody = overLimit
+          ? jsonOverLimitBody(read.jsonOver!)
+          : (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
+              formatOfMediaType(headers['content-type']) === 'html'
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -382,6 +444,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
               );
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
+        if (overLimit && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
         if (echoed.length) response.secretEchoed = echoed;
         if (read.spool) {
           attachSpool(response, read.spool);

@@ -74,9 +74,14 @@ function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
   return list;
 }
 
+/** A JSON body past a bound of the reader (found by `jsonOverLimit` or, as the body arrived, by a `JsonScan`). */
+export function jsonOverLimitBody(over: string): DecodedBody {
+  return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
+}
+
 function decodeJson(text: string): DecodedBody {
   const over = jsonOverLimit(text);
-  if (over) return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
+  if (over) return jsonOverLimitBody(over);
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (e) {
@@ -110,6 +115,38 @@ function encodedProblem(contentEncoding: string): string {
 }
 
 /**
+ * Whether a whole body (not cut, not encoded) of this answer is read by the JSON reader: `decodeBody`'s choice of
+ * format (`operation` 'external': `decodeExternal`'s).
+ */
+export function readAsJson(
+  spec: SpecModel,
+  profile: Profile,
+  operation: OperationKey | 'external',
+  status: number,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+): boolean {
+  if (encoded(contentEncoding)) return false;
+  if (operation === 'external') return formatOfMediaType(contentType) === 'json';
+  return formatFor(spec, profile, operation, status, contentType) === 'json';
+}
+
+function formatFor(
+  spec: SpecModel,
+  profile: Profile,
+  operation: OperationKey,
+  status: number,
+  contentType: string | undefined,
+): BodyFormat {
+  const expected = responseFormat(spec.operations.get(operation)!);
+  return status >= 200 && status < 300
+    ? expected
+    : (formatOfMediaType(contentType) ??
+        (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ??
+        expected);
+}
+
+/**
  * Decode a response body. A 2xx body is read as the operation's response media says; any other status as its
  * Content-Type names, else as the profile's error format of the operation. A truncated body is undecodable.
  */
@@ -124,13 +161,7 @@ export async function decodeBody(
   contentEncoding?: string,
 ): Promise<DecodedBody> {
   const op = spec.operations.get(operation)!;
-  const expected = responseFormat(op);
-  const format =
-    status >= 200 && status < 300
-      ? expected
-      : (formatOfMediaType(contentType) ??
-        (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ??
-        expected);
+  const format = formatFor(spec, profile, operation, status, contentType);
   if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
   if (encoded(contentEncoding)) return { kind: 'undecodable', format, problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };
