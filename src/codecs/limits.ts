@@ -138,3 +138,131 @@ export function markupOverLimit(text: string, limits: ParseLimits): string | und
   }
   return undefined;
 }
+
+const enum Mode {
+  Text,
+  /** After `<`: the first characters decide what follows. */
+  Open,
+  Tag,
+  Comment,
+  Cdata,
+}
+
+const COMMENT_OPEN = '!--';
+const CDATA_OPEN = '![CDATA[';
+/** What the XML reader refuses anywhere in a body (`readXml`: /<!DOCTYPE|<!ENTITY/i), lower case. */
+const DECLARATIONS = ['<!doctype', '<!entity'];
+
+/**
+ * `markupOverLimit`'s scan, fed the bytes of a body as they arrive (UTF-8: every character it looks at is ASCII):
+ * the same counts, the same sentence in `over`. Also notes whether the body holds a DOCTYPE or ENTITY declaration
+ * anywhere (`declares`), which the XML reader refuses before any count. A tag, comment or CDATA section left open
+ * at the end counts nothing, as in `markupOverLimit`.
+ */
+export class MarkupScan {
+  over: string | undefined;
+  declares = false;
+  private depth = 0;
+  private elements = 0;
+  private mode = Mode.Text;
+  /** The characters after `<` while they could still open a comment, a CDATA section or a declaration. */
+  private prefix = '';
+  /** The tag's kind (from the character after `<`) and its last character before `>`. */
+  private kind: 'close' | 'element' | 'other' = 'other';
+  private last = 0;
+  /** The last two characters (a comment or CDATA section ends with `-->` or `]]>`). */
+  private ring = 0;
+  /** Characters of each declaration matched so far. */
+  private readonly matched = DECLARATIONS.map(() => 0);
+
+  constructor(private readonly limits: ParseLimits) {}
+
+  bytes(chunk: Uint8Array): this {
+    for (let i = 0; i < chunk.length; i++) {
+      this.step(chunk[i]!);
+      if (this.over && this.declares) break;
+    }
+    return this;
+  }
+
+  private step(c: number): void {
+    if (!this.declares) this.declaration(c);
+    switch (this.mode) {
+      case Mode.Text:
+        if (c === 0x3c) {
+          this.mode = Mode.Open;
+          this.prefix = '';
+        }
+        return;
+      case Mode.Comment:
+      case Mode.Cdata: {
+        const end = this.mode === Mode.Comment ? 0x2d : 0x5d;
+        if (c === 0x3e && this.ring === ((end << 8) | end)) this.mode = Mode.Text;
+        this.ring = ((this.ring << 8) | c) & 0xffff;
+        return;
+      }
+      case Mode.Open:
+        this.open(c);
+        return;
+      case Mode.Tag:
+        if (c === 0x3e) this.close();
+        else this.last = c;
+        return;
+    }
+  }
+
+  /** A character after `<`: a comment, a CDATA section, a declaration, or a tag of some kind. */
+  private open(c: number): void {
+    if (this.prefix === '') {
+      this.kind =
+        c === 0x2f
+          ? 'close'
+          : c !== 0x21 &&
+              c !== 0x3f &&
+              ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x3a)
+            ? 'element'
+            : 'other';
+      this.last = 0x3c;
+    }
+    this.prefix += String.fromCharCode(c);
+    const p = this.prefix;
+    if (p === COMMENT_OPEN || p === CDATA_OPEN) {
+      this.mode = p === COMMENT_OPEN ? Mode.Comment : Mode.Cdata;
+      this.ring = 0;
+      return;
+    }
+    const undecided = COMMENT_OPEN.startsWith(p) || CDATA_OPEN.startsWith(p);
+    if (c === 0x3e) {
+      this.close();
+      return;
+    }
+    this.last = c;
+    if (!undecided) this.mode = Mode.Tag;
+  }
+
+  /** Match the declarations, case-insensitively (each starts with the only `<` it holds: a mismatch restarts at `<`). */
+  private declaration(c: number): void {
+    const lower = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    for (let d = 0; d < DECLARATIONS.length; d++) {
+      const word = DECLARATIONS[d]!;
+      const at = this.matched[d]!;
+      const next = lower === word.charCodeAt(at) ? at + 1 : lower === 0x3c ? 1 : 0;
+      if (next === word.length) this.declares = true;
+      this.matched[d] = next;
+    }
+  }
+
+  /** The `>` of a tag. */
+  private close(): void {
+    this.mode = Mode.Text;
+    if (this.over) return;
+    if (this.kind === 'close') this.depth--;
+    else if (this.kind === 'element') {
+      this.elements++;
+      if (this.last !== 0x2f) this.depth++;
+      if (this.elements > this.limits.maxMembers) this.over = `more than ${this.limits.maxMembers} elements`;
+      else if (Number.isFinite(this.limits.maxDepth) && this.depth > this.limits.maxDepth)
+        this.over = `elements nested deeper than ${this.limits.maxDepth} levels`;
+    }
+  }
+}

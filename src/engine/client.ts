@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
-import { JsonScan } from '../codecs/limits.js';
+import { HTML_LIMITS, JsonScan, MarkupScan, XML_LIMITS } from '../codecs/limits.js';
 import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
@@ -23,7 +23,7 @@ import type {
 import type { Profile } from '../profile/load.js';
 import { sign, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType, jsonOverLimitBody, readAsJson } from './decode.js';
+import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf, type BodyFormat } from './decode.js';
 import {
   buildEvidence,
   cardFieldNames,
@@ -209,8 +209,8 @@ interface BodyRead {
   spool?: string;
   head: string;
   truncated: boolean;
-  /** A spooled body scanned as JSON as it arrived: the first bound of the JSON reader it passes, if any. */
-  jsonOver?: string;
+  /** A spooled body scanned for its reader as it arrived: the reader, and the first bound it passes, if any. */
+  over?: { format: BodyFormat; over: string; declares: boolean };
   /** Whether the bytes read are valid UTF-8. */
   utf8: boolean;
   bytes: { length: number; sha256: string };
@@ -220,16 +220,26 @@ interface BodyRead {
 const HEAD_BYTES = 16 * 1024;
 
 /**
- * Read a body up to the size cap; past SPOOL_BYTES it goes to disk as it arrives. `json`: a spooled body is scanned as
- * JSON as it arrives (JsonScan), so one past the JSON reader's bounds is refused without being read back whole.
+ * Read a body up to the size cap; past SPOOL_BYTES it goes to disk as it arrives. `format`: the reader the body goes
+ * to; a spooled body is scanned for that reader's bounds as it arrives (JsonScan, MarkupScan), so one past them is
+ * refused without being read back whole.
  */
 async function readCapped(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   spoolDir: string | undefined,
-  json = false,
+  format?: BodyFormat,
 ): Promise<BodyRead> {
-  const scan = json ? new JsonScan() : undefined;
+  const scan =
+    format === 'json'
+      ? new JsonScan()
+      : format === 'xml'
+        ? new MarkupScan(XML_LIMITS)
+        : format === 'html'
+          ? new MarkupScan(HTML_LIMITS)
+          : undefined;
+  // Scanned until a bound is passed (for XML, also until a declaration is seen: the reader refuses that first).
+  const scanning = () => scan !== undefined && (!scan.over || (scan instanceof MarkupScan && !scan.declares));
   const chunks: Buffer[] = [];
   const hash = createHash('sha256');
   let size = 0;
@@ -259,7 +269,7 @@ async function readCapped(
       if (spool) {
         spool.write(chunk);
         checkUtf8(chunk, true);
-        if (scan && !scan.over) scan.bytes(chunk);
+        if (scanning()) scan!.bytes(chunk);
       } else {
         chunks.push(chunk);
         if (size > SPOOL_BYTES) {
@@ -292,7 +302,9 @@ async function readCapped(
       truncated,
       utf8: truncated || utf8,
       bytes,
-      ...(scan?.over ? { jsonOver: scan.over } : {}),
+      ...(scan?.over
+        ? { over: { format: format!, over: scan.over, declares: scan instanceof MarkupScan && scan.declares } }
+        : {}),
     };
   }
   const all = Buffer.concat(chunks);
@@ -393,7 +405,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
               res.body,
               transport.maxResponseBytes,
               options.spoolDir,
-              readAsJson(
+              readerOf(
                 spec,
                 profile,
                 operation,
@@ -419,14 +431,17 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const res = { statusCode: got.status };
       try {
         const { truncated, bytes } = read;
-        // A body past the JSON reader's bounds, found as it arrived, is not read back: refused as the reader would.
-        const overLimit = !truncated && read.utf8 && read.jsonOver !== undefined;
+        const skipPage =
+          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
+          formatOfMediaType(headers['content-type']) === 'html';
+        // A body past its reader's bounds, found as it arrived, is not read back: refused as the reader would (an
+        // XML body declaring a DOCTYPE goes the usual way: the reader refuses that first).
+        const over = !truncated && read.utf8 && !skipPage && !read.over?.declares ? read.over : undefined;
         // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
-        const text = read.text ?? (truncated || overLimit ? read.head : readSpool(read.spool!));
-        const decoded: DecodedBody = overLimit
-          ? jsonOverLimitBody(read.jsonOver!)
-          : (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
-              formatOfMediaType(headers['content-type']) === 'html'
+        const text = read.text ?? (truncated || over ? read.head : readSpool(read.spool!));
+        const decoded: DecodedBody = over
+          ? overLimitBody(over.format, over.over)
+          : skipPage
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -444,7 +459,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
               );
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
-        if (overLimit && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
+        if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
         if (echoed.length) response.secretEchoed = echoed;
         if (read.spool) {
           attachSpool(response, read.spool);

@@ -1,7 +1,7 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
 import { htmlReader } from '../codecs/html-reader.js';
 import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../codecs/limits.js';
-import { normaliseArrays, readXml } from '../codecs/xml.js';
+import { normaliseArrays, readXml, xmlOverLimit } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
@@ -74,14 +74,20 @@ function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
   return list;
 }
 
-/** A JSON body past a bound of the reader (found by `jsonOverLimit` or, as the body arrived, by a `JsonScan`). */
-export function jsonOverLimitBody(over: string): DecodedBody {
-  return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
+/**
+ * A body past a bound of its reader, as that reader answers it: found in the whole text (`jsonOverLimit`,
+ * `markupOverLimit`) or as the body arrived (`JsonScan`, `MarkupScan`).
+ */
+export function overLimitBody(format: BodyFormat, over: string): DecodedBody {
+  if (format === 'json') return { kind: 'undecodable', format, problem: `JSON with ${over}; the kit reads no further` };
+  if (format === 'html') return { kind: 'undecodable', format, problem: `page with ${over}; the kit reads no further` };
+  const problem = xmlOverLimit(over);
+  return { kind: 'undecodable', format, problem: `${problem.kind}: ${problem.detail}` };
 }
 
 function decodeJson(text: string): DecodedBody {
   const over = jsonOverLimit(text);
-  if (over) return jsonOverLimitBody(over);
+  if (over) return overLimitBody('json', over);
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (e) {
@@ -97,7 +103,7 @@ function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBo
 
 async function decodeHtml(text: string): Promise<DecodedBody> {
   const over = markupOverLimit(text, HTML_LIMITS);
-  if (over) return { kind: 'undecodable', format: 'html', problem: `page with ${over}; the kit reads no further` };
+  if (over) return overLimitBody('html', over);
   try {
     return { kind: 'html', form: await htmlReader().read(text) };
   } catch (e) {
@@ -115,20 +121,20 @@ function encodedProblem(contentEncoding: string): string {
 }
 
 /**
- * Whether a whole body (not cut, not encoded) of this answer is read by the JSON reader: `decodeBody`'s choice of
- * format (`operation` 'external': `decodeExternal`'s).
+ * The reader a whole body (not cut, not encoded) of this answer goes to: `decodeBody`'s choice of format
+ * (`operation` 'external': `decodeExternal`'s); undefined when none.
  */
-export function readAsJson(
+export function readerOf(
   spec: SpecModel,
   profile: Profile,
   operation: OperationKey | 'external',
   status: number,
   contentType: string | undefined,
   contentEncoding: string | undefined,
-): boolean {
-  if (encoded(contentEncoding)) return false;
-  if (operation === 'external') return formatOfMediaType(contentType) === 'json';
-  return formatFor(spec, profile, operation, status, contentType) === 'json';
+): BodyFormat | undefined {
+  if (encoded(contentEncoding)) return undefined;
+  if (operation === 'external') return formatOfMediaType(contentType);
+  return formatFor(spec, profile, operation, status, contentType);
 }
 
 function formatFor(
