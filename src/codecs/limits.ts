@@ -139,14 +139,9 @@ export function markupOverLimit(text: string, limits: ParseLimits): string | und
   return undefined;
 }
 
-const enum Mode {
-  Text,
-  /** After `<`: the first characters decide what follows. */
-  Open,
-  Tag,
-  Comment,
-  Cdata,
-}
+/** Where a markup scan is: in text, after `<`, in a tag, a comment or a CDATA section. */
+const Mode = { Text: 0, Open: 1, Tag: 2, Comment: 3, Cdata: 4 } as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
 
 const COMMENT_OPEN = '!--';
 const CDATA_OPEN = '![CDATA[';
@@ -164,7 +159,7 @@ export class MarkupScan {
   declares = false;
   private depth = 0;
   private elements = 0;
-  private mode = Mode.Text;
+  private mode: Mode = Mode.Text;
   /** The characters after `<` while they could still open a comment, a CDATA section or a declaration. */
   private prefix = '';
   /** The tag's kind (from the character after `<`) and its last character before `>`. */
