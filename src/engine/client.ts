@@ -509,6 +509,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     });
     if (response) record.response = response;
     if (error) record.error = error;
+    if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
     return record;
   };
 
