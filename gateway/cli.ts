@@ -54,7 +54,7 @@ export const SERVE_FLAGS = {
     flag: 'data',
     type: text('DIR', true),
     description:
-      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a journal replayed on start, each change durable before its answer (default: in memory only)',
+      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a journal replayed on start, each change written before its answer (default: in memory only)',
   },
 } satisfies FlagTable<ServeFlags>;
 

@@ -3,10 +3,12 @@
  * appended with group commit and compacted into a snapshot of the whole state. Knows nothing of what the records
  * mean (gateway/persist.ts does).
  *
- * - **Group commit**: `append` queues a record; the records queued while the event loop runs one turn are written
- *   together and made durable by one `fdatasync`, then `whenDurable` callbacks run. The server answers a request
- *   only once everything appended before its answer was made is durable, so a crash loses at most requests not
- *   yet answered.
+ * - **Group commit**: `append` queues a record; the records queued while the previous write was under way are written
+ *   together, then `whenDurable` callbacks run. The server answers a request only once everything appended before
+ *   its answer was made is written, so a crash of the gateway (a kill included) loses at most requests not yet
+ *   answered. Written means handed to the operating system, which keeps it through a crash of the process; the file
+ *   is synced to disk at least once a second besides (a crash of the machine loses at most that second). With
+ *   `sync`, each write is on disk before its callbacks run (O_DSYNC, or fdatasync): slower, nothing answered lost.
  * - **Compaction**: the whole state, written by the caller's snapshot function as records, goes to a new file
  *   (synced), which then replaces the journal by a rename (the folder synced too). A crash before the rename leaves
  *   the old journal, whole.
@@ -155,6 +157,10 @@ export class Journal {
   private size: number;
   private snapshotBytes: number;
   private idle: (() => void)[] = [];
+  /** Without `sync`: the background sync under way, and when the last one started. */
+  private background: Promise<void> | undefined;
+  private lastSync = Date.now();
+  private trailing: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly dir: string,
@@ -166,7 +172,7 @@ export class Journal {
     /** Compact when the records written since the last compaction pass this many bytes (and the snapshot's size). */
     private readonly compactAfterBytes: number,
     private readonly warn: (line: string) => void,
-    /** Each group commit synced to disk (true), or handed to the operating system only (false). */
+    /** Each group commit synced to disk (true), or handed to the operating system and synced once a second (false). */
     private readonly sync: boolean,
   ) {
     this.size = size;
@@ -236,6 +242,8 @@ export class Journal {
     if (this.closed) return;
     await this.compact();
     this.closed = true;
+    clearTimeout(this.trailing);
+    await this.background;
     fs.fdatasyncSync(this.fd);
     fs.closeSync(this.fd);
     releaseLock(this.lockFile);
@@ -303,6 +311,7 @@ export class Journal {
       while (written < buffer.length) written += await writeAsync(this.fd, buffer, written);
       if (this.sync && !DSYNC) await datasyncAsync(this.fd);
       this.size += buffer.length;
+      if (!this.sync) this.syncInBackground();
     } catch (e) {
       // A record half written would glue the next one to it: cut the file back to where this write began.
       try {
@@ -312,6 +321,27 @@ export class Journal {
       }
       throw e;
     }
+  }
+
+  /** Without `sync`: start an fdatasync when none ran for a second (it does not hold the writes back). */
+  private syncInBackground(): void {
+    if (this.closed) return;
+    const wait = 1000 - (Date.now() - this.lastSync);
+    if (this.background || wait > 0) {
+      // The last writes are synced a second after the previous sync at the latest, even if no write follows.
+      this.trailing ??= setTimeout(
+        () => {
+          this.trailing = undefined;
+          this.syncInBackground();
+        },
+        Math.max(wait, 50),
+      ).unref();
+      return;
+    }
+    this.lastSync = Date.now();
+    this.background = datasyncAsync(this.fd)
+      .catch((e: Error) => this.warn(`journal: syncing ${this.dir} failed (${e.message})`))
+      .finally(() => (this.background = undefined));
   }
 
   /**
@@ -335,6 +365,7 @@ export class Journal {
     }
     fs.renameSync(tmp, path.join(this.dir, JOURNAL_FILE));
     syncDir(this.dir);
+    await this.background; // never close a file a background sync is using
     fs.closeSync(this.fd);
     this.fd = openForAppend(path.join(this.dir, JOURNAL_FILE), this.sync);
     this.size = this.snapshotBytes = size;

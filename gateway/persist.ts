@@ -236,7 +236,7 @@ export function openPersistence(
   };
   const journal = Journal.start(dir, lockFile, snapshot, {
     compactAfterBytes: (config.store.compactAfterMiB ?? 64) * 1024 * 1024,
-    sync: config.store.syncWrites ?? true,
+    sync: config.store.syncWrites ?? false,
     warn,
   });
 

@@ -71,6 +71,18 @@ describe('serve --data: state across a restart', () => {
     expect(Number(next.transactionId.slice(-6))).toBeGreaterThan(Number(transactionId.slice(-6)));
   });
 
+  it('with store.syncWrites each change is synced before its answer: the same state after a restart', async () => {
+    const dir = tempDir('pagi-data-');
+    const config = { store: { maxTransactions: 100, maxPayouts: 100, maxTokens: 100, syncWrites: true } };
+    const gw = await start(dir, { config });
+    const payments = await Promise.all(Array.from({ length: 20 }, () => h.pay(gw)));
+    const digest = gw.stateDigest();
+    await stop(gw);
+    const again = await start(dir, { config });
+    expect(again.stateDigest()).toBe(digest);
+    expect(again.counts().transactions).toBe(payments.length);
+  });
+
   it('tokens, payouts (idempotent replay) and the refund search survive; no card number is written in clear', async () => {
     const dir = tempDir('pagi-data-');
     const gw = await start(dir);
