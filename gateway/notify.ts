@@ -30,6 +30,15 @@ export interface Notification {
   /** The fields of the profile's `bodyFrom` response, without signature (the body, or what its own shape is filled from). */
   body: Record<string, unknown>;
   secret: string;
+  /** The merchant account whose secret signs it (what the journal keeps instead of the secret). */
+  merchantId?: string;
+  accountId?: string;
+}
+
+/** Told when a notification is queued and when it is settled (delivered or given up; not when stopped). */
+export interface NotificationTracker {
+  queued(n: Notification): void;
+  settled(n: Notification): void;
 }
 
 const KEEP_ATTEMPTS = 2000;
@@ -41,6 +50,8 @@ export class Notifier {
   /** Pending backoff waits: timer → wake-up. */
   private readonly timers = new Map<NodeJS.Timeout, () => void>();
   private readonly stop = new AbortController();
+  /** Told of queued and settled notifications (the journal of `serve --data`). */
+  tracker: NotificationTracker | undefined;
 
   constructor(
     private readonly profile: Profile,
@@ -54,7 +65,13 @@ export class Notifier {
   send(n: Notification): void {
     if (!this.enabled || this.stop.signal.aborted || !/^https?:\/\//i.test(n.url)) return;
     const { body, contentType } = this.encode(n);
-    const run = this.deliver(n, body, contentType).finally(() => this.pending.delete(run));
+    this.tracker?.queued(n);
+    const run = this.deliver(n, body, contentType)
+      .then(() => {
+        // Stopped before it was delivered or given up: it stays pending (resent by the next start).
+        if (!this.stop.signal.aborted) this.tracker?.settled(n);
+      })
+      .finally(() => this.pending.delete(run));
     this.pending.add(run);
   }
 

@@ -111,7 +111,7 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
     lines.push(
       paint(
         DIM,
-        '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)',
+        '  (the curl lines read $PAGI_CARD, $PAGI_CARD_MONTH, $PAGI_CARD_YEAR, $PAGI_CVC and $PAGI_SECRET: export the test card, its expiry month and year, security code and secret of the config first)',
       ),
     );
   const waived = checks.filter((r) => r.status === 'waived');

@@ -172,6 +172,19 @@ function findingMessage(ctx: CheckContext, expected: FindingSide, received: Find
   return findingProse(sideText(ctx, expected), masked(ctx, sideText(ctx, received)));
 }
 
+/**
+ * A received side without the short card values the exchange's request sent (`Exchange.sentCardEchoes`): a value
+ * equal to one of them is the echo of a card field, masked whole (the exact-place rule of src/mask.ts).
+ */
+function withoutEchoes(side: FindingSide, exchange: Exchange | undefined): FindingSide {
+  const echoes = exchange?.sentCardEchoes;
+  if (!echoes?.length || typeof side === 'string') return side;
+  const v = side.value;
+  return (typeof v === 'string' || typeof v === 'number') && echoes.includes(String(v).trim())
+    ? { ...side, value: '***' }
+    : side;
+}
+
 /** Build one finding. */
 export function makeFinding(
   ctx: CheckContext,
@@ -182,6 +195,7 @@ export function makeFinding(
 ): Finding {
   const requirementIds = typeof input.requirement === 'string' ? [input.requirement] : [...input.requirement];
   const exchange = input.exchange ?? fallback;
+  const received = withoutEchoes(input.received, exchange);
   const rests = [
     ...new Map(
       [exchange, ...(input.also ?? [])].filter((x): x is Exchange => x !== undefined).map((x) => [x.id, x]),
@@ -193,9 +207,9 @@ export function makeFinding(
     code: input.code,
     severity: input.severity ?? severityOf(ctx.spec, requirementIds),
     title: FINDING_CODES[input.code],
-    message: findingMessage(ctx, input.expected, input.received),
+    message: findingMessage(ctx, input.expected, received),
     expected: sideValue(ctx, input.expected),
-    received: sideValue(ctx, input.received),
+    received: sideValue(ctx, received),
     ...(input.schema
       ? {
           keyword: input.schema.keyword,

@@ -198,6 +198,7 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
       Object.assign(values, { refund_reference_id: '', refund_reference: '' });
   } else {
     Object.assign(values, RULES[key].apply(outcome.txn, item, gw));
+    gw.store.changed(outcome.txn);
     values[batch!.status] = statuses.success;
     values[batch!.message] =
       batch!.messageOnSuccess === 'empty'

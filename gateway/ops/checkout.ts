@@ -197,5 +197,6 @@ export function payPage(gw: Gateway, token: string, form: Record<string, unknown
     declineRequested: form.action === 'decline',
   });
   session.transactionId = txn.transactionId;
+  gw.store.sessionChanged(session);
   return resultPage(gw, session);
 }

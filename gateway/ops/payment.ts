@@ -278,5 +278,7 @@ function notifyPayment(gw: Gateway, input: PaymentInput, result: Record<string, 
     url,
     body: result,
     secret: input.account.secret,
+    merchantId: input.account.merchant.merchantId,
+    accountId: input.account.account.accountId,
   });
 }

@@ -165,6 +165,8 @@ export const payout: OperationHandler = {
         url,
         body: response,
         secret: req.account.secret,
+        merchantId: req.account.merchant.merchantId,
+        accountId: req.account.account.accountId,
       });
     }
     return jsonReply(response);

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { encodeForm } from '../codecs/form.js';
-import { holdsSecret, maskText, type MaskRules } from '../mask.js';
+import { HTML_LIMITS, JsonScan, MarkupScan, XML_LIMITS } from '../codecs/limits.js';
+import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
   Exchange,
@@ -22,8 +23,15 @@ import type {
 import type { Profile } from '../profile/load.js';
 import { sign, signedView, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
+import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf, type BodyFormat } from './decode.js';
+import {
+  buildEvidence,
+  cardFieldNames,
+  curlVariablesFor,
+  exchangeRecord,
+  maskRulesFor,
+  signatureCommand,
+} from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { chainRecorder, type ChainStep } from './chain.js';
@@ -94,6 +102,11 @@ export interface KitClient extends ProbeClient {
 type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
 
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+/** A response header as one string (repeated ones joined), or undefined. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   return Object.fromEntries(
@@ -167,12 +180,37 @@ function secretEchoes(
   return where;
 }
 
+/** Whether a spooled body holds the secret, read back a piece at a time (never held whole). */
+function spoolHoldsSecret(file: string, rules: MaskRules): boolean {
+  if (!rules.secrets?.length) return false;
+  // A written form of the secret is at most 6 times its length: kept from each piece into the next.
+  const overlap = Math.max(...rules.secrets.map((x) => x.length * 6));
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buffer = Buffer.alloc(1 << 20);
+    let carry = '';
+    for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer)) {
+      const text = carry + buffer.toString('utf8', 0, n);
+      if (holdsSecret(text, rules)) return true;
+      carry = text.slice(-overlap);
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
 interface BodyRead {
   text?: string;
   spool?: string;
   head: string;
   truncated: boolean;
+  /** A spooled body scanned for its reader as it arrived: the reader, and the first bound it passes, if any. */
+  over?: { format: BodyFormat; over: string; declares: boolean };
   /** Whether the bytes read are valid UTF-8. */
   utf8: boolean;
   bytes: { length: number; sha256: string };
@@ -181,11 +219,27 @@ interface BodyRead {
 /** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
 const HEAD_BYTES = 16 * 1024;
 
+/**
+ * Read a body up to the size cap; past SPOOL_BYTES it goes to disk as it arrives. `format`: the reader the body goes
+ * to; a spooled body is scanned for that reader's bounds as it arrives (JsonScan, MarkupScan), so one past them is
+ * refused without being read back whole.
+ */
 async function readCapped(
   body: Dispatcher.ResponseData['body'],
   cap: number,
   spoolDir: string | undefined,
+  format?: BodyFormat,
 ): Promise<BodyRead> {
+  const scan =
+    format === 'json'
+      ? new JsonScan()
+      : format === 'xml'
+        ? new MarkupScan(XML_LIMITS)
+        : format === 'html'
+          ? new MarkupScan(HTML_LIMITS)
+          : undefined;
+  // Scanned until a bound is passed (for XML, also until a declaration is seen: the reader refuses that first).
+  const scanning = () => scan !== undefined && (!scan.over || (scan instanceof MarkupScan && !scan.declares));
   const chunks: Buffer[] = [];
   const hash = createHash('sha256');
   let size = 0;
@@ -215,6 +269,7 @@ async function readCapped(
       if (spool) {
         spool.write(chunk);
         checkUtf8(chunk, true);
+        if (scanning()) scan!.bytes(chunk);
       } else {
         chunks.push(chunk);
         if (size > SPOOL_BYTES) {
@@ -225,6 +280,8 @@ async function readCapped(
           spool.write(all);
           spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
           checkUtf8(all, true);
+          // Only a spooled body is scanned as it arrives: a small one is scanned as text by the reader.
+          scan?.bytes(all);
           chunks.length = 0;
         }
       }
@@ -239,7 +296,16 @@ async function readCapped(
   const bytes = { length: size, sha256: hash.digest('hex') };
   if (spool) {
     if (!truncated) checkUtf8(Buffer.alloc(0), false);
-    return { spool: spool.file, head: head!.toString('utf8'), truncated, utf8: truncated || utf8, bytes };
+    return {
+      spool: spool.file,
+      head: head!.toString('utf8'),
+      truncated,
+      utf8: truncated || utf8,
+      bytes,
+      ...(scan?.over
+        ? { over: { format: format!, over: scan.over, declares: scan instanceof MarkupScan && scan.declares } }
+        : {}),
+    };
   }
   const all = Buffer.concat(chunks);
   const text = all.toString('utf8');
@@ -260,6 +326,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
   const curlVariables = curlVariablesFor(profile);
+  const cardFields = cardFieldNames(profile);
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
   const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
@@ -284,6 +351,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
   ): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
+    // Every value sent in a card field is card data from now on (mask.ts): the long ones masked wherever they
+    // appear, the short ones where this exchange's answer holds them as a whole value.
+    const body = sent.body;
+    const echoes = body ? noteSentCardValues(cardFields.map((f) => body[f])) : [];
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
     let startedAt = new Date();
     let t0 = performance.now();
@@ -330,7 +401,19 @@ export function createProbeClient(options: ClientOptions): KitClient {
           got = {
             status: res.statusCode,
             headers: headerRecord(res.headers),
-            read: await readCapped(res.body, transport.maxResponseBytes, options.spoolDir),
+            read: await readCapped(
+              res.body,
+              transport.maxResponseBytes,
+              options.spoolDir,
+              readerOf(
+                spec,
+                profile,
+                operation,
+                res.statusCode,
+                headerValue(res.headers['content-type']),
+                headerValue(res.headers['content-encoding']),
+              ),
+            ),
           };
         } catch (e) {
           error = transportError(e);
@@ -348,11 +431,17 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const res = { statusCode: got.status };
       try {
         const { truncated, bytes } = read;
-        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
-        const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
-        const decoded: DecodedBody =
+        const skipPage =
           (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
-          formatOfMediaType(headers['content-type']) === 'html'
+          formatOfMediaType(headers['content-type']) === 'html';
+        // A body past its reader's bounds, found as it arrived, is not read back: refused as the reader would (an
+        // XML body declaring a DOCTYPE goes the usual way: the reader refuses that first).
+        const over = !truncated && read.utf8 && !skipPage && !read.over?.declares ? read.over : undefined;
+        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
+        const text = read.text ?? (truncated || over ? read.head : readSpool(read.spool!));
+        const decoded: DecodedBody = over
+          ? overLimitBody(over.format, over.over)
+          : skipPage
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -370,6 +459,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
               );
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
+        if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
         if (echoed.length) response.secretEchoed = echoed;
         if (read.spool) {
           attachSpool(response, read.spool);
@@ -414,11 +504,12 @@ export function createProbeClient(options: ClientOptions): KitClient {
     Object.defineProperty(record, 'evidence', {
       enumerable: true,
       configurable: true,
-      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.())),
+      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes)),
       set: (value: Exchange['evidence']) => void (evidence = value),
     });
     if (response) record.response = response;
     if (error) record.error = error;
+    if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
     return record;
   };
 

@@ -418,9 +418,12 @@ export const noFullCardNumberInResponse = defineCheck({
   verify(o, ctx, report) {
     const response = o.main.response;
     // Body, header names and header values; the digits written with any separators (spaces, dashes, dots, ...).
-    const text = [response?.bodyText ?? '', ...Object.entries(response?.headers ?? {}).flat()].join('\n');
+    // Each text on its own: a large body is not copied into one string with the headers.
+    const body = response?.bodyText ?? '';
+    const texts = [body, ...Object.entries(response?.headers ?? {}).flat()];
     for (const card of knownCards(ctx, o)) {
-      if (new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`).test(text)) {
+      const pattern = new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`);
+      if (texts.some((text) => pattern.test(text))) {
         report({
           code: 'FULL_CARD_NUMBER',
           requirement: 'PAGI-SEC-001',

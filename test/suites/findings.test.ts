@@ -55,6 +55,28 @@ describe('makeFinding', () => {
     expect(f.evidence).toBe(x.evidence);
   });
 
+  it('masks a received value equal to a short card value the exchange sent (an echoed security code), nothing else', () => {
+    const sent = exchange('authoriseDirect', { status: 200, bodyText: '<respon/>' });
+    Object.defineProperty(sent, 'sentCardEchoes', { value: ['0417', '12'], enumerable: false });
+    const echo = makeFinding(
+      ctx,
+      'c',
+      'authoriseDirect',
+      { code: 'ECHO_MISMATCH', requirement: 'PAGI-PAY-002', expected: 'the note sent', received: quoted('0417') },
+      sent,
+    );
+    expect(echo.received).toBe('***');
+    expect(echo.message).not.toContain('0417');
+    const other = makeFinding(
+      ctx,
+      'c',
+      'authoriseDirect',
+      { code: 'ECHO_MISMATCH', requirement: 'PAGI-PAY-002', expected: 'the note sent', received: quoted('120') },
+      sent,
+    );
+    expect(other.received).toBe('120');
+  });
+
   it('takes the strongest level among its requirements, or info when told', () => {
     expect(
       makeFinding(ctx, 'c', 'capture', {
