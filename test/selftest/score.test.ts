@@ -99,7 +99,7 @@ describe('scoreSelftest', () => {
     expect(incomplete(variants[4]!, run('quiet', [], { skipped: 1 }))).toBe(true);
     expect(incomplete(variants[4]!, run('quiet', [], { error: 'worker exited' }))).toBe(true);
     // A request the local gateway left unanswered (a timeout on a loaded machine) is no verdict on the variant either.
-    const unanswered = { ...failed('successAnsweredWith200', 'capture', ['PAGI-GEN-010']), codes: ['NO_ANSWER'] };
+    const unanswered = { ...failed('successAnsweredWith200', 'capture', ['PAGI-INV-008']), codes: ['NO_ANSWER'] };
     expect(incomplete(variants[4]!, run('quiet', [unanswered]))).toBe(true);
     expect(incomplete(variants[4]!, run('quiet', [failed('responseMatchesSchema', 'payout', ['PAGI-PO-002'])]))).toBe(
       false,
