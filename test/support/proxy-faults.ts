@@ -133,7 +133,7 @@ export const PROXY_FAULTS = {
   merchantAltered: {
     name: 'merchant-id-altered',
     description: 'every answer names another merchant',
-    answer(ctx, answer) {
+    answer(_ctx, answer) {
       if (!answer.body || typeof answer.body.merchant_id !== 'string' || answer.body.merchant_id === '') return false;
       answer.body.merchant_id = `${answer.body.merchant_id}-OTHER`;
       return true;
@@ -200,7 +200,7 @@ export const PROXY_CASES: ProxyCase[] = [
   {
     requirement: 'PAGI-INV-002',
     fault: PROXY_FAULTS.refusedCaptureReportedDone,
-    only: 'lifecycle,status',
+    only: 'lifecycle',
     failing: ['capture/overCaptureRefused'],
   },
   {
@@ -267,6 +267,8 @@ export const PROXY_CASES: ProxyCase[] = [
   {
     requirement: 'PAGI-INV-006',
     fault: PROXY_FAULTS.cancelItemOtherCurrency,
+    // The families whose checks read cancel answers: the at-limit check used to report a requirement it does not declare.
+    only: 'conventions,limits',
     failing: ['cancel/batchResultsEchoRequestIds'],
     cascade: true,
   },
