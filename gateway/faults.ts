@@ -745,7 +745,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'refund-search-first-refund-only',
     description: 'Refund search shows only the first refund of each transaction.',
-    requirement: 'PAGI-RFS-003',
+    requirement: 'PAGI-INV-005',
     expectedCheck: 'refundSearchShowsEveryRefund',
     reply: list(['retrievalRefund'], (all) =>
       all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i),
