@@ -706,6 +706,24 @@ export const FAULTS: readonly FaultDefinition[] = [
   },
   {
     kind: 'fault',
+    name: 'partial-refund-refused',
+    description:
+      'A refund of less than the payment amount is refused as invalid input: no payment is refunded in part.',
+    requirement: 'PAGI-REF-003',
+    expectedCheck: 'partialRefundsSucceedTwice',
+    refuse: (op, b) => {
+      const orders = op === 'refund' ? b.refund_orders : undefined;
+      const partial =
+        Array.isArray(orders) &&
+        orders.some((o: unknown) => {
+          const item = o as Record<string, unknown> | null;
+          return !!item && Number(item.refund_amount) < Number(item.amount);
+        });
+      return partial ? 'partial refunds are not supported' : undefined;
+    },
+  },
+  {
+    kind: 'fault',
     name: 'over-capture-allowed',
     description: 'A capture may take more than the authorised amount (the profile’s transitions refuse it).',
     requirement: 'PAGI-INV-002',

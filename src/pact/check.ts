@@ -842,6 +842,10 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     result.exitCode = 1;
     result.verdict = 'NOT CONFORMANT';
     result.verdictReasons.push(`${unknown} interaction(s) name a path the interface does not have.`);
+    if (result.verdicts) {
+      result.verdicts.document.verdict = 'NOT CONFORMANT';
+      result.verdicts.document.reasons.push(result.verdictReasons.at(-1)!);
+    }
   }
   return result;
 }

@@ -187,19 +187,20 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const byKey = new Map(results.checks.map((c) => [`${c.operation}/${c.checkId}`, c]));
     for (const key of ['capture/fakeAnswers200', 'capture/fakeExpectedFails', 'checkout/fakeAnswers200']) {
       const c = byKey.get(key)!;
-      expect(c, key).toMatchObject({ status: 'failed', severity: 'must' });
-      expect(c.requirementIds, key).toContain('PAGI-GEN-010');
+      expect(c, key).toMatchObject({ status: 'failed', severity: 'invariant' });
+      expect(c.requirementIds, key).toContain('PAGI-INV-008');
       expect(
         c.findings.map((f) => [f.code, f.severity, f.requirementIds]),
         key,
-      ).toEqual([['NO_ANSWER', 'must', ['PAGI-GEN-010']]]);
+      ).toEqual([['NO_ANSWER', 'invariant', ['PAGI-INV-008']]]);
     }
     expect(byKey.get('capture/fakeAnswers200')!.findings[0]!.message).toMatch(
       /^expected an HTTP response to POST \/v1\/capture \(capture\) \/ received none: /,
     );
     expect(byKey.get('authoriseDirect/fakeAnswers200')!.status).toBe('passed');
     expect(results.checks.filter((c) => c.status === 'skipped')).toEqual([]);
-    expect(results.requirements.find((r) => r.id === 'PAGI-GEN-010')!.status).toBe('failed');
+    expect(results.requirements.find((r) => r.id === 'PAGI-INV-008')!.status).toBe('failed');
+    expect(results.verdicts!.integrity).toMatchObject({ verdict: 'FAILED', broken: [{ id: 'PAGI-INV-008' }] });
   });
 
   it('exits 2 with one sentence and writes no report when the target refuses the credentials or is no PAGI gateway', async () => {
