@@ -7,9 +7,6 @@
  */
 export type Level = 'must' | 'expected' | 'profile' | 'unspecified' | 'invariant';
 
-/** The levels of the document (what `--fail-on` governs), strongest first; `invariant` is judged apart. */
-export const DOCUMENT_LEVELS = ['must', 'expected', 'profile'] as const;
-
 /** The families of the payment-integrity catalogue. */
 export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy';
 

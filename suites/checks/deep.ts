@@ -72,8 +72,11 @@ function finding(ctx: CheckContext, checkId: string, operation: OperationKey, in
 
 /** Of two requirements, the one of the weaker level (a rule the profile decides is never reported above `profile`). */
 function weaker(ctx: CheckContext, a: string, b: string): string {
-  const order = ['must', 'expected', 'profile'];
-  return order.indexOf(ctx.requirement(a).level) >= order.indexOf(ctx.requirement(b).level) ? a : b;
+  const rank = (id: string) => {
+    const level = ctx.requirement(id).level;
+    return severityRank(level === 'unspecified' ? 'info' : level);
+  };
+  return rank(a) >= rank(b) ? a : b;
 }
 
 function describeCase(ctx: CheckContext, c: DeepCase): string {

@@ -112,7 +112,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const run = await cli(['--fail-on', 'expected', '--reporter', 'json,junit']);
     expect(run.code).toBe(1);
     expect(run.results().verdictReasons).toEqual([
-      '1 check(s) failed at or above expected: capture/fakeExpectedFails.',
+      '1 check(s) failed at or above expected: capture/fakeExpectedFails (expected).',
     ]);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
@@ -142,13 +142,17 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const narrowed = await cli(['--only', 'conventions,status', '--reporter', 'console,json,html,markdown']);
     expect(narrowed.code).toBe(0);
     const partial = 'partial run: 1 must check not selected — not a certification.';
-    expect(narrowed.stdout).toContain(`verdict: CONFORMANT (${partial})`);
+    // A failure below --fail-on is a warning: the verdict line names it, never a bare CONFORMANT.
+    const warned = '1 warning (check failed below must): capture/fakeExpectedFails (expected).';
+    expect(narrowed.stdout).toContain(
+      `verdict: CONFORMANT with 1 warning: capture/fakeExpectedFails (expected) (${partial})`,
+    );
     expect(narrowed.stdout).not.toMatch(/must checks that could not run/);
     const results = narrowed.results();
     expect(results).toMatchObject({
       verdict: 'CONFORMANT',
       exitCode: 0,
-      verdictReasons: [partial],
+      verdictReasons: [warned, partial],
       partial: { notSelected: 1, mustNotSelected: 1 },
     });
     expect(results.checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({
@@ -157,7 +161,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     });
     const html = fs.readFileSync(path.join(narrowed.out, 'report.html'), 'utf8');
     expect(html).toContain(`<p class="reasons">${partial}</p>`);
-    expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT \(partial run\)/);
+    expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT with 1 warning \(partial run\)/);
     expect(fs.readFileSync(path.join(narrowed.out, 'summary.md'), 'utf8')).toContain(`> ${partial}`);
   });
 
