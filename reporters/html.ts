@@ -45,7 +45,7 @@ header.verdict { padding: 20px 16px; color: #fff; }
 header.verdict > div { max-width: 1200px; margin: 0 auto; }
 .v-CONFORMANT { background: var(--ok); } .v-NOT-CONFORMANT { background: var(--bad); } .v-INCONCLUSIVE { background: var(--warn); }
 .v-CONFORMANT-WARNINGS { background: #5c6b00; }
-header .verdicts { margin: 8px 0 0; padding-left: 18px; } header .breaches { margin: 4px 0 0; padding-left: 36px; font-weight: 600; }
+header .verdicts { margin: 8px 0 0; padding-left: 18px; } header .breaches { margin: 4px 0 0; padding-left: 18px; font-weight: 600; }
 section.failures .failure { border: 1px solid var(--line); border-left: 4px solid var(--warn); padding: 4px 12px; margin: 8px 0; }
 section.failures .failure.sev-invariant, section.failures .failure.sev-must { border-left-color: var(--bad); }
 section.failures h3 { font-size: 15px; margin: 6px 0; font-family: ui-monospace, monospace; }
@@ -332,18 +332,27 @@ function bannerClass(result: RunResult): string {
   return `v-${result.verdict.replace(/ /g, '-')}${warned ? '-WARNINGS' : ''}`;
 }
 
-/** The banner's text under the verdict: the two verdicts, the broken invariants in words, the reasons. */
+/**
+ * The banner's text under the verdict: the two verdicts, one line each, the broken invariants in the catalogue's
+ * words under the integrity line, then the reasons these do not already say (a partial or interrupted run, …).
+ */
 function bannerBody(result: RunResult): string {
-  const lines = verdictLines(result);
-  const broken = result.verdicts?.integrity.broken ?? [];
+  const v = result.verdicts;
+  const [documentLine, integrityLine] = verdictLines(result);
+  const broken = v?.integrity.broken ?? [];
   const breaches = broken.length
     ? `<ul class="breaches">${broken.map((b) => `<li>${escapeHtml(`${b.breach[0]!.toUpperCase()}${b.breach.slice(1)}`)} (${escapeHtml(b.id)}, ${escapeHtml(b.family)})</li>`).join('')}</ul>`
     : '';
-  const verdicts = lines.length
-    ? `<ul class="verdicts">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`
-    : '';
-  const reasons = result.verdictReasons.map((r) => `<p class="reasons">${escapeHtml(r)}</p>`).join('');
-  return `${verdicts}${breaches}${reasons}`;
+  const verdicts =
+    documentLine && integrityLine
+      ? `<ul class="verdicts"><li>${escapeHtml(documentLine)}</li><li>${escapeHtml(broken.length ? 'payment integrity: FAILED' : integrityLine)}${breaches}</li></ul>`
+      : '';
+  const said = new Set(v ? [...v.document.reasons, ...v.integrity.reasons] : []);
+  const reasons = result.verdictReasons
+    .filter((r) => !v || (!r.startsWith('Payment integrity ') && !said.has(r)))
+    .map((r) => `<p class="reasons">${escapeHtml(r)}</p>`)
+    .join('');
+  return `${verdicts}${reasons}`;
 }
 
 /** The report page, unsealed (with an empty seal element). */
