@@ -179,7 +179,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(busyRun.results().partial).toBeUndefined();
   });
 
-  it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER at must, instead of skipping it', async () => {
+  it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER (the availability invariant), instead of skipping it', async () => {
     const run = await cli(['--target', partlyDownUrl, '--timeout', '1500'], {
       PAGI_MERCHANT_ID: 'M1',
       PAGI_ACCOUNT_ID: 'A1',
