@@ -17,6 +17,7 @@ export const SLOW_FILES = [
   'test/engine/unseen-gateway.test.ts',
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
+  'test/engine/integrity.test.ts',
   'test/engine/generation.test.ts',
   'test/engine/egress-run.test.ts',
   'test/engine/rollup.test.ts',

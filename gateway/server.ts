@@ -44,6 +44,7 @@ function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefine
     errorKind: handled.errorKind,
     profile: gw.profile,
     secrets: configSecrets(gw.config),
+    ...(handled.body ? { request: handled.body } : {}),
   };
   const reply = fault.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);

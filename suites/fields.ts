@@ -44,6 +44,8 @@ export const FIELD = {
   feePaidBy: 'fee_paid_by',
   paymentAmount: 'payment_amount',
   paymentCurrency: 'payment_currency',
+  sourceAmount: 'source_amount',
+  sourceCurrency: 'source_currency',
   feeAmount: 'fee_amount',
   amountPayerPays: 'amount_payer_pays',
   amountBeneficiaryReceives: 'amount_beneficiary_receives',

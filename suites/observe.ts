@@ -94,6 +94,41 @@ export function cents(amount: unknown): number | undefined {
   return m ? Number(m[1]) * 100 + Number(m[2]) : undefined;
 }
 
+/** An amount written in any decimal form (`10`, `10.5`, `10.50`) as a number of hundredths; undefined otherwise. */
+function hundredths(value: unknown): number | undefined {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^-?[0-9]+(\.[0-9]+)?$/.test(text.trim())) return undefined;
+  return Math.round(Number(text) * 100);
+}
+
+/** Fields whose values are amounts of money (compared as numbers by `sameValue`). */
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set([
+  FIELD.amount,
+  FIELD.refundAmount,
+  FIELD.paymentAmount,
+  FIELD.sourceAmount,
+]);
+/** Fields whose values are currency codes (compared in any case by `sameValue`). */
+const CURRENCY_FIELDS: ReadonlySet<string> = new Set([FIELD.currency, FIELD.paymentCurrency, FIELD.sourceCurrency]);
+
+/** Whether a field holds money (an amount or a currency): another value of it moves other money than was asked. */
+export function holdsMoney(field: string): boolean {
+  return AMOUNT_FIELDS.has(field) || CURRENCY_FIELDS.has(field);
+}
+
+/**
+ * Whether two values of a field are the same value, however written: amounts as numbers (`10.0` is `10.00`),
+ * currency codes in any case, anything else exactly. What tells another value (an integrity failure) from another
+ * writing of the same one (a format or echo finding at the document's level).
+ */
+export function sameValue(field: string, a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (CURRENCY_FIELDS.has(field))
+    return typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase();
+  if (AMOUNT_FIELDS.has(field)) return hundredths(a) !== undefined && hundredths(a) === hundredths(b);
+  return false;
+}
+
 /** Cents as an amount string. */
 export function money(value: number): string {
   return `${Math.floor(value / 100)}.${String(value % 100).padStart(2, '0')}`;

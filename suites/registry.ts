@@ -5,6 +5,7 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
+import { severityRank } from '../src/run-result.js';
 import {
   checkSeverity as engineCheckSeverity,
   requirementsFor as engineRequirementsFor,
@@ -137,8 +138,6 @@ export function requirementsFor(check: Check, operation: OperationKey, spec: Spe
   return engineRequirementsFor(spec, check, operation);
 }
 
-const ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
-
 /** Severity of a check for an operation: the strongest level among its requirements there (`info` for information checks). */
 export function checkSeverity(check: Check, operation: OperationKey, spec: SpecModel = kitSpec()): Severity {
   return engineCheckSeverity(spec, check, operation);
@@ -150,8 +149,8 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  */
 export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile', readonly string[]>> = (() => {
   const strongest = (c: Check) =>
-    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0] ?? 'info';
+    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => severityRank(a) - severityRank(b))[0] ?? 'info';
   const upTo = (level: Severity) =>
-    CHECKS.filter((c) => ORDER.indexOf(strongest(c)) <= ORDER.indexOf(level)).map((c) => c.id);
+    CHECKS.filter((c) => severityRank(strongest(c)) <= severityRank(level)).map((c) => c.id);
   return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };
 })();

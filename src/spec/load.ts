@@ -15,10 +15,14 @@ export interface MediaEntry {
   role: 'declared' | 'examples' | 'conventional';
 }
 
-/** Response fields that must equal request fields. */
+/**
+ * Response fields that must equal request fields: `requirement` is what the document says (an absent or differently
+ * written value breaks it), `integrity` the invariant another value breaks (another merchant, order or amount).
+ */
 export interface EchoRule {
   fields: string[];
   requirement: string;
+  integrity?: string;
 }
 
 /** Per-item echo of a batch: each result answers a request item by its key fields. */
@@ -32,12 +36,16 @@ export interface EchoItemsRule {
    */
   fields: string[];
   fieldsRequirement: string;
+  /** The invariant a result naming another transaction or order, or holding another amount or currency, breaks. */
+  integrity?: string;
 }
 
 /** The whole request comes back, but for the listed JSON pointers. */
 export interface EchoDeepRule {
   except: string[];
   requirement: string;
+  /** The pointers whose other value breaks an invariant (another merchant, request or amount), and which. */
+  integrity?: { requirement: string; fields: string[] };
 }
 
 /** Batch operation facts: item array, per-item status and message fields, and the limit read from the request schema. */

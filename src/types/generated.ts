@@ -399,11 +399,15 @@ export type ResultsSha2562 = string;
 /**
  * Lowest severity of a failed check that made the run NOT CONFORMANT.
  */
-export type ResultsSeverity = "must" | "expected" | "profile" | "info";
+export type ResultsSeverity = "invariant" | "must" | "expected" | "profile" | "info";
+/**
+ * Requirement id of the invariant.
+ */
+export type ResultsRequirementId = string;
 /**
  * Requirement id of the catalogue, PAGI-<AREA>-<NNN>.
  */
-export type ResultsRequirementId = string;
+export type ResultsRequirementId1 = string;
 /**
  * Operation checked.
  */
@@ -426,7 +430,7 @@ export type ResultsFamily =
 /**
  * The strongest level among the check's requirements (or `info`).
  */
-export type ResultsSeverity1 = "must" | "expected" | "profile" | "info";
+export type ResultsSeverity1 = "invariant" | "must" | "expected" | "profile" | "info";
 /**
  * Outcome.
  */
@@ -434,7 +438,7 @@ export type ResultsCheckStatus = "passed" | "failed" | "waived" | "skipped" | "n
 /**
  * Severity of the finding.
  */
-export type ResultsSeverity2 = "must" | "expected" | "profile" | "info";
+export type ResultsSeverity2 = "invariant" | "must" | "expected" | "profile" | "info";
 /**
  * What should have been observed, as data: a value (string, number, object, …) or, where the property is not one value, its description in words.
  */
@@ -476,7 +480,7 @@ export type ResultsOperation1 =
 /**
  * Requirement id of the catalogue, PAGI-<AREA>-<NNN>.
  */
-export type ResultsRequirementId1 = string;
+export type ResultsRequirementId2 = string;
 
 export interface PagiSchemas {
   Profile?: PAGIProfile;
@@ -3622,9 +3626,10 @@ export interface ConformanceRunResults {
   schemaVersion: string;
   metadata: ResultsMetadata;
   /**
-   * Overall verdict about the checks the run selected: NOT CONFORMANT when a check failed at or above --fail-on, else INCONCLUSIVE when a selected must check could not run (the target answered 429 or 503, a kit error), else CONFORMANT. Checks --only/--skip left out count for neither; such a run carries `partial` and is not a certification.
+   * Overall verdict about the checks the run selected, combining the two `verdicts`: NOT CONFORMANT when a check failed at or above --fail-on or a payment-integrity invariant failed (whatever could not run), else INCONCLUSIVE when a selected must or invariant check could not run (the target answered 429 or 503, a kit error), else CONFORMANT (with `verdicts.document.warnings` failed checks below --fail-on). Checks --only/--skip left out count for neither; such a run carries `partial` and is not a certification.
    */
   verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
+  verdicts?: ResultsVerdicts;
   /**
    * Process exit code of the verdict: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE.
    */
@@ -3799,6 +3804,83 @@ export interface ResultsShardRun {
   exchangesSent: number;
 }
 /**
+ * The two verdicts the overall `verdict` combines (since 1.3).
+ */
+export interface ResultsVerdicts {
+  document: ResultsDocumentVerdict;
+  integrity: ResultsIntegrityVerdict;
+}
+/**
+ * Conformance to the document's levels: NOT CONFORMANT when a failing finding names a must, expected or profile requirement at or above --fail-on, else INCONCLUSIVE when a selected check tracing to a must requirement could not run, else CONFORMANT.
+ */
+export interface ResultsDocumentVerdict {
+  /**
+   * The document verdict.
+   */
+  verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
+  /**
+   * The --fail-on level it was judged at.
+   */
+  failOn: "must" | "expected" | "profile";
+  /**
+   * The check results failing a document requirement at or above --fail-on, most serious first.
+   */
+  failed: ResultsFailedCheck[];
+  /**
+   * The check results failing document requirements only below --fail-on (they do not fail the run), most serious first.
+   */
+  warnings: ResultsFailedCheck[];
+  /**
+   * One sentence per reason behind the document verdict.
+   */
+  reasons: string[];
+}
+/**
+ * A check result a verdict counts, with the most serious document level its failing findings name.
+ */
+export interface ResultsFailedCheck {
+  /**
+   * `<operation>/<checkId>`.
+   */
+  check: string;
+  /**
+   * The most serious must, expected or profile requirement its failing findings name.
+   */
+  level: "must" | "expected" | "profile";
+}
+/**
+ * Payment integrity: FAILED when a failing finding names an invariant, else INCONCLUSIVE when a selected check tracing to one could not run, else PASSED; NOT CHECKED when no selected check traces to an invariant.
+ */
+export interface ResultsIntegrityVerdict {
+  /**
+   * The integrity verdict.
+   */
+  verdict: "PASSED" | "FAILED" | "INCONCLUSIVE" | "NOT CHECKED";
+  /**
+   * The invariants failing findings name, in catalogue order.
+   */
+  broken: ResultsBrokenInvariant[];
+  /**
+   * One sentence per reason behind the integrity verdict.
+   */
+  reasons: string[];
+}
+export interface ResultsBrokenInvariant {
+  id: ResultsRequirementId;
+  /**
+   * Its family in the catalogue.
+   */
+  family: "money" | "identity" | "availability" | "secrecy";
+  /**
+   * What the run saw, in the catalogue's words.
+   */
+  breach: string;
+  /**
+   * `<operation>/<checkId>` of the check results whose failing findings name it.
+   */
+  checks: string[];
+}
+/**
  * Present when --only/--skip left checks out: the verdict covers the selection only, and the last verdict reason says "partial run: N must checks not selected — not a certification."
  */
 export interface ResultsPartialRun {
@@ -3826,7 +3908,7 @@ export interface ResultsCoverage {
   /**
    * Ids of the testable requirements no check ran for.
    */
-  unchecked: ResultsRequirementId[];
+  unchecked: ResultsRequirementId1[];
 }
 /**
  * Result of one check on one operation.
@@ -3841,7 +3923,7 @@ export interface ResultsCheckResult {
   /**
    * Requirements the check traces to.
    */
-  requirementIds: ResultsRequirementId[];
+  requirementIds: ResultsRequirementId1[];
   severity: ResultsSeverity1;
   status: ResultsCheckStatus;
   /**
@@ -3868,7 +3950,7 @@ export interface ResultsFinding {
   /**
    * Requirements the finding traces to.
    */
-  requirementIds: ResultsRequirementId[];
+  requirementIds: ResultsRequirementId1[];
   /**
    * Stable machine code, UPPER_SNAKE.
    */
@@ -4016,11 +4098,11 @@ export interface ResultsEvidence1 {
  * Roll-up of one catalogue requirement over the check results tracing to it.
  */
 export interface ResultsRequirementResult {
-  id: ResultsRequirementId1;
+  id: ResultsRequirementId2;
   /**
    * Level of the requirement in the catalogue.
    */
-  level: "must" | "expected" | "profile" | "unspecified";
+  level: "must" | "expected" | "profile" | "unspecified" | "invariant";
   /**
    * failed > waived > skipped > passed > not_applicable over its checks; untested when checks exist but none ran, no_check when no check traces to it, untestable for unspecified requirements.
    */
@@ -4074,6 +4156,10 @@ export interface ResultsTotalsByStatus {
  * Findings per severity.
  */
 export interface ResultsTotalsBySeverity {
+  /**
+   * Findings naming a payment-integrity invariant (since 1.3).
+   */
+  invariant?: number;
   /**
    * Findings at must level.
    */

@@ -19,6 +19,7 @@ import {
 } from '../findings.js';
 import {
   batchResults,
+  sameValue,
   type CodeMessagePair,
   expectedCodeMessage,
   isObject,
@@ -195,7 +196,7 @@ export const queryShowsAuthorisedPayment = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['retrievalTrans'],
-    requirements: ['PAGI-QRY-005', 'PAGI-ST-002'],
+    requirements: ['PAGI-INV-004', 'PAGI-ST-002'],
     description:
       'A payment made through the interface is found by the query with its order_no, amount and currency, in the profile’s approved state.',
     verify(o, ctx, report) {
@@ -207,7 +208,7 @@ export const queryShowsAuthorisedPayment = wrap(
       if (!record) {
         report({
           code: 'RECORD_NOT_FOUND',
-          requirement: 'PAGI-QRY-005',
+          requirement: 'PAGI-INV-004',
           exchange,
           expected: `the payment ${String(fact[FIELD.transactionId])} in the query`,
           received: `${outcomeOf(exchange)} without it`,
@@ -215,10 +216,11 @@ export const queryShowsAuthorisedPayment = wrap(
         return;
       }
       for (const field of [FIELD.orderNo, FIELD.amount, FIELD.currency]) {
-        if (record[field] !== fact[field]) {
+        // Another writing of the same amount or currency (`10.0`, `usd`) is the format checks' to report, not another value.
+        if (!sameValue(field, record[field], fact[field])) {
           report({
             code: 'RECORD_MISMATCH',
-            requirement: 'PAGI-QRY-005',
+            requirement: 'PAGI-INV-004',
             exchange,
             pointer: `/${FIELD.ordersList}`,
             expected: `${field} ${quote(ctx, fact[field])} as paid`,
@@ -351,7 +353,7 @@ export const overRefundRefused = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['refund'],
-    requirements: ['PAGI-REF-003', 'PAGI-BAT-008'],
+    requirements: ['PAGI-INV-001', 'PAGI-BAT-008'],
     description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
     verify(o, ctx, report) {
       // A payment the profile refunds no further (partly refunded, not in transitions.refund.from) is refused for its
@@ -363,7 +365,7 @@ export const overRefundRefused = wrap(
         report,
         o.steps.overRefund!,
         'refund',
-        'PAGI-REF-003',
+        'PAGI-INV-001',
         `a refund of ${String(o.facts.overRefund)} (more than remains)`,
         {
           key: refusable ? 'overRefund' : stateOrOverAmount(ctx, 'refund', state, 'overRefund'),
@@ -443,7 +445,7 @@ export const refundSearchShowsEveryRefund = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['retrievalRefund'],
-    requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
+    requirements: ['PAGI-INV-005', 'PAGI-RFS-003', 'PAGI-REF-004'],
     description:
       'Refund search shows the refunds made before it (two partial ones where the profile allows them, else the refund in full) with the reference ids and amounts they were answered with, each -NN distinct.',
     verify(o, ctx, report) {
@@ -452,27 +454,42 @@ export const refundSearchShowsEveryRefund = wrap(
       const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
       const items = Array.isArray(list) ? list.filter(isObject) : [];
       const ids: unknown[] = [];
+      const claimed = new Set<Record<string, unknown>>();
       for (const step of made) {
         const refund = resultOf(ctx, o.steps[step]!, 'refund');
         const id = refund?.[FIELD.refundReferenceId];
+        const amount = refund?.[FIELD.refundAmount];
         ids.push(id);
-        const shown = items.find((i) => i[FIELD.refundReferenceId] === id);
+        const shown = items.find((i) => id !== undefined && i[FIELD.refundReferenceId] === id);
+        if (shown) claimed.add(shown);
         if (!shown) {
+          // Shown under another reference id (same transaction and amount): the refund is there, its id is not.
+          const other = items.find(
+            (i) =>
+              !claimed.has(i) &&
+              i[FIELD.transactionId] === refund?.[FIELD.transactionId] &&
+              sameValue(FIELD.refundAmount, i[FIELD.refundAmount], amount),
+          );
+          if (other) claimed.add(other);
           report({
             code: 'RECORD_NOT_FOUND',
-            requirement: 'PAGI-RFS-003',
+            requirement: other ? 'PAGI-RFS-003' : 'PAGI-INV-005',
             exchange: search,
             pointer: `/${FIELD.refundOrders}`,
             expected: `the refund ${quote(ctx, id)} of ${step}`,
-            received: `${items.length} refund(s) without it`,
+            received: other
+              ? `a refund of the same transaction and amount under ${FIELD.refundReferenceId} ${quote(ctx, other[FIELD.refundReferenceId])}`
+              : `${items.length} refund(s) without it`,
           });
-        } else if (shown[FIELD.refundAmount] !== refund?.[FIELD.refundAmount]) {
+        } else if (shown[FIELD.refundAmount] !== amount) {
+          // Another number is another amount of money; another writing of the same amount only breaks the echo.
+          const same = sameValue(FIELD.refundAmount, shown[FIELD.refundAmount], amount);
           report({
             code: 'RECORD_MISMATCH',
-            requirement: 'PAGI-RFS-003',
+            requirement: same ? 'PAGI-RFS-003' : 'PAGI-INV-005',
             exchange: search,
             pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`,
-            expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`,
+            expected: `${FIELD.refundAmount} ${quote(ctx, amount)}`,
             received: quoted(shown[FIELD.refundAmount]),
           });
         }
@@ -535,17 +552,19 @@ export const overCaptureRefused = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['capture'],
-    requirements: ['PAGI-CAP-002', 'PAGI-BAT-008'],
+    requirements: ['PAGI-INV-002', 'PAGI-CAP-002', 'PAGI-BAT-008'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
     verify(o, ctx, report) {
-      // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
-      const key = ctx.profile.transitions.capture.itemAmount === 'operationAmount' ? 'overCapture' : 'amountMismatch';
+      // Capturing an amount of one's own: over the authorised amount, which no gateway may accept; where the profile
+      // says an item carries the original amount, an item with another amount is refused as its transitions say.
+      const ownAmount = ctx.profile.transitions.capture.itemAmount === 'operationAmount';
+      const key = ownAmount ? 'overCapture' : 'amountMismatch';
       expectItemRefused(
         ctx,
         report,
         o.steps.overCapture!,
         'capture',
-        'PAGI-CAP-002',
+        ownAmount ? 'PAGI-INV-002' : 'PAGI-CAP-002',
         'a capture above the authorised amount',
         { key, requirement: 'PAGI-BAT-008' },
       );

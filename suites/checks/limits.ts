@@ -19,7 +19,7 @@ import {
 } from '../observe.js';
 import { BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { checkErrorAnswer } from './common.js';
-import { checkItemsAnswered } from './conventions.js';
+import { batchAccepted, checkItemsAnswered } from './conventions.js';
 
 const LIMIT_REQUIREMENTS = ['PAGI-LIM-003', 'PAGI-LIM-004', 'PAGI-LIM-005', 'PAGI-LIM-006'];
 const SELECTION_LIMIT_REQUIREMENTS = ['PAGI-LIM-001', 'PAGI-LIM-002'];
@@ -37,8 +37,8 @@ export const batchAtLimitAccepted = defineCheck({
   family: 'limits',
   probe: 'atLimit',
   operations: BATCH_OPERATIONS,
-  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-003'],
-  description: 'A batch of exactly the limit is accepted and every item is answered.',
+  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
+  description: 'A batch of exactly the limit is accepted and every item is answered, once.',
   verify(o, ctx, report) {
     const requirement = limitRequirement(ctx, o);
     const body = responseObject(o.main, ctx.spec);
@@ -51,7 +51,7 @@ export const batchAtLimitAccepted = defineCheck({
       });
       return;
     }
-    checkItemsAnswered(ctx, report, o.main, o.operation, requirement);
+    checkItemsAnswered(ctx, report, o.main, o.operation, { fields: false, answerRequirement: requirement });
   },
 });
 
@@ -91,8 +91,9 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
   family: 'limits',
   probe: 'overLimit',
   operations: BATCH_OPERATIONS,
-  requirements: LIMIT_REQUIREMENTS,
-  description: 'A batch of the limit plus one is not processed in full: its last item is neither answered nor applied.',
+  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
+  description:
+    'A batch of the limit plus one is not processed in full: its last item is neither answered nor applied; accepted, every item still gets exactly one result (none silently dropped).',
   verify(o, ctx, report) {
     const requirement = limitRequirement(ctx, o);
     const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)) ?? [];
@@ -106,6 +107,9 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
       });
     }
     reportMoved(ctx, o, report, 'last', requirement, 'LIMIT_EXCEEDED');
+    // Whatever the profile says of over-limit batches, one it accepted answers every item: a dropped one is lost.
+    if (batchAccepted(ctx, o.main, o.operation))
+      checkItemsAnswered(ctx, report, o.main, o.operation, { fields: false });
   },
 });
 
@@ -173,14 +177,14 @@ export const emptyBatchNoServerError = defineCheck({
   family: 'limits',
   probe: 'empty',
   operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-LIM-013'],
+  requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description: 'A batch with no orders is answered without a server error.',
   verify(o, _ctx, report) {
     const status = statusOf(o.main);
     if (status === undefined || status >= 500) {
       report({
         code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-        requirement: 'PAGI-LIM-013',
+        requirement: status === undefined ? 'PAGI-ERR-002' : 'PAGI-INV-008',
         expected: 'an answer below 500 to an empty batch',
         received: outcomeOf(o.main),
       });

@@ -225,7 +225,7 @@ export const noSecretInResponse = defineCheck({
   family: 'security',
   probe: 'happy',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-SEC-003'],
+  requirements: ['PAGI-INV-009'],
   description: "No response carries the merchant's signing key, in its body, a header name or a header value.",
   verify(o, _ctx, report) {
     // The client notes where a response carried the secret when it records it; the check never sees the secret.
@@ -234,7 +234,7 @@ export const noSecretInResponse = defineCheck({
       if (where?.length) {
         report({
           code: 'SECRET_ECHOED',
-          requirement: 'PAGI-SEC-003',
+          requirement: 'PAGI-INV-009',
           exchange: x,
           expected: "no trace of the merchant's signing key",
           received: `the signing key in the response (${where.join(', ')})`,

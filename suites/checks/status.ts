@@ -35,7 +35,7 @@ export const successAnsweredWith200 = defineCheck({
   family: 'status',
   probe: 'happy',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-GEN-007', 'PAGI-GEN-010'],
+  requirements: ['PAGI-GEN-007'],
   description: 'An operation is answered, a successful one with HTTP 200.',
   verify(o, _ctx, report) {
     if (statusOf(o.main) !== 200)
@@ -241,7 +241,7 @@ export const unknownTransactionItemFails = defineCheck({
   family: 'status',
   probe: 'unknownTransaction',
   operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-BAT-010', 'PAGI-BAT-008', 'PAGI-ERR-005'],
+  requirements: ['PAGI-BAT-010', 'PAGI-INV-003', 'PAGI-BAT-008', 'PAGI-ERR-005'],
   description:
     "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
   verify(o, ctx, report) {
@@ -282,9 +282,10 @@ export const unknownTransactionItemFails = defineCheck({
       });
     }
     if (itemSucceeded(ctx, o.operation, result)) {
+      // A success for a transaction the gateway does not hold reports an operation it cannot have done.
       report({
         code: 'ITEM_STATUS',
-        requirement: 'PAGI-BAT-010',
+        requirement: ['PAGI-BAT-010', 'PAGI-INV-003'],
         pointer: `${at}/${batch.status}`,
         expected: 'a failure for an unknown transaction',
         received: quoted(result[batch.status], 'success '),
@@ -331,7 +332,7 @@ export const generatedInputNeverServerError = defineCheck({
   family: 'status',
   probe: 'generatedNegative',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-ERR-002'],
+  requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description:
     'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
   verify(o, _ctx, report) {
@@ -344,7 +345,7 @@ export const generatedInputNeverServerError = defineCheck({
         const c = (o.facts.cases as { field: string }[] | undefined)?.[i];
         report({
           code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-          requirement: 'PAGI-ERR-002',
+          requirement: status === undefined ? 'PAGI-ERR-002' : ['PAGI-ERR-002', 'PAGI-INV-008'],
           exchange,
           pointer: c ? `/${c.field}` : '',
           expected: `an answer below 500 to ${caseLabel(o, i)}`,

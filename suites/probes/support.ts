@@ -24,7 +24,9 @@ import {
   itemSucceeded,
   money,
   operationOf,
+  queryRecords,
   responseObject,
+  statusOf,
   text,
 } from '../observe.js';
 
@@ -187,7 +189,12 @@ export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<st
   return {};
 }
 
-/** A direct payment made to have an outcome; the set-up fails unless the answer carries a transaction id. */
+/**
+ * A direct payment made to have an outcome. Its record holds what the kit sent (order_no, amount, currency: never
+ * the gateway's echo of them, which the echo checks judge) and what only the answer knows (transaction_id,
+ * order_status, …). An answer without a transaction id is looked up by its order number in a query, when the
+ * profile's query selects by it; the set-up fails only when neither gives one.
+ */
 export async function pay(
   client: ProbeClient,
   ctx: CheckContext,
@@ -198,10 +205,36 @@ export async function pay(
 ): Promise<PaymentRecord> {
   const body = client.sample('authoriseDirect', { ...outcomeOverrides(ctx, outcome), ...overrides });
   const exchange = steps.add(step, await client.send('authoriseDirect', body));
-  const response = responseObject(exchange, ctx.spec);
-  if (!text(response, FIELD.transactionId))
-    throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
-  return { fields: { ...body, ...response }, exchange };
+  const response = responseObject(exchange, ctx.spec) ?? {};
+  const fields: Record<string, unknown> = { ...response, ...body };
+  if (!text(response, FIELD.transactionId)) {
+    if (statusOf(exchange) !== 200)
+      throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
+    // The next best evidence: the payment as a query shows it, found by the order number the kit sent.
+    const orderNo = String(body[FIELD.orderNo]);
+    const query = await queryOrder(client, ctx, steps, orderNo, `${step}Query`).catch(() => undefined);
+    const [record] = query ? queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: orderNo }) : [];
+    const found = text(record, FIELD.transactionId);
+    if (!found)
+      throw new SetupFailed(
+        step,
+        exchange,
+        `no ${FIELD.transactionId} in the answer (${describe(exchange)})${query ? ', nor in a query by its order_no' : ''}`,
+      );
+    fields[FIELD.transactionId] = found;
+    noteAbsent(steps, step, FIELD.transactionId, 'taken from a query by order_no');
+  }
+  return { fields, exchange };
+}
+
+/**
+ * Note that a set-up answer lacked a field the probe needed and what it carried on from (`facts.absentFields`): the
+ * absence itself is reported by the checks reading that operation's answers (responseHoldsListedFields).
+ */
+function noteAbsent(steps: Steps, step: string, field: string, instead: string): void {
+  const notes = (steps.facts.absentFields as string[] | undefined) ?? [];
+  notes.push(`${step}: no ${field} in the answer; ${instead}`);
+  steps.facts.absentFields = notes;
 }
 
 /** A direct payment with an outcome; the set-up fails unless it is answered with that outcome and a transaction id. */
@@ -215,6 +248,12 @@ export async function authorise(
 ): Promise<PaymentRecord> {
   const record = await pay(client, ctx, steps, outcome, overrides, step);
   const status = record.fields[FIELD.orderStatus];
+  // An answer that does not say the outcome: the transaction id it carries is the evidence the probe goes on from;
+  // a later step that needs the outcome shows whether the payment had it.
+  if ((status === undefined || status === '') && statusOf(record.exchange) === 200) {
+    noteAbsent(steps, step, FIELD.orderStatus, `carried on as ${outcome} from its ${FIELD.transactionId}`);
+    return record;
+  }
   if (status !== ctx.profile.statusValues.order_status[outcome]) {
     throw new SetupFailed(
       step,
@@ -456,11 +495,14 @@ export async function batch(
   if (mustSucceed) {
     const body = responseObject(exchange, ctx.spec);
     const results = batchResults(ctx.spec, operation, body) ?? [];
-    if (
-      !envelopeSucceeded(ctx, body) ||
-      results.length !== items.length ||
-      !results.every((r) => itemSucceeded(ctx, operation, r))
-    ) {
+    // Each item succeeded by the results naming it (by any of its key fields): a result answered twice, or naming
+    // its order otherwise, is for the checks to judge; the set-up needs only the items done.
+    const key = operationOf(ctx.spec, operation).echoItems?.key ?? [FIELD.transactionId, FIELD.orderNo];
+    const done = (item: Record<string, unknown>) => {
+      const mine = results.filter((r) => key.some((k) => item[k] !== undefined && r[k] === item[k]));
+      return mine.length > 0 && mine.every((r) => itemSucceeded(ctx, operation, r));
+    };
+    if (!envelopeSucceeded(ctx, body) || !items.every(done)) {
       throw new SetupFailed(
         step,
         exchange,

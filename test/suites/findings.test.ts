@@ -40,12 +40,12 @@ describe('makeFinding', () => {
       ctx,
       'emptyBatchNoServerError',
       'capture',
-      { code: 'SERVER_ERROR', requirement: 'PAGI-LIM-013', expected: 'below 500', received: 'HTTP 500', pointer: '/x' },
+      { code: 'SERVER_ERROR', requirement: 'PAGI-ERR-002', expected: 'below 500', received: 'HTTP 500', pointer: '/x' },
       x,
     );
     expect(f).toMatchObject({
       checkId: 'emptyBatchNoServerError',
-      requirementIds: ['PAGI-LIM-013'],
+      requirementIds: ['PAGI-ERR-002'],
       code: 'SERVER_ERROR',
       title: FINDING_CODES.SERVER_ERROR,
       severity: 'expected',
@@ -149,7 +149,7 @@ describe('makeFinding', () => {
   it('masks card numbers in what it quotes', () => {
     const f = makeFinding(ctx, 'c', 'authoriseDirect', {
       code: 'FULL_CARD_NUMBER',
-      requirement: 'PAGI-SEC-001',
+      requirement: 'PAGI-INV-010',
       expected: 'none',
       received: `card ${config.cards.approve} and 5555555555554444`,
     });
@@ -299,10 +299,10 @@ describe('checks and preconditions', () => {
       ...twoFindings,
       id: 'foreign',
       verify: (_o, _ctx, report) =>
-        report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-SEC-001'], expected: 'a', received: 'b' }),
+        report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-INV-010'], expected: 'a', received: 'b' }),
     });
     expect(() => foreign.run(ok, ctx)).toThrow(
-      'check foreign reported requirement PAGI-SEC-001, which is not among its requirements',
+      'check foreign reported requirement PAGI-INV-010, which is not among its requirements',
     );
   });
 

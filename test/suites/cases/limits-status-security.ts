@@ -157,12 +157,12 @@ export const LIMITS_CASES: Case[] = [
       ),
     ['ERROR_ANSWER'],
   ),
-  pass('emptyBatchNoServerError', 'PAGI-LIM-013', 'refused with 400', 'capture', () =>
+  pass('emptyBatchNoServerError', 'PAGI-INV-008', 'refused with 400', 'capture', () =>
     observation('empty', 'capture', errorExchange('capture', 'invalidInput')),
   ),
   fail(
     'emptyBatchNoServerError',
-    'PAGI-LIM-013',
+    'PAGI-INV-008',
     'answered 500',
     'cancel',
     () => observation('empty', 'cancel', exchange('cancel', { status: 500, bodyText: 'oops' })),
@@ -170,7 +170,7 @@ export const LIMITS_CASES: Case[] = [
   ),
   fail(
     'emptyBatchNoServerError',
-    'PAGI-LIM-013',
+    'PAGI-ERR-002',
     'connection reset',
     'review',
     () => observation('empty', 'review', exchange('review', { error: { kind: 'network', message: 'ECONNRESET' } })),
@@ -792,10 +792,10 @@ export const SECURITY_CASES: Case[] = [
     ),
     expect: 'notApplicable',
   },
-  pass('noSecretInResponse', 'PAGI-SEC-003', 'no trace of the key', 'capture', () => happyObservation('capture')),
+  pass('noSecretInResponse', 'PAGI-INV-009', 'no trace of the key', 'capture', () => happyObservation('capture')),
   fail(
     'noSecretInResponse',
-    'PAGI-SEC-003',
+    'PAGI-INV-009',
     'the key in a header name and the body',
     'capture',
     () => {
@@ -807,7 +807,7 @@ export const SECURITY_CASES: Case[] = [
   ),
   fail(
     'noSecretInResponse',
-    'PAGI-SEC-003',
+    'PAGI-INV-009',
     'the key in a payment answer',
     'authoriseDirect',
     () => {
