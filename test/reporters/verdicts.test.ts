@@ -92,8 +92,8 @@ const overRefund = result('overRefundRefused', 'failed', ['PAGI-INV-001', 'PAGI-
 ]);
 /** Failures below --fail-on must (warnings), two resting on the over-refund's request. */
 const warnings = [
-  result('partialRefundsSucceedTwice', 'failed', ['PAGI-REF-003'], 'expected', [
-    finding('partialRefundsSucceedTwice', ['PAGI-REF-003'], 'expected', 2),
+  result('responseHoldsListedFields', 'failed', ['PAGI-GEN-011'], 'expected', [
+    finding('responseHoldsListedFields', ['PAGI-GEN-011'], 'expected', 2),
   ]),
   result('refundReferenceIdsNumberedPerProfile', 'failed', ['PAGI-REF-004'], 'profile', [
     finding('refundReferenceIdsNumberedPerProfile', ['PAGI-REF-004'], 'profile', 1),
@@ -124,7 +124,7 @@ describe('the two verdicts', () => {
     expect(r).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1 });
     expect(r.verdicts!.document).toMatchObject({ verdict: 'CONFORMANT', failed: [] });
     expect(r.verdicts!.document.warnings.map((w) => `${w.check} ${w.level}`)).toEqual([
-      'refund/partialRefundsSucceedTwice expected',
+      'refund/responseHoldsListedFields expected',
       'refund/refundSearchShowsEveryRefund expected',
       'refund/refundReferenceIdsNumberedPerProfile profile',
       'refund/responseSignatureVerifies profile',
@@ -154,9 +154,9 @@ describe('the two verdicts', () => {
     // Most serious first; each request's curl line once, the other checks resting on it named on one line.
     const text = lines.join('\n');
     expect(text.indexOf('✗ refund/overRefundRefused')).toBeLessThan(
-      text.indexOf('✗ refund/partialRefundsSucceedTwice'),
+      text.indexOf('✗ refund/responseHoldsListedFields'),
     );
-    expect(text.indexOf('✗ refund/partialRefundsSucceedTwice')).toBeLessThan(
+    expect(text.indexOf('✗ refund/responseHoldsListedFields')).toBeLessThan(
       text.indexOf('✗ refund/refundReferenceIdsNumberedPerProfile'),
     );
     expect(text.split(evidence(1).curl).length - 1).toBe(1);
@@ -170,7 +170,7 @@ describe('the two verdicts', () => {
     const r = run([passed, ...warnings], 'must');
     expect(r).toMatchObject({ verdict: 'CONFORMANT', exitCode: 0 });
     expect((await consoleText(r)).at(-1)).toBe(
-      'verdict: CONFORMANT with 4 warnings: refund/partialRefundsSucceedTwice (expected), refund/refundSearchShowsEveryRefund (expected), refund/refundReferenceIdsNumberedPerProfile (profile) and 1 more',
+      'verdict: CONFORMANT with 4 warnings: refund/responseHoldsListedFields (expected), refund/refundSearchShowsEveryRefund (expected), refund/refundReferenceIdsNumberedPerProfile (profile) and 1 more',
     );
     expect((await consoleText(run([passed]))).at(-1)).toBe('verdict: CONFORMANT');
     // --fail-on expected: the expected ones fail the document verdict, the profile ones stay warnings.
@@ -212,7 +212,7 @@ describe('the two verdicts', () => {
     const names = [...section.querySelectorAll('.failure h3')].map((h) => h.textContent);
     expect(names).toEqual([
       'refund/overRefundRefused',
-      'refund/partialRefundsSucceedTwice',
+      'refund/responseHoldsListedFields',
       'refund/refundSearchShowsEveryRefund',
       'refund/refundReferenceIdsNumberedPerProfile',
       'refund/responseSignatureVerifies',
@@ -236,7 +236,7 @@ describe('the two verdicts', () => {
     const md = markdownSummary(r);
     expect(md).toContain('- payment integrity: FAILED');
     expect(md).toContain('**a refund above what remains of the captured amount was accepted** (PAGI-INV-001, money)');
-    expect(md.indexOf('`refund/overRefundRefused`')).toBeLessThan(md.indexOf('`refund/partialRefundsSucceedTwice`'));
+    expect(md.indexOf('`refund/overRefundRefused`')).toBeLessThan(md.indexOf('`refund/responseHoldsListedFields`'));
     const xml = new XMLParser({ ignoreAttributes: false }).parse(junitXml(r));
     const props = Object.fromEntries(
       (xml.testsuites.testsuite.properties.property as { '@_name': string; '@_value': string }[]).map((p) => [
