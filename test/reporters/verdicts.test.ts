@@ -153,9 +153,7 @@ describe('the two verdicts', () => {
     ]);
     // Most serious first; each request's curl line once, the other checks resting on it named on one line.
     const text = lines.join('\n');
-    expect(text.indexOf('✗ refund/overRefundRefused')).toBeLessThan(
-      text.indexOf('✗ refund/responseHoldsListedFields'),
-    );
+    expect(text.indexOf('✗ refund/overRefundRefused')).toBeLessThan(text.indexOf('✗ refund/responseHoldsListedFields'));
     expect(text.indexOf('✗ refund/responseHoldsListedFields')).toBeLessThan(
       text.indexOf('✗ refund/refundReferenceIdsNumberedPerProfile'),
     );
