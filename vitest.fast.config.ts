@@ -14,8 +14,10 @@ export const SLOW_FILES = [
   'test/hostile/matrix.test.ts',
   'test/engine/personalities.test.ts',
   'test/profile/migrate-run.test.ts',
+  'test/engine/unseen-gateway.test.ts',
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
+  'test/engine/integrity.test.ts',
   'test/engine/generation.test.ts',
   'test/engine/egress-run.test.ts',
   'test/engine/rollup.test.ts',

@@ -68,7 +68,15 @@ const MEMORY_SAMPLE_S = Number(process.env.BENCH_MEMORY_SAMPLE_S ?? 30);
  */
 async function child(): Promise<void> {
   const { startGateway } = await import('../gateway/index.js');
-  const gw = await startGateway({ port: 0, config: { notifications: { enabled: false } } });
+  const data = process.argv.indexOf('--data');
+  const gw = await startGateway({
+    port: 0,
+    config: {
+      notifications: { enabled: false },
+      ...(process.argv.includes('--sync') ? { store: { syncWrites: true } } : {}),
+    },
+    dataDir: data > 0 ? process.argv[data + 1] : undefined,
+  });
   process.stdout.write(`${JSON.stringify({ url: gw.url })}\n`);
   const gc = (globalThis as { gc?: () => void }).gc;
   let buffered = '';
@@ -183,7 +191,8 @@ interface MemorySample {
 const selected = (name: string) =>
   !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
 
-async function main(): Promise<void> {
+/** The gateway in a child process (its state in `dataDir` when given); its URL once it listens. */
+async function startChild(dataDir?: string, sync = false) {
   const proc = spawn(
     process.execPath,
     [
@@ -193,6 +202,8 @@ async function main(): Promise<void> {
       'tsx',
       HERE,
       '--child',
+      ...(dataDir ? ['--data', dataDir] : []),
+      ...(sync ? ['--sync'] : []),
     ],
     {
       cwd: KIT_ROOT,
@@ -218,6 +229,47 @@ async function main(): Promise<void> {
     nextLine().then((line) => JSON.parse(line).url as string),
     new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)))),
   ]);
+  const stopped = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const stop = () => {
+    proc.stdin.end();
+    return stopped;
+  };
+  return { proc, url, nextLine, stop };
+}
+
+/** One scenario's row: a warm-up, then the measured run, with the gateway process's CPU per request. */
+async function measure(url: string, pid: number, s: Scenario): Promise<Row> {
+  await run(url, s, 2); // warm-up
+  const cpuBefore = cpuMs(pid);
+  const r = await run(url, s, DURATION_S);
+  const cpuAfter = cpuMs(pid);
+  if (s.refused && r.non2xx !== r.requests.total)
+    throw new Error(`${s.name}: ${r.requests.total - r.non2xx} requests were not refused`);
+  return {
+    scenario: s.name,
+    date: new Date().toISOString(),
+    connections: s.connections ?? CONNECTIONS,
+    durationS: DURATION_S,
+    requests: r.requests.total,
+    requestsPerSec: Math.round(r.requests.average),
+    latencyP50Ms: r.latency.p50,
+    latencyP99Ms: r.latency.p99,
+    latencyMaxMs: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    gatewayCpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
+  };
+}
+
+/** Name of the direct payment scenario against a gateway keeping its state in a folder. */
+const DATA_SCENARIO = 'direct payment (--data)';
+const DATA_SYNC_SCENARIO = 'direct payment (--data, syncWrites: true)';
+
+async function main(): Promise<void> {
+  const { proc, url, nextLine } = await startChild();
   const sample = async (atS: number): Promise<MemorySample> => {
     proc.stdin.write('sample\n');
     return { atS, ...JSON.parse(await nextLine()) };
@@ -266,30 +318,22 @@ async function main(): Promise<void> {
       },
     ];
     const rows: Row[] = [];
-    for (const s of scenarios.filter((x) => selected(x.name))) {
-      await run(url, s, 2); // warm-up
-      const cpuBefore = cpuMs(proc.pid!);
-      const r = await run(url, s, DURATION_S);
-      const cpuAfter = cpuMs(proc.pid!);
-      rows.push({
-        scenario: s.name,
-        date: new Date().toISOString(),
-        connections: s.connections ?? CONNECTIONS,
-        durationS: DURATION_S,
-        requests: r.requests.total,
-        requestsPerSec: Math.round(r.requests.average),
-        latencyP50Ms: r.latency.p50,
-        latencyP99Ms: r.latency.p99,
-        latencyMaxMs: r.latency.max,
-        non2xx: r.non2xx,
-        errors: r.errors + r.timeouts,
-        gatewayCpuUsPerRequest:
-          cpuBefore === undefined || cpuAfter === undefined
-            ? undefined
-            : Math.round(((cpuAfter - cpuBefore) * 1000) / r.requests.total),
-      });
-      if (s.refused && r.non2xx !== r.requests.total)
-        throw new Error(`${s.name}: ${r.requests.total - r.non2xx} requests were not refused`);
+    for (const s of scenarios.filter((x) => selected(x.name))) rows.push(await measure(url, proc.pid!, s));
+    // The same direct payments against a gateway keeping its state in a folder: every change written before its
+    // answer and synced once a second (the default), or synced to disk before its answer (syncWrites: true).
+    for (const [name, sync] of [
+      [DATA_SCENARIO, false],
+      [DATA_SYNC_SCENARIO, true],
+    ] as const) {
+      if (!selected(name)) continue;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-data-'));
+      const data = await startChild(dir, sync);
+      try {
+        rows.push(await measure(data.url, data.proc.pid!, { name, path: '/v1/authorise', body: direct }));
+      } finally {
+        await data.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     }
     let memory: Record<string, unknown> | undefined;
     if (selected('memory')) {
@@ -359,6 +403,7 @@ async function main(): Promise<void> {
         directP99Ms: 10,
         bigFormRefusedMs: 20,
         memory: 'flat once the caps are reached',
+        dataDirectPaymentsOfInMemory: 0.8,
       },
       results: [...kept, ...rows],
       memory: memory ?? previous.memory,
@@ -387,6 +432,16 @@ async function main(): Promise<void> {
         directRow.requestsPerSec >= out.goal.directPaymentsPerSec && directRow.latencyP99Ms <= out.goal.directP99Ms;
       console.log(
         `direct payment goal (>= ${out.goal.directPaymentsPerSec}/s, p99 <= ${out.goal.directP99Ms} ms): ${met ? 'met' : 'NOT met'}`,
+      );
+    }
+    const all = [...kept, ...rows];
+    const memoryRow = all.find((r) => r.scenario === 'direct payment' && r.connections === CONNECTIONS);
+    for (const name of [DATA_SCENARIO, DATA_SYNC_SCENARIO]) {
+      const dataRow = all.find((r) => r.scenario === name && r.connections === CONNECTIONS);
+      if (!memoryRow || !dataRow) continue;
+      const ratio = dataRow.requestsPerSec / memoryRow.requestsPerSec;
+      console.log(
+        `${name}: ${dataRow.requestsPerSec}/s against ${memoryRow.requestsPerSec} in memory (${Math.round(ratio * 100)} %; goal >= ${out.goal.dataDirectPaymentsOfInMemory * 100} %): ${ratio >= out.goal.dataDirectPaymentsOfInMemory ? 'met' : 'NOT met'}`,
       );
     }
     const big = rows.find((r) => r.scenario.startsWith('form of'));

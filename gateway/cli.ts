@@ -3,7 +3,8 @@ import { flagHelp, parseFlags, type FlagTable } from '../src/config/flags.js';
 import { flag, integer, seconds, text, UsageError } from '../src/config/options.js';
 import { deprecationLine } from '../src/profile/load.js';
 import { EXIT } from '../src/types/errors.js';
-import { FAULTS, startGateway } from './index.js';
+import path from 'node:path';
+import { FAULTS, JournalError, startGateway } from './index.js';
 
 /** What `serve` takes. */
 interface ServeFlags {
@@ -14,6 +15,7 @@ interface ServeFlags {
   profile: string;
   admin: boolean;
   drainSeconds: number;
+  data: string;
 }
 
 /** The command's options: one row each (a missing row is a compile error). */
@@ -50,9 +52,15 @@ export const SERVE_FLAGS = {
     type: seconds,
     description: 'drain deadline on stop (default: server.drainSeconds of the configuration, 10)',
   },
+  data: {
+    flag: 'data',
+    type: text('DIR', true),
+    description:
+      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a journal replayed on start, each change written before its answer (default: in memory only)',
+  },
 } satisfies FlagTable<ServeFlags>;
 
-const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S]
+const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S] [--data DIR]
 
 Start the reference gateway of the Payment Acquiring Gateway Interface. GET /healthz answers ready (200) or
 draining (503). On SIGTERM/SIGINT it stops accepting, answers the requests already received within the drain
@@ -103,16 +111,19 @@ export async function serveMain(argv: string[]): Promise<number> {
       fault: values.fault,
       profile: values.profile,
       admin: values.admin!,
+      dataDir: values.data,
       log: (line) => console.log(line),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const why =
-      e.code === 'EADDRINUSE'
-        ? `port ${port} is already in use`
-        : e.code === 'EADDRNOTAVAIL'
-          ? `cannot listen on ${values.host}`
-          : e.message;
+      error instanceof JournalError
+        ? `--data: ${e.message}`
+        : e.code === 'EADDRINUSE'
+          ? `port ${port} is already in use`
+          : e.code === 'EADDRNOTAVAIL'
+            ? `cannot listen on ${values.host}`
+            : e.message;
     console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
     return EXIT.usage;
   }
@@ -169,6 +180,13 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
       ? 'health GET /healthz; admin POST /_admin/reset, GET /_admin/stats'
       : 'health GET /healthz (admin endpoints off: --admin)',
   );
+  const data = gateway.data;
+  if (data) {
+    const r = data.restored;
+    lines.push(
+      `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications sent again`,
+    );
+  } else lines.push('state in memory only (--data DIR keeps it across restarts)');
   if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);
   return lines;
 }

@@ -39,7 +39,13 @@ export interface GatewayConfig {
   /** Caps checked before a body is parsed. */
   limits: { maxFormFields: number; maxJsonKeys: number; maxJsonItems: number; maxDepth: number };
   /** Caps on the state kept in memory; past one, a new record evicts the oldest. */
-  store: { maxTransactions: number; maxPayouts: number; maxTokens: number };
+  store: {
+    maxTransactions: number;
+    maxPayouts: number;
+    maxTokens: number;
+    compactAfterMiB?: number;
+    syncWrites?: boolean;
+  };
 }
 
 /** The HTTP server's bounds (`server` of the configuration). */

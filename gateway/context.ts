@@ -47,6 +47,14 @@ export interface Gateway {
   facts: Map<OperationKey, OperationFacts>;
   log(line: string): void;
   now(): Date;
+  /** The journal of `serve --data`: an answer waits until every change made before it is durable. */
+  durability?: Durability;
+}
+
+/** What the server needs of the journal: whether changes wait to be durable, and a call once they are. */
+export interface Durability {
+  pending(): boolean;
+  whenDurable(done: (error?: Error) => void): void;
 }
 
 /** A parsed, routed request as the operations see it. */
@@ -54,6 +62,8 @@ export interface GatewayRequest {
   op: OperationFacts;
   body: Record<string, unknown>;
   encoding: 'json' | 'form';
+  /** A form body's fields as the text sent, where the profile keeps nested values as text (`formNestedValues: text`). */
+  formText?: Record<string, string>;
   /** The merchant account; operations run only for known accounts. */
   account: ResolvedAccount;
   remoteAddress: string;
@@ -173,8 +183,17 @@ export function str(body: Record<string, unknown>, field: string): string | unde
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Open an APM or checkout session, with the configured lifetime and cap. */
+/**
+ * Open an APM or checkout session, with the configured lifetime and cap. The session keeps the request without the
+ * profile's card fields (the payment is made with the card of the payment page, if any): no full card number or
+ * security code is kept, nor written to the journal of `serve --data`.
+ */
 export function openSession(gw: Gateway, session: Session): void {
+  const c = gw.profile.fields.card;
+  const card = [c.number, c.expiryMonth, c.expiryYear, c.securityCode];
+  const r = session.request;
+  if (card.some((f) => Object.hasOwn(r, f)))
+    session.request = Object.fromEntries(Object.entries(r).filter(([k]) => !card.includes(k)));
   gw.store.addSession(session, gw.config.sessions.ttlSeconds * 1000, gw.config.sessions.maxSessions);
 }
 

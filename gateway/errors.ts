@@ -1,6 +1,7 @@
 /** Error replies exactly as the profile's `errors` section shapes them, and response signing. */
 import type { OperationKey } from '../src/model.js';
 import { sign } from '../src/signing.js';
+import { errorKindSpec } from '../src/profile/choices.js';
 import { renderTemplate } from '../src/profile/template.js';
 import type { ErrorKind, Gateway } from './context.js';
 import type { Reply } from './reply.js';
@@ -50,17 +51,21 @@ export function errorReply(
   secret?: string,
   page?: 'html',
   asHttpError = false,
+  detail?: string,
 ): Reply {
   const errors = gw.profile.errors;
   const format = page ?? (op ? errors.formatByOperation[op] : errors.unknownOperationFormat);
   const form = op && !page && !asHttpError ? errors.refusalForms[op][0]! : 'httpError';
-  const { code, message } = errors.kinds[kind];
+  const spec = errorKindSpec(gw.profile, kind, op);
+  const { code } = spec;
+  // A message pinned as a prefix goes on with the refusal's detail (the reason, which never quotes a value).
+  const message = spec.pinned === 'prefix' && detail ? `${spec.message}: ${detail}` : spec.message;
   // A refusal in the body (statusInBody, failureType) is answered with HTTP 200.
-  const status = form === 'httpError' ? errors.kinds[kind].status : 200;
+  const status = form === 'httpError' || form === 'httpFailureType' ? spec.status : 200;
   const values = { code, message, httpStatus: status, request };
   const signIt = (body: Record<string, unknown>) =>
     errors.signed && op && secret ? signResponse(gw, op, body, secret) : body;
-  if (form === 'failureType') {
+  if (form === 'failureType' || form === 'httpFailureType') {
     const key = gw.profile.payout.idempotencyKey;
     const body: Record<string, unknown> = {
       merchant_id: fill('{request.merchant_id}', values),
@@ -76,12 +81,11 @@ export function errorReply(
   }
   if (format === 'json') {
     const shape = errors.bodies.json;
-    return {
-      kind: 'json',
-      status,
-      contentType: shape.contentType,
-      body: signIt(fillObject(shape.body as TemplateObject, values)),
-    };
+    const body = fillObject(shape.body as TemplateObject, values);
+    // The operation's result list, empty, where the profile's error envelopes carry it.
+    const list = op && shape.emptyResults ? resultListOf(gw, op) : undefined;
+    if (list !== undefined) body[list] = [];
+    return { kind: 'json', status, contentType: shape.contentType, body: signIt(body) };
   }
   if (format === 'xml') {
     const shape = errors.bodies.xml;
@@ -104,6 +108,12 @@ export function errorReply(
       paragraphs: [{ id: shape.messageElementId, text: fill(shape.message, values) }],
     },
   };
+}
+
+/** The result list of an operation's answer: a batch's orders, a query's or refund search's records; else undefined. */
+function resultListOf(gw: Gateway, op: OperationKey): string | undefined {
+  const facts = gw.facts.get(op);
+  return facts?.model.batch?.orders ?? facts?.records?.list;
 }
 
 /** `<code>:<message>` of a profile code/message pair. */

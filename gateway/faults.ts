@@ -13,191 +13,36 @@
  * Adding a variant means adding one entry to `FAULTS`; operations only read `BehaviourSwitches`.
  */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import type { OperationKey } from '../src/model.js';
-import type { ErrorKind, Profile } from '../src/profile/load.js';
-import type { OperationModel } from '../src/spec/load.js';
-import type { HtmlForm, HtmlInput, HtmlPage } from './html.js';
-import type { Reply, WireResponse } from './reply.js';
+import {
+  BATCH_OPS,
+  type Body,
+  succeeded,
+  type BehaviourSwitches,
+  type FaultDefinition,
+  body,
+  checkoutForm,
+  checkoutInputs,
+  checkoutPage,
+  contentType,
+  itemSuccess,
+  items,
+  list,
+  listOf,
+  reversedKeys,
+  text,
+  without,
+  type WireHook,
+} from './fault-hooks.js';
+import { INTEGRITY_FAULTS } from './faults-integrity.js';
 
-/** How the gateway treats `encryption_data` of requests. */
-export type SignatureCheck = 'verified' | 'ignored' | 'ignoredWhenMissing' | 'afterOperation';
-
-/** Behaviour switches the operations consult; all off without a fault. */
-export interface BehaviourSwitches {
-  /** `verified` (conformant); `ignored`: any or none accepted; `ignoredWhenMissing`: a request without one accepted; `afterOperation`: checked only once the operation has run. */
-  signatureCheck: SignatureCheck;
-  /** Serve the profile's address-restricted operations to any source address. */
-  skipAddressRestriction: boolean;
-  /** Let refunds add up to more than the captured amount. */
-  skipRefundBound: boolean;
-  /** Let a capture take more than the authorised amount. */
-  skipCaptureBound: boolean;
-  /** Let a cancelled payment be captured. */
-  captureCancelled: boolean;
-  /** Never send notifications. */
-  suppressNotifications: boolean;
-  /** Send notifications without `encryption_data`. */
-  unsignedNotifications: boolean;
-  /** Answer the full card number in `card`. */
-  unmaskedCard: boolean;
-  /** Accept requests whatever their schema violations (batch items are still checked one by one). */
-  skipSchemaValidation: boolean;
-  /** Operations served at their path without the `/v1` prefix. */
-  unversionedPaths: readonly OperationKey[];
-  /** Added to each batch operation's order limit (the spec's `maxItems`). */
-  batchLimitDelta: number;
-  /** Added to the query's and refund search's order limit (the spec's `x-pagi-limit`). */
-  selectionLimitDelta: number;
-  /** Process the first orders of an over-limit request and answer success, whatever the profile says. */
-  truncateOverLimit: boolean;
-  /** A request field the signature check reads from elsewhere (a fixed value) instead of the request, when the request's value matches `pattern`. */
-  signatureFieldFixed?: { operation: OperationKey; field: string; value: string; pattern: string };
-}
-
-/** What a reply hook knows about the reply it rewrites. */
-export interface ReplyContext {
-  /** The operation answered, when the path names one. */
-  op?: OperationModel;
-  /** Set when the reply is an error reply. */
-  errorKind?: ErrorKind;
-  /** The gateway's profile (status values, codes). */
-  profile: Profile;
-  /** The secrets of the gateway's configuration (for a fault that leaks one). */
-  secrets?: readonly string[];
-}
-
-type ReplyHook = (reply: Reply, ctx: ReplyContext) => Reply;
-type WireHook = (wire: WireResponse, ctx: ReplyContext) => WireResponse;
-/** An extra invalid-input refusal: its reason, or undefined when the request passes. */
-type RefuseHook = (op: OperationKey, body: Record<string, unknown>, encoding: 'json' | 'form') => string | undefined;
-
-interface VariantBase {
-  /** kebab-case name used with `--fault`. */
-  name: string;
-  description: string;
-  switches?: Partial<BehaviourSwitches>;
-  refuse?: RefuseHook;
-  reply?: ReplyHook;
-  wire?: WireHook;
-}
-
-/** One deviation from the interface. */
-export interface DeviationDefinition extends VariantBase {
-  kind: 'fault';
-  /** Requirement id (spec/requirements.yaml) the fault breaks. */
-  requirement: string;
-  /** Id of the conformance check (suites/registry.ts) expected to catch it; the self-test runs the fault through that check's family. */
-  expectedCheck: string;
-  /** A fault only generated requests reach: the one operation the self-test runs its deep check on (at depth 1000). */
-  deepOperation?: OperationKey;
-}
-
-/** A change the document allows: a conformant gateway may do it, and the kit must not fail it. */
-export interface NeutralDefinition extends VariantBase {
-  kind: 'neutral';
-}
-
-/** One named variant of the registry. */
-export type FaultDefinition = DeviationDefinition | NeutralDefinition;
-
-type Body = Record<string, unknown>;
-
-const BATCH_OPS: OperationKey[] = ['capture', 'review', 'cancel', 'refund'];
-
-function succeeded(ctx: ReplyContext, ops: readonly OperationKey[]): boolean {
-  return !ctx.errorKind && ctx.op !== undefined && (ops.length === 0 || ops.includes(ctx.op.key));
-}
-
-/** Rewrite the JSON or XML body of a successful reply of `ops` (of every operation when empty). */
-function body(ops: readonly OperationKey[], fn: (body: Body, ctx: ReplyContext) => Body): ReplyHook {
-  return (reply, ctx) =>
-    reply.kind !== 'html' && succeeded(ctx, ops) ? { ...reply, body: fn(reply.body, ctx) } : reply;
-}
-
-/** The result array of a successful batch, query or refund search reply, and its field name. */
-function listOf(
-  reply: Reply,
-  ctx: ReplyContext,
-  ops: readonly OperationKey[],
-): { field: string; list: Body[] } | undefined {
-  if (reply.kind !== 'json' || !succeeded(ctx, ops)) return undefined;
-  const field =
-    ctx.op?.batch?.orders ??
-    (ctx.op?.selectionLimit ? Object.keys(reply.body).find((k) => Array.isArray(reply.body[k])) : undefined);
-  const list = field === undefined ? undefined : reply.body[field];
-  return field !== undefined && Array.isArray(list) ? { field, list: list as Body[] } : undefined;
-}
-
-/** Rewrite the result array of a successful batch, query or refund search reply. */
-function list(ops: readonly OperationKey[], fn: (list: Body[], ctx: ReplyContext) => Body[]): ReplyHook {
-  return (reply, ctx) => {
-    const found = listOf(reply, ctx, ops);
-    return found && reply.kind === 'json'
-      ? { ...reply, body: { ...reply.body, [found.field]: fn(found.list, ctx) } }
-      : reply;
-  };
-}
-
-/** Rewrite every item of the result array of a successful batch, query or refund search reply. */
-function items(ops: readonly OperationKey[], fn: (item: Body, ctx: ReplyContext) => Body): ReplyHook {
-  return list(ops, (all, ctx) => all.map((item) => fn(item, ctx)));
-}
-
-/** Rewrite the successful, auto-submitting checkout page (not the hosted payment page that follows it). */
-function checkoutPage(fn: (page: HtmlPage & { form: HtmlForm }, ctx: ReplyContext) => HtmlPage): ReplyHook {
-  return (reply, ctx) =>
-    reply.kind === 'html' && reply.page.autoSubmit && reply.page.form && succeeded(ctx, ['checkout'])
-      ? { ...reply, page: fn({ ...reply.page, form: reply.page.form }, ctx) }
-      : reply;
-}
-
-/** Rewrite the form of a successful checkout page. */
-function checkoutForm(fn: (form: HtmlForm, ctx: ReplyContext) => HtmlForm): ReplyHook {
-  return checkoutPage((page, ctx) => ({ ...page, form: fn(page.form, ctx) }));
-}
-
-/** Rewrite the inputs of a successful checkout page. */
-function checkoutInputs(fn: (inputs: HtmlInput[], ctx: ReplyContext) => HtmlInput[]): ReplyHook {
-  return checkoutForm((form, ctx) => ({ ...form, inputs: fn(form.inputs, ctx) }));
-}
-
-/** Rewrite the text of responses whose content type starts with `type`. */
-function text(type: string, fn: (text: string, ctx: ReplyContext) => string): WireHook {
-  return (wire, ctx) => (wire.headers['content-type']?.startsWith(type) ? { ...wire, body: fn(wire.body, ctx) } : wire);
-}
-
-/** Replace the content type of responses whose content type starts with `type`. */
-function contentType(type: string, replacement: string): WireHook {
-  return (wire) =>
-    wire.headers['content-type']?.startsWith(type)
-      ? { ...wire, headers: { ...wire.headers, 'content-type': replacement } }
-      : wire;
-}
-
-/** Drop fields of an object. */
-function without(obj: Body, ...fields: string[]): Body {
-  return Object.fromEntries(Object.entries(obj).filter(([k]) => !fields.includes(k)));
-}
-
-/** The batch status field's success value of the answered operation. */
-function itemSuccess(ctx: ReplyContext): string | undefined {
-  const status = ctx.op?.batch?.status;
-  return status
-    ? (ctx.profile.statusValues as unknown as Record<string, { success?: string }>)[status]?.success
-    : undefined;
-}
-
-/** A deep copy of a JSON value with every object's keys in reverse order. */
-function reversedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reversedKeys);
-  if (value && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value)
-        .reverse()
-        .map(([k, v]) => [k, reversedKeys(v)]),
-    );
-  return value;
-}
+export type {
+  BehaviourSwitches,
+  DeviationDefinition,
+  FaultDefinition,
+  NeutralDefinition,
+  ReplyContext,
+  SignatureCheck,
+} from './fault-hooks.js';
 
 const XML_TREE = new XMLParser({
   preserveOrder: true,
@@ -619,7 +464,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'secret-echoed',
     description: "Every answer carries the merchant's signing key in a response header (a debugging header left on).",
-    requirement: 'PAGI-SEC-003',
+    requirement: 'PAGI-INV-009',
     expectedCheck: 'noSecretInResponse',
     wire: (wire, ctx) =>
       ctx.secrets?.length
@@ -630,7 +475,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'card-unmasked',
     description: 'Direct payment responses carry the full card number in card.',
-    requirement: 'PAGI-SEC-001',
+    requirement: 'PAGI-INV-010',
     expectedCheck: 'noFullCardNumberInResponse',
     switches: { unmaskedCard: true },
   },
@@ -732,7 +577,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'empty-batch-500',
     description: 'A batch request with no orders is answered with HTTP 500.',
-    requirement: 'PAGI-LIM-013',
+    requirement: 'PAGI-INV-008',
     expectedCheck: 'emptyBatchNoServerError',
     reply: (reply, ctx) => (listOf(reply, ctx, BATCH_OPS)?.list.length === 0 ? { ...reply, status: 500 } : reply),
   },
@@ -855,15 +700,33 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'refund-exceeds-capture',
     description: 'Refunds are accepted beyond the captured amount.',
-    requirement: 'PAGI-REF-003',
+    requirement: 'PAGI-INV-001',
     expectedCheck: 'overRefundRefused',
     switches: { skipRefundBound: true },
   },
   {
     kind: 'fault',
+    name: 'partial-refund-refused',
+    description:
+      'A refund of less than the payment amount is refused as invalid input: no payment is refunded in part.',
+    requirement: 'PAGI-REF-003',
+    expectedCheck: 'partialRefundsSucceedTwice',
+    refuse: (op, b) => {
+      const orders = op === 'refund' ? b.refund_orders : undefined;
+      const partial =
+        Array.isArray(orders) &&
+        orders.some((o: unknown) => {
+          const item = o as Record<string, unknown> | null;
+          return !!item && Number(item.refund_amount) < Number(item.amount);
+        });
+      return partial ? 'partial refunds are not supported' : undefined;
+    },
+  },
+  {
+    kind: 'fault',
     name: 'over-capture-allowed',
     description: 'A capture may take more than the authorised amount (the profile’s transitions refuse it).',
-    requirement: 'PAGI-CAP-002',
+    requirement: 'PAGI-INV-002',
     expectedCheck: 'overCaptureRefused',
     switches: { skipCaptureBound: true },
   },
@@ -890,7 +753,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'query-amount-in-cents',
     description: 'Query records show the amount in minor units (1036 for 10.36), not as the payment was made.',
-    requirement: 'PAGI-QRY-005',
+    requirement: 'PAGI-INV-004',
     expectedCheck: 'queryShowsAuthorisedPayment',
     reply: items(['retrievalTrans'], (r) =>
       typeof r.amount === 'string' ? { ...r, amount: r.amount.replace('.', '') } : r,
@@ -900,7 +763,7 @@ export const FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'refund-search-first-refund-only',
     description: 'Refund search shows only the first refund of each transaction.',
-    requirement: 'PAGI-RFS-003',
+    requirement: 'PAGI-INV-005',
     expectedCheck: 'refundSearchShowsEveryRefund',
     reply: list(['retrievalRefund'], (all) =>
       all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i),
@@ -946,6 +809,8 @@ export const FAULTS: readonly FaultDefinition[] = [
     switches: { unsignedNotifications: true },
   },
 
+  // ------------------------------------------------------------------ payment integrity: one fault per family of invariants
+  ...INTEGRITY_FAULTS,
   // ------------------------------------------------------------------ deep: faults only generated requests reach
   {
     kind: 'fault',

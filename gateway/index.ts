@@ -19,6 +19,7 @@ import {
 import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
+import { openPersistence, type Persistence, type Restored } from './persist.js';
 import { createGatewayServer, type DrainResult, type ServerStats } from './server.js';
 import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
@@ -36,6 +37,8 @@ export {
 } from './faults.js';
 export type { NotificationAttempt } from './notify.js';
 export type { DrainResult, ServerStats } from './server.js';
+export type { Restored } from './persist.js';
+export { JournalError } from './journal.js';
 
 /** How to start the gateway. */
 export interface GatewayOptions {
@@ -57,6 +60,11 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Serve `POST /_admin/reset` and `GET /_admin/stats` (off by default). */
   admin?: boolean;
+  /**
+   * Keep the state in this folder (`serve --data DIR`): replayed on start, every change durable before its answer
+   * is sent, compacted on stop. Without it the state lives in memory only.
+   */
+  dataDir?: string;
 }
 
 /** A started gateway. */
@@ -77,6 +85,8 @@ export interface RunningGateway {
   secretSource: string;
   /** Open connections allowed (configuration, bounded by the open-file limit). */
   connectionCap: number;
+  /** The folder the state is kept in, and what was found there on start (none: in memory only). */
+  data?: { dir: string; restored: Restored; journalBytes(): number };
   /** Connection and request counters. */
   serverStats(): ServerStats;
   /** Records evicted to stay under the store's caps. */
@@ -152,20 +162,36 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
     now: () => new Date(),
   };
+  let persistence: Persistence | undefined;
+  if (options.dataDir) {
+    persistence = openPersistence(options.dataDir, {
+      store,
+      notifier: gw.notifier,
+      config,
+      warn: (line) => log(maskText(`warning: ${line}`, mask)),
+    });
+    gw.durability = persistence.durability;
+  }
   const gs = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask, admin: options.admin });
   const { server } = gs;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
-    // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', 4096, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
+      // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', 4096, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await persistence?.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
   gw.baseUrl = (options.baseUrl || config.baseUrl || url).replace(/\/+$/, '');
+  persistence?.resend();
   return {
     url,
     baseUrl: gw.baseUrl,
@@ -177,11 +203,16 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ...(profileMigration ? { profileMigration } : {}),
     secretSource: secretSource({ file: options.configFile, config: options.config }),
     connectionCap: gs.connectionCap,
+    data:
+      persistence && options.dataDir
+        ? { dir: options.dataDir, restored: persistence.restored, journalBytes: persistence.journalBytes }
+        : undefined,
     serverStats: () => gs.stats(),
     evictions: () => store.evictions(),
     drain: async (deadlineMs = config.server.drainSeconds * 1000, abort) => {
       const result = await gs.drain(deadlineMs, abort);
       gw.notifier.close();
+      await persistence?.close();
       return result;
     },
     inject: (r) =>
@@ -196,9 +227,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     counts: () => store.counts(),
     notifications: () => gw.notifier.attempts(),
     notificationsIdle: () => gw.notifier.idle(),
-    close: () => {
+    close: async () => {
       gw.notifier.close();
-      return gs.close();
+      await gs.close();
+      await persistence?.close();
     },
   };
 }

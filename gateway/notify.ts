@@ -7,6 +7,7 @@ import type { OperationKey } from '../src/model.js';
 import type { Profile } from '../src/profile/load.js';
 import { sign } from '../src/signing.js';
 import { encodeForm } from '../src/codecs/form.js';
+import { fillNotification } from '../src/profile/notification-shape.js';
 
 /** One delivery attempt, as logged. */
 export interface NotificationAttempt {
@@ -26,9 +27,18 @@ export interface Notification {
   kind: 'payment' | 'payout';
   key: string;
   url: string;
-  /** The body fields (those of the profile's `bodyFrom` response), without signature. */
+  /** The fields of the profile's `bodyFrom` response, without signature (the body, or what its own shape is filled from). */
   body: Record<string, unknown>;
   secret: string;
+  /** The merchant account whose secret signs it (what the journal keeps instead of the secret). */
+  merchantId?: string;
+  accountId?: string;
+}
+
+/** Told when a notification is queued and when it is settled (delivered or given up; not when stopped). */
+export interface NotificationTracker {
+  queued(n: Notification): void;
+  settled(n: Notification): void;
 }
 
 const KEEP_ATTEMPTS = 2000;
@@ -40,6 +50,8 @@ export class Notifier {
   /** Pending backoff waits: timer → wake-up. */
   private readonly timers = new Map<NodeJS.Timeout, () => void>();
   private readonly stop = new AbortController();
+  /** Told of queued and settled notifications (the journal of `serve --data`). */
+  tracker: NotificationTracker | undefined;
 
   constructor(
     private readonly profile: Profile,
@@ -53,7 +65,13 @@ export class Notifier {
   send(n: Notification): void {
     if (!this.enabled || this.stop.signal.aborted || !/^https?:\/\//i.test(n.url)) return;
     const { body, contentType } = this.encode(n);
-    const run = this.deliver(n, body, contentType).finally(() => this.pending.delete(run));
+    this.tracker?.queued(n);
+    const run = this.deliver(n, body, contentType)
+      .then(() => {
+        // Stopped before it was delivered or given up: it stays pending (resent by the next start).
+        if (!this.stop.signal.aborted) this.tracker?.settled(n);
+      })
+      .finally(() => this.pending.delete(run));
     this.pending.add(run);
   }
 
@@ -79,9 +97,14 @@ export class Notifier {
 
   private encode(n: Notification): { body: string; contentType: string } {
     const cfg = this.profile.notifications;
-    const op: OperationKey = cfg.kinds[n.kind].bodyFrom;
-    const body: Record<string, unknown> = { ...n.body };
-    delete body.encryption_data;
+    const kind = cfg.kinds[n.kind];
+    const op: OperationKey = kind.bodyFrom;
+    const response: Record<string, unknown> = { ...n.body };
+    delete response.encryption_data;
+    // The gateway's own shape (ownShape), filled from the response; else the response's fields as they are.
+    const body = kind.ownShape
+      ? fillNotification(kind.ownShape.template as Parameters<typeof fillNotification>[0], response)
+      : response;
     const direction = cfg.signature === 'asResponse' ? 'response' : 'request';
     const signature =
       cfg.signature === 'none' || !this.signed

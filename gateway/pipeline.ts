@@ -20,6 +20,7 @@ import { checkoutPayment, isPostBack, PAY_PATH, payPage, postBackPage, postBackS
 import { directPayment } from './ops/direct.js';
 import { payout } from './ops/payout.js';
 import { retrievalRefund, retrievalTrans } from './ops/selection.js';
+import { precedenceOf } from '../src/profile/choices.js';
 import { renderHeaderValue } from '../src/profile/template.js';
 
 /** The operations of the interface. */
@@ -60,10 +61,11 @@ interface Route {
   numeric: Map<string, 'integer' | 'number'>;
 }
 
-/** Routing table (path → route) and the checks in the profile's order. */
+/** Routing table (path → route) and the checks in the profile's order: per operation, and for no operation. */
 export interface Routes {
   byPath: Map<string, Route>;
   checks: ReturnType<typeof orderedChecks>;
+  checksByOperation: Map<OperationKey, ReturnType<typeof orderedChecks>>;
 }
 
 /** Build the routing table from the spec's operations. */
@@ -80,10 +82,15 @@ export function buildRoutes(gw: Gateway): Routes {
     for (const [f, t] of facts.numeric) route.numeric.set(f, t);
     byPath.set(path, route);
   }
-  return { byPath, checks: orderedChecks(gw.profile) };
+  const checksByOperation = new Map([...gw.facts.keys()].map((op) => [op, orderedChecks(gw.profile, op)]));
+  return { byPath, checks: orderedChecks(gw.profile), checksByOperation };
 }
 
-type Parsed = { body: Record<string, unknown>; encoding: 'json' | 'form' };
+/**
+ * A parsed body; `text`: a form body's fields as the text sent, kept where the profile's gateway does not decode
+ * nested values (`requestMedia.formNestedValues: text`): it signs them, and echoes them, as that text.
+ */
+type Parsed = { body: Record<string, unknown>; encoding: 'json' | 'form'; text?: Record<string, string> };
 
 function jsonObject(text: string): Record<string, unknown> | undefined {
   try {
@@ -133,7 +140,10 @@ function parseBody(gw: Gateway, incoming: Incoming, op: OperationKey, route: Rou
   if (!media.acceptOther && encoding !== media.types[op] && !postBack) return undefined;
   // A form field named __proto__ holding JSON text replaces the decoded object's prototype: refuse such a body.
   if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
-  return { body: encoding === 'form' ? formNumbers(body, route.numeric) : body, encoding };
+  if (encoding !== 'form') return { body, encoding };
+  const parsed: Parsed = { body: formNumbers(body, route.numeric), encoding };
+  if (media.formNestedValues === 'text') parsed.text = decodeForm(incoming.body, new Set()) as Record<string, string>;
+  return parsed;
 }
 
 /** The variant of a path a body selects (`when.present` / `when.absent` of the spec). */
@@ -181,7 +191,9 @@ function signatureProblem(s: RequestState): string | undefined {
     fixed?.operation === s.facts!.model.key && new RegExp(fixed.pattern).test(String(s.body![fixed.field]))
       ? { ...s.body!, [fixed.field]: fixed.value }
       : s.body!;
-  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, signed, s.account!.secret)
+  // Signed as read: a form body kept as text is signed as the text sent (requestMedia.formNestedValues).
+  const read = s.parsed?.text && signed === s.body ? s.parsed.text : signed;
+  return verify(s.gw.profile.signature, 'request', s.facts!.model.key, read, s.account!.secret)
     ? undefined
     : 'encryption_data missing or wrong';
 }
@@ -334,6 +346,7 @@ class RequestState {
       op: this.facts!,
       body: this.body!,
       encoding: this.parsed!.encoding,
+      formText: this.parsed!.text,
       account: this.account!,
       remoteAddress: this.incoming.remoteAddress,
       headers: this.incoming.headers,
@@ -415,12 +428,16 @@ const CHECKS: Check[] = [
   },
 ];
 
-/** The checks in the profile's precedence order, each kind followed by the operations' own refusals of that kind. */
+/**
+ * The checks in the profile's precedence order for an operation (none: a path of no operation), each kind followed
+ * by the operations' own refusals of that kind.
+ */
 function orderedChecks(
   profile: Gateway['profile'],
+  operation?: OperationKey,
 ): { kind: ErrorKind; failed(s: RequestState): string | undefined }[] {
   const out: { kind: ErrorKind; failed(s: RequestState): string | undefined }[] = [];
-  for (const kind of profile.errors.precedence) {
+  for (const kind of precedenceOf(profile, operation)) {
     for (const c of CHECKS)
       if ((typeof c.kind === 'function' ? c.kind(profile) : c.kind) === kind) out.push({ kind, failed: c.failed });
     out.push({ kind, failed: (s) => (s.ready ? s.refusals.find((r) => r.kind === kind)?.reason : undefined) });
@@ -433,7 +450,7 @@ function refused(s: RequestState, kind: ErrorKind, reason: string): Handled {
   // An unreadable body on a path of several variants (direct or APM payment) is refused as an HTTP error, as the APM payment requires.
   const unknownVariant = !s.body && (s.route?.variants.length ?? 0) > 1;
   return {
-    reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant),
+    reply: errorReply(s.gw, kind, s.facts?.model.key, s.body, s.account?.secret, undefined, unknownVariant, reason),
     op: s.facts?.model,
     errorKind: kind,
     reason,
@@ -446,14 +463,16 @@ export function handle(gw: Gateway, routes: Routes, incoming: Incoming): Handled
   const page = handlePage(gw, incoming);
   if (page) return page;
   const s = new RequestState(gw, incoming, routes.byPath.get(incoming.path));
-  for (const check of routes.checks) {
+  // The operation's own check order (the body selects the variant of a shared path).
+  const op = s.facts?.model.key;
+  for (const check of (op && routes.checksByOperation.get(op)) || routes.checks) {
     const reason = check.failed(s);
     if (reason) return refused(s, check.kind, reason);
   }
-  const op = s.facts!;
-  if (s.postBack) return { reply: postBackPage(gw, postBackSession(gw, s.body!)!), op: op.model, body: s.body };
-  const reply = HANDLERS[op.model.key].run(s.request, gw);
+  const facts = s.facts!;
+  if (s.postBack) return { reply: postBackPage(gw, postBackSession(gw, s.body!)!), op: facts.model, body: s.body };
+  const reply = HANDLERS[facts.model.key].run(s.request, gw);
   // A fault may check the signature only once the operation has run: the refused request has changed the state.
   const late = gw.switches.signatureCheck === 'afterOperation' ? signatureProblem(s) : undefined;
-  return late ? refused(s, 'badSignature', late) : { reply, op: op.model, body: s.body };
+  return late ? refused(s, 'badSignature', late) : { reply, op: facts.model, body: s.body };
 }

@@ -44,6 +44,7 @@ function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefine
     errorKind: handled.errorKind,
     profile: gw.profile,
     secrets: configSecrets(gw.config),
+    ...(handled.body ? { request: handled.body } : {}),
   };
   const reply = fault.reply ? fault.reply(handled.reply, ctx) : handled.reply;
   const wire = serialise(reply);
@@ -81,6 +82,20 @@ function respond(
   if (handled.errorKind)
     wire.headers[REASON_HEADER] = headerSafe(maskText(`${handled.errorKind}: ${handled.reason ?? ''}`, options.mask));
   return { handled, wire };
+}
+
+/** The answer when the journal could not be written: the change may not survive a restart. */
+function unsaved(error: Error): { wire: WireResponse } {
+  return {
+    wire: {
+      status: 503,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        [REASON_HEADER]: headerSafe(`state not saved: ${error.message}`),
+      },
+      body: '{"error":"state not saved"}',
+    },
+  };
 }
 
 /** The soft limit of open files of this process (Linux `/proc/self/limits`); undefined elsewhere. */
@@ -283,6 +298,17 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       tooLarge,
     };
     const { handled, wire } = answerOf(incoming);
+    // With a journal (`serve --data`), the answer waits until every change made so far is durable (group commit:
+    // one write and one sync for the changes of all the requests handled meanwhile). A read waits too: it may
+    // show a change not yet durable.
+    const durability = gw.durability;
+    if (durability?.pending())
+      durability.whenDurable((error) => send(p, incoming, error ? unsaved(error) : { handled, wire }));
+    else send(p, incoming, { handled, wire });
+  };
+
+  /** Write an answer (and log its line). */
+  const send = (p: Pending, incoming: Incoming, { handled, wire }: { handled?: Handled; wire: WireResponse }) => {
     if (p.size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
     counters.answered += 1;
     if (wire.status >= 400) counters.refused += 1;

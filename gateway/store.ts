@@ -5,6 +5,7 @@
  * which is unknown from then on (a query answers it as not found, a batch item as an unknown transaction).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { DeclineRule } from '../src/profile/choices.js';
 import { compactDate } from './clock.js';
 
 /** Payment states: the keys of the profile's `statusValues.payment_status`. */
@@ -55,6 +56,8 @@ export interface Transaction {
   amountMinor: bigint;
   state: PaymentState;
   outcome: Outcome;
+  /** The decline rule that declined the payment (its own result_info and risk_action), if one did. */
+  declinedBy?: DeclineRule;
   createdAt: Date;
   capturedMinor?: bigint;
   refundedMinor: bigint;
@@ -139,13 +142,18 @@ export class CappedMap<K, V> extends Map<K, V> {
   evicted = 0;
   private readonly oldest = new OldestEntry<K, V>(this);
 
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    /** Told of every value set (the journal of `serve --data`). */
+    private readonly onSet?: (value: V) => void,
+  ) {
     super();
   }
 
   override set(key: K, value: V): this {
     const fresh = !this.has(key);
     super.set(key, value);
+    this.onSet?.(value);
     if (fresh && this.size > this.max) {
       this.delete(this.oldest.peek()![0]);
       this.evicted += 1;
@@ -197,6 +205,22 @@ const UNCAPPED: StoreCaps = {
   maxTokens: Number.POSITIVE_INFINITY,
 };
 
+/**
+ * Told of every change of the state, as it is made (gateway/persist.ts writes them to the journal of
+ * `serve --data`). Operations change a transaction in place, then call `Store#changed`.
+ */
+export interface StoreWatcher {
+  /** A payment stored (`created`) or changed. */
+  transaction(t: Transaction, created: boolean): void;
+  refund(t: Transaction, refund: RefundRecord): void;
+  token(t: StoredToken): void;
+  payout(p: PayoutRecord): void;
+  /** A session opened or completed. */
+  session(s: Session): void;
+  /** Everything forgotten (admin reset). */
+  cleared(): void;
+}
+
 /** The whole state, with the counters that identifiers are made from. */
 export class Store {
   readonly transactions = new Map<string, Transaction>();
@@ -217,11 +241,42 @@ export class Store {
   /** The UTC day (days since the epoch) of the last identifier, and its `YYYYMMDD`. */
   private idDay = Number.NaN;
   private idDate = '';
-  private readonly tag = randomBytes(2).toString('hex').toUpperCase();
+  private tag = randomBytes(2).toString('hex').toUpperCase();
+  /** Told of every change (none: the state lives in memory only). */
+  watcher: StoreWatcher | undefined;
 
   constructor(readonly caps: StoreCaps = UNCAPPED) {
-    this.tokens = new CappedMap(caps.maxTokens);
-    this.payouts = new CappedMap(caps.maxPayouts);
+    this.tokens = new CappedMap(caps.maxTokens, (t) => this.watcher?.token(t));
+    this.payouts = new CappedMap(caps.maxPayouts, (p) => this.watcher?.payout(p));
+  }
+
+  /** The identifier counter and this instance's tag (written to the journal, restored on start). */
+  counters(): { seq: number; tag: string } {
+    return { seq: this.seq, tag: this.tag };
+  }
+
+  /** Go on from counters kept by an earlier run: identifiers stay unique across restarts. */
+  restoreCounters(c: { seq?: unknown; tag?: unknown }): void {
+    if (typeof c.seq === 'number' && Number.isSafeInteger(c.seq) && c.seq > this.seq) this.seq = c.seq;
+    if (typeof c.tag === 'string' && /^[0-9A-F]{4}$/.test(c.tag)) this.tag = c.tag;
+  }
+
+  /** A transaction was changed in place by an operation (capture, review, cancel, refund). */
+  changed(t: Transaction): void {
+    this.watcher?.transaction(t, false);
+  }
+
+  /** A session was completed in place (its payment made). */
+  sessionChanged(s: Session): void {
+    this.watcher?.session(s);
+  }
+
+  /** Every held transaction's refunds, account by account, in the order they were made. */
+  *allRefunds(): Generator<{ txn: Transaction; refund: RefundRecord }> {
+    for (const key of this.refundLog.keys()) {
+      const [merchantId, accountId] = key.split('\u0000') as [string, string];
+      yield* this.accountRefunds(merchantId, accountId);
+    }
   }
 
   /** Forget everything (identifier counters go on, so no identifier is handed out twice). */
@@ -235,6 +290,7 @@ export class Store {
     this.sessions.clear();
     this.oldestTransaction.reset();
     this.oldestSession.reset();
+    this.watcher?.cleared();
   }
 
   /** Key of an account in `byAccount`. */
@@ -263,6 +319,7 @@ export class Store {
       this.sessions.delete(e[0]);
     }
     this.sessions.set(session.token, session);
+    this.watcher?.session(session);
     while (this.sessions.size > max) {
       this.sessions.delete(this.oldestSession.peek()![0]);
       this.evictedSessions += 1;
@@ -292,6 +349,7 @@ export class Store {
     if (!orders) this.byOrder.set(orderKey, (orders = new AgedList()));
     orders.items.push(t);
     while (this.transactions.size > this.caps.maxTransactions) this.evictOldestTransaction();
+    this.watcher?.transaction(t, true);
   }
 
   /** Whether a transaction is still held (not evicted). */
@@ -324,6 +382,7 @@ export class Store {
     let log = this.refundLog.get(key);
     if (!log) this.refundLog.set(key, (log = new AgedList()));
     log.items.push({ txn: t, refund });
+    this.watcher?.refund(t, refund);
   }
 
   /** The account's refunds of held transactions, in the order they were made. */

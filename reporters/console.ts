@@ -15,8 +15,10 @@ import {
   printable,
   problems,
   shownPath,
+  failedBySeriousness,
   statusLabel,
   verdictLine,
+  verdictLines,
 } from './format.js';
 import { NOT_SELECTED } from '../src/run-result.js';
 import type { KitReporter } from '../src/reporter.js';
@@ -78,7 +80,16 @@ function statusTable(
   return table([title, ...STATUSES.map((s) => SHORT[s]), 'total'], rows);
 }
 
-function failedLines(result: CheckResult, paint: Paint, curls: Map<string, string>): string[] {
+/**
+ * The lines of one failed check: its findings, then the requests they rest on, each request printed once for the
+ * whole list: under the first check that rests on it, with the other checks resting on it on one line after it.
+ */
+function failedLines(
+  result: CheckResult,
+  paint: Paint,
+  curls: Map<string, string>,
+  users: ReadonlyMap<string, readonly string[]>,
+): string[] {
   const ids =
     result.requirementIds.length > 6
       ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`]
@@ -87,31 +98,46 @@ function failedLines(result: CheckResult, paint: Paint, curls: Map<string, strin
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
-  // Each exchange the finding rests on, each distinct request once: a later check with the same request names the first one.
   for (const evidence of evidenceListOf(result)) {
-    const first = curls.get(evidence.curl);
-    if (first) lines.push(`      ${paint(DIM, `(same request as ${first})`)}`);
-    else {
-      curls.set(evidence.curl, checkName(result));
-      lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
-    }
+    if (curls.has(evidence.curl)) continue;
+    curls.set(evidence.curl, checkName(result));
+    lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
+    const others = (users.get(evidence.curl) ?? []).filter((n) => n !== checkName(result));
+    if (others.length)
+      lines.push(
+        `      ${paint(DIM, `(the same request for ${others.length > 4 ? `${others.slice(0, 4).join(', ')} and ${others.length - 4} more` : others.join(', ')})`)}`,
+      );
   }
   return lines;
+}
+
+/** For each request (its curl line), the failed checks resting on it, in the order they are listed. */
+function requestUsers(failed: readonly CheckResult[]): Map<string, string[]> {
+  const users = new Map<string, string[]>();
+  for (const r of failed)
+    for (const e of evidenceListOf(r)) {
+      const list = users.get(e.curl) ?? [];
+      if (!list.includes(checkName(r))) list.push(checkName(r));
+      users.set(e.curl, list);
+    }
+  return users;
 }
 
 function summary(result: RunResult, files: readonly string[], paint: Paint): string[] {
   const { checks } = result;
   const lines = ['', ...statusTable('family', [...new Set(checks.map((c) => c.family))], (r) => r.family, checks)];
   lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
-  const failed = checks.filter((r) => r.status === 'failed');
+  // Most serious first: a broken invariant, then must, expected, profile.
+  const failed = failedBySeriousness(result);
   const curls = new Map<string, string>();
+  const users = requestUsers(failed);
   if (failed.length)
-    lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls)));
+    lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls, users)));
   if ([...curls.keys()].some((c) => c.includes('$PAGI_')))
     lines.push(
       paint(
         DIM,
-        '  (the curl lines read $PAGI_CARD, $PAGI_CVC and $PAGI_SECRET: export the test card, security code and secret of the config first)',
+        '  (the curl lines read $PAGI_CARD, $PAGI_CARD_MONTH, $PAGI_CARD_YEAR, $PAGI_CVC and $PAGI_SECRET: export the test card, its expiry month and year, security code and secret of the config first)',
       ),
     );
   const waived = checks.filter((r) => r.status === 'waived');
@@ -122,10 +148,10 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
       ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`),
     );
   const skippedMust = checks.filter(
-    (r) => r.status === 'skipped' && r.severity === 'must' && r.reason !== NOT_SELECTED,
+    (r) => r.status === 'skipped' && (r.severity === 'must' || r.severity === 'invariant') && r.reason !== NOT_SELECTED,
   );
   if (skippedMust.length) {
-    lines.push('', 'must checks that could not run:');
+    lines.push('', 'must and invariant checks that could not run:');
     for (const r of skippedMust.slice(0, 20)) lines.push(`  - ${checkName(r)}: ${printable(r.reason ?? '')}`);
     if (skippedMust.length > 20) lines.push(`  … ${skippedMust.length - 20} more`);
   }
@@ -138,7 +164,25 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
     `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`,
   );
   if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
-  const colour = result.verdict === 'CONFORMANT' ? GREEN : result.verdict === 'NOT CONFORMANT' ? RED : YELLOW;
+  // The two verdicts, one line each, then the overall verdict on the last line.
+  const v = result.verdicts;
+  const [documentLine, integrityLine] = verdictLines(result);
+  if (documentLine && integrityLine && v) {
+    const d = v.document.verdict;
+    lines.push(
+      paint(
+        d === 'NOT CONFORMANT' ? RED : d === 'INCONCLUSIVE' || v.document.warnings.length ? YELLOW : GREEN,
+        printable(documentLine),
+      ),
+      paint(
+        v.integrity.verdict === 'FAILED' ? RED : v.integrity.verdict === 'PASSED' ? GREEN : YELLOW,
+        printable(integrityLine),
+      ),
+    );
+  }
+  const warned = (v?.document.warnings.length ?? 0) > 0;
+  const colour =
+    result.verdict === 'NOT CONFORMANT' ? RED : result.verdict === 'CONFORMANT' && !warned ? GREEN : YELLOW;
   lines.push(paint(BOLD, paint(colour, printable(verdictLine(result)))));
   return lines;
 }

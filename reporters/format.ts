@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { CheckResult, CheckStatus, Evidence, Family, Finding, OperationKey, RunResult } from '../src/model.js';
 import { kitSpec, loadSpec } from '../src/spec/load.js';
+import { SEVERITY_ORDER, severityRank } from '../src/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
@@ -82,9 +83,86 @@ export function findingLine(f: Finding): string {
   return `${f.code} ${f.location.pointer || '/'}: ${f.message}`;
 }
 
-/** The verdict and its reasons in one line. */
+/** A count with its noun (`1 warning`, `4 warnings`). */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Names with their levels, the first `shown` of them and how many more. */
+function namedChecks(list: readonly { check: string; level: string }[], shown: number): string {
+  const names = list.slice(0, shown).map((x) => `${x.check} (${x.level})`);
+  return names.join(', ') + (list.length > shown ? ` and ${list.length - shown} more` : '');
+}
+
+/**
+ * The overall verdict in one line, saying what failed: NOT CONFORMANT and INCONCLUSIVE with their reasons; a pass
+ * with failures below --fail-on as "CONFORMANT with N warnings: " and the three most serious by name, never bare.
+ */
 export function verdictLine(result: RunResult): string {
+  const warnings = result.verdicts?.document.warnings ?? [];
+  if (result.verdict === 'CONFORMANT' && warnings.length) {
+    const partial = result.verdictReasons.filter((r) => r.startsWith('partial run'));
+    return `verdict: ${verdictHeadline(result)}: ${namedChecks(warnings, 3)}${partial.length ? ` (${partial.join(' ')})` : ''}`;
+  }
   return `verdict: ${result.verdict}${result.verdictReasons.length ? ` (${result.verdictReasons.join(' ')})` : ''}`;
+}
+
+/** The overall verdict as a headline: a pass with warnings says so ("CONFORMANT with 4 warnings"). */
+export function verdictHeadline(result: RunResult): string {
+  const warnings = result.verdicts?.document.warnings.length ?? 0;
+  return result.verdict === 'CONFORMANT' && warnings
+    ? `CONFORMANT with ${counted(warnings, 'warning')}`
+    : result.verdict;
+}
+
+/** The two verdicts, one line each: document conformance (at --fail-on) and payment integrity (in the catalogue's words). */
+export function verdictLines(result: RunResult): string[] {
+  const v = result.verdicts;
+  if (!v) return [];
+  const d = v.document;
+  const document =
+    d.verdict === 'NOT CONFORMANT'
+      ? `${counted(d.failed.length, 'check')} failed at or above ${d.failOn}: ${namedChecks(d.failed, 3)}`
+      : d.verdict === 'INCONCLUSIVE'
+        ? (d.reasons[0] ?? '')
+        : d.warnings.length
+          ? `${counted(d.warnings.length, 'warning')} below ${d.failOn}`
+          : 'no failed check';
+  const i = v.integrity;
+  const integrity =
+    i.verdict === 'FAILED'
+      ? i.broken.map((b) => `${b.breach} (${b.id})`).join('; ')
+      : i.verdict === 'PASSED'
+        ? 'no invariant broken'
+        : (i.reasons[0] ?? '');
+  return [
+    `document conformance (--fail-on ${d.failOn}): ${d.verdict}${document ? ` — ${document}` : ''}`,
+    `payment integrity: ${i.verdict}${integrity ? ` — ${integrity}` : ''}`,
+  ];
+}
+
+/**
+ * How serious a check result's failure is, for "most serious first": its rank in the one severity order (an invariant
+ * broken first, then the document level it fails), from the run's verdicts; failed results the verdicts do
+ * not list (results written before 1.3) come last, in their order.
+ */
+export function seriousness(result: RunResult): (r: CheckResult) => number {
+  const rank = new Map<string, number>();
+  for (const b of result.verdicts?.integrity.broken ?? [])
+    for (const c of b.checks) rank.set(c, severityRank('invariant'));
+  for (const x of [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])])
+    if (!rank.has(x.check)) rank.set(x.check, severityRank(x.level));
+  return (r) => rank.get(checkName(r)) ?? SEVERITY_ORDER.length;
+}
+
+/** The failed check results, most serious first (plan order among equals). */
+export function failedBySeriousness(result: RunResult): CheckResult[] {
+  const rank = seriousness(result);
+  return result.checks
+    .map((r, i) => ({ r, i }))
+    .filter(({ r }) => r.status === 'failed')
+    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .map(({ r }) => r);
 }
 
 /**

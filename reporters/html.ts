@@ -1,16 +1,32 @@
 /**
  * The HTML certification report (`<out>/report.html`): one self-contained file (inline style and script only,
  * allowed by their hashes in the page's Content-Security-Policy; no external script, style, font or image), readable
- * offline. Header: verdict, target, profile, kit version, spec digest, date, totals, coverage. Then the requirement
- * matrix (requirement → its checks → status), filterable by status, family and operation; each check expands to its
- * findings and evidence, drawn from the embedded results.json. The page is sealed (reporters/seal.ts) and signed
+ * offline. Banner: the overall verdict, the document-conformance and payment-integrity verdicts (the broken invariants
+ * named in the catalogue's words), its colour following both verdicts and the warnings. Then what failed or warned,
+ * most serious first, each check with its findings and the evidence of each request once; the run's facts, totals and
+ * coverage; and the requirement matrix (requirement → its checks → status), filterable by status, family and
+ * operation, each check expanding to its findings and evidence, drawn from the embedded results.json. The page is sealed (reporters/seal.ts) and signed
  * with `--sign-key`. Everything from the run is escaped where it is written: HTML text, attributes, embedded JSON.
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import type { CheckResult, RequirementResult, RunResult } from '../src/model.js';
+import type { CheckResult, Evidence, RequirementResult, RunResult } from '../src/model.js';
 import { statusForRequirement } from '../src/run-result.js';
 import { resultsDocument } from './json.js';
-import { STATUSES, checkName, countByStatus, groupsOf, printable, statements, statusLabel } from './format.js';
+import {
+  STATUSES,
+  checkName,
+  countByStatus,
+  evidenceListOf,
+  failedBySeriousness,
+  findingLine,
+  groupsOf,
+  printable,
+  problems,
+  statements,
+  statusLabel,
+  verdictHeadline,
+  verdictLines,
+} from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
@@ -28,6 +44,11 @@ main { max-width: 1200px; margin: 0 auto; padding: 0 16px 48px; }
 header.verdict { padding: 20px 16px; color: #fff; }
 header.verdict > div { max-width: 1200px; margin: 0 auto; }
 .v-CONFORMANT { background: var(--ok); } .v-NOT-CONFORMANT { background: var(--bad); } .v-INCONCLUSIVE { background: var(--warn); }
+.v-CONFORMANT-WARNINGS { background: #5c6b00; }
+header .verdicts { margin: 8px 0 0; padding-left: 18px; } header .breaches { margin: 4px 0 0; padding-left: 18px; font-weight: 600; }
+section.failures .failure { border: 1px solid var(--line); border-left: 4px solid var(--warn); padding: 4px 12px; margin: 8px 0; }
+section.failures .failure.sev-invariant, section.failures .failure.sev-must { border-left-color: var(--bad); }
+section.failures h3 { font-size: 15px; margin: 6px 0; font-family: ui-monospace, monospace; }
 header h1 { margin: 0 0 4px; font-size: 28px; letter-spacing: .5px; }
 header .reasons { margin: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 16px 0; }
@@ -48,7 +69,7 @@ form.filters label { display: flex; flex-direction: column; font-size: 12px; col
 details > summary { cursor: pointer; font-family: ui-monospace, monospace; }
 .detail { padding: 4px 0 8px 16px; }
 .finding { border-left: 3px solid var(--line); padding-left: 8px; margin: 8px 0; }
-.finding.sev-must { border-color: var(--bad); } .finding.sev-expected, .finding.sev-profile { border-color: var(--warn); }
+.finding.sev-must, .finding.sev-invariant { border-color: var(--bad); } .finding.sev-expected, .finding.sev-profile { border-color: var(--warn); }
 .muted { color: var(--muted); }
 h2 { margin-top: 32px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 `;
@@ -237,11 +258,107 @@ function matrix(result: RunResult): string {
   return `${filters}<table class="matrix" id="matrix">${head}${groups}</table>`;
 }
 
+/** Most failed checks the page opens with (the matrix below holds them all). */
+const FAILURES_SHOWN = 60;
+
+/** The evidence of one exchange as static text (the request line, the curl line, the response). */
+function evidenceHtml(e: Evidence): string {
+  const response = e.response
+    ? [
+        `HTTP ${e.response.status}`,
+        ...Object.entries(e.response.headers).map(([k, v]) => `${k}: ${v}`),
+        '',
+        e.response.bodyExcerpt ?? '',
+      ].join('\n')
+    : 'no response';
+  return `<pre class="curl">${escapeHtml(e.curl)}</pre><pre class="response">${escapeHtml(response)}</pre>`;
+}
+
+/**
+ * What failed or warned, most serious first (a broken invariant, then must, expected, profile), each check with its
+ * findings and the evidence of each request once: a request shown for an earlier check is named, not shown again.
+ */
+function failuresSection(result: RunResult): string {
+  const failed = failedBySeriousness(result);
+  if (!failed.length) return '';
+  const breaches = new Map<string, string[]>();
+  for (const b of result.verdicts?.integrity.broken ?? [])
+    for (const c of b.checks) breaches.set(c, [...(breaches.get(c) ?? []), `${b.breach} (${b.id})`]);
+  const levels = new Map(
+    [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])].map((x) => [
+      x.check,
+      x.level,
+    ]),
+  );
+  const shownRequests = new Map<string, string>();
+  const items = failed.slice(0, FAILURES_SHOWN).map((r) => {
+    const name = checkName(r);
+    const broken = breaches.get(name) ?? [];
+    const level = broken.length ? 'invariant' : (levels.get(name) ?? r.severity);
+    const what = broken.length
+      ? `breaks payment integrity: ${broken.join('; ')}`
+      : `fails at ${level}${result.verdicts?.document.warnings.some((w) => w.check === name) ? ' (a warning: below --fail-on)' : ''}`;
+    const findings = problems(r)
+      .slice(0, 5)
+      .map(
+        (f) =>
+          `<div class="finding sev-${escapeHtml(f.severity)}"><p class="fhead">[${escapeHtml(f.severity)}] ${escapeHtml(f.code)} · ${escapeHtml(f.title)} · ${escapeHtml(f.requirementIds.join(', '))}</p><p class="fmsg">${escapeHtml(findingLine(f))}</p></div>`,
+      )
+      .join('');
+    const more =
+      problems(r).length > 5
+        ? `<p class="muted">… ${problems(r).length - 5} more finding(s) in the matrix below.</p>`
+        : '';
+    const evidence = evidenceListOf(r)
+      .map((e) => {
+        const first = shownRequests.get(e.curl);
+        if (first) return `<p class="muted">Evidence: the same request as ${escapeHtml(first)} above.</p>`;
+        shownRequests.set(e.curl, name);
+        return evidenceHtml(e);
+      })
+      .join('');
+    return `<div class="failure sev-${escapeHtml(level)}"><h3>${escapeHtml(name)}</h3><p>${escapeHtml(what)}</p>${findings}${more}${evidence}</div>`;
+  });
+  const rest =
+    failed.length > FAILURES_SHOWN
+      ? `<p class="muted">… and ${failed.length - FAILURES_SHOWN} more failed check(s): see the requirement matrix.</p>`
+      : '';
+  return `<section class="failures" id="failures"><h2>What failed${result.verdicts?.document.warnings.length ? ' or warned' : ''} (${failed.length}), most serious first</h2>${items.join('')}${rest}</section>`;
+}
+
+/** The banner's class: the overall verdict, and a pass with warnings apart from a clean one. */
+function bannerClass(result: RunResult): string {
+  const warned = result.verdict === 'CONFORMANT' && (result.verdicts?.document.warnings.length ?? 0) > 0;
+  return `v-${result.verdict.replace(/ /g, '-')}${warned ? '-WARNINGS' : ''}`;
+}
+
+/**
+ * The banner's text under the verdict: the two verdicts, one line each, the broken invariants in the catalogue's
+ * words under the integrity line, then the reasons these do not already say (a partial or interrupted run, …).
+ */
+function bannerBody(result: RunResult): string {
+  const v = result.verdicts;
+  const [documentLine, integrityLine] = verdictLines(result);
+  const broken = v?.integrity.broken ?? [];
+  const breaches = broken.length
+    ? `<ul class="breaches">${broken.map((b) => `<li>${escapeHtml(`${b.breach[0]!.toUpperCase()}${b.breach.slice(1)}`)} (${escapeHtml(b.id)}, ${escapeHtml(b.family)})</li>`).join('')}</ul>`
+    : '';
+  const verdicts =
+    documentLine && integrityLine
+      ? `<ul class="verdicts"><li>${escapeHtml(documentLine)}</li><li>${escapeHtml(broken.length ? 'payment integrity: FAILED' : integrityLine)}${breaches}</li></ul>`
+      : '';
+  const said = new Set(v ? [...v.document.reasons, ...v.integrity.reasons] : []);
+  const reasons = result.verdictReasons
+    .filter((r) => !v || (!r.startsWith('Payment integrity ') && !said.has(r)))
+    .map((r) => `<p class="reasons">${escapeHtml(r)}</p>`)
+    .join('');
+  return `${verdicts}${reasons}`;
+}
+
 /** The report page, unsealed (with an empty seal element). */
 export function reportPage(result: RunResult): string {
   const m = result.metadata;
-  const verdictClass = `v-${result.verdict.replace(/ /g, '-')}`;
-  const reasons = result.verdictReasons.map((r) => `<p class="reasons">${escapeHtml(r)}</p>`).join('');
+  const headline = verdictHeadline(result);
   const warnings = result.warnings.length
     ? `<h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
     : '';
@@ -254,12 +371,13 @@ export function reportPage(result: RunResult): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(`PAGI conformance report: ${result.verdict}${result.partial ? ' (partial run)' : ''} · ${m.target.baseUrl}`)}</title>
+<title>${escapeHtml(`PAGI conformance report: ${headline}${result.partial ? ' (partial run)' : ''} · ${m.target.baseUrl}`)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<header class="verdict ${verdictClass}"><div><h1 id="verdict">${escapeHtml(result.verdict)}</h1>${reasons}</div></header>
+<header class="verdict ${bannerClass(result)}"><div><h1 id="verdict">${escapeHtml(headline)}</h1>${bannerBody(result)}</div></header>
 <main>
+${failuresSection(result)}
 ${facts(result)}
 <noscript><p>Filtering and each check's findings and evidence need JavaScript; the results are embedded in this file (script#pagi-results).</p></noscript>
 <h2>Checks by family</h2>

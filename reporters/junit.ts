@@ -1,13 +1,23 @@
 /**
  * JUnit XML (`<out>/junit.xml`) as CI systems read it: one `<testsuite>` per family, one `<testcase>` per check
  * result (classname `family.operation`, name the check id) with its requirement ids, severity and status in its
- * `<system-out>`. The document is valid against Jenkins' JUnit schema. A failed check has a `<failure>` whose body holds its findings and evidence; skipped, not applicable
- * and waived checks are `<skipped>` with the reason. Built with fast-xml-parser's XMLBuilder (it escapes);
- * control characters from the target are shown escaped, as XML 1.0 cannot carry them.
+ * `<system-out>`. The run's properties carry the overall verdict, the document and integrity verdicts and each broken
+ * invariant in the catalogue's words (`integrity.PAGI-INV-…`). The document is valid against Jenkins' JUnit schema.
+ * A failed check has a `<failure>` whose body holds its findings and evidence; skipped, not applicable and waived
+ * checks are `<skipped>` with the reason. Built with fast-xml-parser's XMLBuilder (it escapes); control characters
+ * from the target are shown escaped, as XML 1.0 cannot carry them.
  */
 import { XMLBuilder } from 'fast-xml-parser';
 import type { CheckResult, RunResult } from '../src/model.js';
-import { countByStatus, evidenceText, failedRequirements, findingEvidence, printable, problems } from './format.js';
+import {
+  countByStatus,
+  evidenceText,
+  failedRequirements,
+  findingEvidence,
+  printable,
+  problems,
+  verdictHeadline,
+} from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
 
@@ -84,7 +94,14 @@ function testcase(result: CheckResult): Node {
 export function junitXml(result: RunResult): string {
   const { metadata: m } = result;
   const runProperties = properties([
-    ['verdict', result.verdict],
+    ['verdict', verdictHeadline(result)],
+    ...(result.verdicts
+      ? ([
+          ['verdict.document', result.verdicts.document.verdict],
+          ['verdict.integrity', result.verdicts.integrity.verdict],
+          ...result.verdicts.integrity.broken.map((b): [string, string] => [`integrity.${b.id}`, b.breach]),
+        ] as [string, string][])
+      : []),
     ['target', m.target.baseUrl],
     ['profile', `${m.profile.name} ${m.profile.version} sha256:${m.profile.digest}`],
     ['kitVersion', m.kitVersion],
@@ -112,7 +129,7 @@ export function junitXml(result: RunResult): string {
   const doc = {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     testsuites: {
-      '@_name': `pagi-conformance: ${result.verdict}`,
+      '@_name': `pagi-conformance: ${verdictHeadline(result)}`,
       '@_tests': result.checks.length,
       '@_failures': all.failed,
       '@_errors': 0,

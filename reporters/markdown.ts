@@ -1,7 +1,8 @@
 /**
  * Markdown summary (`<out>/summary.md`) for a CI step summary (`cat reports/summary.md >> $GITHUB_STEP_SUMMARY`)
- * or a pull-request comment: verdict, run facts, checks per family and status, the failed checks with their
- * requirement ids and first finding, and their evidence in collapsed blocks. Text from the target is escaped (no
+ * or a pull-request comment: the overall verdict, the document-conformance and payment-integrity verdicts (broken
+ * invariants named in the catalogue's words), run facts, checks per family and status, the failed checks most
+ * serious first with their requirement ids and first finding, and their evidence in collapsed blocks. Text from the target is escaped (no
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
 import type { CheckResult, Evidence, RunResult } from '../src/model.js';
@@ -14,7 +15,10 @@ import {
   findingLine,
   printable,
   problems,
+  failedBySeriousness,
   statusLabel,
+  verdictHeadline,
+  verdictLines,
 } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../src/reporter.js';
@@ -107,8 +111,14 @@ function evidenceBlock(r: CheckResult): string {
 export function markdownSummary(result: RunResult): string {
   const m = result.metadata;
   const head = [
-    `## ${VERDICT_MARK[result.verdict]} PAGI conformance: ${result.verdict}`,
+    `## ${VERDICT_MARK[result.verdict]} PAGI conformance: ${mdText(verdictHeadline(result))}`,
     '',
+    ...verdictLines(result).map((l) => `- ${mdText(l)}`),
+    ...(result.verdicts?.integrity.broken ?? []).map(
+      (b) =>
+        `  - **${mdText(b.breach)}** (${mdText(b.id)}, ${mdText(b.family)}): ${b.checks.map((c) => `\`${c}\``).join(', ')}`,
+    ),
+    ...(result.verdicts ? [''] : []),
     ...result.verdictReasons.map((r) => `> ${mdText(r)}`),
     ...(result.verdictReasons.length ? [''] : []),
     '| | |',
@@ -122,7 +132,8 @@ export function markdownSummary(result: RunResult): string {
     '',
     ...statusRows(result),
   ];
-  const failed = result.checks.filter((c) => c.status === 'failed');
+  // Most serious first: a broken invariant, then must, expected, profile.
+  const failed = failedBySeriousness(result);
   const lines = [...head];
   if (failed.length) {
     lines.push(

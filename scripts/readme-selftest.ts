@@ -25,7 +25,10 @@ export function selftestSection(result: SelftestResult): string {
   const { score } = result;
   const { detection: d, falseAlarms: fa, coverage: c } = score;
   const rows = score.faults.map((f) => {
-    const outcome = f.status === 'caught' ? `✓ ${f.caughtBy.map(code).join(', ')}` : `✗ ${f.status}`;
+    const outcome =
+      f.status === 'caught'
+        ? `✓ ${f.caughtBy.map(code).join(', ')}${f.integrity ? '; integrity FAILED' : ''}`
+        : `✗ ${f.status}`;
     return `| ${code(f.name)} | ${f.family} | ${f.requirement} | ${code(f.expectedCheck)} | ${outcome} |`;
   });
   const alarms = score.neutrals.filter((n) => n.falseAlarm).map((n) => code(n.name));
@@ -34,8 +37,9 @@ export function selftestSection(result: SelftestResult): string {
     `${fa.neutrals} neutral variants that change only what the document leaves open (${code('gateway/faults.ts')}; seed ${result.settings.seed}).`,
     '',
     `- **Detection score: ${d.caught}/${d.faults} faults caught**: each by a failed check carrying the requirement it breaks (${d.byExpectedCheck} by the check declared to catch it, ${d.named} named by a failing finding).`,
+    `- **Payment integrity: ${d.throughIntegrity}/${d.invariantFaults} faults breaking an invariant** (${code('PAGI-INV-*')}) fail the run through the integrity verdict, naming it, whatever ${code('--fail-on')} says.`,
     `- **False alarms: ${fa.count}/${fa.neutrals} neutral variants**${alarms.length ? ` (${alarms.join(', ')})` : ''}.`,
-    `- **Coverage by faults: ${c.reached}/${c.requirements}** ${code('must')} and ${code('expected')} requirements the suites check fail under at least one fault (${c.named} named by a failing finding); unreached: ${c.unreached.length ? c.unreached.join(', ') : 'none'}.`,
+    `- **Coverage by faults: ${c.reached}/${c.requirements}** ${code('must')}, ${code('expected')} and invariant requirements the suites check fail under at least one fault (${c.named} named by a failing finding); unreached: ${c.unreached.length ? c.unreached.join(', ') : 'none'}.`,
     '',
     '| fault | family | breaks | expected check | caught by |',
     '|---|---|---|---|---|',

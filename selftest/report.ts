@@ -21,8 +21,12 @@ export function failedSummary(failedChecks: readonly string[]): string {
 }
 
 function faultResult(f: FaultOutcome): string {
-  if (f.status === 'caught') return `caught ${f.requirement}${f.byExpectedCheck ? '' : ` (not by ${f.expectedCheck})`}`;
-  if (f.status === 'unrelated') return `NOT CAUGHT: only unrelated checks failed`;
+  if (f.status === 'caught')
+    return `caught ${f.requirement}${f.byExpectedCheck ? '' : ` (not by ${f.expectedCheck})`}${f.integrity ? ', integrity FAILED' : ''}`;
+  if (f.status === 'unrelated')
+    return f.integrity === false
+      ? 'NOT CAUGHT: the integrity verdict did not fail on it'
+      : `NOT CAUGHT: only unrelated checks failed`;
   if (f.status === 'missed') return 'MISSED';
   return `ERROR: ${f.error ?? ''}`;
 }
@@ -65,9 +69,9 @@ export function selftestText(result: SelftestResult): string {
     '',
     ...table,
     '',
-    `Detection score: ${d.caught}/${d.faults} faults caught (${d.byExpectedCheck} by their expected check, ${d.named} named by a finding)`,
+    `Detection score: ${d.caught}/${d.faults} faults caught (${d.byExpectedCheck} by their expected check, ${d.named} named by a finding; ${d.throughIntegrity}/${d.invariantFaults} breaking an invariant fail the run through the integrity verdict)`,
     `False alarms: ${score.falseAlarms.count}/${score.falseAlarms.neutrals} neutral variants`,
-    `Coverage by faults: ${c.reached}/${c.requirements} must and expected requirements the suites check are reached by a fault (${c.named} named by a finding)${result.complete ? '' : ' [partial: --only]'}`,
+    `Coverage by faults: ${c.reached}/${c.requirements} must, expected and invariant requirements the suites check are reached by a fault (${c.named} named by a finding)${result.complete ? '' : ' [partial: --only]'}`,
     `Requirements no fault reaches: ${c.unreached.length ? c.unreached.join(', ') : 'none'}`,
   ];
   if (score.errors.length) lines.push('Errors:', ...score.errors.map((e) => `  ${e}`));

@@ -19,6 +19,8 @@ export interface VariantRun {
   name: string;
   families: Family[];
   verdict: Verdict | 'ERROR';
+  /** The integrity verdict and the invariants it names broken (runs that had a verdict). */
+  integrity?: { verdict: string; broken: string[] };
   failed: FailedCheck[];
   /** Checks that ran (passed, failed or not applicable) and checks skipped (could not run), with why (once each). */
   ran: number;

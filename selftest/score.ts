@@ -2,9 +2,10 @@
  * Judging the self-test's runs. A fault is caught only when a failed check (any severity) carries the requirement it
  * breaks: the check traces to that requirement on the operation it failed on (`requirementsFor`). `named` says
  * whether a failing finding names the requirement itself. A fault whose run failed only other checks is caught by
- * unrelated checks; one whose run failed nothing is missed. A neutral variant with any failed check is a false
- * alarm. Coverage: every `must` and `expected` requirement a check traces to should be reached by some fault, that
- * is, a check tracing to it failed (on an operation it concerns) in that fault's run.
+ * unrelated checks; one whose run failed nothing is missed. A fault breaking a payment-integrity invariant is caught
+ * only when its run fails through the integrity verdict, naming that invariant. A neutral variant with any failed
+ * check is a false alarm. Coverage: every `must`, `expected` and invariant requirement a check traces to should be
+ * reached by some fault, that is, a check tracing to it failed (on an operation it concerns) in that fault's run.
  */
 import { CHECKS, checkOf, requirementsFor } from '../suites/registry.js';
 import type { Family, Level } from '../src/model.js';
@@ -28,6 +29,8 @@ export interface FaultOutcome {
   byExpectedCheck: boolean;
   /** Whether a failing finding names the requirement itself. */
   named: boolean;
+  /** For a fault breaking an invariant: whether its run failed through the integrity verdict, naming it. */
+  integrity?: boolean;
   /** `<operation>/<checkId>` of every failed check of the run. */
   failedChecks: string[];
   verdict: VariantRun['verdict'];
@@ -56,7 +59,15 @@ export interface RequirementCoverage {
 export interface SelftestScore {
   faults: FaultOutcome[];
   neutrals: NeutralOutcome[];
-  detection: { caught: number; faults: number; named: number; byExpectedCheck: number };
+  detection: {
+    caught: number;
+    faults: number;
+    named: number;
+    byExpectedCheck: number;
+    /** Faults breaking an invariant, and those of them whose run failed through the integrity verdict. */
+    invariantFaults: number;
+    throughIntegrity: number;
+  };
   falseAlarms: { count: number; neutrals: number };
   coverage: { reached: number; requirements: number; unreached: string[]; named: number; table: RequirementCoverage[] };
   /** Runs that could not complete (kit or worker errors). */
@@ -89,13 +100,22 @@ export function incomplete(variant: PlannedVariant, run: VariantRun): boolean {
   );
 }
 
+/** Whether a requirement is a payment-integrity invariant of the catalogue. */
+function isInvariant(id: string): boolean {
+  return kitSpec().requirements.get(id)?.level === 'invariant';
+}
+
 function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {
   const requirement = variant.requirement!;
   const found = carrying(run, requirement);
   const caughtBy = [...new Set(found.map((f) => f.checkId))];
+  // An invariant fault fails the run through the integrity verdict, or it is not caught as what it is.
+  const integrity = isInvariant(requirement)
+    ? run.integrity?.verdict === 'FAILED' && run.integrity.broken.includes(requirement)
+    : undefined;
   const status: FaultStatus = run.error
     ? 'error'
-    : caughtBy.length
+    : caughtBy.length && integrity !== false
       ? 'caught'
       : run.failed.length
         ? 'unrelated'
@@ -109,17 +129,18 @@ function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {
     caughtBy,
     byExpectedCheck: caughtBy.includes(variant.expectedCheck!),
     named: found.some((f) => f.findingRequirements.includes(requirement)),
+    ...(integrity !== undefined ? { integrity } : {}),
     failedChecks: run.failed.map(key),
     verdict: run.verdict,
     ...(run.error ? { error: run.error } : {}),
   };
 }
 
-/** The `must` and `expected` requirements the checks trace to, in catalogue order. */
+/** The `must`, `expected` and invariant requirements the checks trace to, in catalogue order. */
 export function checkedRequirements(): { id: string; level: Level }[] {
   const traced = new Set(CHECKS.flatMap((c) => c.requirements));
   return [...kitSpec().requirements.values()]
-    .filter((r) => (r.level === 'must' || r.level === 'expected') && traced.has(r.id))
+    .filter((r) => (r.level === 'must' || r.level === 'expected' || r.level === 'invariant') && traced.has(r.id))
     .map((r) => ({ id: r.id, level: r.level }));
 }
 
@@ -179,6 +200,8 @@ export function scoreSelftest(variants: readonly PlannedVariant[], runs: readonl
       faults: faults.length,
       named: faults.filter((f) => f.named).length,
       byExpectedCheck: faults.filter((f) => f.byExpectedCheck).length,
+      invariantFaults: faults.filter((f) => f.integrity !== undefined).length,
+      throughIntegrity: faults.filter((f) => f.integrity === true).length,
     },
     falseAlarms: { count: falseAlarms, neutrals: neutrals.length },
     coverage: coverageOf(

@@ -45,6 +45,14 @@ function summary(variant: PlannedVariant, result: RunResult, durationMs: number)
     name: variant.name,
     families: variant.families,
     verdict: result.verdict,
+    ...(result.verdicts
+      ? {
+          integrity: {
+            verdict: result.verdicts.integrity.verdict,
+            broken: result.verdicts.integrity.broken.map((b) => b.id),
+          },
+        }
+      : {}),
     failed,
     ran: selected.length - skipped.length,
     skipped: skipped.length,

@@ -122,11 +122,100 @@ function maskerOf(rules: MaskRules): Masker {
   return m;
 }
 
+// ------------------------------------------------------------------ card values the kit sent
+
+/**
+ * A value sent in a card field with at least this many characters is masked wherever it appears (as the run's test
+ * cards are); a shorter one (an expiry month or year, a security code) only where the exact-place rule puts it
+ * (`maskEchoedValues`): everywhere would destroy unrelated text (a status `12`, a year in a date).
+ */
+export const LONG_CARD_VALUE = 8;
+/** Most distinct long values remembered (a run sends a handful: its test cards and the deliberately wrong ones). */
+const SENT_MAX = 1000;
+
+const sentLong = new Set<string>();
+let sentMasker: { size: number; patterns: { re: RegExp; digits: boolean }[]; maybe?: RegExp } = {
+  size: 0,
+  patterns: [],
+};
+
+/**
+ * Remember the values this process sent in card fields (number, expiry, security code; valid or not): every later
+ * `maskText` of this process, so `maskOutgoing` and the evidence, masks the long ones wherever they appear, in any
+ * written form. Returns the short ones, for the exact-place rule of the exchange that sent them.
+ */
+export function noteSentCardValues(values: readonly unknown[]): string[] {
+  const short: string[] = [];
+  for (const v of values) {
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    const text = String(v).trim();
+    if (text === '') continue;
+    if (text.length < LONG_CARD_VALUE) short.push(text);
+    else if (sentLong.size < SENT_MAX) sentLong.add(text);
+  }
+  return short;
+}
+
+/** The long sent values as patterns (rebuilt when one was added). */
+function sentPatterns(): typeof sentMasker {
+  if (sentMasker.size === sentLong.size) return sentMasker;
+  const patterns = [...sentLong].map((v) =>
+    /^[0-9]+$/.test(v) ? { re: cardPattern(v), digits: true } : { re: new RegExp(escapeRegExp(v), 'g'), digits: false },
+  );
+  sentMasker = {
+    size: sentLong.size,
+    patterns,
+    maybe: patterns.length ? new RegExp(patterns.map((p) => p.re.source).join('|')) : undefined,
+  };
+  return sentMasker;
+}
+
+/** JSON, XML/HTML and form positions of a whole value `v` (its text escaped for a regular expression). */
+function echoPattern(v: string): RegExp {
+  return new RegExp(
+    [
+      String.raw`(?<=[:\[,]\s*)"${v}"(?=\s*[,}\]])`, // a JSON string value (not a key)
+      String.raw`(?<=:\s*)${v}(?=\s*[,}\]])`, // a JSON number value
+      String.raw`(?<=>)\s*${v}\s*(?=<)`, // an element's whole text
+      String.raw`(?<==\s*)"${v}"|(?<==\s*)'${v}'`, // a quoted attribute value
+      String.raw`(?<=(?:^|[?&])[^=&\s"'<>]*=)${v}(?=&|$)`, // a form or query value
+    ].join('|'),
+    'g',
+  );
+}
+
+const WHOLE = '***';
+
+/**
+ * The exact-place rule for short card values (shorter than `LONG_CARD_VALUE`): in the answer to the request that
+ * sent them, a value equal to one of them is masked where it is a whole value: a JSON string or number, an element's
+ * whole text, an attribute value, a form or query value (and a whole header value, `maskEchoedHeaders`). The same
+ * characters inside longer text (a date, an amount) and in other answers stay.
+ */
+export function maskEchoedValues(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const v of values) {
+    if (!out.includes(v)) continue;
+    out = out.replace(echoPattern(escapeRegExp(v)), (m) =>
+      m.startsWith('"') ? `"${WHOLE}"` : m.startsWith("'") ? `'${WHOLE}'` : WHOLE,
+    );
+  }
+  return out;
+}
+
+/** Header values equal to a short sent card value (`maskEchoedValues`'s rule for headers). */
+export function maskEchoedHeaders(headers: Record<string, string>, values: readonly string[]): Record<string, string> {
+  if (!values.length || !Object.values(headers).some((h) => values.includes(h.trim()))) return headers;
+  return Object.fromEntries(Object.entries(headers).map(([k, h]) => [k, values.includes(h.trim()) ? WHOLE : h]));
+}
+
 /** Mask card-like digit runs and secrets in free text (bodies, URLs, curl lines, log lines). */
 export function maskText(text: string, rules: MaskRules = NO_RULES): string {
   const m = maskerOf(rules);
-  if (!m.maybe.test(text)) return text;
+  const sent = sentPatterns();
+  if (!m.maybe.test(text) && !sent.maybe?.test(text)) return text;
   let out = text;
+  for (const p of sent.patterns) out = out.replace(p.re, (run) => (p.digits ? maskPan(run) : WHOLE));
   for (const card of m.cards) out = out.replace(card, (run) => maskPan(run));
   out = out.replace(PAN_RUN, (run) => (looksLikePan(run) ? maskPan(run) : run));
   for (const secret of m.secrets) out = out.replace(secret, '[SECRET]');

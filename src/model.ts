@@ -110,6 +110,12 @@ export interface Exchange {
   evidence: Evidence;
   /** True for a request the kit received (a notification): `response` is then the kit's own answer. */
   incoming?: boolean;
+  /**
+   * Short values the request sent in card fields (expiry, security code): masked where the answer holds them as a
+   * whole value (src/mask.ts `maskEchoedValues`), in its evidence and in findings about it. Not enumerable: never
+   * serialised.
+   */
+  readonly sentCardEchoes?: readonly string[];
 }
 
 /**

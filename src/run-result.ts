@@ -1,11 +1,22 @@
 /**
- * How a run's results read, for the engine that builds them and the reporters that show them: the reason a check
- * the selection left out carries, and a check's status for each requirement it traces to.
+ * How a run's results read, for the engine that builds them and the reporters that show them: the one severity
+ * order, the reason a check the selection left out carries, and a check's status for each requirement it traces to.
  */
-import type { CheckResult, CheckStatus } from './model.js';
+import type { CheckResult, CheckStatus, Requirement, Severity } from './model.js';
 
 /** Reason recorded for tests --only/--skip left out. */
 export const NOT_SELECTED = 'not selected (--only/--skip)';
+
+/**
+ * Severities from the most serious down: a broken payment-integrity invariant, then the document's levels, then
+ * information. The one order the verdicts, the checks' severities and every report's "most serious first" use.
+ */
+export const SEVERITY_ORDER: readonly Severity[] = ['invariant', 'must', 'expected', 'profile', 'info'];
+
+/** Rank of a severity in SEVERITY_ORDER: 0 is the most serious. */
+export function severityRank(severity: Severity): number {
+  return SEVERITY_ORDER.indexOf(severity);
+}
 
 /**
  * A check result's status for one of the requirements it traces to: a failed (or waived) check fails (or waives) only
@@ -18,4 +29,44 @@ export function statusForRequirement(result: CheckResult, requirementId: string)
   return failing.some((f) => f.requirementIds.length === 0 || f.requirementIds.includes(requirementId))
     ? result.status
     : 'passed';
+}
+
+/** What a result's failing findings break: the most serious document level they name, and the invariants they name. */
+export interface Breach {
+  /** The most serious of the must, expected and profile requirements the failing findings name. */
+  document?: Severity;
+  /** Ids of the invariants (payment integrity) the failing findings name, in the order first named. */
+  invariants: string[];
+}
+
+/**
+ * What a failed or waived result breaks, read from the catalogue levels of the requirements its failing findings
+ * name (a finding may name a document requirement and an invariant at once: an echo that is both absent from the
+ * document's rule and another merchant's value). A finding naming nothing the catalogue knows counts at its severity.
+ */
+export function breachOf(
+  catalogue: ReadonlyMap<string, Pick<Requirement, 'level'>>,
+  result: Pick<CheckResult, 'status' | 'findings'>,
+): Breach {
+  const out: Breach = { invariants: [] };
+  if (result.status !== 'failed' && result.status !== 'waived') return out;
+  const documentLevel = (level: Severity) => {
+    if (level === 'invariant' || level === 'info') return;
+    if (!out.document || severityRank(level) < severityRank(out.document)) out.document = level;
+  };
+  for (const f of result.findings) {
+    if (f.severity === 'info') continue;
+    const known = f.requirementIds.filter((id) => catalogue.has(id));
+    if (!known.length) {
+      documentLevel(f.severity);
+      continue;
+    }
+    for (const id of known) {
+      const level = catalogue.get(id)!.level;
+      if (level === 'invariant') {
+        if (!out.invariants.includes(id)) out.invariants.push(id);
+      } else documentLevel(level === 'unspecified' ? 'info' : level);
+    }
+  }
+  return out;
 }

@@ -9,7 +9,15 @@ type ListRule = {
   separator: string;
   missingField: 'emptyString' | 'omitted';
   fields: Partial<Record<OperationKey, string[]>>;
+  leaveOut?: readonly ('boolean' | 'null')[];
 };
+
+/** Whether a rule leaves a value out of the string to sign for its JSON type (`leaveOut`: booleans, nulls). */
+function leftOut(rule: { leaveOut?: readonly ('boolean' | 'null')[] }, value: unknown): boolean {
+  const types = rule.leaveOut;
+  if (!types?.length) return false;
+  return (value === null && types.includes('null')) || (typeof value === 'boolean' && types.includes('boolean'));
+}
 
 /** Whether a message is a request (signed by the merchant) or a response (signed by the gateway). */
 export type Direction = 'request' | 'response';
@@ -26,6 +34,7 @@ function fromFieldList(rule: ListRule, operation: OperationKey, body: Record<str
   if (!fields) throw new Error(`signature: the profile has no field list for ${operation}`);
   const parts: string[] = [];
   for (const field of fields) {
+    if (leftOut(rule, body[field])) continue;
     const text = scalarText(body[field]);
     if (text === undefined && rule.missingField === 'omitted') continue;
     parts.push(text ?? '');
@@ -36,7 +45,7 @@ function fromFieldList(rule: ListRule, operation: OperationKey, body: Record<str
 function fromSortedPairs(rule: Omit<PairsRule, 'mode'>, body: Record<string, unknown>): string {
   const pairs: string[] = [];
   for (const name of Object.keys(body).sort()) {
-    if (rule.exclude.includes(name)) continue;
+    if (rule.exclude.includes(name) || leftOut(rule, body[name])) continue;
     const text = scalarText(body[name]);
     if (text === undefined && typeof body[name] === 'object' && body[name] !== null) continue;
     if ((text === undefined || text === '') && rule.skipEmpty) continue;
@@ -44,6 +53,26 @@ function fromSortedPairs(rule: Omit<PairsRule, 'mode'>, body: Record<string, unk
     pairs.push(`${name}${rule.keyValueSeparator}${value}`);
   }
   return pairs.join(rule.pairSeparator);
+}
+
+/**
+ * A request body as a gateway reading it signs it (`encoding` of the request, `requestMedia.formNestedValues`): a
+ * JSON body as it is; a form body as its fields read back, every scalar as its text and `null` left out (a form
+ * carries text only), and each nested value as the object it decodes to (`decoded`) or the JSON text sent (`text`).
+ */
+export function signedView(
+  body: Record<string, unknown>,
+  encoding: 'json' | 'form',
+  nestedValues: 'decoded' | 'text' = 'decoded',
+): Record<string, unknown> {
+  if (encoding === 'json') return body;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined || value === null) continue;
+    const text = typeof value === 'object' ? (nestedValues === 'text' ? JSON.stringify(value) : value) : String(value);
+    Object.defineProperty(out, name, { value: text, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /**

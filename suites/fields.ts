@@ -11,6 +11,7 @@ import { declaredNames, expand, schemasAt, schemaRoot } from './schema-walk.js';
 export const FIELD = {
   signature: 'encryption_data',
   merchantId: 'merchant_id',
+  accountId: 'account_id',
   orderNo: 'order_no',
   transactionId: 'transaction_id',
   amount: 'amount',
@@ -43,6 +44,8 @@ export const FIELD = {
   feePaidBy: 'fee_paid_by',
   paymentAmount: 'payment_amount',
   paymentCurrency: 'payment_currency',
+  sourceAmount: 'source_amount',
+  sourceCurrency: 'source_currency',
   feeAmount: 'fee_amount',
   amountPayerPays: 'amount_payer_pays',
   amountBeneficiaryReceives: 'amount_beneficiary_receives',

@@ -23,7 +23,7 @@ export const FINDING_CODES = {
   CONTENT_TYPE: 'Unexpected content type',
   XML_ROOT: 'XML root element is not the documented one',
   HTTP_STATUS: 'Unexpected HTTP status',
-  SERVER_ERROR: 'Server error for client input',
+  SERVER_ERROR: ENGINE_FINDING_CODES.SERVER_ERROR,
   REQUEST_REFUSED: 'Documented request refused',
   MEDIA_REFUSED: 'Request media type refused',
   WRONG_PATH: 'Operation not served at its path',
@@ -38,6 +38,7 @@ export const FINDING_CODES = {
   REFERENCE_ID_FORM: 'Refund reference id does not extend the transaction id',
   REFERENCE_ID_NUMBERING: 'Refund reference ids not numbered as the profile says',
   FULL_CARD_NUMBER: 'Full card number in a response',
+  SECURITY_CODE: 'Card security code in a response',
   CARD_MASK: 'Card not masked as the profile says',
   SECRET_ECHOED: 'Merchant signing key in a response',
   OFF_TARGET_URL: ENGINE_FINDING_CODES.OFF_TARGET_URL,
@@ -172,6 +173,19 @@ function findingMessage(ctx: CheckContext, expected: FindingSide, received: Find
   return findingProse(sideText(ctx, expected), masked(ctx, sideText(ctx, received)));
 }
 
+/**
+ * A received side without the short card values the exchange's request sent (`Exchange.sentCardEchoes`): a value
+ * equal to one of them is the echo of a card field, masked whole (the exact-place rule of src/mask.ts).
+ */
+function withoutEchoes(side: FindingSide, exchange: Exchange | undefined): FindingSide {
+  const echoes = exchange?.sentCardEchoes;
+  if (!echoes?.length || typeof side === 'string') return side;
+  const v = side.value;
+  return (typeof v === 'string' || typeof v === 'number') && echoes.includes(String(v).trim())
+    ? { ...side, value: '***' }
+    : side;
+}
+
 /** Build one finding. */
 export function makeFinding(
   ctx: CheckContext,
@@ -182,6 +196,7 @@ export function makeFinding(
 ): Finding {
   const requirementIds = typeof input.requirement === 'string' ? [input.requirement] : [...input.requirement];
   const exchange = input.exchange ?? fallback;
+  const received = withoutEchoes(input.received, exchange);
   const rests = [
     ...new Map(
       [exchange, ...(input.also ?? [])].filter((x): x is Exchange => x !== undefined).map((x) => [x.id, x]),
@@ -193,9 +208,9 @@ export function makeFinding(
     code: input.code,
     severity: input.severity ?? severityOf(ctx.spec, requirementIds),
     title: FINDING_CODES[input.code],
-    message: findingMessage(ctx, input.expected, input.received),
+    message: findingMessage(ctx, input.expected, received),
     expected: sideValue(ctx, input.expected),
-    received: sideValue(ctx, input.received),
+    received: sideValue(ctx, received),
     ...(input.schema
       ? {
           keyword: input.schema.keyword,

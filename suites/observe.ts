@@ -94,6 +94,41 @@ export function cents(amount: unknown): number | undefined {
   return m ? Number(m[1]) * 100 + Number(m[2]) : undefined;
 }
 
+/** An amount written in any decimal form (`10`, `10.5`, `10.50`) as a number of hundredths; undefined otherwise. */
+function hundredths(value: unknown): number | undefined {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^-?[0-9]+(\.[0-9]+)?$/.test(text.trim())) return undefined;
+  return Math.round(Number(text) * 100);
+}
+
+/** Fields whose values are amounts of money (compared as numbers by `sameValue`). */
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set([
+  FIELD.amount,
+  FIELD.refundAmount,
+  FIELD.paymentAmount,
+  FIELD.sourceAmount,
+]);
+/** Fields whose values are currency codes (compared in any case by `sameValue`). */
+const CURRENCY_FIELDS: ReadonlySet<string> = new Set([FIELD.currency, FIELD.paymentCurrency, FIELD.sourceCurrency]);
+
+/** Whether a field holds money (an amount or a currency): another value of it moves other money than was asked. */
+export function holdsMoney(field: string): boolean {
+  return AMOUNT_FIELDS.has(field) || CURRENCY_FIELDS.has(field);
+}
+
+/**
+ * Whether two values of a field are the same value, however written: amounts as numbers (`10.0` is `10.00`),
+ * currency codes in any case, anything else exactly. What tells another value (an integrity failure) from another
+ * writing of the same one (a format or echo finding at the document's level).
+ */
+export function sameValue(field: string, a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (CURRENCY_FIELDS.has(field))
+    return typeof a === 'string' && typeof b === 'string' && a.toUpperCase() === b.toUpperCase();
+  if (AMOUNT_FIELDS.has(field)) return hundredths(a) !== undefined && hundredths(a) === hundredths(b);
+  return false;
+}
+
 /** Cents as an amount string. */
 export function money(value: number): string {
   return `${Math.floor(value / 100)}.${String(value % 100).padStart(2, '0')}`;
@@ -190,17 +225,28 @@ export function codeMessage(pair: { code: string; message: string }): string {
   return `${pair.code}:${pair.message}`;
 }
 
-/** A profile `<code>`/`<message>` pair; the message text is compared only when the pair is `pinned`. */
-export type CodeMessagePair = { code: string; message: string; pinned?: boolean };
+/**
+ * A profile `<code>`/`<message>` pair; the message text is compared only when the pair is `pinned` (`prefix`: as
+ * the start of the text, the gateway adding a variable detail after it).
+ */
+export type CodeMessagePair = { code: string; message: string; pinned?: boolean | 'prefix' };
+
+/** Whether a message text is the profile's: any text unless pinned; exactly, or (`prefix`) starting with it. */
+export function matchesMessage(pair: CodeMessagePair, text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  if (pair.pinned === 'prefix') return text.startsWith(pair.message);
+  return pair.pinned ? text === pair.message : true;
+}
 
 /** Whether a `<code>:<message>` value is the profile's pair: the same code, and the same message where it is pinned. */
 export function matchesCodeMessage(pair: CodeMessagePair, value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  return pair.pinned ? value === codeMessage(pair) : codeOf(value) === pair.code;
+  if (typeof value !== 'string' || codeOf(value) !== pair.code) return false;
+  return matchesMessage(pair, value.slice(pair.code.length + 1));
 }
 
-/** What a pair expects, in words: the whole value when pinned, else the code with any message. */
+/** What a pair expects, in words: the whole value when pinned, its start when pinned as a prefix, else the code with any message. */
 export function expectedCodeMessage(pair: CodeMessagePair): string {
+  if (pair.pinned === 'prefix') return `${JSON.stringify(`${codeMessage(pair)}…`)} (the message's start pinned)`;
   return pair.pinned
     ? JSON.stringify(codeMessage(pair))
     : `code ${JSON.stringify(pair.code)} ("${pair.code}:<any message>")`;

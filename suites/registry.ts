@@ -5,11 +5,13 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
+import { severityRank } from '../src/run-result.js';
 import {
   checkSeverity as engineCheckSeverity,
   requirementsFor as engineRequirementsFor,
 } from '../src/engine/outcome.js';
 import { registryProblems } from '../src/engine/registry.js';
+import { CHOICE_CHECKS } from './checks/choices.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';
 import { EVENTS_CHECKS } from './checks/events.js';
@@ -35,6 +37,7 @@ import {
   unregisteredAddress,
   wrongFormat,
 } from './probes/basic.js';
+import { signedValues, unknownMerchant } from './probes/choices.js';
 import { deep } from './probes/deep.js';
 import { notificationRetry, notified } from './probes/events.js';
 import {
@@ -86,6 +89,8 @@ export const PROBES: readonly Probe[] = [
   selectionCombined,
   outsideRequests,
   cardForms,
+  unknownMerchant,
+  signedValues,
   deep,
 ];
 
@@ -101,6 +106,7 @@ export const CHECKS: readonly Check[] = [
   ...EVENTS_CHECKS,
   ...PROFILE_RULE_CHECKS,
   ...OUTSIDE_CHECKS,
+  ...CHOICE_CHECKS,
   ...DEEP_CHECKS,
 ];
 
@@ -132,8 +138,6 @@ export function requirementsFor(check: Check, operation: OperationKey, spec: Spe
   return engineRequirementsFor(spec, check, operation);
 }
 
-const ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
-
 /** Severity of a check for an operation: the strongest level among its requirements there (`info` for information checks). */
 export function checkSeverity(check: Check, operation: OperationKey, spec: SpecModel = kitSpec()): Severity {
   return engineCheckSeverity(spec, check, operation);
@@ -145,8 +149,8 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  */
 export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile', readonly string[]>> = (() => {
   const strongest = (c: Check) =>
-    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0] ?? 'info';
+    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => severityRank(a) - severityRank(b))[0] ?? 'info';
   const upTo = (level: Severity) =>
-    CHECKS.filter((c) => ORDER.indexOf(strongest(c)) <= ORDER.indexOf(level)).map((c) => c.id);
+    CHECKS.filter((c) => severityRank(strongest(c)) <= severityRank(level)).map((c) => c.id);
   return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };
 })();

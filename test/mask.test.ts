@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   guardStandardStreams,
   holdsSecret,
+  maskEchoedHeaders,
+  maskEchoedValues,
   maskOutgoing,
   maskOutgoingValue,
+  noteSentCardValues,
   maskPan,
   maskText,
   maskValue,
@@ -133,5 +136,45 @@ describe('masking digests', () => {
       digest.replace('4111111111111111', '45320151128336'),
     );
     expect(maskText('card 4532015112830366 paid')).not.toContain('4532015112830366');
+  });
+});
+
+describe('card values the kit sent (valid or not)', () => {
+  it('a long one (a Luhn-failing number) is masked wherever it appears, in any written form, by every masking', () => {
+    const notLuhn = '5500000000000005';
+    expect(maskOutgoing(`echo ${notLuhn}`)).toContain(notLuhn); // not a card number by its form: kept until sent
+    expect(noteSentCardValues([notLuhn, '12', '2031', '0417', undefined])).toEqual(['12', '2031', '0417']);
+    for (const written of [notLuhn, '5500 0000 0000 0005', '5500-0000-0000-0005', '5500.0000.0000.0005'])
+      expect(maskOutgoing(`x-echo: ${written}`)).toBe('x-echo: 550000******0005');
+    expect(maskText(`<note>${notLuhn}</note>`, {})).toBe('<note>550000******0005</note>');
+    expect(maskValue({ [`k${notLuhn}`]: notLuhn })).toEqual({ 'k550000******0005': '550000******0005' });
+  });
+
+  it('a short one is masked where the answer holds it as a whole value, and nowhere else', () => {
+    const short = ['12', '0417'];
+    expect(maskEchoedValues('{"expiry":"12","note":"Dec 12","n":12,"code":"0417","12":"x"}', short)).toBe(
+      '{"expiry":"***","note":"Dec 12","n":***,"code":"***","12":"x"}',
+    );
+    expect(
+      maskEchoedValues('<respon><m>12</m><t>2026-12-01</t><c> 0417 </c><amount>112.00</amount></respon>', short),
+    ).toBe('<respon><m>***</m><t>2026-12-01</t><c>***</c><amount>112.00</amount></respon>');
+    expect(maskEchoedValues('<input name="m" value="12"><input value=\'0417\'>', short)).toBe(
+      '<input name="m" value="***"><input value=\'***\'>',
+    );
+    expect(maskEchoedValues('a=12&b=120&c=0417', short)).toBe('a=***&b=120&c=***');
+    expect(maskEchoedHeaders({ 'x-m': ' 12', 'x-date': 'Tue, 12 May', 'x-c': '0417' }, short)).toEqual({
+      'x-m': '***',
+      'x-date': 'Tue, 12 May',
+      'x-c': '***',
+    });
+    // Not remembered for other text: a status 12 elsewhere stays.
+    expect(maskOutgoing('status 12, code 0417 elsewhere')).toBe('status 12, code 0417 elsewhere');
+  });
+
+  it("the profile's card fields are masked by name, expiry included", () => {
+    const rules = { fields: ['expiration_month', 'expiration_year'] };
+    expect(maskText('{"expiration_month":"07","expiration_year":"2031"}', rules)).toBe(
+      '{"expiration_month":"***","expiration_year":"***"}',
+    );
   });
 });

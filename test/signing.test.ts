@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadProfile } from '../src/profile/load.js';
-import { sign, stringToSign, verify } from '../src/signing.js';
+import { sign, signedView, stringToSign, verify } from '../src/signing.js';
 
 // Known-answer vectors computed independently of this code, with openssl:
 //   printf '%s' 'M10001A20001ORD-1USD10.36s3cr3t' | openssl dgst -sha256
@@ -89,9 +89,38 @@ describe('signatures against openssl vectors', () => {
         return_message: 'OK',
       }),
     ).toBe('MA1OK');
-    expect(stringToSign(reference, 'response', 'retrievalTrans', { merchant_id: 'M' })).toBeUndefined();
+    // The reference signs the query answer too (its envelope does not list encryption_data; responses carry it).
+    expect(stringToSign(reference, 'response', 'retrievalTrans', { merchant_id: 'M' })).toBe('M');
+    expect(stringToSign(reference, 'response', 'checkout', { merchant_id: 'M' })).toBeUndefined();
     expect(stringToSign(sample, 'response', 'capture', { merchant_id: 'M', return_message: '', account_id: 'A' })).toBe(
       'account_id=A&merchant_id=M',
+    );
+  });
+});
+
+describe('values whose signing is a profile choice', () => {
+  const pairs = loadProfile('sha256-pairs-ownshape').profile.signature;
+  const body = { merchant_id: 'M1', flag: true, none: null, n: 7, cart: [{ a: 1 }] };
+
+  it('leaves booleans and nulls out where the profile says (signature.request.leaveOut), counts them otherwise', () => {
+    expect(stringToSign(pairs, 'request', 'authoriseDirect', body)).toBe('merchant_id=M1&n=7');
+    expect(stringToSign(sample, 'request', 'authoriseDirect', body)).toBe('flag=true&merchant_id=M1&n=7&none=');
+    const listed = {
+      ...reference,
+      request: { ...reference.request, fields: { authoriseDirect: ['merchant_id', 'flag', 'none'] } },
+    };
+    expect(stringToSign(listed as typeof reference, 'request', 'authoriseDirect', body)).toBe('M1true');
+    const leaving = { ...listed, request: { ...listed.request, leaveOut: ['boolean' as const] } };
+    expect(stringToSign(leaving as typeof reference, 'request', 'authoriseDirect', body)).toBe('M1');
+  });
+
+  it('signs a form body as it is read: text values, no nulls, nested values decoded or as their JSON text', () => {
+    expect(signedView(body, 'json')).toBe(body);
+    expect(signedView(body, 'form')).toEqual({ merchant_id: 'M1', flag: 'true', n: '7', cart: [{ a: 1 }] });
+    expect(signedView(body, 'form', 'text')).toEqual({ merchant_id: 'M1', flag: 'true', n: '7', cart: '[{"a":1}]' });
+    // A form carries text only: the boolean, now text, is signed; the nested value too once kept as text.
+    expect(stringToSign(pairs, 'request', 'authoriseDirect', signedView(body, 'form', 'text'))).toBe(
+      `cart=${encodeURIComponent('[{"a":1}]')}&flag=true&merchant_id=M1&n=7`,
     );
   });
 });

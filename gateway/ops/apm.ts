@@ -60,6 +60,7 @@ function complete(gw: Gateway, session: Session, decline: boolean): void {
     declineRequested: decline,
   });
   session.transactionId = txn.transactionId;
+  gw.store.sessionChanged(session);
 }
 
 /**

@@ -158,7 +158,15 @@ function check(
     } else if (step === 'state') {
       failure = stateFailure(gw, key, txn.state);
     } else if (step === 'overAmount' && amount !== undefined && rules.available) {
-      failure = amount > rules.available(txn, gw) ? rules.overFailure : undefined;
+      const available = rules.available(txn, gw);
+      // A profile refusing partial refunds (refunds.partial) takes only the whole remaining amount.
+      const partial = gw.profile.refunds.partial ?? 'allowed';
+      failure =
+        amount > available
+          ? rules.overFailure
+          : key === 'refund' && partial !== 'allowed' && amount < available
+            ? partial
+            : undefined;
     }
     if (failure) return { failure };
   }
@@ -190,6 +198,7 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
       Object.assign(values, { refund_reference_id: '', refund_reference: '' });
   } else {
     Object.assign(values, RULES[key].apply(outcome.txn, item, gw));
+    gw.store.changed(outcome.txn);
     values[batch!.status] = statuses.success;
     values[batch!.message] =
       batch!.messageOnSuccess === 'empty'

@@ -6,6 +6,7 @@
 import { resolveAccount } from '../config.js';
 import type { OperationModel } from '../../src/spec/load.js';
 import { liveSession, openSession, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
+import { renderTemplate } from '../../src/profile/template.js';
 import { errorReply } from '../errors.js';
 import type { HtmlInput } from '../html.js';
 import { pageReply, type Reply } from '../reply.js';
@@ -39,12 +40,21 @@ function aliasNames(gw: Gateway, model: OperationModel): string[] {
   return Array.isArray(listed) ? listed.map(String) : form.aliasNames;
 }
 
+/**
+ * The text of a submitted field on the page: the text sent where the profile's gateway keeps a form body's values as
+ * text (`requestMedia.formNestedValues: text`), else the value written out (nested values as their JSON text).
+ */
+function submittedText(req: GatewayRequest, name: string): string {
+  const sent = req.formText?.[name];
+  return sent !== undefined && Object.hasOwn(req.formText!, name) ? sent : inputValue(req.body[name]);
+}
+
 /** The submitted fields that go on the page: all but the profile's full card number and security code. */
-function submittedEntries(gw: Gateway, body: Record<string, unknown>): [string, string][] {
+function submittedEntries(gw: Gateway, req: GatewayRequest): [string, string][] {
   const card = gw.profile.fields.card;
-  return Object.entries(body)
-    .filter(([name]) => name !== card.number && name !== card.securityCode)
-    .map(([name, value]) => [name, inputValue(value)]);
+  return Object.keys(req.body)
+    .filter((name) => name !== card.number && name !== card.securityCode)
+    .map((name) => [name, submittedText(req, name)]);
 }
 
 /** Values the gateway itself gives some of its added inputs (others: the profile's values, else the unsourced value). */
@@ -62,21 +72,26 @@ function ownGatewayValues(req: GatewayRequest, token: string): Record<string, st
 function checkoutPage(gw: Gateway, req: GatewayRequest, token: string): Reply {
   const form = req.op.model.checkoutForm!;
   const settings = gw.profile.checkout;
-  const submitted = submittedEntries(gw, req.body);
+  const submitted = submittedEntries(gw, req);
   const inputs: HtmlInput[] = submitted.map(([name, value]) => ({ type: 'hidden', name, value }));
   const submittedNames = new Set(submitted.map(([name]) => name));
   for (const alias of aliasNames(gw, req.op.model)) {
     if (submittedNames.has(alias)) continue; // the submitted field's own input already carries that name
     const source = (settings.aliases as Record<string, string | null>)[alias];
-    const value = source && req.body[source] !== undefined ? inputValue(req.body[source]) : settings.unsourcedValue;
+    const value = source && req.body[source] !== undefined ? submittedText(req, source) : settings.unsourcedValue;
     inputs.push({ type: 'hidden', name: alias, value });
   }
   const allParams = submitted.map(([name, value]) => `${encodeComponent(name)}=${encodeComponent(value)}`).join('&');
   inputs.push({ type: 'hidden', name: form.allParamsName, value: allParams });
   const own = ownGatewayValues(req, token);
+  const derived = settings.derivedGatewayFields ?? {};
   for (const name of form.gatewayFields) {
+    // Values computed from the request (checkout.derivedGatewayFields), e.g. a descriptor made of the order number.
+    const computed = Object.hasOwn(derived, name) ? renderTemplate(derived[name]!, req.body) : undefined;
     const value =
-      name === SESSION_FIELD ? token : (settings.gatewayFieldValues?.[name] ?? own[name] ?? settings.unsourcedValue);
+      name === SESSION_FIELD
+        ? token
+        : (settings.gatewayFieldValues?.[name] ?? computed ?? own[name] ?? settings.unsourcedValue);
     inputs.push({ type: 'hidden', name, value });
   }
   return pageReply({
@@ -182,5 +197,6 @@ export function payPage(gw: Gateway, token: string, form: Record<string, unknown
     declineRequested: form.action === 'decline',
   });
   session.transactionId = txn.transactionId;
+  gw.store.sessionChanged(session);
   return resultPage(gw, session);
 }

@@ -3,6 +3,7 @@ import { codeMessage, errorReply } from '../errors.js';
 import type { Gateway } from '../context.js';
 import { pageReply, type Reply } from '../reply.js';
 import type { Session } from '../store.js';
+import { resultInfoOf } from './payment.js';
 
 /** The result page of a completed session (shown again, unchanged, on every later request). */
 export function resultPage(gw: Gateway, session: Session): Reply {
@@ -16,7 +17,7 @@ export function resultPage(gw: Gateway, session: Session): Reply {
     paragraphs: [
       { id: 'order', text: `Order ${txn.orderNo}: ${txn.amount} ${txn.currency}` },
       { id: 'transaction', text: txn.transactionId },
-      { id: 'result', text: codeMessage(gw.profile.payments.resultInfo[txn.outcome]) },
+      { id: 'result', text: codeMessage(resultInfoOf(gw, txn)) },
     ],
   });
 }

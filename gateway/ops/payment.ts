@@ -4,6 +4,7 @@
  */
 import type { OperationKey } from '../../src/model.js';
 import { luhnValid } from '../../src/mask.js';
+import { type DeclineRule, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
 import { addInterval, dateTime } from '../clock.js';
 import type { ResolvedAccount } from '../config.js';
 import { echo, factsOf, ordered, str, type Gateway, type Refusal } from '../context.js';
@@ -103,25 +104,21 @@ function riskChecks(gw: Gateway, body: Record<string, unknown>): RiskCheck[] {
   ];
 }
 
-/** Whether a decline rule of the profile matches the payment (its card, security code, e-mail domain or amount). */
-export function declines(
-  gw: Gateway,
-  body: Record<string, unknown>,
-  card: CardData | undefined,
-  securityCode: string | undefined,
-): boolean {
-  return gw.profile.payments.declineRules.some((r) => {
-    if ('cardNumberSuffix' in r) return card?.number.endsWith(r.cardNumberSuffix) ?? false;
-    if ('securityCode' in r) return securityCode === r.securityCode;
-    if ('shopperEmailDomain' in r) return emailDomain(body) === r.shopperEmailDomain.toLowerCase();
-    return toMinor(body.amount) === toMinor(r.amount);
+/** The decline rule that decides a payment's decline (the first it triggers: card, security code, e-mail domain, amount). */
+function declineRule(gw: Gateway, input: PaymentInput): DeclineRule | undefined {
+  return declineRuleOf(gw.profile, {
+    cardNumber: input.card?.number,
+    securityCode: input.securityCode,
+    shopperEmail: input.body.shopper_email,
+    amount: input.body.amount,
   });
 }
 
-function outcomeOf(gw: Gateway, input: PaymentInput, risk: RiskCheck[]): Outcome {
-  if (input.declineRequested) return 'declined';
-  if (declines(gw, input.body, input.card, input.securityCode)) return 'declined';
-  return risk.every((c) => c.passed) ? 'approved' : 'pendingReview';
+function outcomeOf(gw: Gateway, input: PaymentInput, risk: RiskCheck[]): { outcome: Outcome; rule?: DeclineRule } {
+  if (input.declineRequested) return { outcome: 'declined' };
+  const rule = declineRule(gw, input);
+  if (rule) return { outcome: 'declined', rule };
+  return { outcome: risk.every((c) => c.passed) ? 'approved' : 'pendingReview' };
 }
 
 /** How a payment is made. */
@@ -157,7 +154,7 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
   const now = gw.now();
   const body = input.body;
   const risk = riskChecks(gw, body);
-  const outcome = outcomeOf(gw, input, risk);
+  const { outcome, rule } = outcomeOf(gw, input, risk);
   const transactionId = store.nextId('T', now);
   const with3ds = body.open3d === profile.payments.threeDS.requestValue;
   const subscription =
@@ -178,6 +175,7 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
         ? profile.transitions.afterIssuerPage[outcome === 'declined' ? 'declined' : 'paid']
         : profile.transitions.afterAuthorise[outcome],
     outcome,
+    declinedBy: rule,
     createdAt: now,
     refundedMinor: 0n,
     refunds: [],
@@ -222,6 +220,13 @@ export function createPayment(gw: Gateway, input: PaymentInput): { txn: Transact
   return { txn, result };
 }
 
+/** The `result_info` pair of a payment: its outcome's, or the one of the decline rule that declined it. */
+export function resultInfoOf(gw: Gateway, txn: Transaction): { code: string; message: string } {
+  return txn.outcome === 'declined'
+    ? declineOutcome(gw.profile, txn.declinedBy).resultInfo
+    : gw.profile.payments.resultInfo[txn.outcome];
+}
+
 /** The result of a payment in the direct payment response's fields, in schema order, without signature. */
 function paymentResult(
   gw: Gateway,
@@ -236,14 +241,17 @@ function paymentResult(
     transaction_id: txn.transactionId,
     card: card ? maskCard(gw, card.number) : undefined,
     order_status: statusValues.order_status[txn.outcome],
-    result_info: codeMessage(payments.resultInfo[txn.outcome]),
+    result_info: codeMessage(resultInfoOf(gw, txn)),
     note: str(body, 'note'),
     token_id: tokenId,
     connector: gw.config.connector,
     threeds_result: txn.with3ds
       ? payments.threeDS.resultWhenRequested
       : payments.threeDS.resultWhenNotRequested || undefined,
-    risk_action: payments.risk.action[txn.outcome],
+    risk_action:
+      txn.outcome === 'declined'
+        ? declineOutcome(gw.profile, txn.declinedBy).riskAction
+        : payments.risk.action[txn.outcome],
     risk_score: txn.risk.every((c) => c.passed) ? '10' : '85',
     risk_reasons: txn.risk.map((c) => ({
       name: c.name,
@@ -270,5 +278,7 @@ function notifyPayment(gw: Gateway, input: PaymentInput, result: Record<string, 
     url,
     body: result,
     secret: input.account.secret,
+    merchantId: input.account.merchant.merchantId,
+    accountId: input.account.account.accountId,
   });
 }

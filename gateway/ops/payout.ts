@@ -53,12 +53,27 @@ function removeAt(root: Record<string, unknown>, pointer: string): void {
     delete (node as Record<string, unknown>)[last];
 }
 
-/** The fee of a payment amount (integer units of `payment_currency`). */
+/** The fractional digits of the profile's fee (`payout.fee.decimals`; a fixed fee and the default: whole units). */
+function feeDecimals(gw: Gateway): number {
+  const fee = gw.profile.payout.fee;
+  return fee.type === 'percentage' ? (fee.decimals ?? 0) : 0;
+}
+
+/** The fee of a payment amount, in units of 10^-`feeDecimals` of `payment_currency` (whole units by default). */
 function feeOf(gw: Gateway, amount: bigint): bigint {
   const fee = gw.profile.payout.fee;
   if (fee.type === 'fixed') return BigInt(fee.amount);
   const { numerator, denominator } = percentFraction(fee.percent);
-  return divide(amount * numerator, denominator, fee.rounding);
+  return divide(amount * numerator * 10n ** BigInt(fee.decimals ?? 0), denominator, fee.rounding);
+}
+
+/** A scaled amount (units of 10^-`decimals`) as the JSON number the payout answer carries. */
+function scaledNumber(value: bigint, decimals: number): number {
+  if (decimals === 0) return Number(value);
+  const scale = 10n ** BigInt(decimals);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  return Number(`${sign}${abs / scale}.${String(abs % scale).padStart(decimals, '0')}`);
 }
 
 /** The payout operation. */
@@ -79,7 +94,11 @@ export const payout: OperationHandler = {
     const paidBy = body.fee_paid_by;
     if (paidBy !== undefined && paidBy !== p.feePaidBy.payer && paidBy !== p.feePaidBy.beneficiary)
       bad('fee_paid_by has an unknown value');
-    if (amount !== undefined && paidBy === p.feePaidBy.beneficiary && feeOf(gw, amount) > amount)
+    if (
+      amount !== undefined &&
+      paidBy === p.feePaidBy.beneficiary &&
+      feeOf(gw, amount) > amount * 10n ** BigInt(feeDecimals(gw))
+    )
       bad('the fee exceeds the payment amount');
     const key = idempotencyKey(gw, req);
     const known = key ? gw.store.payouts.get(key) : undefined;
@@ -94,8 +113,10 @@ export const payout: OperationHandler = {
     const p = gw.profile.payout;
     const body = req.body;
     const now = gw.now();
-    const amount = toInteger(body.payment_amount)!;
-    const fee = feeOf(gw, amount);
+    const decimals = feeDecimals(gw);
+    // Amounts in units of the fee's precision (whole units unless the profile's fee keeps decimals).
+    const amount = toInteger(body.payment_amount)! * 10n ** BigInt(decimals);
+    const fee = feeOf(gw, toInteger(body.payment_amount)!);
     const beneficiaryPays = body.fee_paid_by === p.feePaidBy.beneficiary;
     const rule = p.failureRules.find((r) => {
       const v = valueAt(body, r.field);
@@ -113,9 +134,9 @@ export const payout: OperationHandler = {
     const transactionId = gw.store.nextId('PO', now);
     const values: Record<string, unknown> = {
       ...echoed,
-      amount_beneficiary_receives: Number(beneficiaryPays ? amount - fee : amount),
-      amount_payer_pays: Number(beneficiaryPays ? amount : amount + fee),
-      fee_amount: Number(fee),
+      amount_beneficiary_receives: scaledNumber(beneficiaryPays ? amount - fee : amount, decimals),
+      amount_payer_pays: scaledNumber(beneficiaryPays ? amount : amount + fee, decimals),
+      fee_amount: scaledNumber(fee, decimals),
       fee_currency: body.payment_currency,
       created_at: offsetDateTime(now),
       last_updated_at: offsetDateTime(now),
@@ -144,6 +165,8 @@ export const payout: OperationHandler = {
         url,
         body: response,
         secret: req.account.secret,
+        merchantId: req.account.merchant.merchantId,
+        accountId: req.account.account.accountId,
       });
     }
     return jsonReply(response);

@@ -69,7 +69,7 @@ const deepJson = '['.repeat(DEEP) + ']'.repeat(DEEP);
 const PAGE_PATHS = ['/pay/unknown-token', '/issuer/unknown-token'];
 
 function expectRefusal(res: h.Res, kind: keyof typeof kinds, what: string, reason?: RegExp) {
-  expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(kinds[kind].status);
+  expect(res.status, `${what}: ${res.text.slice(0, 200)}`).toBe(kinds[kind]!.status);
   expect(res.headers[REASON], what).toMatch(new RegExp(`^${kind}: `));
   if (reason) expect(res.headers[REASON], what).toMatch(reason);
 }

@@ -58,7 +58,7 @@ function decode(op: OperationKey | undefined, res: h.Res): Record<string, unknow
 
 /** Assert an error response is the profile's error of `kind`, with a body whose fields keep the schema's forms. */
 function expectError(op: OperationKey | undefined, res: h.Res, kind: keyof typeof kinds, unreadable = false) {
-  const { status, code, message } = kinds[kind];
+  const { status, code, message } = kinds[kind]!;
   expect(res.status, `${op} ${kind}: ${res.text.slice(0, 300)}`).toBe(status);
   const format = op ? h.profile.errors.formatByOperation[op] : h.profile.errors.unknownOperationFormat;
   const body = decode(op, res);

@@ -40,7 +40,7 @@ describe('request signatures', () => {
 
   it('treats an unknown merchant account as the profile says', async () => {
     const res = await h.call(gw, 'authoriseDirect', h.directBody({ account_id: 'A99999' }));
-    expect(res.status).toBe(p.errors.kinds[p.errors.unknownMerchant].status);
+    expect(res.status).toBe(p.errors.kinds[p.errors.unknownMerchant]!.status);
   });
 
   it('signs the responses whose envelope lists encryption_data, verifiable with the merchant secret', async () => {
@@ -167,7 +167,7 @@ describe('another profile: a vendor profile (HMAC over sorted pairs, declared me
     expect(asJson.status).toBe(sample.errors.kinds.malformedBody.status);
     expect(JSON.parse(asJson.text).error.code).toBe(sample.errors.kinds.malformedBody.code);
     const noHeader = await send('capture', capture, { headers: {} });
-    expect(noHeader.status).toBe(sample.errors.kinds[sample.requestHeaders.onMissing].status);
+    expect(noHeader.status).toBe(sample.errors.kinds[sample.requestHeaders.onMissing]!.status);
     const ok = await send('capture', capture);
     expect(ok.status, ok.text).toBe(200);
     expect(JSON.parse(ok.text).capture_orders[0].capture_status).toBe(sample.statusValues.capture_status.success);

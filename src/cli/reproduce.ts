@@ -20,7 +20,7 @@ const HELP = [
   "Runs one check of a finished run again: RESULTS is the run's results.json, CHECK a check id, @operation narrows it",
   'to one operation. The target, seed and profile come from RESULTS; test cards, security code and credentials from',
   "the options below (--config, PAGI_* variables), as for 'run'. Prints the check's new outcome, its findings and the",
-  'curl line of its request (card fields as $PAGI_CARD and $PAGI_CVC).',
+  'curl line of its request (card fields as $PAGI_CARD, $PAGI_CARD_MONTH, $PAGI_CARD_YEAR and $PAGI_CVC).',
   '',
   'options (those of run; --target, --profile and --seed override the ones recorded):',
   ...optionLines('run'),
@@ -107,7 +107,7 @@ export async function reproduceMain(argv: string[]): Promise<number> {
         console.log(line);
     if (now.some((r) => evidenceOf(r)?.curl.includes('$PAGI_')))
       console.log(
-        '  (export PAGI_CARD, PAGI_CVC and PAGI_SECRET, the test card, security code and secret of the config, before running a curl line)',
+        '  (export PAGI_CARD, PAGI_CARD_MONTH, PAGI_CARD_YEAR, PAGI_CVC and PAGI_SECRET, the test card, its expiry, security code and secret of the config, before running a curl line)',
       );
     const failing = now.filter((r) => r.status === 'failed').length;
     console.log(

@@ -1,6 +1,6 @@
 /**
- * application/x-www-form-urlencoded bodies. Nested values (objects, arrays) travel as their JSON text, as the
- * reference profile's `requestMedia.formNestedValues: jsonText` says.
+ * application/x-www-form-urlencoded bodies. Nested values (objects, arrays) travel as their JSON text (what a gateway
+ * makes of it on reading is the profile's `requestMedia.formNestedValues`: decoded, or kept as that text).
  */
 
 /** Encode a body as form fields: scalars as text, nested values as JSON text, null/undefined left out. */

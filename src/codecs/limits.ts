@@ -21,51 +21,80 @@ export const XML_LIMITS: ParseLimits = { maxDepth: 64, maxMembers: 20_000 };
 export const HTML_LIMITS: ParseLimits = { maxDepth: Infinity, maxMembers: 20_000 };
 
 /**
- * Scan JSON text once without parsing it: the first limit it passes, as a sentence, or undefined. Strings are
- * skipped (a `{` inside one is text); malformed text is left to the parser.
+ * A JSON text scanned without parsing it, in one piece or as its bytes arrive: the first limit it passes, as a
+ * sentence (`over`), or undefined. Strings are skipped (a `{` inside one is text); malformed text is left to the
+ * parser. Fed bytes, it reads UTF-8 as is: every character the scan looks at is ASCII, and no byte of a multi-byte
+ * character is. Once over a limit it reads no further.
  */
-export function jsonOverLimit(text: string, limits: ParseLimits = JSON_LIMITS): string | undefined {
+export class JsonScan {
+  /** The first limit passed, as a sentence. */
+  over: string | undefined;
   // Container kinds of the open levels ('{' or '['), and whether the current array has an item yet.
-  const stack: number[] = [];
-  let members = 0;
-  let pendingItem = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  private readonly stack: number[] = [];
+  private members = 0;
+  private pendingItem = false;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly limits: ParseLimits = JSON_LIMITS) {}
+
+  /** Scan the next piece of text. */
+  text(text: string): this {
+    for (let i = 0; i < text.length && !this.over; i++) this.step(text.charCodeAt(i));
+    return this;
+  }
+
+  /** Scan the next bytes (UTF-8). */
+  bytes(chunk: Uint8Array): this {
+    for (let i = 0; i < chunk.length && !this.over; i++) this.step(chunk[i]!);
+    return this;
+  }
+
+  private step(c: number): void {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (c === 0x5c) this.escaped = true;
+      else if (c === 0x22) this.inString = false;
+      return;
+    }
+    const { stack, limits } = this;
     if (c === 0x22) {
-      // a string: skip to its closing quote
-      if (pendingItem) {
-        members++;
-        pendingItem = false;
-      }
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-      continue;
+      // a string: skipped to its closing quote
+      this.item();
+      this.inString = true;
+      return;
     }
     if (c === 0x7b || c === 0x5b) {
-      if (pendingItem) {
-        members++;
-        pendingItem = false;
-      }
+      this.item();
       stack.push(c);
-      if (stack.length > limits.maxDepth) return `nesting deeper than ${limits.maxDepth} levels`;
-      pendingItem = c === 0x5b;
+      if (stack.length > limits.maxDepth) this.over = `nesting deeper than ${limits.maxDepth} levels`;
+      this.pendingItem = c === 0x5b;
     } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
-      pendingItem = false;
+      this.pendingItem = false;
     } else if (c === 0x3a) {
-      members++; // an object key
+      this.members++; // an object key
     } else if (c === 0x2c) {
-      pendingItem = stack[stack.length - 1] === 0x5b;
-    } else if (pendingItem && c > 0x20) {
-      members++; // a number, true, false or null as an array item
-      pendingItem = false;
+      this.pendingItem = stack[stack.length - 1] === 0x5b;
+    } else if (this.pendingItem && c > 0x20) {
+      this.item(); // a number, true, false or null as an array item
     }
-    if (members > limits.maxMembers) return `more than ${limits.maxMembers} members (object keys and array items)`;
+    if (!this.over && this.members > limits.maxMembers)
+      this.over = `more than ${limits.maxMembers} members (object keys and array items)`;
   }
-  return undefined;
+
+  /** A value starts where an array awaits an item: one more member. */
+  private item(): void {
+    if (this.pendingItem) {
+      this.members++;
+      this.pendingItem = false;
+    }
+  }
+}
+
+/** Scan JSON text once without parsing it: the first limit it passes, as a sentence, or undefined. */
+export function jsonOverLimit(text: string, limits: ParseLimits = JSON_LIMITS): string | undefined {
+  return new JsonScan(limits).text(text).over;
 }
 
 /**
@@ -108,4 +137,127 @@ export function markupOverLimit(text: string, limits: ParseLimits): string | und
     i = text.indexOf('<', close + 1);
   }
   return undefined;
+}
+
+/** Where a markup scan is: in text, after `<`, in a tag, a comment or a CDATA section. */
+const Mode = { Text: 0, Open: 1, Tag: 2, Comment: 3, Cdata: 4 } as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
+
+const COMMENT_OPEN = '!--';
+const CDATA_OPEN = '![CDATA[';
+/** What the XML reader refuses anywhere in a body (`readXml`: /<!DOCTYPE|<!ENTITY/i), lower case. */
+const DECLARATIONS = ['<!doctype', '<!entity'];
+
+/**
+ * `markupOverLimit`'s scan, fed the bytes of a body as they arrive (UTF-8: every character it looks at is ASCII):
+ * the same counts, the same sentence in `over`. Also notes whether the body holds a DOCTYPE or ENTITY declaration
+ * anywhere (`declares`), which the XML reader refuses before any count. A tag, comment or CDATA section left open
+ * at the end counts nothing, as in `markupOverLimit`.
+ */
+export class MarkupScan {
+  over: string | undefined;
+  declares = false;
+  private depth = 0;
+  private elements = 0;
+  private mode: Mode = Mode.Text;
+  /** The characters after `<` while they could still open a comment, a CDATA section or a declaration. */
+  private prefix = '';
+  /** The tag's kind (from the character after `<`) and its last character before `>`. */
+  private kind: 'close' | 'element' | 'other' = 'other';
+  private last = 0;
+  /** The last two characters (a comment or CDATA section ends with `-->` or `]]>`). */
+  private ring = 0;
+  /** Characters of each declaration matched so far. */
+  private readonly matched = DECLARATIONS.map(() => 0);
+
+  constructor(private readonly limits: ParseLimits) {}
+
+  bytes(chunk: Uint8Array): this {
+    for (let i = 0; i < chunk.length; i++) {
+      this.step(chunk[i]!);
+      if (this.over && this.declares) break;
+    }
+    return this;
+  }
+
+  private step(c: number): void {
+    if (!this.declares) this.declaration(c);
+    switch (this.mode) {
+      case Mode.Text:
+        if (c === 0x3c) {
+          this.mode = Mode.Open;
+          this.prefix = '';
+        }
+        return;
+      case Mode.Comment:
+      case Mode.Cdata: {
+        const end = this.mode === Mode.Comment ? 0x2d : 0x5d;
+        if (c === 0x3e && this.ring === ((end << 8) | end)) this.mode = Mode.Text;
+        this.ring = ((this.ring << 8) | c) & 0xffff;
+        return;
+      }
+      case Mode.Open:
+        this.open(c);
+        return;
+      case Mode.Tag:
+        if (c === 0x3e) this.close();
+        else this.last = c;
+        return;
+    }
+  }
+
+  /** A character after `<`: a comment, a CDATA section, a declaration, or a tag of some kind. */
+  private open(c: number): void {
+    if (this.prefix === '') {
+      this.kind =
+        c === 0x2f
+          ? 'close'
+          : c !== 0x21 &&
+              c !== 0x3f &&
+              ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x3a)
+            ? 'element'
+            : 'other';
+      this.last = 0x3c;
+    }
+    this.prefix += String.fromCharCode(c);
+    const p = this.prefix;
+    if (p === COMMENT_OPEN || p === CDATA_OPEN) {
+      this.mode = p === COMMENT_OPEN ? Mode.Comment : Mode.Cdata;
+      this.ring = 0;
+      return;
+    }
+    const undecided = COMMENT_OPEN.startsWith(p) || CDATA_OPEN.startsWith(p);
+    if (c === 0x3e) {
+      this.close();
+      return;
+    }
+    this.last = c;
+    if (!undecided) this.mode = Mode.Tag;
+  }
+
+  /** Match the declarations, case-insensitively (each starts with the only `<` it holds: a mismatch restarts at `<`). */
+  private declaration(c: number): void {
+    const lower = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
+    for (let d = 0; d < DECLARATIONS.length; d++) {
+      const word = DECLARATIONS[d]!;
+      const at = this.matched[d]!;
+      const next = lower === word.charCodeAt(at) ? at + 1 : lower === 0x3c ? 1 : 0;
+      if (next === word.length) this.declares = true;
+      this.matched[d] = next;
+    }
+  }
+
+  /** The `>` of a tag. */
+  private close(): void {
+    this.mode = Mode.Text;
+    if (this.over) return;
+    if (this.kind === 'close') this.depth--;
+    else if (this.kind === 'element') {
+      this.elements++;
+      if (this.last !== 0x2f) this.depth++;
+      if (this.elements > this.limits.maxMembers) this.over = `more than ${this.limits.maxMembers} elements`;
+      else if (Number.isFinite(this.limits.maxDepth) && this.depth > this.limits.maxDepth)
+        this.over = `elements nested deeper than ${this.limits.maxDepth} levels`;
+    }
+  }
 }

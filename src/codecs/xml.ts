@@ -44,6 +44,11 @@ function decodeTree(node: unknown): unknown {
   return node;
 }
 
+/** The problem of a document past the XML reader's bounds (`markupOverLimit`, or a `MarkupScan` as it arrived). */
+export function xmlOverLimit(over: string): { kind: 'limit'; detail: string } {
+  return { kind: 'limit', detail: `document has ${over}; the kit reads no further` };
+}
+
 /**
  * Read an untrusted XML body: no DOCTYPE and no entity declarations (refused, never expanded), no more elements
  * nor deeper nesting than XML_LIMITS (refused, never parsed), well-formedness checked, values kept as strings, one
@@ -53,7 +58,7 @@ export function readXml(text: string, expectedRoot?: string): XmlReadResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(text))
     return { ok: false, problem: { kind: 'doctype', detail: 'document declares a DOCTYPE or an entity' } };
   const over = markupOverLimit(text, XML_LIMITS);
-  if (over) return { ok: false, problem: { kind: 'limit', detail: `document has ${over}; the kit reads no further` } };
+  if (over) return { ok: false, problem: xmlOverLimit(over) };
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
   if (valid !== true) {
     return {

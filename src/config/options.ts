@@ -289,7 +289,8 @@ export const OPTIONS = [
     flag: 'fail-on',
     type: oneOf(['must', 'expected', 'profile'] as const),
     default: 'must',
-    description: 'Lowest severity of a failed check that makes the run NOT CONFORMANT.',
+    description:
+      'Lowest document level of a failed check that makes the run NOT CONFORMANT (failures below it are warnings); a broken payment-integrity invariant fails the run whatever it says.',
   }),
   opt({
     key: 'waivers',

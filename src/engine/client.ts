@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { encodeForm } from '../codecs/form.js';
-import { holdsSecret, maskText, type MaskRules } from '../mask.js';
+import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
   Exchange,
@@ -18,10 +18,17 @@ import type {
   SentRequest,
 } from '../model.js';
 import type { Profile } from '../profile/load.js';
-import { sign, stringToSign, verify } from '../signing.js';
+import { sign, signedView, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType } from './decode.js';
-import { buildEvidence, curlVariablesFor, exchangeRecord, maskRulesFor, signatureCommand } from './evidence.js';
+import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf } from './decode.js';
+import {
+  buildEvidence,
+  cardFieldNames,
+  curlVariablesFor,
+  exchangeRecord,
+  maskRulesFor,
+  signatureCommand,
+} from './evidence.js';
 import { dispatcherPool } from './dispatch.js';
 import { egressPolicy } from './egress.js';
 import { chainRecorder, type ChainStep } from './chain.js';
@@ -93,6 +100,11 @@ export interface KitClient extends ProbeClient {
 type SendOptions = NonNullable<Parameters<ProbeClient['send']>[2]>;
 
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+/** A response header as one string (repeated ones joined), or undefined. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -174,6 +186,29 @@ function secretEchoes(
   return where;
 }
 
+/** Whether a spooled body holds the secret, read back a piece at a time (never held whole). */
+function spoolHoldsSecret(file: string, rules: MaskRules): boolean {
+  if (!rules.secrets?.length) return false;
+  // A written form of the secret is at most 6 times its length: kept from each piece into the next.
+  const overlap = Math.max(...rules.secrets.map((x) => x.length * 6));
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buffer = Buffer.alloc(1 << 20);
+    let carry = '';
+    for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer)) {
+      const text = carry + buffer.toString('utf8', 0, n);
+      if (holdsSecret(text, rules)) return true;
+      carry = text.slice(-overlap);
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /**
  * Rounds of timeouts in a row after which an operation's further requests are not sent (their exchanges fail at
  * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
@@ -209,6 +244,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
   const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
   const curlVariables = curlVariablesFor(profile);
+  const cardFields = cardFieldNames(profile);
   const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
   const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
   const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
@@ -235,6 +271,10 @@ export function createProbeClient(options: ClientOptions): KitClient {
   ): Promise<Exchange> => {
     await control;
     const id = `${operation}#${options.tag}.${++exchangeCount}`;
+    // Every value sent in a card field is card data from now on (mask.ts): the long ones masked wherever they
+    // appear, the short ones where this exchange's answer holds them as a whole value.
+    const body = sent.body;
+    const echoes = body ? noteSentCardValues(cardFields.map((f) => body[f])) : [];
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
     let startedAt = Date.now();
     let t0 = performance.now();
@@ -270,6 +310,15 @@ export function createProbeClient(options: ClientOptions): KitClient {
               timeoutMs: transport.timeoutMs,
               maxResponseBytes: transport.maxResponseBytes,
               spoolDir: options.spoolDir,
+              readerOf: (status, headers) =>
+                readerOf(
+                  spec,
+                  profile,
+                  operation,
+                  status,
+                  headerValue(headers['content-type']),
+                  headerValue(headers['content-encoding']),
+                ),
             },
           );
           got = { status: res.status, headers: headerRecord(res.headers), read: res.read };
@@ -289,11 +338,17 @@ export function createProbeClient(options: ClientOptions): KitClient {
       const res = { statusCode: got.status };
       try {
         const { truncated, bytes } = read;
-        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
-        const text = read.text ?? (truncated ? read.head : readSpool(read.spool!));
-        const decoded: DecodedBody =
+        const skipPage =
           (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
-          formatOfMediaType(headers['content-type']) === 'html'
+          formatOfMediaType(headers['content-type']) === 'html';
+        // A body past its reader's bounds, found as it arrived, is not read back: refused as the reader would (an
+        // XML body declaring a DOCTYPE goes the usual way: the reader refuses that first).
+        const over = !truncated && read.utf8 && !skipPage && !read.over?.declares ? read.over : undefined;
+        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
+        const text = read.text ?? (truncated || over ? read.head : readSpool(read.spool!));
+        const decoded: DecodedBody = over
+          ? overLimitBody(over.format, over.over)
+          : skipPage
             ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
             : await decodeSafely(headers['content-type'], text, read.utf8, () =>
                 operation === 'external'
@@ -311,6 +366,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
               );
         response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
         const echoed = secretEchoes(text, headers, maskRules);
+        if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
         if (echoed.length) response.secretEchoed = echoed;
         if (read.spool) {
           attachSpool(response, read.spool);
@@ -352,7 +408,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
       startedAt: isoTime(startedAt),
       durationMs: Math.round((performance.now() - t0) * 10) / 10,
       get evidence(): Exchange['evidence'] {
-        return (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.()));
+        return (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes));
       },
       set evidence(value: Exchange['evidence']) {
         evidence = value;
@@ -360,6 +416,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     } as Exchange;
     if (response) record.response = response;
     if (error) record.error = error;
+    if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
     if (options.captureReplay || replayOut) startTimes.set(record, startedAt);
     return record;
   };
@@ -408,10 +465,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
       if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
       else {
         if (sendOptions.sign !== false) {
-          const signature = sign(profile.signature, 'request', operation, sendOptions.signedBody ?? body, secret);
+          // Signed as the gateway reads it: a form body's fields as their text (requestMedia.formNestedValues).
+          const signed =
+            sendOptions.signedBody ?? signedView(body, encoding, profile.requestMedia.formNestedValues ?? 'decoded');
+          const signature = sign(profile.signature, 'request', operation, signed, secret);
           if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
           if (signature !== undefined)
-            command = () => signatureCommand(profile.signature, operation, body, curlVariables);
+            command = () => signatureCommand(profile.signature, operation, signed, curlVariables);
         }
         bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
       }

@@ -1,7 +1,7 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
 import { htmlReader } from '../codecs/html-reader.js';
 import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../codecs/limits.js';
-import { normaliseArrays, readXml } from '../codecs/xml.js';
+import { normaliseArrays, readXml, xmlOverLimit } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
@@ -85,9 +85,20 @@ function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
   return list;
 }
 
+/**
+ * A body past a bound of its reader, as that reader answers it: found in the whole text (`jsonOverLimit`,
+ * `markupOverLimit`) or as the body arrived (`JsonScan`, `MarkupScan`).
+ */
+export function overLimitBody(format: BodyFormat, over: string): DecodedBody {
+  if (format === 'json') return { kind: 'undecodable', format, problem: `JSON with ${over}; the kit reads no further` };
+  if (format === 'html') return { kind: 'undecodable', format, problem: `page with ${over}; the kit reads no further` };
+  const problem = xmlOverLimit(over);
+  return { kind: 'undecodable', format, problem: `${problem.kind}: ${problem.detail}` };
+}
+
 function decodeJson(text: string): DecodedBody {
   const over = jsonOverLimit(text);
-  if (over) return { kind: 'undecodable', format: 'json', problem: `JSON with ${over}; the kit reads no further` };
+  if (over) return overLimitBody('json', over);
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (e) {
@@ -103,7 +114,7 @@ function decodeXml(spec: SpecModel, op: OperationModel, text: string): DecodedBo
 
 async function decodeHtml(text: string): Promise<DecodedBody> {
   const over = markupOverLimit(text, HTML_LIMITS);
-  if (over) return { kind: 'undecodable', format: 'html', problem: `page with ${over}; the kit reads no further` };
+  if (over) return overLimitBody('html', over);
   try {
     return { kind: 'html', form: await htmlReader().read(text) };
   } catch (e) {
@@ -121,6 +132,38 @@ function encodedProblem(contentEncoding: string): string {
 }
 
 /**
+ * The reader a whole body (not cut, not encoded) of this answer goes to: `decodeBody`'s choice of format
+ * (`operation` 'external': `decodeExternal`'s); undefined when none.
+ */
+export function readerOf(
+  spec: SpecModel,
+  profile: Profile,
+  operation: OperationKey | 'external',
+  status: number,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+): BodyFormat | undefined {
+  if (encoded(contentEncoding)) return undefined;
+  if (operation === 'external') return formatOfMediaType(contentType);
+  return formatFor(spec, profile, operation, status, contentType);
+}
+
+function formatFor(
+  spec: SpecModel,
+  profile: Profile,
+  operation: OperationKey,
+  status: number,
+  contentType: string | undefined,
+): BodyFormat {
+  const expected = responseFormat(spec.operations.get(operation)!);
+  return status >= 200 && status < 300
+    ? expected
+    : (formatOfMediaType(contentType) ??
+        (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ??
+        expected);
+}
+
+/**
  * Decode a response body. A 2xx body is read as the operation's response media says; any other status as its
  * Content-Type names, else as the profile's error format of the operation. A truncated body is undecodable.
  */
@@ -135,13 +178,7 @@ export async function decodeBody(
   contentEncoding?: string,
 ): Promise<DecodedBody> {
   const op = spec.operations.get(operation)!;
-  const expected = responseFormat(op);
-  const format =
-    status >= 200 && status < 300
-      ? expected
-      : (formatOfMediaType(contentType) ??
-        (profile.errors.formatByOperation as Partial<Record<OperationKey, BodyFormat>>)[operation] ??
-        expected);
+  const format = formatFor(spec, profile, operation, status, contentType);
   if (truncated) return { kind: 'undecodable', format, problem: 'body exceeded the response size cap and was cut' };
   if (encoded(contentEncoding)) return { kind: 'undecodable', format, problem: encodedProblem(contentEncoding!) };
   if (text.trim() === '') return { kind: 'empty' };

@@ -1,6 +1,6 @@
 /** Masked, printable evidence of an exchange, built once when the exchange is recorded. */
 import { createHash } from 'node:crypto';
-import { maskText, maskValue, type MaskRules } from '../mask.js';
+import { maskEchoedHeaders, maskEchoedValues, maskText, maskValue, type MaskRules } from '../mask.js';
 import type { Profile } from '../profile/load.js';
 import type { Evidence, Exchange, ExchangeRecord, OperationKey, ReceivedResponse, SentRequest } from '../model.js';
 import { stringToSign, type SignatureProfile } from '../signing.js';
@@ -31,10 +31,15 @@ function maskMargin(rules: MaskRules): number {
   return Math.max(512, ...(rules.secrets ?? []).map((s) => s.length * 6));
 }
 
-/** What to mask in a run: the secret, the configured test cards and the profile's card field names. */
-export function maskRulesFor(profile: Profile, secret: string, cards: readonly string[]): MaskRules {
+/** The profile's card fields: number, expiry month and year, security code. */
+export function cardFieldNames(profile: Profile): string[] {
   const card = profile.fields.card;
-  return { secrets: secret ? [secret] : [], cards, fields: [card.number, card.securityCode] };
+  return [card.number, card.expiryMonth, card.expiryYear, card.securityCode];
+}
+
+/** What to mask in a run: the secret, the configured test cards and the profile's card fields (values by name). */
+export function maskRulesFor(profile: Profile, secret: string, cards: readonly string[]): MaskRules {
+  return { secrets: secret ? [secret] : [], cards, fields: cardFieldNames(profile) };
 }
 
 /** Quote a word for a POSIX shell. */
@@ -52,10 +57,15 @@ function markSignature(body: string): string {
 /** Shell variables standing for masked request fields in curl lines: field name → variable name. */
 export type CurlVariables = Readonly<Record<string, string>>;
 
-/** The profile's card number and security code fields as `$PAGI_CARD` and `$PAGI_CVC`. */
+/** The profile's card fields as `$PAGI_CARD`, `$PAGI_CARD_MONTH`, `$PAGI_CARD_YEAR` and `$PAGI_CVC`. */
 export function curlVariablesFor(profile: Profile): CurlVariables {
   const card = profile.fields.card;
-  return { [card.number]: 'PAGI_CARD', [card.securityCode]: 'PAGI_CVC' };
+  return {
+    [card.number]: 'PAGI_CARD',
+    [card.expiryMonth]: 'PAGI_CARD_MONTH',
+    [card.expiryYear]: 'PAGI_CARD_YEAR',
+    [card.securityCode]: 'PAGI_CVC',
+  };
 }
 
 const SLOT = '\u0000';
@@ -144,7 +154,8 @@ export function curlLine(
 /**
  * Evidence of a request and its response, masked with `rules`. `bodyHead`: the first characters of a body not held
  * in memory (spooled), used instead of `response.bodyText`. `variables` and `signature` make the curl line replayable
- * (shell variables for the card data and the signature).
+ * (shell variables for the card data and the signature). `echoes`: the short card values the request sent, masked
+ * in the answer where they are a whole value.
  */
 export function buildEvidence(
   request: SentRequest,
@@ -153,6 +164,7 @@ export function buildEvidence(
   bodyHead?: string,
   variables: CurlVariables = {},
   signature?: string,
+  echoes: readonly string[] = [],
 ): Evidence {
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
@@ -167,7 +179,11 @@ export function buildEvidence(
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
     const text = bodyHead ?? response.bodyText;
     const long = bodyHead !== undefined || text.length > EXCERPT_CHARS;
-    const masked = maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules);
+    // Short card values the request sent are masked where the answer holds them as a whole value (mask.ts).
+    const masked = maskEchoedValues(
+      maskText(long ? text.slice(0, EXCERPT_CHARS + maskMargin(rules)) : text, rules),
+      echoes,
+    );
     const bodyExcerpt = long ? `${masked.slice(0, EXCERPT_CHARS)}…` : masked;
     const bytes = response.bytes ?? {
       length: Buffer.byteLength(response.bodyText),
@@ -175,7 +191,7 @@ export function buildEvidence(
     };
     evidence.response = {
       status: response.status,
-      headers: boundedHeaders(maskValue(response.headers, rules)),
+      headers: boundedHeaders(maskEchoedHeaders(maskValue(response.headers, rules), echoes)),
       bodyExcerpt,
       bodyBytes: bytes.length,
       bodySha256: bytes.sha256,

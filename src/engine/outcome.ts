@@ -2,15 +2,8 @@
 import type { Check, CheckResult, Finding, NotApplicable, OperationKey, Severity } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
+import { breachOf, severityRank } from '../run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
-
-/** Severities from the strongest down. */
-const SEVERITY_ORDER: readonly Severity[] = ['must', 'expected', 'profile', 'info'];
-
-/** Rank of a severity: 0 is the strongest. */
-function severityRank(severity: Severity): number {
-  return SEVERITY_ORDER.indexOf(severity);
-}
 
 /**
  * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
@@ -35,7 +28,7 @@ export function checkSeverity(
   return check.severity === 'info' ? 'info' : severityOf(spec, requirementsFor(spec, check, operation));
 }
 
-/** The strongest level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
+/** The most serious level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
 export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
   let best: Severity = 'info';
   for (const id of requirementIds) {
@@ -83,10 +76,20 @@ function failingSeverity(findings: readonly Finding[]): Severity | undefined {
   return best;
 }
 
-/** Whether a result fails the run at `failOn`: failed (not waived) with a finding at or above that severity. */
-export function failsRun(result: CheckResult, failOn: FailOn): boolean {
-  const severity = failingSeverity(result.findings);
-  return result.status === 'failed' && severity !== undefined && severityRank(severity) <= severityRank(failOn);
+/** Whether a result fails the document verdict at `failOn`: failed (not waived), naming a document requirement at or above it. */
+export function failsDocument(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
+  const { document } = breachOf(spec.requirements, result);
+  return result.status === 'failed' && document !== undefined && severityRank(document) <= severityRank(failOn);
+}
+
+/** Whether a result fails the integrity verdict: failed (not waived), naming an invariant. */
+export function breaksIntegrity(spec: SpecModel, result: CheckResult): boolean {
+  return result.status === 'failed' && breachOf(spec.requirements, result).invariants.length > 0;
+}
+
+/** Whether a result fails the run: it fails the document verdict at `failOn`, or the integrity verdict. */
+export function failsRun(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
+  return failsDocument(spec, result, failOn) || breaksIntegrity(spec, result);
 }
 
 /** Build the result of one (operation, check). `today` (YYYY-MM-DD) decides whether a waiver still holds. */

@@ -83,8 +83,15 @@ export interface Receiver extends NotificationSource {
   close(): Promise<void>;
 }
 
-function matchesBody(body: Record<string, unknown> | undefined, key: string): boolean {
-  return Object.values(body ?? {}).some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === key);
+/**
+ * Whether a notification body carries `key` as a value: at the top level, or nested (a body in the gateway's own
+ * shape, `notifications.kinds.*.ownShape`, may hold the order number in an object), down to a few levels.
+ */
+function matchesBody(body: unknown, key: string, depth = 0): boolean {
+  if (depth > 4 || body === null || typeof body !== 'object') return false;
+  return Object.values(body).some((v) =>
+    typeof v === 'string' || typeof v === 'number' ? String(v) === key : matchesBody(v, key, depth + 1),
+  );
 }
 
 function matches(exchange: Exchange, key: string): boolean {

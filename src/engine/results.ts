@@ -1,12 +1,24 @@
 /** From the check results of a run to its RunResult: missing and unselected tests, verdict, roll-up, coverage, totals. */
-import type { CheckResult, CheckStatus, RequirementResult, RunResult, RunTotals, Severity, Verdict } from '../model.js';
+import type {
+  CheckResult,
+  CheckStatus,
+  Level,
+  RequirementResult,
+  RunResult,
+  RunTotals,
+  Severity,
+  Verdict,
+} from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
-import { failsRun } from './outcome.js';
+import { failsDocument } from './outcome.js';
 import type { PlannedTest } from './plan.js';
-import { NOT_SELECTED, statusForRequirement } from '../run-result.js';
+import { NOT_SELECTED, breachOf, severityRank, statusForRequirement } from '../run-result.js';
 import { EXIT } from '../types/errors.js';
-import type { ResultsPartialRun } from '../types/generated.js';
+import type { ResultsPartialRun, ResultsVerdicts } from '../types/generated.js';
+
+/** A level of the document (what --fail-on governs). */
+type DocumentLevel = FailOn;
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
 
@@ -68,36 +80,157 @@ function partialSentence(partial: PartialRun): string {
   return `partial run: ${what} not selected — not a certification.`;
 }
 
-/**
- * The verdict, its exit code and one sentence per reason. The verdict is about the checks the run selected: a
- * check `--only`/`--skip` left out neither fails nor makes the run inconclusive, but a partial run says so.
- */
-export function verdictOf(
+/** The two verdicts of a run (results.schema.json `verdicts`). */
+export type Verdicts = ResultsVerdicts;
+
+/** Whether a result ran in this run's selection but could not run (a 429/503, a kit error, an interruption). */
+function couldNotRun(r: CheckResult): boolean {
+  return r.status === 'skipped' && r.reason !== NOT_SELECTED;
+}
+
+/** Whether a result traces to a requirement at `level` in the catalogue. */
+function tracesTo(spec: SpecModel, r: CheckResult, level: Level): boolean {
+  return r.requirementIds.some((id) => spec.requirements.get(id)?.level === level);
+}
+
+/** Results with their document level, most serious first (plan order among equals). */
+function bySeverity(
   results: readonly CheckResult[],
-  failOn: FailOn,
-): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun } {
-  const partial = partialOf(results);
-  const tail = partial ? { reasons: [partialSentence(partial)], partial } : { reasons: [] };
-  const failing = results.filter((r) => failsRun(r, failOn));
-  if (failing.length) {
+  level: (r: CheckResult) => DocumentLevel,
+): { check: string; level: DocumentLevel }[] {
+  return results
+    .map((r, i) => ({ check: `${r.operation}/${r.checkId}`, level: level(r), i }))
+    .sort((a, b) => severityRank(a.level) - severityRank(b.level) || a.i - b.i)
+    .map(({ check, level }) => ({ check, level }));
+}
+
+/** Names of failed checks with their levels, the first five, for a sentence. */
+function named(list: readonly { check: string; level: DocumentLevel }[]): string {
+  const names = list.slice(0, 5).map((x) => `${x.check} (${x.level})`);
+  return names.join(', ') + (list.length > 5 ? ` and ${list.length - 5} more` : '');
+}
+
+/** The document verdict: from the must, expected and profile requirements failing findings name, at `failOn`. */
+function documentVerdict(spec: SpecModel, results: readonly CheckResult[], failOn: FailOn): Verdicts['document'] {
+  const level = (r: CheckResult) => (breachOf(spec.requirements, r).document ?? 'profile') as DocumentLevel;
+  const failing = results.filter((r) => failsDocument(spec, r, failOn));
+  const below = results.filter(
+    (r) => r.status === 'failed' && !failing.includes(r) && breachOf(spec.requirements, r).document !== undefined,
+  );
+  const failed = bySeverity(failing, level);
+  const warnings = bySeverity(below, level);
+  const warned = warnings.length
+    ? [
+        `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (check${warnings.length === 1 ? '' : 's'} failed below ${failOn}): ${named(warnings)}.`,
+      ]
+    : [];
+  if (failed.length)
     return {
       verdict: 'NOT CONFORMANT',
-      exitCode: EXIT.failed,
-      ...tail,
-      reasons: [`${failing.length} check(s) failed at or above ${failOn}: ${list(failing)}.`, ...tail.reasons],
+      failOn,
+      failed,
+      warnings,
+      reasons: [`${failed.length} check(s) failed at or above ${failOn}: ${named(failed)}.`, ...warned],
     };
-  }
-  const couldNotRun = results.filter(
-    (r) => r.severity === 'must' && r.status === 'skipped' && r.reason !== NOT_SELECTED,
-  );
-  if (couldNotRun.length)
+  const notRun = results.filter((r) => couldNotRun(r) && tracesTo(spec, r, 'must'));
+  if (notRun.length)
     return {
       verdict: 'INCONCLUSIVE',
-      exitCode: EXIT.inconclusive,
-      ...tail,
-      reasons: [`${couldNotRun.length} must check(s) could not run: ${list(couldNotRun)}.`, ...tail.reasons],
+      failOn,
+      failed,
+      warnings,
+      reasons: [`${notRun.length} must check(s) could not run: ${list(notRun)}.`, ...warned],
     };
-  return { verdict: 'CONFORMANT', exitCode: EXIT.ok, ...tail };
+  return { verdict: 'CONFORMANT', failOn, failed, warnings, reasons: warned };
+}
+
+/** The integrity verdict: from the invariants failing findings name, whatever `failOn` says. */
+function integrityVerdict(spec: SpecModel, results: readonly CheckResult[]): Verdicts['integrity'] {
+  const checks = new Map<string, string[]>();
+  const waived: CheckResult[] = [];
+  for (const r of results) {
+    const { invariants } = breachOf(spec.requirements, r);
+    if (r.status === 'waived' && invariants.length) waived.push(r);
+    if (r.status !== 'failed') continue;
+    for (const id of invariants) checks.set(id, [...(checks.get(id) ?? []), `${r.operation}/${r.checkId}`]);
+  }
+  const broken = [...spec.requirements.values()]
+    .filter((req) => checks.has(req.id))
+    .map((req) => ({
+      id: req.id,
+      family: req.family ?? 'money',
+      breach: req.breach ?? req.statement,
+      checks: checks.get(req.id)!,
+    }));
+  const waivedSentence = waived.length
+    ? [`${waived.length} check(s) breaking an invariant are waived: ${list(waived)}.`]
+    : [];
+  if (broken.length)
+    return {
+      verdict: 'FAILED',
+      broken,
+      reasons: [
+        ...broken.map(
+          (b) =>
+            `${b.breach} (${b.id}, ${b.family}): ${b.checks.slice(0, 3).join(', ')}${b.checks.length > 3 ? ` and ${b.checks.length - 3} more` : ''}.`,
+        ),
+        ...waivedSentence,
+      ],
+    };
+  const selected = results.filter((r) => r.reason !== NOT_SELECTED && tracesTo(spec, r, 'invariant'));
+  const notRun = selected.filter(couldNotRun);
+  if (notRun.length)
+    return {
+      verdict: 'INCONCLUSIVE',
+      broken,
+      reasons: [`${notRun.length} invariant check(s) could not run: ${list(notRun)}.`, ...waivedSentence],
+    };
+  if (!selected.length)
+    return { verdict: 'NOT CHECKED', broken, reasons: ['no selected check traces to a payment-integrity invariant.'] };
+  return { verdict: 'PASSED', broken, reasons: waivedSentence };
+}
+
+/**
+ * The verdicts, the overall verdict, its exit code and one sentence per reason. The verdict is about the checks the
+ * run selected: a check `--only`/`--skip` left out neither fails nor makes the run inconclusive, but a partial run
+ * says so. A failure (a check failing at or above `failOn`, or a broken invariant) is never hidden by what could not
+ * run: the run is NOT CONFORMANT.
+ */
+export function verdictOf(
+  spec: SpecModel,
+  results: readonly CheckResult[],
+  failOn: FailOn,
+): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun; verdicts: Verdicts } {
+  const partial = partialOf(results);
+  const tail = partial ? [partialSentence(partial)] : [];
+  const document = documentVerdict(spec, results, failOn);
+  const integrity = integrityVerdict(spec, results);
+  const verdicts = { document, integrity };
+  const base = { verdicts, ...(partial ? { partial } : {}) };
+  const integrityReasons = integrity.reasons.map((r) => `Payment integrity ${integrity.verdict}: ${r}`);
+  if (document.verdict === 'NOT CONFORMANT' || integrity.verdict === 'FAILED')
+    return {
+      ...base,
+      verdict: 'NOT CONFORMANT',
+      exitCode: EXIT.failed,
+      reasons: [
+        ...(integrity.verdict === 'FAILED' ? integrityReasons : []),
+        ...(document.verdict === 'NOT CONFORMANT' ? document.reasons.slice(0, 1) : []),
+        ...tail,
+      ],
+    };
+  if (document.verdict === 'INCONCLUSIVE' || integrity.verdict === 'INCONCLUSIVE')
+    return {
+      ...base,
+      verdict: 'INCONCLUSIVE',
+      exitCode: EXIT.inconclusive,
+      reasons: [
+        ...(integrity.verdict === 'INCONCLUSIVE' ? integrityReasons : []),
+        ...(document.verdict === 'INCONCLUSIVE' ? document.reasons.slice(0, 1) : []),
+        ...tail,
+      ],
+    };
+  return { ...base, verdict: 'CONFORMANT', exitCode: EXIT.ok, reasons: [...document.reasons, ...tail] };
 }
 
 /** Per-requirement roll-up over the catalogue: a requirement is failed only by a finding that names it. */
@@ -139,7 +272,7 @@ export function coverageOf(
 /** Totals of a run. */
 export function totalsOf(results: readonly CheckResult[], exchanges: number): RunTotals {
   const byStatus: Record<CheckStatus, number> = { passed: 0, failed: 0, waived: 0, skipped: 0, not_applicable: 0 };
-  const findings: Record<Severity, number> = { must: 0, expected: 0, profile: 0, info: 0 };
+  const findings: Record<Severity, number> = { invariant: 0, must: 0, expected: 0, profile: 0, info: 0 };
   for (const r of results) {
     byStatus[r.status]++;
     for (const f of r.findings) findings[f.severity]++;
@@ -154,13 +287,14 @@ export function buildRunResult(
   results: CheckResult[],
   parts: { metadata: RunResult['metadata']; exchanges: number; warnings: string[]; failOn: FailOn },
 ): RunResult {
-  const verdict = verdictOf(results, parts.failOn);
+  const verdict = verdictOf(spec, results, parts.failOn);
   const requirements = rollUp(spec, plan, results);
   return {
     metadata: parts.metadata,
     verdict: verdict.verdict,
     exitCode: verdict.exitCode,
     verdictReasons: verdict.reasons,
+    verdicts: verdict.verdicts,
     ...(verdict.partial ? { partial: verdict.partial } : {}),
     coverage: coverageOf(requirements, results),
     checks: results,

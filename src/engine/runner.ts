@@ -440,8 +440,11 @@ async function runGuarded(
     if (interrupted) {
       const checksSelected = plan.filter((t) => t.selected).length;
       result.interrupted = { signal: interrupted, checksRun, checksSelected };
-      result.verdict = 'INCONCLUSIVE';
-      result.exitCode = EXIT.inconclusive;
+      // What could not run never hides a failure: an interrupted run that already failed stays NOT CONFORMANT.
+      if (result.verdict !== 'NOT CONFORMANT') {
+        result.verdict = 'INCONCLUSIVE';
+        result.exitCode = EXIT.inconclusive;
+      }
       result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
     }
     if (options.shard)

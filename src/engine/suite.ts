@@ -23,7 +23,7 @@ import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
-import { answeredRetryLater } from './inconclusive.js';
+import { answeredRetryLater, answeredServerError } from './inconclusive.js';
 import {
   assertOwnRequirements,
   failsRun,
@@ -33,6 +33,7 @@ import {
   type CheckOutcome,
 } from './outcome.js';
 import { ENGINE_FINDING_CODES } from './codes.js';
+import { severityRank } from '../run-result.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
@@ -99,6 +100,11 @@ export interface WorkerEnv {
    * Exchanges are not altered: a memoised scenario shares them with other observations.
    */
   read(entry: ObservationEntry): void;
+  /**
+   * Ids of the exchanges a server error (5xx) was reported for in this worker: each is reported once, by the first
+   * check of the run that reads it (a memoised scenario's exchanges are shared by several observations).
+   */
+  serverErrorsReported: Set<string>;
 }
 
 let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
@@ -140,8 +146,20 @@ function sentExchanges(observation: Observation): Exchange[] {
   return [observation.main, ...Object.values(observation.steps)].filter((x) => x && !x.incoming);
 }
 
-/** Requirement an operation's request left unanswered fails: the endpoints table gives every operation a response. */
-const NO_ANSWER_REQUIREMENT = 'PAGI-GEN-010';
+/**
+ * The requirement a request left unanswered, or answered with a server error, breaks: the catalogue's availability
+ * invariant (every listed answer of the interface is 200, 400 or 404); undefined for a catalogue without one.
+ */
+export function availabilityRequirement(spec: SpecModel): string | undefined {
+  for (const r of spec.requirements.values()) if (r.level === 'invariant' && r.family === 'availability') return r.id;
+  return undefined;
+}
+
+/** A finding's requirements and severity for the availability rule: the invariant, or `must` without a catalogue entry. */
+function availabilityNamed(spec: SpecModel): Pick<Finding, 'requirementIds' | 'severity'> {
+  const id = availabilityRequirement(spec);
+  return id ? { requirementIds: [id], severity: severityOf(spec, [id]) } : { requirementIds: [], severity: 'must' };
+}
 
 /**
  * The first request of an observation to an operation of the interface that got no answer (timed out, connection
@@ -176,12 +194,10 @@ function sides(expected: string, received: string): Pick<Finding, 'expected' | '
 
 /** The NO_ANSWER finding of a check whose observation holds an unanswered request. */
 export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
-  const requirementIds = [NO_ANSWER_REQUIREMENT];
   return {
     checkId,
-    requirementIds,
+    ...availabilityNamed(spec),
     code: 'NO_ANSWER',
-    severity: spec.requirements.has(NO_ANSWER_REQUIREMENT) ? severityOf(spec, requirementIds) : 'must',
     title: ENGINE_FINDING_CODES.NO_ANSWER,
     ...sides(
       `an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`,
@@ -190,6 +206,32 @@ export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): 
     location: { operation: x.operation, pointer: '', exchangeId: x.id },
     evidence: x.evidence,
   };
+}
+
+/**
+ * The SERVER_ERROR finding of a request the target answered with a 5xx (not 503, not a status the profile declares):
+ * the availability invariant, judged here for every request the kit makes, once per exchange.
+ */
+export function serverErrorFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
+  return {
+    checkId,
+    ...availabilityNamed(spec),
+    code: 'SERVER_ERROR',
+    title: ENGINE_FINDING_CODES.SERVER_ERROR,
+    ...sides(
+      `an answer to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) that is not a server error: the interface lists 200, 400 and 404`,
+      `HTTP ${x.response?.status}`,
+    ),
+    location: { operation: x.operation as OperationKey, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  };
+}
+
+/** Statuses the profile declares for an error kind that are 5xx: the gateway's declared answers, not server errors. */
+function declaredServerStatuses(ctx: CheckContext): number[] {
+  return Object.values(ctx.profile.errors.kinds)
+    .map((k) => k.status)
+    .filter((status) => status >= 500);
 }
 
 /** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
@@ -321,7 +363,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)),
       withinBudget,
     );
-  return { setup, spec, registry, client, ctx, plan, observe, read };
+  return { setup, spec, registry, client, ctx, plan, observe, read, serverErrorsReported: new Set() };
 }
 
 /**
@@ -383,6 +425,7 @@ export async function runPlannedTest(
   let claimed: string | undefined;
   let offTarget: Exchange[] = [];
   let noAnswer = false;
+  let serverErrors: Exchange[] = [];
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -393,6 +436,10 @@ export async function runPlannedTest(
       entry.claimed = true;
     });
     offTarget = offTargetExchanges(observation);
+    const declared = declaredServerStatuses(env.ctx);
+    serverErrors = observation.inconclusive
+      ? []
+      : sentExchanges(observation).filter((x) => answeredServerError(x, declared));
     const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
     // An information-only check never fails: the checks beside it on the observation report the missing answer.
     if (silent && check.severity !== 'info') noAnswer = true;
@@ -422,10 +469,13 @@ export async function runPlannedTest(
     performance.now() - started,
   );
   if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
+  if (!noAnswer && check.severity !== 'info' && result.status !== 'skipped')
+    result = withServerErrors(env, check, result, serverErrors);
   if (noAnswer) {
     // The check failed a requirement it does not carry: the result names it, at its level.
-    if (!result.requirementIds.includes(NO_ANSWER_REQUIREMENT)) result.requirementIds.push(NO_ANSWER_REQUIREMENT);
-    result.severity = 'must';
+    const named = availabilityNamed(env.spec);
+    for (const id of named.requirementIds) if (!result.requirementIds.includes(id)) result.requirementIds.push(id);
+    result.severity = named.severity;
   }
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
   result = maskValue(result, env.client.maskRules);
@@ -439,6 +489,41 @@ export async function runPlannedTest(
   };
   if (env.setup.replayFile) env.client.flushReplay();
   return kitError ? { meta, kitError } : { meta };
+}
+
+/**
+ * A result with the server errors (5xx) of its observation that no check reported yet in this worker: each a failing
+ * SERVER_ERROR finding naming the availability invariant, which the result then traces to (an exchange the check's
+ * own findings already name the invariant for is not reported again).
+ */
+function withServerErrors(
+  env: WorkerEnv,
+  check: Check,
+  result: CheckResult,
+  exchanges: readonly Exchange[],
+): CheckResult {
+  const named = availabilityNamed(env.spec);
+  const own = new Set(
+    result.findings
+      .filter((f) => named.requirementIds.some((id) => f.requirementIds.includes(id)))
+      .flatMap((f) => [f.location.exchangeId, ...(f.exchanges ?? []).map((x) => x.exchangeId)]),
+  );
+  for (const id of own) if (id) env.serverErrorsReported.add(id);
+  const fresh = exchanges.filter((x) => !env.serverErrorsReported.has(x.id));
+  if (!fresh.length) return result;
+  for (const x of fresh) env.serverErrorsReported.add(x.id);
+  const findings = [...result.findings, ...fresh.map((x) => serverErrorFinding(env.spec, check.id, x))];
+  const requirementIds = [...result.requirementIds];
+  for (const id of named.requirementIds) if (!requirementIds.includes(id)) requirementIds.push(id);
+  const { reason: _, ...rest } = result;
+  return {
+    ...rest,
+    requirementIds,
+    severity: severityRank(named.severity) < severityRank(result.severity) ? named.severity : result.severity,
+    findings,
+    status: result.status === 'waived' ? 'waived' : 'failed',
+    ...(result.status === 'waived' ? { reason: result.reason } : {}),
+  };
 }
 
 /** A short, masked failure message for vitest from a failed result's findings. */
@@ -472,7 +557,7 @@ export async function defineFamilySuite(family: Family): Promise<void> {
           const { result } = meta;
           context.task.meta.pagi = meta;
           if (kitError) throw kitError;
-          if (failsRun(result, env.setup.failOn)) throw new Error(failureMessage(env, result));
+          if (failsRun(env.spec, result, env.setup.failOn)) throw new Error(failureMessage(env, result));
           if (result.status === 'skipped' || result.status === 'not_applicable')
             context.skip(`${result.status}: ${result.reason}`);
         });

@@ -7,6 +7,8 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash, hash } from 'node:crypto';
 import { errors, type Dispatcher } from 'undici';
+import { HTML_LIMITS, JsonScan, MarkupScan, XML_LIMITS } from '../codecs/limits.js';
+import type { BodyFormat } from './decode.js';
 import { openSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
 
 /** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
@@ -15,6 +17,8 @@ export interface BodyRead {
   spool?: string;
   head: string;
   truncated: boolean;
+  /** A spooled body scanned for its reader as it arrived: the reader, and the first bound it passes, if any. */
+  over?: { format: BodyFormat; over: string; declares: boolean };
   /** Whether the bytes read are valid UTF-8. */
   utf8: boolean;
   bytes: { length: number; sha256: string };
@@ -42,6 +46,20 @@ export interface ExchangeLimits {
   maxResponseBytes: number;
   /** Folder large bodies are spooled to (spool.ts's default when undefined). */
   spoolDir: string | undefined;
+  /**
+   * The reader an answer's body goes to (decode.ts `readerOf`), given its status and headers: a body spooled to disk
+   * is scanned for that reader's bounds as it arrives (JsonScan, MarkupScan), so one past them is refused without
+   * being read back whole. Asked only of a body that reaches the spool (a small one is scanned as text by the reader).
+   */
+  readerOf?: (status: number, headers: Received['headers']) => BodyFormat | undefined;
+}
+
+/** The bounds scan of a reader, if it has one. */
+function scanFor(format: BodyFormat | undefined): JsonScan | MarkupScan | undefined {
+  if (format === 'json') return new JsonScan();
+  if (format === 'xml') return new MarkupScan(XML_LIMITS);
+  if (format === 'html') return new MarkupScan(HTML_LIMITS);
+  return undefined;
 }
 
 /** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
@@ -57,12 +75,22 @@ class BodyCollector {
   // A spooled body is checked for UTF-8 as it arrives (it is never held whole); a small one once, at the end.
   private spoolUtf8: TextDecoder | undefined;
   private utf8 = true;
+  private format: BodyFormat | undefined;
+  private scan: JsonScan | MarkupScan | undefined;
   truncated = false;
 
+  /** `reader`: the reader the body goes to, asked when the body reaches the spool (see ExchangeLimits.readerOf). */
   constructor(
     private readonly cap: number,
     private readonly spoolDir: string | undefined,
+    private readonly reader: (() => BodyFormat | undefined) | undefined,
   ) {}
+
+  /** Scanned until a bound is passed (for XML, also until a declaration is seen: the reader refuses that first). */
+  private scanning(): boolean {
+    const { scan } = this;
+    return scan !== undefined && (!scan.over || (scan instanceof MarkupScan && !scan.declares));
+  }
 
   private checkUtf8(chunk: Buffer, stream: boolean): void {
     if (!this.utf8 || !this.spoolUtf8) return;
@@ -85,6 +113,7 @@ class BodyCollector {
       this.spoolHash!.update(chunk);
       this.spool.write(chunk);
       this.checkUtf8(chunk, true);
+      if (this.scanning()) this.scan!.bytes(chunk);
     } else {
       this.chunks.push(chunk);
       if (this.size > SPOOL_BYTES) {
@@ -96,6 +125,10 @@ class BodyCollector {
         this.spool.write(all);
         this.spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
         this.checkUtf8(all, true);
+        // Only a spooled body is scanned as it arrives: a small one is scanned as text by the reader.
+        this.format = this.reader?.();
+        this.scan = scanFor(this.format);
+        this.scan?.bytes(all);
         this.chunks.length = 0;
       }
     }
@@ -109,12 +142,16 @@ class BodyCollector {
       this.spool.close();
       if (!truncated) this.checkUtf8(Buffer.alloc(0), false);
       const bytes = { length: size, sha256: this.spoolHash!.digest('hex') };
+      const { scan } = this;
       return {
         spool: this.spool.file,
         head: this.head!.toString('utf8'),
         truncated,
         utf8: truncated || this.utf8,
         bytes,
+        ...(scan?.over
+          ? { over: { format: this.format!, over: scan.over, declares: scan instanceof MarkupScan && scan.declares } }
+          : {}),
       };
     }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
@@ -154,11 +191,16 @@ function targetOf(url: string): { origin: string; path: string } {
  */
 export function exchangeOnce(dispatcher: Dispatcher, out: Outgoing, limits: ExchangeLimits): Promise<Received> {
   return new Promise<Received>((resolve, reject) => {
-    const body = new BodyCollector(limits.maxResponseBytes, limits.spoolDir);
-    let controller: Dispatcher.DispatchController | undefined;
-    let reason: Error | undefined;
     let status = 0;
     let headers: Received['headers'] = {};
+    const { readerOf } = limits;
+    const body = new BodyCollector(
+      limits.maxResponseBytes,
+      limits.spoolDir,
+      readerOf ? () => readerOf(status, headers) : undefined,
+    );
+    let controller: Dispatcher.DispatchController | undefined;
+    let reason: Error | undefined;
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;

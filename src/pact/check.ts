@@ -13,6 +13,7 @@ import { decodeForm } from '../codecs/form.js';
 import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import { maskText, maskValue } from '../mask.js';
+import { SEVERITY_ORDER } from '../run-result.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
@@ -212,7 +213,7 @@ interface Context {
 function levelOf(spec: SpecModel, id: string | undefined): Severity {
   const level = id ? spec.requirements.get(id)?.level : undefined;
   // An expectation resting on something the document leaves unshown breaks no stated rule: never reported as must.
-  return level === 'must' || level === 'expected' || level === 'profile' ? level : 'expected';
+  return level === 'must' || level === 'expected' || level === 'profile' || level === 'invariant' ? level : 'expected';
 }
 
 function pointerOf(tokens: string[]): string {
@@ -251,7 +252,7 @@ function guaranteedMin(ctx: Context, tokens: string[], flat: FlatSchema): { min:
   const { op, request, interaction } = ctx;
   if (op.batch && tokens.length === 1 && tokens[0] === op.batch.orders) {
     const items = request[op.batch.orders];
-    return { min: Array.isArray(items) ? items.length : 0, requirement: 'PAGI-BAT-003' };
+    return { min: Array.isArray(items) ? items.length : 0, requirement: 'PAGI-INV-007' };
   }
   // A payment a provider state made exists, and the query and refund search show it.
   const states = interaction.providerStates?.length ?? 0;
@@ -261,7 +262,7 @@ function guaranteedMin(ctx: Context, tokens: string[], flat: FlatSchema): { min:
     ((op.key === 'retrievalTrans' && tokens[0] === 'orders_list') ||
       (op.key === 'retrievalRefund' && tokens[0] === 'refund_orders'))
   ) {
-    return { min: 1, requirement: op.key === 'retrievalTrans' ? 'PAGI-QRY-005' : 'PAGI-RFS-003' };
+    return { min: 1, requirement: op.key === 'retrievalTrans' ? 'PAGI-INV-004' : 'PAGI-INV-005' };
   }
   return { min: flat.minItems ?? 0 };
 }
@@ -757,7 +758,6 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     }
     return result;
   };
-  const order: Severity[] = ['must', 'expected', 'profile', 'info'];
   // A merchant's pact may hold card data: findings quote its values, so they are masked before they leave.
   const card = loaded.profile.fields.card;
   const rules = {
@@ -791,7 +791,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     result.requirementIds = [...ids].sort();
     if (result.findings.length) {
       result.status = 'failed';
-      result.severity = order.find((s) => result.findings.some((f) => f.severity === s)) ?? 'must';
+      result.severity = SEVERITY_ORDER.find((s) => result.findings.some((f) => f.severity === s)) ?? 'must';
     } else {
       result.severity = 'must';
     }
@@ -842,6 +842,10 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     result.exitCode = 1;
     result.verdict = 'NOT CONFORMANT';
     result.verdictReasons.push(`${unknown} interaction(s) name a path the interface does not have.`);
+    if (result.verdicts) {
+      result.verdicts.document.verdict = 'NOT CONFORMANT';
+      result.verdicts.document.reasons.push(result.verdictReasons.at(-1)!);
+    }
   }
   return result;
 }

@@ -45,11 +45,11 @@ const FORMATS = {
 
 /** Least numbers of items the interface guarantees in response arrays, with the requirement behind each. */
 const ARRAY_GUARANTEES: Partial<Record<OperationKey, { pointer: string; requirement: string }>> = {
-  retrievalTrans: { pointer: '/orders_list', requirement: 'PAGI-QRY-005' },
-  retrievalRefund: { pointer: '/refund_orders', requirement: 'PAGI-RFS-003' },
+  retrievalTrans: { pointer: '/orders_list', requirement: 'PAGI-INV-004' },
+  retrievalRefund: { pointer: '/refund_orders', requirement: 'PAGI-INV-005' },
 };
 /** Batch results: every request item is answered by one result. */
-const BATCH_ANSWERED = 'PAGI-BAT-003';
+const BATCH_ANSWERED = 'PAGI-INV-007';
 const MEDIA_REQUIREMENT = 'PAGI-MED-009';
 
 /** Checkout page rules (Rust regex syntax; case-insensitive; Pact evaluates them with Oniguruma). */

@@ -9,6 +9,8 @@ import { KitError } from '../types/errors.js';
 import type { PAGIProfile } from '../types/generated.js';
 import { CURRENT_PROFILE_FORMAT, formatLabel, problemsInFormat, profileFormat, recogniseFormat } from './formats.js';
 import { allChanges, migrateValue, type Migration } from './migrate.js';
+import { definedKinds } from './choices.js';
+import { notificationSchemaValidator } from './notification-shape.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
@@ -54,6 +56,17 @@ function consistencyProblems(p: Profile): string[] {
     problems.push('signature.caseInsensitiveCompare must be false with base64');
   const declines = (card: string) =>
     p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
+  problems.push(...kindProblems(p));
+  const fixed = p.checkout.gatewayFieldValues ?? {};
+  for (const name of Object.keys(p.checkout.derivedGatewayFields ?? {}))
+    if (Object.hasOwn(fixed, name))
+      problems.push(`checkout.derivedGatewayFields.${name} is also in checkout.gatewayFieldValues`);
+  for (const [kind, spec] of Object.entries(p.notifications.kinds)) {
+    if (!spec.ownShape) continue;
+    const compiled = notificationSchemaValidator(spec.ownShape.schema);
+    if (compiled instanceof Error)
+      problems.push(`notifications.kinds.${kind}.ownShape.schema does not compile: ${compiled.message}`);
+  }
   for (const card of p.payments.testCards.decline)
     if (!declines(card)) problems.push(`payments.testCards.decline ${mask(card)} matches no decline rule`);
   for (const card of p.payments.testCards.approve)
@@ -83,6 +96,34 @@ function consistencyProblems(p: Profile): string[] {
       problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);
   if (p.payout.successFailureType && !types.has(p.payout.successFailureType))
     problems.push('payout.successFailureType is not in payout.failureTypes');
+  return problems;
+}
+
+/** Every error kind the profile names is one it defines, and each check order lists every defined kind once. */
+function kindProblems(p: Profile): string[] {
+  const problems: string[] = [];
+  const defined = new Set(definedKinds(p));
+  const named: [string, string][] = [
+    ['errors.unknownMerchant', p.errors.unknownMerchant],
+    ['requestHeaders.onMissing', p.requestHeaders.onMissing],
+    ['payments.token.unknownToken', p.payments.token.unknownToken],
+  ];
+  for (const [op, wordings] of Object.entries(p.errors.byOperation ?? {}))
+    for (const kind of Object.keys(wordings ?? {})) named.push([`errors.byOperation.${op}`, kind]);
+  for (const [where, kind] of named)
+    if (!defined.has(kind as ErrorKind))
+      problems.push(`${where} names the error kind ${kind}, which errors.kinds does not define`);
+  const orders: [string, readonly string[]][] = [['errors.precedence', p.errors.precedence]];
+  for (const [op, order] of Object.entries(p.errors.precedenceByOperation ?? {}))
+    if (order) orders.push([`errors.precedenceByOperation.${op}`, order]);
+  for (const [where, order] of orders) {
+    const missing = [...defined].filter((k) => !order.includes(k));
+    const extra = order.filter((k) => !defined.has(k as ErrorKind));
+    if (missing.length || extra.length)
+      problems.push(
+        `${where} must list every kind of errors.kinds once${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; not defined ${extra.join(', ')}` : ''}`,
+      );
+  }
   return problems;
 }
 

@@ -6,6 +6,9 @@
  * Rules:
  * - `{request.<field>}` is the top-level request field as received: a string as is, a number or a boolean as
  *   `String(value)`; an absent field, `null`, an object or an array renders as the empty string.
+ * - `{request.<field>|<filter>}` is that text through one filter: `length` (its number of characters), `upper`,
+ *   `lower`, `host` (the host name of a URL, empty when the text is not one). Values computed from the request
+ *   (`checkout.derivedGatewayFields`).
  * - `{<name>}` with a value in `vars` (`code`, `message`, `httpStatus` for error templates) renders that value.
  * - Any other `{...}` stays as written; all other text is literal.
  */
@@ -29,9 +32,33 @@ export function templateParts(template: string): TemplatePart[] {
   return parts;
 }
 
-/** The request field a placeholder names (`request.<field>`), or undefined for any other placeholder. */
+/** The filters of `{request.<field>|<filter>}`. */
+const FILTERS: Record<string, (text: string) => string> = {
+  length: (text) => String([...text].length),
+  upper: (text) => text.toUpperCase(),
+  lower: (text) => text.toLowerCase(),
+  host: (text) => {
+    try {
+      return /^https?:$/.test(new URL(text).protocol) ? new URL(text).hostname : '';
+    } catch {
+      return '';
+    }
+  },
+};
+
+/** A request placeholder split into its field and filter (`request.order_no|length`), or undefined for any other. */
+function requestPlaceholder(placeholder: string): { field: string; filter?: (text: string) => string } | undefined {
+  if (!placeholder.startsWith(REQUEST)) return undefined;
+  const rest = placeholder.slice(REQUEST.length);
+  const bar = rest.lastIndexOf('|');
+  const name = bar >= 0 ? rest.slice(bar + 1) : '';
+  const filter = Object.hasOwn(FILTERS, name) ? FILTERS[name] : undefined;
+  return filter ? { field: rest.slice(0, bar), filter } : { field: rest };
+}
+
+/** The request field a placeholder names (`request.<field>`, with or without a filter), or undefined for any other placeholder. */
 export function requestFieldOf(placeholder: string): string | undefined {
-  return placeholder.startsWith(REQUEST) ? placeholder.slice(REQUEST.length) : undefined;
+  return requestPlaceholder(placeholder)?.field;
 }
 
 /** The text a request field renders as: strings, numbers and booleans; empty for anything else or nothing. */
@@ -46,8 +73,11 @@ export function placeholderText(
   request: Record<string, unknown>,
   vars: Readonly<Record<string, string>> = {},
 ): string {
-  const field = requestFieldOf(placeholder);
-  if (field !== undefined) return requestFieldText(request, field);
+  const named = requestPlaceholder(placeholder);
+  if (named) {
+    const text = requestFieldText(request, named.field);
+    return named.filter ? named.filter(text) : text;
+  }
   return Object.hasOwn(vars, placeholder) ? vars[placeholder]! : `{${placeholder}}`;
 }
 

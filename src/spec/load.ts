@@ -15,10 +15,14 @@ export interface MediaEntry {
   role: 'declared' | 'examples' | 'conventional';
 }
 
-/** Response fields that must equal request fields. */
+/**
+ * Response fields that must equal request fields: `requirement` is what the document says (an absent or differently
+ * written value breaks it), `integrity` the invariant another value breaks (another merchant, order or amount).
+ */
 export interface EchoRule {
   fields: string[];
   requirement: string;
+  integrity?: string;
 }
 
 /** Per-item echo of a batch: each result answers a request item by its key fields. */
@@ -26,14 +30,22 @@ export interface EchoItemsRule {
   orders: string;
   key: string[];
   requirement: string;
+  /**
+   * Fields a result echoes from its request item: every field both the request item's schema and the result's schema
+   * declare, but the key fields (derived by the loader; a spec may still list them).
+   */
   fields: string[];
   fieldsRequirement: string;
+  /** The invariant a result naming another transaction or order, or holding another amount or currency, breaks. */
+  integrity?: string;
 }
 
 /** The whole request comes back, but for the listed JSON pointers. */
 export interface EchoDeepRule {
   except: string[];
   requirement: string;
+  /** The pointers whose other value breaks an invariant (another merchant, request or amount), and which. */
+  integrity?: { requirement: string; fields: string[] };
 }
 
 /** Batch operation facts: item array, per-item status and message fields, and the limit read from the request schema. */
@@ -143,6 +155,65 @@ function mediaOf(content: Record<string, any> | undefined): MediaEntry[] {
   return Object.entries(content ?? {}).map(([type, media]) => ({ type, role: media['x-pagi-media'] }));
 }
 
+/** The schema node a `$ref` names, relative to the `$id` of the document holding it. */
+function resolveRef(
+  schemas: Map<string, Record<string, any>>,
+  ref: string,
+  base: string,
+): Record<string, any> | undefined {
+  const [file, pointer] = ref.split('#');
+  const id = file ? new URL(file, base).href : base;
+  let node: any = schemas.get(id);
+  for (const part of (pointer ?? '').split('/').filter(Boolean))
+    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return node;
+}
+
+/** The base `$id` a `$ref` found in document `base` leads to. */
+function refBase(ref: string, base: string): string {
+  const [file] = ref.split('#');
+  return file ? new URL(file, base).href : base;
+}
+
+/** Every schema node (with the `$id` of its document) that describes the same value as `node`: `$ref` and `allOf` followed. */
+function composed(
+  schemas: Map<string, Record<string, any>>,
+  node: any,
+  base: string,
+  seen = new Set<unknown>(),
+): { node: Record<string, any>; base: string }[] {
+  if (!node || typeof node !== 'object' || seen.has(node)) return [];
+  seen.add(node);
+  const out = [{ node, base }];
+  if (typeof node.$ref === 'string')
+    out.push(...composed(schemas, resolveRef(schemas, node.$ref, base), refBase(node.$ref, base), seen));
+  for (const sub of node.allOf ?? []) out.push(...composed(schemas, sub, base, seen));
+  return out;
+}
+
+/** Property names the items of array property `prop` of a schema declare (`$ref` and `allOf` followed). */
+function itemPropertyNames(schemas: Map<string, Record<string, any>>, schemaId: string, prop: string): Set<string> {
+  const names = new Set<string>();
+  for (const at of composed(schemas, schemas.get(schemaId), schemaId))
+    for (const arr of composed(schemas, at.node.properties?.[prop], at.base))
+      for (const item of composed(schemas, arr.node.items, arr.base))
+        for (const name of Object.keys(item.node.properties ?? {})) names.add(name);
+  return names;
+}
+
+/** The fields a batch result echoes from its request item: those both schemas declare, the key fields aside. */
+function echoedItemFields(
+  schemas: Map<string, Record<string, any>>,
+  requestSchemaId: string,
+  responseSchemaId: string,
+  rule: { orders: string; key: string[] },
+): string[] {
+  const results = itemPropertyNames(schemas, responseSchemaId, rule.orders);
+  return [...itemPropertyNames(schemas, requestSchemaId, rule.orders)].filter(
+    (f) => results.has(f) && !rule.key.includes(f),
+  );
+}
+
 /** Find, below a schema, the `maxItems` of property `prop` and the requirement it carries (follows `$ref` and `allOf`). */
 function findMaxItems(
   schemas: Map<string, Record<string, any>>,
@@ -150,14 +221,7 @@ function findMaxItems(
   prop: string,
 ): { maxItems: number; requirement: string } | undefined {
   const seen = new Set<unknown>();
-  const resolve = (ref: string, base: string): Record<string, any> | undefined => {
-    const [file, pointer] = ref.split('#');
-    const id = file ? new URL(file, base).href : base;
-    let node: any = schemas.get(id);
-    for (const part of (pointer ?? '').split('/').filter(Boolean))
-      node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-    return node;
-  };
+  const resolve = (ref: string, base: string) => resolveRef(schemas, ref, base);
   const inArray = (node: any, base: string): { maxItems: number; requirement: string } | undefined => {
     if (!node || typeof node !== 'object' || seen.has(node)) return undefined;
     seen.add(node);
@@ -246,6 +310,7 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     if (!op) throw new Error(`spec: ${opPath} has no POST operation`);
     for (const variant of op['x-pagi-variants'] as any[]) {
       const requestSchemaId = componentSchemaId(openapi, variant.request);
+      const responseSchemaId = componentSchemaId(openapi, variant.response);
       const requestBodyMedia = mediaOf(op.requestBody?.content);
       const model: OperationModel = {
         key: variant.key,
@@ -255,12 +320,16 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
         summary: variant.summary ?? op.summary,
         when: variant.when,
         requestSchemaId,
-        responseSchemaId: componentSchemaId(openapi, variant.response),
+        responseSchemaId,
         requestMedia: requestBodyMedia,
         responseMedia: mediaOf(op.responses?.['200']?.content),
         errorStatuses: variant.errorResponses ?? [],
         echo: variant.echo ?? [],
-        echoItems: variant.echoItems,
+        echoItems: variant.echoItems && {
+          ...variant.echoItems,
+          fields:
+            variant.echoItems.fields ?? echoedItemFields(schemas, requestSchemaId, responseSchemaId, variant.echoItems),
+        },
         echoDeep: variant.echoDeep,
         requirements: variant.requirements ?? [],
       };

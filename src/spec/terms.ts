@@ -1,7 +1,14 @@
 /** The interface's own vocabulary, which the spec loader and the core types share: levels, operations, requirements. */
 
-/** How strongly the interface document backs a requirement (spec/requirements.yaml). */
-export type Level = 'must' | 'expected' | 'profile' | 'unspecified';
+/**
+ * How strongly the interface document backs a requirement (spec/requirements.yaml): `must`, `expected`, `profile` and
+ * `unspecified` are the document's levels; `invariant` is what no payment gateway may do though the document does
+ * not state it (the payment-integrity catalogue, `PAGI-INV-*`).
+ */
+export type Level = 'must' | 'expected' | 'profile' | 'unspecified' | 'invariant';
+
+/** The families of the payment-integrity catalogue. */
+export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy';
 
 /** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
 export type OperationKey =
@@ -27,4 +34,12 @@ export interface Requirement {
   statement: string;
   operations: OperationKey[];
   note?: string;
+  /** Invariants: their family. */
+  family?: InvariantFamily;
+  /** Invariants: why no payment gateway may break it, though the document does not state it. */
+  rationale?: string;
+  /** Invariants: what a run that breaks it saw, in words ("a refund above the captured amount was accepted"). */
+  breach?: string;
+  /** Ids of requirements this one replaces (kept traceable). */
+  replaces?: string[];
 }

@@ -1,6 +1,7 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
 import { decodeForm, sniffBody } from '../../src/codecs/form.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { type Pinned, definedKinds, errorKindSpec } from '../../src/profile/choices.js';
 import type { ErrorKind } from '../../src/profile/load.js';
 import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
 import { FIELD } from '../fields.js';
@@ -10,6 +11,7 @@ import {
   formatOfMediaType,
   headerOf,
   isObject,
+  matchesMessage,
   operationOf,
   paymentStatusCode,
   queryRecords,
@@ -52,6 +54,12 @@ function readSentBody({ bodyText, encoding, body }: Exchange['request']): Record
 
 export type { ErrorKind };
 
+/**
+ * Kinds refusing a request before its body is read (an unreadable body, a refused path or method): the gateway could
+ * not have read the fields it sent, nor the account whose key signs.
+ */
+const UNREAD: readonly ErrorKind[] = ['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'];
+
 /** A rendered template: the text expected, and whether a received value matches it (an unpinned message matches any text). */
 interface Rendered {
   text: string;
@@ -68,7 +76,7 @@ function escapeRegExp(s: string): string {
  */
 function render(
   template: string,
-  vars: { code: string; message: string; httpStatus: string; pinned: boolean },
+  vars: { code: string; message: string; httpStatus: string; pinned: Pinned },
   request: Record<string, unknown>,
 ): Rendered | undefined {
   const text: string[] = [];
@@ -84,6 +92,11 @@ function render(
     if (part.placeholder === 'message' && !vars.pinned) {
       text.push('<any message>');
       pattern.push('[\\s\\S]*');
+      continue;
+    }
+    if (part.placeholder === 'message' && vars.pinned === 'prefix') {
+      text.push(`${vars.message}…`);
+      pattern.push(`${escapeRegExp(vars.message)}[\\s\\S]*`);
       continue;
     }
     const v = placeholderText(part.placeholder, request, {
@@ -104,7 +117,20 @@ function refusalForms(ctx: CheckContext, operation: OperationKey): readonly Refu
 }
 
 /** A refusal form of the profile. */
-export type RefusalForm = 'httpError' | 'statusInBody' | 'failureType';
+export type RefusalForm = 'httpError' | 'statusInBody' | 'failureType' | 'httpFailureType';
+
+/** Whether a refusal form is answered with the kind's HTTP status (else HTTP 200). */
+function httpForm(form: RefusalForm): boolean {
+  return form === 'httpError' || form === 'httpFailureType';
+}
+
+/** The result list an operation's answer carries (a batch's orders, a query's or refund search's records), if any. */
+function resultListOf(ctx: CheckContext, operation: OperationKey): string | undefined {
+  const op = operationOf(ctx.spec, operation);
+  if (op.batch) return op.batch.orders;
+  if (!op.selectionLimit) return undefined;
+  return operation === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
+}
 
 /** One difference between an answer's body and the profile's error body of a kind. */
 interface BodyDifference {
@@ -126,17 +152,25 @@ function errorBodyDifferences(
   kind: ErrorKind,
   form: RefusalForm,
 ): { differences: BodyDifference[]; carriesCode: boolean } {
-  const spec = ctx.profile.errors.kinds[kind];
-  const pinned = (spec as { pinned?: boolean }).pinned === true;
+  const spec = errorKindSpec(ctx.profile, kind, operation);
+  const pinned = spec.pinned ?? false;
   const body = responseObject(exchange, ctx.spec);
-  if (form === 'failureType') {
-    const expected: [string, string, boolean][] = [
-      [FIELD.payoutStatus, ctx.profile.statusValues.payout_status.failed, true],
-      [FIELD.failureType, spec.code, true],
-      [FIELD.failureReason, spec.message, pinned],
+  if (form === 'failureType' || form === 'httpFailureType') {
+    const expected: [string, string, (v: unknown) => boolean][] = [
+      [
+        FIELD.payoutStatus,
+        ctx.profile.statusValues.payout_status.failed,
+        (v) => v === ctx.profile.statusValues.payout_status.failed,
+      ],
+      [FIELD.failureType, spec.code, (v) => v === spec.code],
+      [
+        FIELD.failureReason,
+        spec.pinned === 'prefix' ? `${spec.message}…` : spec.message,
+        (v) => matchesMessage(spec, v),
+      ],
     ];
     const differences = expected
-      .filter(([field, value, compared]) => compared && body?.[field] !== value)
+      .filter(([field, , matches]) => !matches(body?.[field]))
       .map(([field, value]) => ({
         pointer: `/${field}`,
         expected: `${field} ${JSON.stringify(value)}`,
@@ -148,11 +182,12 @@ function errorBodyDifferences(
   const vars = {
     code: spec.code,
     message: spec.message,
-    httpStatus: form === 'httpError' ? String(spec.status) : '200',
+    httpStatus: httpForm(form) ? String(spec.status) : '200',
     pinned,
   };
-  // A body over the size limit or refused as malformed was not read as a request: its fields fill no template.
-  const request = kind === 'bodyTooLarge' || kind === 'malformedBody' ? {} : sentBody(exchange);
+  // A refusal given before the body is read as a request (a wrong method, an unknown path, a body over the size limit
+  // or malformed) cannot echo its fields: they fill no template, and a template naming one is not compared.
+  const request = UNREAD.includes(kind) ? {} : sentBody(exchange);
   const format = ctx.profile.errors.formatByOperation[operation];
   if (format === 'html') {
     const message = render(ctx.profile.errors.bodies.html.message, vars, request);
@@ -202,6 +237,11 @@ function errorBodyDifferences(
     }
   };
   walk(template as Record<string, unknown>, body, '');
+  // The operation's result list, empty, where the profile's JSON error envelopes carry one (bodies.json.emptyResults).
+  const list =
+    format === 'json' && ctx.profile.errors.bodies.json.emptyResults ? resultListOf(ctx, operation) : undefined;
+  if (list !== undefined && !(Array.isArray(body?.[list]) && (body[list] as unknown[]).length === 0))
+    differences.push({ pointer: `/${list}`, expected: `${list} [] (an empty result list)`, received: body?.[list] });
   return { differences, carriesCode };
 }
 
@@ -215,17 +255,20 @@ function unescapeHtml(s: string): string {
 }
 
 /**
- * The refusal an answer with HTTP 200 is in one of the operation's declared body forms (`statusInBody`,
- * `failureType`): the form and the error kind its code names; undefined when it is none.
+ * The refusal an answer is in one of the operation's declared body forms other than the plain HTTP error: HTTP 200
+ * with `statusInBody` or `failureType`, or the kind's HTTP status with the payout failure fields (`httpFailureType`);
+ * the form and the error kind its code names; undefined when it is none.
  */
 export function refusalInBody(
   ctx: CheckContext,
   exchange: Exchange,
   operation: OperationKey,
 ): { form: RefusalForm; kind: ErrorKind } | undefined {
-  if (statusOf(exchange) !== 200) return undefined;
+  const status = statusOf(exchange);
   for (const form of refusalForms(ctx, operation).filter((f) => f !== 'httpError')) {
-    for (const kind of Object.keys(ctx.profile.errors.kinds) as ErrorKind[]) {
+    if (form !== 'httpFailureType' && status !== 200) continue;
+    for (const kind of definedKinds(ctx.profile)) {
+      if (form === 'httpFailureType' && status !== errorKindSpec(ctx.profile, kind, operation).status) continue;
       const { differences, carriesCode } = errorBodyDifferences(ctx, exchange, operation, kind, form);
       if (carriesCode && differences.length === 0) return { form, kind };
     }
@@ -245,17 +288,18 @@ export function checkErrorAnswer(
   kind: ErrorKind,
   requirement: string,
 ): void {
-  const spec = ctx.profile.errors.kinds[kind];
+  const spec = errorKindSpec(ctx.profile, kind, operation);
   const forms = refusalForms(ctx, operation);
   const status = statusOf(exchange);
-  const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP 200 (${f})`)).join(' or ')}`;
-  if (status === 200 && forms.some((f) => f !== 'httpError')) {
-    const inBody = refusalInBody(ctx, exchange, operation);
-    if (inBody?.kind === kind) {
-      checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
-      return;
-    }
-    const form = forms.find((f) => f !== 'httpError')!;
+  const declared = `the profile's ${kind}: ${forms.map((f) => (f === 'httpError' ? `HTTP ${spec.status}` : `HTTP ${httpForm(f) ? spec.status : 200} (${f})`)).join(' or ')}`;
+  const bodyForms = forms.filter((f) => f !== 'httpError' && (status === 200 ? !httpForm(f) : f === 'httpFailureType'));
+  const inBody = bodyForms.length ? refusalInBody(ctx, exchange, operation) : undefined;
+  if (inBody?.kind === kind) {
+    checkErrorSignature(ctx, report, exchange, operation, kind, requirement);
+    return;
+  }
+  if (bodyForms.length && (status === 200 || !forms.includes('httpError'))) {
+    const form = bodyForms[0]!;
     const [first] = errorBodyDifferences(ctx, exchange, operation, kind, form).differences;
     report({
       code: 'ERROR_ANSWER',
@@ -284,7 +328,7 @@ export function checkErrorAnswer(
     });
     return;
   }
-  if (format === 'html') checkErrorPage(ctx, report, exchange, kind, requirement);
+  if (format === 'html') checkErrorPage(ctx, report, exchange, operation, kind, requirement);
   for (const d of errorBodyDifferences(ctx, exchange, operation, kind, 'httpError').differences) {
     report({
       code: 'ERROR_ANSWER',
@@ -303,16 +347,17 @@ function checkErrorPage(
   ctx: CheckContext,
   report: Report,
   exchange: Exchange,
+  operation: OperationKey,
   kind: ErrorKind,
   requirement: string,
 ): void {
-  const spec = ctx.profile.errors.kinds[kind];
+  const spec = errorKindSpec(ctx.profile, kind, operation);
   const html = ctx.profile.errors.bodies.html;
   const vars = {
     code: spec.code,
     message: spec.message,
     httpStatus: String(spec.status),
-    pinned: (spec as { pinned?: boolean }).pinned === true,
+    pinned: spec.pinned ?? false,
   };
   const page = exchange.response?.bodyText ?? '';
   const title = render(html.title, vars, {});
@@ -338,9 +383,6 @@ function checkErrorPage(
   }
 }
 
-/** Kinds answering a request whose account the gateway cannot know (an unreadable body, a refused path or method). */
-const UNSIGNABLE: readonly ErrorKind[] = ['malformedBody', 'bodyTooLarge', 'unknownPath', 'methodNotAllowed'];
-
 /**
  * Where the profile signs error bodies (`errors.signed`), the error answering a readable request of a known account
  * carries an encryption_data that verifies as the operation's response would.
@@ -353,7 +395,10 @@ function checkErrorSignature(
   kind: ErrorKind,
   requirement: string,
 ): void {
-  if (!ctx.profile.errors.signed || UNSIGNABLE.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
+  if (!ctx.profile.errors.signed || UNREAD.includes(kind) || kind === ctx.profile.errors.unknownMerchant) return;
+  // An HTML error page has no field for encryption_data: only JSON and XML error bodies carry one.
+  const kindOfBody = exchange.response?.decoded?.kind;
+  if (kindOfBody !== 'json' && kindOfBody !== 'xml') return;
   const body = responseObject(exchange, ctx.spec);
   const valid = body && ctx.verifySignature?.(operation, 'response', body);
   if (body && valid === false) {
@@ -382,9 +427,10 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
   const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText]
     .filter((v) => typeof v === 'string')
     .join(' ');
-  return (Object.entries(ctx.profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]).find(
-    ([, k]) => k.status === status && text.includes(`${k.code}:`),
-  )?.[0];
+  return definedKinds(ctx.profile).find((kind) => {
+    const k = errorKindSpec(ctx.profile, kind, operation);
+    return k.status === status && text.includes(`${k.code}:`);
+  });
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */
@@ -415,8 +461,18 @@ export function expectRefusal(
     report({ code: 'NO_RESPONSE', requirement, exchange, expected: wanted, received: outcomeOf(exchange) });
   else if (status >= 500)
     report({ code: 'SERVER_ERROR', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
-  else if (status < 400)
-    report({ code: 'NOT_REFUSED', requirement, exchange, expected: wanted, received: `HTTP ${status}` });
+  else if (status < 400) {
+    // What the answer says of itself, where it carries a failure text the profile does not declare.
+    const body = inBody ? responseObject(exchange, inBody.ctx.spec) : undefined;
+    const said = [FIELD.returnMessage, FIELD.resultInfo, FIELD.failureType].find((f) => typeof body?.[f] === 'string');
+    report({
+      code: 'NOT_REFUSED',
+      requirement,
+      exchange,
+      expected: wanted,
+      received: said ? `HTTP ${status}, ${said} ${quote(inBody!.ctx, body![said])}` : `HTTP ${status}`,
+    });
+  }
   return isClientRefusal(exchange);
 }
 
@@ -459,6 +515,25 @@ export function followUpReason(observation: Observation): string | undefined {
   if (!f) return 'the probe made no follow-up';
   if (f.kind === 'none') return f.reason;
   return observation.steps.followUp ? undefined : 'the follow-up request was not made';
+}
+
+/** The checks of `batch.checkOrder` that compare an item with its transaction (they need it found). */
+const TRANSACTION_CHECKS: readonly string[] = ['currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+
+/**
+ * Of per-item failures an item earns, the one the profile's `batch.checkOrder` reaches first. A check comparing the
+ * item with its transaction finds an unknown transaction unknown, so `unknownTransaction` is reached at the first of
+ * those checks if that comes before its own place.
+ */
+export function firstItemFailure<T extends string>(ctx: CheckContext, failures: readonly T[]): T {
+  const order = ctx.profile.batch.checkOrder as string[];
+  const at = (failure: string): number => {
+    const own = order.indexOf(failure);
+    if (failure !== 'unknownTransaction') return own < 0 ? order.length : own;
+    const needing = order.findIndex((step) => TRANSACTION_CHECKS.includes(step));
+    return Math.min(own < 0 ? order.length : own, needing < 0 ? order.length : needing);
+  };
+  return [...failures].sort((a, b) => at(a) - at(b))[0]!;
 }
 
 /** The payment-status code of a state, or a kit error naming the profile gap. */

@@ -10,19 +10,21 @@ import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap 
 import {
   batchItems,
   batchResults,
+  envelopeSucceeded,
   expectedCodeMessage,
   isObject,
   matchesCodeMessage,
   operationOf,
   queryRecords,
-  resultsFor,
   responseObject,
+  holdsMoney,
+  sameValue,
   statusValues,
   text,
 } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
-import { requirementFor, sentBody } from './common.js';
+import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
 
@@ -55,9 +57,9 @@ export const responseEchoesRequestFields = onlyOnSuccess(
     family: 'conventions',
     probe: 'happy',
     operations: ALL_OPERATIONS,
-    requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006'],
+    requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006', 'PAGI-INV-006'],
     description:
-      'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it.',
+      'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it; another value names another merchant, order or amount.',
     verify(o, ctx, report) {
       const response = answered(ctx, o.main, o.operation);
       if (!response) return notDecodable;
@@ -65,10 +67,13 @@ export const responseEchoesRequestFields = onlyOnSuccess(
       for (const rule of operationOf(ctx.spec, o.operation).echo) {
         for (const field of rule.fields) {
           if (sent[field] === undefined) continue;
-          if (response[field] !== inputText(sent[field])) {
+          const want = inputText(sent[field]);
+          if (response[field] !== want) {
+            // Left out or written otherwise (`10.0`, `usd`): the document's rule; another value: another merchant's or order's.
+            const differs = rule.integrity && given(response[field]) && !sameValue(field, response[field], want);
             report({
               code: 'ECHO_MISMATCH',
-              requirement: rule.requirement,
+              requirement: differs ? [rule.requirement, rule.integrity!] : rule.requirement,
               pointer: `/${field}`,
               expected: `${field} as sent (${quote(ctx, sent[field])})`,
               received: quoted(response[field]),
@@ -116,9 +121,9 @@ export const payoutEchoesRequest = onlyOnSuccess(
     family: 'conventions',
     probe: 'happy',
     operations: ['payout'],
-    requirements: ['PAGI-PO-002'],
+    requirements: ['PAGI-PO-002', 'PAGI-INV-006'],
     description:
-      'The payout response echoes every request field unchanged (or as the profile says it normalises it), but for those the spec excepts.',
+      'The payout response echoes every request field unchanged (or as the profile says it normalises it), but for those the spec excepts; another merchant, request id, amount or currency is an integrity failure.',
     verify(o, ctx, report) {
       const rule = operationOf(ctx.spec, o.operation).echoDeep;
       if (!rule) return { notApplicable: 'the spec gives the operation no deep echo rule' };
@@ -132,9 +137,11 @@ export const payoutEchoesRequest = onlyOnSuccess(
         const normalised = echoNormalisation(ctx, pointer);
         if (got !== expected && !(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';
+          const field = pointer.split('/').pop() ?? '';
+          const differs = rule.integrity?.fields.includes(pointer) && given(got) && !sameValue(field, got, expected);
           report({
             code: 'ECHO_MISMATCH',
-            requirement: rule.requirement,
+            requirement: differs ? [rule.requirement, rule.integrity!.requirement] : rule.requirement,
             pointer,
             expected: `the request's value ${quote(ctx, expected)}${how}`,
             received: quoted(got),
@@ -145,16 +152,44 @@ export const payoutEchoesRequest = onlyOnSuccess(
   }),
 );
 
+/** Whether a value is given (not absent, not empty). */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
 /**
- * Report how a batch answers its request items: each answered exactly once by its key fields (any order), no result
- * for an item not requested, echoed fields equal. Returns the number of items answered.
+ * Whether a batch answer was accepted: a 2xx that is no refusal in the profile's body form and that either holds
+ * results or says the envelope succeeded. A batch refused as a whole owes its items no result.
+ */
+export function batchAccepted(ctx: CheckContext, exchange: Exchange, operation: OperationKey): boolean {
+  const status = exchange.response?.status ?? 0;
+  if (status < 200 || status >= 300 || refusalInBody(ctx, exchange, operation)) return false;
+  const body = responseObject(exchange, ctx.spec);
+  return (batchResults(ctx.spec, operation, body)?.length ?? 0) > 0 || envelopeSucceeded(ctx, body);
+}
+
+/** What `checkItemsAnswered` reports besides how items are answered. */
+export interface ItemsAnsweredOptions {
+  /** Compare the echoed item fields (amount, currency, …) too. */
+  fields: boolean;
+  /** A document requirement an item left unanswered also breaks (the limit a batch at its limit is processed within). */
+  answerRequirement?: string;
+}
+
+/**
+ * Report how a batch answers its request items. Each result answers the item it shares the most key fields with
+ * (transaction_id, order_no); a key field it leaves out breaks the document's rule, another value in it names
+ * another transaction or order (an integrity failure). In an accepted batch every item gets exactly one result
+ * (none dropped, none answered twice); a result sharing no key field with any item answers nothing asked. With
+ * `fields`, echoed fields are compared: another value (not another writing of the same amount or currency) is an
+ * integrity failure. Returns the number of items answered.
  */
 export function checkItemsAnswered(
   ctx: CheckContext,
   report: Report,
   exchange: Exchange,
   operation: OperationKey,
-  answerRequirement?: string,
+  options: ItemsAnsweredOptions,
 ): number {
   const op = operationOf(ctx.spec, operation);
   const rule = op.echoItems;
@@ -162,58 +197,86 @@ export function checkItemsAnswered(
   const results = batchResults(ctx.spec, operation, responseObject(exchange, ctx.spec)) ?? [];
   const key = rule?.key ?? [FIELD.transactionId, FIELD.orderNo];
   const orders = op.batch?.orders ?? '';
+  const idRequirement = rule?.requirement ?? 'PAGI-BAT-002';
+  const other = (documentRule: string) => (rule?.integrity ? [documentRule, rule.integrity] : documentRule);
+  const answerRule = (id: string) => [...(options.answerRequirement ? [options.answerRequirement] : []), id];
+  // The item each result answers: the one it shares the most key fields with (the first among equals).
+  const owner = results.map((r) => {
+    let best = -1;
+    let shared = 0;
+    items.forEach((item, i) => {
+      const n = key.filter((k) => given(r[k]) && r[k] === item[k]).length;
+      if (n > shared) [best, shared] = [i, n];
+    });
+    return best;
+  });
+  const accepted = batchAccepted(ctx, exchange, operation);
   let answeredCount = 0;
   items.forEach((item, i) => {
-    const matches = resultsFor(ctx.spec, operation, results, item);
+    const mine = results.filter((_, at) => owner[at] === i);
     const label = key.map((k) => `${k} ${String(item[k])}`).join(', ');
-    if (matches.length === 0) {
-      report({
-        code: 'ITEM_NOT_ANSWERED',
-        requirement: answerRequirement ?? 'PAGI-BAT-003',
-        exchange,
-        pointer: `/${orders}`,
-        expected: `one result for item ${i + 1} (${label})`,
-        received: 'none',
-      });
+    if (mine.length === 0) {
+      if (accepted)
+        report({
+          code: 'ITEM_NOT_ANSWERED',
+          requirement: answerRule('PAGI-INV-007'),
+          exchange,
+          pointer: `/${orders}`,
+          expected: `one result for item ${i + 1} (${label}) of the accepted batch`,
+          received: `none among ${results.length} result(s) for ${items.length} item(s)`,
+        });
       return;
     }
     answeredCount++;
-    if (matches.length > 1) {
+    if (mine.length > 1) {
       report({
         code: 'ITEM_ANSWERED_TWICE',
-        requirement: 'PAGI-BAT-003',
+        requirement: 'PAGI-INV-007',
         exchange,
         pointer: `/${orders}`,
         expected: `one result for item ${i + 1} (${label})`,
-        received: `${matches.length} results`,
+        received: `${mine.length} results`,
       });
     }
+    const result = mine[0]!;
+    const at = results.indexOf(result);
+    for (const k of key) {
+      if (result[k] === item[k] || item[k] === undefined) continue;
+      report({
+        code: 'ECHO_MISMATCH',
+        requirement: given(result[k]) ? other(idRequirement) : idRequirement,
+        exchange,
+        pointer: `/${orders}/${at}/${k}`,
+        expected: `${k} of item ${i + 1} (${quote(ctx, item[k])})`,
+        received: quoted(result[k]),
+      });
+    }
+    if (!options.fields) return;
     for (const field of rule?.fields ?? []) {
-      if (item[field] === undefined) continue;
-      if (matches[0]![field] !== item[field]) {
-        const at = results.indexOf(matches[0]!);
-        report({
-          code: 'ECHO_MISMATCH',
-          requirement: rule!.fieldsRequirement,
-          exchange,
-          pointer: `/${orders}/${at}/${field}`,
-          expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`,
-          received: quoted(matches[0]![field]),
-        });
-      }
+      if (item[field] === undefined || result[field] === item[field]) continue;
+      // Another amount or currency is another payment's money; another reason or flag only breaks the echo rule.
+      const differs = holdsMoney(field) && given(result[field]) && !sameValue(field, result[field], item[field]);
+      report({
+        code: 'ECHO_MISMATCH',
+        requirement: differs ? other(rule!.fieldsRequirement) : rule!.fieldsRequirement,
+        exchange,
+        pointer: `/${orders}/${at}/${field}`,
+        expected: `${field} as in item ${i + 1} (${quote(ctx, item[field])})`,
+        received: quoted(result[field]),
+      });
     }
   });
   results.forEach((result, at) => {
-    if (!items.some((item) => key.every((k) => result[k] === item[k]))) {
-      report({
-        code: 'UNREQUESTED_RESULT',
-        requirement: rule?.requirement ?? 'PAGI-BAT-002',
-        exchange,
-        pointer: `/${orders}/${at}`,
-        expected: `results carrying the ${key.join(' and ')} of a request item`,
-        received: key.map((k) => `${k} ${quote(ctx, result[k])}`).join(', '),
-      });
-    }
+    if (owner[at] !== -1) return;
+    report({
+      code: 'UNREQUESTED_RESULT',
+      // A result naming a transaction or order no item named is another payment's; one naming none only breaks the rule.
+      requirement: key.some((k) => given(result[k])) ? other(idRequirement) : idRequirement,
+      exchange,
+      pointer: `/${orders}/${at}`,
+      expected: `results carrying the ${key.join(' and ')} of a request item`,
+      received: key.map((k) => `${k} ${quote(ctx, result[k])}`).join(', '),
+    });
   });
   return answeredCount;
 }
@@ -224,13 +287,13 @@ export const batchResultsEchoRequestIds = onlyOnSuccess(
     family: 'conventions',
     probe: 'happy',
     operations: BATCH_OPERATIONS,
-    requirements: ['PAGI-BAT-002', 'PAGI-BAT-003', 'PAGI-BAT-009'],
+    requirements: ['PAGI-BAT-002', 'PAGI-BAT-009', 'PAGI-INV-006', 'PAGI-INV-007'],
     description:
-      'Every request item is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
+      'Every request item of an accepted batch is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
     verify(o, ctx, report) {
       if (!batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)))
         return { notApplicable: 'the answer holds no result array; responseMatchesSchema reports it' };
-      checkItemsAnswered(ctx, report, o.main, o.operation);
+      checkItemsAnswered(ctx, report, o.main, o.operation, { fields: true });
     },
   }),
 );
@@ -408,24 +471,66 @@ function knownCards(ctx: CheckContext, o: Observation): string[] {
   return [...cards].filter((c) => c.length >= 12);
 }
 
+/** Names a response field holding a card's security code goes by: the profile's request field, and the usual words. */
+const SECURITY_CODE_KEY = /^(cvv2?|cvc2?|csc|cid|security_?code|card_?security_?code)$/i;
+
+/** Every leaf of a decoded answer (JSON, XML, or the checkout form's inputs) with its pointer and its key. */
+function answerLeaves(exchange: Exchange): { pointer: string; key: string; value: unknown }[] {
+  const decoded = exchange.response?.decoded;
+  const root =
+    decoded?.kind === 'json' || decoded?.kind === 'xml'
+      ? decoded.value
+      : decoded?.kind === 'html'
+        ? decoded.form.inputs
+        : undefined;
+  const out: { pointer: string; key: string; value: unknown }[] = [];
+  const walk = (v: unknown, path: (string | number)[]) => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (isObject(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    else out.push({ pointer: pointerOf(path), key: String(path[path.length - 1] ?? ''), value: v });
+  };
+  walk(root, decoded?.kind === 'html' ? ['inputs'] : []);
+  return out;
+}
+
 export const noFullCardNumberInResponse = defineCheck({
   id: 'noFullCardNumberInResponse',
   family: 'conventions',
   probe: 'happy',
   operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans'],
-  requirements: ['PAGI-SEC-001'],
-  description: 'No response carries a full card number; card numbers appear only masked.',
+  requirements: ['PAGI-INV-010'],
+  description:
+    'No response carries a full card number (card numbers appear only masked) or the security code the request sent.',
   verify(o, ctx, report) {
     const response = o.main.response;
     // Body, header names and header values; the digits written with any separators (spaces, dashes, dots, ...).
-    const text = [response?.bodyText ?? '', ...Object.entries(response?.headers ?? {}).flat()].join('\n');
+    // Each text on its own: a large body is not copied into one string with the headers.
+    const body = response?.bodyText ?? '';
+    const texts = [body, ...Object.entries(response?.headers ?? {}).flat()];
     for (const card of knownCards(ctx, o)) {
-      if (new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`).test(text)) {
+      const pattern = new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`);
+      if (texts.some((text) => pattern.test(text))) {
         report({
           code: 'FULL_CARD_NUMBER',
-          requirement: 'PAGI-SEC-001',
+          requirement: 'PAGI-INV-010',
           expected: 'no full card number in the response',
           received: `the full number of card ${maskPan(card)}`,
+        });
+      }
+    }
+    // The security code the request sent, in a field that carries one (the profile's name for it, or the usual ones).
+    const field = ctx.profile.fields.card.securityCode;
+    const sent = sentBody(o.main)[field];
+    if (typeof sent !== 'string' || !/^[0-9]{3,4}$/.test(sent)) return;
+    for (const leaf of answerLeaves(o.main)) {
+      const named = leaf.key.toLowerCase() === field.toLowerCase() || SECURITY_CODE_KEY.test(leaf.key);
+      if (named && String(leaf.value).trim() === sent) {
+        report({
+          code: 'SECURITY_CODE',
+          requirement: 'PAGI-INV-010',
+          pointer: leaf.pointer,
+          expected: 'no security code in the response',
+          received: `the security code the request sent, in ${leaf.key}`,
         });
       }
     }

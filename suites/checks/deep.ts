@@ -6,11 +6,12 @@
  * one exchange and its generated case (`deepVerdict`): the probe uses it to find and shrink failures, the checks to
  * report the shrunk ones the probe kept.
  */
-import type { Check, CheckContext, Exchange, Finding, Observation, OperationKey } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Finding, Level, Observation, OperationKey } from '../../src/model.js';
+import { severityRank } from '../../src/run-result.js';
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { checkFollowUp, errorKindOf } from './common.js';
+import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
   noFullCardNumberInResponse,
@@ -62,6 +63,8 @@ const ANSWER_CHECKS: readonly Check[] = [
 ];
 
 const ERR_REFUSED = 'PAGI-ERR-002';
+/** The availability invariant a server error breaks, whatever the request. */
+const AVAILABILITY = 'PAGI-INV-008';
 
 function finding(ctx: CheckContext, checkId: string, operation: OperationKey, input: FindingInput): Finding {
   return makeFinding(ctx, checkId, operation, input);
@@ -69,8 +72,11 @@ function finding(ctx: CheckContext, checkId: string, operation: OperationKey, in
 
 /** Of two requirements, the one of the weaker level (a rule the profile decides is never reported above `profile`). */
 function weaker(ctx: CheckContext, a: string, b: string): string {
-  const order = ['must', 'expected', 'profile'];
-  return order.indexOf(ctx.requirement(a).level) >= order.indexOf(ctx.requirement(b).level) ? a : b;
+  const rank = (id: string) => {
+    const level = ctx.requirement(id).level;
+    return severityRank(level === 'unspecified' ? 'info' : level);
+  };
+  return rank(a) >= rank(b) ? a : b;
 }
 
 function describeCase(ctx: CheckContext, c: DeepCase): string {
@@ -113,7 +119,7 @@ export function deepVerdict(
       if (status === undefined || status >= 500)
         report({
           code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-          requirement: ERR_REFUSED,
+          requirement: status === undefined ? ERR_REFUSED : [ERR_REFUSED, AVAILABILITY],
           expected: `an answer below 500 to the ${what()}`,
           received: outcomeOf(x),
         });
@@ -137,7 +143,7 @@ export function deepVerdict(
           code: 'REQUEST_REFUSED',
           requirement: 'PAGI-ERR-004',
           expected: `the ${what()} accepted (or declined as the profile says)`,
-          received: `${outcomeOf(x)}${errorKindOf(ctx, x) ? ` (the profile's ${errorKindOf(ctx, x)})` : ''}`,
+          received: `${outcomeOf(x)}${errorKindOf(ctx, x, operation) ? ` (the profile's ${errorKindOf(ctx, x, operation)})` : ''}`,
         });
       } else if (itemsRefused(ctx, operation, x, true)) {
         report({
@@ -153,6 +159,8 @@ export function deepVerdict(
       if (c.kind === 'valid' || status === undefined || status >= 500) break;
       const batch = operationOf(ctx.spec, operation).batch;
       if (status < 400) {
+        // A refusal the profile carries in an HTTP 200 body (errors.refusalForms statusInBody, failureType).
+        if (refusalInBody(ctx, x, operation)) break;
         if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
         report({
           code: 'NOT_REFUSED',
@@ -164,7 +172,7 @@ export function deepVerdict(
         break;
       }
       // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
-      if (errorKindOf(ctx, x)) break;
+      if (errorKindOf(ctx, x, operation)) break;
       if (
         (c.kind === 'format' || c.kind === 'type') &&
         operationOf(ctx.spec, operation).errorStatuses.includes('400') &&
@@ -199,7 +207,7 @@ export function deepVerdict(
       if (l.refundedCents > l.capturedCents) {
         report({
           code: 'TRANSITION_ALLOWED',
-          requirement: 'PAGI-REF-003',
+          requirement: 'PAGI-INV-001',
           expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`,
           received: `${(l.refundedCents / 100).toFixed(2)} refunded`,
         });
@@ -260,7 +268,7 @@ function deepCheck(id: string, requirements: readonly string[], description: str
 
 export const deepNeverServerError = deepCheck(
   'deepNeverServerError',
-  [ERR_REFUSED],
+  [ERR_REFUSED, AVAILABILITY],
   'No generated request, valid or invalid, gets a server error or no answer.',
 );
 export const deepAnswersConform = deepCheck(
@@ -278,7 +286,7 @@ export const deepValidRequestAccepted = deepCheck(
  * than ERR_REFUSED, so the check's severity stays ERR_REFUSED's.
  */
 const REFUSAL_RULES = ['PAGI-AUTH-001', ...documentedRequestAccepted.requirements].filter((id) => {
-  const rank = (level: string) => ['must', 'expected', 'profile'].indexOf(level);
+  const rank = (level: Level) => severityRank(level === 'unspecified' ? 'info' : level);
   const level = kitSpec().requirements.get(id)?.level;
   return level !== undefined && rank(level) >= rank(kitSpec().requirements.get(ERR_REFUSED)!.level);
 });
@@ -295,7 +303,7 @@ export const deepInvalidChangesNothing = deepCheck(
 );
 export const deepLifecycleInvariants = deepCheck(
   'deepLifecycleInvariants',
-  ['PAGI-REF-003', 'PAGI-CNL-002'],
+  ['PAGI-INV-001', 'PAGI-CNL-002'],
   'Across the generated captures and refunds, no transaction is refunded above its capture and none is captured after its cancel.',
 );
 

@@ -3,10 +3,11 @@
  * within the configured wait (must); method, body and signature as the profile says, and retries of an
  * unacknowledged notification as the profile schedules them (profile).
  */
-import type { Check, Exchange, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { expectedNotificationFields, notificationSchemaValidator } from '../../src/profile/notification-shape.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, quoted, wrap, type Report } from '../findings.js';
-import { formatOfMediaType, headerOf, isObject } from '../observe.js';
+import { formatOfMediaType, headerOf, isObject, responseObject } from '../observe.js';
 import { retryDelays } from '../probes/events.js';
 
 /** The notifications a probe received, in arrival order. */
@@ -55,7 +56,8 @@ export const notificationFollowsProfile = wrap(
     probe: 'notified',
     operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
     requirements: ['PAGI-EVT-002'],
-    description: "Notifications use the profile's method, body media type and signature.",
+    description:
+      "Notifications use the profile's method, body media type and signature, and a body in the gateway's own shape follows the profile's schema and template.",
     verify(o, ctx, report) {
       reportFlood(o, 'PAGI-EVT-002', report);
       const n = ctx.profile.notifications;
@@ -94,6 +96,7 @@ export const notificationFollowsProfile = wrap(
           });
           continue;
         }
+        if (kind?.ownShape) checkOwnShape(o, ctx, report, x, body, kind as OwnShapeKind);
         if (n.signature === 'none' || !kind) continue;
         if (verifyNotification(o, x) === false) {
           report({
@@ -110,6 +113,64 @@ export const notificationFollowsProfile = wrap(
   }),
   onlyWhen((o) => notificationsOf(o).length > 0, 'no notification was received; notificationDelivered reports it'),
 );
+
+/** A notification kind of the profile with a body in the gateway's own shape. */
+type OwnShapeKind = { bodyFrom: OperationKey; ownShape: { schema: object; template: Record<string, unknown> } };
+
+/**
+ * A notification in the gateway's own shape (`notifications.kinds.*.ownShape`): the body follows the profile's JSON
+ * Schema, and where the probe's own answer is the response the body is filled from, each template field whose
+ * response fields that answer carries holds the value the template gives.
+ */
+function checkOwnShape(
+  o: Observation,
+  ctx: CheckContext,
+  report: Report,
+  x: Exchange,
+  body: Record<string, unknown>,
+  kind: OwnShapeKind,
+): void {
+  const validate = notificationSchemaValidator(kind.ownShape.schema);
+  if (validate instanceof Error)
+    throw new Error(`profile: the notification schema does not compile: ${validate.message}`);
+  if (!validate(body)) {
+    for (const e of (validate.errors ?? []).slice(0, 5)) {
+      report({
+        code: 'NOTIFICATION_FORM',
+        requirement: 'PAGI-EVT-002',
+        exchange: x,
+        pointer: e.instancePath,
+        expected: `a body following the profile's notification schema (${e.schemaPath}: ${e.message ?? e.keyword})`,
+        received: quoted(pointerValue(body, e.instancePath)),
+      });
+    }
+  }
+  const response = o.operation === kind.bodyFrom ? responseObject(o.main, ctx.spec) : undefined;
+  if (!response) return;
+  const template = kind.ownShape.template as Parameters<typeof expectedNotificationFields>[0];
+  for (const [pointer, expected] of expectedNotificationFields(template, response)) {
+    const got = pointerValue(body, pointer);
+    if (got !== expected)
+      report({
+        code: 'NOTIFICATION_FORM',
+        requirement: 'PAGI-EVT-002',
+        exchange: x,
+        pointer,
+        expected: `${JSON.stringify(expected)} (the profile's notification template, from the ${kind.bodyFrom} answer)`,
+        received: quoted(got),
+      });
+  }
+}
+
+/** The value a JSON pointer names in a body (undefined when absent). */
+function pointerValue(body: unknown, pointer: string): unknown {
+  let node = body;
+  for (const part of pointer.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
+}
 
 /**
  * Requests the kit's receiver refused while the probe ran (more notifications, faster or larger than any profile

@@ -3,6 +3,7 @@
  * (payment invariants) or `profile` level (the profile's states, codes and numbering), never `must`.
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
 import { FIELD } from '../fields.js';
 import {
   type CheckDefinition,
@@ -18,6 +19,7 @@ import {
 } from '../findings.js';
 import {
   batchResults,
+  sameValue,
   type CodeMessagePair,
   expectedCodeMessage,
   isObject,
@@ -31,7 +33,8 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { codeOfState, errorKindOf } from './common.js';
+import { refundRules, refundsMade, stateAfterRefunds } from '../probes/support.js';
+import { codeOfState, errorKindOf, sentBody } from './common.js';
 
 /**
  * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
@@ -193,7 +196,7 @@ export const queryShowsAuthorisedPayment = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['retrievalTrans'],
-    requirements: ['PAGI-QRY-005', 'PAGI-ST-002'],
+    requirements: ['PAGI-INV-004', 'PAGI-ST-002'],
     description:
       'A payment made through the interface is found by the query with its order_no, amount and currency, in the profile’s approved state.',
     verify(o, ctx, report) {
@@ -205,7 +208,7 @@ export const queryShowsAuthorisedPayment = wrap(
       if (!record) {
         report({
           code: 'RECORD_NOT_FOUND',
-          requirement: 'PAGI-QRY-005',
+          requirement: 'PAGI-INV-004',
           exchange,
           expected: `the payment ${String(fact[FIELD.transactionId])} in the query`,
           received: `${outcomeOf(exchange)} without it`,
@@ -213,10 +216,11 @@ export const queryShowsAuthorisedPayment = wrap(
         return;
       }
       for (const field of [FIELD.orderNo, FIELD.amount, FIELD.currency]) {
-        if (record[field] !== fact[field]) {
+        // Another writing of the same amount or currency (`10.0`, `usd`) is the format checks' to report, not another value.
+        if (!sameValue(field, record[field], fact[field])) {
           report({
             code: 'RECORD_MISMATCH',
-            requirement: 'PAGI-QRY-005',
+            requirement: 'PAGI-INV-004',
             exchange,
             pointer: `/${FIELD.ordersList}`,
             expected: `${field} ${quote(ctx, fact[field])} as paid`,
@@ -246,7 +250,9 @@ function transitionOf(
   const t = ctx.profile.transitions;
   if (op === 'capture') return { step: 'queryAfterCapture', state: t.capture.to, after: 'capture', record: 'record' };
   if (op === 'refund')
-    return { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' };
+    return refundRules(ctx).partial === true
+      ? { step: 'queryAfterRefunds', state: t.refund.toPartial, after: 'a partial refund', record: 'record' }
+      : { step: 'queryAfterFullRefund', state: t.refund.toFull, after: 'a refund in full', record: 'record' };
   if (op === 'cancel') return { step: 'queryAfterCancel', state: t.cancel.to, after: 'cancel', record: 'record2' };
   return undefined;
 }
@@ -290,28 +296,51 @@ export const partialRefundsSucceedTwice = wrap(
     probe: 'paymentLifecycle',
     operations: ['refund'],
     requirements: ['PAGI-REF-003'],
-    description: 'A captured payment can be refunded in part, twice.',
+    description:
+      'A captured payment is refunded in part, twice, as the profile allows (refunds.partial; a second refund where transitions.refund.from holds the partly refunded state); a refund the profile refuses fails with its per-item failure.',
     verify(o, ctx, report) {
-      for (const step of ['refund1', 'refund2']) {
+      const rules = refundRules(ctx);
+      const t = ctx.profile.transitions.refund;
+      const part = String((o.facts.refunds as string[] | undefined)?.[0]);
+      // What the profile says of each partial refund: it succeeds, or it fails with this failure.
+      const plan: [string, true | string][] =
+        rules.partial !== true
+          ? [['refund1', rules.partial]]
+          : [
+              ['refund1', true],
+              ['refund2', rules.repeated || refusalFor(ctx, 'refund', t.toPartial)],
+            ];
+      for (const [step, outcome] of plan) {
         const exchange = o.steps[step];
         if (!exchange) {
           report({
             code: 'TRANSITION_REFUSED',
             requirement: 'PAGI-REF-003',
-            expected: `${step} (a partial refund) to succeed`,
+            expected: `${step} (a partial refund) to be sent`,
             received: String(o.facts.stoppedBecause ?? 'the scenario stopped before it'),
           });
           continue;
         }
-        expectItemSucceeded(
-          ctx,
-          report,
-          exchange,
-          'refund',
-          'PAGI-REF-003',
-          `${step} (a partial refund of ${String((o.facts.refunds as string[])[0])}) to succeed`,
-          (r) => r?.[FIELD.refundReferenceId] ?? r,
-        );
+        if (outcome === true)
+          expectItemSucceeded(
+            ctx,
+            report,
+            exchange,
+            'refund',
+            'PAGI-REF-003',
+            `${step} (a partial refund of ${part}) to succeed`,
+            (r) => r?.[FIELD.refundReferenceId] ?? r,
+          );
+        else
+          expectItemRefused(
+            ctx,
+            report,
+            exchange,
+            'refund',
+            'PAGI-REF-003',
+            `${step} (a partial refund of ${part}; the profile: ${rules.partial === true ? 'no refund of a partly refunded payment' : `refunds.partial ${rules.partial}`})`,
+            { key: outcome, requirement: 'PAGI-REF-003' },
+          );
       }
     },
   }),
@@ -324,17 +353,24 @@ export const overRefundRefused = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['refund'],
-    requirements: ['PAGI-REF-003', 'PAGI-BAT-008'],
+    requirements: ['PAGI-INV-001', 'PAGI-BAT-008'],
     description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
     verify(o, ctx, report) {
+      // A payment the profile refunds no further (partly refunded, not in transitions.refund.from) is refused for its
+      // state or for the amount, whichever batch.checkOrder checks first.
+      const state = stateAfterRefunds(ctx);
+      const refusable = (ctx.profile.transitions.refund.from as string[]).includes(state);
       expectItemRefused(
         ctx,
         report,
         o.steps.overRefund!,
         'refund',
-        'PAGI-REF-003',
+        'PAGI-INV-001',
         `a refund of ${String(o.facts.overRefund)} (more than remains)`,
-        { key: 'overRefund', requirement: 'PAGI-BAT-008' },
+        {
+          key: refusable ? 'overRefund' : stateOrOverAmount(ctx, 'refund', state, 'overRefund'),
+          requirement: 'PAGI-BAT-008',
+        },
       );
     },
   }),
@@ -358,7 +394,7 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
       'Successive refunds of a transaction get distinct refund_reference_id numbers as the profile numbers them, and the refund_reference the profile says.',
     verify(o, ctx, report) {
       const tx = String(recordOf(o)[FIELD.transactionId]);
-      ['refund1', 'refund2'].forEach((step, n) => {
+      refundsMade(ctx).forEach((step, n) => {
         const exchange = o.steps[step]!;
         const result = resultOf(ctx, exchange, 'refund');
         const got = result?.[FIELD.refundReferenceId];
@@ -390,8 +426,18 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
       });
     },
   }),
-  onlyWithSteps('refund1', 'refund2'),
+  onlyWhen(
+    (o, ctx) => refundsMade(ctx).every((step) => o.steps[step] !== undefined),
+    (o, ctx) =>
+      `the scenario stopped before ${refundsMade(ctx).join(' and ')}${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
+  ),
 );
+
+/** The refund search step to judge and the refund steps it must show. */
+function searchedRefunds(o: Observation, ctx: CheckContext): [Exchange, string[]] {
+  const before = refundsMade(ctx, true);
+  return before.length ? [o.steps.refundSearch!, before] : [o.steps.refundSearchAfterFull!, refundsMade(ctx)];
+}
 
 export const refundSearchShowsEveryRefund = wrap(
   defineCheck({
@@ -399,40 +445,56 @@ export const refundSearchShowsEveryRefund = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['retrievalRefund'],
-    requirements: ['PAGI-RFS-003', 'PAGI-REF-004'],
+    requirements: ['PAGI-INV-005', 'PAGI-RFS-003', 'PAGI-REF-004'],
     description:
-      'Refund search shows both refunds with the reference ids and amounts they were answered with, each -NN distinct.',
+      'Refund search shows the refunds made before it (two partial ones where the profile allows them, else the refund in full) with the reference ids and amounts they were answered with, each -NN distinct.',
     verify(o, ctx, report) {
-      const search = o.steps.refundSearch!;
+      // Where the profile refunds only whole amounts, the search after the refund in full.
+      const [search, made] = searchedRefunds(o, ctx);
       const list = responseObject(search, ctx.spec)?.[FIELD.refundOrders];
       const items = Array.isArray(list) ? list.filter(isObject) : [];
       const ids: unknown[] = [];
-      for (const step of ['refund1', 'refund2']) {
+      const claimed = new Set<Record<string, unknown>>();
+      for (const step of made) {
         const refund = resultOf(ctx, o.steps[step]!, 'refund');
         const id = refund?.[FIELD.refundReferenceId];
+        const amount = refund?.[FIELD.refundAmount];
         ids.push(id);
-        const shown = items.find((i) => i[FIELD.refundReferenceId] === id);
+        const shown = items.find((i) => id !== undefined && i[FIELD.refundReferenceId] === id);
+        if (shown) claimed.add(shown);
         if (!shown) {
+          // Shown under another reference id (same transaction and amount): the refund is there, its id is not.
+          const other = items.find(
+            (i) =>
+              !claimed.has(i) &&
+              i[FIELD.transactionId] === refund?.[FIELD.transactionId] &&
+              sameValue(FIELD.refundAmount, i[FIELD.refundAmount], amount),
+          );
+          if (other) claimed.add(other);
           report({
             code: 'RECORD_NOT_FOUND',
-            requirement: 'PAGI-RFS-003',
+            requirement: other ? 'PAGI-RFS-003' : 'PAGI-INV-005',
             exchange: search,
             pointer: `/${FIELD.refundOrders}`,
             expected: `the refund ${quote(ctx, id)} of ${step}`,
-            received: `${items.length} refund(s) without it`,
+            received: other
+              ? `a refund of the same transaction and amount under ${FIELD.refundReferenceId} ${quote(ctx, other[FIELD.refundReferenceId])}`
+              : `${items.length} refund(s) without it`,
           });
-        } else if (shown[FIELD.refundAmount] !== refund?.[FIELD.refundAmount]) {
+        } else if (shown[FIELD.refundAmount] !== amount) {
+          // Another number is another amount of money; another writing of the same amount only breaks the echo.
+          const same = sameValue(FIELD.refundAmount, shown[FIELD.refundAmount], amount);
           report({
             code: 'RECORD_MISMATCH',
-            requirement: 'PAGI-RFS-003',
+            requirement: same ? 'PAGI-RFS-003' : 'PAGI-INV-005',
             exchange: search,
             pointer: `/${FIELD.refundOrders}/${items.indexOf(shown)}/${FIELD.refundAmount}`,
-            expected: `${FIELD.refundAmount} ${quote(ctx, refund?.[FIELD.refundAmount])}`,
+            expected: `${FIELD.refundAmount} ${quote(ctx, amount)}`,
             received: quoted(shown[FIELD.refundAmount]),
           });
         }
       }
-      if (ids[0] !== undefined && ids[0] === ids[1]) {
+      if (ids.length > 1 && ids[0] !== undefined && ids[0] === ids[1]) {
         report({
           code: 'REFERENCE_ID_NUMBERING',
           requirement: 'PAGI-REF-004',
@@ -443,7 +505,15 @@ export const refundSearchShowsEveryRefund = wrap(
       }
     },
   }),
-  onlyWithSteps('refund1', 'refund2', 'refundSearch'),
+  onlyWithSteps('refundSearch'),
+  onlyWhen(
+    (o, ctx) => {
+      const [search, made] = searchedRefunds(o, ctx);
+      return search !== undefined && made.length > 0 && made.every((s) => o.steps[s] !== undefined);
+    },
+    (o) =>
+      `the scenario stopped before the refunds and their search${o.facts.stoppedBecause ? ` (${String(o.facts.stoppedBecause)})` : ''}`,
+  ),
 );
 
 export const cancelAfterRefundRefused = wrap(
@@ -456,7 +526,7 @@ export const cancelAfterRefundRefused = wrap(
     description:
       "A payment can be cancelled only before capture: cancelling a captured, partly refunded payment is refused with the profile's failure.",
     verify(o, ctx, report) {
-      const state = ctx.profile.transitions.refund.toPartial;
+      const state = stateAfterRefunds(ctx);
       const key = refusalFor(ctx, 'cancel', state);
       expectItemRefused(
         ctx,
@@ -471,8 +541,8 @@ export const cancelAfterRefundRefused = wrap(
   }),
   onlyWithSteps('cancelAfterRefunds'),
   onlyWhen(
-    (_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(ctx.profile.transitions.refund.toPartial),
-    'the profile allows cancel after a partial refund',
+    (_, ctx) => !(ctx.profile.transitions.cancel.from as string[]).includes(stateAfterRefunds(ctx)),
+    (_, ctx) => `the profile allows cancel of a ${stateAfterRefunds(ctx)} payment`,
   ),
 );
 
@@ -482,17 +552,19 @@ export const overCaptureRefused = wrap(
     family: 'lifecycle',
     probe: 'paymentLifecycle',
     operations: ['capture'],
-    requirements: ['PAGI-CAP-002', 'PAGI-BAT-008'],
+    requirements: ['PAGI-INV-002', 'PAGI-CAP-002', 'PAGI-BAT-008'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
     verify(o, ctx, report) {
-      // Capturing an amount of one's own: over the authorised amount; capturing the original amount only: another amount.
-      const key = ctx.profile.transitions.capture.itemAmount === 'operationAmount' ? 'overCapture' : 'amountMismatch';
+      // Capturing an amount of one's own: over the authorised amount, which no gateway may accept; where the profile
+      // says an item carries the original amount, an item with another amount is refused as its transitions say.
+      const ownAmount = ctx.profile.transitions.capture.itemAmount === 'operationAmount';
+      const key = ownAmount ? 'overCapture' : 'amountMismatch';
       expectItemRefused(
         ctx,
         report,
         o.steps.overCapture!,
         'capture',
-        'PAGI-CAP-002',
+        ownAmount ? 'PAGI-INV-002' : 'PAGI-CAP-002',
         'a capture above the authorised amount',
         { key, requirement: 'PAGI-BAT-008' },
       );
@@ -544,7 +616,7 @@ export const capturedPaymentNotCapturedAgain = wrap(
       const t = ctx.profile.transitions;
       const cases: [string, string][] = [
         ['captureAgain', t.capture.to],
-        ['captureAfterRefunds', t.refund.toPartial],
+        ['captureAfterRefunds', stateAfterRefunds(ctx)],
       ];
       const judged = cases.filter(([step, state]) => o.steps[step] && !(t.capture.from as string[]).includes(state));
       if (!judged.length) return { notApplicable: `the profile allows capture from ${t.capture.from.join(', ')}` };
@@ -937,6 +1009,18 @@ export const payoutReplayIdempotent = wrap(
   ),
 );
 
+/** What a sent payment shows the profile's decline rules (its card number, security code, e-mail and amount). */
+function declineFacts(ctx: CheckContext, sent: Record<string, unknown>): DeclineFacts {
+  const card = ctx.profile.fields.card;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    cardNumber: text(sent[card.number]),
+    securityCode: text(sent[card.securityCode]),
+    shopperEmail: sent[FIELD.shopperEmail],
+    amount: sent[FIELD.amount],
+  };
+}
+
 export const declinedCardDeclinedPerProfile = defineCheck({
   id: 'declinedCardDeclinedPerProfile',
   family: 'lifecycle',
@@ -944,10 +1028,9 @@ export const declinedCardDeclinedPerProfile = defineCheck({
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
   description:
-    "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status and result_info.",
+    "A payment with the decline test card, and one per decline rule of the profile (card, security code, e-mail, amount), is answered with the profile's declined order_status, and the result_info and risk_action of the rule that declines it.",
   verify(o, ctx, report) {
     const declined = ctx.profile.statusValues.order_status.declined;
-    const info = ctx.profile.payments.resultInfo.declined;
     const payments: [Exchange, string][] = [
       [o.main, 'the decline test card'],
       ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [
@@ -957,6 +1040,12 @@ export const declinedCardDeclinedPerProfile = defineCheck({
     ];
     for (const [exchange, what] of payments) {
       const body = responseObject(exchange, ctx.spec);
+      // The first rule the payment triggers decides its decline, and may word it its own way (a fraud decline).
+      const rule = declineRuleOf(ctx.profile, declineFacts(ctx, sentBody(exchange)));
+      const { resultInfo: info, riskAction: action } = declineOutcome(ctx.profile, rule);
+      const [trigger, value] = rule ? Object.entries(rule)[0]! : [];
+      const which =
+        rule?.resultInfo || rule?.riskAction ? `declined by the ${trigger} ${JSON.stringify(value)} rule` : 'declined';
       if (body?.[FIELD.orderStatus] !== declined) {
         report({
           code: 'STATUS_VALUE',
@@ -973,7 +1062,7 @@ export const declinedCardDeclinedPerProfile = defineCheck({
           requirement: 'PAGI-PAY-013',
           exchange,
           pointer: `/${FIELD.resultInfo}`,
-          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: declined) for ${what}`,
+          expected: `${FIELD.resultInfo} ${expectedCodeMessage(info)} (profile: ${which}) for ${what}`,
           received: body ? quoted(body[FIELD.resultInfo]) : outcomeOf(exchange),
         });
       }
@@ -988,14 +1077,13 @@ export const declinedCardDeclinedPerProfile = defineCheck({
           'PAGI-PAY-013',
           'a declined payment',
         );
-      const action = ctx.profile.payments.risk.action.declined;
       if (body?.risk_action !== undefined && body.risk_action !== action) {
         report({
           code: 'STATUS_VALUE',
           requirement: 'PAGI-PAY-013',
           exchange,
           pointer: '/risk_action',
-          expected: `risk_action ${JSON.stringify(action)} (profile: declined) for ${what}`,
+          expected: `risk_action ${JSON.stringify(action)} (profile: ${which}) for ${what}`,
           received: quoted(body.risk_action),
         });
       }

@@ -1,11 +1,12 @@
 /**
  * limits: each batch operation accepts exactly its limit with every item answered; the limit plus one is not
- * processed in full (must), is refused as a whole with nothing processed (expected) and answered with the profile's
- * over-limit error (profile); an empty batch gets no server error; query and refund search at and over their limit.
+ * processed in full (must) and is answered as the profile says (profile): refused as a whole with nothing processed
+ * and its over-limit error, or only its first orders up to the limit processed (`limits.overLimit.refuseWhole`); an
+ * empty batch gets no server error; query and refund search at and over their limit.
  */
 import type { Check, CheckContext, Observation } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, outcomeOf, quote, succeeded } from '../findings.js';
+import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {
   batchResults,
   envelopeSucceeded,
@@ -18,7 +19,7 @@ import {
 } from '../observe.js';
 import { BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { checkErrorAnswer } from './common.js';
-import { checkItemsAnswered } from './conventions.js';
+import { batchAccepted, checkItemsAnswered } from './conventions.js';
 
 const LIMIT_REQUIREMENTS = ['PAGI-LIM-003', 'PAGI-LIM-004', 'PAGI-LIM-005', 'PAGI-LIM-006'];
 const SELECTION_LIMIT_REQUIREMENTS = ['PAGI-LIM-001', 'PAGI-LIM-002'];
@@ -36,8 +37,8 @@ export const batchAtLimitAccepted = defineCheck({
   family: 'limits',
   probe: 'atLimit',
   operations: BATCH_OPERATIONS,
-  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-003'],
-  description: 'A batch of exactly the limit is accepted and every item is answered.',
+  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
+  description: 'A batch of exactly the limit is accepted and every item is answered, once.',
   verify(o, ctx, report) {
     const requirement = limitRequirement(ctx, o);
     const body = responseObject(o.main, ctx.spec);
@@ -50,7 +51,7 @@ export const batchAtLimitAccepted = defineCheck({
       });
       return;
     }
-    checkItemsAnswered(ctx, report, o.main, o.operation, requirement);
+    checkItemsAnswered(ctx, report, o.main, o.operation, { fields: false, answerRequirement: requirement });
   },
 });
 
@@ -90,8 +91,9 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
   family: 'limits',
   probe: 'overLimit',
   operations: BATCH_OPERATIONS,
-  requirements: LIMIT_REQUIREMENTS,
-  description: 'A batch of the limit plus one is not processed in full: its last item is neither answered nor applied.',
+  requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
+  description:
+    'A batch of the limit plus one is not processed in full: its last item is neither answered nor applied; accepted, every item still gets exactly one result (none silently dropped).',
   verify(o, ctx, report) {
     const requirement = limitRequirement(ctx, o);
     const results = batchResults(ctx.spec, o.operation, responseObject(o.main, ctx.spec)) ?? [];
@@ -105,31 +107,44 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
       });
     }
     reportMoved(ctx, o, report, 'last', requirement, 'LIMIT_EXCEEDED');
+    // Whatever the profile says of over-limit batches, one it accepted answers every item: a dropped one is lost.
+    if (batchAccepted(ctx, o.main, o.operation))
+      checkItemsAnswered(ctx, report, o.main, o.operation, { fields: false });
   },
 });
 
-export const batchOverLimitRefusedWhole = defineCheck({
-  id: 'batchOverLimitRefusedWhole',
-  family: 'limits',
-  probe: 'overLimit',
-  operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-LIM-007'],
-  description: 'A batch over the limit is refused as a whole, with nothing processed (checked by a follow-up query).',
-  verify(o, ctx, report) {
-    const body = responseObject(o.main, ctx.spec);
-    if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
-      report({
-        code: 'LIMIT_NOT_REFUSED',
-        requirement: 'PAGI-LIM-007',
-        expected: 'the whole request refused',
-        received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
-      });
-    }
-    if (!o.steps.followUp) return;
-    reportMoved(ctx, o, report, 'first', 'PAGI-LIM-007', 'STATE_CHANGED');
-    reportMoved(ctx, o, report, 'last', 'PAGI-LIM-007', 'STATE_CHANGED');
-  },
-});
+/** The profile refuses a request over its limit as a whole (`limits.overLimit.refuseWhole`); else it processes the first orders. */
+const refusesWhole = onlyWhen(
+  (_o, ctx) => ctx.profile.limits.overLimit.refuseWhole,
+  'the profile processes the first orders of a request over its limit (limits.overLimit.refuseWhole: false); batchOverLimitAnsweredPerProfile judges that',
+);
+
+export const batchOverLimitRefusedWhole = wrap(
+  defineCheck({
+    id: 'batchOverLimitRefusedWhole',
+    family: 'limits',
+    probe: 'overLimit',
+    operations: BATCH_OPERATIONS,
+    requirements: ['PAGI-LIM-007'],
+    description:
+      'A batch over the limit is refused as a whole, with nothing processed (checked by a follow-up query), where the profile says so.',
+    verify(o, ctx, report) {
+      const body = responseObject(o.main, ctx.spec);
+      if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
+        report({
+          code: 'LIMIT_NOT_REFUSED',
+          requirement: 'PAGI-LIM-007',
+          expected: 'the whole request refused (the profile: limits.overLimit.refuseWhole)',
+          received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])}`,
+        });
+      }
+      if (!o.steps.followUp) return;
+      reportMoved(ctx, o, report, 'first', 'PAGI-LIM-007', 'STATE_CHANGED');
+      reportMoved(ctx, o, report, 'last', 'PAGI-LIM-007', 'STATE_CHANGED');
+    },
+  }),
+  refusesWhole,
+);
 
 export const batchOverLimitAnsweredPerProfile = defineCheck({
   id: 'batchOverLimitAnsweredPerProfile',
@@ -162,14 +177,14 @@ export const emptyBatchNoServerError = defineCheck({
   family: 'limits',
   probe: 'empty',
   operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-LIM-013'],
+  requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description: 'A batch with no orders is answered without a server error.',
   verify(o, _ctx, report) {
     const status = statusOf(o.main);
     if (status === undefined || status >= 500) {
       report({
         code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-        requirement: 'PAGI-LIM-013',
+        requirement: status === undefined ? 'PAGI-ERR-002' : 'PAGI-INV-008',
         expected: 'an answer below 500 to an empty batch',
         received: outcomeOf(o.main),
       });
@@ -250,10 +265,22 @@ export const selectionOverLimitRefused = defineCheck({
   operations: SELECTING_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:
-    "A query or refund search over the limit (counted in the profile's selection fields) is refused as a whole, with the profile's over-limit error.",
+    "A query or refund search over the limit (counted in the profile's selection fields) is answered as the profile says: refused as a whole with its over-limit error, or its first orders up to the limit answered.",
   verify(o, ctx, report) {
     const body = responseObject(o.main, ctx.spec);
     // A request of 101 orders exists only through the profile's selection fields: a profile-level finding.
+    if (!ctx.profile.limits.overLimit.refuseWhole) {
+      const limit = operationOf(ctx.spec, o.operation).selectionLimit!.maxOrders;
+      if (!succeeded(o.main) || !envelopeSucceeded(ctx, body) || !shows(ctx, o, 'first')) {
+        report({
+          code: 'ERROR_ANSWER',
+          requirement: 'PAGI-LIM-008',
+          expected: `the first ${limit} selected orders answered, the first record among them (profile: limits.overLimit.refuseWhole false)`,
+          received: `${outcomeOf(o.main)} with ${FIELD.returnStatus} ${quote(ctx, body?.[FIELD.returnStatus])} and ${selectedRecords(ctx, o).length} records${shows(ctx, o, 'first') ? '' : ', not the first'}`,
+        });
+      }
+      return;
+    }
     if (succeeded(o.main) && envelopeSucceeded(ctx, body)) {
       report({
         code: 'LIMIT_NOT_REFUSED',

@@ -7,7 +7,7 @@ import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../
 import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
-import { renderHeaderValue } from '../../src/profile/template.js';
+import { renderHeaderValue, renderTemplate } from '../../src/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 
 const BODY_FORMAT_REQUIREMENTS = ['PAGI-MED-006', 'PAGI-MED-007', 'PAGI-MED-008'];
@@ -394,10 +394,12 @@ export const checkoutAliasesEqualSources = onPage(
     operations: ['checkout'],
     requirements: ['PAGI-CHK-007', 'PAGI-CHK-010'],
     description:
-      'Each alias the profile maps to a submitted field holds that field’s value; unmapped ones the profile’s value.',
+      'Each alias the profile maps to a submitted field holds a submitted value (must) and that field’s value (profile); unmapped ones the profile’s value.',
     verify(o, ctx, report) {
       const form = pageOf(o);
       const sent = sentBody(o.main);
+      // "The same values under alias names": an alias holds a value the request submitted. Which one is the profile's map.
+      const submitted = new Set(Object.values(sent).map(inputText));
       for (const alias of operationOf(ctx.spec, o.operation).checkoutForm!.aliasNames) {
         const input = form.inputs[alias];
         if (input === undefined) continue; // checkoutFormHasEveryAlias reports it
@@ -405,12 +407,15 @@ export const checkoutAliasesEqualSources = onPage(
         if (source === null) continue; // the profile: present, value not compared
         if (source !== undefined && sent[source] !== undefined) {
           if (input !== inputText(sent[source])) {
+            const another = submitted.has(input);
             report({
               code: 'FORM_INPUT_VALUE',
-              requirement: 'PAGI-CHK-007',
+              requirement: another ? 'PAGI-CHK-010' : 'PAGI-CHK-007',
               pointer: `/inputs/${alias}`,
-              expected: `the value of the submitted ${source}`,
-              received: quoted(input),
+              expected: another
+                ? `the value of the submitted ${source} (the profile's alias map)`
+                : `a submitted value (the profile maps ${alias} to ${source})`,
+              received: another ? `${quoted(input)}, the value of another submitted field` : quoted(input),
             });
           }
         } else if (input !== ctx.profile.checkout.unsourcedValue) {
@@ -451,7 +456,7 @@ export const checkoutAllParamsMatchSubmitted = onPage(
     operations: ['checkout'],
     requirements: ['PAGI-CHK-008', 'PAGI-CHK-010'],
     description:
-      'allParams, parsed as a query string, holds exactly the submitted parameters (compared as a multiset).',
+      'allParams, parsed as a query string, holds every submitted parameter, flat ones with their value (must); nested values as JSON text, nothing else, in request order (profile).',
     verify(o, ctx, report) {
       const name = operationOf(ctx.spec, o.operation).checkoutForm!.allParamsName;
       const value = pageOf(o).inputs[name];
@@ -466,18 +471,44 @@ export const checkoutAllParamsMatchSubmitted = onPage(
         });
         return;
       }
-      const sent = Object.entries(sentBody(o.main)).map(([n, v]) => [n, inputText(v)] as [string, string]);
+      const body = sentBody(o.main);
+      const sent = Object.entries(body).map(([n, v]) => [n, inputText(v)] as [string, string]);
       const got = [...new URLSearchParams(value)];
-      const missing = multisetMinus(pairKeys(sent), pairKeys(got));
-      const extra = multisetMinus(pairKeys(got), pairKeys(sent));
-      if (missing.length || extra.length) {
-        const names = (xs: string[]) => xs.map((x) => x.slice(0, x.indexOf('='))).join(', ');
+      const names = (xs: string[]) => xs.map((x) => x.slice(0, x.indexOf('='))).join(', ');
+      // The document: the parameters joined as a query string. Each submitted one must be there, a flat one with its
+      // value; how a nested value is written and whether other parameters join them are the profile's.
+      const nested = new Set(Object.keys(body).filter((n) => typeof body[n] === 'object' && body[n] !== null));
+      const gotNames = got.map(([n]) => n);
+      const absent = Object.keys(body).filter((n) => !gotNames.includes(n));
+      const flatWrong = multisetMinus(
+        pairKeys(sent.filter(([n]) => !nested.has(n))),
+        pairKeys(got.filter(([n]) => !nested.has(n))),
+      ).filter((x) => !absent.includes(x.slice(0, x.indexOf('='))));
+      if (absent.length || flatWrong.length) {
         report({
           code: 'ALL_PARAMS_MISMATCH',
           requirement: 'PAGI-CHK-008',
           pointer,
-          expected: 'every submitted parameter once with its value',
-          received: `${missing.length ? `missing or different: ${names(missing)}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `not submitted: ${names(extra)}` : ''}`,
+          expected: 'every submitted parameter, a flat one with its submitted value',
+          received: [
+            absent.length ? `missing: ${absent.join(', ')}` : '',
+            flatWrong.length ? `different: ${names(flatWrong)}` : '',
+          ]
+            .filter(Boolean)
+            .join('; '),
+        });
+        return;
+      }
+      const missing = multisetMinus(pairKeys(sent), pairKeys(got));
+      const extra = multisetMinus(pairKeys(got), pairKeys(sent));
+      if (missing.length || extra.length) {
+        report({
+          code: 'ALL_PARAMS_MISMATCH',
+          requirement: 'PAGI-CHK-010',
+          pointer,
+          expected:
+            'the submitted parameters only, each once, nested values as their JSON text (the profile: checkout.allParams)',
+          received: `${missing.length ? `written otherwise: ${names(missing)}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `not submitted or repeated: ${names(extra)}` : ''}`,
         });
       } else if (
         ctx.profile.checkout.allParams.order === 'requestOrder' &&
@@ -502,10 +533,15 @@ export const checkoutFormHasGatewayFields = onPage(
     probe: 'happy',
     operations: ['checkout'],
     requirements: ['PAGI-CHK-009', 'PAGI-CHK-010'],
-    description: 'Every gateway-added field the document lists is an input; those the profile gives a value hold it.',
+    description:
+      'Every gateway-added field the document lists is an input; those the profile gives a value, or a value computed from the request, hold it.',
     verify(o, ctx, report) {
       const form = pageOf(o);
-      const values = (ctx.profile.checkout.gatewayFieldValues ?? {}) as Record<string, string>;
+      const values = { ...((ctx.profile.checkout.gatewayFieldValues ?? {}) as Record<string, string>) };
+      // Values computed from the request as sent (checkout.derivedGatewayFields).
+      const sent = sentBody(o.main);
+      for (const [name, template] of Object.entries(ctx.profile.checkout.derivedGatewayFields ?? {}))
+        values[name] ??= renderTemplate(template, sent);
       for (const name of operationOf(ctx.spec, o.operation).checkoutForm!.gatewayFields) {
         const input = form.inputs[name];
         if (input === undefined)
@@ -521,7 +557,7 @@ export const checkoutFormHasGatewayFields = onPage(
             code: 'FORM_INPUT_VALUE',
             requirement: 'PAGI-CHK-010',
             pointer: `/inputs/${name}`,
-            expected: `the profile's value ${JSON.stringify(values[name])}`,
+            expected: `the profile's value ${JSON.stringify(values[name])}${ctx.profile.checkout.derivedGatewayFields?.[name] !== undefined ? ` (computed from the request: ${JSON.stringify(ctx.profile.checkout.derivedGatewayFields[name])})` : ''}`,
             received: quoted(input),
           });
         }

@@ -21,8 +21,16 @@ import {
   statusOf,
   statusValues,
 } from '../observe.js';
+import { errorKindSpec, precedenceOf } from '../../src/profile/choices.js';
 import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
-import { type ErrorKind, checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
+import {
+  type ErrorKind,
+  checkErrorAnswer,
+  errorKindOf,
+  expectRefusal,
+  firstItemFailure,
+  refusalInBody,
+} from './common.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -38,7 +46,7 @@ export const requestFaultsResolvedInProfileOrder = defineCheck({
   description:
     "A request with a wrong signature and an invalid field gets the error of whichever check the profile's errors.precedence runs first.",
   verify(o, ctx, report) {
-    const expected: ErrorKind = firstOf(ctx.profile.errors.precedence, 'badSignature', 'invalidInput');
+    const expected: ErrorKind = firstOf(precedenceOf(ctx.profile, o.operation), 'badSignature', 'invalidInput');
     if (
       !expectRefusal(report, o.main, 'PAGI-PRF-001', 'a request with a wrong signature and an invalid field', {
         ctx,
@@ -51,7 +59,7 @@ export const requestFaultsResolvedInProfileOrder = defineCheck({
       report({
         code: 'ERROR_ANSWER',
         requirement: 'PAGI-PRF-001',
-        expected: `the profile's ${expected} (it comes first in errors.precedence)`,
+        expected: `the profile's ${expected} (it comes first in the check order of ${o.operation}: errors.precedence${ctx.profile.errors.precedenceByOperation?.[o.operation] ? 'ByOperation' : ''})`,
         received: `the profile's ${got}`,
       });
       return;
@@ -129,7 +137,7 @@ export const itemFaultsResolvedInProfileOrder = wrap(
         ctx,
         report,
         o.steps.unknownInvalid!,
-        firstOf(order, 'invalidItem', 'unknownTransaction'),
+        firstItemFailure(ctx, ['invalidItem', 'unknownTransaction']),
         'an item with an unknown transaction and a currency in a wrong form',
       );
     },
@@ -267,13 +275,42 @@ function integer(value: unknown): bigint | undefined {
   return s === undefined ? undefined : BigInt(s);
 }
 
-/** The fee of a payment amount under the profile's fee rule (integer units of the payment currency). */
+/**
+ * An answered amount (a JSON number, or its text) in units of 10^-decimals; undefined when it is not one or has
+ * more fractional digits (12.345 is no amount to two decimals; 12.5 is 1250 hundredths).
+ */
+function scaledAmount(value: unknown, decimals: number): bigint | undefined {
+  if (decimals === 0) return integer(value);
+  const text =
+    typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
+  const m = /^([0-9]+)(?:\.([0-9]+))?$/.exec(text);
+  if (!m || (m[2] ?? '').length > decimals) return undefined;
+  return BigInt(m[1]!) * 10n ** BigInt(decimals) + BigInt((m[2] ?? '').padEnd(decimals, '0'));
+}
+
+/** Units of 10^-decimals as a decimal text (1250, 2 → `12.50`). */
+function decimalText(value: bigint, decimals: number): string {
+  if (decimals === 0) return String(value);
+  const scale = 10n ** BigInt(decimals);
+  return `${value / scale}.${String(value % scale).padStart(decimals, '0')}`;
+}
+
+/** The fractional digits the profile's fee keeps (`payout.fee.decimals`; whole units by default and for a fixed fee). */
+function feeDecimals(ctx: CheckContext): number {
+  const fee = ctx.profile.payout.fee;
+  return fee.type === 'percentage' ? (fee.decimals ?? 0) : 0;
+}
+
+/**
+ * The fee of a payment amount under the profile's fee rule, in units of 10^-decimals of the payment currency
+ * (`payout.fee.decimals`; whole units by default).
+ */
 export function profileFee(ctx: CheckContext, amount: bigint): bigint {
   const fee = ctx.profile.payout.fee;
   if (fee.type === 'fixed') return BigInt(fee.amount);
   const [whole, fraction = ''] = fee.percent.split('.');
   const denominator = 100n * 10n ** BigInt(fraction.length);
-  const product = amount * BigInt(`${whole}${fraction}`);
+  const product = amount * BigInt(`${whole}${fraction}`) * 10n ** BigInt(feeDecimals(ctx));
   const quotient = product / denominator;
   const remainder = product % denominator;
   if (remainder === 0n || fee.rounding === 'down') return quotient;
@@ -296,20 +333,22 @@ function checkPayout(ctx: CheckContext, report: Report, exchange: Exchange, paye
     });
     return;
   }
+  const decimals = feeDecimals(ctx);
+  const scaled = amount * 10n ** BigInt(decimals);
   const fee = profileFee(ctx, amount);
   const expected: [string, bigint][] = [
     [FIELD.feeAmount, fee],
-    [FIELD.amountPayerPays, payer === 'payer' ? amount + fee : amount],
-    [FIELD.amountBeneficiaryReceives, payer === 'payer' ? amount : amount - fee],
+    [FIELD.amountPayerPays, payer === 'payer' ? scaled + fee : scaled],
+    [FIELD.amountBeneficiaryReceives, payer === 'payer' ? scaled : scaled - fee],
   ];
   for (const [field, value] of expected) {
-    if (integer(body[field]) !== value) {
+    if (scaledAmount(body[field], decimals) !== value) {
       report({
         code: 'PAYOUT_AMOUNTS',
         requirement: 'PAGI-PRF-004',
         exchange,
         pointer: `/${field}`,
-        expected: `${field} ${value} (fee rule of the profile, ${FIELD.feePaidBy} ${JSON.stringify(request[FIELD.feePaidBy])})`,
+        expected: `${field} ${decimalText(value, decimals)} (fee rule of the profile${decimals ? `, to ${decimals} decimals` : ''}, ${FIELD.feePaidBy} ${JSON.stringify(request[FIELD.feePaidBy])})`,
         received: quoted(body[field]),
       });
     }
@@ -499,7 +538,7 @@ function expectKind(
       checkErrorAnswer(ctx, report, exchange, operation, kind, 'PAGI-PRF-006');
     return;
   }
-  const spec = ctx.profile.errors.kinds[kind];
+  const spec = errorKindSpec(ctx.profile, kind);
   const format = ctx.profile.errors.unknownOperationFormat;
   const type = headerOf(exchange.response?.headers, 'content-type');
   if (

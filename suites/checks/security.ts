@@ -1,9 +1,11 @@
 /**
  * security: missing or wrong `encryption_data` refused with nothing changed; response signatures verified where the
  * profile signs them; query (and, where the profile says, refund search) refused from an unregistered address;
- * free text carrying markup returned exactly, adding no element, attribute or input.
+ * free text carrying markup returned exactly in the checkout page's inputs, adding no input, and leaving the XML answer
+ * readable.
  */
-import type { Check, CheckContext, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Observation, OperationKey } from '../../src/model.js';
+import { kitSpec } from '../../src/spec/load.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { formOf, operationOf, responseObject } from '../observe.js';
@@ -54,12 +56,23 @@ export const badSignatureRefusedPerProfile = defineCheck({
   },
 });
 
+/**
+ * Operations whose answer can carry `encryption_data`: those whose response schema declares it (every answer but the
+ * checkout page, which has no field for it). Derived from the spec, so no answer that carries one goes unverified.
+ */
+export const SIGNED_RESPONSE_OPERATIONS: readonly OperationKey[] = ALL_OPERATIONS.filter((op) =>
+  declaredNames(schemasAt(kitSpec(), operationOf(kitSpec(), op).responseSchemaId, ''))?.has(FIELD.signature),
+);
+
 /** Why a response signature cannot be judged for an operation, or undefined when it can. */
 function unsigned(ctx: CheckContext, o: Observation): string | undefined {
   const rule = ctx.profile.signature.response;
   if (!rule.signed) return 'the profile says responses are not signed';
   if ('fields' in rule && !(rule.fields as Record<string, unknown>)[o.operation])
     return `the profile signs no ${o.operation} response`;
+  const body = responseObject(o.main, ctx.spec);
+  if (body && body[FIELD.signature] === undefined)
+    return `the answer carries no ${FIELD.signature} (responseMatchesSchema or responseHoldsListedFields reports it)`;
   if (typeof o.facts.signatureUnverifiable === 'string') return o.facts.signatureUnverifiable;
   if (o.facts.signatureValid === undefined)
     return 'the signature could not be verified (no decodable body or no rule for it)';
@@ -71,9 +84,10 @@ export const responseSignatureVerifies = wrap(
     id: 'responseSignatureVerifies',
     family: 'security',
     probe: 'happy',
-    operations: ['authoriseDirect', 'capture', 'review', 'cancel', 'refund', 'retrievalRefund', 'payout'],
+    operations: SIGNED_RESPONSE_OPERATIONS,
     requirements: ['PAGI-AUTH-007'],
-    description: "The response's encryption_data verifies under the profile's response signature scheme.",
+    description:
+      "Every answer carrying encryption_data (query and APM answers included) verifies under the profile's response signature scheme.",
     verify(o, ctx, report) {
       if (o.facts.signatureValid === false) {
         const got = responseObject(o.main, ctx.spec)?.[FIELD.signature];
@@ -148,9 +162,9 @@ export const freeTextParsesBackExactly = defineCheck({
   family: 'security',
   probe: 'injection',
   operations: ['authoriseDirect', 'checkout'],
-  requirements: ['PAGI-SEC-002'],
+  requirements: ['PAGI-SEC-002', 'PAGI-MED-006'],
   description:
-    'Free text carrying "><script> or </note><x> reads back from the XML or HTML as exactly the sent string, adding no element or input.',
+    'Free text carrying "><script> or </note><x> leaves the answer readable; on the checkout page it reads back as exactly the sent string, adding no input.',
   verify(o, ctx, report) {
     const injected = o.facts.injected as Record<string, string>;
     const op = operationOf(ctx.spec, o.operation);
@@ -163,55 +177,45 @@ export const freeTextParsesBackExactly = defineCheck({
     if (decoded?.kind === 'undecodable') {
       report({
         code: 'MARKUP_INJECTED',
-        requirement: 'PAGI-SEC-002',
+        // The XML answer must stay a well-formed document whatever the request held; the page, a page.
+        requirement: op.checkoutForm ? 'PAGI-SEC-002' : 'PAGI-MED-006',
         expected: 'a readable document despite markup in free text',
         received: decoded.problem,
       });
       return;
     }
+    // Where the document shows a field returned: the checkout form holds every submitted field under its own name.
+    // The direct payment response lists a note, but never says it is the request's: its text is not compared.
+    if (!op.checkoutForm) return;
     const form = formOf(o.main);
-    const values = op.checkoutForm ? form?.inputs : responseObject(o.main, ctx.spec);
-    if (!values) return { notApplicable: 'the answer holds no readable fields' };
+    if (!form) return { notApplicable: 'the answer holds no readable form' };
     let returned = 0;
     for (const [field, sent] of Object.entries(injected)) {
-      const got = values[field];
+      const got = form.inputs[field];
       if (got === undefined) continue;
       returned++;
       if (got !== sent)
         report({
           code: 'TEXT_ALTERED',
           requirement: 'PAGI-SEC-002',
-          pointer: op.checkoutForm ? `/inputs/${field}` : `/${field}`,
+          pointer: `/inputs/${field}`,
           expected: `exactly ${JSON.stringify(sent)}`,
           received: quoted(got),
         });
     }
     if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
-    if (form) {
-      // An input the spec does not name is the gateway's business, unless it carries the injected markup.
-      const known = knownInputs(ctx, o.operation, sentBody(o.main));
-      for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) =>
-        carriesMarkup(n, form.inputs[n]),
-      )) {
-        report({
-          code: 'MARKUP_INJECTED',
-          requirement: 'PAGI-SEC-002',
-          pointer: `/inputs/${name}`,
-          expected: 'no input made of the markup in free text',
-          received: quoted(name, 'input '),
-        });
-      }
-    } else {
-      const declared = declaredNames(schemasAt(ctx.spec, op.responseSchemaId, '')) ?? new Set<string>();
-      for (const tag of INJECTED_TAGS.filter((t) => t in values && !declared.has(t))) {
-        report({
-          code: 'MARKUP_INJECTED',
-          requirement: 'PAGI-SEC-002',
-          pointer: `/${tag}`,
-          expected: 'no element added by free text',
-          received: `element <${tag}>`,
-        });
-      }
+    // An input the spec does not name is the gateway's business, unless it carries the injected markup.
+    const known = knownInputs(ctx, o.operation, sentBody(o.main));
+    for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) =>
+      carriesMarkup(n, form.inputs[n]),
+    )) {
+      report({
+        code: 'MARKUP_INJECTED',
+        requirement: 'PAGI-SEC-002',
+        pointer: `/inputs/${name}`,
+        expected: 'no input made of the markup in free text',
+        received: quoted(name, 'input '),
+      });
     }
   },
 });
@@ -221,7 +225,7 @@ export const noSecretInResponse = defineCheck({
   family: 'security',
   probe: 'happy',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-SEC-003'],
+  requirements: ['PAGI-INV-009'],
   description: "No response carries the merchant's signing key, in its body, a header name or a header value.",
   verify(o, _ctx, report) {
     // The client notes where a response carried the secret when it records it; the check never sees the secret.
@@ -230,7 +234,7 @@ export const noSecretInResponse = defineCheck({
       if (where?.length) {
         report({
           code: 'SECRET_ECHOED',
-          requirement: 'PAGI-SEC-003',
+          requirement: 'PAGI-INV-009',
           exchange: x,
           expected: "no trace of the merchant's signing key",
           received: `the signing key in the response (${where.join(', ')})`,

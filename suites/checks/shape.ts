@@ -45,6 +45,24 @@ const requestSchemas = [...spec.operations.values()].map((op) => op.requestSchem
 const responseRequirements = schemaRequirements(spec, responseSchemas);
 const requestRequirements = schemaRequirements(spec, requestSchemas);
 
+/**
+ * Requirements a response field's absence is reported under instead of PAGI-GEN-011 (`x-pagi: {absent: ID}`: a field its
+ * envelope does not list that the document still says responses carry).
+ */
+const ABSENT_REQUIREMENTS: readonly string[] = (() => {
+  const ids = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const absent = (node as Record<string, any>)['x-pagi']?.absent;
+      if (typeof absent === 'string') ids.add(absent);
+      Object.values(node).forEach(walk);
+    }
+  };
+  for (const id of responseSchemas) walk(spec.schemas.get(id));
+  return [...ids].sort();
+})();
+
 /** Requirement ids the response schemas' structural constraints carry (types, required fields, arrays). */
 export const RESPONSE_STRUCTURE_REQUIREMENTS = [...responseRequirements.structure].sort();
 /** Requirement ids the response schemas' format constraints carry (patterns, formats, excluded forms). */
@@ -225,20 +243,21 @@ function omittedKey(path: readonly (string | number)[]): string {
  * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from
  * its request (judged by the echo rules), the top level of an echoing response (`responseAddsDocumentedFields`),
  * result groups a payment asks for (`x-pagi.results`, judged by the results checks), properties the schema types
- * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted.
+ * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted. A field whose
+ * schema names the requirement of its absence (`x-pagi: {absent: ID}`) is reported under that one, else PAGI-GEN-011.
  */
 function absentListedFields(
   ctx: CheckContext,
   operation: OperationKey,
   instance: Record<string, unknown>,
   request: Record<string, unknown>,
-): string[] {
+): { pointer: string; requirement: string }[] {
   const op = operationOf(ctx.spec, operation);
   const grouped = new Set(Object.values(ctx.spec.results).flatMap((g) => [...g.payment, ...g.query]));
   const omitted = omittedFields(ctx, operation);
   // A token_id answers a request asking for a token (the profile's token_flag value); PAGI-PAY-010 judges it then.
   if (request[FIELD.tokenFlag] !== ctx.profile.payments.token.requestValue) grouped.add(FIELD.tokenId);
-  const out: string[] = [];
+  const out: { pointer: string; requirement: string }[] = [];
   const walk = (v: unknown, ats: SchemaAt[], echoed: SchemaAt[], path: (string | number)[]) => {
     if (ats.length === 0) return;
     if (Array.isArray(v)) {
@@ -257,7 +276,9 @@ function absentListedFields(
     );
     if (!(op.echoDeep && path.length === 0)) {
       for (const name of names) {
-        const listed = propertySchemas(ctx.spec, ats, name).every((at) => at.node['x-pagi']?.listed !== false);
+        const nodes = propertySchemas(ctx.spec, ats, name);
+        const listed = nodes.every((at) => at.node['x-pagi']?.listed !== false);
+        const absent = nodes.map((at) => at.node['x-pagi']?.absent).find((id) => typeof id === 'string');
         if (
           name in value ||
           !listed ||
@@ -267,7 +288,7 @@ function absentListedFields(
           omitted.has(omittedKey([...path, name]))
         )
           continue;
-        out.push(pointerOf([...path, name]));
+        out.push({ pointer: pointerOf([...path, name]), requirement: absent ?? 'PAGI-GEN-011' });
       }
     }
     for (const [key, child] of Object.entries(value)) {
@@ -292,18 +313,18 @@ export const responseHoldsListedFields = onlyOnSuccess(
     family: 'shape',
     probe: 'happy',
     operations: ALL_OPERATIONS.filter((op) => op !== 'checkout'),
-    requirements: ['PAGI-GEN-011'],
+    requirements: ['PAGI-GEN-011', ...ABSENT_REQUIREMENTS],
     description:
-      'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected.',
+      'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected (encryption_data of the query and APM answers, which their envelopes do not list, too).',
     verify(o, ctx, report) {
       const body = responseObject(o.main, ctx.spec);
       if (!body) return notDecodable(o.operation);
-      for (const pointer of absentListedFields(ctx, o.operation, body, sentBody(o.main))) {
+      for (const { pointer, requirement } of absentListedFields(ctx, o.operation, body, sentBody(o.main))) {
         report({
           code: 'LISTED_FIELD_ABSENT',
-          requirement: 'PAGI-GEN-011',
+          requirement,
           pointer,
-          expected: `field ${pointer} (listed by the document)`,
+          expected: `field ${pointer} (${requirement === 'PAGI-GEN-011' ? 'listed by the document' : `carried by responses, ${requirement}`})`,
           received: 'no such field',
         });
       }

@@ -3,7 +3,7 @@
  * for the APM payment, the profile's refusal elsewhere) with nothing changed; an unknown APM record answered 404;
  * per-item failures for unknown transactions; no server error for any generated input.
  */
-import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import {
@@ -24,6 +24,7 @@ import {
   checkErrorAnswer,
   checkFollowUp,
   expectRefusal,
+  firstItemFailure,
   followUpReason,
   refusalInBody,
   sentBody,
@@ -34,7 +35,7 @@ export const successAnsweredWith200 = defineCheck({
   family: 'status',
   probe: 'happy',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-GEN-007', 'PAGI-GEN-010'],
+  requirements: ['PAGI-GEN-007'],
   description: 'An operation is answered, a successful one with HTTP 200.',
   verify(o, _ctx, report) {
     if (statusOf(o.main) !== 200)
@@ -91,9 +92,29 @@ function verifyInvalid(o: Observation, ctx: CheckContext, report: Report, kind: 
   checkErrorAnswer(ctx, report, o.main, o.operation, kind, 'PAGI-ERR-004');
 }
 
+type ItemFailure = keyof CheckContext['profile']['batch']['itemFailures'];
+
+/**
+ * The per-item failure an item with one field in a wrong form gets: the first check of the profile's
+ * `batch.checkOrder` the item fails. A wrong form always fails `invalidItem`; a wrong currency is also another currency
+ * than the payment's, a wrong amount another amount (where the item's amount is compared), a wrong key field an
+ * unknown transaction, so a profile checking those first refuses the item with that failure.
+ */
+export function expectedItemFailure(ctx: CheckContext, operation: OperationKey, pointer: string): ItemFailure {
+  const field = pointer.split('/')[3];
+  const op = operationOf(ctx.spec, operation);
+  const failed = new Set<string>(['invalidItem']);
+  if (field === FIELD.currency) failed.add('currencyMismatch');
+  if (field === FIELD.amount && (operation !== 'capture' || ctx.profile.transitions.capture.itemAmount === 'original'))
+    failed.add('amountMismatch');
+  if (field !== undefined && (op.echoItems?.key ?? []).includes(field)) failed.add('unknownTransaction');
+  return firstItemFailure(ctx, [...failed]) as ItemFailure;
+}
+
 /**
  * A wrong format inside a batch item answered with 2xx: the item must be refused on its own with the profile's
- * invalidItem failure (the profile's per-item refusal; a whole-request 4xx is the other accepted answer).
+ * per-item failure (invalidItem, or the failure of a check the profile's batch.checkOrder runs before it that the
+ * item fails too; a whole-request 4xx is the other accepted answer).
  */
 function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, index: number, what: string): void {
   const batch = operationOf(ctx.spec, o.operation).batch!;
@@ -113,13 +134,14 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
     });
     return;
   }
-  const expected = ctx.profile.batch.itemFailures.invalidItem;
+  const failure = expectedItemFailure(ctx, o.operation, (o.facts.mutated as { pointer: string }).pointer);
+  const expected = ctx.profile.batch.itemFailures[failure];
   if (!matchesCodeMessage(expected, result[batch.message])) {
     report({
       code: 'ERROR_ANSWER',
       requirement: 'PAGI-ERR-004',
       pointer: `${pointer}/${batch.message}`,
-      expected: `${expectedCodeMessage(expected)} (the profile's invalidItem)`,
+      expected: `${expectedCodeMessage(expected)} (the profile's ${failure}${failure === 'invalidItem' ? '' : ', checked before invalidItem in batch.checkOrder'})`,
       received: quoted(result[batch.message]),
     });
   }
@@ -219,7 +241,7 @@ export const unknownTransactionItemFails = defineCheck({
   family: 'status',
   probe: 'unknownTransaction',
   operations: BATCH_OPERATIONS,
-  requirements: ['PAGI-BAT-010', 'PAGI-BAT-008', 'PAGI-ERR-005'],
+  requirements: ['PAGI-BAT-010', 'PAGI-INV-003', 'PAGI-BAT-008', 'PAGI-ERR-005'],
   description:
     "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
   verify(o, ctx, report) {
@@ -260,9 +282,10 @@ export const unknownTransactionItemFails = defineCheck({
       });
     }
     if (itemSucceeded(ctx, o.operation, result)) {
+      // A success for a transaction the gateway does not hold reports an operation it cannot have done.
       report({
         code: 'ITEM_STATUS',
-        requirement: 'PAGI-BAT-010',
+        requirement: ['PAGI-BAT-010', 'PAGI-INV-003'],
         pointer: `${at}/${batch.status}`,
         expected: 'a failure for an unknown transaction',
         received: quoted(result[batch.status], 'success '),
@@ -309,7 +332,7 @@ export const generatedInputNeverServerError = defineCheck({
   family: 'status',
   probe: 'generatedNegative',
   operations: ALL_OPERATIONS,
-  requirements: ['PAGI-ERR-002'],
+  requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description:
     'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
   verify(o, _ctx, report) {
@@ -322,7 +345,7 @@ export const generatedInputNeverServerError = defineCheck({
         const c = (o.facts.cases as { field: string }[] | undefined)?.[i];
         report({
           code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-          requirement: 'PAGI-ERR-002',
+          requirement: status === undefined ? 'PAGI-ERR-002' : ['PAGI-ERR-002', 'PAGI-INV-008'],
           exchange,
           pointer: c ? `/${c.field}` : '',
           expected: `an answer below 500 to ${caseLabel(o, i)}`,

@@ -375,7 +375,7 @@ export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'
   }
   steps.facts.rules = rules;
   // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
-  const fields = { ...(main.request.body ?? {}), ...(responseObject(main, ctx.spec) ?? {}) };
+  const fields = { ...(responseObject(main, ctx.spec) ?? {}), ...(main.request.body ?? {}) };
   if (text(fields, FIELD.transactionId))
     await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
   return main;

@@ -1,8 +1,9 @@
 /**
  * Stateful scenarios, linked by response values. Each runs once per run (memoised per client) and answers every
  * operation it covers with its own `main` step:
- * - payment: authorise → query → capture → query → capture again → two partial refunds → query → refund search →
- *   over-refund → capture and cancel of the partly refunded payment → refund of the rest → query → one more refund;
+ * - payment: authorise → query → capture → query → capture again → two partial refunds (as the profile allows them;
+ *   a refused one is still sent) → query → refund search → over-refund → capture and cancel of the partly refunded
+ *   payment → refund of the rest (unless the profile refunds a partly refunded payment no more) → query → one more refund;
  *   and authorise → over-capture → cancel → query → capture of the cancelled payment;
  * - review: a payment the profile's review rule flags → query → review approve → query → review again; a second one
  *   → review reject → query → review of the rejected payment;
@@ -29,6 +30,7 @@ import {
   once,
   pay,
   queryOrder,
+  refundRules,
   select,
 } from './support.js';
 
@@ -89,34 +91,46 @@ async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Ste
   await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAgain');
   const part = Math.floor(amount / 4);
   steps.facts.refunds = [money(part), money(part)];
-  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, 'refund1');
-  await mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, 'refund2');
+  // Two partial refunds, as the profile allows them (refunds.partial, transitions.refund): each that the profile
+  // refuses is still sent, and its refusal judged.
+  const rules = refundRules(ctx);
+  const refund = (step: string, pass: boolean) =>
+    pass
+      ? mustPass(client, ctx, steps, 'refund', record, { [FIELD.refundAmount]: money(part) }, step)
+      : batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(part) }), step);
+  await refund('refund1', rules.partial === true);
+  if (rules.partial === true) await refund('refund2', rules.repeated);
+  const refunded = rules.partial !== true ? 0 : rules.repeated ? 2 * part : part;
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterRefunds');
   await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearch');
-  steps.facts.overRefund = money(amount - 2 * part + 1);
+  steps.facts.overRefund = money(amount - refunded + 1);
   await batch(
     client,
     ctx,
     steps,
     'refund',
     [record],
-    () => ({ [FIELD.refundAmount]: money(amount - 2 * part + 1) }),
+    () => ({ [FIELD.refundAmount]: money(amount - refunded + 1) }),
     'overRefund',
   );
   await batch(client, ctx, steps, 'capture', [record], () => ({}), 'captureAfterRefunds');
   await batch(client, ctx, steps, 'cancel', [record], () => ({}), 'cancelAfterRefunds');
+  // A partly refunded payment the profile refunds no more keeps the rest.
+  if (refunded > 0 && !rules.repeated) return;
   // The rest of the captured amount: the payment is refunded in full, and a further refund has nothing to take.
-  steps.facts.fullRefund = money(amount - 2 * part);
+  steps.facts.fullRefund = money(amount - refunded);
   await mustPass(
     client,
     ctx,
     steps,
     'refund',
     record,
-    { [FIELD.refundAmount]: money(amount - 2 * part) },
+    { [FIELD.refundAmount]: money(amount - refunded) },
     'refundRest',
   );
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterFullRefund');
+  // No refund preceded the first search where the profile refunds only whole amounts: search again after this one.
+  if (refunded === 0) await select(client, ctx, steps, 'retrievalRefund', [record.fields], 'refundSearchAfterFull');
   await batch(client, ctx, steps, 'refund', [record], () => ({ [FIELD.refundAmount]: money(1) }), 'refundAfterFull');
 }
 

@@ -24,7 +24,9 @@ import {
   itemSucceeded,
   money,
   operationOf,
+  queryRecords,
   responseObject,
+  statusOf,
   text,
 } from '../observe.js';
 
@@ -187,7 +189,12 @@ export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<st
   return {};
 }
 
-/** A direct payment made to have an outcome; the set-up fails unless the answer carries a transaction id. */
+/**
+ * A direct payment made to have an outcome. Its record holds what the kit sent (order_no, amount, currency: never
+ * the gateway's echo of them, which the echo checks judge) and what only the answer knows (transaction_id,
+ * order_status, …). An answer without a transaction id is looked up by its order number in a query, when the
+ * profile's query selects by it; the set-up fails only when neither gives one.
+ */
 export async function pay(
   client: ProbeClient,
   ctx: CheckContext,
@@ -198,10 +205,36 @@ export async function pay(
 ): Promise<PaymentRecord> {
   const body = client.sample('authoriseDirect', { ...outcomeOverrides(ctx, outcome), ...overrides });
   const exchange = steps.add(step, await client.send('authoriseDirect', body));
-  const response = responseObject(exchange, ctx.spec);
-  if (!text(response, FIELD.transactionId))
-    throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
-  return { fields: { ...body, ...response }, exchange };
+  const response = responseObject(exchange, ctx.spec) ?? {};
+  const fields: Record<string, unknown> = { ...response, ...body };
+  if (!text(response, FIELD.transactionId)) {
+    if (statusOf(exchange) !== 200)
+      throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
+    // The next best evidence: the payment as a query shows it, found by the order number the kit sent.
+    const orderNo = String(body[FIELD.orderNo]);
+    const query = await queryOrder(client, ctx, steps, orderNo, `${step}Query`).catch(() => undefined);
+    const [record] = query ? queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: orderNo }) : [];
+    const found = text(record, FIELD.transactionId);
+    if (!found)
+      throw new SetupFailed(
+        step,
+        exchange,
+        `no ${FIELD.transactionId} in the answer (${describe(exchange)})${query ? ', nor in a query by its order_no' : ''}`,
+      );
+    fields[FIELD.transactionId] = found;
+    noteAbsent(steps, step, FIELD.transactionId, 'taken from a query by order_no');
+  }
+  return { fields, exchange };
+}
+
+/**
+ * Note that a set-up answer lacked a field the probe needed and what it carried on from (`facts.absentFields`): the
+ * absence itself is reported by the checks reading that operation's answers (responseHoldsListedFields).
+ */
+function noteAbsent(steps: Steps, step: string, field: string, instead: string): void {
+  const notes = (steps.facts.absentFields as string[] | undefined) ?? [];
+  notes.push(`${step}: no ${field} in the answer; ${instead}`);
+  steps.facts.absentFields = notes;
 }
 
 /** A direct payment with an outcome; the set-up fails unless it is answered with that outcome and a transaction id. */
@@ -215,6 +248,12 @@ export async function authorise(
 ): Promise<PaymentRecord> {
   const record = await pay(client, ctx, steps, outcome, overrides, step);
   const status = record.fields[FIELD.orderStatus];
+  // An answer that does not say the outcome: the transaction id it carries is the evidence the probe goes on from;
+  // a later step that needs the outcome shows whether the payment had it.
+  if ((status === undefined || status === '') && statusOf(record.exchange) === 200) {
+    noteAbsent(steps, step, FIELD.orderStatus, `carried on as ${outcome} from its ${FIELD.transactionId}`);
+    return record;
+  }
   if (status !== ctx.profile.statusValues.order_status[outcome]) {
     throw new SetupFailed(
       step,
@@ -231,6 +270,35 @@ export function describe(exchange: Exchange | undefined): string {
   return exchange.error ? `${exchange.error.kind}: ${exchange.error.message}` : `HTTP ${exchange.response?.status}`;
 }
 
+/**
+ * How the profile refunds (`refunds.partial`, `transitions.refund`): whether a refund may take less than what remains
+ * (else the per-item failure a smaller one gets), and whether a partly refunded payment can be refunded again.
+ */
+export function refundRules(ctx: CheckContext): { partial: true | string; repeated: boolean } {
+  const partial = ctx.profile.refunds.partial ?? 'allowed';
+  const t = ctx.profile.transitions.refund;
+  return {
+    partial: partial === 'allowed' ? true : partial,
+    repeated: partial === 'allowed' && (t.from as string[]).includes(t.toPartial),
+  };
+}
+
+/**
+ * The payment's state after the refund steps of the payment scenario: partly refunded, or still captured where the
+ * profile refuses partial refunds (`refunds.partial`).
+ */
+export function stateAfterRefunds(ctx: CheckContext): string {
+  const t = ctx.profile.transitions;
+  return refundRules(ctx).partial === true ? t.refund.toPartial : t.capture.to;
+}
+
+/** The refund steps of the payment scenario the profile lets succeed, in order (`upToSearch`: those before the search). */
+export function refundsMade(ctx: CheckContext, upToSearch = false): string[] {
+  const rules = refundRules(ctx);
+  if (rules.partial !== true) return upToSearch ? [] : ['refundRest'];
+  return rules.repeated ? ['refund1', 'refund2'] : ['refund1'];
+}
+
 /** One action that moves a payment from a state to another, as the profile's transitions say. */
 type Action =
   | { kind: 'authorise'; outcome: Outcome }
@@ -244,8 +312,10 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
     const out: [Action, string][] = [];
     if ((t.capture.from as string[]).includes(from)) out.push([{ kind: 'capture' }, t.capture.to]);
     if ((t.cancel.from as string[]).includes(from)) out.push([{ kind: 'cancel' }, t.cancel.to]);
-    if ((t.refund.from as string[]).includes(from))
-      out.push([{ kind: 'refundPartial' }, t.refund.toPartial], [{ kind: 'refundFull' }, t.refund.toFull]);
+    if ((t.refund.from as string[]).includes(from)) {
+      if (refundRules(ctx).partial === true) out.push([{ kind: 'refundPartial' }, t.refund.toPartial]);
+      out.push([{ kind: 'refundFull' }, t.refund.toFull]);
+    }
     if ((t.review.from as string[]).includes(from))
       out.push([{ kind: 'reviewApprove' }, r.approve.to], [{ kind: 'reviewReject' }, r.reject.to]);
     return out;
@@ -354,10 +424,12 @@ export function happyItemFields(
   record: PaymentRecord,
   partOfAmount = 2,
 ): Record<string, unknown> {
-  if (operation === 'refund')
-    return {
-      [FIELD.refundAmount]: money(Math.max(1, Math.floor((cents(record.fields[FIELD.amount]) ?? 0) / partOfAmount))),
-    };
+  if (operation === 'refund') {
+    // A profile refunding only the whole remaining amount (refunds.partial) gets the whole captured amount.
+    const amount = cents(record.fields[FIELD.amount]) ?? 0;
+    const part = refundRules(ctx).partial === true ? partOfAmount : 1;
+    return { [FIELD.refundAmount]: money(Math.max(1, Math.floor(amount / part))) };
+  }
   if (operation === 'review') return actionFields(ctx, 'reviewApprove', record);
   return {};
 }
@@ -423,11 +495,14 @@ export async function batch(
   if (mustSucceed) {
     const body = responseObject(exchange, ctx.spec);
     const results = batchResults(ctx.spec, operation, body) ?? [];
-    if (
-      !envelopeSucceeded(ctx, body) ||
-      results.length !== items.length ||
-      !results.every((r) => itemSucceeded(ctx, operation, r))
-    ) {
+    // Each item succeeded by the results naming it (by any of its key fields): a result answered twice, or naming
+    // its order otherwise, is for the checks to judge; the set-up needs only the items done.
+    const key = operationOf(ctx.spec, operation).echoItems?.key ?? [FIELD.transactionId, FIELD.orderNo];
+    const done = (item: Record<string, unknown>) => {
+      const mine = results.filter((r) => key.some((k) => item[k] !== undefined && r[k] === item[k]));
+      return mine.length > 0 && mine.every((r) => itemSucceeded(ctx, operation, r));
+    };
+    if (!envelopeSucceeded(ctx, body) || !items.every(done)) {
       throw new SetupFailed(
         step,
         exchange,

@@ -70,14 +70,16 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     await gateway?.stop();
   });
 
-  it('the run fails the check, prints its seed and a curl line with $PAGI_CARD and $PAGI_CVC instead of ***', () => {
+  it('the run fails the check, prints its seed and a curl line with $PAGI_CARD, $PAGI_CARD_MONTH, $PAGI_CARD_YEAR and $PAGI_CVC instead of ***', () => {
     const failed = results.checks.find((c) => c.checkId === CHECK && c.operation === 'authoriseDirect');
     expect(failed?.status).toBe('failed');
     expect(run.stdout).toMatch(/; seed: 31; /);
     const curl = failed!.findings.find((f) => f.evidence)!.evidence!.curl;
     expect(curl).toContain(`"card_number":'"\\"$PAGI_CARD\\""'`);
     expect(curl).toContain(`"security_code":'"\\"$PAGI_CVC\\""'`);
-    expect(curl).not.toMatch(/"(card_number|security_code)":"\*\*\*"/);
+    expect(curl).toContain(`"expiration_month":'"\\"$PAGI_CARD_MONTH\\""'`);
+    expect(curl).toContain(`"expiration_year":'"\\"$PAGI_CARD_YEAR\\""'`);
+    expect(curl).not.toMatch(/"(card_number|security_code|expiration_month|expiration_year)":"\*\*\*"/);
     // The reference profile signs sha256 over the listed values with the secret appended.
     expect(curl).toMatch(
       /^PAGI_SIGNATURE=\$\(printf '%s' 'M10001A20001PAGI-[^']*USD111\.89'''"\$PAGI_SECRET" \| sha256sum \| cut -d' ' -f1\); curl -sS -X POST /,
@@ -119,13 +121,15 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
     });
   });
 
-  it('the curl line, with PAGI_CARD, PAGI_CVC and PAGI_SECRET exported, computes $PAGI_SIGNATURE and gets the answer the run got', async () => {
+  it('the curl line, with PAGI_CARD, PAGI_CARD_MONTH, PAGI_CARD_YEAR, PAGI_CVC and PAGI_SECRET exported, computes $PAGI_SIGNATURE and gets the answer the run got', async () => {
     const failed = results.checks.find((c) => c.checkId === CHECK && c.operation === 'authoriseDirect')!;
     const evidence = failed.findings.find((f) => f.evidence)!.evidence!;
-    const answer = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC, PAGI_SECRET: SECRET });
+    // The expiry the kit sends with its test cards (src/engine/sample.ts): December, three years ahead.
+    const expiry = { PAGI_CARD_MONTH: '12', PAGI_CARD_YEAR: String(new Date().getUTCFullYear() + 3) };
+    const answer = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC, PAGI_SECRET: SECRET, ...expiry });
     expect(answer).toContain('<currency>usd</currency>');
     expect(stable(answer)).toBe(stable(evidence.response!.bodyExcerpt));
-    const unset = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC });
+    const unset = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC, ...expiry });
     expect(stable(unset)).not.toBe(stable(evidence.response!.bodyExcerpt));
   });
 });

@@ -112,7 +112,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const run = await cli(['--fail-on', 'expected', '--reporter', 'json,junit']);
     expect(run.code).toBe(1);
     expect(run.results().verdictReasons).toEqual([
-      '1 check(s) failed at or above expected: capture/fakeExpectedFails.',
+      '1 check(s) failed at or above expected: capture/fakeExpectedFails (expected).',
     ]);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
@@ -142,13 +142,17 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const narrowed = await cli(['--only', 'conventions,status', '--reporter', 'console,json,html,markdown']);
     expect(narrowed.code).toBe(0);
     const partial = 'partial run: 1 must check not selected — not a certification.';
-    expect(narrowed.stdout).toContain(`verdict: CONFORMANT (${partial})`);
+    // A failure below --fail-on is a warning: the verdict line names it, never a bare CONFORMANT.
+    const warned = '1 warning (check failed below must): capture/fakeExpectedFails (expected).';
+    expect(narrowed.stdout).toContain(
+      `verdict: CONFORMANT with 1 warning: capture/fakeExpectedFails (expected) (${partial})`,
+    );
     expect(narrowed.stdout).not.toMatch(/must checks that could not run/);
     const results = narrowed.results();
     expect(results).toMatchObject({
       verdict: 'CONFORMANT',
       exitCode: 0,
-      verdictReasons: [partial],
+      verdictReasons: [warned, partial],
       partial: { notSelected: 1, mustNotSelected: 1 },
     });
     expect(results.checks.find((c) => c.checkId === 'fakeNotApplicable')).toMatchObject({
@@ -157,7 +161,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     });
     const html = fs.readFileSync(path.join(narrowed.out, 'report.html'), 'utf8');
     expect(html).toContain(`<p class="reasons">${partial}</p>`);
-    expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT \(partial run\)/);
+    expect(html).toMatch(/<title>PAGI conformance report: CONFORMANT with 1 warning \(partial run\)/);
     expect(fs.readFileSync(path.join(narrowed.out, 'summary.md'), 'utf8')).toContain(`> ${partial}`);
   });
 
@@ -175,7 +179,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     expect(busyRun.results().partial).toBeUndefined();
   });
 
-  it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER at must, instead of skipping it', async () => {
+  it('fails an operation the target does not answer (reset, timed out) with NO_ANSWER (the availability invariant), instead of skipping it', async () => {
     const run = await cli(['--target', partlyDownUrl, '--timeout', '1500'], {
       PAGI_MERCHANT_ID: 'M1',
       PAGI_ACCOUNT_ID: 'A1',
@@ -187,19 +191,20 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     const byKey = new Map(results.checks.map((c) => [`${c.operation}/${c.checkId}`, c]));
     for (const key of ['capture/fakeAnswers200', 'capture/fakeExpectedFails', 'checkout/fakeAnswers200']) {
       const c = byKey.get(key)!;
-      expect(c, key).toMatchObject({ status: 'failed', severity: 'must' });
-      expect(c.requirementIds, key).toContain('PAGI-GEN-010');
+      expect(c, key).toMatchObject({ status: 'failed', severity: 'invariant' });
+      expect(c.requirementIds, key).toContain('PAGI-INV-008');
       expect(
         c.findings.map((f) => [f.code, f.severity, f.requirementIds]),
         key,
-      ).toEqual([['NO_ANSWER', 'must', ['PAGI-GEN-010']]]);
+      ).toEqual([['NO_ANSWER', 'invariant', ['PAGI-INV-008']]]);
     }
     expect(byKey.get('capture/fakeAnswers200')!.findings[0]!.message).toMatch(
       /^expected an HTTP response to POST \/v1\/capture \(capture\) \/ received none: /,
     );
     expect(byKey.get('authoriseDirect/fakeAnswers200')!.status).toBe('passed');
     expect(results.checks.filter((c) => c.status === 'skipped')).toEqual([]);
-    expect(results.requirements.find((r) => r.id === 'PAGI-GEN-010')!.status).toBe('failed');
+    expect(results.requirements.find((r) => r.id === 'PAGI-INV-008')!.status).toBe('failed');
+    expect(results.verdicts!.integrity).toMatchObject({ verdict: 'FAILED', broken: [{ id: 'PAGI-INV-008' }] });
   });
 
   it('exits 2 with one sentence and writes no report when the target refuses the credentials or is no PAGI gateway', async () => {

@@ -173,6 +173,34 @@ describe('the client against a large, slow or silent target', () => {
     expect(x.evidence.response!.bodyExcerpt.length).toBe(EXCERPT_CHARS + 1);
   });
 
+  it('scans a large body for its reader as it arrives: past a bound it is refused as the reader would, the secret still found', async () => {
+    // 30,000 members and the secret past the excerpt: refused as the JSON reader refuses it, no JSON built.
+    const json = `{"return_status":"1","orders_list":[${'{"a":0},'.repeat(40_000)}{"x":"bounds-secret-0001"}]}`;
+    handle = (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(json);
+    const x = await client.send('capture', client.sample('capture'));
+    expect(x.response!.decoded).toEqual({
+      kind: 'undecodable',
+      format: 'json',
+      problem: 'JSON with more than 20000 members (object keys and array items); the kit reads no further',
+    });
+    expect(x.response!.secretEchoed).toEqual(['body']);
+    expect(x.response!.bodyText).toBe(json); // the checks may still read it whole
+    // An XML answer of 100,000 elements: the XML reader's refusal; one declaring a DOCTYPE: that refusal first.
+    const xml = `<?xml version="1.0"?><respon>${'<k/>'.repeat(100_000)}</respon>`;
+    handle = (_, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(xml);
+    const direct = await client.send('authoriseDirect', client.sample('authoriseDirect'));
+    expect(direct.response!.decoded).toMatchObject({
+      kind: 'undecodable',
+      problem: 'limit: document has more than 20000 elements; the kit reads no further',
+    });
+    handle = (_, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(`${xml}<!DOCTYPE x>`);
+    const declared = await client.send('authoriseDirect', client.sample('authoriseDirect'));
+    expect(declared.response!.decoded).toMatchObject({
+      kind: 'undecodable',
+      problem: expect.stringMatching(/^doctype/),
+    });
+  });
+
   it('stops reading at the size cap: the evidence says truncated, with the length read', async () => {
     handle = (_, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

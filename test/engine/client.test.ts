@@ -299,9 +299,9 @@ describe('pages, signatures and refusals', () => {
     expect(
       profile.signature.response.signed &&
         'fields' in profile.signature.response &&
-        !('retrievalTrans' in profile.signature.response.fields),
+        !('checkout' in profile.signature.response.fields),
     ).toBe(true);
-    expect(client.verifySignature!('retrievalTrans', 'response', body)).toBeUndefined();
+    expect(client.verifySignature!('checkout', 'response', body)).toBeUndefined();
   });
 
   it('has the receiver refuse the notifications of a key before the next request leaves', async () => {
@@ -374,7 +374,7 @@ describe('inconclusiveReason', () => {
 });
 
 describe('an operation that does not answer', () => {
-  it('is no reason to skip: the request is found unanswered and fails PAGI-GEN-010 (must) with NO_ANSWER', async () => {
+  it('is no reason to skip: the request is found unanswered and fails PAGI-INV-008 (availability) with NO_ANSWER', async () => {
     handler = (req) => req.socket.destroy();
     const reset = await client.send('capture', {});
     handler = () => undefined; // never answers: the client's timeout (500 ms) ends it
@@ -403,8 +403,8 @@ describe('an operation that does not answer', () => {
     const finding = noAnswerFinding(spec, 'someCheck', silent);
     expect(finding).toMatchObject({
       code: 'NO_ANSWER',
-      severity: 'must',
-      requirementIds: ['PAGI-GEN-010'],
+      severity: 'invariant',
+      requirementIds: ['PAGI-INV-008'],
       title: 'Operation not answered',
       location: { operation: 'refund', exchangeId: silent.id },
     });

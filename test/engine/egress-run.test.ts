@@ -117,7 +117,11 @@ describe.concurrent('egress', { timeout: 300_000 }, () => {
     ]);
     const secretFinding = results.checks.find((c) => c.checkId === 'noSecretInResponse' && c.operation === 'capture')!
       .findings[0]!;
-    expect(secretFinding).toMatchObject({ code: 'SECRET_ECHOED', severity: 'must', requirementIds: ['PAGI-SEC-003'] });
+    expect(secretFinding).toMatchObject({
+      code: 'SECRET_ECHOED',
+      severity: 'invariant',
+      requirementIds: ['PAGI-INV-009'],
+    });
     expect(secretFinding.message).toMatch(/body, header name, header value/);
     expect(failed('noFullCardNumberInResponse')).toEqual(expect.arrayContaining(['authoriseDirect', 'checkout']));
     // The reports and the console output hold neither the secret nor the card, with or without separators.

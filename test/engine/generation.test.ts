@@ -18,12 +18,12 @@ function alteredCopy(): string {
     );
     limit.maxItems = capture.batch!.maxItems - 1;
   });
-  // The query envelope does not list encryption_data (PAGI-AUTH-004): the copy requires it with the envelope's fields.
+  // The copy's query envelope requires a field no gateway returns.
   const query = kit.operations.get('retrievalTrans')!;
   edit(path.basename(query.responseSchemaId), (schema) => {
     const envelope = schema.allOf.find((s: any) => s.required.includes('orders_list'));
-    envelope.required.push('encryption_data');
-    envelope.properties.encryption_data = true;
+    envelope.required.push('pagi_generation_mark');
+    envelope.properties.pagi_generation_mark = true;
   });
   return root;
 }

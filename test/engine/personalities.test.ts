@@ -165,3 +165,125 @@ describe('a run with a profile the gateway does not follow', () => {
     }
   });
 });
+
+describe('a run with a profile the gateway of the choices personality does not follow', () => {
+  it('fails with findings that name each choice of the format it differs in', { timeout: 600_000 }, async () => {
+    // The gateway runs sha256-pairs-ownshape; the kit is told the same gateway with each of its choices undone.
+    const own = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'sha256-pairs-ownshape.yaml'), 'utf8'));
+    const other = structuredClone(own);
+    other.name = 'choices-mismatched';
+    for (const rule of other.payments.declineRules) {
+      delete rule.resultInfo;
+      delete rule.riskAction;
+    }
+    delete other.errors.byOperation;
+    other.errors.kinds.invalidInput.pinned = true;
+    delete other.errors.precedenceByOperation;
+    delete other.errors.kinds.unknownMerchant;
+    other.errors.precedence = other.errors.precedence.filter((k: string) => k !== 'unknownMerchant');
+    other.errors.unknownMerchant = 'badSignature';
+    other.errors.refusalForms.payout = ['httpError'];
+    delete other.signature.request.leaveOut;
+    delete other.requestMedia.formNestedValues;
+    delete other.payout.fee.decimals;
+    other.checkout.derivedGatewayFields.descriptor = 'SHOP-{request.order_no}';
+    other.notifications.kinds.payment.ownShape.template.event = 'payment.completed';
+    const file = path.join(tmp, 'choices-mismatched.yaml');
+    fs.writeFileSync(file, stringify(other));
+    const gateway = await startGateway({ port: 0, host: '127.0.0.1', profile: 'sha256-pairs-ownshape' });
+    try {
+      const merchant = gateway.config.merchants[0]!;
+      const account = merchant.accounts[0]!;
+      // Only the checks naming these choices, on the operations that show them (a short run).
+      const only = [
+        'authoriseDirect/declinedCardDeclinedPerProfile',
+        'authoriseDirect/wrongFormatRefused',
+        'payout/wrongFormatRefused',
+        'capture/badSignatureRefusedPerProfile',
+        'cancel/badSignatureRefusedPerProfile',
+        'payout/requestFaultsResolvedInProfileOrder',
+        'authoriseDirect/unknownMerchantRefusedPerProfile',
+        'capture/unknownMerchantRefusedPerProfile',
+        'authoriseDirect/valuesSignedPerProfile',
+        'payout/payoutFeesPerProfile',
+        'checkout/checkoutFormHasGatewayFields',
+        'authoriseDirect/notificationFollowsProfile',
+      ];
+      const run = await runCli(
+        [
+          '--profile',
+          file,
+          '--target',
+          gateway.url,
+          '--reporter',
+          'json',
+          '--fail-on',
+          'profile',
+          '--only',
+          only.join(),
+        ],
+        { PAGI_MERCHANT_ID: merchant.merchantId, PAGI_ACCOUNT_ID: account.accountId, PAGI_SECRET: account.secret },
+      );
+      const results: RunResult = run.results();
+      expect(results.verdict).toBe('NOT CONFORMANT');
+      const findings = results.checks
+        .filter((c) => c.status === 'failed')
+        .flatMap((c) =>
+          c.findings.map((f) => ({ check: c.checkId, operation: c.operation, code: f.code, message: f.message })),
+        );
+      const named = (check: string, operation: string, code: string, text: RegExp) =>
+        findings.some((f) => f.check === check && f.operation === operation && f.code === code && text.test(f.message));
+      const all = JSON.stringify(findings, null, 1);
+      // A fraud decline worded apart from the profile's declined result_info.
+      expect(
+        named('declinedCardDeclinedPerProfile', 'authoriseDirect', 'STATUS_VALUE', /D000.*received "F059:/),
+        all,
+      ).toBe(true);
+      // The capture's and the cancel's own wordings of a bad signature, and a message pinned only as a prefix.
+      expect(named('badSignatureRefusedPerProfile', 'capture', 'NOT_REFUSED', /"C401:Capture signature/), all).toBe(
+        true,
+      );
+      expect(named('badSignatureRefusedPerProfile', 'cancel', 'NOT_REFUSED', /"V401:Cancel signature/), all).toBe(true);
+      expect(
+        named(
+          'wrongFormatRefused',
+          'authoriseDirect',
+          'ERROR_ANSWER',
+          /"E422:Invalid request" .*received "E422:Invalid request: /,
+        ),
+        all,
+      ).toBe(true);
+      // The payout's own check order: its input before the signature.
+      expect(
+        named('requestFaultsResolvedInProfileOrder', 'payout', 'ERROR_ANSWER', /badSignature: HTTP 401.*HTTP 400/),
+        all,
+      ).toBe(true);
+      // An unknown merchant as a kind of its own, and a payout refused with failure fields under an HTTP error.
+      expect(named('unknownMerchantRefusedPerProfile', 'authoriseDirect', 'ERROR_ANSWER', /E401.*E410/), all).toBe(
+        true,
+      );
+      expect(named('unknownMerchantRefusedPerProfile', 'capture', 'NOT_REFUSED', /"E410:Unknown merchant/), all).toBe(
+        true,
+      );
+      expect(named('wrongFormatRefused', 'payout', 'ERROR_ANSWER', /return_message .*received nothing/), all).toBe(
+        true,
+      );
+      // Booleans and nulls left out of the signature; nested form values signed as the text sent.
+      expect(named('valuesSignedPerProfile', 'authoriseDirect', 'REQUEST_REFUSED', /boolean and a null/), all).toBe(
+        true,
+      );
+      expect(named('valuesSignedPerProfile', 'authoriseDirect', 'REQUEST_REFUSED', /nested values/), all).toBe(true);
+      // A fee kept to the cent, an input computed from the request, a notification in the gateway's own shape.
+      expect(named('payoutFeesPerProfile', 'payout', 'PAYOUT_AMOUNTS', /fee_amount 13 .*received 12\.5/), all).toBe(
+        true,
+      );
+      expect(named('checkoutFormHasGatewayFields', 'checkout', 'FORM_INPUT_VALUE', /SHOP-/), all).toBe(true);
+      expect(
+        named('notificationFollowsProfile', 'authoriseDirect', 'NOTIFICATION_FORM', /payment\.completed/),
+        all,
+      ).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

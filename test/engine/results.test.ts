@@ -54,9 +54,9 @@ describe('check results', () => {
     expect(toCheckResult(spec, c, 'capture', [finding('info')], [], TODAY, 1).status).toBe('passed');
     const failedExpected = toCheckResult(spec, c, 'capture', [finding('expected'), finding('info')], [], TODAY, 1);
     expect(failedExpected).toMatchObject({ status: 'failed', severity: 'must', requirementIds: [MUST, EXPECTED] });
-    expect(failsRun(failedExpected, 'must')).toBe(false);
-    expect(failsRun(failedExpected, 'expected')).toBe(true);
-    expect(failsRun(failedExpected, 'profile')).toBe(true);
+    expect(failsRun(spec, failedExpected, 'must')).toBe(false);
+    expect(failsRun(spec, failedExpected, 'expected')).toBe(true);
+    expect(failsRun(spec, failedExpected, 'profile')).toBe(true);
     expect(toCheckResult(spec, c, 'capture', { notApplicable: 'no items' }, [], TODAY, 1)).toMatchObject({
       status: 'not_applicable',
       reason: 'no items',
@@ -72,7 +72,7 @@ describe('check results', () => {
     const waivers: Waiver[] = [{ check: 'c', reason: 'vendor ticket 12', expires: TODAY, operation: 'capture' }];
     const waived = toCheckResult(spec, c, 'capture', [finding('must')], waivers, TODAY, 1);
     expect(waived).toMatchObject({ status: 'waived', reason: `waived until ${TODAY}: vendor ticket 12` });
-    expect(failsRun(waived, 'must')).toBe(false);
+    expect(failsRun(spec, waived, 'must')).toBe(false);
     expect(toCheckResult(spec, c, 'refund', [finding('must')], waivers, TODAY, 1).status).toBe('failed');
     expect(toCheckResult(spec, c, 'capture', [finding('must')], waivers, '2026-11-23', 1).status).toBe('failed');
     expect(waiverWarnings(waivers, '2026-11-23', new Set(['c']))).toEqual([
@@ -160,17 +160,29 @@ describe('verdict and roll-up', () => {
 
   it('is CONFORMANT, NOT CONFORMANT or INCONCLUSIVE with its exit code', () => {
     expect(
-      verdictOf([result('a', 'passed', 'must'), result('b', 'failed', 'expected', [finding('expected')])], 'must'),
-    ).toEqual({ verdict: 'CONFORMANT', exitCode: 0, reasons: [] });
-    const failing = verdictOf([result('b', 'failed', 'expected', [finding('expected')])], 'expected');
+      verdictOf(
+        spec,
+        [result('a', 'passed', 'must'), result('b', 'failed', 'expected', [finding('expected')])],
+        'must',
+      ),
+    ).toMatchObject({
+      verdict: 'CONFORMANT',
+      exitCode: 0,
+      reasons: ['1 warning (check failed below must): capture/b (expected).'],
+    });
+    const failing = verdictOf(spec, [result('b', 'failed', 'expected', [finding('expected')])], 'expected');
     expect(failing).toMatchObject({ verdict: 'NOT CONFORMANT', exitCode: 1 });
-    expect(failing.reasons[0]).toMatch(/^1 check\(s\) failed at or above expected: capture\/b\.$/);
-    expect(verdictOf([result('a', 'skipped', 'must', [], 'HTTP 429')], 'must')).toMatchObject({
+    expect(failing.reasons[0]).toMatch(/^1 check\(s\) failed at or above expected: capture\/b \(expected\)\.$/);
+    expect(verdictOf(spec, [result('a', 'skipped', 'must', [], 'HTTP 429')], 'must')).toMatchObject({
       verdict: 'INCONCLUSIVE',
       exitCode: 3,
     });
     expect(
-      verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'skipped', 'must', [], NOT_SELECTED)], 'must'),
+      verdictOf(
+        spec,
+        [result('a', 'skipped', 'must', [], 'x'), result('b', 'skipped', 'must', [], NOT_SELECTED)],
+        'must',
+      ),
     ).toMatchObject({
       verdict: 'INCONCLUSIVE',
       reasons: [
@@ -178,10 +190,13 @@ describe('verdict and roll-up', () => {
         'partial run: 1 must check not selected — not a certification.',
       ],
     });
-    expect(verdictOf([result('a', 'skipped', 'expected', [], 'HTTP 503')], 'must').verdict).toBe('CONFORMANT');
+    expect(verdictOf(spec, [result('a', 'skipped', 'expected', [], 'HTTP 503')], 'must').verdict).toBe('CONFORMANT');
     expect(
-      verdictOf([result('a', 'skipped', 'must', [], 'x'), result('b', 'failed', 'must', [finding('must')])], 'must')
-        .verdict,
+      verdictOf(
+        spec,
+        [result('a', 'skipped', 'must', [], 'x'), result('b', 'failed', 'must', [finding('must')])],
+        'must',
+      ).verdict,
     ).toBe('NOT CONFORMANT');
   });
 
@@ -191,16 +206,16 @@ describe('verdict and roll-up', () => {
       result('c', 'skipped', 'must', [], NOT_SELECTED),
       result('d', 'skipped', 'expected', [], NOT_SELECTED),
     ];
-    expect(verdictOf([result('a', 'passed', 'must'), ...left], 'must')).toEqual({
+    expect(verdictOf(spec, [result('a', 'passed', 'must'), ...left], 'must')).toMatchObject({
       verdict: 'CONFORMANT',
       exitCode: 0,
       reasons: ['partial run: 2 must checks not selected — not a certification.'],
       partial: { notSelected: 3, mustNotSelected: 2 },
     });
-    expect(verdictOf([result('a', 'passed', 'must'), left[2]!], 'must').reasons).toEqual([
+    expect(verdictOf(spec, [result('a', 'passed', 'must'), left[2]!], 'must').reasons).toEqual([
       'partial run: 1 check not selected — not a certification.',
     ]);
-    const failing = verdictOf([result('a', 'failed', 'must', [finding('must')]), ...left], 'must');
+    const failing = verdictOf(spec, [result('a', 'failed', 'must', [finding('must')]), ...left], 'must');
     expect(failing).toMatchObject({
       verdict: 'NOT CONFORMANT',
       exitCode: 1,

@@ -122,7 +122,7 @@ describe('one requirement per finding', () => {
           .flatMap((c) => c.findings.filter((f) => f.severity !== 'info').flatMap((f) => f.requirementIds)),
       );
       const failed = results.requirements.filter((r) => r.status === 'failed').map((r) => r.id);
-      expect(failed).toContain('PAGI-SEC-001');
+      expect(failed).toContain('PAGI-INV-010');
       expect(failed.sort()).toEqual([...named].sort());
       expect(failed).not.toContain('PAGI-FMT-004');
       const doc = new JSDOM(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).window.document;

@@ -3,6 +3,7 @@ import type { Check, Exchange, Observation, OperationKey } from '../../src/model
 import type { PlannedTest } from '../../src/engine/plan.js';
 import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from '../../src/engine/suite.js';
 import { kitSpec } from '../../src/spec/load.js';
+import { loadProfile } from '../../src/profile/load.js';
 
 function planned(probe: string, operation: OperationKey, selected = true): PlannedTest {
   return {
@@ -81,13 +82,14 @@ describe('a check whose observation holds an unanswered request', () => {
     durationMs: 1,
     evidence: { request: { method: 'POST', url, headers: {}, body: '{}' }, curl: '' },
   });
-  const envOf = (main: Exchange): WorkerEnv =>
+  const envOf = (main: Exchange, profile = loadProfile('reference').profile, reported = new Set<string>()): WorkerEnv =>
     ({
       spec,
       setup: { waivers: [], today: '2026-01-01' },
       client: { maskRules: {} },
-      ctx: {},
+      ctx: { profile },
       read: () => {},
+      serverErrorsReported: reported,
       observe: (probe: string, operation: OperationKey): ObservationEntry => {
         const observation: Observation = { probeId: probe, operation, main, steps: {}, facts: {} };
         return {
@@ -120,17 +122,47 @@ describe('a check whose observation holds an unanswered request', () => {
     selected: true,
   });
 
-  it('fails at must with NO_ANSWER, naming PAGI-GEN-010, instead of running or skipping', async () => {
+  it('fails the availability invariant with NO_ANSWER, naming PAGI-INV-008, instead of running or skipping', async () => {
     const c = check('echoes');
     const { meta } = await runPlannedTest(envOf(exchange()), c, plannedTest(c));
     expect(meta.result).toMatchObject({
       status: 'failed',
-      severity: 'must',
-      requirementIds: ['PAGI-GEN-005', 'PAGI-GEN-010'],
+      severity: 'invariant',
+      requirementIds: ['PAGI-GEN-005', 'PAGI-INV-008'],
     });
     expect(meta.result.findings.map((f) => [f.code, f.severity, f.location.exchangeId])).toEqual([
-      ['NO_ANSWER', 'must', 'capture#1'],
+      ['NO_ANSWER', 'invariant', 'capture#1'],
     ]);
+  });
+
+  it('fails the availability invariant once per request answered with a 5xx, by the first check reading it', async () => {
+    const reported = new Set<string>();
+    const c = check('echoes');
+    const first = (await runPlannedTest(envOf(exchange(500), undefined, reported), c, plannedTest(c))).meta.result;
+    expect(first).toMatchObject({
+      status: 'failed',
+      severity: 'invariant',
+      requirementIds: ['PAGI-GEN-005', 'PAGI-INV-008'],
+    });
+    expect(first.findings.map((f) => [f.code, f.requirementIds, f.location.exchangeId])).toEqual([
+      ['SERVER_ERROR', ['PAGI-INV-008'], 'capture#1'],
+    ]);
+    expect(first.findings[0]!.message).toBe(
+      'expected an answer to POST /v1/capture (capture) that is not a server error: the interface lists 200, 400 and 404 / received HTTP 500',
+    );
+    // The same exchange read by a second check: reported already.
+    const again = check('other');
+    expect(
+      (await runPlannedTest(envOf(exchange(500), undefined, reported), again, plannedTest(again))).meta.result,
+    ).toMatchObject({ status: 'passed', findings: [] });
+    // 503 asks to retry later (the observation is inconclusive, not failed); a 5xx the profile declares is its answer.
+    expect((await runPlannedTest(envOf(exchange(503)), c, plannedTest(c))).meta.result.status).toBe('passed');
+    const declaring = structuredClone(loadProfile('reference').profile);
+    declaring.errors.kinds.methodNotAllowed.status = 501;
+    expect((await runPlannedTest(envOf(exchange(501), declaring), c, plannedTest(c))).meta.result.status).toBe(
+      'passed',
+    );
+    expect((await runPlannedTest(envOf(exchange(502)), c, plannedTest(c))).meta.result.status).toBe('failed');
   });
 
   it('leaves an information-only check not applicable (it never fails), and runs the check on an answered request', async () => {
@@ -152,7 +184,7 @@ describe('a check whose observation holds an unanswered request', () => {
       run: (o) => [
         {
           checkId: 'customCheck',
-          requirementIds: ['PAGI-SEC-001'],
+          requirementIds: ['PAGI-INV-010'],
           code: 'X',
           severity: 'must',
           title: 'x',
@@ -166,7 +198,7 @@ describe('a check whose observation holds an unanswered request', () => {
     const { meta, kitError } = await runPlannedTest(envOf(exchange(200)), foreign, plannedTest(foreign));
     expect(kitError).toMatchObject({ name: 'ForeignRequirementError', code: 'PAGI_FOREIGN_REQUIREMENT' });
     expect(kitError!.message).toBe(
-      'check customCheck reported requirement PAGI-SEC-001, which is not among its requirements',
+      'check customCheck reported requirement PAGI-INV-010, which is not among its requirements',
     );
     expect(meta.result).toMatchObject({ status: 'skipped', findings: [], reason: `kit error: ${kitError!.message}` });
   });

@@ -213,6 +213,37 @@ const CASES: Case[] = [
     extra: (r) => expect(findings(r).map((f) => f.code)).toContain('FULL_CARD_NUMBER'),
   },
   { mode: 'echo-keys-headers', only: 'shape,media,conventions', codes: NOT_CONFORMANT },
+  {
+    mode: 'echo-sent-card',
+    only: 'cardFieldsPerProfile,noFullCardNumberInResponse,authoriseDirect/responseBodyFormat,capture/responseBodyFormat',
+    codes: NOT_CONFORMANT,
+    extra(_results, target, run) {
+      const sent = target.echoed();
+      // The Luhn-failing number the kit sends on purpose was sent and echoed: in no output, in any written form.
+      expect(sent.number.length).toBeGreaterThanOrEqual(2);
+      for (const n of sent.number)
+        for (const [name, text] of outputs(run)) expect(anySeparators(n).test(text), `${n} in ${name}`).toBe(false);
+      // Short values (expiry, security code) are masked where the answer echoed them: whole header values and
+      // element texts; the same characters elsewhere stay (the status header of the other answers).
+      const har = JSON.parse(fs.readFileSync(path.join(run.out, 'exchanges.har'), 'utf8'));
+      const entries = har.log.entries as {
+        request: { url: string };
+        response: { headers: { name: string; value: string }[]; content: { text?: string } };
+      }[];
+      const echo = entries.flatMap((e) => e.response.headers.filter((h) => /^x-echo-(expiry|security)/.test(h.name)));
+      expect(echo.length).toBeGreaterThan(0);
+      expect(echo.filter((h) => h.value !== '***')).toEqual([]);
+      const elements = entries.flatMap(
+        (e) => e.response.content.text?.match(/<echo_(expiryMonth|expiryYear|securityCode)>[^<]*</g) ?? [],
+      );
+      expect(elements.length).toBeGreaterThan(0);
+      expect(elements.filter((x) => !x.endsWith('>***<'))).toEqual([]);
+      const statuses = entries
+        .filter((e) => e.request.url.endsWith('/v1/capture'))
+        .flatMap((e) => e.response.headers.filter((h) => h.name === 'x-status').map((h) => h.value));
+      expect(statuses).toContain('12');
+    },
+  },
   { mode: 'reset-mid-body', only: 'responseBodyFormat', codes: NO_ANSWER },
   { mode: 'short-body', only: 'responseBodyFormat', codes: NO_ANSWER },
   {

@@ -33,6 +33,7 @@ export const MODES = [
   'compression-bomb',
   'echo-values',
   'echo-keys-headers',
+  'echo-sent-card',
   'reset-mid-body',
   'short-body',
   'notification-flood',
@@ -64,6 +65,8 @@ export interface HostileTarget {
   foreignConnections(): number;
   /** Notifications the flood mode sent, by what the kit's receiver answered. */
   flood(): Record<string, number>;
+  /** The card field values the kit sent that the echo-sent-card mode echoed (number, expiry month and year, code). */
+  echoed(): { number: string[]; expiryMonth: string[]; expiryYear: string[]; securityCode: string[] };
   close(): Promise<void>;
 }
 
@@ -240,6 +243,12 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
   let flooding = false;
   const sockets = new Set<net.Socket>();
   let gateway: RunningGateway | undefined;
+  const echoedValues = {
+    number: [] as string[],
+    expiryMonth: [] as string[],
+    expiryYear: [] as string[],
+    securityCode: [] as string[],
+  };
 
   const flood = async (notifyUrl: string, key: Record<string, unknown>): Promise<void> => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
@@ -441,6 +450,29 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
       text = text
         .replace(/(name="note" value=")[^"]*(")/, `$1${injected.replace(/"/g, '&quot;')}$2`)
         .replace(/(<\/form>)/i, `<input type="hidden" name="x_injected" value="${injected}">$1`);
+    } else if (mode === 'echo-sent-card') {
+      // Every answer carries a status header of its own (unrelated text that must stay); a direct payment's answer
+      // echoes the card fields the kit sent, valid or not, in headers and XML elements.
+      headers['x-status'] = '12';
+      const c = gateway!.profile.fields.card;
+      const sent = parseBody(bodyBuf.toString('utf8'));
+      const values = {
+        number: sent[c.number],
+        expiryMonth: sent[c.expiryMonth],
+        expiryYear: sent[c.expiryYear],
+        securityCode: sent[c.securityCode],
+      };
+      if (op === 'authoriseDirect' && typeof values.number === 'string') {
+        let elements = '';
+        for (const [name, value] of Object.entries(values)) {
+          if (typeof value !== 'string') continue;
+          const seen = echoedValues[name as keyof typeof echoedValues];
+          if (!seen.includes(value)) seen.push(value);
+          headers[`x-echo-${name.toLowerCase()}`] = value;
+          elements += `<echo_${name}>${value}</echo_${name}>`;
+        }
+        text = text.replace(/(<\/respon>)/, `${elements}$1`);
+      }
     } else if (mode === 'echo-values' || mode === 'echo-keys-headers') {
       const inValues = `secret ${target.secret} card ${card} spaced ${card.replace(/(\d{4})(?=\d)/g, '$1 ')} dashed ${card.replace(/(\d{4})(?=\d)/g, '$1-')} security_code=${SECURITY_CODE}`;
       if (mode === 'echo-keys-headers') {
@@ -494,6 +526,7 @@ export async function startHostile(mode: Mode, options: { floodCount?: number } 
     foreign: [f2, f3],
     foreignConnections: () => f2.connections() + f3.connections(),
     flood: () => ({ ...floodCounts }),
+    echoed: () => echoedValues,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

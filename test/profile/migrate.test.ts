@@ -193,9 +193,11 @@ describe('the rewrite of the YAML text', () => {
 
   it('the migrated references differ from today’s only by values their own commit chose', () => {
     // Today's reference as format 5 first had it (later changes of this format add optional keys only).
+    // A profile's own `version` changes with every behaviour it adds, so it is no value the format carries over.
     const today = readProfile(fixture('reference-at-e07f403')).profile;
     const current = shipped('reference');
-    for (const leaf of leaves(today)) expect(valueAt(current, leaf), leaf).toEqual(valueAt(today, leaf));
+    for (const leaf of leaves(today).filter((l) => l !== 'version'))
+      expect(valueAt(current, leaf), leaf).toEqual(valueAt(today, leaf));
     const differences = (name: string) => {
       const migrated = readProfile(fixture(name)).profile;
       return [...new Set([...leaves(today), ...leaves(migrated)])]

@@ -45,3 +45,71 @@ describe('profiles', () => {
     }
   });
 });
+
+describe('profile choices stated in the format', () => {
+  it('every personality validates, and each key added for them is optional (the reference holds none)', () => {
+    for (const file of fs.readdirSync(path.join(SPEC_DIR, 'profiles')).filter((f) => f.endsWith('.yaml')))
+      expect(profileProblems(read(file.replace(/\.yaml$/, ''))), file).toEqual([]);
+    const text = fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8');
+    expect(text).not.toMatch(
+      /leaveOut|formNestedValues|byOperation|precedenceByOperation|emptyResults|ownShape|derived|decimals/,
+    );
+  });
+
+  it('accepts no decline test card at all', () => {
+    const p = read('reference');
+    p.payments.testCards.decline = [];
+    expect(profileProblems(p)).toEqual([]);
+  });
+
+  it('wants every error kind it names defined, and every check order to list each defined kind once', () => {
+    const own = read('sha256-pairs-ownshape');
+    delete own.errors.kinds.unknownMerchant;
+    expect(profileProblems(own).join('\n')).toMatch(
+      /errors\.unknownMerchant names the error kind unknownMerchant, which errors\.kinds does not define[\s\S]*errors\.precedence must list every kind of errors\.kinds once; not defined unknownMerchant/,
+    );
+    const order = read('sha256-pairs-ownshape');
+    order.errors.precedenceByOperation.payout = order.errors.precedenceByOperation.payout.filter(
+      (k: string) => k !== 'badSignature',
+    );
+    expect(profileProblems(order).join()).toMatch(
+      /precedenceByOperation\.payout must list every kind .*missing badSignature/,
+    );
+    const wording = read('reference');
+    wording.errors.byOperation = { capture: { unknownMerchant: { code: 'X1' } } };
+    expect(profileProblems(wording).join()).toMatch(
+      /errors\.byOperation\.capture names the error kind unknownMerchant/,
+    );
+  });
+
+  it('refuses a computed checkout input that also has a fixed value', () => {
+    const p = read('sha256-pairs-ownshape');
+    p.checkout.derivedGatewayFields.connector_code = '{request.website|host}';
+    expect(profileProblems(p).join()).toMatch(
+      /derivedGatewayFields\.connector_code is also in checkout\.gatewayFieldValues/,
+    );
+  });
+
+  it('compiles a notification schema as untrusted input: strict mode, no remote $ref', () => {
+    const remote = read('sha256-pairs-ownshape');
+    remote.notifications.kinds.payment.ownShape.schema = { $ref: 'https://schemas.example/notification.json' };
+    expect(profileProblems(remote).join()).toMatch(
+      /notifications\.kinds\.payment\.ownShape\.schema does not compile: .*resolve reference/,
+    );
+    const kitSchema = read('sha256-pairs-ownshape');
+    kitSchema.notifications.kinds.payout.ownShape.schema = {
+      $ref: 'https://pagi-conformance.dev/schemas/payout-response.schema.json',
+    };
+    expect(profileProblems(kitSchema).join()).toMatch(/payout\.ownShape\.schema does not compile/);
+    const loose = read('sha256-pairs-ownshape');
+    loose.notifications.kinds.payment.ownShape.schema = { type: 'object', required: ['event'], propertiez: {} };
+    expect(profileProblems(loose).join()).toMatch(/payment\.ownShape\.schema does not compile: .*strict mode/);
+    const local = read('sha256-pairs-ownshape');
+    local.notifications.kinds.payment.ownShape.schema = {
+      $defs: { text: { type: 'string' } },
+      type: 'object',
+      properties: { event: { $ref: '#/$defs/text' } },
+    };
+    expect(profileProblems(local)).toEqual([]);
+  });
+});

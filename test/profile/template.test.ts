@@ -24,6 +24,16 @@ describe('renderTemplate', () => {
     expect(renderTemplate('{code}', {})).toBe('{code}');
   });
 
+  it('computes values from a request field through one filter (checkout.derivedGatewayFields)', () => {
+    const order = { order_no: 'ord-7x', website: 'https://Shop.Example/path', note: 'café' };
+    expect(renderTemplate('SHOP*{request.order_no|upper}', order)).toBe('SHOP*ORD-7X');
+    expect(renderTemplate('{request.note|length}/{request.missing|length}', order)).toBe('4/0');
+    expect(renderTemplate('{request.website|host}|{request.note|host}', order)).toBe('shop.example|');
+    expect(renderTemplate('{request.ORDER_NO|lower}', { ORDER_NO: 'AB' })).toBe('ab');
+    // An unknown filter is no filter: the whole name is the field (absent, so empty).
+    expect(renderTemplate('[{request.order_no|constructor}]', order)).toBe('[]');
+  });
+
   it('splits a template into text and placeholders', () => {
     expect(templateParts('a{request.x}b{code}')).toEqual([
       { text: 'a' },

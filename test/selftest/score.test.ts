@@ -71,7 +71,30 @@ describe('scoreSelftest', () => {
     ]);
     expect(score.faults[0]!.caughtBy).toEqual(['responseMatchesSchema']);
     expect(score.faults[0]!.byExpectedCheck).toBe(true);
-    expect(score.detection).toEqual({ caught: 1, faults: 4, named: 1, byExpectedCheck: 1 });
+    expect(score.detection).toEqual({
+      caught: 1,
+      faults: 4,
+      named: 1,
+      byExpectedCheck: 1,
+      invariantFaults: 0,
+      throughIntegrity: 0,
+    });
+  });
+
+  it('counts a fault breaking an invariant as caught only when its run fails through the integrity verdict, naming it', () => {
+    const over = fault('over-refund', 'PAGI-INV-001', 'overRefundRefused', 'lifecycle');
+    const finding = failed('overRefundRefused', 'refund', ['PAGI-INV-001']);
+    const through = scoreSelftest(
+      [over],
+      [run('over-refund', [finding], { integrity: { verdict: 'FAILED', broken: ['PAGI-INV-001'] } })],
+    );
+    expect(through.faults[0]).toMatchObject({ status: 'caught', integrity: true });
+    expect(through.detection).toMatchObject({ invariantFaults: 1, throughIntegrity: 1 });
+    const notThrough = scoreSelftest(
+      [over],
+      [run('over-refund', [finding], { integrity: { verdict: 'PASSED', broken: [] } })],
+    );
+    expect(notThrough.faults[0]).toMatchObject({ status: 'unrelated', integrity: false });
   });
 
   it('counts a neutral variant with any failed check as a false alarm', () => {
@@ -90,7 +113,7 @@ describe('scoreSelftest', () => {
     expect(row('PAGI-PAY-002').reachedBy).toEqual([]);
     expect(score.coverage.unreached).toContain('PAGI-PAY-002');
     expect(score.coverage.requirements).toBe(checkedRequirements().length);
-    expect(checkedRequirements().filter((r) => r.level !== 'must' && r.level !== 'expected')).toEqual([]);
+    expect(checkedRequirements().filter((r) => !['must', 'expected', 'invariant'].includes(r.level))).toEqual([]);
   });
 
   it('treats a run whose checks could not all run as incomplete unless it already shows what it should', () => {
@@ -99,7 +122,7 @@ describe('scoreSelftest', () => {
     expect(incomplete(variants[4]!, run('quiet', [], { skipped: 1 }))).toBe(true);
     expect(incomplete(variants[4]!, run('quiet', [], { error: 'worker exited' }))).toBe(true);
     // A request the local gateway left unanswered (a timeout on a loaded machine) is no verdict on the variant either.
-    const unanswered = { ...failed('successAnsweredWith200', 'capture', ['PAGI-GEN-010']), codes: ['NO_ANSWER'] };
+    const unanswered = { ...failed('successAnsweredWith200', 'capture', ['PAGI-INV-008']), codes: ['NO_ANSWER'] };
     expect(incomplete(variants[4]!, run('quiet', [unanswered]))).toBe(true);
     expect(incomplete(variants[4]!, run('quiet', [failed('responseMatchesSchema', 'payout', ['PAGI-PO-002'])]))).toBe(
       false,

@@ -38,7 +38,27 @@ describe('requirement catalogue', () => {
 
   it('uses every level, and unspecified entries name a "not shown" point', () => {
     const levels = new Set(catalogue.requirements.map((r: { level: string }) => r.level));
-    expect([...levels].sort()).toEqual(['expected', 'must', 'profile', 'unspecified']);
+    expect([...levels].sort()).toEqual(['expected', 'invariant', 'must', 'profile', 'unspecified']);
+  });
+
+  it('the payment-integrity catalogue is short: PAGI-INV-* entries of the four families, each with its rationale and breach', () => {
+    const invariants = [...spec.requirements.values()].filter((r) => r.level === 'invariant');
+    expect(invariants.length).toBeGreaterThanOrEqual(4);
+    expect(invariants.length).toBeLessThanOrEqual(12);
+    expect(new Set(invariants.map((r) => r.family))).toEqual(new Set(['money', 'identity', 'availability', 'secrecy']));
+    for (const r of invariants) {
+      expect(r.id).toMatch(/^PAGI-INV-\d{3}$/);
+      expect(r.rationale!.length, r.id).toBeGreaterThan(60);
+      expect(r.breach, r.id).toMatch(/^[a-z]/);
+    }
+    // The moved requirements stay traceable, and no entry of the document's levels is named PAGI-INV.
+    const replaced = invariants.flatMap((r) => r.replaces ?? []);
+    expect(replaced).toEqual(expect.arrayContaining(['PAGI-GEN-010', 'PAGI-SEC-001', 'PAGI-SEC-003']));
+    for (const id of replaced) expect(spec.requirements.has(id), id).toBe(false);
+    expect(
+      [...spec.requirements.values()].filter((r) => r.level !== 'invariant' && r.id.startsWith('PAGI-INV')),
+    ).toEqual([]);
+    expect(spec.requirements.get('PAGI-APM-005')!.level).toBe('profile');
   });
 
   it('every requirement id named by the spec or a schema exists in the catalogue', () => {
@@ -108,7 +128,7 @@ describe('a broken catalogue is refused when the spec loads', () => {
         .split('\n')
         .slice(1)
         .map((l) => l.trim()),
-    ).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified']);
+    ).toEqual(['/requirements/1/level: must be one of must, expected, profile, unspecified, invariant']);
   });
 
   it('an unknown operation and a malformed id name their entries', () => {

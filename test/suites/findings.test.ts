@@ -40,12 +40,12 @@ describe('makeFinding', () => {
       ctx,
       'emptyBatchNoServerError',
       'capture',
-      { code: 'SERVER_ERROR', requirement: 'PAGI-LIM-013', expected: 'below 500', received: 'HTTP 500', pointer: '/x' },
+      { code: 'SERVER_ERROR', requirement: 'PAGI-ERR-002', expected: 'below 500', received: 'HTTP 500', pointer: '/x' },
       x,
     );
     expect(f).toMatchObject({
       checkId: 'emptyBatchNoServerError',
-      requirementIds: ['PAGI-LIM-013'],
+      requirementIds: ['PAGI-ERR-002'],
       code: 'SERVER_ERROR',
       title: FINDING_CODES.SERVER_ERROR,
       severity: 'expected',
@@ -53,6 +53,28 @@ describe('makeFinding', () => {
       location: { operation: 'capture', pointer: '/x', exchangeId: x.id },
     });
     expect(f.evidence).toBe(x.evidence);
+  });
+
+  it('masks a received value equal to a short card value the exchange sent (an echoed security code), nothing else', () => {
+    const sent = exchange('authoriseDirect', { status: 200, bodyText: '<respon/>' });
+    Object.defineProperty(sent, 'sentCardEchoes', { value: ['0417', '12'], enumerable: false });
+    const echo = makeFinding(
+      ctx,
+      'c',
+      'authoriseDirect',
+      { code: 'ECHO_MISMATCH', requirement: 'PAGI-PAY-002', expected: 'the note sent', received: quoted('0417') },
+      sent,
+    );
+    expect(echo.received).toBe('***');
+    expect(echo.message).not.toContain('0417');
+    const other = makeFinding(
+      ctx,
+      'c',
+      'authoriseDirect',
+      { code: 'ECHO_MISMATCH', requirement: 'PAGI-PAY-002', expected: 'the note sent', received: quoted('120') },
+      sent,
+    );
+    expect(other.received).toBe('120');
   });
 
   it('takes the strongest level among its requirements, or info when told', () => {
@@ -127,7 +149,7 @@ describe('makeFinding', () => {
   it('masks card numbers in what it quotes', () => {
     const f = makeFinding(ctx, 'c', 'authoriseDirect', {
       code: 'FULL_CARD_NUMBER',
-      requirement: 'PAGI-SEC-001',
+      requirement: 'PAGI-INV-010',
       expected: 'none',
       received: `card ${config.cards.approve} and 5555555555554444`,
     });
@@ -277,10 +299,10 @@ describe('checks and preconditions', () => {
       ...twoFindings,
       id: 'foreign',
       verify: (_o, _ctx, report) =>
-        report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-SEC-001'], expected: 'a', received: 'b' }),
+        report({ code: 'HTTP_STATUS', requirement: ['PAGI-GEN-007', 'PAGI-INV-010'], expected: 'a', received: 'b' }),
     });
     expect(() => foreign.run(ok, ctx)).toThrow(
-      'check foreign reported requirement PAGI-SEC-001, which is not among its requirements',
+      'check foreign reported requirement PAGI-INV-010, which is not among its requirements',
     );
   });
 

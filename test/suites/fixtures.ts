@@ -248,7 +248,7 @@ export function errorExchange(
   kind: keyof Profile['errors']['kinds'],
   request: Record<string, unknown> = {},
 ): Exchange {
-  const k = profile.errors.kinds[kind];
+  const k = profile.errors.kinds[kind]!;
   const format = profile.errors.formatByOperation[op];
   const message = `${k.code}:${k.message}`;
   if (format === 'json') {

@@ -81,7 +81,7 @@ describe('anti-fraud results', () => {
     expect(describeFindings(failing(['queryReturnsRequestedResults'], query))).toEqual([]);
   });
 
-  it('no anti-fraud result at all is reported at expected', () => {
+  it('no anti-fraud result at all is reported at must (What the service does 5 states they are returned)', () => {
     const payment = happyObservation('authoriseDirect', (b) => {
       for (const f of ['risk_action', 'risk_score', 'risk_reasons']) delete b.response[f];
     });
@@ -95,7 +95,8 @@ describe('anti-fraud results', () => {
       ...failing(['queryReturnsRequestedResults'], query),
     ];
     expect(found.length).toBe(2);
-    expect(found.map((f) => f.severity)).toEqual(['expected', 'expected']);
+    expect(found.map((f) => f.severity)).toEqual(['must', 'must']);
+    expect(found.map((f) => f.requirementIds[0])).toEqual(['PAGI-PAY-005', 'PAGI-QRY-008']);
   });
 });
 
@@ -191,11 +192,14 @@ describe('formats no narrower than the document', () => {
     expect(violations('apm-payment-request', body)).toEqual([]);
   });
 
-  it('amounts: leading zeros are a decimal, a negative amount is at most expected; contract_amount is a string', () => {
+  it('amounts: leading zeros are a decimal, a negative amount is at most expected; contract_amount an amount at expected', () => {
     const body = exampleValue('authorise-direct-request.yaml');
     body.shipping = '05.00';
-    body.subscription.contract_amount = '19.9';
     expect(violations('direct-payment-request', body)).toEqual([]);
+    body.subscription.contract_amount = '19.9';
+    expect(violations('direct-payment-request', body).map((v) => v.requirementId)).toEqual(['PAGI-FMT-026']);
+    expect(mustViolations('direct-payment-request', body)).toEqual([]);
+    body.subscription.contract_amount = '19.90';
     body.discount = '-1.00';
     expect(violations('direct-payment-request', body).length).toBeGreaterThan(0);
     expect(mustViolations('direct-payment-request', body)).toEqual([]);

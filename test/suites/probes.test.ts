@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CheckoutFormModel, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
-import { freeTextFields, generatedNegative, happy, injection } from '../../suites/probes/basic.js';
+import { declinedPayment, freeTextFields, generatedNegative, happy, injection } from '../../suites/probes/basic.js';
 import { notified } from '../../suites/probes/events.js';
 import { defineProbe, planTo, SetupFailed, shopperSubmission } from '../../suites/probes/support.js';
 import { bodies, context, exchange, happyExchange, profile } from './fixtures.js';
@@ -72,6 +72,34 @@ describe('probe outcomes', () => {
     );
     expect(o.inconclusive).toMatch(/no public notification URL/);
     expect(o.main.id).toMatch(/not-sent/);
+  });
+
+  it('without a decline test card a declined payment comes from a decline rule; with no rule either it is inconclusive', async () => {
+    const answered = () => happyExchange('authoriseDirect');
+    const noCard = context({
+      config: { cards: { approve: '4111111111111111' } },
+      profile: (p) => {
+        p.payments.testCards.decline = [];
+        p.payments.declineRules = [{ shopperEmailDomain: 'fraud.example' }, { amount: '66.66' }];
+      },
+    });
+    const client = scripted(answered);
+    const o = await declinedPayment.run('authoriseDirect', client, noCard);
+    expect(o.inconclusive).toBeUndefined();
+    expect(client.sent.slice(0, 3).map((b) => [b.shopper_email, b.amount])).toEqual([
+      ['decline-probe@fraud.example', expect.any(String)],
+      ['decline-probe@fraud.example', expect.any(String)],
+      [expect.any(String), '66.66'],
+    ]);
+    const none = context({
+      config: { cards: { approve: '4111111111111111' } },
+      profile: (p) => {
+        p.payments.testCards.decline = [];
+        p.payments.declineRules = [];
+      },
+    });
+    const inconclusive = await declinedPayment.run('authoriseDirect', scripted(answered), none);
+    expect(inconclusive.inconclusive).toMatch(/no decline card in the configuration and no decline rule/);
   });
 
   it('SetupFailed carries the step and the exchange', () => {

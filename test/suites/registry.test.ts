@@ -86,8 +86,19 @@ describe('families, levels and selections', () => {
   });
 
   it('requirements and severity of a check are those of the operation it runs on', () => {
-    expect(requirementsFor(checkOf('batchAtLimitAccepted'), 'capture')).toEqual(['PAGI-LIM-004', 'PAGI-BAT-003']);
-    expect(requirementsFor(checkOf('batchAtLimitAccepted'), 'review')).toEqual(['PAGI-LIM-003', 'PAGI-BAT-003']);
+    expect(requirementsFor(checkOf('batchAtLimitAccepted'), 'capture')).toEqual([
+      'PAGI-LIM-004',
+      'PAGI-BAT-002',
+      'PAGI-INV-006',
+      'PAGI-INV-007',
+    ]);
+    expect(requirementsFor(checkOf('batchAtLimitAccepted'), 'review')).toEqual([
+      'PAGI-LIM-003',
+      'PAGI-BAT-002',
+      'PAGI-INV-006',
+      'PAGI-INV-007',
+    ]);
+    expect(checkSeverity(checkOf('overRefundRefused'), 'refund')).toBe('invariant');
     expect(checkSeverity(checkOf('wrongFormatRefused'), 'authoriseApm')).toBe('must');
     expect(checkSeverity(checkOf('wrongFormatRefused'), 'capture')).toBe('expected');
     expect(checkSeverity(checkOf('requestHeadersPerProfile'), 'capture')).toBe('profile');

@@ -98,6 +98,34 @@ export const CONVENTIONS_CASES: Case[] = [
     () => happyObservation('retrievalRefund', (b) => (b.response.account_id = 'A9')),
     ['ECHO_MISMATCH'],
   ),
+  fail(
+    'responseEchoesRequestFields',
+    'PAGI-INV-006',
+    'another merchant named in the answer',
+    'capture',
+    () => happyObservation('capture', (b) => (b.response.merchant_id = 'M-OTHER')),
+    ['ECHO_MISMATCH'],
+  ),
+  fail(
+    'responseEchoesRequestFields',
+    'PAGI-PAY-007',
+    'the amount written with one decimal: the echo rule, not another amount',
+    'authoriseDirect',
+    () =>
+      happyObservation('authoriseDirect', (b) => {
+        b.response.amount = `${String(b.request.amount).replace(/0$/, '')}`;
+        if (b.response.amount === b.request.amount) b.response.amount = `${String(b.request.amount)}0`;
+      }),
+    ['ECHO_MISMATCH'],
+  ),
+  fail(
+    'payoutEchoesRequest',
+    'PAGI-INV-006',
+    'another payment amount',
+    'payout',
+    () => happyObservation('payout', (b) => (b.response.payment_amount = '1')),
+    ['ECHO_MISMATCH'],
+  ),
   pass('payoutEchoesRequest', 'PAGI-PO-002', 'request echoed', 'payout', () => happyObservation('payout')),
   fail(
     'payoutEchoesRequest',
@@ -113,7 +141,7 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'batchResultsEchoRequestIds',
-    'PAGI-BAT-003',
+    'PAGI-INV-007',
     'an item not answered',
     'capture',
     () => happyObservation('capture', (b) => results(b, 'capture_orders').pop()),
@@ -121,7 +149,7 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'batchResultsEchoRequestIds',
-    'PAGI-BAT-003',
+    'PAGI-INV-007',
     'an item answered twice',
     'capture',
     () =>
@@ -130,11 +158,30 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'batchResultsEchoRequestIds',
-    'PAGI-BAT-002',
-    'a result for another transaction',
+    'PAGI-INV-006',
+    'a result naming another transaction for an item',
     'refund',
     () => happyObservation('refund', (b) => (results(b, 'refund_orders')[1]!.transaction_id = 'T-OTHER')),
+    ['ECHO_MISMATCH'],
+  ),
+  fail(
+    'batchResultsEchoRequestIds',
+    'PAGI-INV-006',
+    'a result for another transaction and order, the item left unanswered',
+    'refund',
+    () =>
+      happyObservation('refund', (b) =>
+        Object.assign(results(b, 'refund_orders')[1]!, { transaction_id: 'T-OTHER', order_no: 'O-OTHER' }),
+      ),
     ['UNREQUESTED_RESULT', 'ITEM_NOT_ANSWERED'],
+  ),
+  fail(
+    'batchResultsEchoRequestIds',
+    'PAGI-BAT-002',
+    'a result leaving out its order_no: answered, the rule broken',
+    'capture',
+    () => happyObservation('capture', (b) => delete results(b, 'capture_orders')[0]!.order_no),
+    ['ECHO_MISMATCH'],
   ),
   fail(
     'batchResultsEchoRequestIds',
@@ -227,12 +274,20 @@ export const CONVENTIONS_CASES: Case[] = [
       ),
     ['REFERENCE_ID_FORM'],
   ),
-  pass('noFullCardNumberInResponse', 'PAGI-SEC-001', 'masked card only', 'authoriseDirect', () =>
+  fail(
+    'noFullCardNumberInResponse',
+    'PAGI-INV-010',
+    'the security code sent, echoed',
+    'authoriseDirect',
+    () => happyObservation('authoriseDirect', (b) => (b.response.security_code = b.request.security_code)),
+    ['SECURITY_CODE'],
+  ),
+  pass('noFullCardNumberInResponse', 'PAGI-INV-010', 'masked card only', 'authoriseDirect', () =>
     happyObservation('authoriseDirect'),
   ),
   fail(
     'noFullCardNumberInResponse',
-    'PAGI-SEC-001',
+    'PAGI-INV-010',
     'the sent card number in the body',
     'authoriseDirect',
     () => {
@@ -244,7 +299,7 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'noFullCardNumberInResponse',
-    'PAGI-SEC-001',
+    'PAGI-INV-010',
     'the card written with dots',
     'authoriseDirect',
     () => {
@@ -256,7 +311,7 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'noFullCardNumberInResponse',
-    'PAGI-SEC-001',
+    'PAGI-INV-010',
     'the card in a header name',
     'checkout',
     () => {
@@ -268,7 +323,7 @@ export const CONVENTIONS_CASES: Case[] = [
   ),
   fail(
     'noFullCardNumberInResponse',
-    'PAGI-SEC-001',
+    'PAGI-INV-010',
     'a query leaking the card',
     'retrievalTrans',
     () => {

@@ -129,7 +129,7 @@ export const DEEP_CASES: Case[] = [
       }),
     ['STATE_CHANGED'],
   ),
-  pass('deepLifecycleInvariants', 'PAGI-REF-003', 'refunds within the capture', 'refund', () =>
+  pass('deepLifecycleInvariants', 'PAGI-INV-001', 'refunds within the capture', 'refund', () =>
     kept(
       'refund',
       'deepLifecycleInvariants',
@@ -140,7 +140,7 @@ export const DEEP_CASES: Case[] = [
   ),
   fail(
     'deepLifecycleInvariants',
-    'PAGI-REF-003',
+    'PAGI-INV-001',
     'refunded above the capture',
     'refund',
     () =>

@@ -235,12 +235,12 @@ const PAID_APM = () => [orderRecord(P1, t.afterIssuerPage.paid)];
 const PAID = [orderRecord(P1, t.afterAuthorise.approved)];
 
 export const LIFECYCLE_CASES: Case[] = [
-  pass('queryShowsAuthorisedPayment', 'PAGI-QRY-005', 'the payment as paid', 'retrievalTrans', () =>
+  pass('queryShowsAuthorisedPayment', 'PAGI-INV-004', 'the payment as paid', 'retrievalTrans', () =>
     lifecycle('retrievalTrans'),
   ),
   fail(
     'queryShowsAuthorisedPayment',
-    'PAGI-QRY-005',
+    'PAGI-INV-004',
     'not found',
     'retrievalTrans',
     () => lifecycle('retrievalTrans', (s) => (s.queryAfterAuthorise = queryExchange([]))),
@@ -248,7 +248,7 @@ export const LIFECYCLE_CASES: Case[] = [
   ),
   fail(
     'queryShowsAuthorisedPayment',
-    'PAGI-QRY-005',
+    'PAGI-INV-004',
     'another amount',
     'retrievalTrans',
     () =>
@@ -299,12 +299,12 @@ export const LIFECYCLE_CASES: Case[] = [
     () => lifecycle('refund', (s) => (s.refund2 = refund('25.00', 2, 'overRefund'))),
     ['TRANSITION_REFUSED'],
   ),
-  pass('overRefundRefused', 'PAGI-REF-003', "refused with the profile's overRefund", 'refund', () =>
+  pass('overRefundRefused', 'PAGI-INV-001', "refused with the profile's overRefund", 'refund', () =>
     lifecycle('refund'),
   ),
   fail(
     'overRefundRefused',
-    'PAGI-REF-003',
+    'PAGI-INV-001',
     'accepted',
     'refund',
     () => lifecycle('refund', (s) => (s.overRefund = refund('50.01', 3))),
@@ -337,7 +337,7 @@ export const LIFECYCLE_CASES: Case[] = [
   ),
   fail(
     'refundSearchShowsEveryRefund',
-    'PAGI-RFS-003',
+    'PAGI-INV-005',
     'one refund missing, one with another amount',
     'retrievalRefund',
     () =>
@@ -380,10 +380,10 @@ export const LIFECYCLE_CASES: Case[] = [
       ),
     ['ITEM_MESSAGE'],
   ),
-  pass('overCaptureRefused', 'PAGI-CAP-002', 'refused', 'capture', () => lifecycle('capture')),
+  pass('overCaptureRefused', 'PAGI-INV-002', 'refused', 'capture', () => lifecycle('capture')),
   fail(
     'overCaptureRefused',
-    'PAGI-CAP-002',
+    'PAGI-INV-002',
     'captured',
     'capture',
     () =>

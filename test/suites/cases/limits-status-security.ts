@@ -157,12 +157,12 @@ export const LIMITS_CASES: Case[] = [
       ),
     ['ERROR_ANSWER'],
   ),
-  pass('emptyBatchNoServerError', 'PAGI-LIM-013', 'refused with 400', 'capture', () =>
+  pass('emptyBatchNoServerError', 'PAGI-INV-008', 'refused with 400', 'capture', () =>
     observation('empty', 'capture', errorExchange('capture', 'invalidInput')),
   ),
   fail(
     'emptyBatchNoServerError',
-    'PAGI-LIM-013',
+    'PAGI-INV-008',
     'answered 500',
     'cancel',
     () => observation('empty', 'cancel', exchange('cancel', { status: 500, bodyText: 'oops' })),
@@ -170,7 +170,7 @@ export const LIMITS_CASES: Case[] = [
   ),
   fail(
     'emptyBatchNoServerError',
-    'PAGI-LIM-013',
+    'PAGI-ERR-002',
     'connection reset',
     'review',
     () => observation('empty', 'review', exchange('review', { error: { kind: 'network', message: 'ECONNRESET' } })),
@@ -743,13 +743,21 @@ export const SECURITY_CASES: Case[] = [
   pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'checkout inputs exact', 'checkout', () =>
     injected('checkout', (r) => r),
   ),
+  // The direct payment response lists a note but never says it is the request's (PAGI-SEC-002 is the checkout page's).
+  pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'XML note not the sent text: not compared', 'authoriseDirect', () =>
+    injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+  ),
   fail(
     'freeTextParsesBackExactly',
-    'PAGI-SEC-002',
-    'note cut at the markup, an element added',
+    'PAGI-MED-006',
+    'markup in free text breaks the XML answer',
     'authoriseDirect',
-    () => injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
-    ['TEXT_ALTERED', 'MARKUP_INJECTED'],
+    () => {
+      const o = injected('authoriseDirect', (r) => r);
+      o.main.response!.decoded = { kind: 'undecodable', format: 'xml', problem: 'mismatched closing tag' };
+      return o;
+    },
+    ['MARKUP_INJECTED'],
   ),
   fail(
     'freeTextParsesBackExactly',
@@ -784,10 +792,10 @@ export const SECURITY_CASES: Case[] = [
     ),
     expect: 'notApplicable',
   },
-  pass('noSecretInResponse', 'PAGI-SEC-003', 'no trace of the key', 'capture', () => happyObservation('capture')),
+  pass('noSecretInResponse', 'PAGI-INV-009', 'no trace of the key', 'capture', () => happyObservation('capture')),
   fail(
     'noSecretInResponse',
-    'PAGI-SEC-003',
+    'PAGI-INV-009',
     'the key in a header name and the body',
     'capture',
     () => {
@@ -799,7 +807,7 @@ export const SECURITY_CASES: Case[] = [
   ),
   fail(
     'noSecretInResponse',
-    'PAGI-SEC-003',
+    'PAGI-INV-009',
     'the key in a payment answer',
     'authoriseDirect',
     () => {

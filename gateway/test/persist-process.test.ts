@@ -1,0 +1,99 @@
+/**
+ * `pagi-conform serve --data DIR` as integrators run it: a payment, a stop (SIGTERM), a start with the same folder,
+ * and the query finds the payment while refunds go on from the right remainder; a SIGKILL while payments are in
+ * flight loses none that was answered.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunningGateway } from '../index.js';
+import { serve } from '../../test/support/cli.js';
+import { tempDir } from '../../test/support/temp.js';
+import * as h from './helpers.js';
+
+/** The helpers' calls need only the URL of a gateway. */
+const at = (url: string) => ({ url }) as RunningGateway;
+
+async function found(url: string, ids: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    const { json } = await h.query(at(url), { transaction_id: ids.slice(i, i + 100).join(',') });
+    for (const o of json.orders_list as Record<string, string>[])
+      if (o.query_result === h.profile.statusValues.query_result.found) out.push(o.transaction_id!);
+  }
+  return out;
+}
+
+describe('serve --data DIR (child process)', () => {
+  it('payment, stop, start with the same --data: the query finds it; refunds go on from the right remainder', async () => {
+    const dir = tempDir('pagi-data-');
+    const first = await serve(['--data', dir]);
+    expect(await first.until(/state kept in .*: 0 payments, 0 refunds/)).not.toBeNull();
+    const { transactionId, body } = await h.pay(at(first.url), { amount: '30.00' });
+    await h.batch(at(first.url), 'capture', [h.item(transactionId, body)]);
+    const r1 = await h.batch(at(first.url), 'refund', [
+      h.item(transactionId, body, { refund_amount: '20.00', refund_reason: 'first' }),
+    ]);
+    expect(r1.results[0]!.refund_reference_id).toBe(`${transactionId}-01`);
+    await first.stop();
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(['--data', dir]);
+    try {
+      expect(await second.until(/state kept in .*: 1 payments, 1 refunds/)).not.toBeNull();
+      expect(await found(second.url, [transactionId])).toEqual([transactionId]);
+      const over = await h.batch(at(second.url), 'refund', [
+        h.item(transactionId, body, { refund_amount: '10.01', refund_reason: 'too much' }),
+      ]);
+      expect(over.results[0]!.refund_status).toBe(h.profile.statusValues.refund_status.failure);
+      const rest = await h.batch(at(second.url), 'refund', [
+        h.item(transactionId, body, { refund_amount: '10.00', refund_reason: 'rest' }),
+      ]);
+      expect(rest.results[0]!.refund_reference_id).toBe(`${transactionId}-02`);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+
+  it('SIGKILL with payments in flight: every payment answered before the kill is there after a restart', async () => {
+    const dir = tempDir('pagi-data-');
+    const first = await serve(['--data', dir]);
+    const answered: string[] = [];
+    let killed = false;
+    // 20 clients paying in a loop until the gateway is killed (after 150 answers).
+    const client = async () => {
+      while (!killed) {
+        try {
+          const res = await h.call(at(first.url), 'authoriseDirect', h.directBody());
+          if (res.status === 200) answered.push(String(h.xmlBody(res).transaction_id));
+          if (answered.length >= 150 && !killed) {
+            killed = true;
+            first.child.kill('SIGKILL');
+          }
+        } catch {
+          return; // the connection died with the gateway
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 20 }, client));
+    await first.exited;
+    expect(answered.length).toBeGreaterThanOrEqual(150);
+
+    const second = await serve(['--data', dir]);
+    try {
+      // Taken over: the killed gateway's lock is stale.
+      expect(await found(second.url, answered)).toEqual(answered);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+
+  it('a second gateway on the same folder is refused with one sentence, exit 2', async () => {
+    const dir = tempDir('pagi-data-');
+    const first = await serve(['--data', dir]);
+    try {
+      const second = serve(['--data', dir]);
+      await expect(second).rejects.toThrow(/--data: .* is in use by another gateway \(process \d+\)/);
+    } finally {
+      await first.stop();
+    }
+  }, 60_000);
+});
