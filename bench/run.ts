@@ -158,7 +158,7 @@ Object.assign(report, {
   depth,
   latency,
   depthGoals: {
-    ratioAtDeepestUnder1_5: (depth[depth.length - 1]?.ratio ?? Infinity) <= 1.5,
+    ratioAtDeepestUnder1_25: (depth[depth.length - 1]?.ratio ?? Infinity) <= 1.25,
     latencyRatiosUnder1_25: latencyRuns.every((r) => r.ratio <= 1.25),
   },
 });

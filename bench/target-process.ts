@@ -24,6 +24,8 @@ export interface ServedGateway {
 /** A gateway process: its address and account, and `close()`, which resolves to the process's maximum RSS in MB. */
 export interface GatewayProcess extends ServedGateway {
   close(): Promise<number>;
+  /** The process's CPU time (user and system, every thread) in ms, known once `close()` has resolved. */
+  cpuMs(): number;
 }
 
 const HERE = fileURLToPath(import.meta.url);
@@ -105,14 +107,19 @@ export async function startGatewayProcess(options: { rttMs?: number } = {}): Pro
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const first = await Promise.race([lines.next(), exited.then((code) => ({ done: true, value: `exit ${code}` }))]);
   if (first.done) throw new Error(`the gateway process ended before listening (${first.value})`);
+  let cpuMs = Number.NaN;
   return {
     ...(JSON.parse(first.value as string) as ServedGateway),
     close: async () => {
       child.stdin!.end();
       const last = await lines.next();
       await exited;
-      return last.done ? Number.NaN : (JSON.parse(last.value) as { maxRssMb: number }).maxRssMb;
+      if (last.done) return Number.NaN;
+      const usage = JSON.parse(last.value) as { maxRssMb: number; cpuMs: number };
+      cpuMs = usage.cpuMs;
+      return usage.maxRssMb;
     },
+    cpuMs: () => cpuMs,
   };
 }
 
@@ -134,7 +141,10 @@ async function serve(rttMs: number | undefined): Promise<void> {
     'close',
     () =>
       void Promise.all([proxy?.close(), gateway.close()]).then(() => {
-        process.stdout.write(`${JSON.stringify({ maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+        const cpu = process.cpuUsage();
+        process.stdout.write(
+          `${JSON.stringify({ maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024), cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}\n`,
+        );
         process.exit(0);
       }),
   );

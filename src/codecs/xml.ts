@@ -36,10 +36,19 @@ function decodeEntities(text: string): string {
 }
 
 function decodeTree(node: unknown): unknown {
-  if (typeof node === 'string') return decodeEntities(node);
+  // Most values hold no reference at all: left as they are (every direct payment answer is read so).
+  if (typeof node === 'string') return node.includes('&') ? decodeEntities(node) : node;
   if (Array.isArray(node)) return node.map(decodeTree);
   if (node && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, decodeTree(v)]));
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) {
+      const value = decodeTree((node as Record<string, unknown>)[key]);
+      // An element named __proto__ stays a field, as Object.fromEntries made it.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+    }
+    return out;
   }
   return node;
 }

@@ -3,12 +3,9 @@
  * sends them with undici (timeout, size cap, no redirects, optional source address, CA file and proxy), decodes
  * the responses and records every exchange with masked evidence.
  */
-import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
-import { createHash, randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import { randomUUID } from 'node:crypto';
 import { encodeForm } from '../codecs/form.js';
-import { HTML_LIMITS, JsonScan, MarkupScan, XML_LIMITS } from '../codecs/limits.js';
 import { holdsSecret, maskText, noteSentCardValues, type MaskRules } from '../mask.js';
 import type {
   DecodedBody,
@@ -23,7 +20,7 @@ import type {
 import type { Profile } from '../profile/load.js';
 import { sign, signedView, stringToSign, verify } from '../signing.js';
 import type { SpecModel } from '../spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf, type BodyFormat } from './decode.js';
+import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf } from './decode.js';
 import {
   buildEvidence,
   cardFieldNames,
@@ -40,7 +37,8 @@ import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
 import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
 import { renderHeaderValue } from '../profile/template.js';
-import { attachSpool, openSpool, readSpool, SPOOL_BYTES, type SpoolFile } from './spool.js';
+import { attachSpool, readSpool } from './spool.js';
+import { type BodyRead, exchangeOnce } from './transport.js';
 
 /** How requests travel. */
 export interface TransportOptions {
@@ -109,9 +107,17 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 function headerRecord(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
-  );
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(headers)) {
+    const v = headers[k];
+    const name = k.toLowerCase();
+    const value = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+    // A header named __proto__ stays a field, as Object.fromEntries made it.
+    if (name === '__proto__')
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  }
+  return out;
 }
 
 /**
@@ -203,122 +209,34 @@ function spoolHoldsSecret(file: string, rules: MaskRules): boolean {
   }
 }
 
-/** A body as read: small ones as text, large ones spooled to disk (see spool.ts) with their first characters. */
-interface BodyRead {
-  text?: string;
-  spool?: string;
-  head: string;
-  truncated: boolean;
-  /** A spooled body scanned for its reader as it arrived: the reader, and the first bound it passes, if any. */
-  over?: { format: BodyFormat; over: string; declares: boolean };
-  /** Whether the bytes read are valid UTF-8. */
-  utf8: boolean;
-  bytes: { length: number; sha256: string };
-}
-
-/** Characters of a spooled body kept in memory for its evidence: the excerpt and the masking margin past it. */
-const HEAD_BYTES = 16 * 1024;
-
-/**
- * Read a body up to the size cap; past SPOOL_BYTES it goes to disk as it arrives. `format`: the reader the body goes
- * to; a spooled body is scanned for that reader's bounds as it arrives (JsonScan, MarkupScan), so one past them is
- * refused without being read back whole.
- */
-async function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  cap: number,
-  spoolDir: string | undefined,
-  format?: BodyFormat,
-): Promise<BodyRead> {
-  const scan =
-    format === 'json'
-      ? new JsonScan()
-      : format === 'xml'
-        ? new MarkupScan(XML_LIMITS)
-        : format === 'html'
-          ? new MarkupScan(HTML_LIMITS)
-          : undefined;
-  // Scanned until a bound is passed (for XML, also until a declaration is seen: the reader refuses that first).
-  const scanning = () => scan !== undefined && (!scan.over || (scan instanceof MarkupScan && !scan.declares));
-  const chunks: Buffer[] = [];
-  const hash = createHash('sha256');
-  let size = 0;
-  let truncated = false;
-  let spool: SpoolFile | undefined;
-  let head: Buffer | undefined;
-  // A spooled body is checked for UTF-8 as it arrives (it is never held whole); a small one once, at the end.
-  let spoolUtf8: TextDecoder | undefined;
-  let utf8 = true;
-  const checkUtf8 = (chunk: Buffer, stream: boolean): void => {
-    if (!utf8 || !spoolUtf8) return;
-    try {
-      spoolUtf8.decode(chunk, { stream });
-    } catch {
-      utf8 = false;
-    }
-  };
-  try {
-    for await (const read of body as AsyncIterable<Buffer>) {
-      let chunk = read;
-      if (size + chunk.length > cap) {
-        chunk = chunk.subarray(0, cap - size);
-        truncated = true;
-      }
-      hash.update(chunk);
-      size += chunk.length;
-      if (spool) {
-        spool.write(chunk);
-        checkUtf8(chunk, true);
-        if (scanning()) scan!.bytes(chunk);
-      } else {
-        chunks.push(chunk);
-        if (size > SPOOL_BYTES) {
-          // From here on the body goes to disk as it arrives; only its head stays in memory.
-          const all = Buffer.concat(chunks);
-          head = all.subarray(0, HEAD_BYTES);
-          spool = openSpool(spoolDir);
-          spool.write(all);
-          spoolUtf8 = new TextDecoder('utf-8', { fatal: true });
-          checkUtf8(all, true);
-          // Only a spooled body is scanned as it arrives: a small one is scanned as text by the reader.
-          scan?.bytes(all);
-          chunks.length = 0;
-        }
-      }
-      if (truncated) {
-        body.destroy(); // stop reading past the cap
-        break;
-      }
-    }
-  } finally {
-    spool?.close();
-  }
-  const bytes = { length: size, sha256: hash.digest('hex') };
-  if (spool) {
-    if (!truncated) checkUtf8(Buffer.alloc(0), false);
-    return {
-      spool: spool.file,
-      head: head!.toString('utf8'),
-      truncated,
-      utf8: truncated || utf8,
-      bytes,
-      ...(scan?.over
-        ? { over: { format: format!, over: scan.over, declares: scan instanceof MarkupScan && scan.declares } }
-        : {}),
-    };
-  }
-  const all = Buffer.concat(chunks);
-  const text = all.toString('utf8');
-  // A body cut at the cap may end inside a character: only a whole body is judged.
-  return { text, head: text, truncated, utf8: truncated || isUtf8(all), bytes };
-}
-
 /**
  * Rounds of timeouts in a row after which an operation's further requests are not sent (their exchanges fail at
  * once). Requests in flight together count as one round: a round is a timeout of a request sent after the previous
  * round's timeout, so a slow start that times out every request in flight counts once.
  */
 const UNANSWERED_BEFORE_GIVING_UP = 2;
+
+/** The last second `isoTime` printed, and its text up to the milliseconds. */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, the date and time printed once per second (an exchange's start is printed for each
+ * of a deep run's hundreds of thousands of requests, many in the same second).
+ */
+export function isoTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const milli = ms - second * 1000;
+  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
+/** An operation answered since its last timeout (the entries of `unanswered` are replaced, never changed). */
+const NOT_UNANSWERED = Object.freeze({ rounds: 0, lastAt: 0 });
 
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
@@ -333,6 +251,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let exchangeCount = 0;
   let orderCount = 0;
   const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
+  /** When each exchange started (epoch ms), for its replay copy. */
+  const startTimes = new WeakMap<Exchange, number>();
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -340,7 +260,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let control: Promise<void> = Promise.resolve();
 
   // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
-  const unanswered = new Map<string, { rounds: number; lastAt: number }>();
+  const unanswered = new Map<string, Readonly<{ rounds: number; lastAt: number }>>();
 
   const exchange = async (
     operation: OperationKey | 'external',
@@ -356,7 +276,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     const body = sent.body;
     const echoes = body ? noteSentCardValues(cardFields.map((f) => body[f])) : [];
     // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
-    let startedAt = new Date();
+    let startedAt = Date.now();
     let t0 = performance.now();
     let response: ReceivedResponse | undefined;
     let head: string | undefined;
@@ -367,9 +287,9 @@ export function createProbeClient(options: ClientOptions): KitClient {
     if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
     else
       await limiter.run(async () => {
-        startedAt = new Date();
+        startedAt = Date.now();
         t0 = performance.now();
-        const given = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
+        const given = unanswered.get(operation) ?? NOT_UNANSWERED;
         if (options.stopped?.()) {
           error = { kind: 'network', message: 'not sent: the run was interrupted' };
           return;
@@ -382,48 +302,35 @@ export function createProbeClient(options: ClientOptions): KitClient {
           return;
         }
         const sentAt = t0;
-        // The whole exchange, body included, within the timeout (a plain timer: cheaper than AbortSignal.timeout).
-        const deadline = new AbortController();
-        const timer = setTimeout(
-          () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-          transport.timeoutMs,
-        );
         try {
-          const res = await request(sent.url, {
-            method: sent.method as Dispatcher.HttpMethod,
-            headers: sent.headers,
-            body: sent.bodyText,
-            dispatcher: dispatchers.for(sent.localAddress),
-            headersTimeout: transport.timeoutMs,
-            bodyTimeout: transport.timeoutMs,
-            signal: deadline.signal,
-          });
-          got = {
-            status: res.statusCode,
-            headers: headerRecord(res.headers),
-            read: await readCapped(
-              res.body,
-              transport.maxResponseBytes,
-              options.spoolDir,
-              readerOf(
-                spec,
-                profile,
-                operation,
-                res.statusCode,
-                headerValue(res.headers['content-type']),
-                headerValue(res.headers['content-encoding']),
-              ),
-            ),
-          };
+          const res = await exchangeOnce(
+            dispatchers.for(sent.localAddress),
+            { url: sent.url, method: sent.method, headers: sent.headers, body: sent.bodyText },
+            {
+              timeoutMs: transport.timeoutMs,
+              maxResponseBytes: transport.maxResponseBytes,
+              spoolDir: options.spoolDir,
+              readerOf: (status, headers) =>
+                readerOf(
+                  spec,
+                  profile,
+                  operation,
+                  status,
+                  headerValue(headers['content-type']),
+                  headerValue(headers['content-encoding']),
+                ),
+            },
+          );
+          got = { status: res.status, headers: headerRecord(res.headers), read: res.read };
         } catch (e) {
           error = transportError(e);
           error.message = maskText(error.message, maskRules);
-        } finally {
-          clearTimeout(timer);
         }
-        const now = unanswered.get(operation) ?? { rounds: 0, lastAt: 0 };
-        if (error?.kind !== 'timeout') unanswered.set(operation, { rounds: 0, lastAt: 0 });
-        else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
+        const now = unanswered.get(operation) ?? NOT_UNANSWERED;
+        if (error?.kind !== 'timeout') {
+          if (now !== NOT_UNANSWERED) unanswered.set(operation, NOT_UNANSWERED);
+        } else if (sentAt >= now.lastAt)
+          unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
       }, priority);
     // The answer is in: its place among the requests in flight goes to the next one while it is decoded.
     if (got) {
@@ -490,26 +397,27 @@ export function createProbeClient(options: ClientOptions): KitClient {
         error.message = maskText(error.message, maskRules);
       }
     }
-    const record = {
-      id,
-      operation,
-      request: sent,
-      startedAt: startedAt.toISOString(),
-      durationMs: Math.round((performance.now() - t0) * 10) / 10,
-    } as Exchange;
     // Evidence is masked and printed when first read (a finding, a record for the reports): most generated
     // exchanges pass and are never printed, so they never pay for masking and curl lines.
     let evidence: Exchange['evidence'] | undefined;
     const answered = response;
-    Object.defineProperty(record, 'evidence', {
-      enumerable: true,
-      configurable: true,
-      get: () => (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes)),
-      set: (value: Exchange['evidence']) => void (evidence = value),
-    });
+    const record = {
+      id,
+      operation,
+      request: sent,
+      startedAt: isoTime(startedAt),
+      durationMs: Math.round((performance.now() - t0) * 10) / 10,
+      get evidence(): Exchange['evidence'] {
+        return (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes));
+      },
+      set evidence(value: Exchange['evidence']) {
+        evidence = value;
+      },
+    } as Exchange;
     if (response) record.response = response;
     if (error) record.error = error;
     if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
+    if (options.captureReplay || replayOut) startTimes.set(record, startedAt);
     return record;
   };
 
@@ -532,7 +440,13 @@ export function createProbeClient(options: ClientOptions): KitClient {
         profile,
         { config, cardSecurityCode: options.cardSecurityCode },
         operation,
-        { orderNo: orderNo(), requestId: randomUUID() },
+        // The idempotency key is made only for a sample that has one (payouts).
+        {
+          orderNo: orderNo(),
+          get requestId() {
+            return randomUUID();
+          },
+        },
         overrides,
       );
     },
@@ -630,7 +544,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay || replayOut) {
           const r = done.request;
-          const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
+          const timing = { sentAt: startTimes.get(done) ?? Date.parse(done.startedAt), durationMs: done.durationMs };
           const copy = {
             method: r.method,
             url: r.url,

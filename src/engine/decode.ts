@@ -9,13 +9,24 @@ import type { OperationModel, SpecModel } from '../spec/load.js';
 /** Body formats the kit reads. */
 export type BodyFormat = 'json' | 'xml' | 'html';
 
+/** Formats of the media types seen, by media type (an answer's few content types recur on every exchange). */
+const formatsSeen = new Map<string, BodyFormat | undefined>();
+
 /** The format a media type names (`application/xml`, `text/xml; charset=…` → xml), if any. */
 export function formatOfMediaType(type: string | undefined): BodyFormat | undefined {
-  const essence = (type ?? '').split(';')[0]!.trim().toLowerCase();
-  if (/^[a-z]+\/([a-z0-9.+-]*\+)?json$/.test(essence)) return 'json';
-  if (/^[a-z]+\/([a-z0-9.+-]*\+)?xml$/.test(essence)) return 'xml';
-  if (essence === 'text/html') return 'html';
-  return undefined;
+  const key = type ?? '';
+  if (formatsSeen.has(key)) return formatsSeen.get(key);
+  const essence = key.split(';')[0]!.trim().toLowerCase();
+  const format = /^[a-z]+\/([a-z0-9.+-]*\+)?json$/.test(essence)
+    ? 'json'
+    : /^[a-z]+\/([a-z0-9.+-]*\+)?xml$/.test(essence)
+      ? 'xml'
+      : essence === 'text/html'
+        ? 'html'
+        : undefined;
+  if (formatsSeen.size >= 64) formatsSeen.clear();
+  formatsSeen.set(key, format);
+  return format;
 }
 
 /** The format of an operation's 200 response, from the spec's response media. */

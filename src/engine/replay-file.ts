@@ -2,7 +2,9 @@
  * The benchmark's replay copies on disk instead of in memory: a deep run sends hundreds of thousands of requests,
  * and holding a copy of each would make the run's memory grow with its depth. The copies hold test card data and
  * signatures, so the file holds them encrypted (AES-256-GCM) with a key that exists only in the process: frames of
- * `[length u32][iv 12][tag 16][ciphertext]`, each a batch of JSON lines. Read back in order, a frame at a time.
+ * `[length u32][iv 12][tag 16][ciphertext]`, each a batch of copies. A copy is a JSON line of everything but the
+ * body, a line with the body's length (UTF-16 code units), then the body as it is (no escaping of a body's every
+ * quote: the writer runs in the kit's process, beside the run it measures). Read back in order, a frame at a time.
  */
 import fs from 'node:fs';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -47,7 +49,7 @@ export function replayWriter(target: ReplayFile): ReplayWriter {
     if (!lines.length) return;
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const body = Buffer.concat([cipher.update(lines.join('\n'), 'utf8'), cipher.final()]);
+    const body = Buffer.concat([cipher.update(lines.join(''), 'utf8'), cipher.final()]);
     const head = Buffer.alloc(4);
     head.writeUInt32BE(body.length);
     fs.appendFileSync(target.file, Buffer.concat([head, iv, cipher.getAuthTag(), body]));
@@ -56,9 +58,10 @@ export function replayWriter(target: ReplayFile): ReplayWriter {
   };
   return {
     add(request) {
-      const line = JSON.stringify(request);
-      lines.push(line);
-      chars += line.length;
+      const { bodyText, ...rest } = request;
+      const head = JSON.stringify(rest);
+      lines.push(head, `\n${bodyText.length}\n`, bodyText);
+      chars += head.length + bodyText.length + 12;
       if (chars >= FRAME_CHARS) flush();
     },
     flush,
@@ -86,7 +89,18 @@ export function* readReplayFile(target: ReplayFile): Generator<ReplayRequest> {
       const decipher = createDecipheriv('aes-256-gcm', key, head.subarray(4, 16));
       decipher.setAuthTag(head.subarray(16, 32));
       const text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-      for (const line of text.split('\n')) yield JSON.parse(line) as ReplayRequest;
+      for (let at = 0; at < text.length; ) {
+        const headEnd = text.indexOf('\n', at);
+        const lengthEnd = text.indexOf('\n', headEnd + 1);
+        const bodyStart = lengthEnd + 1;
+        const bodyEnd = bodyStart + Number(text.slice(headEnd + 1, lengthEnd));
+        const { method, url, headers, ...rest } = JSON.parse(text.slice(at, headEnd)) as Omit<
+          ReplayRequest,
+          'bodyText'
+        >;
+        yield { method, url, headers, bodyText: text.slice(bodyStart, bodyEnd), ...rest };
+        at = bodyEnd;
+      }
     }
   } finally {
     fs.closeSync(fd);

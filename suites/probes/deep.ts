@@ -148,15 +148,28 @@ function stringLeaves(body: unknown, pointer = ''): string[] {
   return typeof body === 'string' ? [pointer] : [];
 }
 
+/** The decoded parts of the pointers the cases name (a few per operation, each named by thousands of cases). */
+const decodedPointers = new Map<string, readonly string[]>();
+
+function pointerParts(pointer: string): readonly string[] {
+  let parts = decodedPointers.get(pointer);
+  if (!parts) {
+    parts = pointer
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (decodedPointers.size >= 1024) decodedPointers.clear();
+    decodedPointers.set(pointer, parts);
+  }
+  return parts;
+}
+
 /**
  * `body` with the value at `pointer` replaced (`undefined`: removed). Only the objects on the pointer's path are
  * copied; the rest is shared with `body`, which stays unchanged (generated bodies are never changed in place).
  */
 function setAt(body: Body, pointer: string, value: unknown): Body {
-  const parts = pointer
-    .split('/')
-    .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointerParts(pointer);
   const copy = (node: unknown): any => (Array.isArray(node) ? [...node] : { ...(node as object) });
   const out = copy(body);
   let node: any = out;
@@ -169,6 +182,15 @@ function setAt(body: Body, pointer: string, value: unknown): Body {
   if (value === undefined) delete node[last];
   else node[last] = value;
   return out;
+}
+
+/** A key telling scalar values apart (type and value; -0 is not 0), undefined for an object or array. */
+function scalarKey(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `s${value}`;
+  if (typeof value === 'boolean') return `b${value}`;
+  if (typeof value === 'number') return Object.is(value, -0) ? 'n-0' : `n${value}`;
+  return undefined;
 }
 
 /** Schema violations of a body the client will sign (a placeholder signature stands in for the one it adds). */
@@ -370,10 +392,22 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
         ]
       : [];
   });
-  const withRule = (keywords: string[]) => (c: { kind: 'format' | 'type'; pointer: string; value: unknown }) => ({
-    ...c,
-    rule: brokenRule(ctx, schemaId, setAt(template, c.pointer, c.value), c.pointer, keywords) ?? '',
-  });
+  // The rule a value breaks at a pointer of the template, kept for scalar values: thousands of cases draw the same few
+  // (the off-form constants, booleans, null), and the validator's answer for one is always the same.
+  const rules = new Map<string, string>();
+  const withRule = (keywords: string[]) => (c: { kind: 'format' | 'type'; pointer: string; value: unknown }) => {
+    const key = scalarKey(c.value);
+    const memo = key === undefined ? undefined : `${keywords.join(',')}\u0000${c.pointer}\u0000${key}`;
+    let rule = memo === undefined ? undefined : rules.get(memo);
+    if (rule === undefined) {
+      rule = brokenRule(ctx, schemaId, setAt(template, c.pointer, c.value), c.pointer, keywords) ?? '';
+      if (memo !== undefined) {
+        if (rules.size >= 4096) rules.clear();
+        rules.set(memo, rule);
+      }
+    }
+    return { ...c, rule };
+  };
   const kinds: fc.Arbitrary<DeepCase>[] = [
     ...(formatTargets.length
       ? [

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeForm } from '../../src/codecs/form.js';
 import { writeXml } from '../../src/codecs/xml.js';
-import { createProbeClient, type KitClient } from '../../src/engine/client.js';
+import { createProbeClient, isoTime, type KitClient } from '../../src/engine/client.js';
 import { inconclusiveReason, noAnswerFinding, unansweredExchange } from '../../src/engine/suite.js';
 import type { RunConfigView } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
@@ -448,5 +448,15 @@ describe('a reader that gives up', () => {
         );
     const declared = await client.send('authoriseDirect', {});
     expect(declared.response!.decoded.kind).toBe('xml');
+  });
+});
+
+describe('isoTime', () => {
+  it('prints a time as Date#toISOString does, across seconds, milliseconds and years', () => {
+    const times = [0, 9, 10, 99, 100, 999, 1000, 1_700_000_000_000, 1_700_000_000_999, 253_402_300_799_999];
+    for (let i = 0; i < 5_000; i++) times.push(Date.now() + i * 7_919, Math.floor(Math.random() * 253_402_300_800_000));
+    for (const ms of times) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    for (const ms of [-1, -62_198_755_200_000, 253_402_300_800_000, 1.5])
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
   });
 });

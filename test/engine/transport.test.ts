@@ -6,9 +6,12 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProbeClient, type TransportOptions } from '../../src/engine/client.js';
 import { createLimiter } from '../../src/engine/limiter.js';
+import { SPOOL_BYTES } from '../../src/engine/spool.js';
+import { exchangeOnce, type ExchangeLimits } from '../../src/engine/transport.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { runConfig } from '../support/config.js';
@@ -151,5 +154,57 @@ describe('limiter', () => {
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 5 }, () => limiter.run(async () => void starts.push(Date.now()))));
     expect(starts[4]! - starts[0]!).toBeGreaterThanOrEqual(4 * 50 - 5);
+  });
+});
+
+describe('exchangeOnce: the bounds of a spooled body', () => {
+  /** Answers every request with `body` as `type`; the URL to request. */
+  async function answering(body: string, type: string): Promise<string> {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': type }).end(body);
+    });
+    const port = await listen(server);
+    closers.push(() => server.close());
+    return `http://127.0.0.1:${port}/`;
+  }
+  const agent = new Agent();
+  closers.push(() => void agent.close());
+  const read = async (url: string, readerOf: ExchangeLimits['readerOf']) =>
+    (
+      await exchangeOnce(
+        agent,
+        { url, method: 'POST', headers: {}, body: '' },
+        { timeoutMs: 5000, maxResponseBytes: 4 * SPOOL_BYTES, spoolDir: undefined, readerOf },
+      )
+    ).read;
+  const nested = (levels: number, padding: number) =>
+    `${'['.repeat(levels)}${' '.repeat(padding)}${']'.repeat(levels)}`;
+
+  it('scans a body that reaches the spool for the reader its answer goes to, asked once with status and headers', async () => {
+    const asked: [number, unknown][] = [];
+    const got = await read(await answering(nested(100, SPOOL_BYTES), 'application/json'), (status, headers) => {
+      asked.push([status, headers['content-type']]);
+      return 'json';
+    });
+    expect(got.spool).toBeDefined();
+    expect(got.over).toEqual({ format: 'json', over: 'nesting deeper than 64 levels', declares: false });
+    expect(asked).toEqual([[200, 'application/json']]);
+    // Without a reader, or for a reader without bounds, nothing is scanned.
+    expect((await read(await answering(nested(100, SPOOL_BYTES), 'application/json'), undefined)).over).toBeUndefined();
+  });
+
+  it('leaves a small body to its reader (not asked, not scanned) and notes an XML declaration past the bounds', async () => {
+    let asked = 0;
+    const small = await read(await answering(nested(100, 10), 'application/json'), () => {
+      asked++;
+      return 'json';
+    });
+    expect(small.text).toBe(nested(100, 10));
+    expect(small.over).toBeUndefined();
+    expect(asked).toBe(0);
+    const xml = `<!DOCTYPE r>${'<a>'.repeat(100)}${' '.repeat(SPOOL_BYTES)}${'</a>'.repeat(100)}`;
+    const got = await read(await answering(xml, 'application/xml'), () => 'xml');
+    expect(got.over).toMatchObject({ format: 'xml', declares: true });
   });
 });
