@@ -1,0 +1,74 @@
+/**
+ * The last step before assembling the draft: identity points, and open points given the value the rest of the
+ * draft makes most likely, so the draft obeys the format's consistency rules (a default never contradicts what
+ * discovery decided): a status value no probe saw takes the failure value the gateway uses elsewhere, and never a
+ * value another meaning of its field already has.
+ */
+import type { Facts } from './context.js';
+import type { Session } from './session.js';
+
+/** Keys of `statusValues` groups meaning a failure (their unseen values follow the gateway's other failures). */
+const FAILURE_KEYS = new Set(['failure', 'notFound', 'declined']);
+
+function statusGroups(s: Session): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [group, values] of Object.entries(s.defaults.statusValues)) {
+    out[group] = {};
+    for (const [key, fallback] of Object.entries(values as Record<string, string>)) {
+      const path = `statusValues.${group}.${key}`;
+      out[group]![key] = s.draft.has(path) ? s.draft.get<string>(path)! : fallback;
+    }
+  }
+  return out;
+}
+
+/** Give the open status values the gateway's usual failure value, and make every group's values distinct. */
+function statusValues(s: Session): void {
+  const d = s.draft;
+  const groups = statusGroups(s);
+  const failures = new Map<string, number>();
+  for (const [group, values] of Object.entries(groups))
+    for (const [key, v] of Object.entries(values))
+      if (key === 'failure' && d.has(`statusValues.${group}.${key}`)) failures.set(v, (failures.get(v) ?? 0) + 1);
+  const usual = [...failures].sort((a, b) => b[1] - a[1])[0]?.[0];
+  for (const [group, values] of Object.entries(groups)) {
+    for (const key of Object.keys(values)) {
+      const path = `statusValues.${group}.${key}`;
+      if (d.has(path) || key === 'successMessage') continue;
+      const taken = new Set(Object.entries(values).filter(([k]) => k !== key && k !== 'successMessage').map(([, v]) => v));
+      let value = values[key]!;
+      let why = 'no probe saw it: the format default';
+      if (FAILURE_KEYS.has(key) && usual !== undefined && !taken.has(usual) && group !== 'order_status' && group !== 'payment_status') {
+        value = usual;
+        why = `no probe saw it: the failure value the gateway uses for ${failures.get(usual)} other status field(s)`;
+      }
+      // A value another meaning of the field has: the next free one.
+      let n = 0;
+      while (taken.has(value) && n < 1000) {
+        n++;
+        value = /^[0-9]+$/.test(value) ? String(Number(value) + 1).padStart(value.length, '0') : `${values[key]}_${n}`;
+        why = 'no probe saw it: a value no other meaning of the field has';
+      }
+      values[key] = value;
+      d.unknown(path, `${why}; check it`, value);
+    }
+  }
+}
+
+export function reconcile(s: Session, facts: Facts): void {
+  void facts;
+  const d = s.draft;
+  const host = new URL(s.options.baseUrl).host;
+  d.unknown('name', 'name the gateway (the profile identifier reports show)', `discovered-${host.replace(/[^A-Za-z0-9]+/g, '-')}`);
+  d.unknown('version', 'the profile version (change it whenever a behaviour changes)', '0.1.0');
+  d.unknown(
+    'description',
+    'describe the gateway (reports show this text)',
+    `Draft profile of the gateway at ${s.options.baseUrl}, written by pagi-conform profile discover.`,
+  );
+  statusValues(s);
+  // Notifications signed as responses need signed responses.
+  const responseSigned = (s.draft.get<{ signed: boolean }>('signature.response')?.signed ?? d.get<boolean>('signature.response.signed')) !== false;
+  if (!responseSigned && !d.has('notifications.signature')) d.unknown('notifications.signature', 'responses are not signed: notifications are assumed unsigned', 'none');
+  if (!responseSigned && d.get<boolean>('errors.signed')) d.unknown('errors.signed', 'refusals carry encryption_data while answers do not: the format cannot state it', false);
+}
