@@ -146,7 +146,13 @@ export function refusalOf(spec: SpecModel, work: Profile, op: OperationKey, x: E
   const a = answerOf(x);
   // No answer (a time-out, a reset connection) is neither the work done nor a refusal of any kind: status 0.
   if (!a)
-    return { form: 'httpError', status: 0, format: 'empty', contentType: '', answer: { status: 0, contentType: '', format: 'empty', text: '' } };
+    return {
+      form: 'httpError',
+      status: 0,
+      format: 'empty',
+      contentType: '',
+      answer: { status: 0, contentType: '', format: 'empty', text: '' },
+    };
   if (didWork(spec, work, op, a)) return undefined;
   const cm = codeMessageOf(a);
   const form =
@@ -246,7 +252,10 @@ export function fitBodyTemplate(observed: readonly { body: Record<string, unknow
       continue;
     }
     const template = fitTemplate(
-      all.map((o) => ({ text: typeof o.body[key] === 'string' ? (o.body[key] as string) : String(o.body[key]), values: o.values })),
+      all.map((o) => ({
+        text: typeof o.body[key] === 'string' ? (o.body[key] as string) : String(o.body[key]),
+        values: o.values,
+      })),
     );
     if (template !== undefined) out[key] = template;
   }

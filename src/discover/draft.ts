@@ -129,7 +129,10 @@ export class Draft {
 
 /** A comment must stay on one line. */
 function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function commentOf(p: Point): string {
@@ -154,11 +157,35 @@ function flowSmall(node: Node | null | undefined): void {
 }
 
 /**
- * The profile as YAML, `header` lines first, each point's evidence as a comment on its value (scalars and lists:
- * at the end of the line; mappings: on the line before the key).
+ * Paths whose values are the profile's own test card numbers: a profile must name them (they are test data the
+ * sandbox documents, sent by every run), so they are the one thing of the draft left unmasked.
  */
-export function renderDraft(profile: Record<string, unknown>, points: readonly Point[], header: string[]): string {
-  const doc = new Document(profile);
+export const UNMASKED_PATHS = ['payments.testCards'];
+
+/** Every string of `value` passed through `mask`, except below UNMASKED_PATHS. */
+function maskedValues<T>(value: T, mask: (text: string) => string, at = ''): T {
+  if (UNMASKED_PATHS.some((p) => at === p || at.startsWith(`${p}.`))) return value;
+  if (typeof value === 'string') return mask(value) as T;
+  if (Array.isArray(value)) return value.map((v) => maskedValues(v, mask, at)) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, maskedValues(v, mask, at ? `${at}.${k}` : k)]),
+    ) as T;
+  return value;
+}
+
+/**
+ * The profile as YAML, `header` lines first, each point's evidence as a comment on its value (scalars and lists:
+ * at the end of the line; mappings: on the line before the key). `mask` is applied to every comment, the header and
+ * every value except the test cards (UNMASKED_PATHS).
+ */
+export function renderDraft(
+  profile: Record<string, unknown>,
+  points: readonly Point[],
+  header: string[],
+  mask: (text: string) => string = (text) => text,
+): string {
+  const doc = new Document(maskedValues(profile, mask));
   flowSmall(doc.contents as Node);
   for (const p of points) {
     if (p.value === undefined && !p.unknown && !getAt(profile, p.path)) continue;
@@ -168,9 +195,10 @@ export function renderDraft(profile: Record<string, unknown>, points: readonly P
     const pair = pairOf(parent, parts.at(-1)!);
     if (!pair) continue;
     const value = pair.value as Node | null;
-    if (isScalar(value) || (isSeq(value) && value.flow) || (isMap(value) && value.flow)) value.comment = commentOf(p);
-    else if (isScalar(pair.key)) pair.key.commentBefore = commentOf(p);
+    const comment = mask(commentOf(p));
+    if (isScalar(value) || (isSeq(value) && value.flow) || (isMap(value) && value.flow)) value.comment = comment;
+    else if (isScalar(pair.key)) pair.key.commentBefore = comment;
   }
-  doc.commentBefore = header.map((l) => ` ${l}`).join('\n');
+  doc.commentBefore = header.map((l) => ` ${mask(l)}`).join('\n');
   return doc.toString({ lineWidth: 0 });
 }

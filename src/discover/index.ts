@@ -4,7 +4,7 @@
  * it declares; the draft is assembled over the format's defaults, every point no probe decided is marked UNKNOWN,
  * and the result is checked against the profile schema and its consistency rules.
  */
-import { maskOutgoing } from '../mask.js';
+import { maskOutgoing, maskText } from '../mask.js';
 import { profileProblems } from '../profile/load.js';
 import type { Facts, Discoverer } from './context.js';
 import { leafPaths, renderDraft, type Point } from './draft.js';
@@ -99,7 +99,8 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
     for (const x of stopped) {
       const d = table.find((t) => t.id === x.id)!;
       for (const path of d.decides)
-        if (!s.draft.covers(path)) s.draft.unknown(path, `discovery of this point stopped (${x.why}); check it by hand`);
+        if (!s.draft.covers(path))
+          s.draft.unknown(path, `discovery of this point stopped (${x.why}); check it by hand`);
     }
   } finally {
     await s.close();
@@ -107,7 +108,10 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
   reconcile(s, facts);
   const defaults = s.defaults as unknown as Record<string, unknown>;
   let profile = s.draft.assemble(defaults);
-  s.draft.markUncovered(profile, () => 'no discoverer decides this point: the format default is kept; check it by hand');
+  s.draft.markUncovered(
+    profile,
+    () => 'no discoverer decides this point: the format default is kept; check it by hand',
+  );
   profile = s.draft.assemble(defaults);
   const problems = profileProblems(profile);
   const points = s.draft.all();
@@ -117,7 +121,7 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
     'Each value carries the evidence that decided it. Lines marked UNKNOWN hold the format default: check them by hand',
     'before a certification run (README: "Certify your gateway").',
   ];
-  const yaml = maskOutgoing(renderDraft(profile, points, header));
+  const yaml = renderDraft(profile, points, header, (text) => maskText(maskOutgoing(text), s.rules));
   return {
     profile,
     yaml,

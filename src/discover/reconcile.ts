@@ -35,10 +35,20 @@ function statusValues(s: Session): void {
     for (const key of Object.keys(values)) {
       const path = `statusValues.${group}.${key}`;
       if (d.has(path) || key === 'successMessage') continue;
-      const taken = new Set(Object.entries(values).filter(([k]) => k !== key && k !== 'successMessage').map(([, v]) => v));
+      const taken = new Set(
+        Object.entries(values)
+          .filter(([k]) => k !== key && k !== 'successMessage')
+          .map(([, v]) => v),
+      );
       let value = values[key]!;
       let why = 'no probe saw it: the format default';
-      if (FAILURE_KEYS.has(key) && usual !== undefined && !taken.has(usual) && group !== 'order_status' && group !== 'payment_status') {
+      if (
+        FAILURE_KEYS.has(key) &&
+        usual !== undefined &&
+        !taken.has(usual) &&
+        group !== 'order_status' &&
+        group !== 'payment_status'
+      ) {
         value = usual;
         why = `no probe saw it: the failure value the gateway uses for ${failures.get(usual)} other status field(s)`;
       }
@@ -59,7 +69,11 @@ export function reconcile(s: Session, facts: Facts): void {
   void facts;
   const d = s.draft;
   const host = new URL(s.options.baseUrl).host;
-  d.unknown('name', 'name the gateway (the profile identifier reports show)', `discovered-${host.replace(/[^A-Za-z0-9]+/g, '-')}`);
+  d.unknown(
+    'name',
+    'name the gateway (the profile identifier reports show)',
+    `discovered-${host.replace(/[^A-Za-z0-9]+/g, '-')}`,
+  );
   d.unknown('version', 'the profile version (change it whenever a behaviour changes)', '0.1.0');
   d.unknown(
     'description',
@@ -68,7 +82,15 @@ export function reconcile(s: Session, facts: Facts): void {
   );
   statusValues(s);
   // Notifications signed as responses need signed responses.
-  const responseSigned = (s.draft.get<{ signed: boolean }>('signature.response')?.signed ?? d.get<boolean>('signature.response.signed')) !== false;
-  if (!responseSigned && !d.has('notifications.signature')) d.unknown('notifications.signature', 'responses are not signed: notifications are assumed unsigned', 'none');
-  if (!responseSigned && d.get<boolean>('errors.signed')) d.unknown('errors.signed', 'refusals carry encryption_data while answers do not: the format cannot state it', false);
+  const responseSigned =
+    (s.draft.get<{ signed: boolean }>('signature.response')?.signed ?? d.get<boolean>('signature.response.signed')) !==
+    false;
+  if (!responseSigned && !d.has('notifications.signature'))
+    d.unknown('notifications.signature', 'responses are not signed: notifications are assumed unsigned', 'none');
+  if (!responseSigned && d.get<boolean>('errors.signed'))
+    d.unknown(
+      'errors.signed',
+      'refusals carry encryption_data while answers do not: the format cannot state it',
+      false,
+    );
 }

@@ -269,7 +269,13 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
       for (const separator of SEPARATORS)
         for (const missingField of ['emptyString', 'omitted'] as const)
           for (const list of findLists(alg, secret, separator, missingField, pool, first.body, target, pool.length, 3))
-            explanations.push({ algorithm: alg, encoding, separator, missingField, fields: { [first.operation]: list } });
+            explanations.push({
+              algorithm: alg,
+              encoding,
+              separator,
+              missingField,
+              fields: { [first.operation]: list },
+            });
     }
   }
   // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the
@@ -277,6 +283,10 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
   const firstOf = new Map<OperationKey, SignedSample>();
   for (const s of usable) if (!firstOf.has(s.operation)) firstOf.set(s.operation, s);
   const familyLists = new Map<string, Partial<Record<OperationKey, string[]>>>();
+  // Once a family explains every operation, a later family only competes with lists at most one field longer than
+  // that family's: the search of each later family stops there (the search of a family explaining nothing is the
+  // whole tree of arrangements, and the catalogue has tens of families explaining the first sample alike).
+  let bound: Partial<Record<OperationKey, number>> | undefined;
   const scored = explanations.map((scheme, order) => {
     if (!scheme.pairs) {
       const family = JSON.stringify([scheme.algorithm, scheme.encoding, scheme.separator, scheme.missingField]);
@@ -285,12 +295,17 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
         lists = {};
         for (const [op, s] of firstOf) {
           if (op === first.operation) continue;
-          const list = responseListOf(scheme, s, secret);
+          const most = bound?.[op];
+          const list = responseListOf(scheme, s, secret, most === undefined ? undefined : most + 1);
           if (list) lists[op] = list;
         }
         familyLists.set(family, lists);
+        const found = lists;
+        if (!bound && [...firstOf.keys()].every((op) => op === first.operation || found[op]))
+          bound = Object.fromEntries(Object.entries(found).map(([op, list]) => [op, list!.length]));
       }
-      for (const [op, list] of Object.entries(lists)) if (!scheme.fields[op as OperationKey]) scheme.fields[op as OperationKey] = list;
+      for (const [op, list] of Object.entries(lists))
+        if (!scheme.fields[op as OperationKey]) scheme.fields[op as OperationKey] = list;
     }
     const verified = usable.filter((s) => verifiesUnder(scheme, s, secret)).length;
     const lists = Object.entries(scheme.fields);
@@ -314,8 +329,13 @@ export function identifyResponseScheme(samples: readonly SignedSample[], secret:
   return rankResponseSchemes(samples, secret)[0];
 }
 
-/** The list of one more sample under a scheme whose algorithm and separator are known (undefined: none fits). */
-export function responseListOf(scheme: ResponseScheme, sample: SignedSample, secret: string): string[] | undefined {
+/** The list of one more sample under a scheme whose algorithm and separator are known (undefined: none fits), of at most `maxLength` fields. */
+export function responseListOf(
+  scheme: ResponseScheme,
+  sample: SignedSample,
+  secret: string,
+  maxLength = 7,
+): string[] | undefined {
   const target = signatureBytes(sample.signature, scheme.encoding);
   if (!target || scheme.pairs) return undefined;
   const pool = poolOf(sample, 8);
@@ -327,7 +347,7 @@ export function responseListOf(scheme: ResponseScheme, sample: SignedSample, sec
     pool,
     sample.body,
     target,
-    Math.min(pool.length, 7),
+    Math.min(pool.length, maxLength, 7),
   );
   // The shortest list that verifies: a longer one differs only by fields absent from the sample.
   return lists.sort((a, b) => a.length - b.length)[0];
@@ -369,7 +389,11 @@ function arrangements(fields: readonly string[], min: number): string[][] {
   const out: string[][] = [];
   const walk = (list: string[], left: string[]) => {
     if (list.length >= min) out.push([...list]);
-    for (const f of left) walk([...list, f], left.filter((x) => x !== f));
+    for (const f of left)
+      walk(
+        [...list, f],
+        left.filter((x) => x !== f),
+      );
   };
   walk([], [...fields]);
   return out;

@@ -16,7 +16,15 @@ export const CARD_FIELD_CANDIDATES = {
     'card_expiry_month',
     'expMonth',
   ],
-  expiryYear: ['expiration_year', 'card_exp_year', 'exp_year', 'card_year', 'expiry_year', 'card_expiry_year', 'expYear'],
+  expiryYear: [
+    'expiration_year',
+    'card_exp_year',
+    'exp_year',
+    'card_year',
+    'expiry_year',
+    'card_expiry_year',
+    'expYear',
+  ],
   securityCode: ['security_code', 'card_cvv', 'cvc', 'card_code', 'cvv', 'cvv2', 'card_cvc', 'cvc2'],
 } as const;
 

@@ -235,8 +235,7 @@ export async function startReceiver(options: {
       return;
     }
     const answered = [...answers].find(([key]) => matchesBody(sent.body, key))?.[1];
-    const status =
-      answered ?? ([...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin);
+    const status = answered ?? ([...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin);
     const response = { status, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' as const } };
     records.push({
       id: `notification#${records.length + 1}`,

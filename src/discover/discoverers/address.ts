@@ -43,14 +43,15 @@ async function addressRestriction(s: Session, facts: Facts): Promise<void> {
   }
   // A second refusal of the same kind, for the message.
   if (restricted.length === 1)
-    await probe(s, facts, 'refusedAddress', restricted[0]!, validBody(s, facts, restricted[0]!), { localAddress: from });
+    await probe(s, facts, 'refusedAddress', restricted[0]!, validBody(s, facts, restricted[0]!), {
+      localAddress: from,
+    });
   d.set(
     'addressRestriction.operations',
     restricted,
     restricted.length ? evidence.join('; ') : `every operation answered a valid request from ${from}`,
   );
 }
-
 
 export const addressDiscoverer: Discoverer = {
   id: 'address',

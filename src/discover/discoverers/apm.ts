@@ -38,26 +38,46 @@ async function run(s: Session, facts: Facts): Promise<void> {
     ['declined', declined],
   ] as const) {
     if (!done.orderNo) {
-      d.unknown(`transitions.afterIssuerPage.${which}`, `the APM payment's issuer page could not be completed (${done.evidence})`);
+      d.unknown(
+        `transitions.afterIssuerPage.${which}`,
+        `the APM payment's issuer page could not be completed (${done.evidence})`,
+      );
       continue;
     }
     if (!selects.includes('order_no')) {
-      d.unknown(`transitions.afterIssuerPage.${which}`, 'the query does not select by order number: the APM payment could not be found');
+      d.unknown(
+        `transitions.afterIssuerPage.${which}`,
+        'the query does not select by order number: the APM payment could not be found',
+      );
       continue;
     }
     const q = await attempt(s, 'retrievalTrans', { ...s.body('retrievalTrans'), order_no: done.orderNo });
     const list = answerOf(q.x)?.body?.orders_list;
-    const rec = Array.isArray(list) ? (list as Record<string, unknown>[]).find((x) => textAt(x, 'order_no') === done.orderNo) : undefined;
+    const rec = Array.isArray(list)
+      ? (list as Record<string, unknown>[]).find((x) => textAt(x, 'order_no') === done.orderNo)
+      : undefined;
     const state = rec ? stateOf(textAt(rec, 'payment_status')) : undefined;
-    if (state) d.set(`transitions.afterIssuerPage.${which}`, state, s.evidence(q.x, `the payment ${which} on the issuer page`));
-    else d.unknown(`transitions.afterIssuerPage.${which}`, 'the payment made on the issuer page was not found or its status matches no state', undefined, s.evidence(q.x));
+    if (state)
+      d.set(`transitions.afterIssuerPage.${which}`, state, s.evidence(q.x, `the payment ${which} on the issuer page`));
+    else
+      d.unknown(
+        `transitions.afterIssuerPage.${which}`,
+        'the payment made on the issuer page was not found or its status matches no state',
+        undefined,
+        s.evidence(q.x),
+      );
   }
   // An issuer page of no session: the gateway's HTML error page, when it serves the issuer pages itself.
   if (paid.issuer && new URL(paid.issuer).origin === new URL(s.options.baseUrl).origin) {
     const x = await s.follow(`${paid.issuer}-unknown`);
     const r = refusalOf(s.spec, s.work, 'authoriseApm', x);
     if (r && r.format === 'html' && r.code)
-      noteKind(facts, 'unknownRecord', { ...r, evidence: s.evidence(x, 'an issuer page of no session'), op: 'authoriseApm', request: {} });
+      noteKind(facts, 'unknownRecord', {
+        ...r,
+        evidence: s.evidence(x, 'an issuer page of no session'),
+        op: 'authoriseApm',
+        request: {},
+      });
   }
 }
 

@@ -40,8 +40,7 @@ function cardOf(names: Record<Group, readonly string[]>, v: Record<Group, string
 /** Find the card fields; sets `s.work.fields.card` and the draft's points. */
 export async function searchCards(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
-  const signed =
-    s.work.signature.request.mode === 'sortedPairs' || d.has('signature.request.fields.authoriseDirect');
+  const signed = s.work.signature.request.mode === 'sortedPairs' || d.has('signature.request.fields.authoriseDirect');
   const badSignatureCode = facts.wrongSignature.capture?.code;
   let lastEvidence = '';
   const usable = async (card: Record<string, string>): Promise<boolean> => {
@@ -106,15 +105,25 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
   card.securityCode = names.securityCode;
   card.expiryYearFormat = digits === 4 ? 'YYYY' : 'YY';
   const found = lastEvidence;
-  for (const g of GROUPS) d.set(`fields.card.${g}`, names[g], `the only name of its group the payment needs (${found})`);
+  for (const g of GROUPS)
+    d.set(`fields.card.${g}`, names[g], `the only name of its group the payment needs (${found})`);
   d.set('fields.card.expiryYearFormat', card.expiryYearFormat, `a ${digits}-digit year is usable`);
-  const only = (v: Record<Group, string>) => cardOf(Object.fromEntries(GROUPS.map((g) => [g, [names![g]]])) as never, v);
+  const only = (v: Record<Group, string>) =>
+    cardOf(Object.fromEntries(GROUPS.map((g) => [g, [names![g]]])) as never, v);
   const oneDigit = await usable(only(values(s, digits, '1')));
   card.expiryMonthFormat = oneDigit ? 'M' : 'MM';
-  d.set('fields.card.expiryMonthFormat', card.expiryMonthFormat, `month "1" ${oneDigit ? 'usable' : 'refused'}: ${lastEvidence}`);
+  d.set(
+    'fields.card.expiryMonthFormat',
+    card.expiryMonthFormat,
+    `month "1" ${oneDigit ? 'usable' : 'refused'}: ${lastEvidence}`,
+  );
   const pan = s.config.cards.approve!;
   const notLuhn = `${pan.slice(0, -1)}${(Number(pan.at(-1)) + 1) % 10}`;
   const luhnUsable = await usable(only({ ...values(s, digits), number: notLuhn }));
   card.luhnCheck = !luhnUsable;
-  d.set('fields.card.luhnCheck', !luhnUsable, `a number failing the Luhn check ${luhnUsable ? 'is usable' : 'is refused'}: ${lastEvidence}`);
+  d.set(
+    'fields.card.luhnCheck',
+    !luhnUsable,
+    `a number failing the Luhn check ${luhnUsable ? 'is usable' : 'is refused'}: ${lastEvidence}`,
+  );
 }

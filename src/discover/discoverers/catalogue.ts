@@ -21,11 +21,25 @@ async function run(s: Session, facts: Facts): Promise<void> {
   };
   if (facts.unmatchedRefusal && !kindOfCode(facts, facts.unmatchedRefusal.code))
     (facts.kinds.unknownRecord ??= []).push(facts.unmatchedRefusal);
-  kindOf(facts.unknownMerchant, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
+  kindOf(
+    facts.unknownMerchant,
+    'errors.unknownMerchant',
+    'an unknown merchant_id',
+    'an unknown merchant_id was not refused',
+  );
   if (facts.headerMissing) kindOf(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
-  else d.unknown('requestHeaders.onMissing', 'no header is required: the kind a missing header would get no probe can tell');
+  else
+    d.unknown(
+      'requestHeaders.onMissing',
+      'no header is required: the kind a missing header would get no probe can tell',
+    );
   if (d.has('payments.token.requestValue'))
-    kindOf(facts.unknownToken, 'payments.token.unknownToken', 'an unknown token_id', 'an unknown token_id was not refused');
+    kindOf(
+      facts.unknownToken,
+      'payments.token.unknownToken',
+      'an unknown token_id',
+      'an unknown token_id was not refused',
+    );
   await precedence(s, facts);
   decideKinds(s, facts);
   decideBodies(s, facts);
@@ -38,8 +52,14 @@ function payoutFailures(s: Session, facts: Facts): void {
   const d = s.draft;
   const r = facts.wrongSignature.payout;
   if (r?.form !== 'failureType') {
-    d.unknown('statusValues.payout_status.failed', 'no payout failed where discovery could see it (failure rules are the gateway\'s test data)');
-    d.unknown('payout.failureTypes', 'no payout failed where discovery could see it: list the failure types the gateway documents');
+    d.unknown(
+      'statusValues.payout_status.failed',
+      "no payout failed where discovery could see it (failure rules are the gateway's test data)",
+    );
+    d.unknown(
+      'payout.failureTypes',
+      'no payout failed where discovery could see it: list the failure types the gateway documents',
+    );
     return;
   }
   d.set('statusValues.payout_status.failed', textAt(r.answer.body, 'status'), r.evidence);
@@ -50,7 +70,7 @@ function payoutFailures(s: Session, facts: Facts): void {
   const success = d.get<string>('payout.successFailureType');
   d.unknown(
     'payout.failureTypes',
-    'the codes of the error kinds a payout is refused with, and the value the document shows; add the failure types of the gateway\'s failure rules',
+    "the codes of the error kinds a payout is refused with, and the value the document shows; add the failure types of the gateway's failure rules",
     [...new Set(['UNKNOWN', ...codes, ...(success ? [success] : [])])],
     r.evidence,
   );
@@ -112,25 +132,52 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
     const body = s.body(op);
     await test('badSignature', 'refusedAddress', op, body, { signature: zeros, localAddress: from });
     if (s.work.requestMedia.types[op] === 'json' || s.draft.get('requestMedia.acceptOther'))
-      await test('invalidInput', 'refusedAddress', op, { ...body, note: LONE_SURROGATE }, { encoding: 'json', localAddress: from });
+      await test(
+        'invalidInput',
+        'refusedAddress',
+        op,
+        { ...body, note: LONE_SURROGATE },
+        { encoding: 'json', localAddress: from },
+      );
     const batch = s.spec.operations.get(op)?.batch;
     const selection = s.spec.operations.get(op)?.selectionLimit;
     if (batch)
-      await test('overLimit', 'refusedAddress', op, { ...body, [batch.orders]: items(s, op, batch.maxItems + 1) }, {
-        localAddress: from,
-      });
+      await test(
+        'overLimit',
+        'refusedAddress',
+        op,
+        { ...body, [batch.orders]: items(s, op, batch.maxItems + 1) },
+        {
+          localAddress: from,
+        },
+      );
     else if (selection && (op === 'retrievalTrans' || op === 'retrievalRefund')) {
       const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
       const values = Array.from({ length: selection.maxOrders + 1 }, (_, i) => `T${String(i).padStart(10, '0')}`);
-      await test('overLimit', 'refusedAddress', op, { ...body, [selectingField(s, op)]: values.join(sep) }, { localAddress: from });
+      await test(
+        'overLimit',
+        'refusedAddress',
+        op,
+        { ...body, [selectingField(s, op)]: values.join(sep) },
+        { localAddress: from },
+      );
     }
   }
-  await test('unknownPath', 'methodNotAllowed', 'capture', {}, { method: 'GET', rawBody: '', path: '/v1/pagi-discovery-unknown' });
+  await test(
+    'unknownPath',
+    'methodNotAllowed',
+    'capture',
+    {},
+    { method: 'GET', rawBody: '', path: '/v1/pagi-discovery-unknown' },
+  );
   const order = orderKinds(s.defaults.errors.precedence as ErrorKind[], pairs);
   const decided = pairs.filter((p) => p.winner);
   const untested = KINDS.filter((k) => !decided.some((p) => p.first === k || p.second === k));
   const evidence = decided.map((p) => `${p.winner} before ${p.winner === p.first ? p.second : p.first}`).join(', ');
-  if (untested.length && untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k)))
+  if (
+    untested.length &&
+    untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k))
+  )
     s.draft.unknown(
       'errors.precedence',
       `the place of ${untested.join(', ')} is the format default's (no request with two faults could tell it); seen: ${evidence}`,
@@ -192,7 +239,9 @@ function templateValues(r: SeenRefusal): TemplateValues {
 /** Body templates of each format, fitted over every refusal seen in it; whether refusals are signed. */
 function decideBodies(s: Session, facts: Facts): void {
   const d = s.draft;
-  const all = KINDS.flatMap((k) => facts.kinds[k] ?? []).filter((r) => r.code !== undefined && r.form !== 'failureType');
+  const all = KINDS.flatMap((k) => facts.kinds[k] ?? []).filter(
+    (r) => r.code !== undefined && r.form !== 'failureType',
+  );
   for (const format of ['json', 'xml'] as const) {
     const list = all.filter((r) => r.format === format && r.answer.body);
     if (!list.length) {
@@ -214,25 +263,32 @@ function decideBodies(s: Session, facts: Facts): void {
     if (title !== undefined) d.set('errors.bodies.html.title', title, `fitted over ${pages.length} error pages`);
     if (id) {
       d.set('errors.bodies.html.messageElementId', id, first.evidence);
-      const message = fitTemplate(pages.map((r) => ({ text: r.answer.page!.byId[id] ?? '', values: templateValues(r) })));
-      if (message !== undefined) d.set('errors.bodies.html.message', message, `fitted over ${pages.length} error pages`);
+      const message = fitTemplate(
+        pages.map((r) => ({ text: r.answer.page!.byId[id] ?? '', values: templateValues(r) })),
+      );
+      if (message !== undefined)
+        d.set('errors.bodies.html.message', message, `fitted over ${pages.length} error pages`);
     }
   } else if (!d.covers('errors.bodies.html'))
     d.unknown('errors.bodies.html', 'no refusal came as an HTML page: its title and message element no probe can tell');
   // Signed refusals: a readable request of the known account refused with a signed body.
   const signable = all.filter(
-    (r) => (r.format === 'json' || r.format === 'xml') && r.answer.body && r.request.merchant_id === s.config.merchantId,
+    (r) =>
+      (r.format === 'json' || r.format === 'xml') && r.answer.body && r.request.merchant_id === s.config.merchantId,
   );
-  const signed = signable.filter((r) => typeof r.answer.body!.encryption_data === 'string' && r.answer.body!.encryption_data !== '');
+  const signed = signable.filter(
+    (r) => typeof r.answer.body!.encryption_data === 'string' && r.answer.body!.encryption_data !== '',
+  );
   if (signable.length)
     d.set(
       'errors.signed',
       signed.length > 0,
-      signed.length ? `${signed[0]!.evidence}` : `${signable.length} refusals without encryption_data, e.g. ${signable[0]!.evidence}`,
+      signed.length
+        ? `${signed[0]!.evidence}`
+        : `${signable.length} refusals without encryption_data, e.g. ${signable[0]!.evidence}`,
     );
   else d.unknown('errors.signed', 'no refusal body of a readable request was seen');
 }
-
 
 export const catalogueDiscoverer: Discoverer = {
   id: 'catalogue',
@@ -248,6 +304,17 @@ export const catalogueDiscoverer: Discoverer = {
     'statusValues.payout_status.failed',
     'statusValues.return_status.failure',
   ],
-  after: ['errors', 'payments', 'address', 'limits', 'lifecycle', 'selection', 'payout', 'checkout', 'apm', 'notifications'],
+  after: [
+    'errors',
+    'payments',
+    'address',
+    'limits',
+    'lifecycle',
+    'selection',
+    'payout',
+    'checkout',
+    'apm',
+    'notifications',
+  ],
   run,
 };

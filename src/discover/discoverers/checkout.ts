@@ -65,7 +65,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const model = s.spec.operations.get('checkout')!.checkoutForm!;
   const one = await page(s, facts, 1);
   if (!one.ok || !Object.keys(one.inputs).length) {
-    d.unknown('checkout', 'the checkout request was not answered with a page holding a form', undefined, s.evidence(one.x));
+    d.unknown(
+      'checkout',
+      'the checkout request was not answered with a page holding a form',
+      undefined,
+      s.evidence(one.x),
+    );
     return;
   }
   const two = await page(s, facts, 2);
@@ -76,23 +81,43 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const unsourced: string[] = [];
   for (const alias of aliases) {
     const value = one.inputs[alias];
-    const fromRequest = Object.keys(one.body).filter((k) => text(one.body[k]) === value && value !== undefined && value !== '');
+    const fromRequest = Object.keys(one.body).filter(
+      (k) => text(one.body[k]) === value && value !== undefined && value !== '',
+    );
     if (alias in one.body || !fromRequest.length) {
       sources[alias] = null;
       if (value !== undefined && !(alias in one.body)) unsourced.push(value);
       continue;
     }
-    sources[alias] = fromRequest.length === 1 ? fromRequest[0]! : (fromRequest.find((f) => f.replace(/_/g, '').toLowerCase().includes(alias.toLowerCase().slice(0, 4))) ?? fromRequest[0]!);
+    sources[alias] =
+      fromRequest.length === 1
+        ? fromRequest[0]!
+        : (fromRequest.find((f) => f.replace(/_/g, '').toLowerCase().includes(alias.toLowerCase().slice(0, 4))) ??
+          fromRequest[0]!);
   }
-  d.set('checkout.aliases', sources, `${ev}: each alias input's value matched to the request field holding it (null: no field holds it, or the alias is a field's own name)`);
+  d.set(
+    'checkout.aliases',
+    sources,
+    `${ev}: each alias input's value matched to the request field holding it (null: no field holds it, or the alias is a field's own name)`,
+  );
   const counts = new Map<string, number>();
   for (const v of unsourced) counts.set(v, (counts.get(v) ?? 0) + 1);
   const common = [...counts].sort((a, b) => b[1] - a[1])[0];
-  if (common) d.set('checkout.unsourcedValue', common[0], `${common[1]} alias inputs without a source hold ${JSON.stringify(common[0])}`);
-  else d.unknown('checkout.unsourcedValue', 'every alias input had a source: the value of an input without one no probe saw');
+  if (common)
+    d.set(
+      'checkout.unsourcedValue',
+      common[0],
+      `${common[1]} alias inputs without a source hold ${JSON.stringify(common[0])}`,
+    );
+  else
+    d.unknown(
+      'checkout.unsourcedValue',
+      'every alias input had a source: the value of an input without one no probe saw',
+    );
   // The document's list as written (the spec model keeps each name once).
   const written: string[] =
-    s.spec.openapi.paths?.[s.spec.operations.get('checkout')!.path]?.post?.['x-pagi-checkout-form']?.aliases?.names ?? model.aliasNames;
+    s.spec.openapi.paths?.[s.spec.operations.get('checkout')!.path]?.post?.['x-pagi-checkout-form']?.aliases?.names ??
+    model.aliasNames;
   const listedTwice = written.filter((a, i) => written.indexOf(a) !== i);
   if (listedTwice.length) {
     const n = one.order.filter((x) => x === listedTwice[0]).length;
@@ -101,7 +126,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const allParams = one.inputs[model.allParamsName] ?? '';
   const firstField = Object.keys(one.body)[0]!;
   if (allParams.startsWith(`${encodeURIComponent(firstField)}=`))
-    d.set('checkout.allParams.order', 'requestOrder', `${model.allParamsName} starts with ${firstField}, the request's first field`);
+    d.set(
+      'checkout.allParams.order',
+      'requestOrder',
+      `${model.allParamsName} starts with ${firstField}, the request's first field`,
+    );
   else d.unknown('checkout.allParams.order', `${model.allParamsName} does not start with the request's first field`);
   // Gateway-added inputs: a value the same on two pages of different requests, not taken from them.
   const values: Record<string, string> = {};
@@ -111,7 +140,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
     if (v === undefined || v === '' || v !== two.inputs[name] || v === common?.[0] || requestValues.has(v)) continue;
     values[name] = v;
   }
-  d.set('checkout.gatewayFieldValues', values, `gateway-added inputs with the same value on two pages of different requests`);
+  d.set(
+    'checkout.gatewayFieldValues',
+    values,
+    `gateway-added inputs with the same value on two pages of different requests`,
+  );
 }
 
 export const checkoutDiscoverer: Discoverer = {

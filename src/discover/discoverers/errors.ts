@@ -8,7 +8,7 @@
  */
 import type { OperationKey } from '../../model.js';
 import type { ErrorKind } from '../../profile/load.js';
-import { fitBodyTemplate, fitTemplate, type Refusal, type TemplateValues } from '../answers.js';
+import type { Refusal } from '../answers.js';
 import {
   attempt,
   bodyOf,
@@ -88,11 +88,18 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Invalid input: a capture with no list of orders (seen by the signature row) and an APM payment with a wrong amount.
   await probe(s, facts, 'invalidInput', 'authoriseApm', s.body('authoriseApm', { amount: 'ten' }));
   // An unreadable body on the shared payment path (answered as the APM payment requires: an HTTP error).
-  await probe(s, facts, 'malformedBody', 'authoriseApm', {}, {
-    rawBody: '{"amount":',
-    contentType: 'application/json',
-    sign: false,
-  });
+  await probe(
+    s,
+    facts,
+    'malformedBody',
+    'authoriseApm',
+    {},
+    {
+      rawBody: '{"amount":',
+      contentType: 'application/json',
+      sign: false,
+    },
+  );
   // Unknown record: an APM payment by a method the target does not offer, twice.
   for (let i = 0; i < 2; i++)
     await probe(
@@ -114,12 +121,18 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (o.refusal) {
     noteKind(facts, 'overLimit', seen(s, 'capture', o.x, o.refusal, over));
     const reviewLimit = s.spec.operations.get('review')!.batch!.maxItems;
-    await probe(s, facts, 'overLimit', 'review', { ...s.body('review'), review_orders: items(s, 'review', reviewLimit + 1) });
+    await probe(s, facts, 'overLimit', 'review', {
+      ...s.body('review'),
+      review_orders: items(s, 'review', reviewLimit + 1),
+    });
     d.set('limits.overLimit.refuseWhole', true, s.evidence(o.x, `${limit + 1} orders`));
   } else {
     const answered = (bodyOf(o.x).capture_orders as unknown[] | undefined)?.length;
     d.set('limits.overLimit.refuseWhole', false, s.evidence(o.x, `${limit + 1} orders, ${answered ?? '?'} answered`));
-    d.unknown('errors.kinds.overLimit', 'too many orders are not refused (only the first ones are processed): the kind is never used');
+    d.unknown(
+      'errors.kinds.overLimit',
+      'too many orders are not refused (only the first ones are processed): the kind is never used',
+    );
   }
   // An unknown merchant (its kind is told once every kind's code is known).
   const stranger = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
@@ -143,7 +156,13 @@ function decideForms(s: Session, facts: Facts, ops: OperationKey[]): void {
     const format = r.form === 'failureType' ? 'json' : r.format;
     if (format === 'json' || format === 'xml' || format === 'html')
       d.set(`errors.formatByOperation.${op}`, format, r.evidence);
-    else d.unknown(`errors.formatByOperation.${op}`, `the refusal of ${op} is neither JSON, XML nor HTML`, undefined, r.evidence);
+    else
+      d.unknown(
+        `errors.formatByOperation.${op}`,
+        `the refusal of ${op} is neither JSON, XML nor HTML`,
+        undefined,
+        r.evidence,
+      );
   }
   const path = facts.kinds.unknownPath?.[0];
   if (path && (path.format === 'json' || path.format === 'xml' || path.format === 'html'))

@@ -11,7 +11,14 @@ import type { Session } from '../session.js';
 import { amountOf, batch, cents, itemOf, pay, type ItemResult } from '../world.js';
 
 type Check = 'invalidItem' | 'unknownTransaction' | 'currencyMismatch' | 'amountMismatch' | 'state' | 'overAmount';
-const CHECKS: Check[] = ['invalidItem', 'unknownTransaction', 'currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+const CHECKS: Check[] = [
+  'invalidItem',
+  'unknownTransaction',
+  'currencyMismatch',
+  'amountMismatch',
+  'state',
+  'overAmount',
+];
 
 /** A currency other than the payment's (a valid code). */
 function otherCurrency(c: string): string {
@@ -44,7 +51,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const rs = textAt(successEnvelope, 'return_status');
   d.set('statusValues.return_status.success', rs, s.evidence(captured.x, 'a batch whose items all succeed'));
   d.set('statusValues.return_status.successMessage', textAt(successEnvelope, 'return_message'), s.evidence(captured.x));
-  d.set('batch.itemSuccess.errorMessage', captured.results[0]?.message ?? '', s.evidence(captured.x, 'a captured item'));
+  d.set(
+    'batch.itemSuccess.errorMessage',
+    captured.results[0]?.message ?? '',
+    s.evidence(captured.x, 'a captured item'),
+  );
   const unknown = (s.body('capture').capture_orders as Record<string, unknown>[])[0]!;
   const codes: Record<string, string> = {};
   const messages = new Map<string, string[]>();
@@ -76,22 +87,31 @@ async function run(s: Session, facts: Facts): Promise<void> {
   note('invalidItem', invalid);
   note('currencyMismatch', currency);
   const capFailure = unknownTx?.status;
-  if (capFailure && capFailure !== okCapture) d.set('statusValues.capture_status.failure', capFailure, s.evidence(cap.x));
+  if (capFailure && capFailure !== okCapture)
+    d.set('statusValues.capture_status.failure', capFailure, s.evidence(cap.x));
   const rsFailure = textAt(cap.envelope, 'return_status');
   d.set(
     'batch.envelopeOnItemFailure',
     rsFailure === rs ? 'success' : 'failure',
     s.evidence(cap.x, 'a batch whose items fail'),
   );
-  if (rsFailure !== rs) d.set('statusValues.return_status.failure', rsFailure, s.evidence(cap.x, 'a batch whose items fail'));
+  if (rsFailure !== rs)
+    d.set('statusValues.return_status.failure', rsFailure, s.evidence(cap.x, 'a batch whose items fail'));
   // A capture of less than authorised: the item amount is the amount to capture, or must be the payment's.
   const partial = await batch(s, 'capture', [itemOf(a2, { amount: amountOf(cents(a2.amount) - 100) })]);
   const operationAmount = partial.results[0]?.status === okCapture;
-  d.set('transitions.capture.itemAmount', operationAmount ? 'operationAmount' : 'original', s.evidence(partial.x, 'a capture of one unit less than authorised'));
+  d.set(
+    'transitions.capture.itemAmount',
+    operationAmount ? 'operationAmount' : 'original',
+    s.evidence(partial.x, 'a capture of one unit less than authorised'),
+  );
   if (operationAmount) note('overCapture', overOrMismatch);
   else {
     note('amountMismatch', partial.results[0]);
-    d.unknown('batch.itemFailures.overCapture', 'the capture amount must equal the payment\'s: a capture above it is an amount mismatch, so this failure never shows');
+    d.unknown(
+      'batch.itemFailures.overCapture',
+      "the capture amount must equal the payment's: a capture above it is an amount mismatch, so this failure never shows",
+    );
   }
   // Cancel: another amount; two faults.
   const can = await batch(s, 'cancel', [
@@ -113,9 +133,15 @@ async function run(s: Session, facts: Facts): Promise<void> {
     itemOf(a1, { refund_amount: over, refund_reason: 'discovery' }),
     itemOf(c1, { refund_amount: over, currency: 'E', refund_reason: 'discovery' }),
     itemOf(x1, { currency: 'E', refund_amount: '1.00', refund_reason: 'discovery' }),
-    itemOf(c1, { amount: amountOf(cents(c1.amount) + 100), currency: otherCurrency(c1.currency), refund_amount: '1.00', refund_reason: 'discovery' }),
+    itemOf(c1, {
+      amount: amountOf(cents(c1.amount) + 100),
+      currency: otherCurrency(c1.currency),
+      refund_amount: '1.00',
+      refund_reason: 'discovery',
+    }),
   ]);
-  const [r1, r2, rOver, rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] = ref.results;
+  const [r1, r2, rOver, rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] =
+    ref.results;
   note('overRefund', rOver);
   await refunds(s, ref.x, r1, r2, rOver);
   const refFailure = rOver?.status;
@@ -151,7 +177,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const seenPairs = pairs
     .filter((p) => p.winner === p.a || p.winner === p.b)
     .map((p) => `${p.winner} before ${p.winner === p.a ? p.b : p.a}`);
-  d.set('batch.checkOrder', order, `items with two faults: ${seenPairs.join(', ')}; an unknown transaction is placed as early as the ill-formed item allows (no other check can run without a transaction)`);
+  d.set(
+    'batch.checkOrder',
+    order,
+    `items with two faults: ${seenPairs.join(', ')}; an unknown transaction is placed as early as the ill-formed item allows (no other check can run without a transaction)`,
+  );
 }
 
 /** A total order of the item checks from pairs (winner first), unknownTransaction as early as the pairs allow. */
@@ -187,8 +217,16 @@ async function refunds(
   if (m) {
     d.set('refunds.referenceId.sequenceStart', Number(m[1]), s.evidence(x, `first refund ${id}`));
     const ref = textAt(first?.result, 'refund_reference');
-    d.set('refunds.reference', ref === id ? 'sameAsReferenceId' : 'opaque', s.evidence(x, 'refund_reference of a refund'));
-  } else d.unknown('refunds.referenceId.sequenceStart', 'the first refund carried no refund_reference_id of the form <id>-NN');
+    d.set(
+      'refunds.reference',
+      ref === id ? 'sameAsReferenceId' : 'opaque',
+      s.evidence(x, 'refund_reference of a refund'),
+    );
+  } else
+    d.unknown(
+      'refunds.referenceId.sequenceStart',
+      'the first refund carried no refund_reference_id of the form <id>-NN',
+    );
   void second;
   if (failed) {
     const has = failed.result && 'refund_reference_id' in failed.result;

@@ -75,7 +75,14 @@ async function declinedPayment(s: Session, facts: Facts): Promise<Payment | unde
 }
 
 /** Split the outcomes of a batch by item. */
-function outcomes(_s: Session, op: BatchOp, results: ItemResult[], states: (PaymentState | undefined)[], success: string | undefined, evidence: string): ItemOutcome[] {
+function outcomes(
+  _s: Session,
+  op: BatchOp,
+  results: ItemResult[],
+  states: (PaymentState | undefined)[],
+  success: string | undefined,
+  evidence: string,
+): ItemOutcome[] {
   return results.map((r, i) => {
     const ok = success !== undefined ? r.status === success : !/^[^:\s]+:/.test(r.message);
     const m = /^([^:\s]+):(.*)$/.exec(r.message);
@@ -107,7 +114,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   }
   const stateOf = (c: string | undefined): PaymentState | undefined => [...code].find(([, v]) => v === c)?.[0];
   facts.stateCodes = Object.fromEntries(code);
-  d.set('transitions.afterAuthorise', { approved: 'authorised', declined: 'declined', pendingReview: 'pendingReview' }, 'the states are named after the outcome that made them');
+  d.set(
+    'transitions.afterAuthorise',
+    { approved: 'authorised', declined: 'declined', pendingReview: 'pendingReview' },
+    'the states are named after the outcome that made them',
+  );
   // Each operation on one payment in each state.
   const tried: ItemOutcome[] = [];
   const after = new Map<string, PaymentState | undefined>();
@@ -118,13 +129,27 @@ async function run(s: Session, facts: Facts): Promise<void> {
       return { p, st, item: opItem(s, op, p) };
     });
     if (!items.length) continue;
-    const b = await batch(s, op, items.map((i) => i.item));
+    const b = await batch(
+      s,
+      op,
+      items.map((i) => i.item),
+    );
     const success = lists.success[op];
-    const out = outcomes(s, op, b.results, items.map((i) => i.st), success, s.evidence(b.x, `${op} in each state`));
+    const out = outcomes(
+      s,
+      op,
+      b.results,
+      items.map((i) => i.st),
+      success,
+      s.evidence(b.x, `${op} in each state`),
+    );
     tried.push(...out);
     const moved = out.filter((o) => o.ok);
     if (moved.length) {
-      const q2 = await statusesOf(s, items.filter((_, i) => out[i]!.ok).map((i) => i.p));
+      const q2 = await statusesOf(
+        s,
+        items.filter((_, i) => out[i]!.ok).map((i) => i.p),
+      );
       items.forEach((it, i) => {
         if (out[i]!.ok) after.set(`${op}:${it.st}`, stateOf(q2.status.get(it.p.transaction_id)));
       });
@@ -156,7 +181,10 @@ function opItem(s: Session, op: BatchOp, p: Payment): Record<string, unknown> {
 }
 
 /** Payments brought into every state, `perState` of each (one per operation), and the success value of each status. */
-async function buildPool(s: Session, facts: Facts): Promise<{ pool: Pool; success: Partial<Record<BatchOp, string>>; held: Payment[] }> {
+async function buildPool(
+  s: Session,
+  facts: Facts,
+): Promise<{ pool: Pool; success: Partial<Record<BatchOp, string>>; held: Payment[] }> {
   const d = s.draft;
   const pool: Pool = new Map();
   const n = OPS.length;
@@ -185,13 +213,24 @@ async function buildPool(s: Session, facts: Facts): Promise<{ pool: Pool; succes
     success[op] = status;
     d.set(`statusValues.${op}_status.success`, status, evidence);
   };
-  const cap = await batch(s, 'capture', toCapture.map((p) => itemOf(p)));
+  const cap = await batch(
+    s,
+    'capture',
+    toCapture.map((p) => itemOf(p)),
+  );
   itemSuccess('capture', cap.results, s.evidence(cap.x, 'capture of approved payments'));
   const captured = toCapture.filter((_, i) => cap.results[i]?.status === success.capture);
   pool.set('captured', captured.splice(0, n));
-  const can = await batch(s, 'cancel', toCancel.map((p) => itemOf(p)));
+  const can = await batch(
+    s,
+    'cancel',
+    toCancel.map((p) => itemOf(p)),
+  );
   itemSuccess('cancel', can.results, s.evidence(can.x, 'cancel of approved payments'));
-  pool.set('cancelled', toCancel.filter((_, i) => can.results[i]?.status === success.cancel));
+  pool.set(
+    'cancelled',
+    toCancel.filter((_, i) => can.results[i]?.status === success.cancel),
+  );
   const full = captured.splice(0, n);
   const part = captured.splice(0, n);
   const ref = await batch(s, 'refund', [
@@ -200,8 +239,14 @@ async function buildPool(s: Session, facts: Facts): Promise<{ pool: Pool; succes
   ]);
   itemSuccess('refund', ref.results, s.evidence(ref.x, 'refunds in full and in part'));
   facts.refundResults = ref.results;
-  pool.set('refunded', full.filter((_, i) => ref.results[i]?.status === success.refund));
-  pool.set('partiallyRefunded', part.filter((_, i) => ref.results[full.length + i]?.status === success.refund));
+  pool.set(
+    'refunded',
+    full.filter((_, i) => ref.results[i]?.status === success.refund),
+  );
+  pool.set(
+    'partiallyRefunded',
+    part.filter((_, i) => ref.results[full.length + i]?.status === success.refund),
+  );
   return { pool, success, held };
 }
 
@@ -261,10 +306,19 @@ function decideTransitions(
       if (n !== other) refusals[t.state!] = n;
     }
     d.set(`transitions.${op}.refusals`, refusals, ev);
-    d.set(`transitions.${op}.otherRefusal`, other, `${refused.length} states refused, ${counts.get(other) ?? 0} with this failure: ${ev}`);
+    d.set(
+      `transitions.${op}.otherRefusal`,
+      other,
+      `${refused.length} states refused, ${counts.get(other) ?? 0} with this failure: ${ev}`,
+    );
     const unseen = STATES.filter((st) => !mine.some((t) => t.state === st));
     if (unseen.length)
-      d.unknown(`transitions.${op}.from`, `${unseen.join(', ')} could not be tried: whether ${op} is allowed there no probe told`, from, ev);
+      d.unknown(
+        `transitions.${op}.from`,
+        `${unseen.join(', ')} could not be tried: whether ${op} is allowed there no probe told`,
+        from,
+        ev,
+      );
     if (op === 'capture') {
       const to = after.get(`capture:${from[0]}`);
       if (to) d.set('transitions.capture.to', to, 'the state a captured payment is queried in');
@@ -302,7 +356,10 @@ async function reviewFlags(
   }
   const approveFlag = '1';
   const flags = REVIEW_REJECT_FLAGS.slice(0, held.length - 1);
-  const items = [itemOf(held[0]!, { review_flag: approveFlag }), ...flags.map((f, i) => itemOf(held[i + 1]!, { review_flag: f }))];
+  const items = [
+    itemOf(held[0]!, { review_flag: approveFlag }),
+    ...flags.map((f, i) => itemOf(held[i + 1]!, { review_flag: f })),
+  ];
   const b = await batch(s, 'review', items);
   const success = d.get<string>('statusValues.review_status.success') ?? b.results[0]?.status;
   const q = await statusesOf(s, held.slice(0, items.length));
@@ -347,7 +404,8 @@ const FAILURES = [
 function decideItemFailures(s: Session, facts: Facts): void {
   const d = s.draft;
   const byName = new Map<string, string>(Object.entries(facts.failureCodes ?? {}));
-  for (const [code, name] of Object.entries(facts.stateFailureNames ?? {})) if (!byName.has(name)) byName.set(name, code);
+  for (const [code, name] of Object.entries(facts.stateFailureNames ?? {}))
+    if (!byName.has(name)) byName.set(name, code);
   const messages = new Map<string, string[]>(Object.entries(facts.failureMessages ?? {}));
   for (const t of facts.itemOutcomes ?? [])
     if (t.code && t.message !== undefined) messages.set(t.code, [...(messages.get(t.code) ?? []), t.message]);

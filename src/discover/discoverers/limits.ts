@@ -24,7 +24,8 @@ function sized(s: Session, bytes: number): { body: Record<string, unknown>; raw:
 
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
-  const contentType = s.work.requestMedia.types.capture === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+  const contentType =
+    s.work.requestMedia.types.capture === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
   let lastEvidence = '';
   const tooLarge = async (bytes: number): Promise<boolean> => {
     const { raw } = sized(s, bytes);
@@ -46,7 +47,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
     lo = size + 1;
   }
   if (!hi) {
-    d.unknown('limits.maxBodyBytes', `a body of ${MAX + 1} bytes was taken: the largest body lies beyond what discovery sends`, MAX, lastEvidence);
+    d.unknown(
+      'limits.maxBodyBytes',
+      `a body of ${MAX + 1} bytes was taken: the largest body lies beyond what discovery sends`,
+      MAX,
+      lastEvidence,
+    );
     d.unknown('errors.kinds.bodyTooLarge', 'no body discovery sent was too large: the kind never showed');
     return;
   }

@@ -15,7 +15,12 @@ import { completeApm } from './apm.js';
 const WAIT_MS = 4000;
 
 /** Attempts received for a key until none comes for `quietMs` after the last (or `maxMs` in all). */
-async function attemptsOf(r: Receiver, key: string, quietMs: (n: number, times: number[]) => number, maxMs: number): Promise<Exchange[]> {
+async function attemptsOf(
+  r: Receiver,
+  key: string,
+  quietMs: (n: number, times: number[]) => number,
+  maxMs: number,
+): Promise<Exchange[]> {
   const start = Date.now();
   let got = await r.notifications(key, WAIT_MS);
   while (got.length && Date.now() - start < maxMs) {
@@ -34,7 +39,10 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const r = s.receiver;
   const url = s.config.notifyUrl;
   if (!r || !url) {
-    d.unknown('notifications', 'no notification URL reaches the kit (notifyUrl for a remote target): notifications could not be observed');
+    d.unknown(
+      'notifications',
+      'no notification URL reaches the kit (notifyUrl for a remote target): notifications could not be observed',
+    );
     return;
   }
   // Which operations notify, all at once (each wait overlaps the others).
@@ -71,16 +79,52 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (reviewed.length > fromHeld.length) payment.push('review');
   const sample = fromDirect[0] ?? fromApm[0];
   if (sample) {
-    d.set('notifications.method', sample.request.method, s.evidence(direct.x, 'a direct payment with the receiver\'s notify_url'));
-    d.set('notifications.mediaType', sample.request.encoding === 'form' ? 'form' : 'json', `content type ${sample.request.headers['content-type'] ?? '?'}`);
+    d.set(
+      'notifications.method',
+      sample.request.method,
+      s.evidence(direct.x, "a direct payment with the receiver's notify_url"),
+    );
+    d.set(
+      'notifications.mediaType',
+      sample.request.encoding === 'form' ? 'form' : 'json',
+      `content type ${sample.request.headers['content-type'] ?? '?'}`,
+    );
     facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
   }
-  d.set('notifications.kinds.payment.sentAfter', payment, `payments notified: ${payment.join(', ') || 'none'} (APM and checkout completed on their pages as the shopper)`);
-  d.set('notifications.kinds.payment.bodyFrom', 'authoriseDirect', sample ? `body fields ${Object.keys(sample.request.body ?? {}).slice(0, 6).join(', ')}…` : 'no payment notification');
+  d.set(
+    'notifications.kinds.payment.sentAfter',
+    payment,
+    `payments notified: ${payment.join(', ') || 'none'} (APM and checkout completed on their pages as the shopper)`,
+  );
+  d.set(
+    'notifications.kinds.payment.bodyFrom',
+    'authoriseDirect',
+    sample
+      ? `body fields ${Object.keys(sample.request.body ?? {})
+          .slice(0, 6)
+          .join(', ')}…`
+      : 'no payment notification',
+  );
   if (fromPayout.length) {
-    d.set('notifications.kinds.payout.sentAfter', ['payout'], s.evidence(payout, 'a payout with the receiver\'s notify_url'));
-    d.set('notifications.kinds.payout.bodyFrom', 'payout', `body fields ${Object.keys(fromPayout[0]!.request.body ?? {}).slice(0, 6).join(', ')}…`);
-  } else d.unknown('notifications.kinds.payout', 'a payout with the receiver\'s notify_url was not notified (the format requires a payout notification)', undefined, s.evidence(payout));
+    d.set(
+      'notifications.kinds.payout.sentAfter',
+      ['payout'],
+      s.evidence(payout, "a payout with the receiver's notify_url"),
+    );
+    d.set(
+      'notifications.kinds.payout.bodyFrom',
+      'payout',
+      `body fields ${Object.keys(fromPayout[0]!.request.body ?? {})
+        .slice(0, 6)
+        .join(', ')}…`,
+    );
+  } else
+    d.unknown(
+      'notifications.kinds.payout',
+      "a payout with the receiver's notify_url was not notified (the format requires a payout notification)",
+      undefined,
+      s.evidence(payout),
+    );
   if (!fromDirect.length) {
     d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
     d.unknown('notifications.acknowledgement', 'no direct payment notification came');
@@ -111,7 +155,7 @@ async function retries(s: Session, r: Receiver, url: string): Promise<void> {
     pay(s, { set: { notify_url: url, order_no: refusedOrder } }),
     pay(s, { set: { notify_url: url, order_no: heldOrder } }),
   ]);
-  const quiet = (n: number, t: number[]) => {
+  const quiet = (_n: number, t: number[]) => {
     const gaps = t.slice(1).map((x, i) => x - t[i]!);
     const last = gaps.at(-1) ?? 1000;
     const factor = gaps.length >= 2 ? gaps.at(-1)! / gaps.at(-2)! : 3;
@@ -124,19 +168,29 @@ async function retries(s: Session, r: Receiver, url: string): Promise<void> {
   const times = attempts.map((x) => Date.parse(x.startedAt) + 0);
   const ends = attempts.map((x) => Date.parse(x.startedAt) + x.durationMs);
   const gaps = times.slice(1).map((t, i) => t - ends[i]!);
-  d.set('notifications.retry.maxAttempts', attempts.length, `${attempts.length} attempts of a notification answered HTTP 500, none after`);
+  d.set(
+    'notifications.retry.maxAttempts',
+    attempts.length,
+    `${attempts.length} attempts of a notification answered HTTP 500, none after`,
+  );
   if (gaps.length) {
     const initial = round(gaps[0]!, gaps[0]! < 1000 ? 50 : 100);
     d.set('notifications.retry.initialDelayMs', initial, `first retry ${gaps[0]} ms after the first attempt`);
     const factor = gaps.length >= 2 ? round(gaps[1]! / gaps[0]!, 0.5) : undefined;
-    if (factor !== undefined) d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
+    if (factor !== undefined)
+      d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
     else d.unknown('notifications.retry.factor', 'only one retry: the backoff factor no probe saw');
   } else {
     d.unknown('notifications.retry.initialDelayMs', 'no retry came after a refused notification');
     d.unknown('notifications.retry.factor', 'no retry came after a refused notification');
   }
   const first = heldAttempts[0];
-  if (first?.error) d.set('notifications.retry.timeoutMs', round(first.durationMs, 100), `the sender gave up an unanswered attempt after ${first.durationMs} ms`);
+  if (first?.error)
+    d.set(
+      'notifications.retry.timeoutMs',
+      round(first.durationMs, 100),
+      `the sender gave up an unanswered attempt after ${first.durationMs} ms`,
+    );
   else d.unknown('notifications.retry.timeoutMs', 'an unanswered attempt was not given up within 30 s');
   await acknowledgement(s, r, url, gaps[0] ?? 1000);
 }
@@ -156,7 +210,10 @@ async function acknowledgement(s: Session, r: Receiver, url: string, delay: numb
   };
   const coarse = await acked([200, 201, 202, 204, 206, 226, 250, 299]);
   if (!coarse[0]!.acked) {
-    d.unknown('notifications.acknowledgement', 'a notification answered 200 was sent again: what acknowledges no probe told');
+    d.unknown(
+      'notifications.acknowledgement',
+      'a notification answered 200 was sent again: what acknowledges no probe told',
+    );
     return;
   }
   const lastOk = Math.max(...coarse.filter((c) => c.acked).map((c) => c.st));
@@ -167,13 +224,27 @@ async function acknowledgement(s: Session, r: Receiver, url: string, delay: numb
     const fine = await acked(between);
     max = Math.max(lastOk, ...fine.filter((c) => c.acked).map((c) => c.st));
   }
-  d.set('notifications.acknowledgement.statusMin', 200, 'a 200 answer acknowledges (no status below 200 answers a request)');
-  d.set('notifications.acknowledgement.statusMax', firstNo || max < 299 ? max : 299, `acknowledged up to ${max}${firstNo ? `, ${firstNo} sent again` : ''}`);
+  d.set(
+    'notifications.acknowledgement.statusMin',
+    200,
+    'a 200 answer acknowledges (no status below 200 answers a request)',
+  );
+  d.set(
+    'notifications.acknowledgement.statusMax',
+    firstNo || max < 299 ? max : 299,
+    `acknowledged up to ${max}${firstNo ? `, ${firstNo} sent again` : ''}`,
+  );
 }
 
 export const notificationsDiscoverer: Discoverer = {
   id: 'notifications',
-  decides: ['notifications.method', 'notifications.mediaType', 'notifications.kinds', 'notifications.retry', 'notifications.acknowledgement'],
+  decides: [
+    'notifications.method',
+    'notifications.mediaType',
+    'notifications.kinds',
+    'notifications.retry',
+    'notifications.acknowledgement',
+  ],
   after: ['payments', 'lifecycle'],
   run,
 };

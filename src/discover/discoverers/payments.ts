@@ -35,7 +35,10 @@ export function withSuffix(base: string, suffix: string): string {
 }
 
 /** The mask rule of a masked number (`fields.cardMask`), or undefined when it is not a mask of it. */
-export function maskOf(pan: string, masked: string): { keepFirst: number; keepLast: number; maskChar: string; hidden: number } | undefined {
+export function maskOf(
+  pan: string,
+  masked: string,
+): { keepFirst: number; keepLast: number; maskChar: string; hidden: number } | undefined {
   let first = 0;
   while (first < masked.length && first < pan.length && masked[first] === pan[first]) first++;
   let last = 0;
@@ -79,12 +82,14 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (info) {
     d.set('payments.resultInfo.approved.code', info.code, ev(approved));
     d.set('payments.resultInfo.approved.message', info.message, ev(approved));
-    if (info2?.message === info.message) d.set('payments.resultInfo.approved.pinned', true, 'the same message on two approved payments');
+    if (info2?.message === info.message)
+      d.set('payments.resultInfo.approved.pinned', true, 'the same message on two approved payments');
   }
   d.set('payments.risk.action.approved', textAt(approved.body, 'risk_action'), ev(approved));
   const reasons = approved.body.risk_reasons;
   const pass = firstStatus(reasons);
-  if (pass !== undefined) d.set('payments.risk.checkStatus.pass', pass, ev(approved, 'risk_reasons of an approved payment'));
+  if (pass !== undefined)
+    d.set('payments.risk.checkStatus.pass', pass, ev(approved, 'risk_reasons of an approved payment'));
   // 3-D Secure: the document's value asked for, and no value.
   const asked = textAt(s.body('authoriseDirect'), 'open3d');
   const without = await pay(s, { set: { open3d: undefined } });
@@ -92,8 +97,13 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const resultNot = textAt(without.body, 'threeds_result');
   d.set('payments.threeDS.resultWhenRequested', resultAsked, ev(approved, `open3d ${asked}`));
   d.set('payments.threeDS.resultWhenNotRequested', resultNot, ev(without, 'no open3d'));
-  if (resultAsked !== resultNot) d.set('payments.threeDS.requestValue', asked, 'the result differs with and without it');
-  else d.unknown('payments.threeDS.requestValue', `open3d ${asked} changed nothing: which value asks for 3-D Secure no probe told`);
+  if (resultAsked !== resultNot)
+    d.set('payments.threeDS.requestValue', asked, 'the result differs with and without it');
+  else
+    d.unknown(
+      'payments.threeDS.requestValue',
+      `open3d ${asked} changed nothing: which value asks for 3-D Secure no probe told`,
+    );
   // The mask, on two lengths.
   await cardMask(s, approved);
   // Decline triggers.
@@ -117,7 +127,10 @@ async function cardMask(s: Session, approved: Paid): Promise<void> {
   const pan = s.config.cards.approve!;
   const m16 = maskOf(pan, textAt(approved.body, 'card'));
   if (!m16) {
-    d.unknown('fields.cardMask', `the answer's card (${textAt(approved.body, 'card') ? 'present' : 'absent'}) is not a mask of the number sent`);
+    d.unknown(
+      'fields.cardMask',
+      `the answer's card (${textAt(approved.body, 'card') ? 'present' : 'absent'}) is not a mask of the number sent`,
+    );
     return;
   }
   const other = await pay(s, { card: FIFTEEN_DIGITS });
@@ -126,7 +139,9 @@ async function cardMask(s: Session, approved: Paid): Promise<void> {
   d.set('fields.cardMask.keepLast', m16.keepLast, s.evidence(approved.x, 'card'));
   d.set('fields.cardMask.maskChar', m16.maskChar, s.evidence(approved.x, 'card'));
   if (m15) {
-    const perDigit = m15.hidden === FIFTEEN_DIGITS.length - m15.keepFirst - m15.keepLast && m16.hidden === pan.length - m16.keepFirst - m16.keepLast;
+    const perDigit =
+      m15.hidden === FIFTEEN_DIGITS.length - m15.keepFirst - m15.keepLast &&
+      m16.hidden === pan.length - m16.keepFirst - m16.keepLast;
     d.set(
       'fields.cardMask.hiddenWidth',
       perDigit ? 'perDigit' : m16.hidden,
@@ -141,7 +156,12 @@ async function cardMask(s: Session, approved: Paid): Promise<void> {
     );
 }
 
-async function declines(s: Session, facts: Facts, outcomes: Map<string, Outcome>, approvedStatus: string): Promise<void> {
+async function declines(
+  s: Session,
+  facts: Facts,
+  outcomes: Map<string, Outcome>,
+  approvedStatus: string,
+): Promise<void> {
   const d = s.draft;
   const rules: Record<string, string>[] = [];
   const evidence: string[] = [];
@@ -174,7 +194,12 @@ async function declines(s: Session, facts: Facts, outcomes: Map<string, Outcome>
     rules.push({ cardNumberSuffix: suffix });
     d.set('payments.testCards.decline', [declineCard], s.evidence(declined.x, 'declined'));
     s.config.cards.decline = declineCard;
-  } else d.set('payments.testCards.decline', [], `none of ${DECLINE_CARDS.length} decline test numbers of the list declines`);
+  } else
+    d.set(
+      'payments.testCards.decline',
+      [],
+      `none of ${DECLINE_CARDS.length} decline test numbers of the list declines`,
+    );
   for (const code of DECLINE_SECURITY_CODES) {
     const p = await pay(s, { securityCode: code });
     if (isDeclined(p)) {
@@ -211,7 +236,9 @@ async function declines(s: Session, facts: Facts, outcomes: Map<string, Outcome>
   d.set(
     'payments.declineRules',
     rules,
-    rules.length ? evidence.join('; ') || s.evidence(declined!.x) : 'no trigger of the format\'s short list declines a payment',
+    rules.length
+      ? evidence.join('; ') || s.evidence(declined!.x)
+      : "no trigger of the format's short list declines a payment",
   );
   if (!declined?.payment) {
     d.unknown('statusValues.order_status.declined', 'no payment declined: its order_status no probe saw');
@@ -228,7 +255,8 @@ async function declines(s: Session, facts: Facts, outcomes: Map<string, Outcome>
     d.set('payments.resultInfo.declined.message', info.message, s.evidence(declined.x));
     const second = again ? await again() : undefined;
     const info2 = second?.payment ? codeMessageOf(answerOf(second.x)!) : undefined;
-    if (info2?.message === info.message) d.set('payments.resultInfo.declined.pinned', true, 'the same message on two declined payments');
+    if (info2?.message === info.message)
+      d.set('payments.resultInfo.declined.pinned', true, 'the same message on two declined payments');
   }
   d.set('payments.risk.action.declined', textAt(declined.body, 'risk_action'), s.evidence(declined.x));
 }
@@ -236,17 +264,33 @@ async function declines(s: Session, facts: Facts, outcomes: Map<string, Outcome>
 /** A declined answer, told from a held one: the risk checks passed (a hold is a failed check). */
 function isDeclineAnswer(p: Paid): boolean {
   const reasons = p.body.risk_reasons;
-  const list = (Array.isArray(reasons) ? reasons : reasons && typeof reasons === 'object' ? [reasons] : []) as Record<string, unknown>[];
+  const list = (Array.isArray(reasons) ? reasons : reasons && typeof reasons === 'object' ? [reasons] : []) as Record<
+    string,
+    unknown
+  >[];
   const approved = list.map((r) => textAt(r, 'status'));
   return new Set(approved).size <= 1;
 }
 
 /** Amounts tried for a review hold, ascending (the threshold is found exactly between the last two). */
-const HOLD_AMOUNTS = ['100.00', '250.00', '500.00', '1000.00', '2500.00', '5000.00', '10000.00', '25000.00', '50000.00', '100000.00', REVIEW_SEARCH_MAX];
+const HOLD_AMOUNTS = [
+  '100.00',
+  '250.00',
+  '500.00',
+  '1000.00',
+  '2500.00',
+  '5000.00',
+  '10000.00',
+  '25000.00',
+  '50000.00',
+  '100000.00',
+  REVIEW_SEARCH_MAX,
+];
 
 async function holds(s: Session, facts: Facts, outcomes: Map<string, Outcome>, approvedStatus: string): Promise<void> {
   const d = s.draft;
-  const isHeld = (p: Paid) => !!p.payment && p.payment.orderStatus !== approvedStatus && !outcomes.get(p.payment.orderStatus)?.startsWith('decl');
+  const isHeld = (p: Paid) =>
+    !!p.payment && p.payment.orderStatus !== approvedStatus && !outcomes.get(p.payment.orderStatus)?.startsWith('decl');
   let below = '0.00';
   let held: Paid | undefined;
   let at: string | undefined;
@@ -278,18 +322,33 @@ async function holds(s: Session, facts: Facts, outcomes: Map<string, Outcome>, a
   }
   const domains = facts.heldDomains ?? [];
   if (!threshold && !domains.length) {
-    d.set('review.triggers', null, `no amount up to ${REVIEW_SEARCH_MAX} and no e-mail domain of the list holds a payment`);
+    d.set(
+      'review.triggers',
+      null,
+      `no amount up to ${REVIEW_SEARCH_MAX} and no e-mail domain of the list holds a payment`,
+    );
   } else {
     d.set(
       'review.triggers.amountAtLeast',
       threshold ?? REVIEW_SEARCH_MAX,
-      threshold ? `held from ${threshold}, approved at ${amountOf(cents(threshold) - 1)}` : `no amount up to ${REVIEW_SEARCH_MAX} is held`,
+      threshold
+        ? `held from ${threshold}, approved at ${amountOf(cents(threshold) - 1)}`
+        : `no amount up to ${REVIEW_SEARCH_MAX} is held`,
     );
-    d.set('review.triggers.shopperEmailDomains', domains, domains.length ? `held: ${domains.join(', ')}` : `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment`);
+    d.set(
+      'review.triggers.shopperEmailDomains',
+      domains,
+      domains.length
+        ? `held: ${domains.join(', ')}`
+        : `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment`,
+    );
   }
   const h = facts.held;
   if (!h) {
-    d.unknown('statusValues.order_status.pendingReview', 'no payment was held for review: its order_status no probe saw');
+    d.unknown(
+      'statusValues.order_status.pendingReview',
+      'no payment was held for review: its order_status no probe saw',
+    );
     d.unknown('payments.resultInfo.pendingReview', 'no payment was held for review: its result_info no probe saw');
     d.unknown('payments.risk.action.pendingReview', 'no payment was held for review');
     d.unknown('payments.risk.checkStatus.fail', 'no payment was held for review: no failing check was seen');
@@ -305,11 +364,15 @@ async function holds(s: Session, facts: Facts, outcomes: Map<string, Outcome>, a
     const domain = facts.heldDomains?.[0];
     const another = await pay(s, { set: domain ? { shopper_email: `shopper@${domain}` } : { amount: threshold! } });
     const other = another.payment?.orderStatus === h.orderStatus ? codeMessageOf(answerOf(another.x)!) : undefined;
-    if (other?.message === info.message) d.set('payments.resultInfo.pendingReview.pinned', true, 'the same message on two held payments');
+    if (other?.message === info.message)
+      d.set('payments.resultInfo.pendingReview.pinned', true, 'the same message on two held payments');
   }
   d.set('payments.risk.action.pendingReview', textAt(body, 'risk_action'), s.evidence(h.exchange));
   const pass = s.draft.get<string>('payments.risk.checkStatus.pass');
-  const reasons = (Array.isArray(body.risk_reasons) ? body.risk_reasons : [body.risk_reasons]) as Record<string, unknown>[];
+  const reasons = (Array.isArray(body.risk_reasons) ? body.risk_reasons : [body.risk_reasons]) as Record<
+    string,
+    unknown
+  >[];
   const fail = reasons.map((r) => textAt(r, 'status')).find((v) => v && v !== pass);
   if (fail) d.set('payments.risk.checkStatus.fail', fail, s.evidence(h.exchange, 'risk_reasons of a held payment'));
   else d.unknown('payments.risk.checkStatus.fail', 'the held payment showed no failing check status');
@@ -328,14 +391,24 @@ async function tokens(s: Session, facts: Facts): Promise<void> {
   }
   const no = textAt(s.body('authoriseDirect'), 'token_flag') || 'NO';
   if (!token) {
-    d.unknown('payments.token.requestValue', `none of ${TOKEN_REQUEST_VALUES.join(', ')} as token_flag gave a token_id`);
+    d.unknown(
+      'payments.token.requestValue',
+      `none of ${TOKEN_REQUEST_VALUES.join(', ')} as token_flag gave a token_id`,
+    );
     d.unknown('payments.token.unknownToken', 'no token was obtained: the answer to an unknown one was not compared');
     return;
   }
   d.set('payments.token.requestValue', token.value, s.evidence(token.p.x, 'token_id answered'));
   const plain = await pay(s, { set: { token_flag: no } });
-  if (plain.payment && !textAt(plain.body, 'token_id')) d.set('payments.token.noRequestValue', no, s.evidence(plain.x, 'no token_id'));
-  else d.unknown('payments.token.noRequestValue', `token_flag ${no} did not leave the token out`, undefined, s.evidence(plain.x));
+  if (plain.payment && !textAt(plain.body, 'token_id'))
+    d.set('payments.token.noRequestValue', no, s.evidence(plain.x, 'no token_id'));
+  else
+    d.unknown(
+      'payments.token.noRequestValue',
+      `token_flag ${no} did not leave the token out`,
+      undefined,
+      s.evidence(plain.x),
+    );
   facts.tokenId = token.id;
   const withToken = await pay(s, { noCard: true, set: { token_id: token.id, token_flag: no } });
   void withToken;
@@ -344,7 +417,12 @@ async function tokens(s: Session, facts: Facts): Promise<void> {
     ? { ...unknown.refusal, evidence: s.evidence(unknown.x, 'an unknown token_id'), op: 'authoriseDirect', request: {} }
     : undefined;
   if (!unknown.refusal)
-    d.unknown('payments.token.unknownToken', 'a payment with an unknown token_id was not refused', undefined, s.evidence(unknown.x));
+    d.unknown(
+      'payments.token.unknownToken',
+      'a payment with an unknown token_id was not refused',
+      undefined,
+      s.evidence(unknown.x),
+    );
 }
 
 export type { Payment };

@@ -44,21 +44,29 @@ async function run(s: Session, facts: Facts): Promise<void> {
     break;
   }
   if (!pair || !payerOut || !benOut) {
-    d.unknown('payout.feePaidBy', `no pair of ${FEE_PAID_BY_PAIRS.map((p) => p.join('/')).join(', ')} was taken as fee_paid_by`);
+    d.unknown(
+      'payout.feePaidBy',
+      `no pair of ${FEE_PAID_BY_PAIRS.map((p) => p.join('/')).join(', ')} was taken as fee_paid_by`,
+    );
     return;
   }
   // Which value means the payer pays: the payer then pays more than the amount.
   const fee = num(payerOut.body, 'fee_amount');
-  const swapped = fee > 0 && num(payerOut.body, 'amount_payer_pays') === 1000 && num(benOut.body, 'amount_payer_pays') > 1000;
+  const swapped =
+    fee > 0 && num(payerOut.body, 'amount_payer_pays') === 1000 && num(benOut.body, 'amount_payer_pays') > 1000;
   const [payer, beneficiary] = swapped ? [pair[1], pair[0]] : pair;
-  const why = fee > 0 ? `amount_payer_pays ${num(payerOut.body, 'amount_payer_pays')} with ${payer}` : 'no fee: the pair\'s own order (no amount tells them apart)';
+  const why =
+    fee > 0
+      ? `amount_payer_pays ${num(payerOut.body, 'amount_payer_pays')} with ${payer}`
+      : "no fee: the pair's own order (no amount tells them apart)";
   d.set('payout.feePaidBy.payer', payer, `${s.evidence(payerOut.x)}; ${why}`);
   d.set('payout.feePaidBy.beneficiary', beneficiary, s.evidence(benOut.x));
   s.work.payout.feePaidBy = { payer, beneficiary };
   // The fee: two amounts, then a large one (the percentage) and two more (its rounding).
   const second = await payout(s, { fee_paid_by: payer, payment_amount: '2000' });
   const fee2 = num(second.body, 'fee_amount');
-  if (fee === fee2) d.set('payout.fee', { type: 'fixed', amount: String(fee) }, `fee_amount ${fee} for 1000 and for 2000`);
+  if (fee === fee2)
+    d.set('payout.fee', { type: 'fixed', amount: String(fee) }, `fee_amount ${fee} for 1000 and for 2000`);
   else {
     const big = await payout(s, { fee_paid_by: payer, payment_amount: '1000000' });
     const percent = Number(((num(big.body, 'fee_amount') / 1_000_000) * 100).toFixed(4));
@@ -93,26 +101,54 @@ async function run(s: Session, facts: Facts): Promise<void> {
   d.set('statusValues.payout_status.completed', textAt(payerOut.body, 'status'), s.evidence(payerOut.x));
   d.set('payout.successFailureType', textAt(payerOut.body, 'failure_type'), s.evidence(payerOut.x));
   d.set('payout.successFailureReason', textAt(payerOut.body, 'failure_reason'), s.evidence(payerOut.x));
-  const details = (payerOut.body.beneficiary as Record<string, unknown> | undefined)?.bank_details as Record<string, unknown> | undefined;
+  const details = (payerOut.body.beneficiary as Record<string, unknown> | undefined)?.bank_details as
+    | Record<string, unknown>
+    | undefined;
   const clearing = textAt(details, 'local_clearing_system');
   if (clearing) d.set('payout.localClearingSystem', clearing, s.evidence(payerOut.x, 'beneficiary.bank_details'));
-  else d.unknown('payout.localClearingSystem', 'the payout answer carried no local_clearing_system', undefined, s.evidence(payerOut.x));
+  else
+    d.unknown(
+      'payout.localClearingSystem',
+      'the payout answer carried no local_clearing_system',
+      undefined,
+      s.evidence(payerOut.x),
+    );
   // Idempotency: the same request again, then the same key with another body.
   const key = s.defaults.payout.idempotencyKey;
   const sent = payerOut.x.request.body as Record<string, unknown>;
   const again = await attempt(s, 'payout', sent);
   const sameId = textAt(answerOf(again.x)?.body, 'transaction_id') === textAt(payerOut.body, 'transaction_id');
   if (sameId) d.set('payout.idempotencyKey', key, s.evidence(again.x, `the same ${key} again: the first answer`));
-  else d.unknown('payout.idempotencyKey', `a repeated request with the same ${key} made another payout`, undefined, s.evidence(again.x));
+  else
+    d.unknown(
+      'payout.idempotencyKey',
+      `a repeated request with the same ${key} made another payout`,
+      undefined,
+      s.evidence(again.x),
+    );
   const other = await attempt(s, 'payout', { ...sent, reason: `${String(sent.reason ?? '')} (changed)` });
   if (other.refusal)
     d.set('payout.replayWithDifferentBody', 'invalidInput', s.evidence(other.x, `the same ${key}, another body`));
   else d.set('payout.replayWithDifferentBody', 'sameResponse', s.evidence(other.x, `the same ${key}, another body`));
   // No conversion: another source currency is refused.
-  const conv = await payout(s, { fee_paid_by: payer, source_currency: sent.payment_currency === 'USD' ? 'EUR' : 'USD' });
-  if (!conv.ok) d.set('payout.currencyConversion', 'none', s.evidence(conv.x, 'a source currency other than the payment currency'));
-  else d.unknown('payout.currencyConversion', 'a payout converting currencies was accepted: the format states no conversion rule', undefined, s.evidence(conv.x));
-  d.unknown('payout.failureRules', 'no probe can tell: a failure rule names a field and a value of the gateway\'s own test data; list the failing payouts its documentation names', []);
+  const conv = await payout(s, {
+    fee_paid_by: payer,
+    source_currency: sent.payment_currency === 'USD' ? 'EUR' : 'USD',
+  });
+  if (!conv.ok)
+    d.set('payout.currencyConversion', 'none', s.evidence(conv.x, 'a source currency other than the payment currency'));
+  else
+    d.unknown(
+      'payout.currencyConversion',
+      'a payout converting currencies was accepted: the format states no conversion rule',
+      undefined,
+      s.evidence(conv.x),
+    );
+  d.unknown(
+    'payout.failureRules',
+    "no probe can tell: a failure rule names a field and a value of the gateway's own test data; list the failing payouts its documentation names",
+    [],
+  );
 }
 
 export const payoutDiscoverer: Discoverer = {

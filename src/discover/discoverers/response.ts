@@ -11,7 +11,15 @@ import { answerOf, didWork } from '../answers.js';
 import { pairsText, digestBytes, signatureBytes } from '../scheme.js';
 
 /** The operations whose response envelope carries `encryption_data` (the format's list). */
-const SIGNED_OPS: OperationKey[] = ['authoriseDirect', 'capture', 'review', 'cancel', 'refund', 'retrievalRefund', 'payout'];
+const SIGNED_OPS: OperationKey[] = [
+  'authoriseDirect',
+  'capture',
+  'review',
+  'cancel',
+  'refund',
+  'retrievalRefund',
+  'payout',
+];
 
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
@@ -19,9 +27,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Successful answers only: a refusal is signed (when it is) over its own fields, told by the catalogue row.
   const samples = s.samples.filter((x) => didWork(s.spec, s.work, x.operation, answerOf(x.exchange)));
   const answered = new Set(
-    s.samples.map((x) => x.operation).concat(
-      [...new Set(SIGNED_OPS)].filter((op) => facts.wrongSignature[op] !== undefined),
-    ),
+    s.samples
+      .map((x) => x.operation)
+      .concat([...new Set(SIGNED_OPS)].filter((op) => facts.wrongSignature[op] !== undefined)),
   );
   if (!samples.length) {
     d.set('signature.response', { signed: false }, `no answer of ${SIGNED_OPS.join(', ')} carried encryption_data`);
@@ -31,14 +39,22 @@ async function run(s: Session, facts: Facts): Promise<void> {
   }
   const best = rankResponseSchemes(samples, secret)[0];
   if (!best) {
-    d.unknown('signature.response', `${samples.length} signed answers verify under no scheme of the catalogue: state the response signature`);
+    d.unknown(
+      'signature.response',
+      `${samples.length} signed answers verify under no scheme of the catalogue: state the response signature`,
+    );
     notifications(s, facts, undefined);
     return;
   }
   const verified = samples.filter((x) => verifiesUnder(best, x, secret));
   const ev = `${verified.length} of ${samples.length} signed answers verify, e.g. ${s.evidence(verified[0]?.exchange ?? samples[0]!.exchange)}`;
   if (best.algorithm.name !== s.work.signature.algorithm.name || best.encoding !== s.work.signature.encoding)
-    d.unknown('signature.response', 'answers are signed with another algorithm or encoding than requests: the format states one for both', undefined, ev);
+    d.unknown(
+      'signature.response',
+      'answers are signed with another algorithm or encoding than requests: the format states one for both',
+      undefined,
+      ev,
+    );
   if (best.pairs) {
     d.set('signature.response', { signed: true, pairs: best.pairs }, ev);
     s.work.signature.response = { signed: true, pairs: best.pairs };
@@ -49,17 +65,35 @@ async function run(s: Session, facts: Facts): Promise<void> {
     }
     const request = s.work.signature.request;
     // A rule for absent fields shows only when a listed field is absent from an answer: else the requests' rule.
-    const absentShown = samples.some((x) => (best.fields[x.operation] ?? []).some((f) => textAt(x.body, f) === '' && !(f in x.body)));
+    const absentShown = samples.some((x) =>
+      (best.fields[x.operation] ?? []).some((f) => textAt(x.body, f) === '' && !(f in x.body)),
+    );
     const missing = absentShown || request.mode !== 'fieldList' ? best.missingField! : request.missingField;
-    const response = { signed: true as const, mode: 'fieldList' as const, separator: best.separator!, missingField: missing, fields };
+    const response = {
+      signed: true as const,
+      mode: 'fieldList' as const,
+      separator: best.separator!,
+      missingField: missing,
+      fields,
+    };
     const defaults = (s.defaults.signature.response as { fields?: Record<string, string[]> }).fields ?? {};
     d.set('signature.response.signed', true, ev);
     d.set('signature.response.mode', 'fieldList', ev);
     d.set('signature.response.separator', best.separator, ev);
     if (absentShown || request.mode !== 'fieldList') d.set('signature.response.missingField', missing, ev);
-    else d.unknown('signature.response.missingField', 'no signed answer lacked a listed field: the requests\' rule is assumed', missing);
+    else
+      d.unknown(
+        'signature.response.missingField',
+        "no signed answer lacked a listed field: the requests' rule is assumed",
+        missing,
+      );
     for (const op of SIGNED_OPS) {
-      if (fields[op]) d.set(`signature.response.fields.${op}`, fields[op], `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`);
+      if (fields[op])
+        d.set(
+          `signature.response.fields.${op}`,
+          fields[op],
+          `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`,
+        );
       else
         d.unknown(
           `signature.response.fields.${op}`,
@@ -76,7 +110,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
 function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefined): void {
   const d = s.draft;
   const got = facts.notifications ?? [];
-  const signed = got.filter((x) => typeof x.request.body?.encryption_data === 'string' && x.request.body.encryption_data !== '');
+  const signed = got.filter(
+    (x) => typeof x.request.body?.encryption_data === 'string' && x.request.body.encryption_data !== '',
+  );
   if (!got.length) {
     if (!d.covers('notifications')) d.unknown('notifications.signature', 'no notification was received');
     return;
@@ -96,8 +132,12 @@ function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefi
   }
   const request = s.work.signature.request;
   const target = signatureBytes(sample.signature, s.work.signature.encoding);
-  if (request.mode === 'sortedPairs' && target && digestBytes(s.work.signature.algorithm, secret, pairsText(request, body)).equals(target)) {
-    d.set('notifications.signature', 'sortedPairs', 'a notification verifies under the requests\' sorted pairs');
+  if (
+    request.mode === 'sortedPairs' &&
+    target &&
+    digestBytes(s.work.signature.algorithm, secret, pairsText(request, body)).equals(target)
+  ) {
+    d.set('notifications.signature', 'sortedPairs', "a notification verifies under the requests' sorted pairs");
     return;
   }
   d.unknown('notifications.signature', 'notifications are signed under no scheme the format can state for them');
@@ -106,6 +146,19 @@ function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefi
 export const responseDiscoverer: Discoverer = {
   id: 'response',
   decides: ['signature.response', 'notifications.signature'],
-  after: ['signature', 'errors', 'payments', 'items', 'lifecycle', 'selection', 'payout', 'notifications', 'apm', 'checkout', 'limits', 'address'],
+  after: [
+    'signature',
+    'errors',
+    'payments',
+    'items',
+    'lifecycle',
+    'selection',
+    'payout',
+    'notifications',
+    'apm',
+    'checkout',
+    'limits',
+    'address',
+  ],
   run,
 };

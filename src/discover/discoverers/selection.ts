@@ -26,17 +26,22 @@ async function select(s: Session, op: SelOp, fields: Record<string, string>) {
 async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2: Payment): Promise<void> {
   const d = s.draft;
   const at = (k: string) => `selection.${op}.${k}`;
-  const valueOf = (f: string, p: Payment) => (f === 'order_no' ? p.order_no : p.transaction_id);
+  const idOf = (f: string, p: Payment) => (f === 'order_no' ? p.order_no : p.transaction_id);
   // Which fields select: each alone, naming the older payment.
   const selecting: string[] = [];
   const ev: Record<string, Exchange> = {};
   for (const f of ['order_no', 'transaction_id']) {
-    const r = await select(s, op, { [f]: valueOf(f, p1) });
+    const r = await select(s, op, { [f]: idOf(f, p1) });
     ev[f] = r.x;
     if (r.ids.length && r.ids.every((id) => id === p1.transaction_id)) selecting.push(f);
   }
   if (!selecting.length) {
-    d.unknown(at('fields'), `neither order_no nor transaction_id selected the ${op === 'retrievalTrans' ? 'payment' : 'refund'} it names`, undefined, s.evidence(ev.transaction_id!));
+    d.unknown(
+      at('fields'),
+      `neither order_no nor transaction_id selected the ${op === 'retrievalTrans' ? 'payment' : 'refund'} it names`,
+      undefined,
+      s.evidence(ev.transaction_id!),
+    );
     return;
   }
   (facts.selecting ??= {})[op] = selecting;
@@ -46,7 +51,7 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
   let separator: string | undefined;
   let both: Awaited<ReturnType<typeof select>> | undefined;
   for (const sep of SEPARATORS) {
-    const r = await select(s, op, { [field]: `${valueOf(field, p1)}${sep}${valueOf(field, p2)}` });
+    const r = await select(s, op, { [field]: `${idOf(field, p1)}${sep}${idOf(field, p2)}` });
     if (r.ids.includes(p1.transaction_id) && r.ids.includes(p2.transaction_id)) {
       separator = sep;
       both = r;
@@ -56,9 +61,16 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
   if (separator !== undefined) {
     d.set(at('listSeparator'), separator, s.evidence(both!.x, 'two values, both returned'));
     const newest = both!.ids.indexOf(p2.transaction_id) < both!.ids.indexOf(p1.transaction_id);
-    d.set(at('resultOrder'), newest ? 'newestFirst' : 'listOrder', s.evidence(both!.x, 'the older payment named first'));
+    d.set(
+      at('resultOrder'),
+      newest ? 'newestFirst' : 'listOrder',
+      s.evidence(both!.x, 'the older payment named first'),
+    );
   } else {
-    d.unknown(at('listSeparator'), `none of ${SEPARATORS.map((x) => JSON.stringify(x)).join(', ')} separated two values`);
+    d.unknown(
+      at('listSeparator'),
+      `none of ${SEPARATORS.map((x) => JSON.stringify(x)).join(', ')} separated two values`,
+    );
     d.unknown(at('resultOrder'), 'no list of two values was answered: the order of the results no probe saw');
   }
   // No selector.
@@ -74,17 +86,26 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
   } else if (alone.records.length) {
     d.set(at('unmatched'), 'failureItem', s.evidence(alone.x, 'a value matching nothing'));
     const nf = textAt(alone.records[0], 'query_result');
-    if (op === 'retrievalTrans' && nf) d.set('statusValues.query_result.notFound', nf, s.evidence(alone.x, 'the item of a value matching nothing'));
+    if (op === 'retrievalTrans' && nf)
+      d.set('statusValues.query_result.notFound', nf, s.evidence(alone.x, 'the item of a value matching nothing'));
   } else d.set(at('unmatched'), 'skip', s.evidence(alone.x, 'a value matching nothing'));
   // Two selecting fields: union or intersection, and which field's records come first.
   if (selecting.length === 2) {
     const r = await select(s, op, { transaction_id: p1.transaction_id, order_no: p2.order_no });
     const hasBoth = r.ids.includes(p1.transaction_id) && r.ids.includes(p2.transaction_id);
-    d.set(at('combine'), hasBoth ? 'union' : 'intersection', s.evidence(r.x, 'transaction_id of one payment, order_no of another'));
+    d.set(
+      at('combine'),
+      hasBoth ? 'union' : 'intersection',
+      s.evidence(r.x, 'transaction_id of one payment, order_no of another'),
+    );
     const listOrder = d.get<string>(at('resultOrder')) === 'listOrder';
     if (hasBoth && listOrder) {
       const first = r.ids[0] === p1.transaction_id ? 'transaction_id' : 'order_no';
-      d.set(at('fields'), [first, first === 'order_no' ? 'transaction_id' : 'order_no'], s.evidence(r.x, 'the first field\'s records come first'));
+      d.set(
+        at('fields'),
+        [first, first === 'order_no' ? 'transaction_id' : 'order_no'],
+        s.evidence(r.x, "the first field's records come first"),
+      );
     } else
       d.unknown(
         at('fields'),
@@ -101,7 +122,9 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
 /** What query records tell: found, 3-D Secure with and without, recurring success and failure, the provider. */
 async function records(s: Session, facts: Facts, with3ds: Payment, without3ds: Payment): Promise<void> {
   const d = s.draft;
-  const field = d.get<string[]>('selection.retrievalTrans.fields')?.includes('transaction_id') ? 'transaction_id' : 'order_no';
+  const field = d.get<string[]>('selection.retrievalTrans.fields')?.includes('transaction_id')
+    ? 'transaction_id'
+    : 'order_no';
   const sep = d.get<string>('selection.retrievalTrans.listSeparator') ?? ',';
   const ps = [with3ds, without3ds, ...(facts.declined ? [facts.declined] : [])];
   const value = ps.map((p) => (field === 'order_no' ? p.order_no : p.transaction_id)).join(sep);
@@ -119,10 +142,13 @@ async function records(s: Session, facts: Facts, with3ds: Payment, without3ds: P
   if (b) d.set('statusValues.is3ds.without3ds', textAt(b, 'is3ds'), `${ev} (a payment without open3d)`);
   const provider = textAt(a, 'antifraud_provider');
   if (provider) d.set('payments.risk.provider', provider, ev);
-  const rs = (x: Record<string, unknown> | undefined) => textAt(x?.subscription_result as Record<string, unknown> | undefined, 'recurring_status');
-  if (rs(a)) d.set('statusValues.recurring_status.success', rs(a), `${ev} (an approved payment with subscription terms)`);
+  const rs = (x: Record<string, unknown> | undefined) =>
+    textAt(x?.subscription_result as Record<string, unknown> | undefined, 'recurring_status');
+  if (rs(a))
+    d.set('statusValues.recurring_status.success', rs(a), `${ev} (an approved payment with subscription terms)`);
   const dec = facts.declined && rec(facts.declined);
-  if (rs(dec)) d.set('statusValues.recurring_status.failure', rs(dec), `${ev} (a declined payment with subscription terms)`);
+  if (rs(dec))
+    d.set('statusValues.recurring_status.failure', rs(dec), `${ev} (a declined payment with subscription terms)`);
 }
 
 async function run(s: Session, facts: Facts): Promise<void> {

@@ -63,7 +63,7 @@ const EXTRA_PREFERENCE = [
 ];
 
 /** The signature family of a working profile. */
-function familyOf(sig: SignatureProfile): Family {
+function _familyOf(sig: SignatureProfile): Family {
   return sig.request.mode === 'sortedPairs'
     ? { algorithm: sig.algorithm, encoding: sig.encoding, pairs: sig.request as PairsRule }
     : { algorithm: sig.algorithm, encoding: sig.encoding, separator: sig.request.separator };
@@ -81,12 +81,7 @@ function listRule(f: Family, op: OperationKey, fields: string[], missing: 'empty
 /** Candidate schemes of the capture (merchant_id and account_id are its only scalars), most likely first. */
 function captureCandidates(hints: readonly Family[]): { sig: SignatureProfile; family: Family }[] {
   const out: { sig: SignatureProfile; family: Family }[] = [];
-  const lists = [
-    ['merchant_id', 'account_id'],
-    ['account_id', 'merchant_id'],
-    ['merchant_id'],
-    ['account_id'],
-  ];
+  const lists = [['merchant_id', 'account_id'], ['account_id', 'merchant_id'], ['merchant_id'], ['account_id']];
   const pairsOnline = pairsVariants().filter((p) => p.valueEncoding === 'raw');
   const seenSig = new Set<string>();
   const push = (sig: SignatureProfile, family: Family) => {
@@ -122,7 +117,13 @@ function accepted(refusal: Refusal | undefined, wrong: Refusal | undefined): boo
 }
 
 /** Set the working profile's request rule for one operation (and the family). */
-function adopt(s: Session, f: Family, op: OperationKey, fields: string[] | undefined, missing?: 'emptyString' | 'omitted') {
+function adopt(
+  s: Session,
+  f: Family,
+  op: OperationKey,
+  fields: string[] | undefined,
+  missing?: 'emptyString' | 'omitted',
+) {
   const sig = s.work.signature;
   sig.algorithm = f.algorithm;
   sig.encoding = f.encoding;
@@ -207,7 +208,8 @@ async function searchList(
   let tried = 0;
   for (const fields of candidates) {
     tried++;
-    const missing = s.work.signature.request.mode === 'fieldList' ? s.work.signature.request.missingField : 'emptyString';
+    const missing =
+      s.work.signature.request.mode === 'fieldList' ? s.work.signature.request.missingField : 'emptyString';
     const r = await attempt(s, op, body, { sign: listRule(f, op, fields, missing) });
     if (accepted(r.refusal, wrong)) return { fields, evidence: s.evidence(r.x), tried, body };
   }
@@ -220,7 +222,12 @@ const isSlot = (f: string) => f.startsWith(SLOT);
 
 /** Lists of `k` slots holding merchant_id and account_id at two places, the likeliest places first. */
 function slotLists(): string[][] {
-  const out: string[][] = [['merchant_id', 'account_id'], ['account_id', 'merchant_id'], ['merchant_id'], ['account_id']];
+  const out: string[][] = [
+    ['merchant_id', 'account_id'],
+    ['account_id', 'merchant_id'],
+    ['merchant_id'],
+    ['account_id'],
+  ];
   for (const k of [5, 3, 4, 6, 7]) {
     const places: [number, number, number][] = [];
     for (let i = 0; i < k; i++)
@@ -257,7 +264,9 @@ async function incrementalList(
   const full = s.body(op);
   // A list found on another operation, tried whole on this one's key fields first.
   if (hints.length) {
-    const keyed: Record<string, unknown> = Object.fromEntries(key.filter((k) => full[k] !== undefined).map((k) => [k, full[k]]));
+    const keyed: Record<string, unknown> = Object.fromEntries(
+      key.filter((k) => full[k] !== undefined).map((k) => [k, full[k]]),
+    );
     const wrongKeyed = await wrongFor(s, facts, op, keyed);
     for (const hint of hints.slice(0, 2)) {
       const r = await attempt(s, op, keyed, { sign: listRule(f, op, hint, 'emptyString') });
@@ -374,7 +383,11 @@ async function coveredSelectors(
         const m = await attempt(s, op, partial, { sign: listRule(f, op, list, missing) });
         if (accepted(m.refusal, wrong)) {
           adopt(s, f, op, list, missing);
-          s.draft.set('signature.request.missingField', missing, s.evidence(m.x, `${covered[0]} absent, list ${list.join(',')}`));
+          s.draft.set(
+            'signature.request.missingField',
+            missing,
+            s.evidence(m.x, `${covered[0]} absent, list ${list.join(',')}`),
+          );
           break;
         }
       }
@@ -493,7 +506,9 @@ async function requestMedia(s: Session, facts: Facts, zeros: () => string): Prom
       : `${ops.filter((op) => !(readable.get(op)!.json && readable.get(op)!.form)).join(', ')} read only one media`,
   );
   // How the media is told: a JSON body under a form content type.
-  const op: OperationKey = readable.get('capture')?.json ? 'capture' : (ops.find((o) => readable.get(o)!.json) ?? 'capture');
+  const op: OperationKey = readable.get('capture')?.json
+    ? 'capture'
+    : (ops.find((o) => readable.get(o)!.json) ?? 'capture');
   const r = await attempt(s, op, s.body(op), {
     encoding: 'json',
     contentType: 'application/x-www-form-urlencoded',
@@ -535,7 +550,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
     s.work.requestHeaders.headers = {};
   }
   if (!Object.keys(s.work.requestHeaders.headers).length)
-    d.set('requestHeaders.headers', {}, `no header of ${HEADER_CANDIDATES.map(([n]) => n).join(', ')} changes the refusal of a wrong signature`);
+    d.set(
+      'requestHeaders.headers',
+      {},
+      `no header of ${HEADER_CANDIDATES.map(([n]) => n).join(', ')} changes the refusal of a wrong signature`,
+    );
   // Which media each operation reads: a wrong signature in each (readable: refused otherwise than unreadable).
   await requestMedia(s, facts, zeros);
   const wrong = facts.wrongSignature.capture as Refusal | undefined;
@@ -568,7 +587,10 @@ async function run(s: Session, facts: Facts): Promise<void> {
     }
   }
   if (!family) {
-    d.unknown('signature', 'no scheme of the catalogue was accepted: state the signature from the gateway documentation');
+    d.unknown(
+      'signature',
+      'no scheme of the catalogue was accepted: state the signature from the gateway documentation',
+    );
     throw new Error('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
   }
   s.options.log(`signature: capture scheme found after ${s.requests} requests`);
@@ -580,7 +602,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
     });
     const insensitive = !r.refusal;
     s.work.signature.caseInsensitiveCompare = insensitive;
-    d.set('signature.caseInsensitiveCompare', insensitive, s.evidence(r.x, 'the same signature in the other letter case'));
+    d.set(
+      'signature.caseInsensitiveCompare',
+      insensitive,
+      s.evidence(r.x, 'the same signature in the other letter case'),
+    );
   } else {
     s.work.signature.caseInsensitiveCompare = false;
     d.set('signature.caseInsensitiveCompare', false, 'base64 signatures are compared exactly (the format requires it)');
@@ -590,7 +616,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const inputOnly = await attempt(s, 'capture', invalid);
   const both = await attempt(s, 'capture', invalid, { signature: zeros });
   if (inputOnly.refusal) noteKind(facts, 'invalidInput', seen(s, 'capture', inputOnly.x, inputOnly.refusal, invalid));
-  facts.inputFirst = !!inputOnly.refusal && sameRefusal(both.refusal, inputOnly.refusal) && !sameRefusal(inputOnly.refusal, wrong);
+  facts.inputFirst =
+    !!inputOnly.refusal && sameRefusal(both.refusal, inputOnly.refusal) && !sameRefusal(inputOnly.refusal, wrong);
   // Sorted pairs: empty values and encoded values, on the direct payment (many kinds of fields).
   if (family.pairs) await pairsDetails(s, facts, family);
   else await simpleLists(s, facts, family, captureList);
@@ -603,7 +630,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   s.options.log(`signature: payments done, ${s.requests} requests`);
   if (!family.pairs) await payoutList(s, facts, family);
   if (family.pairs) {
-    d.set('signature.request', s.work.signature.request, 'sorted pairs accepted on every operation tried (capture, payments, payout)');
+    d.set(
+      'signature.request',
+      s.work.signature.request,
+      'sorted pairs accepted on every operation tried (capture, payments, payout)',
+    );
   }
 }
 
@@ -613,7 +644,9 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
   const body = { ...s.body('capture'), note: '' };
   void facts;
   for (const skipEmpty of [pairs.skipEmpty, !pairs.skipEmpty]) {
-    const r = await attempt(s, 'capture', body, { sign: candidateSignature(f.algorithm, f.encoding, { ...pairs, skipEmpty }) });
+    const r = await attempt(s, 'capture', body, {
+      sign: candidateSignature(f.algorithm, f.encoding, { ...pairs, skipEmpty }),
+    });
     if (!r.refusal) {
       pairs.skipEmpty = skipEmpty;
       s.draft.set('signature.request.skipEmpty', skipEmpty, s.evidence(r.x, 'an empty field'));
@@ -622,7 +655,9 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
   }
   const encodedBody = { ...s.body('capture'), note: 'a b&c=d/é' };
   for (const valueEncoding of ['raw', 'urlEncoded'] as const) {
-    const r = await attempt(s, 'capture', encodedBody, { sign: candidateSignature(f.algorithm, f.encoding, { ...pairs, valueEncoding }) });
+    const r = await attempt(s, 'capture', encodedBody, {
+      sign: candidateSignature(f.algorithm, f.encoding, { ...pairs, valueEncoding }),
+    });
     if (!r.refusal) {
       pairs.valueEncoding = valueEncoding;
       s.draft.set('signature.request.valueEncoding', valueEncoding, s.evidence(r.x, 'a value with spaces, & and ='));
@@ -643,12 +678,25 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
     ['order_no', 'amount', 'currency', 'merchant_id', 'account_id'],
   ];
   const captureFields = s.work.signature.request.mode === 'fieldList' ? s.work.signature.request.fields.capture : [];
-  const idsHint = captureFields.length === 2 ? [[...captureFields, 'order_no', 'currency', 'amount'], [...captureFields, 'order_no', 'amount', 'currency']] : [];
+  const idsHint =
+    captureFields.length === 2
+      ? [
+          [...captureFields, 'order_no', 'currency', 'amount'],
+          [...captureFields, 'order_no', 'amount', 'currency'],
+        ]
+      : [];
   const found: string[][] = [];
   const search = async (op: OperationKey, body: Record<string, unknown>, hints: string[][]) =>
     facts.inputFirst
       ? searchList(s, facts, f, op, body, key, canonical, hints, 250)
-      : incrementalList(s, facts, f, op, key, hints.filter((h) => h.every((x) => key.includes(x))));
+      : incrementalList(
+          s,
+          facts,
+          f,
+          op,
+          key,
+          hints.filter((h) => h.every((x) => key.includes(x))),
+        );
   const directList = async (card: Record<string, string>) => {
     if (f.pairs) return true;
     const r = await search('authoriseDirect', minimalPayment(s, 'authoriseDirect', card), idsHint);
@@ -663,7 +711,10 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
   if (!facts.inputFirst) listDone = await directList(unionCard(s));
   await searchCards(s, facts);
   if (!listDone && !f.pairs && !(await directList(s.cardBody()))) {
-    d.unknown('signature.request.fields.authoriseDirect', 'no field list of the catalogue was accepted for the direct payment: check the signed fields');
+    d.unknown(
+      'signature.request.fields.authoriseDirect',
+      'no field list of the catalogue was accepted for the direct payment: check the signed fields',
+    );
   }
   for (const op of ['authoriseApm', 'checkout'] as const) {
     if (f.pairs) break;
@@ -675,7 +726,10 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
     });
     const r = await search(op, body, [...hints, ...idsHint]);
     if (!r) {
-      d.unknown(`signature.request.fields.${op}`, `no field list of the catalogue was accepted for ${op}: check its signed fields`);
+      d.unknown(
+        `signature.request.fields.${op}`,
+        `no field list of the catalogue was accepted for ${op}: check its signed fields`,
+      );
       continue;
     }
     adopt(s, f, op, r.fields);
@@ -691,7 +745,11 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
       const fields = await coverFull(s, facts, f, op, list, full, minimal);
       if (fields.join() !== list.join()) {
         adopt(s, f, op, fields);
-        d.set(`signature.request.fields.${op}`, fields, `the full request body is accepted only with ${fields.filter((x) => !list.includes(x)).join(', ')} signed`);
+        d.set(
+          `signature.request.fields.${op}`,
+          fields,
+          `the full request body is accepted only with ${fields.filter((x) => !list.includes(x)).join(', ')} signed`,
+        );
       }
     }
 }
@@ -719,10 +777,14 @@ async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
     ? await searchList(s, facts, f, 'payout', body, key, canonical, hints, 220)
     : await incrementalList(s, facts, f, 'payout', key);
   if (!r) {
-    s.draft.unknown('signature.request.fields.payout', 'no field list of the catalogue was accepted for the payout: check its signed fields');
+    s.draft.unknown(
+      'signature.request.fields.payout',
+      'no field list of the catalogue was accepted for the payout: check its signed fields',
+    );
     return;
   }
-  const minimal: Record<string, unknown> = 'body' in r ? (r.body as Record<string, unknown>) : Object.fromEntries(key.map((k) => [k, body[k]]));
+  const minimal: Record<string, unknown> =
+    'body' in r ? (r.body as Record<string, unknown>) : Object.fromEntries(key.map((k) => [k, body[k]]));
   const fields = await coverFull(s, facts, f, 'payout', r.fields, body, minimal);
   adopt(s, f, 'payout', fields);
   s.draft.set('signature.request.fields.payout', fields, `${r.evidence} (${r.tried} lists tried)`);
@@ -741,7 +803,14 @@ function unionCard(s: Session): Record<string, string> {
 
 export const signatureDiscoverer: Discoverer = {
   id: 'signature',
-  decides: ['requestHeaders.headers', 'signature.algorithm', 'signature.encoding', 'signature.caseInsensitiveCompare', 'signature.request', 'fields.card'],
+  decides: [
+    'requestHeaders.headers',
+    'signature.algorithm',
+    'signature.encoding',
+    'signature.caseInsensitiveCompare',
+    'signature.request',
+    'fields.card',
+  ],
   after: [],
   run,
 };
