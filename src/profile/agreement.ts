@@ -77,9 +77,7 @@ export function leafAgreement(reference: unknown, other: unknown): Agreement {
     const received = got.get(path);
     if (!leafEquals(path, expected, received)) disagreements.push({ path, expected, received });
   }
-  const extra = [...got]
-    .filter(([path]) => !ref.has(path))
-    .map(([path, value]) => ({ path, value }));
+  const extra = [...got].filter(([path]) => !ref.has(path)).map(([path, value]) => ({ path, value }));
   const agreeing = ref.size - disagreements.length;
   return { leaves: ref.size, agreeing, ratio: ref.size ? agreeing / ref.size : 1, disagreements, extra };
 }
