@@ -55,6 +55,11 @@ export interface SendOptions {
   localAddress?: string;
   /** Sign this body instead of the one sent (a field changed after signing). */
   signedBody?: Record<string, unknown>;
+  /**
+   * Keep the payout's idempotency key even when it was sent before with another body (the replay probe). Without it
+   * such a key is replaced by a fresh one: a probe changing a field of a payout means a new payout, not a replay.
+   */
+  sameKey?: boolean;
 }
 
 /** The budget of requests is spent: discovery stops and writes what it has. */
@@ -171,6 +176,10 @@ export class Session {
     if (this.requests >= this.options.budget)
       throw new BudgetSpent(`the budget of ${this.options.budget} requests is spent`);
     this.requests++;
+    if (op === 'payout' && !options.sameKey) {
+      body = this.freshKey(body);
+      if (options.signedBody) options = { ...options, signedBody: this.freshKey(options.signedBody, false) };
+    }
     const scheme = options.sign === undefined || options.sign === 'current' ? this.work.signature : options.sign;
     let sent = body;
     if (scheme && options.rawBody === undefined) {
@@ -192,6 +201,27 @@ export class Session {
     });
     this.keepSample(op, x);
     return x;
+  }
+
+  /** Bodies sent per payout idempotency key (JSON without the signature). */
+  private readonly payoutKeys = new Map<string, string>();
+
+  /** The body with a fresh idempotency key when its key was sent before with another body. */
+  private freshKey(body: Record<string, unknown>, record = true): Record<string, unknown> {
+    const field = this.work.payout.idempotencyKey;
+    const key = body[field];
+    if (typeof key !== 'string') return body;
+    const { encryption_data: _, ...rest } = body;
+    const text = JSON.stringify(rest);
+    const before = this.payoutKeys.get(key);
+    if (before === undefined || before === text) {
+      if (record) this.payoutKeys.set(key, text);
+      return body;
+    }
+    const out = { ...body, [field]: randomUUID() };
+    const { encryption_data: __, ...kept } = out;
+    if (record) this.payoutKeys.set(out[field] as string, JSON.stringify(kept));
+    return out;
   }
 
   /** Request a page the target handed over (an issuer page), as a shopper's browser would; target origin only. */

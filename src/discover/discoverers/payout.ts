@@ -116,7 +116,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Idempotency: the same request again, then the same key with another body.
   const key = s.defaults.payout.idempotencyKey;
   const sent = payerOut.x.request.body as Record<string, unknown>;
-  const again = await attempt(s, 'payout', sent);
+  const again = await attempt(s, 'payout', sent, { sameKey: true });
   const sameId = textAt(answerOf(again.x)?.body, 'transaction_id') === textAt(payerOut.body, 'transaction_id');
   if (sameId) d.set('payout.idempotencyKey', key, s.evidence(again.x, `the same ${key} again: the first answer`));
   else
@@ -126,7 +126,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
       undefined,
       s.evidence(again.x),
     );
-  const other = await attempt(s, 'payout', { ...sent, reason: `${String(sent.reason ?? '')} (changed)` });
+  const other = await attempt(
+    s,
+    'payout',
+    { ...sent, reason: `${String(sent.reason ?? '')} (changed)` },
+    { sameKey: true },
+  );
   if (other.refusal)
     d.set('payout.replayWithDifferentBody', 'invalidInput', s.evidence(other.x, `the same ${key}, another body`));
   else d.set('payout.replayWithDifferentBody', 'sameResponse', s.evidence(other.x, `the same ${key}, another body`));
