@@ -85,6 +85,11 @@ export class Draft {
     return p && !p.unknown ? (p.value as T) : undefined;
   }
 
+  /** The value written at `path`, decided or left open with a value of its own (an open point's partial finding). */
+  written<T = unknown>(path: string): T | undefined {
+    return this.points.get(path)?.value as T | undefined;
+  }
+
   has(path: string): boolean {
     const p = this.points.get(path);
     return p !== undefined && !p.unknown;

@@ -89,8 +89,10 @@ export async function batch(
   const r = await attempt(s, op, body);
   const envelope = answerOf(r.x)?.body ?? {};
   const list = Array.isArray(envelope[spec.orders]) ? (envelope[spec.orders] as Record<string, unknown>[]) : [];
+  // Each result is its item's by transaction_id (rule 1 of the batch envelope), by position when none matches.
   const results = items.map((item, i) => {
-    const result = list[i] ?? {};
+    const byId = list.filter((r) => r && r.transaction_id === item.transaction_id);
+    const result = (byId.length === 1 ? byId[0] : list[i]) ?? {};
     return { item, status: textAt(result, spec.status), message: textAt(result, spec.message), result };
   });
   return { x: r.x, ...(r.refusal ? { refusal: r.refusal } : {}), envelope, results };

@@ -5,6 +5,12 @@
  * as sets; every other list compares in order.
  */
 
+/**
+ * Leaves that name a profile rather than state a behaviour: the vendor's labels, which no probe can tell and a
+ * reviewer writes. They are left out of the figure (`profile discover` marks them UNKNOWN).
+ */
+export const LABEL_LEAVES = ['name', 'version', 'description'] as const;
+
 /** Lists compared as sets: the format says nothing of their order (`*` stands for one path segment). */
 export const UNORDERED_LISTS = [
   'addressRestriction.operations',
@@ -55,7 +61,7 @@ export function leafEquals(path: string, a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);
 }
 
-/** The agreement of `other` with `reference` over the reference's leaves. */
+/** The agreement of `other` with `reference` over the reference's leaves (the labels left out). */
 export interface Agreement {
   /** Leaves of the reference profile. */
   leaves: number;
@@ -72,6 +78,10 @@ export interface Agreement {
 export function leafAgreement(reference: unknown, other: unknown): Agreement {
   const ref = profileLeafValues(reference);
   const got = profileLeafValues(other);
+  for (const label of LABEL_LEAVES) {
+    ref.delete(label);
+    got.delete(label);
+  }
   const disagreements: Agreement['disagreements'] = [];
   for (const [path, expected] of ref) {
     const received = got.get(path);

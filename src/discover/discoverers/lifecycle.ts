@@ -343,7 +343,7 @@ async function reviewFlags(
 ): Promise<void> {
   const d = s.draft;
   // Without a review hold, the state a review is allowed from (an authorised payment, at some gateways).
-  const from = d.get<PaymentState[]>('transitions.review.from') ?? [];
+  const from = d.written<PaymentState[]>('transitions.review.from') ?? [];
   if (held.length < 2 && from.includes('authorised'))
     for (let i = 0; i < REVIEW_REJECT_FLAGS.length + 1; i++) {
       const p = await pay(s);

@@ -179,7 +179,12 @@ async function retries(s: Session, r: Receiver, url: string): Promise<void> {
     const factor = gaps.length >= 2 ? round(gaps[1]! / gaps[0]!, 0.5) : undefined;
     if (factor !== undefined)
       d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
-    else d.unknown('notifications.retry.factor', 'only one retry: the backoff factor no probe saw');
+    else
+      d.unknown(
+        'notifications.retry.factor',
+        'only one retry: no probe sees a backoff factor, and none applies (1 written: the delays stay as they are)',
+        1,
+      );
   } else {
     d.unknown('notifications.retry.initialDelayMs', 'no retry came after a refused notification');
     d.unknown('notifications.retry.factor', 'no retry came after a refused notification');

@@ -10,9 +10,11 @@ import type { Session } from '../session.js';
 import { answerOf, didWork } from '../answers.js';
 import { pairsText, digestBytes, signatureBytes } from '../scheme.js';
 
-/** The operations whose response envelope carries `encryption_data` (the format's list). */
+/** The operations whose answers may carry `encryption_data` (the format's lists, the APM and query answers included). */
 const SIGNED_OPS: OperationKey[] = [
   'authoriseDirect',
+  'authoriseApm',
+  'retrievalTrans',
   'capture',
   'review',
   'cancel',
