@@ -10,12 +10,15 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { OperationKey } from '../model.js';
-import type { SignatureProfile } from '../signing.js';
+import { type SignatureProfile, urlEncodedValue } from '../signing.js';
 
 /** Texts tried between two signed values (and between the string to sign and an appended secret). */
 export const SEPARATORS = ['', '|', '&', ',', ';', ':', '#'] as const;
-/** Texts tried between the string to sign and the appended secret of plain SHA-256. */
-export const JOINS = SEPARATORS;
+/**
+ * Texts tried between the string to sign and the appended secret of plain SHA-256: the separators, and the
+ * `&key=` / `&secret=` of gateways that sign `pairs&key=SECRET`.
+ */
+export const JOINS = [...SEPARATORS, '&key=', '&secret='] as const;
 
 /** The digest algorithm and how the secret enters it. */
 export type Algorithm = SignatureProfile['algorithm'];
@@ -80,7 +83,7 @@ export function pairsText(rule: PairsRule, body: Record<string, unknown>): strin
     if (v !== null && typeof v === 'object') continue;
     const text = scalarText(v);
     if ((text === undefined || text === '') && rule.skipEmpty) continue;
-    const value = rule.valueEncoding === 'urlEncoded' ? encodeURIComponent(text ?? '') : (text ?? '');
+    const value = rule.valueEncoding === 'urlEncoded' ? urlEncodedValue(text ?? '') : (text ?? '');
     pairs.push(`${name}${rule.keyValueSeparator}${value}`);
   }
   return pairs.join(rule.pairSeparator);

@@ -72,6 +72,7 @@ export const FEE_PAID_BY_PAIRS: readonly [string, string][] = [
   ['PAYER_PAYS', 'PAYEE_PAYS'],
   ['PAYER', 'PAYEE'],
   ['SHA', 'BEN'],
+  ['OURS', 'THEIRS'],
 ];
 
 /** Header names tried when every request is refused whatever its signature (value: the merchant or account id). */

@@ -105,7 +105,10 @@ describe('profile discover: serve a personality, discover it, run with the draft
     const check = await pagiConform(['profile', 'validate', proof.draftFile]);
     expect(check.code, check.stderr).toBe(0);
     const failed = failedChecks(proof.run!.results());
-    expect(failed.filter((f) => f.startsWith('must ')), failed.join('\n')).toEqual([]);
+    expect(
+      failed.filter((f) => f.startsWith('must ')),
+      failed.join('\n'),
+    ).toEqual([]);
     expect(failed.length, failed.join('\n')).toBeLessThanOrEqual(3);
   });
 });
