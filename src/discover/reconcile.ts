@@ -22,6 +22,43 @@ function statusGroups(s: Session): Record<string, Record<string, string>> {
   return out;
 }
 
+/**
+ * A failure meaning decided with the value a success meaning of its field also has: the probe meant to reach that
+ * failure did not (a decline card the gateway approves, say). The failure is left open, and given a free value below.
+ */
+function collidingFailures(s: Session): void {
+  const d = s.draft;
+  for (const [group, values] of Object.entries(s.defaults.statusValues)) {
+    const decided = Object.keys(values as Record<string, string>)
+      .filter((k) => k !== 'successMessage' && d.has(`statusValues.${group}.${k}`))
+      .map((k) => ({ key: k, value: d.get<string>(`statusValues.${group}.${k}`)! }));
+    for (const { key, value } of decided) {
+      if (!FAILURE_KEYS.has(key)) continue;
+      const other = decided.find((o) => o.key !== key && o.value === value && !FAILURE_KEYS.has(o.key));
+      if (other)
+        d.unknown(
+          `statusValues.${group}.${key}`,
+          `the probe meant to reach '${key}' answered ${value}, the value of '${other.key}': the state was not reached`,
+        );
+    }
+  }
+}
+
+/** A transition list a probe found empty: no state allowed it, so the probe did not reach the operation's rule. */
+function emptyTransitions(s: Session): void {
+  const d = s.draft;
+  for (const op of Object.keys(s.defaults.transitions)) {
+    const path = `transitions.${op}.from`;
+    const from = d.get<unknown[]>(path);
+    if (Array.isArray(from) && from.length === 0)
+      d.unknown(
+        path,
+        `${op} was refused in every state tried (the probe's item may be what the gateway refuses): the format default is kept`,
+        (s.defaults.transitions as Record<string, { from?: unknown }>)[op]?.from,
+      );
+  }
+}
+
 /** Give the open status values the gateway's usual failure value, and make every group's values distinct. */
 function statusValues(s: Session): void {
   const d = s.draft;
@@ -80,6 +117,8 @@ export function reconcile(s: Session, facts: Facts): void {
     'describe the gateway (reports show this text)',
     `Draft profile of the gateway at ${s.options.baseUrl}, written by pagi-conform profile discover.`,
   );
+  collidingFailures(s);
+  emptyTransitions(s);
   statusValues(s);
   // Notifications signed as responses need signed responses.
   const responseSigned =

@@ -23,6 +23,9 @@ const SIGNED_OPS: OperationKey[] = [
   'payout',
 ];
 
+/** Operations whose answers the format leaves unsigned unless the profile lists their fields. */
+const UNSIGNED_BY_DEFAULT: OperationKey[] = ['authoriseApm', 'retrievalTrans'];
+
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const secret = s.options.secret;
@@ -78,7 +81,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
       missingField: missing,
       fields,
     };
-    const defaults = (s.defaults.signature.response as { fields?: Record<string, string[]> }).fields ?? {};
+    const defaults = { ...((s.defaults.signature.response as { fields?: Record<string, string[]> }).fields ?? {}) };
     d.set('signature.response.signed', true, ev);
     d.set('signature.response.mode', 'fieldList', ev);
     d.set('signature.response.separator', best.separator, ev);
@@ -96,7 +99,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
           fields[op],
           `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`,
         );
-      else
+      else if (UNSIGNED_BY_DEFAULT.includes(op)) {
+        // Optional lists: absent, the operation's answers are not signed.
+        d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
+        delete defaults[op];
+      } else
         d.unknown(
           `signature.response.fields.${op}`,
           answered.has(op) ? `no signed answer of ${op} was seen` : `${op} was never answered`,
