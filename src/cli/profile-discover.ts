@@ -42,7 +42,8 @@ const HELP = [
   '',
   'exit codes: 0 the draft is a valid profile (written), 1 the draft breaks the profile schema or its consistency',
   '            rules (written all the same, each problem printed), 2 usage error, no credentials, the target',
-  '            unreachable or refused by the live-target guard, or the output cannot be written.',
+  '            unreachable or refused by the live-target guard, no signature scheme of the catalogue accepted (nothing',
+  '            written), or the output cannot be written.',
 ].join('\n');
 
 /** The one-line summary the command ends with. */
@@ -114,6 +115,11 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
       commandLine: maskOutgoing(['pagi-conform', 'profile', 'discover', ...argv].join(' ')),
       log: (line) => console.error(`  ${line}`),
     });
+    const signature = result.stopped.find((x) => x.id === 'signature');
+    if (signature)
+      throw new UsageError(
+        `No signature scheme could be found, so nothing was drafted: ${signature.why}. Check --target and the credentials.`,
+      );
     if (out) writeFile(out, result.yaml);
     else process.stdout.write(result.yaml);
     for (const s of result.stopped) say(`  stopped: ${s.id}: ${s.why}`);

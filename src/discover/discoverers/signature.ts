@@ -537,6 +537,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
   let base = await attempt(s, 'capture', capture, { encoding: 'json', signature: zeros });
   const captureMedia = isMalformed(facts, base.refusal) ? 'form' : 'json';
   if (captureMedia === 'form') base = await attempt(s, 'capture', capture, { encoding: 'form', signature: zeros });
+  // Every request carries a signature (Authentication 1): a target taking a capture with a wrong one, or an
+  // unreadable body, alike is no gateway discovery can describe.
+  if (!base.refusal || !m.refusal)
+    throw new Error(
+      `the target took a capture ${!m.refusal ? 'with an unreadable body' : 'with a wrong signature'} (${s.evidence(base.x)}): it is no PAGI gateway, or checks nothing`,
+    );
   s.work.requestMedia.types.capture = captureMedia;
   s.work.requestHeaders.headers = {};
   for (const [name, template] of HEADER_CANDIDATES) {
