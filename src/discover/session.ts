@@ -78,6 +78,8 @@ export class Session {
   readonly config: RunConfigView;
   /** Fields found to select records (the selection row), for the queries of later rows. */
   readonly selecting: Partial<Record<'retrievalTrans' | 'retrievalRefund', string[]>> = {};
+  /** Operations answered HTTP 200 without `encryption_data` at least once. */
+  readonly unsignedAnswers = new Set<OperationKey>();
   /** Requests sent so far. */
   requests = 0;
   receiver?: Receiver;
@@ -238,6 +240,7 @@ export class Session {
     const value = d?.kind === 'json' ? d.value : d?.kind === 'xml' ? d.value : undefined;
     if (!value || typeof value !== 'object' || Array.isArray(value)) return;
     const body = value as Record<string, unknown>;
+    if (x.response?.status === 200 && !('encryption_data' in body)) this.unsignedAnswers.add(op);
     if (typeof body.encryption_data === 'string' && body.encryption_data !== '')
       this.samples.push({
         operation: op,

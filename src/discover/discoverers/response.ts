@@ -103,6 +103,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
         // Optional lists: absent, the operation's answers are not signed.
         d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
         delete defaults[op];
+        if (s.unsignedAnswers.has(op))
+          d.set(
+            `responseFields.omitted.${op}`,
+            ['/encryption_data'],
+            `answers of ${op} carry no encryption_data (HTTP 200)`,
+          );
       } else
         d.unknown(
           `signature.response.fields.${op}`,
