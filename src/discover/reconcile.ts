@@ -49,12 +49,21 @@ function emptyTransitions(s: Session): void {
   const d = s.draft;
   for (const op of Object.keys(s.defaults.transitions)) {
     const path = `transitions.${op}.from`;
-    const from = d.get<unknown[]>(path);
-    if (Array.isArray(from) && from.length === 0)
+    const from = d.written<unknown[]>(path) ?? d.written<{ from?: unknown[] }>(`transitions.${op}`)?.from;
+    if (!Array.isArray(from) || from.length) continue;
+    const fallback = ((s.defaults.transitions as Record<string, { from?: string[] }>)[op]?.from ?? []) as string[];
+    d.unknown(
+      path,
+      `${op} was refused in every state tried (the probe's item may be what the gateway refuses): the format default is kept`,
+      fallback,
+    );
+    // A state now allowed is no longer refused.
+    const refusals = d.written<Record<string, string>>(`transitions.${op}.refusals`);
+    if (refusals && fallback.some((st) => st in refusals))
       d.unknown(
-        path,
-        `${op} was refused in every state tried (the probe's item may be what the gateway refuses): the format default is kept`,
-        (s.defaults.transitions as Record<string, { from?: unknown }>)[op]?.from,
+        `transitions.${op}.refusals`,
+        `the refusals seen, without the states the default allows (${fallback.join(', ')}): check them`,
+        Object.fromEntries(Object.entries(refusals).filter(([st]) => !fallback.includes(st))),
       );
   }
 }

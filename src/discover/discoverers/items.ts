@@ -143,9 +143,28 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const [r1, r2, rOver, rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] =
     ref.results;
   note('overRefund', rOver);
-  await refunds(s, ref.x, r1, r2, rOver);
+  // A refund of one unit refused the way a wrong amount is, while the whole amount is refunded: only the whole
+  // remaining amount may be refunded (refunds.partial names the failure).
+  let firstRefund = r1;
+  let refundX = ref.x;
+  if (r1 && r2 && r1.status === r2.status && r1.status === rOver?.status) {
+    const whole = await batch(s, 'refund', [itemOf(c1, { refund_amount: c1.amount, refund_reason: 'discovery' })]);
+    const w = whole.results[0];
+    if (w?.status && w.status !== r1.status) {
+      const code = codeOf(r1)?.[1];
+      const name = Object.entries(codes).find(([, v]) => v === code)?.[0] ?? 'amountMismatch';
+      d.set(
+        'refunds.partial',
+        name,
+        `${s.evidence(ref.x, 'a refund of 1.00 refused')}; ${s.evidence(whole.x, 'the whole amount refunded')}`,
+      );
+      firstRefund = w;
+      refundX = whole.x;
+    }
+  }
+  await refunds(s, refundX, firstRefund, r2, rOver);
   const refFailure = rOver?.status;
-  const okRefund = r1?.status;
+  const okRefund = firstRefund?.status;
   if (okRefund) d.set('statusValues.refund_status.success', okRefund, s.evidence(ref.x));
   if (refFailure && refFailure !== okRefund) d.set('statusValues.refund_status.failure', refFailure, s.evidence(ref.x));
   noteAll([...cap.results, ...can.results, ...ref.results]);
@@ -171,6 +190,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
     { a: 'invalidItem', b: 'overAmount', winner: faultOf(rInvalidOver) },
     { a: 'invalidItem', b: 'state', winner: faultOf(rInvalidState) },
     { a: 'currencyMismatch', b: 'amountMismatch', winner: faultOf(rCurrencyAmount) },
+    // An ill-formed currency is also another currency than the payment's: which of the two is checked first.
+    { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidOver) },
+    { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidState) },
   ];
   void stateCancelled;
   const order = checkOrder(pairs.filter((p) => p.winner === p.a || p.winner === p.b) as never);
