@@ -32,6 +32,8 @@ export type PairsRule = {
   skipEmpty: boolean;
   exclude: string[];
   valueEncoding: 'raw' | 'urlEncoded';
+  /** JSON types left out of the string to sign (absent: every scalar counts). */
+  leaveOut?: ('boolean' | 'null')[];
 };
 /** Field-list rule of one operation. */
 export type ListRule = { separator: string; missingField: 'emptyString' | 'omitted'; fields: string[] };

@@ -12,7 +12,11 @@ import type { Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
 
+/** Whether the unknown merchant was found to be refused as a kind of its own (this discovery's). */
+let ownMerchantKind = false;
+
 async function run(s: Session, facts: Facts): Promise<void> {
+  ownMerchantKind = false;
   const d = s.draft;
   const kindOf = (r: SeenRefusal | undefined, path: string, what: string, none: string) => {
     const k = kindOfCode(facts, r?.code);
@@ -21,12 +25,21 @@ async function run(s: Session, facts: Facts): Promise<void> {
   };
   if (facts.unmatchedRefusal && !kindOfCode(facts, facts.unmatchedRefusal.code))
     (facts.kinds.unknownRecord ??= []).push(facts.unmatchedRefusal);
-  kindOf(
-    facts.unknownMerchant,
-    'errors.unknownMerchant',
-    'an unknown merchant_id',
-    'an unknown merchant_id was not refused',
-  );
+  const stranger = facts.unknownMerchant;
+  if (stranger?.code !== undefined && !kindOfCode(facts, stranger.code)) {
+    // A refusal of its own: the unknownMerchant kind (placed before badSignature: no secret checks a stranger).
+    ownMerchantKind = true;
+    d.set('errors.unknownMerchant', 'unknownMerchant', stranger.evidence);
+    if (stranger.form === 'httpError') d.set('errors.kinds.unknownMerchant.status', stranger.status, stranger.evidence);
+    else
+      d.unknown(
+        'errors.kinds.unknownMerchant.status',
+        'the unknown merchant was refused in an HTTP 200 body: its HTTP status no probe can tell',
+        400,
+      );
+    d.set('errors.kinds.unknownMerchant.code', stranger.code, stranger.evidence);
+    d.set('errors.kinds.unknownMerchant.message', stranger.message ?? '', stranger.evidence);
+  } else kindOf(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
   if (facts.headerMissing) kindOf(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
   else
     d.unknown(
@@ -42,6 +55,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     );
   await precedence(s, facts);
   decideKinds(s, facts);
+  wordingByOperation(s, facts);
   decideBodies(s, facts);
   payoutFailures(s, facts);
   envelopeFailure(s, facts);
@@ -170,7 +184,10 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
     {},
     { method: 'GET', rawBody: '', path: '/v1/pagi-discovery-unknown' },
   );
-  const order = orderKinds(s.defaults.errors.precedence as ErrorKind[], pairs);
+  const base = [...(s.defaults.errors.precedence as ErrorKind[])];
+  if (ownMerchantKind && !base.includes('unknownMerchant'))
+    base.splice(Math.max(0, base.indexOf('badSignature')), 0, 'unknownMerchant');
+  const order = orderKinds(base, pairs);
   const decided = pairs.filter((p) => p.winner);
   const untested = KINDS.filter((k) => !decided.some((p) => p.first === k || p.second === k));
   const evidence = decided.map((p) => `${p.winner} before ${p.winner === p.first ? p.second : p.first}`).join(', ');
@@ -204,6 +221,35 @@ export function orderKinds(defaults: readonly ErrorKind[], pairs: readonly Pair[
     left.splice(left.indexOf(next), 1);
   }
   return out;
+}
+
+/**
+ * A wrong signature worded otherwise on some operations (`errors.byOperation`): the wording most operations give is
+ * the kind's own, each other one is its operation's. Only where the signature is checked before the fields (else an
+ * operation's refusal of a wrong signature may be a refusal of its fields).
+ */
+function wordingByOperation(s: Session, facts: Facts): void {
+  const d = s.draft;
+  if (facts.inputFirst) return;
+  const seenByOp = (Object.entries(facts.wrongSignature) as [OperationKey, SeenRefusal | undefined][]).filter(
+    (e): e is [OperationKey, SeenRefusal] => e[1]?.code !== undefined,
+  );
+  if (seenByOp.length < 2) return;
+  const key = (r: SeenRefusal) => `${r.code}:${r.message ?? ''}`;
+  const counts = new Map<string, number>();
+  for (const [, r] of seenByOp) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+  if (counts.size < 2) return;
+  const common = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+  const own = seenByOp.find(([, r]) => key(r) === common)![1];
+  d.set('errors.kinds.badSignature.code', own.code, `${counts.get(common)} operations: ${own.evidence}`);
+  d.set('errors.kinds.badSignature.message', own.message ?? '', own.evidence);
+  for (const [op, r] of seenByOp) {
+    if (key(r) === common) continue;
+    const wording: Record<string, string> = {};
+    if (r.code !== own.code) wording.code = r.code!;
+    if ((r.message ?? '') !== (own.message ?? '')) wording.message = r.message ?? '';
+    d.set(`errors.byOperation.${op}.badSignature`, wording, `a wrong signature on ${op}: ${r.evidence}`);
+  }
 }
 
 /** Status, code, message (pinned when repeated probes gave the same text) of every kind seen. */

@@ -670,6 +670,19 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
       break;
     }
   }
+  // Booleans and nulls: counted as text, or left out of the string to sign (a field the gateway ignores carries them).
+  const typed = { ...s.body('capture'), pagi_probe_flag: true, pagi_probe_none: null };
+  for (const leaveOut of [[], ['boolean', 'null'], ['boolean'], ['null']] as ('boolean' | 'null')[][]) {
+    const rule = { ...pairs, ...(leaveOut.length ? { leaveOut } : {}) };
+    const r = await attempt(s, 'capture', typed, { sign: candidateSignature(f.algorithm, f.encoding, rule) });
+    if (r.refusal) continue;
+    const why = s.evidence(r.x, 'a body carrying true and null');
+    if (leaveOut.length) {
+      pairs.leaveOut = leaveOut;
+      s.draft.set('signature.request.leaveOut', leaveOut, why);
+    } else s.draft.remove('signature.request.leaveOut', `booleans and nulls are signed as text: ${why}`);
+    break;
+  }
   s.work.signature.request = structuredClone(pairs);
 }
 
