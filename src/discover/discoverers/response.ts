@@ -63,6 +63,13 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (best.pairs) {
     d.set('signature.response', { signed: true, pairs: best.pairs }, ev);
     s.work.signature.response = { signed: true, pairs: best.pairs };
+    const request = s.work.signature.request;
+    if (request.mode === 'sortedPairs' && request.leaveOut?.length)
+      d.unknown(
+        'signature.response.pairs.leaveOut',
+        "answers carry no boolean or null that would tell: the requests' rule is assumed",
+        request.leaveOut,
+      );
   } else {
     const fields: Partial<Record<OperationKey, string[]>> = {};
     for (const op of SIGNED_OPS) {
