@@ -671,10 +671,20 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
     }
   }
   // Booleans and nulls: counted as text, or left out of the string to sign (a field the gateway ignores carries them).
-  const typed = { ...s.body('capture'), pagi_probe_flag: true, pagi_probe_none: null };
+  // A JSON body (a form body has no boolean or null): the capture when it is read as JSON, else the direct payment.
+  const op = s.work.requestMedia.types.capture === 'json' ? 'capture' : 'authoriseDirect';
+  const typed = {
+    ...s.body(op),
+    ...(op === 'authoriseDirect' ? s.cardBody() : {}),
+    pagi_probe_flag: true,
+    pagi_probe_none: null,
+  };
   for (const leaveOut of [[], ['boolean', 'null'], ['boolean'], ['null']] as ('boolean' | 'null')[][]) {
     const rule = { ...pairs, ...(leaveOut.length ? { leaveOut } : {}) };
-    const r = await attempt(s, 'capture', typed, { sign: candidateSignature(f.algorithm, f.encoding, rule) });
+    const r = await attempt(s, op, typed, {
+      sign: candidateSignature(f.algorithm, f.encoding, rule),
+      encoding: 'json',
+    });
     if (r.refusal) continue;
     const why = s.evidence(r.x, 'a body carrying true and null');
     if (leaveOut.length) {
