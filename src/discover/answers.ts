@@ -132,7 +132,7 @@ export function didWork(spec: SpecModel, work: Profile, op: OperationKey, a: Ans
 
 /** How a request was refused. */
 export interface Refusal {
-  form: 'httpError' | 'statusInBody' | 'failureType';
+  form: 'httpError' | 'statusInBody' | 'failureType' | 'httpFailureType';
   status: number;
   format: Answer['format'];
   contentType: string;
@@ -155,10 +155,14 @@ export function refusalOf(spec: SpecModel, work: Profile, op: OperationKey, x: E
     };
   if (didWork(spec, work, op, a)) return undefined;
   const cm = codeMessageOf(a);
+  // A payout's failure fields carried by an HTTP error answer are their own form (httpFailureType).
+  const payoutFailure = op === 'payout' && typeof a.body?.failure_type === 'string' && a.body.failure_type !== '';
   const form =
     a.status >= 300
-      ? 'httpError'
-      : op === 'payout' && typeof a.body?.failure_type === 'string'
+      ? payoutFailure
+        ? 'httpFailureType'
+        : 'httpError'
+      : payoutFailure
         ? 'failureType'
         : 'statusInBody';
   return {

@@ -65,7 +65,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
 function payoutFailures(s: Session, facts: Facts): void {
   const d = s.draft;
   const r = facts.wrongSignature.payout;
-  if (r?.form !== 'failureType') {
+  if (r?.form !== 'failureType' && r?.form !== 'httpFailureType') {
     d.unknown(
       'statusValues.payout_status.failed',
       "no payout failed where discovery could see it (failure rules are the gateway's test data)",
@@ -229,27 +229,49 @@ export function orderKinds(defaults: readonly ErrorKind[], pairs: readonly Pair[
  * operation's refusal of a wrong signature may be a refusal of its fields).
  */
 function wordingByOperation(s: Session, facts: Facts): void {
+  if (!facts.inputFirst)
+    wordingOf(s, 'badSignature', Object.entries(facts.wrongSignature) as [OperationKey, SeenRefusal | undefined][]);
+  const invalid = new Map<OperationKey, SeenRefusal>();
+  for (const r of facts.kinds.invalidInput ?? []) if (!invalid.has(r.op)) invalid.set(r.op, r);
+  wordingOf(s, 'invalidInput', [...invalid]);
+}
+
+function wordingOf(s: Session, kind: ErrorKind, refusals: [OperationKey, SeenRefusal | undefined][]): void {
   const d = s.draft;
-  if (facts.inputFirst) return;
-  const seenByOp = (Object.entries(facts.wrongSignature) as [OperationKey, SeenRefusal | undefined][]).filter(
-    (e): e is [OperationKey, SeenRefusal] => e[1]?.code !== undefined,
-  );
+  const seenByOp = refusals.filter((e): e is [OperationKey, SeenRefusal] => e[1]?.code !== undefined);
   if (seenByOp.length < 2) return;
-  const key = (r: SeenRefusal) => `${r.code}:${r.message ?? ''}`;
+  const pinned = d.get<boolean | 'prefix'>(`errors.kinds.${kind}.pinned`);
+  // A kind pinned by prefix compares its wordings by code (the detail after the prefix varies).
+  const key = (r: SeenRefusal) => (pinned === 'prefix' ? `${r.code}` : `${r.code}:${r.message ?? ''}`);
   const counts = new Map<string, number>();
   for (const [, r] of seenByOp) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
   if (counts.size < 2) return;
   const common = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
   const own = seenByOp.find(([, r]) => key(r) === common)![1];
-  d.set('errors.kinds.badSignature.code', own.code, `${counts.get(common)} operations: ${own.evidence}`);
-  d.set('errors.kinds.badSignature.message', own.message ?? '', own.evidence);
+  d.set(`errors.kinds.${kind}.code`, own.code, `${counts.get(common)} operations: ${own.evidence}`);
+  if (pinned !== 'prefix') d.set(`errors.kinds.${kind}.message`, own.message ?? '', own.evidence);
   for (const [op, r] of seenByOp) {
     if (key(r) === common) continue;
-    const wording: Record<string, string> = {};
+    const wording: Record<string, unknown> = {};
     if (r.code !== own.code) wording.code = r.code!;
-    if ((r.message ?? '') !== (own.message ?? '')) wording.message = r.message ?? '';
-    d.set(`errors.byOperation.${op}.badSignature`, wording, `a wrong signature on ${op}: ${r.evidence}`);
+    if (pinned === 'prefix') {
+      // One message per operation: its detail is taken to follow the first colon.
+      wording.message = (r.message ?? '').split(':')[0]!.trim();
+      wording.pinned = 'prefix';
+    } else if ((r.message ?? '') !== (own.message ?? '')) wording.message = r.message ?? '';
+    d.set(`errors.byOperation.${op}.${kind}`, wording, `${kind} on ${op}: ${r.evidence}`);
   }
+}
+
+/** The start several texts share, cut at the last separator (`:`, `,`, `;`, ` `) and trimmed. */
+export function sharedStart(texts: readonly string[]): string {
+  if (!texts.length) return '';
+  let n = 0;
+  while (texts.every((t) => n < t.length && t[n] === texts[0]![n])) n++;
+  const start = texts[0]!.slice(0, n);
+  if (texts.every((t) => t.length === n)) return start;
+  const cut = Math.max(start.lastIndexOf(':'), start.lastIndexOf(','), start.lastIndexOf(';'), start.lastIndexOf(' '));
+  return (cut > 0 ? start.slice(0, cut) : start).replace(/[\s:,;]+$/, '');
 }
 
 /** Status, code, message (pinned when repeated probes gave the same text) of every kind seen. */
@@ -262,8 +284,12 @@ function decideKinds(s: Session, facts: Facts): void {
         d.unknown(`errors.kinds.${kind}`, `no probe gave a ${kind} refusal: state its status, code and message`);
       continue;
     }
-    const first = seenList[0]!;
-    const http = seenList.find((r) => r.form === 'httpError');
+    // The code most refusals of the kind carry (several operations may word a kind otherwise: errors.byOperation).
+    const byCode = new Map<string, number>();
+    for (const r of seenList) byCode.set(r.code!, (byCode.get(r.code!) ?? 0) + 1);
+    const top = [...byCode].sort((a, b) => b[1] - a[1])[0]![0];
+    const first = seenList.find((r) => r.code === top)!;
+    const http = seenList.find((r) => r.form === 'httpError' || r.form === 'httpFailureType');
     if (http) d.set(`errors.kinds.${kind}.status`, http.status, http.evidence);
     else
       d.unknown(
@@ -272,9 +298,22 @@ function decideKinds(s: Session, facts: Facts): void {
       );
     d.set(`errors.kinds.${kind}.code`, first.code, first.evidence);
     d.set(`errors.kinds.${kind}.message`, first.message ?? '', first.evidence);
-    const same = seenList.filter((r) => r.message === first.message).length;
+    const sameCode = seenList.filter((r) => r.code === first.code);
+    const same = sameCode.filter((r) => r.message === first.message).length;
     if (seenList.length >= 2 && same === seenList.length)
       d.set(`errors.kinds.${kind}.pinned`, true, `the same message on ${seenList.length} probes`);
+    else if (sameCode.length >= 2) {
+      // Messages of one code that differ after a shared start: a pinned prefix and a variable detail.
+      const prefix = sharedStart(sameCode.map((r) => r.message ?? ''));
+      if (prefix.length >= 3) {
+        d.set(`errors.kinds.${kind}.message`, prefix, `${sameCode.length} probes: ${first.evidence}`);
+        d.set(
+          `errors.kinds.${kind}.pinned`,
+          'prefix',
+          `${sameCode.length} messages of ${first.code} start alike, then differ`,
+        );
+      }
+    }
   }
 }
 
@@ -286,7 +325,7 @@ function templateValues(r: SeenRefusal): TemplateValues {
 function decideBodies(s: Session, facts: Facts): void {
   const d = s.draft;
   const all = KINDS.flatMap((k) => facts.kinds[k] ?? []).filter(
-    (r) => r.code !== undefined && r.form !== 'failureType',
+    (r) => r.code !== undefined && r.form !== 'failureType' && r.form !== 'httpFailureType',
   );
   for (const format of ['json', 'xml'] as const) {
     const list = all.filter((r) => r.format === format && r.answer.body);

@@ -87,6 +87,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
   }
   // Invalid input: a capture with no list of orders (seen by the signature row) and an APM payment with a wrong amount.
   await probe(s, facts, 'invalidInput', 'authoriseApm', s.body('authoriseApm', { amount: 'ten' }));
+  // The same fault on more operations: a kind worded otherwise per operation (errors.byOperation), a variable detail.
+  await probe(s, facts, 'invalidInput', 'checkout', s.body('checkout', { currency: 'us dollars' }));
+  await probe(s, facts, 'invalidInput', 'cancel', { ...s.body('cancel'), cancel_orders: 'not-a-list' });
   // An unreadable body on the shared payment path (answered as the APM payment requires: an HTTP error).
   await probe(
     s,
@@ -138,6 +141,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const stranger = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
   const u = await attempt(s, 'capture', stranger);
   if (u.refusal) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
+  if (u.refusal && u.refusal.form !== 'httpError') {
+    const apmStranger = { ...s.body('authoriseApm'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
+    const v = await attempt(s, 'authoriseApm', apmStranger);
+    if (v.refusal?.form === 'httpError' && v.refusal.code === u.refusal.code)
+      facts.unknownMerchant = seen(s, 'authoriseApm', v.x, v.refusal, apmStranger);
+  }
   decideForms(s, facts, ops);
 }
 
@@ -153,7 +162,7 @@ function decideForms(s: Session, facts: Facts, ops: OperationKey[]): void {
     const forms: Refusal['form'][] = [r.form];
     if (op === 'authoriseDirect' && r.form !== 'httpError') forms.push('httpError');
     d.set(`errors.refusalForms.${op}`, forms, r.evidence);
-    const format = r.form === 'failureType' ? 'json' : r.format;
+    const format = r.form === 'failureType' || r.form === 'httpFailureType' ? 'json' : r.format;
     if (format === 'json' || format === 'xml' || format === 'html')
       d.set(`errors.formatByOperation.${op}`, format, r.evidence);
     else

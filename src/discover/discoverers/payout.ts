@@ -97,6 +97,10 @@ async function run(s: Session, facts: Facts): Promise<void> {
       `fee_amount ${num(big.body, 'fee_amount')} for 1000000; ${num(l.body, 'fee_amount')} for ${low} (${exactL.toFixed(3)}), ${num(h.body, 'fee_amount')} for ${high} (${exactH.toFixed(3)})`,
     );
   }
+  // Fees to the cent: a fee amount with a fraction.
+  const fees = [fee, fee2].filter((x) => Number.isFinite(x));
+  const places = Math.max(0, ...fees.map((x) => (String(x).split('.')[1] ?? '').length));
+  if (places > 0) d.set('payout.fee.decimals', Math.min(places, 2) === 1 ? 2 : places, `fee_amount ${fees.join(', ')}`);
   // What a completed payout carries.
   d.set('statusValues.payout_status.completed', textAt(payerOut.body, 'status'), s.evidence(payerOut.x));
   d.set('payout.successFailureType', textAt(payerOut.body, 'failure_type'), s.evidence(payerOut.x));
