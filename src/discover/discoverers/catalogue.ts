@@ -188,6 +188,7 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   if (ownMerchantKind && !base.includes('unknownMerchant'))
     base.splice(Math.max(0, base.indexOf('badSignature')), 0, 'unknownMerchant');
   const order = orderKinds(base, pairs);
+  await precedenceByOperation(s, facts, order, zeros);
   const decided = pairs.filter((p) => p.winner);
   const untested = KINDS.filter((k) => !decided.some((p) => p.first === k || p.second === k));
   const evidence = decided.map((p) => `${p.winner} before ${p.winner === p.first ? p.second : p.first}`).join(', ');
@@ -206,6 +207,53 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
       order,
       `requests with two faults: ${evidence}; a request whose path, method or body cannot be read is refused before its fields are checked (the format default's order)`,
     );
+}
+
+/** Bodies with an invalid field, per operation, for the two-fault probes of `precedenceByOperation`. */
+function invalidBody(s: Session, op: OperationKey): Record<string, unknown> | undefined {
+  const batch = s.spec.operations.get(op)?.batch;
+  if (batch) return { ...s.body(op), [batch.orders]: 'not-a-list' };
+  if (op === 'authoriseDirect' || op === 'authoriseApm' || op === 'checkout')
+    return { ...s.body(op), ...(op === 'authoriseDirect' ? s.cardBody() : {}), currency: 'us dollars' };
+  if (op === 'payout') return { ...s.body(op), payment_currency: 'us dollars' };
+  return undefined;
+}
+
+/**
+ * A wrong signature and an invalid field in one request of each operation: where the field wins although the
+ * signature comes first in the common order (or the other way), the operation has an order of its own
+ * (`errors.precedenceByOperation`).
+ */
+async function precedenceByOperation(
+  s: Session,
+  facts: Facts,
+  order: readonly ErrorKind[],
+  zeros: () => string,
+): Promise<void> {
+  const d = s.draft;
+  const sigFirst = order.indexOf('badSignature') < order.indexOf('invalidInput');
+  for (const op of s.spec.operations.keys()) {
+    const body = invalidBody(s, op);
+    if (!body || !facts.kinds.invalidInput?.length || !facts.kinds.badSignature?.length) continue;
+    if (op === 'payout') delete body.fee_paid_by;
+    const r = await attempt(s, op, body, { signature: zeros });
+    const k = kindOfCode(facts, r.refusal?.code);
+    if (k !== 'badSignature' && k !== 'invalidInput') continue;
+    if ((k === 'badSignature') === sigFirst) continue;
+    const own = [...order];
+    own.splice(own.indexOf('invalidInput'), 1);
+    // The invalid field first: before the kinds a readable request's identity decides (merchant, signature).
+    const at =
+      k === 'invalidInput'
+        ? Math.min(...['unknownMerchant', 'badSignature'].map((x) => own.indexOf(x as ErrorKind)).filter((i) => i >= 0))
+        : own.indexOf('badSignature') + 1;
+    own.splice(at, 0, 'invalidInput');
+    d.set(
+      `errors.precedenceByOperation.${op}`,
+      own,
+      s.evidence(r.x, `a wrong signature and an invalid field on ${op}: ${k}`),
+    );
+  }
 }
 
 /** A total order of the kinds: every pair seen respected, the default's order for the rest. */
