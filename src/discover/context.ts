@@ -3,10 +3,29 @@
  * not profile values), and small helpers every discoverer uses.
  */
 import type { Exchange, OperationKey } from '../model.js';
-import type { ErrorKind } from '../profile/load.js';
+import type { ErrorKind, Profile } from '../profile/load.js';
 import type { SignatureProfile } from '../signing.js';
 import { answerOf, refusalOf, sameRefusal, type Refusal } from './answers.js';
 import type { Session } from './session.js';
+
+/** One batch item's result: its item, status, message (`error_message` or `refund_message`) and the result. */
+export interface ItemResult {
+  item: Record<string, unknown>;
+  status: string;
+  /** `error_message` or `refund_message`. */
+  message: string;
+  result: Record<string, unknown>;
+}
+
+/** A batch operation tried on a payment in a state: accepted or refused with its code and message. */
+export interface ItemOutcome {
+  op: 'capture' | 'review' | 'cancel' | 'refund';
+  state?: keyof Profile['statusValues']['payment_status'];
+  ok: boolean;
+  code?: string;
+  message?: string;
+  evidence: string;
+}
 
 /** A payment discovery made, with what later requests refer to it by. */
 export interface Payment {
@@ -48,7 +67,7 @@ export interface Facts {
   /** `payment_status` code of each state reached. */
   stateCodes?: Partial<Record<string, string>>;
   /** Batch items tried (lifecycle and item-failure rows). */
-  itemOutcomes?: import('./discoverers/lifecycle.js').ItemOutcome[];
+  itemOutcomes?: ItemOutcome[];
   /** Codes of the item failures a dedicated probe named (`invalidItem`, `overRefund`, …). */
   failureCodes?: Record<string, string>;
   /** Messages seen per item failure code. */
@@ -56,7 +75,7 @@ export interface Facts {
   /** Names given to every item failure code seen. */
   stateFailureNames?: Record<string, string>;
   /** Results of the set-up refunds (full, then partial). */
-  refundResults?: import('./world.js').ItemResult[];
+  refundResults?: ItemResult[];
   /** Code of a review item whose flag neither approves nor rejects. */
   invalidFlagCode?: string;
   /** The refusal of a selection matching nothing (`unknownRecordIfNone`). */

@@ -4,7 +4,9 @@
  */
 import type { Exchange, OperationKey } from '../model.js';
 import { answerOf, refusalOf, type Refusal } from './answers.js';
-import { attempt, textAt, type Facts, type Payment } from './context.js';
+import { attempt, textAt, type Facts, type ItemResult, type Payment } from './context.js';
+
+export type { ItemResult } from './context.js';
 import type { Session } from './session.js';
 
 /** A direct payment's answer. */
@@ -70,14 +72,6 @@ export function itemOf(p: Payment, set: Record<string, unknown> = {}): Record<st
 }
 
 /** One result item of a batch answer. */
-export interface ItemResult {
-  item: Record<string, unknown>;
-  status: string;
-  /** `error_message` or `refund_message`. */
-  message: string;
-  result: Record<string, unknown>;
-}
-
 /** A batch request over items; its refusal, or each item's result (in request order). */
 export async function batch(
   s: Session,

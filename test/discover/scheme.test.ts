@@ -66,7 +66,9 @@ describe('the scheme catalogue', () => {
 
   it('identifies sorted pairs with the secret joined by &key=', () => {
     const alg = { name: 'sha256' as const, secretJoin: '&key=' };
-    const rule = pairsVariants().find((p) => p.pairSeparator === '&' && p.skipEmpty && p.valueEncoding === 'urlEncoded')!;
+    const rule = pairsVariants().find(
+      (p) => p.pairSeparator === '&' && p.skipEmpty && p.valueEncoding === 'urlEncoded',
+    )!;
     const body = { merchant_id: 'M1', account_id: 'A1', note: 'a b', empty: '' };
     const sample: SignedSample = {
       operation: 'capture',

@@ -9,7 +9,7 @@
 import type { Profile } from '../../profile/load.js';
 
 type PaymentState = keyof Profile['statusValues']['payment_status'];
-import { textAt, type Discoverer, type Facts, type Payment } from '../context.js';
+import { textAt, type Discoverer, type Facts, type ItemOutcome, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { REVIEW_REJECT_FLAGS } from '../vocabulary.js';
 import { amountOf, batch, cents, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
@@ -30,14 +30,7 @@ const STATES: PaymentState[] = [
 type Pool = Map<PaymentState, Payment[]>;
 
 /** What a batch item did, read in the lifecycle and item-failure rows. */
-export interface ItemOutcome {
-  op: BatchOp;
-  state?: PaymentState;
-  ok: boolean;
-  code?: string;
-  message?: string;
-  evidence: string;
-}
+export type { ItemOutcome } from '../context.js';
 
 async function approvedPayments(s: Session, n: number): Promise<Payment[]> {
   const out: Payment[] = [];
