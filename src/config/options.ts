@@ -555,7 +555,7 @@ export const OPTIONS = [
     commands: ['profile migrate', 'profile discover'],
     affectsResults: false,
     description:
-      'File the profile is written to: the migrated profile (it may be the profile itself) or the discovered draft; absent: standard output, and what the command says goes to standard error.',
+      'File the migrated profile is written to (it may be the profile itself), or the draft profile discover writes; absent: standard output, and what the command says goes to standard error.',
   }),
   opt({
     key: 'help',
