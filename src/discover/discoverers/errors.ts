@@ -129,6 +129,15 @@ async function run(s: Session, facts: Facts): Promise<void> {
       review_orders: items(s, 'review', reviewLimit + 1),
     });
     d.set('limits.overLimit.refuseWhole', true, s.evidence(o.x, `${limit + 1} orders`));
+    // Refused in an HTTP 200 body: a query selecting too many orders may show the kind's HTTP status.
+    const max = s.spec.operations.get('retrievalTrans')?.selectionLimit?.maxOrders;
+    if (o.refusal.form !== 'httpError' && max) {
+      const ids = Array.from({ length: max + 1 }, (_, i) => `T${String(i).padStart(10, '0')}`).join(',');
+      const q = { ...s.body('retrievalTrans'), transaction_id: ids };
+      const r = await attempt(s, 'retrievalTrans', q);
+      if (r.refusal?.form === 'httpError' && r.refusal.code === o.refusal.code)
+        noteKind(facts, 'overLimit', seen(s, 'retrievalTrans', r.x, r.refusal, q));
+    }
   } else {
     const answered = (bodyOf(o.x).capture_orders as unknown[] | undefined)?.length;
     d.set('limits.overLimit.refuseWhole', false, s.evidence(o.x, `${limit + 1} orders, ${answered ?? '?'} answered`));

@@ -53,7 +53,8 @@ async function heldPayment(s: Session, facts: Facts): Promise<Payment | undefine
 
 async function declinedPayment(s: Session, facts: Facts): Promise<Payment | undefined> {
   if (!facts.declined) return undefined;
-  const card = s.config.cards.decline;
+  // The decline card only when discovery saw it decline (a gateway may have none, declining by its rules only).
+  const card = s.draft.get<string[]>('payments.testCards.decline')?.[0];
   const rule = (s.draft.get<Record<string, string>[]>('payments.declineRules') ?? [])[0];
   const p = card
     ? await pay(s, { card })
