@@ -163,7 +163,9 @@ async function declines(
   approvedStatus: string,
 ): Promise<void> {
   const d = s.draft;
-  const rules: Record<string, string>[] = [];
+  const rules: Record<string, unknown>[] = [];
+  /** The answer of each rule's decline (its own result_info and risk_action, when they differ). */
+  const answers: Paid[] = [];
   const evidence: string[] = [];
   let declined: Paid | undefined;
   let declineCard: string | undefined;
@@ -192,6 +194,7 @@ async function declines(
       }
     }
     rules.push({ cardNumberSuffix: suffix });
+    answers.push(declined);
     d.set('payments.testCards.decline', [declineCard], s.evidence(declined.x, 'declined'));
     s.config.cards.decline = declineCard;
   } else
@@ -204,6 +207,7 @@ async function declines(
     const p = await pay(s, { securityCode: code });
     if (isDeclined(p)) {
       rules.push({ securityCode: code });
+      answers.push(p);
       evidence.push(s.evidence(p.x, `security code ${code}`));
       declined ??= p;
       again ??= () => pay(s, { securityCode: code });
@@ -215,6 +219,7 @@ async function declines(
     if (!p.payment || p.payment.orderStatus === approvedStatus) continue;
     if (isDeclined(p)) {
       rules.push({ shopperEmailDomain: domain });
+      answers.push(p);
       evidence.push(s.evidence(p.x, `e-mail at ${domain}`));
       declined ??= p;
       again ??= () => pay(s, { set: { shopper_email: `shopper@${domain}` } });
@@ -228,11 +233,24 @@ async function declines(
     const p = await pay(s, { set: { amount } });
     if (isDeclined(p)) {
       rules.push({ amount });
+      answers.push(p);
       evidence.push(s.evidence(p.x, `amount ${amount}`));
       declined ??= p;
       again ??= () => pay(s, { set: { amount } });
     }
   }
+  // A rule whose decline is worded (or risk-rated) otherwise than the first one carries its own.
+  const wordingOf = (p: Paid | undefined) => {
+    const m = /^([^:]*):(.*)$/.exec(textAt(p?.body, 'result_info'));
+    return { code: m?.[1] ?? '', message: m?.[2] ?? '', risk: textAt(p?.body, 'risk_action') };
+  };
+  const base = wordingOf(declined);
+  rules.forEach((rule, i) => {
+    const w = wordingOf(answers[i]);
+    if (!answers[i] || (w.code === base.code && w.message === base.message && w.risk === base.risk)) return;
+    if (w.code) rule.resultInfo = { code: w.code, message: w.message };
+    if (w.risk) rule.riskAction = w.risk;
+  });
   d.set(
     'payments.declineRules',
     rules,
