@@ -52,6 +52,12 @@ function distinctBody(s: Session, facts: Facts, n: number): Record<string, unkno
 
 async function page(s: Session, facts: Facts, n: number) {
   const body = distinctBody(s, facts, n);
+  // The second page's order number is longer and its website on another host: a value the gateway computes from
+  // them (a length, a host) then differs between the pages.
+  if (n === 2) {
+    body.order_no = `${String(body.order_no)}X7Q`;
+    if (typeof body.website === 'string') body.website = 'https://second-shop.example/store';
+  }
   const r = await attempt(s, 'checkout', body);
   const a = answerOf(r.x);
   const d = r.x.response?.decoded;
@@ -132,12 +138,29 @@ async function run(s: Session, facts: Facts): Promise<void> {
       `${model.allParamsName} starts with ${firstField}, the request's first field`,
     );
   else d.unknown('checkout.allParams.order', `${model.allParamsName} does not start with the request's first field`);
+  // Gateway-added inputs computed from the request: a request field (through one filter), between fixed texts,
+  // renders both pages' values, and the two differ.
+  const derived: Record<string, string> = {};
+  for (const name of model.gatewayFields) {
+    const v1 = one.inputs[name];
+    const v2 = two.inputs[name];
+    if (!v1 || v2 === undefined || v1 === v2) continue;
+    const t = derivedTemplate(one.body, two.body, v1, v2);
+    if (t) derived[name] = t;
+  }
+  if (Object.keys(derived).length)
+    d.set(
+      'checkout.derivedGatewayFields',
+      derived,
+      `${s.evidence(one.x)}; ${s.evidence(two.x, 'a longer order number, another website')}`,
+    );
   // Gateway-added inputs: a value the same on two pages of different requests, not taken from them.
   const values: Record<string, string> = {};
   const requestValues = new Set([...Object.values(one.body), ...Object.values(two.body)].map(text));
   for (const name of model.gatewayFields) {
     const v = one.inputs[name];
     if (v === undefined || v === '' || v !== two.inputs[name] || v === common?.[0] || requestValues.has(v)) continue;
+    if (name in derived) continue;
     values[name] = v;
   }
   d.set(
@@ -145,6 +168,49 @@ async function run(s: Session, facts: Facts): Promise<void> {
     values,
     `gateway-added inputs with the same value on two pages of different requests`,
   );
+}
+
+const FILTERS = ['', 'length', 'upper', 'lower', 'host'] as const;
+
+function filtered(value: unknown, filter: (typeof FILTERS)[number]): string {
+  const t = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  if (filter === 'length') return String(t.length);
+  if (filter === 'upper') return t.toUpperCase();
+  if (filter === 'lower') return t.toLowerCase();
+  if (filter === 'host') {
+    try {
+      return new URL(t).hostname;
+    } catch {
+      return '';
+    }
+  }
+  return t;
+}
+
+/** The `derivedGatewayFields` template rendering `v1` from `b1` and `v2` from `b2` (undefined: none of the forms). */
+export function derivedTemplate(
+  b1: Record<string, unknown>,
+  b2: Record<string, unknown>,
+  v1: string,
+  v2: string,
+): string | undefined {
+  for (const filter of FILTERS)
+    for (const field of Object.keys(b1)) {
+      const r1 = filtered(b1[field], filter);
+      const r2 = filtered(b2[field], filter);
+      if (!r1 || r1 === r2) continue;
+      // A filter that changes neither value tells nothing (an already lower-case field through |lower).
+      if (filter && r1 === filtered(b1[field], '') && r2 === filtered(b2[field], '')) continue;
+      for (let i = v1.indexOf(r1); i >= 0; i = v1.indexOf(r1, i + 1)) {
+        const prefix = v1.slice(0, i);
+        const suffix = v1.slice(i + r1.length);
+        // A plain copy of a request field is no computation (the page's own rules cover copies).
+        if (!filter && !prefix && !suffix) continue;
+        if (v2 === `${prefix}${r2}${suffix}` && !/[{}]/.test(prefix + suffix))
+          return `${prefix}{request.${field}${filter ? `|${filter}` : ''}}${suffix}`;
+      }
+    }
+  return undefined;
 }
 
 export const checkoutDiscoverer: Discoverer = {
