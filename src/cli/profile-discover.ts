@@ -63,11 +63,15 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
     }
     const options: RunOptions = resolveOptions(explicit, process.env, 'profile discover');
     // Whatever the command prints passes through maskOutgoing with the secret and the configured cards.
-    guardStandardStreams();
-    release = protectOutput({
+    const unguard = guardStandardStreams();
+    const unprotect = protectOutput({
       secrets: options.secret ? [options.secret] : [],
       cards: Object.values(options.cards ?? {}),
     });
+    release = () => {
+      unprotect();
+      unguard();
+    };
     if (!options.target)
       throw new UsageError("Name the sandbox to discover with --target URL; 'pagi-conform profile discover --help'.");
     const { merchantId, accountId, secret } = options;
