@@ -52,10 +52,10 @@ function distinctBody(s: Session, facts: Facts, n: number): Record<string, unkno
 
 async function page(s: Session, facts: Facts, n: number) {
   const body = distinctBody(s, facts, n);
-  // The second page's order number is longer and its website on another host: a value the gateway computes from
+  // The second page's order number is longer, with lower-case letters, and its website on another host: a value the gateway computes from
   // them (a length, a host) then differs between the pages.
   if (n === 2) {
-    body.order_no = `${String(body.order_no)}X7Q`;
+    body.order_no = `${String(body.order_no)}x7q`;
     if (typeof body.website === 'string') body.website = 'https://second-shop.example/store';
   }
   const r = await attempt(s, 'checkout', body);
