@@ -15,6 +15,7 @@ export const SLOW_FILES = [
   'test/engine/personalities.test.ts',
   'test/profile/migrate-run.test.ts',
   'test/engine/unseen-gateway.test.ts',
+  'test/discover/proof.test.ts',
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/integrity.test.ts',

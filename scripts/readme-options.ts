@@ -3,7 +3,7 @@
  * key, TypeScript type, CLI flag, environment variable, default, description. `--check` exits 1 when README.md is
  * stale; without it README.md is rewritten between the OPTIONS markers.
  */
-import { OPTIONS, type OptionDef } from '../src/config/options.js';
+import { type Command, OPTIONS, type OptionDef, optionsOf } from '../src/config/options.js';
 import { SERVE_FLAGS } from '../gateway/cli.js';
 import { SELFTEST_FLAGS } from '../src/cli/selftest.js';
 import type { FlagRow } from '../src/config/flags.js';
@@ -47,7 +47,23 @@ export function optionsSection(): string {
       `| \`${def.key}\` | \`${typeOf(def)}\` | ${def.flag ? `\`--${def.flag}\`` : ''} | ${def.env ? `\`${def.env}\`` : ''} | ${fallback} | ${cell(def.description)}${where} |`,
     );
   }
-  return [rows.join('\n'), flagSection('serve', SERVE_FLAGS), flagSection('selftest', SELFTEST_FLAGS)].join('\n\n');
+  return [
+    rows.join('\n'),
+    commandRows('profile discover'),
+    flagSection('serve', SERVE_FLAGS),
+    flagSection('selftest', SELFTEST_FLAGS),
+  ].join('\n\n');
+}
+
+/** The rows of the table another command takes (flags and config-file keys), in one sentence. */
+function commandRows(command: Command): string {
+  const rows = optionsOf(command).filter((d) => d.key !== 'help');
+  const named = rows.map((d) => (d.flag ? `\`--${d.flag}\`` : `\`${d.key}\``));
+  const own = rows.filter((d) => !(d.commands ?? ['run']).includes('run'));
+  const ownText = own
+    .map((d) => `\`--${d.flag}\` (\`${d.key}\`): ${cell(d.description).replace(/\.$/, '')}`)
+    .join('; ');
+  return `\`pagi-conform ${command}\` takes these rows of the table: ${named.join(', ')}${ownText ? `; of its own: ${ownText}` : ''}.`;
 }
 
 /** The flags of a flag-only command (`serve`, `selftest`), from its table. */

@@ -12,6 +12,16 @@ type ListRule = {
   leaveOut?: readonly ('boolean' | 'null')[];
 };
 
+/**
+ * A value URL-encoded for a sorted-pairs string. A lone surrogate (a hostile or cut text) is encoded as U+FFFD, the
+ * way a UTF-8 encoder writes it, instead of throwing URIError.
+ */
+export function urlEncodedValue(text: string): string {
+  return encodeURIComponent(
+    text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'),
+  );
+}
+
 /** Whether a rule leaves a value out of the string to sign for its JSON type (`leaveOut`: booleans, nulls). */
 function leftOut(rule: { leaveOut?: readonly ('boolean' | 'null')[] }, value: unknown): boolean {
   const types = rule.leaveOut;
@@ -49,7 +59,7 @@ function fromSortedPairs(rule: Omit<PairsRule, 'mode'>, body: Record<string, unk
     const text = scalarText(body[name]);
     if (text === undefined && typeof body[name] === 'object' && body[name] !== null) continue;
     if ((text === undefined || text === '') && rule.skipEmpty) continue;
-    const value = rule.valueEncoding === 'urlEncoded' ? encodeURIComponent(text ?? '') : (text ?? '');
+    const value = rule.valueEncoding === 'urlEncoded' ? urlEncodedValue(text ?? '') : (text ?? '');
     pairs.push(`${name}${rule.keyValueSeparator}${value}`);
   }
   return pairs.join(rule.pairSeparator);

@@ -15,6 +15,7 @@ commands:
   serve             start the reference gateway
   profile validate  check a vendor profile against the published profile schema
   profile migrate   rewrite a profile of an earlier format in the current one
+  profile discover  draft a profile of a sandbox by probing it (values with their evidence, UNKNOWN where none)
   pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text

@@ -56,7 +56,7 @@ function report(file: string, migration: Migration, alsoValidIn: number[] | unde
 }
 
 /** Write `text` to `file` through a temporary file beside it, so a failed write leaves the old file whole. */
-function writeFile(file: string, text: string): void {
+export function writeFile(file: string, text: string): void {
   const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
   try {
     fs.writeFileSync(tmp, text);

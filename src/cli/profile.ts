@@ -9,6 +9,7 @@ import { EXIT } from '../types/errors.js';
 const USAGE = [
   'usage: pagi-conform profile validate FILE|NAME',
   '       pagi-conform profile migrate FILE [--out FILE]',
+  '       pagi-conform profile discover --target URL [--config FILE] [--out FILE]',
 ].join('\n');
 const HELP = [
   USAGE,
@@ -19,6 +20,8 @@ const HELP = [
   'format is migrated in memory first (one deprecation line says so).',
   '',
   "migrate: rewrites a profile of an earlier format in the current one ('pagi-conform profile migrate --help').",
+  '',
+  "discover: drafts a profile of a sandbox by probing it ('pagi-conform profile discover --help').",
   '',
   'exit codes of validate: 0 valid, 1 not valid (each problem printed), 2 usage error, unreadable file or a profile',
   'format newer than the kit.',
@@ -32,10 +35,11 @@ function profileFile(fileOrName: string): string {
 
 /**
  * `pagi-conform profile validate FILE|NAME`: 0 valid, 1 invalid (each problem printed), 2 usage, unreadable file or a
- * newer format. `profile migrate` is its own module.
+ * newer format. `profile migrate` and `profile discover` are modules of their own.
  */
 export async function profileMain(argv: string[]): Promise<number> {
   if (argv[0] === 'migrate') return (await import('./profile-migrate.js')).profileMigrateMain(argv.slice(1));
+  if (argv[0] === 'discover') return (await import('./profile-discover.js')).profileDiscoverMain(argv.slice(1));
   if (argv.some((a) => a === '--help' || a === '-h')) {
     console.log(HELP);
     return EXIT.ok;

@@ -37,7 +37,6 @@ export function createHtmlReader(): HtmlReader {
     worker = new Worker(new URL('./html-thread.mjs', import.meta.url), {
       resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
     });
-    worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = pending.get(reply.id);
       pending.delete(reply.id);
@@ -53,6 +52,9 @@ export function createHtmlReader(): HtmlReader {
     };
     worker.on('error', fail);
     worker.on('exit', fail);
+    // After the listeners: adding a 'message' listener refs the worker's port again, which kept a finished
+    // process (`profile discover`) alive.
+    worker.unref();
   } catch {
     failed = true;
   }

@@ -281,3 +281,12 @@ export function readCheckoutForm(html: string): CheckoutFormModel {
   };
   return model;
 }
+
+/** The text of a page's `<title>` and of each element with an id (first element of each id), as read by parse5. */
+export function readPageTexts(html: string): { title: string | undefined; byId: Record<string, string> } {
+  const doc = parseHtml(html);
+  const title = doc.elements.find((el) => isHtml(el, 'title'));
+  const byId = new Map<string, string>();
+  for (const [id, el] of doc.byId) byId.set(id, textOf(el, true).trim());
+  return { title: title ? textOf(title).trim() : undefined, byId: Object.fromEntries(byId) };
+}

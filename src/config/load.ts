@@ -140,11 +140,15 @@ export function checkOptions(given: Partial<RunOptions>): Partial<RunOptions> {
  * Merge options: table defaults < config file < environment < explicit (CLI flags or `run()` options).
  * The config file is the explicit one, else the environment's.
  */
-export function resolveOptions(explicit: Partial<RunOptions>, env: NodeJS.ProcessEnv = process.env): RunOptions {
-  const fromEnv = readEnv(env);
+export function resolveOptions(
+  explicit: Partial<RunOptions>,
+  env: NodeJS.ProcessEnv = process.env,
+  command: Command = 'run',
+): RunOptions {
+  const fromEnv = readEnv(env, command);
   const configFile = explicit.config ?? fromEnv.config;
   const fromFile = configFile ? readConfigFile(configFile) : {};
-  return { ...defaults(), ...fromFile, ...fromEnv, ...explicit } as RunOptions;
+  return { ...defaults(command), ...fromFile, ...fromEnv, ...explicit } as RunOptions;
 }
 
 function wrap(text: string, indent: number, width = 100): string {

@@ -1,5 +1,5 @@
 /**
- * The one table of options: every `pagi-conform run` (and `merge`, `verify`, `profile migrate`) flag and every
+ * The one table of options: every `pagi-conform run` (and `merge`, `verify`, `profile migrate`, `profile discover`) flag and every
  * config-file key is defined here once (name, type, default, environment variable, description). The argv parser, the config-file reader, the
  * environment reader and `--help` are generated from it (src/config/load.ts).
  */
@@ -66,7 +66,7 @@ export interface RunOptions {
 }
 
 /** The commands whose flags and keys the table defines. */
-export type Command = 'run' | 'merge' | 'verify' | 'profile migrate';
+export type Command = 'run' | 'merge' | 'verify' | 'profile migrate' | 'profile discover';
 
 export { UsageError } from '../types/errors.js';
 import { UsageError } from '../types/errors.js';
@@ -246,6 +246,7 @@ function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> 
 export const OPTIONS = [
   opt({
     key: 'target',
+    commands: ['run', 'profile discover'],
     flag: 'target',
     type: url,
     env: 'PAGI_TARGET',
@@ -254,6 +255,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'config',
+    commands: ['run', 'profile discover'],
     flag: 'config',
     type: text('FILE', true),
     env: 'PAGI_CONFIG',
@@ -378,6 +380,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'concurrency',
+    commands: ['run', 'profile discover'],
     flag: 'concurrency',
     type: integer('N', 1),
     default: 4,
@@ -385,6 +388,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'rate',
+    commands: ['run', 'profile discover'],
     flag: 'rate',
     type: integer('N', 0),
     default: 0,
@@ -392,6 +396,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'timeout',
+    commands: ['run', 'profile discover'],
     flag: 'timeout',
     type: integer('MS', 1),
     default: 10_000,
@@ -399,6 +404,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'maxResponseBytes',
+    commands: ['run', 'profile discover'],
     flag: 'max-response-bytes',
     type: integer('BYTES', 1),
     default: 8 * 1024 * 1024,
@@ -406,6 +412,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'orderPrefix',
+    commands: ['run', 'profile discover'],
     flag: 'order-prefix',
     type: text('TEXT'),
     default: 'PAGI',
@@ -414,6 +421,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'caFile',
+    commands: ['run', 'profile discover'],
     flag: 'ca-file',
     type: text('FILE', true),
     description: "PEM file of the CA that signs the target's TLS certificate.",
@@ -428,6 +436,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'environment',
+    commands: ['run', 'profile discover'],
     flag: 'environment',
     type: oneOf(['sandbox', 'live'] as const),
     env: 'PAGI_ENVIRONMENT',
@@ -436,6 +445,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'allowLive',
+    commands: ['run', 'profile discover'],
     flag: 'allow-live',
     type: flag,
     default: false,
@@ -446,6 +456,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'proxy',
+    commands: ['run', 'profile discover'],
     flag: 'proxy',
     type: url,
     env: 'PAGI_PROXY',
@@ -453,6 +464,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'notifyUrl',
+    commands: ['run', 'profile discover'],
     flag: 'notify-url',
     type: url,
     description:
@@ -467,6 +479,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'notifyListen',
+    commands: ['run', 'profile discover'],
     flag: 'notify-listen',
     type: hostPort,
     default: '127.0.0.1:8787',
@@ -487,41 +500,48 @@ export const OPTIONS = [
   }),
   opt({
     key: 'cards',
+    commands: ['run', 'profile discover'],
     type: stringMap,
     description: "Test card numbers by outcome (approve, decline) (default: the profile's payments.testCards).",
   }),
   opt({
     key: 'cardSecurityCode',
+    commands: ['run', 'profile discover'],
     type: text('CODE'),
     default: '123',
     description: 'Security code sent with the test cards.',
   }),
   opt({
     key: 'paymentMethods',
+    commands: ['run', 'profile discover'],
     type: paymentMethods,
     description:
       "APM payment_method values: valid (list) and one unknown to the target (default: the spec example's value and PAGI_KIT_UNKNOWN).",
   }),
   opt({
     key: 'unregisteredAddress',
+    commands: ['run', 'profile discover'],
     type: text('ADDRESS'),
     description:
       'Second local source address, not registered with the target, for the refused-query check (default on a loopback target: 127.0.0.2).',
   }),
   opt({
     key: 'merchantId',
+    commands: ['run', 'profile discover'],
     type: text('ID'),
     env: 'PAGI_MERCHANT_ID',
     description: "merchant_id of the test account (default with no --target: the reference gateway's).",
   }),
   opt({
     key: 'accountId',
+    commands: ['run', 'profile discover'],
     type: text('ID'),
     env: 'PAGI_ACCOUNT_ID',
     description: "account_id of the test account (default with no --target: the reference gateway's).",
   }),
   opt({
     key: 'secret',
+    commands: ['run', 'profile discover'],
     type: text('SECRET'),
     env: 'PAGI_SECRET',
     secret: true,
@@ -532,10 +552,10 @@ export const OPTIONS = [
     flag: 'out',
     type: text('FILE', true),
     configFile: false,
-    commands: ['profile migrate'],
+    commands: ['profile migrate', 'profile discover'],
     affectsResults: false,
     description:
-      'File the migrated profile is written to (it may be the profile itself); absent: standard output, and the changes go to standard error.',
+      'File the migrated profile is written to (it may be the profile itself), or the draft profile discover writes; absent: standard output, and what the command says goes to standard error.',
   }),
   opt({
     key: 'help',
@@ -543,7 +563,7 @@ export const OPTIONS = [
     type: flag,
     default: false,
     configFile: false,
-    commands: ['run', 'merge', 'verify', 'profile migrate'],
+    commands: ['run', 'merge', 'verify', 'profile migrate', 'profile discover'],
     affectsResults: false,
     description: 'Show this text.',
   }),

@@ -80,6 +80,13 @@ export interface Receiver extends NotificationSource {
   controlUrl: string;
   /** Every request received so far. */
   received(): readonly Exchange[];
+  /** From now on, answer the notifications for `key` with `status` (profile discovery: the acknowledging range). */
+  answerWith(key: string, status: number): void;
+  /**
+   * Leave the next `times` notifications for `key` unanswered until their sender gives up (profile discovery: the
+   * sender's time-out); each is recorded when its connection closes, its duration the time the sender waited.
+   */
+  hold(key: string, times: number): void;
   close(): Promise<void>;
 }
 
@@ -151,6 +158,8 @@ export async function startReceiver(options: {
   const records: Exchange[] = [];
   const waiters = new Set<() => void>();
   const refused = new Set<string>();
+  const answers = new Map<string, number>();
+  const holds = new Map<string, number>();
   const ack = options.acknowledgement ?? { statusMin: 200, statusMax: 299 };
   const refuseStatus = [503, 500, 400].find((s) => s < ack.statusMin || s > ack.statusMax)!;
 
@@ -207,7 +216,26 @@ export async function startReceiver(options: {
       bodyText,
       encoding: sniffed?.encoding ?? 'raw',
     };
-    const status = [...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin;
+    const held = [...holds].find(([key, left]) => left > 0 && matchesBody(sent.body, key))?.[0];
+    if (held !== undefined) {
+      holds.set(held, holds.get(held)! - 1);
+      req.socket.once('close', () => {
+        records.push({
+          id: `notification#${records.length + 1}`,
+          operation: 'external',
+          request: sent,
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started,
+          error: { kind: 'timeout', message: 'held unanswered until the sender gave up' },
+          evidence: buildEvidence(sent, undefined, options.rules),
+          incoming: true,
+        });
+        for (const wake of waiters) wake();
+      });
+      return;
+    }
+    const answered = [...answers].find(([key]) => matchesBody(sent.body, key))?.[1];
+    const status = answered ?? ([...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin);
     const response = { status, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' as const } };
     records.push({
       id: `notification#${records.length + 1}`,
@@ -277,6 +305,12 @@ export async function startReceiver(options: {
       return { ...refusals };
     },
     received: () => records,
+    answerWith(key, status) {
+      answers.set(key, status);
+    },
+    hold(key, times) {
+      holds.set(key, times);
+    },
     async close() {
       for (const wake of waiters) wake();
       // Keep-alive and half-sent requests are cut: closing must not wait on what a target keeps open.

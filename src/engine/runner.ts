@@ -75,7 +75,7 @@ export class UnreachableError extends UsageError {
 }
 
 /** A value meaning "the unknown payment method" when the config gives none. */
-const UNKNOWN_PAYMENT_METHOD = 'PAGI_KIT_UNKNOWN';
+export const UNKNOWN_PAYMENT_METHOD = 'PAGI_KIT_UNKNOWN';
 
 /** Address the kit sends from for the refused-address check on a loopback target. */
 const SECOND_LOOPBACK = '127.0.0.2';
@@ -102,7 +102,7 @@ export function moneyGuard(options: Pick<RunOptions, 'target' | 'environment' | 
 }
 
 /** Whether this host can send from `address` (127.0.0.2 works on Linux, not on every system). */
-function canBind(address: string): Promise<boolean> {
+export function canBind(address: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
@@ -110,7 +110,12 @@ function canBind(address: string): Promise<boolean> {
   });
 }
 
-async function assertReachable(baseUrl: string, transport: TransportOptions, ca: Buffer | undefined): Promise<void> {
+/** A GET of the base URL answers at all (any status); else an UnreachableError naming why. */
+export async function assertReachable(
+  baseUrl: string,
+  transport: TransportOptions,
+  ca: Buffer | undefined,
+): Promise<void> {
   const dispatcher = createDispatcher(transport, ca);
   try {
     const res = await request(baseUrl, {
@@ -197,7 +202,7 @@ function credentialsOf(options: RunOptions, target: Target): { merchantId: strin
 }
 
 /** The APM example's payment method: the spec's valid value when neither the config nor the target says one. */
-function examplePaymentMethod(spec: SpecModel): string[] {
+export function examplePaymentMethod(spec: SpecModel): string[] {
   for (const op of spec.operations.values()) {
     const field = op.when?.present;
     const value = field ? requestExamples(spec).get(op.key)?.[field] : undefined;

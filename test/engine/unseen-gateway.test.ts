@@ -9,55 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import type { RunResult } from '../../src/model.js';
-import { SPEC_DIR } from '../../src/spec/paths.js';
 import { runCli } from '../support/cli.js';
+import { unseenProfile } from '../support/unseen-profile.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-unseen-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** The reference profile with the unseen vendor's choices. */
-function unseenProfile(): string {
-  const p = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
-  p.name = 'unseen-vendor';
-  p.description = 'A vendor the kit was not written against: its choices differ where the document is silent.';
-  // The currency is compared with the payment's before the item's form is checked (batch.checkOrder).
-  p.batch.checkOrder = [
-    'currencyMismatch',
-    'invalidItem',
-    'unknownTransaction',
-    'amountMismatch',
-    'state',
-    'overAmount',
-  ];
-  // Every answer signed over sorted pairs, the query and APM answers included; error bodies signed, but the checkout
-  // errs in an HTML page, which has no field for a signature.
-  p.signature.response = {
-    signed: true,
-    pairs: {
-      mode: 'sortedPairs',
-      keyValueSeparator: '=',
-      pairSeparator: '&',
-      skipEmpty: true,
-      exclude: ['encryption_data'],
-      valueEncoding: 'raw',
-    },
-  };
-  p.errors.signed = true;
-  expect(p.errors.formatByOperation.checkout).toBe('html');
-  // Only the whole remaining amount is refunded; a smaller refund fails as another amount.
-  p.refunds.partial = 'amountMismatch';
-  const file = path.join(tmp, 'unseen-vendor.yaml');
-  fs.writeFileSync(file, stringify(p));
-  return file;
-}
 
 describe('a well-behaved gateway the kit’s authors never saw', () => {
   it('is CONFORMANT with no failed check of any severity when its profile declares its choices', {
     timeout: 600_000,
   }, async () => {
-    const run = await runCli(['--profile', unseenProfile(), '--reporter', 'json', '--fail-on', 'profile']);
+    const run = await runCli(['--profile', unseenProfile(tmp), '--reporter', 'json', '--fail-on', 'profile']);
     const results: RunResult = run.results();
     const failed = results.checks
       .filter((c) => c.status === 'failed')

@@ -1,0 +1,88 @@
+/**
+ * The catalogue of signature schemes discovery searches (src/discover/scheme.ts): answers signed by the kit's own
+ * signing code under a scheme of the catalogue are identified offline, field lists and their order included.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ALGORITHMS,
+  encodeDigest,
+  findLists,
+  JOINS,
+  pairsText,
+  pairsVariants,
+  rankResponseSchemes,
+  signatureBytes,
+  type SignedSample,
+} from '../../src/discover/scheme.js';
+import { urlEncodedValue } from '../../src/signing.js';
+
+const SECRET = 'scheme-test-secret';
+
+describe('the scheme catalogue', () => {
+  it('states every algorithm the format can: plain SHA-256 with each join (the &key= form too) and HMAC', () => {
+    expect(ALGORITHMS).toContainEqual({ name: 'hmac-sha256' });
+    for (const join of ['', '|', '&key=']) expect(ALGORITHMS).toContainEqual({ name: 'sha256', secretJoin: join });
+    expect(JOINS).toContain('&secret=');
+    // Both empty-value rules and both value encodings of each sorted-pairs separator pair.
+    const amp = pairsVariants().filter((p) => p.keyValueSeparator === '=' && p.pairSeparator === '&');
+    expect(amp.map((p) => `${p.skipEmpty}/${p.valueEncoding}`).sort()).toEqual([
+      'false/raw',
+      'false/urlEncoded',
+      'true/raw',
+      'true/urlEncoded',
+    ]);
+  });
+
+  it('finds the ordered field list that signs a message, and no other of its length', () => {
+    const body = { merchant_id: 'M1', account_id: 'A1', order_no: 'O-7', amount: '10.00', note: 'x' };
+    const alg = { name: 'sha256' as const, secretJoin: '|' };
+    const text = [body.order_no, body.merchant_id, body.amount].join('|');
+    const target = signatureBytes(encodeDigest(alg, 'hex-lower', SECRET, text), 'hex-lower')!;
+    const lists = findLists(alg, SECRET, '|', 'emptyString', Object.keys(body), body, target, 3);
+    expect(lists).toEqual([['order_no', 'merchant_id', 'amount']]);
+  });
+
+  it('identifies a field-list response scheme from signed answers of two operations', () => {
+    const alg = { name: 'hmac-sha256' as const };
+    const capture = { merchant_id: 'M1', account_id: 'A1', return_status: '1', return_message: 'OK' };
+    const refund = { merchant_id: 'M1', account_id: 'A1', return_status: '9', return_message: 'E:x' };
+    const samples: SignedSample[] = [
+      {
+        operation: 'capture',
+        body: capture,
+        signature: encodeDigest(alg, 'hex-upper', SECRET, ['M1', 'A1', '1'].join('#')),
+      },
+      {
+        operation: 'refund',
+        body: refund,
+        signature: encodeDigest(alg, 'hex-upper', SECRET, ['A1', 'M1', '9', 'E:x'].join('#')),
+      },
+    ];
+    const best = rankResponseSchemes(samples, SECRET)[0]!;
+    expect(best).toMatchObject({ algorithm: alg, encoding: 'hex-upper', separator: '#' });
+    expect(best.fields.capture).toEqual(['merchant_id', 'account_id', 'return_status']);
+    expect(best.fields.refund).toEqual(['account_id', 'merchant_id', 'return_status', 'return_message']);
+  });
+
+  it('identifies sorted pairs with the secret joined by &key=', () => {
+    const alg = { name: 'sha256' as const, secretJoin: '&key=' };
+    const rule = pairsVariants().find(
+      (p) => p.pairSeparator === '&' && p.skipEmpty && p.valueEncoding === 'urlEncoded',
+    )!;
+    const body = { merchant_id: 'M1', account_id: 'A1', note: 'a b', empty: '' };
+    const sample: SignedSample = {
+      operation: 'capture',
+      body,
+      signature: encodeDigest(alg, 'hex-lower', SECRET, pairsText(rule, body)),
+    };
+    expect(pairsText(rule, body)).toBe('account_id=A1&merchant_id=M1&note=a%20b');
+    const best = rankResponseSchemes([sample], SECRET)[0]!;
+    expect(best.algorithm).toEqual(alg);
+    expect(best.pairs).toEqual(rule);
+  });
+
+  it('URL-encodes a lone surrogate as U+FFFD instead of throwing', () => {
+    expect(urlEncodedValue('x\uD800y')).toBe('x%EF%BF%BDy');
+    expect(urlEncodedValue('é 😀')).toBe('%C3%A9%20%F0%9F%98%80');
+  });
+});
