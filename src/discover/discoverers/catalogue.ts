@@ -7,7 +7,15 @@
 import type { OperationKey } from '../../model.js';
 import type { ErrorKind } from '../../profile/load.js';
 import { fitBodyTemplate, fitTemplate, type TemplateValues } from '../answers.js';
-import { attempt, textAt, wrongSignature, type Discoverer, type Facts, type SeenRefusal } from '../context.js';
+import {
+  attempt,
+  isWrongSignature,
+  textAt,
+  wrongSignature,
+  type Discoverer,
+  type Facts,
+  type SeenRefusal,
+} from '../context.js';
 import type { Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
@@ -115,7 +123,9 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   const test = async (a: ErrorKind, b: ErrorKind, op: OperationKey, body: Record<string, unknown>, options = {}) => {
     if (!facts.kinds[a]?.length || !facts.kinds[b]?.length) return;
     const r = await attempt(s, op, body, options);
-    const k = kindOfCode(facts, r.refusal?.code);
+    // A wrong signature worded as this operation words it (its own code, errors.byOperation) is the kind too.
+    const k =
+      kindOfCode(facts, r.refusal?.code) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
     if (k === a || k === b) pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
   };
   const limit = s.spec.operations.get('capture')!.batch!.maxItems;
