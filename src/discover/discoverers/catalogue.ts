@@ -47,6 +47,13 @@ async function run(s: Session, facts: Facts): Promise<void> {
       );
     d.set('errors.kinds.unknownMerchant.code', stranger.code, stranger.evidence);
     d.set('errors.kinds.unknownMerchant.message', stranger.message ?? '', stranger.evidence);
+    const again = facts.unknownMerchantAgain;
+    if (again?.code === stranger.code && again.message === stranger.message)
+      d.set(
+        'errors.kinds.unknownMerchant.pinned',
+        true,
+        `the same message for two unknown merchants: ${again.evidence}`,
+      );
   } else kindOf(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
   if (facts.headerMissing) kindOf(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
   else
@@ -316,7 +323,11 @@ function wordingOf(s: Session, kind: ErrorKind, refusals: [OperationKey, SeenRef
       // One message per operation: its detail is taken to follow the first colon.
       wording.message = (r.message ?? '').split(':')[0]!.trim();
       wording.pinned = 'prefix';
-    } else if ((r.message ?? '') !== (own.message ?? '')) wording.message = r.message ?? '';
+    } else if ((r.message ?? '') !== (own.message ?? '')) {
+      wording.message = r.message ?? '';
+      // The kind's texts are fixed (the same on repeated probes): the operation's own text is compared too.
+      if (pinned === true) wording.pinned = true;
+    }
     d.set(`errors.byOperation.${op}.${kind}`, wording, `${kind} on ${op}: ${r.evidence}`);
   }
 }
