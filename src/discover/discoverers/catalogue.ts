@@ -390,6 +390,28 @@ function templateValues(r: SeenRefusal): TemplateValues {
   return { code: r.code ?? '', message: r.message ?? '', httpStatus: r.status, request: r.request };
 }
 
+/**
+ * Whether the JSON refusals of the operations answering with a result list (the batches' orders, the queries' lists)
+ * carry that list, empty, every one of them (`errors.bodies.json.emptyResults`; left at its default otherwise). The
+ * list is not the request's fault: a refusal of an unknown path carries none.
+ */
+function emptyResults(s: Session, facts: Facts, list: readonly SeenRefusal[]): void {
+  // An unknown path names no operation: its refusal has no list to carry.
+  const listed = list.filter(
+    (r) =>
+      kindOfCode(facts, r.code) !== 'unknownPath' &&
+      (s.spec.operations.get(r.op)?.batch || r.op === 'retrievalTrans' || r.op === 'retrievalRefund'),
+  );
+  const carries = (r: SeenRefusal) =>
+    Object.values(r.answer.body ?? {}).some((v) => Array.isArray(v) && v.length === 0);
+  if (listed.length >= 2 && listed.every(carries))
+    s.draft.set(
+      'errors.bodies.json.emptyResults',
+      true,
+      `${listed.length} JSON refusals of operations answering with a list each carry it empty, e.g. ${listed[0]!.evidence}`,
+    );
+}
+
 /** Body templates of each format, fitted over every refusal seen in it; whether refusals are signed. */
 function decideBodies(s: Session, facts: Facts): void {
   const d = s.draft;
@@ -407,6 +429,7 @@ function decideBodies(s: Session, facts: Facts): void {
     d.set(`errors.bodies.${format}.contentType`, list[0]!.contentType, list[0]!.evidence);
     d.set(`errors.bodies.${format}.body`, body, evidence);
     if (format === 'xml' && list[0]!.answer.root) d.set('errors.bodies.xml.root', list[0]!.answer.root, evidence);
+    if (format === 'json') emptyResults(s, facts, list);
   }
   const pages = all.filter((r) => r.format === 'html' && r.answer.page);
   if (pages.length) {
