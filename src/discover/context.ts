@@ -64,6 +64,8 @@ export interface Facts {
   unknownToken?: SeenRefusal;
   /** The refusal of a capture by an unknown merchant. */
   unknownMerchant?: SeenRefusal;
+  /** The refusal of a second unknown merchant (another unknown merchant_id): whether its text is fixed. */
+  unknownMerchantAgain?: SeenRefusal;
   /** `payment_status` code of each state reached. */
   stateCodes?: Partial<Record<string, string>>;
   /** Batch items tried (lifecycle and item-failure rows). */

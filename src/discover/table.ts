@@ -11,6 +11,7 @@ import { payoutDiscoverer } from './discoverers/payout.js';
 import { responseDiscoverer } from './discoverers/response.js';
 import { addressDiscoverer } from './discoverers/address.js';
 import { catalogueDiscoverer } from './discoverers/catalogue.js';
+import { formNestedDiscoverer } from './discoverers/form-nested.js';
 import { errorsDiscoverer } from './discoverers/errors.js';
 import { itemsDiscoverer } from './discoverers/items.js';
 import { lifecycleDiscoverer } from './discoverers/lifecycle.js';
@@ -23,6 +24,7 @@ export const DISCOVERERS: readonly Discoverer[] = [
   signatureDiscoverer,
   errorsDiscoverer,
   paymentsDiscoverer,
+  formNestedDiscoverer,
   itemsDiscoverer,
   lifecycleDiscoverer,
   selectionDiscoverer,

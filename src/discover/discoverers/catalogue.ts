@@ -7,7 +7,15 @@
 import type { OperationKey } from '../../model.js';
 import type { ErrorKind } from '../../profile/load.js';
 import { fitBodyTemplate, fitTemplate, type TemplateValues } from '../answers.js';
-import { attempt, textAt, wrongSignature, type Discoverer, type Facts, type SeenRefusal } from '../context.js';
+import {
+  attempt,
+  isWrongSignature,
+  textAt,
+  wrongSignature,
+  type Discoverer,
+  type Facts,
+  type SeenRefusal,
+} from '../context.js';
 import type { Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
@@ -39,6 +47,13 @@ async function run(s: Session, facts: Facts): Promise<void> {
       );
     d.set('errors.kinds.unknownMerchant.code', stranger.code, stranger.evidence);
     d.set('errors.kinds.unknownMerchant.message', stranger.message ?? '', stranger.evidence);
+    const again = facts.unknownMerchantAgain;
+    if (again?.code === stranger.code && again.message === stranger.message)
+      d.set(
+        'errors.kinds.unknownMerchant.pinned',
+        true,
+        `the same message for two unknown merchants: ${again.evidence}`,
+      );
   } else kindOf(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
   if (facts.headerMissing) kindOf(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
   else
@@ -115,7 +130,9 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   const test = async (a: ErrorKind, b: ErrorKind, op: OperationKey, body: Record<string, unknown>, options = {}) => {
     if (!facts.kinds[a]?.length || !facts.kinds[b]?.length) return;
     const r = await attempt(s, op, body, options);
-    const k = kindOfCode(facts, r.refusal?.code);
+    // A wrong signature worded as this operation words it (its own code, errors.byOperation) is the kind too.
+    const k =
+      kindOfCode(facts, r.refusal?.code) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
     if (k === a || k === b) pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
   };
   const limit = s.spec.operations.get('capture')!.batch!.maxItems;
@@ -306,7 +323,11 @@ function wordingOf(s: Session, kind: ErrorKind, refusals: [OperationKey, SeenRef
       // One message per operation: its detail is taken to follow the first colon.
       wording.message = (r.message ?? '').split(':')[0]!.trim();
       wording.pinned = 'prefix';
-    } else if ((r.message ?? '') !== (own.message ?? '')) wording.message = r.message ?? '';
+    } else if ((r.message ?? '') !== (own.message ?? '')) {
+      wording.message = r.message ?? '';
+      // The kind's texts are fixed (the same on repeated probes): the operation's own text is compared too.
+      if (pinned === true) wording.pinned = true;
+    }
     d.set(`errors.byOperation.${op}.${kind}`, wording, `${kind} on ${op}: ${r.evidence}`);
   }
 }
@@ -369,6 +390,28 @@ function templateValues(r: SeenRefusal): TemplateValues {
   return { code: r.code ?? '', message: r.message ?? '', httpStatus: r.status, request: r.request };
 }
 
+/**
+ * Whether the JSON refusals of the operations answering with a result list (the batches' orders, the queries' lists)
+ * carry that list, empty, every one of them (`errors.bodies.json.emptyResults`; left at its default otherwise). The
+ * list is not the request's fault: a refusal of an unknown path carries none.
+ */
+function emptyResults(s: Session, facts: Facts, list: readonly SeenRefusal[]): void {
+  // An unknown path names no operation: its refusal has no list to carry.
+  const listed = list.filter(
+    (r) =>
+      kindOfCode(facts, r.code) !== 'unknownPath' &&
+      (s.spec.operations.get(r.op)?.batch || r.op === 'retrievalTrans' || r.op === 'retrievalRefund'),
+  );
+  const carries = (r: SeenRefusal) =>
+    Object.values(r.answer.body ?? {}).some((v) => Array.isArray(v) && v.length === 0);
+  if (listed.length >= 2 && listed.every(carries))
+    s.draft.set(
+      'errors.bodies.json.emptyResults',
+      true,
+      `${listed.length} JSON refusals of operations answering with a list each carry it empty, e.g. ${listed[0]!.evidence}`,
+    );
+}
+
 /** Body templates of each format, fitted over every refusal seen in it; whether refusals are signed. */
 function decideBodies(s: Session, facts: Facts): void {
   const d = s.draft;
@@ -386,6 +429,7 @@ function decideBodies(s: Session, facts: Facts): void {
     d.set(`errors.bodies.${format}.contentType`, list[0]!.contentType, list[0]!.evidence);
     d.set(`errors.bodies.${format}.body`, body, evidence);
     if (format === 'xml' && list[0]!.answer.root) d.set('errors.bodies.xml.root', list[0]!.answer.root, evidence);
+    if (format === 'json') emptyResults(s, facts, list);
   }
   const pages = all.filter((r) => r.format === 'html' && r.answer.page);
   if (pages.length) {

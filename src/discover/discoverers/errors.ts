@@ -150,6 +150,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const stranger = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
   const u = await attempt(s, 'capture', stranger);
   if (u.refusal) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
+  const again = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN-2' };
+  const w = await attempt(s, 'capture', again);
+  if (w.refusal) facts.unknownMerchantAgain = seen(s, 'capture', w.x, w.refusal, again);
   if (u.refusal && u.refusal.form !== 'httpError') {
     const apmStranger = { ...s.body('authoriseApm'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
     const v = await attempt(s, 'authoriseApm', apmStranger);

@@ -11,6 +11,8 @@ import type { Receiver } from '../../engine/receiver.js';
 import type { Session } from '../session.js';
 import { batch, followForms, itemOf, pay } from '../world.js';
 import { completeApm } from './apm.js';
+import { inferOwnShape, pairsOf, type ShapePair } from './notification-shape.js';
+import { answerOf } from '../answers.js';
 
 const WAIT_MS = 4000;
 
@@ -125,12 +127,31 @@ async function run(s: Session, facts: Facts): Promise<void> {
       undefined,
       s.evidence(payout),
     );
+  const paymentPairs = pairsOf(fromDirect, direct.body);
   if (!fromDirect.length) {
     d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
     d.unknown('notifications.acknowledgement', 'no direct payment notification came');
-    return;
-  }
-  await retries(s, r, url);
+  } else await retries(s, r, url, paymentPairs);
+  ownShape(s, 'payment', paymentPairs);
+  if (fromPayout.length) ownShape(s, 'payout', pairsOf(fromPayout, answerOf(payout)?.body));
+}
+
+/** The kind's own body shape (`ownShape`) when its bodies are not the answer's fields as they are. */
+function ownShape(s: Session, kind: 'payment' | 'payout', pairs: ShapePair[]): void {
+  const shape = inferOwnShape(pairs);
+  if (!shape) return;
+  const at = `notifications.kinds.${kind}.ownShape`;
+  const open = shape.notes.length ? `; left out (review): ${shape.notes.join('; ')}` : '';
+  s.draft.set(
+    `${at}.template`,
+    shape.template,
+    `${pairs.length} ${kind} notification bodies not in the answer's shape, each value matched to the answer field holding it in every body, values no field holds kept as literals${open}`,
+  );
+  s.draft.set(
+    `${at}.schema`,
+    shape.schema,
+    `from ${pairs.length} bodies: required = members in every body, types as seen, const = literals; no minLength or pattern (bodies cannot tell them): review`,
+  );
 }
 
 /** A held payment notifying the receiver (its trigger: the e-mail domain or the amount). */
@@ -142,7 +163,7 @@ async function heldWithUrl(s: Session, facts: Facts, url: string) {
   return p.payment?.orderStatus === facts.held?.orderStatus ? p.payment : undefined;
 }
 
-async function retries(s: Session, r: Receiver, url: string): Promise<void> {
+async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[]): Promise<void> {
   const d = s.draft;
   const keyOf = (x: Exchange) => String((x.request.body as Record<string, unknown>).order_no);
   // Every attempt refused: the schedule. The first attempt held: the time-out.
@@ -165,6 +186,7 @@ async function retries(s: Session, r: Receiver, url: string): Promise<void> {
     attemptsOf(r, keyOf(a.x), quiet, 60_000),
     r.notifications(keyOf(b.x), 30_000, 1),
   ]);
+  pairs.push(...pairsOf(attempts.slice(0, 1), a.body), ...pairsOf(heldAttempts.slice(0, 1), b.body));
   const times = attempts.map((x) => Date.parse(x.startedAt) + 0);
   const ends = attempts.map((x) => Date.parse(x.startedAt) + x.durationMs);
   const gaps = times.slice(1).map((t, i) => t - ends[i]!);

@@ -245,9 +245,14 @@ async function declines(
     return { code: m?.[1] ?? '', message: m?.[2] ?? '', risk: textAt(p?.body, 'risk_action') };
   };
   const base = wordingOf(declined);
+  const key = (w: ReturnType<typeof wordingOf>) => `${w.code}:${w.message}:${w.risk}`;
+  // Two or more declining rules, each worded otherwise: which wording (if any) is the global one no probe can tell;
+  // every rule carries its own and the global decline wording is left open.
+  const keys = answers.map((p) => key(wordingOf(p)));
+  const allOwn = rules.length >= 2 && answers.length === rules.length && new Set(keys).size === keys.length;
   rules.forEach((rule, i) => {
     const w = wordingOf(answers[i]);
-    if (!answers[i] || (w.code === base.code && w.message === base.message && w.risk === base.risk)) return;
+    if (!answers[i] || (!allOwn && key(w) === key(base))) return;
     if (w.code) rule.resultInfo = { code: w.code, message: w.message };
     if (w.risk) rule.riskAction = w.risk;
   });
@@ -269,12 +274,24 @@ async function declines(
   d.set('statusValues.order_status.declined', declined.payment.orderStatus, s.evidence(declined.x));
   const info = codeMessageOf(answerOf(declined.x)!);
   if (info) {
-    d.set('payments.resultInfo.declined.code', info.code, s.evidence(declined.x));
-    d.set('payments.resultInfo.declined.message', info.message, s.evidence(declined.x));
     const second = again ? await again() : undefined;
     const info2 = second?.payment ? codeMessageOf(answerOf(second.x)!) : undefined;
-    if (info2?.message === info.message)
-      d.set('payments.resultInfo.declined.pinned', true, 'the same message on two declined payments');
+    const pinned = info2?.message === info.message;
+    if (allOwn) {
+      const own = rules[0]!.resultInfo as Record<string, unknown> | undefined;
+      if (own && pinned) own.pinned = true;
+      d.set('payments.declineRules', rules, `${evidence.join('; ')}; each rule worded otherwise: each carries its own`);
+    } else {
+      d.set('payments.resultInfo.declined.code', info.code, s.evidence(declined.x));
+      d.set('payments.resultInfo.declined.message', info.message, s.evidence(declined.x));
+      if (pinned) d.set('payments.resultInfo.declined.pinned', true, 'the same message on two declined payments');
+    }
+  }
+  if (allOwn) {
+    const why = `${rules.length} declining rules, each worded otherwise: the wording of a decline no rule words no probe reaches`;
+    d.unknown('payments.resultInfo.declined', why);
+    d.unknown('payments.risk.action.declined', why);
+    return;
   }
   d.set('payments.risk.action.declined', textAt(declined.body, 'risk_action'), s.evidence(declined.x));
 }

@@ -1,0 +1,59 @@
+/**
+ * The own shape of notification bodies (`notifications.kinds.*.ownShape`) as discovery infers it from the bodies
+ * and the answers that produced them: the template maps each value to the answer field holding it in every body,
+ * literals stay literals, and the schema states only what the bodies show (no minLength, no pattern).
+ */
+import { describe, expect, it } from 'vitest';
+import { inferOwnShape } from '../../src/discover/discoverers/notification-shape.js';
+import { notificationSchemaValidator } from '../../src/profile/notification-shape.js';
+
+const answer = (n: number) => ({
+  merchant_id: 'M1',
+  order_no: `O-${n}`,
+  transaction_id: `T-${n}`,
+  amount: `${n}.00`,
+  order_status: 'approved',
+  risk_action: '',
+  encryption_data: 'x',
+});
+const body = (n: number) => ({
+  event: 'payment.result',
+  merchant_id: 'M1',
+  payment: { order_no: `O-${n}`, id: `T-${n}`, amount: `${n}.00`, status: 'approved', risk: '' },
+  encryption_data: 'sig',
+});
+
+describe('inferOwnShape', () => {
+  it('a body of the answer’s own fields is the documented shape: no own shape', () => {
+    const r = answer(1);
+    const { encryption_data: _, ...fields } = r;
+    expect(inferOwnShape([{ body: { ...fields, encryption_data: 'sig' }, response: r }])).toBeUndefined();
+    expect(inferOwnShape([])).toBeUndefined();
+  });
+
+  it('template from the answer fields, literals kept, empty values left out; a schema the bodies validate under', () => {
+    const pairs = [1, 2, 3].map((n) => ({ body: body(n), response: answer(n) }));
+    const shape = inferOwnShape(pairs)!;
+    expect(shape.template).toEqual({
+      event: 'payment.result',
+      merchant_id: '{response.merchant_id}',
+      payment: {
+        order_no: '{response.order_no}',
+        id: '{response.transaction_id}',
+        amount: '{response.amount}',
+        status: '{response.order_status}',
+      },
+    });
+    expect(shape.notes.join()).toMatch(/payment\.risk: empty in every body/);
+    expect(shape.schema).toMatchObject({
+      type: 'object',
+      required: ['event', 'merchant_id', 'payment', 'encryption_data'],
+      additionalProperties: false,
+      properties: { event: { const: 'payment.result' }, merchant_id: { type: 'string' } },
+    });
+    const validate = notificationSchemaValidator(shape.schema);
+    if (validate instanceof Error) throw validate;
+    for (const p of pairs) expect(validate(p.body)).toBe(true);
+    expect(validate({ ...body(4), extra: 1 })).toBe(false);
+  });
+});
