@@ -90,6 +90,18 @@ export interface Facts {
   securityCode: string;
   /** Payment methods the target offers (the config's, or the spec example's). */
   paymentMethods: string[];
+  /** Payouts that failed with a trigger of the format's list, with the rule each tells. */
+  payoutFailures?: PayoutFailure[];
+}
+
+/** A payout failed by a trigger of the format's list (`payout.failureRules`). */
+export interface PayoutFailure {
+  rule: { field: string; match: 'equals' | 'prefix'; value: string; failureType: string; failureReason: string };
+  /** `status` of the failed payout's answer. */
+  status: string;
+  evidence: string;
+  /** The body sent (a notification probe sends it again with its notify_url). */
+  request: Record<string, unknown>;
 }
 
 /** One row of the discoverer table: the profile points it decides, the rows it reads, and its probes. */

@@ -85,3 +85,21 @@ export const HEADER_CANDIDATES: readonly [string, string][] = [
 
 /** Amount at which discovery looks for a review hold; a threshold above it is not found. */
 export const REVIEW_SEARCH_MAX = '1000000.00';
+
+/**
+ * Payout failure triggers tried (`payout.failureRules`): a request field of the payout and a value of the gateway's
+ * test data that makes a payout fail, as sandboxes conventionally document them. A value ending in `-` is tried as
+ * a prefix (a fresh suffix after it); any other value is sent as it is, then with a letter added, which tells an
+ * `equals` rule from a `prefix` one.
+ */
+export const PAYOUT_FAILURE_TRIALS: readonly { field: string; value: string }[] = [
+  { field: 'beneficiary.last_name', value: 'FAIL' },
+  { field: 'beneficiary.last_name', value: 'FAILED' },
+  { field: 'beneficiary.last_name', value: 'BLOCKED' },
+  { field: 'beneficiary.last_name', value: 'REJECT' },
+  { field: 'beneficiary.company_name', value: 'REJECT' },
+  { field: 'beneficiary_id', value: 'fail-' },
+  { field: 'beneficiary_id', value: 'closed-' },
+  { field: 'beneficiary_id', value: 'blocked-' },
+  { field: 'beneficiary.bank_details.account_number', value: '00000000' },
+];

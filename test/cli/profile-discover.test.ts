@@ -24,10 +24,12 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
   }
 }
 
-/** A server counting what reaches it. */
+/** A server counting what reaches it, and when. */
 let hits = 0;
+const arrivals: number[] = [];
 const server = http.createServer((_req, res) => {
   hits++;
+  arrivals.push(performance.now());
   res.end('{}');
 });
 let url = '';
@@ -80,5 +82,28 @@ describe('pagi-conform profile discover', () => {
     expect(r.out).not.toContain('discover-cli-secret');
     expect(r.code).toBe(EXIT.usage);
     expect(r.out).toMatch(/No signature scheme could be found, so nothing was drafted/);
+  }, 120_000);
+
+  it('respects --rate: requests reach the target no faster than the rate allows', async () => {
+    const config = tempFile('pagi.yaml', CREDENTIALS);
+    arrivals.length = 0;
+    const r = await cli([
+      'profile',
+      'discover',
+      '--target',
+      url,
+      '--config',
+      config,
+      '--rate',
+      '200',
+      '--out',
+      `${config}.out.yaml`,
+    ]);
+    expect(r.code).toBe(EXIT.usage);
+    // The catalogue of schemes sends hundreds of requests (about 800 a second unthrottled); at 200 per second, any
+    // 201 consecutive ones span at least a second (a little slack for the timer).
+    expect(arrivals.length).toBeGreaterThan(201);
+    const spans = arrivals.slice(200).map((t, i) => t - arrivals[i]!);
+    expect(Math.min(...spans)).toBeGreaterThanOrEqual(950);
   }, 120_000);
 });

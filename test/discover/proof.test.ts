@@ -25,17 +25,6 @@ const PERSONALITIES = fs
   .sort();
 const dir = tempDir('pagi-discover-proof-');
 
-/**
- * Where discovery falls short of the issue's goal (95 % and a run with 0 failed), stated with why, so a regression
- * below today's figure still fails. sha256-pairs-ownshape: its notification bodies' own shape is inferred from the
- * bodies (template and schema types), but what bodies cannot tell stays out (minLength, patterns; members the
- * template always fills count as required); its global wording of a decline (a result_info no trigger reaches) is not
- * probed. Its run with the draft is CONFORMANT with no failed check.
- */
-const KNOWN_SHORTFALL: Record<string, { floor: number; failing: string[] }> = {
-  'sha256-pairs-ownshape': { floor: 0.92, failing: [] },
-};
-
 /** One gateway, its discovery and the run with the draft. */
 interface Proof {
   secret: string;
@@ -86,10 +75,7 @@ afterAll(async () => {
 
 describe('profile discover: serve a personality, discover it, run with the draft', () => {
   for (const name of PERSONALITIES) {
-    const title = KNOWN_SHORTFALL[name]
-      ? `${name}: the draft validates; agreement and run within today's known shortfall (KNOWN_SHORTFALL)`
-      : `${name}: the draft validates, agrees on ≥ 95 % of the leaves, and its run is CONFORMANT with 0 failed`;
-    it(title, {
+    it(`${name}: the draft validates, agrees on ≥ 95 % of the leaves, and its run is CONFORMANT with 0 failed`, {
       timeout: 900_000,
     }, async () => {
       const proof = await proofs.get(name)!;
@@ -110,18 +96,12 @@ describe('profile discover: serve a personality, discover it, run with the draft
       const listed = agreement.disagreements.map(
         (d) => `${d.path}: ${JSON.stringify(d.expected)} ≠ ${JSON.stringify(d.received)}`,
       );
-      const short = KNOWN_SHORTFALL[name];
       expect(
         agreement.ratio,
         `${name}: ${agreement.agreeing}/${agreement.leaves} leaves agree; disagreements:\n${listed.join('\n')}`,
-      ).toBeGreaterThanOrEqual(short?.floor ?? 0.95);
+      ).toBeGreaterThanOrEqual(0.95);
       const results = proof.run!.results();
       expect(results.verdicts?.integrity.verdict).toBe('PASSED');
-      if (short) {
-        const failed = failedChecks(results).map((f) => f.split(' ')[1]!.replace(/:$/, ''));
-        expect(failed.filter((f) => !short.failing.includes(f))).toEqual([]);
-        return;
-      }
       expect(failedChecks(results)).toEqual([]);
       expect(results.verdicts?.document.verdict).toBe('CONFORMANT');
       expect(proof.run!.code).toBe(0);

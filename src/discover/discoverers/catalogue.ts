@@ -76,11 +76,16 @@ async function run(s: Session, facts: Facts): Promise<void> {
   envelopeFailure(s, facts);
 }
 
-/** A refused payout's status and failure types, when payouts are refused in the `failureType` form. */
+/**
+ * A failed payout's status and the failure types: from payouts refused in the `failureType` forms and from payouts
+ * failed by a trigger of the format's list (payout.ts).
+ */
 function payoutFailures(s: Session, facts: Facts): void {
   const d = s.draft;
   const r = facts.wrongSignature.payout;
-  if (r?.form !== 'failureType' && r?.form !== 'httpFailureType') {
+  const refused = r?.form === 'failureType' || r?.form === 'httpFailureType' ? r : undefined;
+  const triggered = facts.payoutFailures ?? [];
+  if (!refused && !triggered.length) {
     d.unknown(
       'statusValues.payout_status.failed',
       "no payout failed where discovery could see it (failure rules are the gateway's test data)",
@@ -91,17 +96,28 @@ function payoutFailures(s: Session, facts: Facts): void {
     );
     return;
   }
-  d.set('statusValues.payout_status.failed', textAt(r.answer.body, 'status'), r.evidence);
-  const codes = KINDS.filter((k) => k !== 'unknownPath' && k !== 'methodNotAllowed').flatMap((k) => {
-    const c = facts.kinds[k]?.[0]?.code;
-    return c ? [c] : [];
-  });
+  const failedStatus = triggered.find((t) => t.status)?.status;
+  if (failedStatus) d.set('statusValues.payout_status.failed', failedStatus, triggered[0]!.evidence);
+  else if (refused) d.set('statusValues.payout_status.failed', textAt(refused.answer.body, 'status'), refused.evidence);
+  const codes = refused
+    ? KINDS.filter((k) => k !== 'unknownPath' && k !== 'methodNotAllowed').flatMap((k) => {
+        const c = facts.kinds[k]?.[0]?.code;
+        return c ? [c] : [];
+      })
+    : [];
   const success = d.get<string>('payout.successFailureType');
   d.unknown(
     'payout.failureTypes',
-    "the codes of the error kinds a payout is refused with, and the value the document shows; add the failure types of the gateway's failure rules",
-    [...new Set(['UNKNOWN', ...codes, ...(success ? [success] : [])])],
-    r.evidence,
+    `the failure types seen (${refused ? 'the codes of the error kinds a payout is refused with, ' : ''}those of the failure rules found) and the value the document shows; add every other failure type the gateway documents`,
+    [
+      ...new Set([
+        'UNKNOWN',
+        ...triggered.map((t) => t.rule.failureType).filter((t) => t !== ''),
+        ...codes,
+        ...(success ? [success] : []),
+      ]),
+    ],
+    refused?.evidence ?? triggered[0]!.evidence,
   );
 }
 

@@ -3,10 +3,13 @@
  * receiver got and the answers that produced them: the template (each body value matched to the answer field
  * holding it in every pair → `{response.<field>}`, a value no answer field holds kept as a literal, nested objects
  * kept) and a JSON Schema (type object, `required` = the keys present in every body, `additionalProperties` false,
- * each property's type, `const` for a literal). What the bodies cannot tell (a minimum length, a pattern) stays
- * out of the schema. A body whose members are the answer's own fields is the documented shape: no own shape.
+ * each property's type, `const` for a literal). A member carrying an answer field carries that field's format as the
+ * document states it (`constrain`: a minimum length, a pattern), where every value seen meets it; the signature
+ * member is never empty. Other constraints (a pattern of the gateway's own) no body tells: they stay out. A body whose
+ * members are the answer's own fields is the documented shape: no own shape.
  */
-import type { Exchange } from '../../model.js';
+import type { Exchange, OperationKey } from '../../model.js';
+import type { SpecModel } from '../../spec/load.js';
 
 /** One notification body and the answer of the operation that sent it. */
 export interface ShapePair {
@@ -56,6 +59,9 @@ function schemaType(values: unknown[]): string | undefined {
 
 type Template = { [key: string]: string | Template };
 
+/** The document's constraints (`minLength`, `pattern`) on answer field `field` that every value in `values` meets. */
+export type Constrain = (field: string, values: string[]) => Record<string, unknown>;
+
 /** The answer fields holding `texts[i]` in `responses[i]` for every i where the text is not empty. */
 function fieldsHolding(texts: (string | undefined)[], responses: Record<string, unknown>[]): string[] {
   const seen = texts.map((t, i) => ({ t, r: responses[i]! })).filter((x) => x.t !== undefined && x.t !== '');
@@ -70,6 +76,7 @@ function infer(
   responses: Record<string, unknown>[],
   notes: string[],
   at: string,
+  constrain: Constrain,
 ): { template: Template; schema: Record<string, unknown> } {
   const keys: string[] = [];
   for (const b of bodies) for (const k of Object.keys(b)) if (!keys.includes(k)) keys.push(k);
@@ -80,7 +87,8 @@ function infer(
     const values = present.map((x) => x.v);
     const type = schemaType(values);
     if (key === SIGNATURE && !at) {
-      properties[key] = type ? { type } : {};
+      const signed = values.every((v) => typeof v === 'string' && v !== '');
+      properties[key] = { ...(type ? { type } : {}), ...(signed ? { minLength: 1 } : {}) };
       continue;
     }
     if (type === 'object') {
@@ -89,6 +97,7 @@ function infer(
         present.map((x) => x.r),
         notes,
         `${at}${key}.`,
+        constrain,
       );
       template[key] = inner.template;
       properties[key] = inner.schema;
@@ -102,7 +111,8 @@ function infer(
     const field = fields.includes(key) ? key : fields[0];
     if (field) {
       template[key] = `{response.${field}}`;
-      properties[key] = type ? { type } : {};
+      const seen = texts.filter((t): t is string => t !== undefined);
+      properties[key] = { ...(type ? { type } : {}), ...(type === 'string' ? constrain(field, seen) : {}) };
       if (fields.length > 1) notes.push(`${at}${key}: also ${fields.filter((f) => f !== field).join(', ')}`);
     } else if (texts.every((t) => t !== undefined && t === texts[0]) && texts[0] !== '') {
       template[key] = texts[0]!;
@@ -124,6 +134,7 @@ function infer(
 /** The own shape of the bodies, or undefined when they are the documented shape (or none came). */
 export function inferOwnShape(
   pairs: ShapePair[],
+  constrain: Constrain = () => ({}),
 ): { template: Template; schema: Record<string, unknown>; notes: string[] } | undefined {
   if (!pairs.length || pairs.every(isDocumentedShape)) return undefined;
   const notes: string[] = [];
@@ -132,6 +143,39 @@ export function inferOwnShape(
     pairs.map((p) => p.response),
     notes,
     '',
+    constrain,
   );
   return { template, schema, notes };
+}
+
+/**
+ * The document's format of an answer field of `op`, read from the spec's response schema: a value the schema refuses
+ * for being empty gives `minLength: 1`; the patterns it refuses a value with are kept where every value seen matches,
+ * the strictest of them (the one refusing most variants of the values seen: other case, a character more, a sign).
+ */
+export function documentFormat(
+  spec: SpecModel,
+  op: OperationKey,
+  response: Record<string, unknown> | undefined,
+): Constrain {
+  const schemaId = spec.operations.get(op)?.responseSchemaId;
+  return (field, values) => {
+    if (!schemaId || !response || /[~/]/.test(field) || !values.length) return {};
+    const at = (v: string) =>
+      spec.validate(schemaId, { ...response, [field]: v }).filter((x) => x.instancePath === `/${field}`);
+    const out: Record<string, unknown> = {};
+    if (values.every((v) => v !== '') && at('').some((x) => x.keyword === 'minLength')) out.minLength = 1;
+    const patterns = [
+      ...new Set(
+        at('\u0000')
+          .filter((x) => x.keyword === 'pattern')
+          .map((x) => String(x.params.pattern)),
+      ),
+    ].filter((p) => values.every((v) => new RegExp(p, 'u').test(v)));
+    const variants = values.flatMap((v) => [v.toLowerCase(), v.toUpperCase(), `${v}x`, `${v}0`, `-${v}`]);
+    const refused = (p: string) => variants.filter((v) => !new RegExp(p, 'u').test(v)).length;
+    const strictest = patterns.sort((a, b) => refused(b) - refused(a))[0];
+    if (strictest) out.pattern = strictest;
+    return out;
+  };
 }

@@ -11,7 +11,7 @@ import type { Receiver } from '../../engine/receiver.js';
 import type { Session } from '../session.js';
 import { batch, followForms, itemOf, pay } from '../world.js';
 import { completeApm } from './apm.js';
-import { inferOwnShape, pairsOf, type ShapePair } from './notification-shape.js';
+import { documentFormat, inferOwnShape, pairsOf, type ShapePair } from './notification-shape.js';
 import { answerOf } from '../answers.js';
 
 const WAIT_MS = 4000;
@@ -55,15 +55,21 @@ async function run(s: Session, facts: Facts): Promise<void> {
   delete payoutBody.fee_paid_by;
   const payout = await s.send('payout', payoutBody);
   const payoutKey = String(payoutBody.request_id);
+  // A payout failed by a trigger found (payout.ts): its notification fills the failure fields.
+  const failing = facts.payoutFailures?.[0];
+  const failedBody = failing ? { ...s.body('payout', { ...failing.request, notify_url: url }) } : undefined;
+  if (failedBody) failedBody.request_id = s.body('payout').request_id;
+  const failedPayout = failedBody ? await s.send('payout', failedBody) : undefined;
   const apm = await completeApm(s, /pay/i, url);
   const checkoutBody = s.body('checkout', { notify_url: url });
   const checkout = await s.send('checkout', checkoutBody);
   await followForms(s, checkout, /pay/i);
   const checkoutKey = String(checkoutBody.order_no);
   const held = facts.held ? await heldWithUrl(s, facts, url) : undefined;
-  const [fromDirect, fromPayout, fromApm, fromHeld, fromCheckout] = await Promise.all([
+  const [fromDirect, fromPayout, fromFailedPayout, fromApm, fromHeld, fromCheckout] = await Promise.all([
     r.notifications(directKey, WAIT_MS),
     r.notifications(payoutKey, WAIT_MS),
+    failedBody ? r.notifications(String(failedBody.request_id), WAIT_MS) : Promise.resolve([]),
     apm.orderNo ? r.notifications(apm.orderNo, WAIT_MS) : Promise.resolve([]),
     held ? r.notifications(held.order_no, WAIT_MS) : Promise.resolve([]),
     r.notifications(checkoutKey, WAIT_MS),
@@ -133,12 +139,19 @@ async function run(s: Session, facts: Facts): Promise<void> {
     d.unknown('notifications.acknowledgement', 'no direct payment notification came');
   } else await retries(s, r, url, paymentPairs);
   ownShape(s, 'payment', paymentPairs);
-  if (fromPayout.length) ownShape(s, 'payout', pairsOf(fromPayout, answerOf(payout)?.body));
+  if (fromPayout.length)
+    ownShape(s, 'payout', [
+      ...pairsOf(fromPayout, answerOf(payout)?.body),
+      ...(failedPayout ? pairsOf(fromFailedPayout, answerOf(failedPayout)?.body) : []),
+    ]);
 }
 
 /** The kind's own body shape (`ownShape`) when its bodies are not the answer's fields as they are. */
 function ownShape(s: Session, kind: 'payment' | 'payout', pairs: ShapePair[]): void {
-  const shape = inferOwnShape(pairs);
+  const shape = inferOwnShape(
+    pairs,
+    documentFormat(s.spec, kind === 'payment' ? 'authoriseDirect' : 'payout', pairs[0]?.response),
+  );
   if (!shape) return;
   const at = `notifications.kinds.${kind}.ownShape`;
   const open = shape.notes.length ? `; left out (review): ${shape.notes.join('; ')}` : '';
@@ -150,7 +163,7 @@ function ownShape(s: Session, kind: 'payment' | 'payout', pairs: ShapePair[]): v
   s.draft.set(
     `${at}.schema`,
     shape.schema,
-    `from ${pairs.length} bodies: required = members in every body, types as seen, const = literals; no minLength or pattern (bodies cannot tell them): review`,
+    `from ${pairs.length} bodies: required = members in every body, types as seen, const = literals, minLength and pattern of a member carrying an answer field = the document's format of that field (where every value seen meets it); optional members and the gateway's own patterns no body tells: review`,
   );
 }
 
@@ -272,7 +285,7 @@ export const notificationsDiscoverer: Discoverer = {
     'notifications.retry',
     'notifications.acknowledgement',
   ],
-  after: ['payments', 'lifecycle'],
+  after: ['payments', 'lifecycle', 'payout'],
   run,
 };
 

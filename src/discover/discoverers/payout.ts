@@ -2,12 +2,12 @@
  * Payouts (`payout`, `statusValues.payout_status`): the `fee_paid_by` values of the format's short list, the fee
  * (two amounts tell fixed from proportional; a large one the percentage; two more the rounding), the idempotency
  * key (the same request again, then with another body), the clearing system, and what a completed payout carries.
- * Failure rules name a field and a value of the gateway's test data: no probe can find them.
+ * Failure rules: the triggers of the format's short list (vocabulary.ts), each tried once.
  */
 import { answerOf } from '../answers.js';
-import { attempt, textAt, type Discoverer, type Facts } from '../context.js';
+import { attempt, textAt, type Discoverer, type Facts, type PayoutFailure } from '../context.js';
 import type { Session } from '../session.js';
-import { FEE_PAID_BY_PAIRS } from '../vocabulary.js';
+import { FEE_PAID_BY_PAIRS, PAYOUT_FAILURE_TRIALS } from '../vocabulary.js';
 
 type Out = { x: import('../../model.js').Exchange; body: Record<string, unknown>; ok: boolean };
 
@@ -28,7 +28,6 @@ const num = (b: Record<string, unknown>, f: string) => Number(b[f]);
 
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
-  void facts;
   // fee_paid_by: a pair of the list whose both values are taken.
   let pair: [string, string] | undefined;
   let payerOut: Out | undefined;
@@ -153,11 +152,82 @@ async function run(s: Session, facts: Facts): Promise<void> {
       undefined,
       s.evidence(conv.x),
     );
-  d.unknown(
-    'payout.failureRules',
-    "no probe can tell: a failure rule names a field and a value of the gateway's own test data; list the failing payouts its documentation names",
-    [],
-  );
+  await failureRules(s, facts, payer);
+}
+
+/** A copy of `body` with the value at a dotted path replaced (undefined when a step of the path is missing). */
+function withValue(body: Record<string, unknown>, dotted: string, value: string): Record<string, unknown> | undefined {
+  const out = structuredClone(body);
+  const steps = dotted.split('.');
+  let at: Record<string, unknown> = out;
+  for (const step of steps.slice(0, -1)) {
+    const next = at[step];
+    if (!next || typeof next !== 'object' || Array.isArray(next)) return undefined;
+    at = next as Record<string, unknown>;
+  }
+  if (!(steps.at(-1)! in at)) return undefined;
+  at[steps.at(-1)!] = value;
+  return out;
+}
+
+/**
+ * Failure rules from the format's short list of payout failure triggers: a payout carrying one trigger that answers
+ * another status than a completed payout's (or a failure type) names a rule; the same value with a letter added
+ * tells `equals` from `prefix`. Triggers outside the list stay unknown.
+ */
+async function failureRules(s: Session, facts: Facts, payer: string): Promise<void> {
+  const d = s.draft;
+  const completed = d.get<string>('statusValues.payout_status.completed');
+  const successType = d.get<string>('payout.successFailureType') ?? '';
+  const failed = (o: Out) =>
+    o.ok && ((!!completed && textAt(o.body, 'status') !== completed) || textAt(o.body, 'failure_type') !== successType);
+  const base = s.body('payout', { fee_paid_by: payer });
+  const rules: PayoutFailure[] = [];
+  const tried: string[] = [];
+  for (const trial of PAYOUT_FAILURE_TRIALS) {
+    const prefix = trial.value.endsWith('-');
+    const sent = prefix ? `${trial.value}${s.orderNo()}` : trial.value;
+    const body = withValue(base, trial.field, sent);
+    if (!body) continue;
+    tried.push(`${trial.field}=${trial.value}`);
+    const o = await payout(s, body);
+    if (!failed(o)) continue;
+    let match: 'equals' | 'prefix' = 'prefix';
+    if (!prefix) {
+      const longer = await payout(s, withValue(base, trial.field, `${trial.value}X`)!);
+      match = failed(longer) ? 'prefix' : 'equals';
+    }
+    rules.push({
+      rule: {
+        field: trial.field,
+        match,
+        value: trial.value,
+        failureType: textAt(o.body, 'failure_type'),
+        failureReason: textAt(o.body, 'failure_reason'),
+      },
+      status: textAt(o.body, 'status'),
+      evidence: s.evidence(o.x, `${trial.field} ${sent}`),
+      request: o.x.request.body as Record<string, unknown>,
+    });
+  }
+  facts.payoutFailures = rules;
+  if (rules.length)
+    d.set(
+      'payout.failureRules',
+      rules.map((r) => r.rule),
+      rules
+        .map(
+          (r) =>
+            `${r.evidence} (${r.rule.match === 'equals' ? `${r.rule.value}X completed` : r.rule.value.endsWith('-') ? 'a prefix with a fresh suffix' : `${r.rule.value}X failed too`})`,
+        )
+        .join('; ') + `; other triggers are the gateway's test data: tried ${tried.join(', ')}`,
+    );
+  else
+    d.unknown(
+      'payout.failureRules',
+      `no payout failed with a trigger of the format's list (${tried.join(', ')}): a failure rule names a field and a value of the gateway's own test data; list the failing payouts its documentation names`,
+      [],
+    );
 }
 
 export const payoutDiscoverer: Discoverer = {
