@@ -144,3 +144,19 @@ describe('pact check table', () => {
     expect([result.verdict, result.exitCode]).toEqual(['NOT CONFORMANT', 1]);
   });
 });
+
+describe('pact command line', () => {
+  it('takes its flags from the options table, command by command', async () => {
+    const { parseCommandLine } = await import('../../src/config/load.js');
+    expect(
+      parseCommandLine('pact check', ['f.json', '--fail-on', 'expected', '--reporter', 'json,junit'], true),
+    ).toEqual({ options: { failOn: 'expected', reporter: ['json', 'junit'] }, positionals: ['f.json'] });
+    expect(
+      parseCommandLine('pact verify', ['--target', 'http://gw:8080/', '--merchant-id', 'M1', '--publish'], false)
+        .options,
+    ).toEqual({ target: 'http://gw:8080', merchantId: 'M1', publish: true });
+    expect(parseCommandLine('pact generate', ['--out', 'dir'], false).options).toEqual({ pactOut: 'dir' });
+    expect(() => parseCommandLine('pact check', ['--merchant-id', 'M1'], true)).toThrow(/Unknown option/);
+    expect(() => parseCommandLine('pact check', ['--fail-on', 'never'], true)).toThrow(/--fail-on must be one of/);
+  });
+});
