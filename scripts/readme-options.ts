@@ -3,7 +3,7 @@
  * key, TypeScript type, CLI flag, environment variable, default, description. `--check` exits 1 when README.md is
  * stale; without it README.md is rewritten between the OPTIONS markers.
  */
-import { type Command, OPTIONS, type OptionDef, optionsOf } from '../src/config/options.js';
+import { type Command, flagOf, OPTIONS, type OptionDef, optionsOf } from '../src/config/options.js';
 import { SERVE_FLAGS } from '../gateway/cli.js';
 import { SELFTEST_FLAGS } from '../src/cli/selftest.js';
 import type { FlagRow } from '../src/config/flags.js';
@@ -44,12 +44,15 @@ export function optionsSection(): string {
     const fallback = def.default === undefined ? '' : `\`${JSON.stringify(def.default)}\``;
     const where = def.configFile === false ? ' (not in a config file)' : '';
     rows.push(
-      `| \`${def.key}\` | \`${typeOf(def)}\` | ${def.flag ? `\`--${def.flag}\`` : ''} | ${def.env ? `\`${def.env}\`` : ''} | ${fallback} | ${cell(def.description)}${where} |`,
+      `| \`${def.key}\` | \`${typeOf(def)}\` | ${flagOf(def, 'run') ? `\`--${def.flag}\`` : ''} | ${def.env ? `\`${def.env}\`` : ''} | ${fallback} | ${cell(def.description)}${where} |`,
     );
   }
   return [
     rows.join('\n'),
     commandRows('profile discover'),
+    commandRows('pact generate'),
+    commandRows('pact verify'),
+    commandRows('pact check'),
     flagSection('serve', SERVE_FLAGS),
     flagSection('selftest', SELFTEST_FLAGS),
   ].join('\n\n');
@@ -58,7 +61,7 @@ export function optionsSection(): string {
 /** The rows of the table another command takes (flags and config-file keys), in one sentence. */
 function commandRows(command: Command): string {
   const rows = optionsOf(command).filter((d) => d.key !== 'help');
-  const named = rows.map((d) => (d.flag ? `\`--${d.flag}\`` : `\`${d.key}\``));
+  const named = rows.map((d) => (flagOf(d, command) ? `\`--${d.flag}\`` : `\`${d.key}\``));
   const own = rows.filter((d) => !(d.commands ?? ['run']).includes('run'));
   const ownText = own
     .map((d) => `\`--${d.flag}\` (\`${d.key}\`): ${cell(d.description).replace(/\.$/, '')}`)

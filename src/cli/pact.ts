@@ -6,51 +6,39 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { optionLines, parseCommandLine, readEnv } from '../config/load.js';
+import { defaults, type Command, type RunOptions } from '../config/options.js';
 import { EXIT, UsageError } from '../types/errors.js';
 
-const USAGE = `usage: pagi-conform pact <generate|verify|check> [options]
-
-  pact generate [--profile P] [--out DIR]
+/** What each `pact` command does, above its options (generated from the options table). */
+const ABOUT: Record<'generate' | 'verify' | 'check', string> = {
+  generate: `  pact generate [options]
       Write the Pact V4 file generated from the spec (consumer merchant, provider pagi-gateway) for the profile
-      (default reference) into DIR (default pacts/). Requests are signed with the sandbox's example secret.
-
-  pact verify --target URL [--pact FILE|DIR] [--profile P]
-      Replay the pact (default: the generated pact of the profile, written to a temporary folder) against the
-      gateway at URL with Pact's Verifier. Provider states are made true through the interface, requests are
-      re-signed with the merchant's secret. Credentials: --merchant-id, --account-id, --secret or PAGI_MERCHANT_ID,
-      PAGI_ACCOUNT_ID, PAGI_SECRET (default: the sandbox's, gateway/config.default.yaml).
-      --broker-url URL [--broker-token T] [--publish --provider-version V [--provider-branch B]]: take the pacts
-      from a Pact Broker instead (PACT_BROKER_BASE_URL, PACT_BROKER_TOKEN).
-
-  pact check FILE [--profile P] [--out DIR] [--reporter LIST] [--fail-on LEVEL]
+      into the --out folder. Requests are signed with the sandbox's example secret.`,
+  verify: `  pact verify --target URL [options]
+      Replay the pact against the gateway at URL with Pact's Verifier. Provider states are made true through the
+      interface, requests are re-signed with the merchant's secret (default credentials: the sandbox's,
+      gateway/config.default.yaml). With --broker-url the pacts come from a Pact Broker instead.`,
+  check: `  pact check FILE [options]
       Validate every interaction of a merchant's pact against the spec and the requirement catalogue: request and
       response shapes, limits, media types, the XML and HTML forms; every expectation the interface does not
-      guarantee is a finding with its requirement id (or "not shown"). Reports as 'pagi-conform run' does.
+      guarantee is a finding with its requirement id (or "not shown"). Reports as 'pagi-conform run' does.`,
+};
 
-exit codes: 0 generated / verified / no failing finding, 1 verification failed / findings at or above --fail-on,
+const EXIT_CODES = `exit codes: 0 generated / verified / no failing finding, 1 verification failed / findings at or above --fail-on,
             2 usage error, unreadable pact or unreachable gateway.`;
 
-const OPTIONS = {
-  profile: { type: 'string' },
-  out: { type: 'string' },
-  target: { type: 'string' },
-  pact: { type: 'string' },
-  'merchant-id': { type: 'string' },
-  'account-id': { type: 'string' },
-  secret: { type: 'string' },
-  'card-security-code': { type: 'string' },
-  'unknown-payment-method': { type: 'string' },
-  'broker-url': { type: 'string' },
-  'broker-token': { type: 'string' },
-  publish: { type: 'boolean' },
-  'provider-version': { type: 'string' },
-  'provider-branch': { type: 'string' },
-  reporter: { type: 'string' },
-  'fail-on': { type: 'string' },
-  'log-level': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+/** The help of one `pact` command, or of all of them. */
+function usage(sub?: keyof typeof ABOUT): string {
+  const subs = sub ? [sub] : (Object.keys(ABOUT) as (keyof typeof ABOUT)[]);
+  const parts = subs.map((s) => [ABOUT[s], '', 'options:', ...optionLines(`pact ${s}`)].join('\n'));
+  return [
+    'usage: pagi-conform pact <generate|verify|check> [options]',
+    '',
+    ...parts.flatMap((p) => [p, '']),
+    EXIT_CODES,
+  ].join('\n');
+}
 
 /** Pact files named by `--pact`: a file, or every `.json` file of a folder. */
 function pactFiles(where: string): string[] {
@@ -70,9 +58,9 @@ function pactFiles(where: string): string[] {
   return files;
 }
 
-async function generate(values: Record<string, any>): Promise<number> {
+async function generate(values: RunOptions): Promise<number> {
   const { writePact } = await import('../pact/interactions.js');
-  const file = writePact(values.out ?? 'pacts', { profile: values.profile ?? 'reference' });
+  const file = writePact(values.pactOut!, { profile: values.profile });
   console.log(`pact written: ${path.relative(process.cwd(), file) || file}`);
   return EXIT.ok;
 }
@@ -81,14 +69,14 @@ async function generate(values: Record<string, any>): Promise<number> {
  * Run the verification in a child process whose output is masked line by line: Pact's native core prints the bodies
  * a gateway answered straight to the process's stdout, where the kit cannot mask them otherwise.
  */
-async function maskedChild(argv: string[], values: Record<string, any>): Promise<number> {
+async function maskedChild(argv: string[], values: RunOptions): Promise<number> {
   const { spawn } = await import('node:child_process');
   const { createInterface } = await import('node:readline');
   const { maskText } = await import('../mask.js');
   const { loadProfile } = await import('../profile/load.js');
   const { sandboxCredentials } = await import('../pact/interactions.js');
-  const profile = loadProfile(values.profile ?? 'reference').profile;
-  const secret: string = values.secret ?? process.env.PAGI_SECRET ?? sandboxCredentials().secret;
+  const profile = loadProfile(values.profile).profile;
+  const secret: string = values.secret ?? sandboxCredentials().secret;
   const rules = {
     secrets: [secret],
     cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline],
@@ -111,24 +99,16 @@ async function maskedChild(argv: string[], values: Record<string, any>): Promise
   return code;
 }
 
-async function verify(values: Record<string, any>, argv: string[] = []): Promise<number> {
+async function verify(values: RunOptions, argv: string[] = []): Promise<number> {
   if (!process.env.PAGI_PACT_VERIFY_CHILD) return maskedChild(argv, values);
-  const brokerUrl: string | undefined = values['broker-url'] ?? process.env.PACT_BROKER_BASE_URL;
+  const brokerUrl = values.brokerUrl;
   if (!values.target) throw new UsageError('name the gateway to verify with --target URL');
-  let target: URL;
-  try {
-    target = new URL(values.target);
-  } catch {
-    throw new UsageError(`--target must be an absolute http(s) URL, not '${values.target}'`);
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    throw new UsageError(`--target must be an http or https URL, not '${values.target}'`);
-  if (values.publish && !values['provider-version']) throw new UsageError('--publish needs --provider-version');
+  if (values.publish && !values.providerVersion) throw new UsageError('--publish needs --provider-version');
   const { kitSpec } = await import('../spec/load.js');
   const { loadProfile } = await import('../profile/load.js');
   const { sandboxCredentials, writePact } = await import('../pact/interactions.js');
   const { verifyPact } = await import('../pact/verify.js');
-  const profileName: string = values.profile ?? 'reference';
+  const profileName = values.profile;
   const profile = loadProfile(profileName).profile;
   let files: string[] = [];
   let temporary: string | undefined;
@@ -142,24 +122,24 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
   const sandbox = sandboxCredentials();
   try {
     const outcome = await verifyPact({
-      target: values.target.replace(/\/+$/, ''),
+      target: values.target,
       pactUrls: files,
       spec: kitSpec(),
       profile,
-      merchantId: values['merchant-id'] ?? process.env.PAGI_MERCHANT_ID ?? sandbox.merchantId,
-      accountId: values['account-id'] ?? process.env.PAGI_ACCOUNT_ID ?? sandbox.accountId,
-      secret: values.secret ?? process.env.PAGI_SECRET ?? sandbox.secret,
-      cardSecurityCode: values['card-security-code'] ?? '123',
-      unknownPaymentMethod: values['unknown-payment-method'] ?? 'PAGI_KIT_UNKNOWN',
-      logLevel: values['log-level'] ?? 'error',
+      merchantId: values.merchantId ?? sandbox.merchantId,
+      accountId: values.accountId ?? sandbox.accountId,
+      secret: values.secret ?? sandbox.secret,
+      cardSecurityCode: values.cardSecurityCode,
+      unknownPaymentMethod: values.unknownPaymentMethod!,
+      logLevel: values.logLevel!,
       ...(brokerUrl
         ? {
             broker: {
               url: brokerUrl,
-              token: values['broker-token'] ?? process.env.PACT_BROKER_TOKEN,
+              token: values.brokerToken,
               publish: Boolean(values.publish),
-              providerVersion: values['provider-version'],
-              providerBranch: values['provider-branch'],
+              providerVersion: values.providerVersion,
+              providerBranch: values.providerBranch,
             },
           }
         : {}),
@@ -190,11 +170,9 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
   }
 }
 
-async function check(values: Record<string, any>, positionals: string[]): Promise<number> {
+async function check(values: RunOptions, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("name one pact file: 'pagi-conform pact check FILE'");
-  const failOn = values['fail-on'] ?? 'must';
-  if (!['must', 'expected', 'profile'].includes(failOn))
-    throw new UsageError(`--fail-on must be must, expected or profile, not '${failOn}'`);
+  const failOn = values.failOn;
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
   let pact: ReturnType<typeof readPactFile>;
   try {
@@ -203,44 +181,62 @@ async function check(values: Record<string, any>, positionals: string[]): Promis
     throw new UsageError((e as Error).message);
   }
   const result = checkPact(pact, {
-    profile: values.profile ?? 'reference',
+    profile: values.profile,
     failOn,
     file: positionals[0]!,
     commandLine: ['pagi-conform', 'pact', 'check', ...process.argv.slice(4)],
   });
-  const reporters = (values.reporter ?? 'console,json')
-    .split(',')
-    .map((s: string) => s.trim())
-    .filter(Boolean);
+  const reporters = values.reporter;
   const { createReporters } = await import('../../reporters/index.js');
   await reportCheck(result, {
-    out: values.out ?? 'reports',
+    out: values.out,
     reporters: createReporters({ reporter: reporters, signKey: undefined }),
   });
   return result.exitCode === EXIT.inconclusive ? EXIT.ok : result.exitCode;
+}
+
+/** The commands of `pact`. */
+const SUBCOMMANDS = ['generate', 'verify', 'check'] as const;
+
+/**
+ * A `pact` command's options from the options table: its flags, the environment variables of its rows (the
+ * credentials, the Pact Broker's), then the rows' defaults.
+ */
+function optionsOf(command: Command, argv: string[]): { values: RunOptions; positionals: string[] } {
+  const { options, positionals } = parseCommandLine(command, argv, command === 'pact check');
+  const fromEnv = readEnv(process.env, command);
+  return { values: { ...defaults(command), ...fromEnv, ...options } as RunOptions, positionals };
 }
 
 /** Run `pact` with its arguments; returns the exit code. */
 export async function pactMain(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (!sub || sub === 'help' || sub === '--help' || sub === '-h') {
-    console.log(USAGE);
+    console.log(usage());
     return sub ? 0 : 2;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: true });
-    if (values.help) {
-      console.log(USAGE);
+    if (!(SUBCOMMANDS as readonly string[]).includes(sub))
+      throw new UsageError(`unknown pact command '${sub}'; use generate, verify or check`);
+    const name = sub as (typeof SUBCOMMANDS)[number];
+    if (rest.includes('-h')) {
+      console.log(usage(name));
       return EXIT.ok;
     }
-    if (sub === 'generate') return await generate(values);
-    if (sub === 'verify') return await verify(values, argv);
-    if (sub === 'check') return await check(values, positionals);
-    throw new UsageError(`unknown pact command '${sub}'; use generate, verify or check`);
+    const { values, positionals } = optionsOf(`pact ${name}`, rest);
+    if (values.help) {
+      console.log(usage(name));
+      return EXIT.ok;
+    }
+    if (name === 'generate') return await generate(values);
+    if (name === 'verify') return await verify(values, argv);
+    return await check(values, positionals);
   } catch (e) {
     const message = (e as Error).message.split('\n')[0];
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`pagi-conform pact: ${message}; run 'pagi-conform pact --help' for the options.`);
+    if (e instanceof UsageError) {
+      console.error(
+        `pagi-conform pact: ${message}${/--help/.test(message ?? '') ? '' : "; run 'pagi-conform pact --help' for the options."}`,
+      );
       return EXIT.usage;
     }
     console.error(`pagi-conform pact ${sub}: ${message}`);

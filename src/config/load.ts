@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readYamlFile } from '../yaml.js';
-import { UsageError, defaults, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
+import { UsageError, defaults, flagOf, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
 
 /** The rows of `pagi-conform run` (flags, config-file keys, environment). */
 const TABLE = optionsOf('run');
@@ -56,8 +56,9 @@ export function parseCommandLine(
   const rows = optionsOf(command);
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const def of rows) {
-    if (!def.flag) continue;
-    options[def.flag] =
+    const flag = flagOf(def, command);
+    if (!flag) continue;
+    options[flag] =
       def.type.cli === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: def.type.label === 'LIST' };
   }
   let parsed: { values: Record<string, unknown>; positionals: string[] };
@@ -76,8 +77,8 @@ export function parseCommandLine(
   }
   const out: Record<string, unknown> = {};
   for (const def of rows) {
-    if (def.flag && parsed.values[def.flag] !== undefined)
-      out[def.key] = parseValue(def, parsed.values[def.flag], `--${def.flag}`);
+    const flag = flagOf(def, command);
+    if (flag && parsed.values[flag] !== undefined) out[def.key] = parseValue(def, parsed.values[flag], `--${flag}`);
   }
   return { options: out as Partial<RunOptions>, positionals: parsed.positionals };
 }
@@ -177,9 +178,9 @@ function defaultText(def: OptionDef): string {
 /** The `options:` lines of a command's `--help`, generated from its rows of the table. */
 export function optionLines(command: Command): string[] {
   return optionsOf(command)
-    .filter((d) => d.flag)
+    .filter((d) => flagOf(d, command))
     .map((def) => {
-      const head = `  --${def.flag}${def.type.label ? ` ${def.type.label}` : ''}`;
+      const head = `  --${flagOf(def, command)}${def.type.label ? ` ${def.type.label}` : ''}`;
       // A head wider than its column puts the description on the next line.
       return head.length < 30
         ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}`
@@ -198,7 +199,7 @@ export function helpText(): string {
     ...optionLines('run'),
   ];
   lines.push('', 'config-file keys (besides the camelCase name of any option above):');
-  for (const def of TABLE.filter((d) => !d.flag))
+  for (const def of TABLE.filter((d) => !flagOf(d, 'run')))
     lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
   lines.push(
     '',

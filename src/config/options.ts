@@ -62,11 +62,37 @@ export interface RunOptions {
   allowLive: boolean;
   /** File `profile migrate` writes the migrated profile to (absent: standard output). */
   profileOut?: string;
+  /** Folder `pact generate` writes the pact to. */
+  pactOut?: string;
+  /** Pact file, or folder of pact files, `pact verify` replays (absent: the generated pact of the profile). */
+  pact?: string;
+  /** Pact Broker `pact verify` takes the pacts from. */
+  brokerUrl?: string;
+  /** Token of the Pact Broker. */
+  brokerToken?: string;
+  /** Publish the verification results to the Pact Broker. */
+  publish?: boolean;
+  /** Version of the gateway the verification results are published for. */
+  providerVersion?: string;
+  /** Branch of the gateway the verification results are published for. */
+  providerBranch?: string;
+  /** Log level of Pact's Verifier. */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** APM payment_method a provider state sends as unknown to the gateway (`pact verify`). */
+  unknownPaymentMethod?: string;
   help: boolean;
 }
 
 /** The commands whose flags and keys the table defines. */
-export type Command = 'run' | 'merge' | 'verify' | 'profile migrate' | 'profile discover';
+export type Command =
+  | 'run'
+  | 'merge'
+  | 'verify'
+  | 'profile migrate'
+  | 'profile discover'
+  | 'pact generate'
+  | 'pact verify'
+  | 'pact check';
 
 export { UsageError } from '../types/errors.js';
 import { UsageError } from '../types/errors.js';
@@ -87,6 +113,8 @@ export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
   key: K;
   /** CLI flag without `--`; absent for config-file-only keys. */
   flag?: string;
+  /** Commands whose command line takes the flag (default: every command of the row); the others read the key only. */
+  flagCommands?: readonly Command[];
   type: ValueType<NonNullable<RunOptions[K]>>;
   default?: RunOptions[K];
   env?: string;
@@ -246,7 +274,7 @@ function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> 
 export const OPTIONS = [
   opt({
     key: 'target',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'pact verify'],
     flag: 'target',
     type: url,
     env: 'PAGI_TARGET',
@@ -265,6 +293,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'profile',
+    commands: ['run', 'pact generate', 'pact verify', 'pact check'],
     flag: 'profile',
     type: text('FILE', true),
     default: 'reference',
@@ -288,6 +317,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'failOn',
+    commands: ['run', 'pact check'],
     flag: 'fail-on',
     type: oneOf(['must', 'expected', 'profile'] as const),
     default: 'must',
@@ -306,7 +336,7 @@ export const OPTIONS = [
     flag: 'out',
     type: text('DIR'),
     default: 'reports',
-    commands: ['run', 'merge'],
+    commands: ['run', 'merge', 'pact check'],
     affectsResults: false,
     description: 'Folder the reports are written to.',
   }),
@@ -315,7 +345,7 @@ export const OPTIONS = [
     flag: 'reporter',
     type: list,
     default: ['console', 'json'],
-    commands: ['run', 'merge'],
+    commands: ['run', 'merge', 'pact check'],
     affectsResults: false,
     description:
       'Reporters, comma-separated: console (progress, summary, verdict), json (results.json), junit (junit.xml), markdown (summary.md), har (exchanges.har), html (report.html, the certification report).',
@@ -506,7 +536,9 @@ export const OPTIONS = [
   }),
   opt({
     key: 'cardSecurityCode',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'pact verify'],
+    flag: 'card-security-code',
+    flagCommands: ['pact verify'],
     type: text('CODE'),
     default: '123',
     description: 'Security code sent with the test cards.',
@@ -527,21 +559,27 @@ export const OPTIONS = [
   }),
   opt({
     key: 'merchantId',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'pact verify'],
+    flag: 'merchant-id',
+    flagCommands: ['pact verify'],
     type: text('ID'),
     env: 'PAGI_MERCHANT_ID',
     description: "merchant_id of the test account (default with no --target: the reference gateway's).",
   }),
   opt({
     key: 'accountId',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'pact verify'],
+    flag: 'account-id',
+    flagCommands: ['pact verify'],
     type: text('ID'),
     env: 'PAGI_ACCOUNT_ID',
     description: "account_id of the test account (default with no --target: the reference gateway's).",
   }),
   opt({
     key: 'secret',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'pact verify'],
+    flag: 'secret',
+    flagCommands: ['pact verify'],
     type: text('SECRET'),
     env: 'PAGI_SECRET',
     secret: true,
@@ -558,12 +596,103 @@ export const OPTIONS = [
       'File the migrated profile is written to (it may be the profile itself), or the draft profile discover writes; absent: standard output, and what the command says goes to standard error.',
   }),
   opt({
+    key: 'pactOut',
+    flag: 'out',
+    type: text('DIR'),
+    default: 'pacts',
+    configFile: false,
+    commands: ['pact generate'],
+    affectsResults: false,
+    description: 'Folder the generated pact is written to.',
+  }),
+  opt({
+    key: 'pact',
+    flag: 'pact',
+    type: text('FILE|DIR'),
+    configFile: false,
+    commands: ['pact verify'],
+    description:
+      'Pact file, or folder of .json pact files, to replay (default: the generated pact of the profile, written to a temporary folder).',
+  }),
+  opt({
+    key: 'brokerUrl',
+    flag: 'broker-url',
+    type: url,
+    env: 'PACT_BROKER_BASE_URL',
+    configFile: false,
+    commands: ['pact verify'],
+    description: 'Pact Broker to take the pacts from instead of files.',
+  }),
+  opt({
+    key: 'brokerToken',
+    flag: 'broker-token',
+    type: text('TOKEN'),
+    env: 'PACT_BROKER_TOKEN',
+    configFile: false,
+    secret: true,
+    commands: ['pact verify'],
+    description: 'Token of the Pact Broker.',
+  }),
+  opt({
+    key: 'publish',
+    flag: 'publish',
+    type: flag,
+    default: false,
+    configFile: false,
+    commands: ['pact verify'],
+    description: 'Publish the verification results to the Pact Broker (needs --provider-version).',
+  }),
+  opt({
+    key: 'providerVersion',
+    flag: 'provider-version',
+    type: text('VERSION'),
+    configFile: false,
+    commands: ['pact verify'],
+    description: 'Version of the gateway the published results are for.',
+  }),
+  opt({
+    key: 'providerBranch',
+    flag: 'provider-branch',
+    type: text('BRANCH'),
+    configFile: false,
+    commands: ['pact verify'],
+    description: 'Branch of the gateway the published results are for.',
+  }),
+  opt({
+    key: 'unknownPaymentMethod',
+    flag: 'unknown-payment-method',
+    type: text('METHOD'),
+    default: 'PAGI_KIT_UNKNOWN',
+    configFile: false,
+    commands: ['pact verify'],
+    description: 'APM payment_method the provider states send as one the gateway does not know.',
+  }),
+  opt({
+    key: 'logLevel',
+    flag: 'log-level',
+    type: oneOf(['trace', 'debug', 'info', 'warn', 'error'] as const),
+    default: 'error',
+    configFile: false,
+    commands: ['pact verify'],
+    affectsResults: false,
+    description: "Log level of Pact's Verifier.",
+  }),
+  opt({
     key: 'help',
     flag: 'help',
     type: flag,
     default: false,
     configFile: false,
-    commands: ['run', 'merge', 'verify', 'profile migrate', 'profile discover'],
+    commands: [
+      'run',
+      'merge',
+      'verify',
+      'profile migrate',
+      'profile discover',
+      'pact generate',
+      'pact verify',
+      'pact check',
+    ],
     affectsResults: false,
     description: 'Show this text.',
   }),
@@ -577,6 +706,11 @@ void everyKeyHasARow;
 /** The rows of a command. */
 export function optionsOf(command: Command): readonly OptionDef[] {
   return (OPTIONS as readonly OptionDef[]).filter((o) => (o.commands ?? ['run']).includes(command));
+}
+
+/** The flag of a row on a command's command line, if it takes one there. */
+export function flagOf(def: OptionDef, command: Command): string | undefined {
+  return def.flag && (def.flagCommands ?? def.commands ?? ['run']).includes(command) ? def.flag : undefined;
 }
 
 /** Defaults of a command's rows as a partial options object. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkOptions, helpText, parseArgv, readConfigFile, resolveOptions } from '../../src/config/load.js';
-import { OPTIONS, UsageError, defaults, optionsOf, type OptionDef } from '../../src/config/options.js';
+import { OPTIONS, UsageError, defaults, flagOf, optionsOf, type OptionDef } from '../../src/config/options.js';
 import { tempDir } from '../support/temp.js';
 
 const table = OPTIONS as readonly OptionDef[];
@@ -41,12 +41,26 @@ describe('options table', () => {
       expect(flags).toContain(f);
     }
     // A flag means one thing per command (`--out`: the reports' folder of run and merge, the file of profile migrate).
-    for (const command of ['run', 'merge', 'verify', 'profile migrate'] as const) {
-      const own = optionsOf(command).flatMap((o) => (o.flag ? [o.flag] : []));
+    for (const command of [
+      'run',
+      'merge',
+      'verify',
+      'profile migrate',
+      'profile discover',
+      'pact generate',
+      'pact verify',
+      'pact check',
+    ] as const) {
+      const own = optionsOf(command).flatMap((o) => (flagOf(o, command) ? [o.flag!] : []));
       expect(new Set(own).size, command).toBe(own.length);
     }
     expect(new Set(table.map((o) => o.key)).size).toBe(table.length);
-    expect(table.filter((o) => !o.flag).map((o) => o.key)).toEqual([
+    // Keys `run` reads from a config file or the environment only (pact verify takes the credentials as flags).
+    expect(
+      optionsOf('run')
+        .filter((o) => !flagOf(o, 'run'))
+        .map((o) => o.key),
+    ).toEqual([
       'cards',
       'cardSecurityCode',
       'paymentMethods',
@@ -66,8 +80,9 @@ describe('options table', () => {
 
   it('generates --help from the table', () => {
     const help = helpText();
-    for (const o of optionsOf('run')) expect(help).toContain(o.flag ? `--${o.flag}` : o.key);
+    for (const o of optionsOf('run')) expect(help).toContain(flagOf(o, 'run') ? `--${o.flag}` : o.key);
     expect(help).not.toContain('--public-key'); // verify's only
+    expect(help).not.toContain('--merchant-id'); // pact verify's only: run takes credentials from a file or the environment
     expect(help).toContain('env PAGI_MERCHANT_ID');
     expect(help).toMatch(/3 INCONCLUSIVE/);
   });

@@ -62,14 +62,14 @@ describe('pact check', () => {
     );
     expect(codes).toEqual(
       expect.arrayContaining([
-        'capture LIMIT_EXCEEDED PAGI-LIM-004',
+        'capture REQUEST_OVER_LIMIT PAGI-LIM-004',
         'capture REQUEST_MEDIA PAGI-MED-002',
         'refund VALUE_NOT_SHOWN PAGI-GEN-008',
         'authoriseDirect BODY_FORM PAGI-MED-006',
         'checkout VALUE_NOT_SHOWN PAGI-GEN-008',
         'retrievalTrans FORM_NARROWER PAGI-GEN-008',
         'retrievalRefund FORM_NARROWER PAGI-AUTH-003',
-        'retrievalRefund LIMIT_EXCEEDED PAGI-LIM-002',
+        'retrievalRefund REQUEST_OVER_LIMIT PAGI-LIM-002',
       ]),
     );
     // A profile that takes only its own media type makes the other one a profile-level finding.
@@ -98,5 +98,65 @@ describe('pact check', () => {
     const text = JSON.stringify(result);
     expect(findingsOf(result).length).toBeGreaterThan(0);
     expect(text).not.toMatch(/4111111111111111|4000 0000 0000 0002/);
+  });
+});
+
+describe('pact check table', () => {
+  it('holds ordinary checks: valid like the suites table, ids and codes apart from the suites', async () => {
+    const { PACT_CHECKS, pactProbe } = await import('../../src/pact/checks.js');
+    const { PACT_FINDING_CODES } = await import('../../src/pact/codes.js');
+    const { CHECKS, PROBES } = await import('../../suites/registry.js');
+    const { FINDING_CODES } = await import('../../suites/findings.js');
+    const { registryProblems } = await import('../../src/engine/registry.js');
+    const { kitSpec } = await import('../../src/spec/load.js');
+    const spec = kitSpec();
+    // One table of checks: pact and suites checks together have unique ids and pass the registry's rules.
+    expect(
+      registryProblems({ CHECKS: [...CHECKS, ...PACT_CHECKS], PROBES: [...PROBES, pactProbe(spec)] }, spec),
+    ).toEqual([]);
+    expect(Object.keys(PACT_FINDING_CODES).filter((c) => c in FINDING_CODES)).toEqual([]);
+    // A run never plans them: the pact probe sends nothing.
+    await expect(pactProbe(spec).run('capture', {} as never, {} as never)).rejects.toThrow(/pact/);
+  });
+
+  it('goes through the engine: a failing finding fails its check, the roll-up names the requirement', () => {
+    const result = checkPact(
+      readPactFile(path.join(KIT_ROOT, 'examples', 'pacts', 'merchant-three-wrong-expectations.json')),
+    );
+    const status = result.checks.find((c) => c.operation === 'retrievalTrans' && c.checkId === 'pactStatusShown')!;
+    expect([status.status, status.severity, status.requirementIds]).toEqual(['failed', 'must', ['PAGI-GEN-007']]);
+    expect(result.requirements.find((r) => r.id === 'PAGI-ST-001')?.status).toBe('failed');
+    // A finding on something the document does not show fails its check but never the document verdict.
+    const presence = result.checks.find(
+      (c) => c.operation === 'authoriseDirect' && c.checkId === 'pactResponseGuaranteed',
+    )!;
+    expect(presence.status).toBe('failed');
+    expect(result.verdicts?.document.failed.map((f) => f.check)).not.toContain(
+      'authoriseDirect/pactResponseGuaranteed',
+    );
+  });
+
+  it('fails a pact with an interaction on a path the interface does not have', () => {
+    const pact = generatePact() as PactFile;
+    pact.interactions[0]!.request.path = '/v1/nothing';
+    const result = checkPact(pact);
+    expect(result.warnings).toEqual([expect.stringMatching(/Path not in the interface: expected a path/)]);
+    expect([result.verdict, result.exitCode]).toEqual(['NOT CONFORMANT', 1]);
+  });
+});
+
+describe('pact command line', () => {
+  it('takes its flags from the options table, command by command', async () => {
+    const { parseCommandLine } = await import('../../src/config/load.js');
+    expect(
+      parseCommandLine('pact check', ['f.json', '--fail-on', 'expected', '--reporter', 'json,junit'], true),
+    ).toEqual({ options: { failOn: 'expected', reporter: ['json', 'junit'] }, positionals: ['f.json'] });
+    expect(
+      parseCommandLine('pact verify', ['--target', 'http://gw:8080/', '--merchant-id', 'M1', '--publish'], false)
+        .options,
+    ).toEqual({ target: 'http://gw:8080', merchantId: 'M1', publish: true });
+    expect(parseCommandLine('pact generate', ['--out', 'dir'], false).options).toEqual({ pactOut: 'dir' });
+    expect(() => parseCommandLine('pact check', ['--merchant-id', 'M1'], true)).toThrow(/Unknown option/);
+    expect(() => parseCommandLine('pact check', ['--fail-on', 'never'], true)).toThrow(/--fail-on must be one of/);
   });
 });
