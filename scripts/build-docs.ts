@@ -4,8 +4,8 @@
  * The page is built by `redocly build-docs --inlineBundle` (the renderer inside the page, no CDN) from a derived copy
  * of the spec written at docs time under node_modules/.cache/pagi-conformance/docs/; the spec itself is never edited:
  * - each operation's description lists its requirement ids and levels (per variant), linked to the catalogue;
- * - the description opens with the requirement catalogue, the formats table of the README and the signing recipe of
- *   every profile with worked examples whose signatures are computed by src/signing.ts;
+ * - the description opens with the requirement catalogue, the formats table of docs/spec-and-levels.md and the
+ *   signing recipe of every profile with worked examples whose signatures are computed by src/signing.ts;
  * - schema patterns become the format names and rules of the formats table (Redoc would print merged `allOf`
  *   patterns as look-ahead chains);
  * - the examples' `encryption_data` values are real signatures (reference profile, sandbox example secret).
@@ -59,7 +59,10 @@ function levelOf(spec: SpecModel, id: string): string {
   return spec.requirements.get(id)?.level ?? 'unknown';
 }
 
-/** The rule text of a format of common.schema.json, as the README's formats table writes it (levels from the catalogue). */
+/**
+ * The rule text of a format of common.schema.json, as the formats table of docs/spec-and-levels.md writes it (levels
+ * from the catalogue).
+ */
 export function formatRule(spec: SpecModel, def: Record<string, any>): string {
   const rule = def.pattern ? `\`${def.pattern}\`` : def.format ? `format \`${def.format}\`` : `type \`${def.type}\``;
   const extra = (def.allOf ?? [])
@@ -334,7 +337,7 @@ export function writeDerivedSpec(spec: SpecModel = kitSpec()): string {
     catalogueSection(spec),
     '# Formats',
     '',
-    "Field formats of the schemas (the README's formats table, generated from `schemas/common.schema.json`); a schema field names its format and rule in its description.",
+    'Field formats of the schemas (the formats table of `docs/spec-and-levels.md`, generated from `schemas/common.schema.json`); a schema field names its format and rule in its description.',
     '',
     formatsTable(),
     '',

@@ -73,7 +73,7 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('ships dist/ with declarations, the sources a run needs, the LICENSE, and no tests, benchmarks or CI files', () => {
+  it('ships dist/ with declarations, the sources a run needs, the LICENSE, the README with its docs/ pages, and no tests, benchmarks or CI files', () => {
     for (const f of [
       'dist/src/index.js',
       'dist/src/index.d.ts',
@@ -87,6 +87,8 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
       'schemas/results.schema.json',
       'schemas/profile.schema.json',
       'examples/pagi.yaml',
+      'README.md',
+      'docs/running-and-ci.md',
     ]) {
       expect(packed, f).toContain(f);
     }

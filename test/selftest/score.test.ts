@@ -158,7 +158,7 @@ describe('reports', () => {
     expect(failedSummary(['a/x', 'b/x', 'c/x', 'd/x', 'a/y'])).toBe('x [4 operations]; y [a]');
   });
 
-  it('describes only a complete self-test in the README', () => {
+  it('describes only a complete self-test in docs/development.md', () => {
     expect(selftestSection(result)).toContain('**Detection score: 1/4 faults caught**');
     expect(() => selftestSection({ ...result, complete: false })).toThrow(/--only/);
   });

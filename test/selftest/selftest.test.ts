@@ -1,7 +1,7 @@
 /**
  * The kit's self-test, whole: every fault of the reference gateway caught by a failed check carrying the requirement
  * it breaks, no neutral variant failing, every `must` and `expected` requirement the suites check reached by a fault,
- * and the README's generated section current. Runs the variants in child processes (a few minutes).
+ * and the generated section of docs/development.md current. Runs the variants in child processes (a few minutes).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../../gateway/faults.js';
@@ -78,7 +78,7 @@ describe('the whole self-test', () => {
     expect(result.score.passed).toBe(true);
   });
 
-  it('matches the README section (npx tsx scripts/readme-selftest.ts regenerates it)', () => {
+  it('matches the self-test section of docs/development.md (npx tsx scripts/readme-selftest.ts regenerates it)', () => {
     expect(readmeIsCurrent(result), selftestSection(result)).toBe(true);
   });
 });

@@ -78,21 +78,21 @@ describe('derived artefacts and lint', () => {
   }, 60_000);
 });
 
-describe('README', () => {
+describe('docs/spec-and-levels.md formats section', () => {
   it('its formats table is the one derived from the schemas (npm run readme:formats)', async () => {
     const { readmeIsCurrent } = await import('../../scripts/readme-formats.js');
     expect(readmeIsCurrent(), 'stale: run npm run readme:formats').toBe(true);
   });
 });
 
-describe('README checks section', () => {
+describe('docs/reports.md checks section', () => {
   it('lists the check ids and finding codes of the registry (npm run readme:checks)', async () => {
     const { readmeChecksCurrent } = await import('../../scripts/readme-checks.js');
     expect(readmeChecksCurrent(), 'stale: run npm run readme:checks').toBe(true);
   });
 });
 
-describe('README options section', () => {
+describe('docs/running-and-ci.md options section', () => {
   it('documents every run() option and config-file key of the options table (npm run readme:options)', async () => {
     const { readmeOptionsCurrent } = await import('../../scripts/readme-options.js');
     expect(readmeOptionsCurrent(), 'stale: run npm run readme:options').toBe(true);
