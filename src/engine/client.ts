@@ -251,8 +251,6 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let exchangeCount = 0;
   let orderCount = 0;
   const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
-  /** When each exchange started (epoch ms), for its replay copy. */
-  const startTimes = new WeakMap<Exchange, number>();
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -417,7 +415,6 @@ export function createProbeClient(options: ClientOptions): KitClient {
     if (response) record.response = response;
     if (error) record.error = error;
     if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
-    if (options.captureReplay || replayOut) startTimes.set(record, startedAt);
     return record;
   };
 
@@ -544,7 +541,8 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay || replayOut) {
           const r = done.request;
-          const timing = { sentAt: startTimes.get(done) ?? Date.parse(done.startedAt), durationMs: done.durationMs };
+          // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
+          const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
           const copy = {
             method: r.method,
             url: r.url,
