@@ -238,6 +238,14 @@ export function isoTime(ms: number): string {
 /** An operation answered since its last timeout (the entries of `unanswered` are replaced, never changed). */
 const NOT_UNANSWERED = Object.freeze({ rounds: 0, lastAt: 0 });
 
+/** A sample's fresh values: its order number, and an idempotency key made only when the sample has one (payouts). */
+class FreshValues {
+  constructor(readonly orderNo: string) {}
+  get requestId(): string {
+    return randomUUID();
+  }
+}
+
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
@@ -437,13 +445,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         profile,
         { config, cardSecurityCode: options.cardSecurityCode },
         operation,
-        // The idempotency key is made only for a sample that has one (payouts).
-        {
-          orderNo: orderNo(),
-          get requestId() {
-            return randomUUID();
-          },
-        },
+        new FreshValues(orderNo()),
         overrides,
       );
     },
@@ -541,16 +543,16 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay || replayOut) {
           const r = done.request;
-          // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
-          const timing = { sentAt: Date.parse(done.startedAt), durationMs: done.durationMs };
-          const copy = {
+          const copy: ReplayRequest = {
             method: r.method,
             url: r.url,
             headers: r.headers,
             bodyText: r.bodyText,
-            ...timing,
-            ...(r.localAddress ? { localAddress: r.localAddress } : {}),
+            // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
+            sentAt: Date.parse(done.startedAt),
+            durationMs: done.durationMs,
           };
+          if (r.localAddress) copy.localAddress = r.localAddress;
           if (replayOut) replayOut.add(copy);
           else replay.push(copy);
         }

@@ -102,8 +102,7 @@ function fieldOf(node: unknown, key: string): unknown {
  * pointer of `other`: both read in one walk (a payout answer has dozens of leaves, each read so for every deep case).
  */
 function pairedLeaves(value: unknown, other: unknown, pointer = '', out: PairedLeaf[] = []): PairedLeaf[] {
-  if (Array.isArray(value))
-    value.forEach((v, i) => pairedLeaves(v, fieldOf(other, String(i)), `${pointer}/${i}`, out));
+  if (Array.isArray(value)) value.forEach((v, i) => pairedLeaves(v, fieldOf(other, String(i)), `${pointer}/${i}`, out));
   else if (isObject(value))
     for (const [k, v] of Object.entries(value)) pairedLeaves(v, fieldOf(other, k), `${pointer}${pointerOf([k])}`, out);
   else out.push({ pointer, value, other });
