@@ -94,7 +94,22 @@ export class JsonScan {
 
 /** Scan JSON text once without parsing it: the first limit it passes, as a sentence, or undefined. */
 export function jsonOverLimit(text: string, limits: ParseLimits = JSON_LIMITS): string | undefined {
-  return new JsonScan(limits).text(text).over;
+  return withinBoundsByCount(text, limits) ? undefined : new JsonScan(limits).text(text).over;
+}
+
+/**
+ * Whether a JSON text is within `limits` whatever it holds, told from counts alone: the scan counts a member at one
+ * character each (so a text no longer than `maxMembers` has no more members), and opens a level only at a `{` or
+ * `[` (so a text with no more of them than `maxDepth` nests no deeper). Most answers are told so without the scan.
+ */
+function withinBoundsByCount(text: string, limits: ParseLimits): boolean {
+  if (text.length > limits.maxMembers) return false;
+  let opens = 0;
+  for (const open of ['{', '[']) {
+    for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, at + 1))
+      if (++opens > limits.maxDepth) return false;
+  }
+  return true;
 }
 
 /**

@@ -238,6 +238,14 @@ export function isoTime(ms: number): string {
 /** An operation answered since its last timeout (the entries of `unanswered` are replaced, never changed). */
 const NOT_UNANSWERED = Object.freeze({ rounds: 0, lastAt: 0 });
 
+/** A sample's fresh values: its order number, and an idempotency key made only when the sample has one (payouts). */
+class FreshValues {
+  constructor(readonly orderNo: string) {}
+  get requestId(): string {
+    return randomUUID();
+  }
+}
+
 /** Create the client of one worker. */
 export function createProbeClient(options: ClientOptions): KitClient {
   const { spec, profile, config, secret, transport } = options;
@@ -251,8 +259,6 @@ export function createProbeClient(options: ClientOptions): KitClient {
   let exchangeCount = 0;
   let orderCount = 0;
   const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
-  /** When each exchange started (epoch ms), for its replay copy. */
-  const startTimes = new WeakMap<Exchange, number>();
 
   const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
 
@@ -417,7 +423,6 @@ export function createProbeClient(options: ClientOptions): KitClient {
     if (response) record.response = response;
     if (error) record.error = error;
     if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
-    if (options.captureReplay || replayOut) startTimes.set(record, startedAt);
     return record;
   };
 
@@ -440,13 +445,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
         profile,
         { config, cardSecurityCode: options.cardSecurityCode },
         operation,
-        // The idempotency key is made only for a sample that has one (payouts).
-        {
-          orderNo: orderNo(),
-          get requestId() {
-            return randomUUID();
-          },
-        },
+        new FreshValues(orderNo()),
         overrides,
       );
     },
@@ -544,15 +543,16 @@ export function createProbeClient(options: ClientOptions): KitClient {
         if (record) records.push(exchangeRecord(done));
         if (options.captureReplay || replayOut) {
           const r = done.request;
-          const timing = { sentAt: startTimes.get(done) ?? Date.parse(done.startedAt), durationMs: done.durationMs };
-          const copy = {
+          const copy: ReplayRequest = {
             method: r.method,
             url: r.url,
             headers: r.headers,
             bodyText: r.bodyText,
-            ...timing,
-            ...(r.localAddress ? { localAddress: r.localAddress } : {}),
+            // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
+            sentAt: Date.parse(done.startedAt),
+            durationMs: done.durationMs,
           };
+          if (r.localAddress) copy.localAddress = r.localAddress;
           if (replayOut) replayOut.add(copy);
           else replay.push(copy);
         }

@@ -58,8 +58,8 @@ export function replayWriter(target: ReplayFile): ReplayWriter {
   };
   return {
     add(request) {
-      const { bodyText, ...rest } = request;
-      const head = JSON.stringify(rest);
+      const { method, url, headers, localAddress, sentAt, durationMs, bodyText } = request;
+      const head = JSON.stringify({ method, url, headers, localAddress, sentAt, durationMs });
       lines.push(head, `\n${bodyText.length}\n`, bodyText);
       chars += head.length + bodyText.length + 12;
       if (chars >= FRAME_CHARS) flush();

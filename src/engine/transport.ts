@@ -155,10 +155,19 @@ class BodyCollector {
       };
     }
     const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    const bytes = { length: size, sha256: hash('sha256', all, 'hex') };
     const text = all.toString('utf8');
+    const valid = isUtf8(all);
+    // The digest is for the evidence, which most exchanges of a deep run never print: taken when first read, from
+    // the text when it encodes back to the same bytes (valid UTF-8), else now, from the bytes.
+    let sha256 = valid ? undefined : hash('sha256', all, 'hex');
+    const bytes = {
+      length: size,
+      get sha256(): string {
+        return (sha256 ??= hash('sha256', Buffer.from(text, 'utf8'), 'hex'));
+      },
+    };
     // A body cut at the cap may end inside a character: only a whole body is judged.
-    return { text, head: text, truncated, utf8: truncated || isUtf8(all), bytes };
+    return { text, head: text, truncated, utf8: truncated || valid, bytes };
   }
 
   /** The exchange failed: the spool file, if any, is closed. */

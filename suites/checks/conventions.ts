@@ -23,7 +23,7 @@ import {
   text,
 } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
-import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
+import { pointerOf, shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
@@ -85,11 +85,27 @@ export const responseEchoesRequestFields = onlyOnSuccess(
   }),
 );
 
-/** Leaf pointers of a value (objects and arrays walked; scalars are leaves). */
-function leaves(value: unknown, path: (string | number)[] = [], out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v, i) => leaves(v, [...path, i], out));
-  else if (isObject(value)) for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], out);
-  else out.push(pointerOf(path));
+/** A leaf of a value: its pointer, the value, and what `valueAt(other, pointer)` reads at the same place of another. */
+interface PairedLeaf {
+  pointer: string;
+  value: unknown;
+  other: unknown;
+}
+
+/** `valueAt`'s step from a node to its field `key` (undefined below a value that is no object). */
+function fieldOf(node: unknown, key: string): unknown {
+  return node === null || typeof node !== 'object' ? undefined : (node as Record<string, unknown>)[key];
+}
+
+/**
+ * The leaves of a value (objects and arrays walked; scalars are leaves) in order, each with the value at the same
+ * pointer of `other`: both read in one walk (a payout answer has dozens of leaves, each read so for every deep case).
+ */
+function pairedLeaves(value: unknown, other: unknown, pointer = '', out: PairedLeaf[] = []): PairedLeaf[] {
+  if (Array.isArray(value)) value.forEach((v, i) => pairedLeaves(v, fieldOf(other, String(i)), `${pointer}/${i}`, out));
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value)) pairedLeaves(v, fieldOf(other, k), `${pointer}${pointerOf([k])}`, out);
+  else out.push({ pointer, value, other });
   return out;
 }
 
@@ -97,6 +113,8 @@ function leaves(value: unknown, path: (string | number)[] = [], out: string[] = 
 type Normalisation = 'caseInsensitive' | 'number' | 'trimmed';
 
 function echoNormalisation(ctx: CheckContext, pointer: string): Normalisation | undefined {
+  const rules = ctx.profile.responseFields?.echoNormalised;
+  if (!rules?.length) return undefined;
   const parts = pointer.split('/');
   const matches = (field: string) => {
     const want = field.split('/');
@@ -104,7 +122,7 @@ function echoNormalisation(ctx: CheckContext, pointer: string): Normalisation | 
       want.length === parts.length && want.every((w, i) => w === parts[i] || (w === '*' && /^[0-9]+$/.test(parts[i]!)))
     );
   };
-  return ctx.profile.responseFields?.echoNormalised?.find((r) => matches(r.field))?.as;
+  return rules.find((r) => matches(r.field))?.as;
 }
 
 function sameNormalised(how: Normalisation, sent: unknown, got: unknown): boolean {
@@ -131,11 +149,10 @@ export const payoutEchoesRequest = onlyOnSuccess(
       if (!response) return notDecodable;
       const sent = sentBody(o.main);
       const excepted = (p: string) => rule.except.some((e) => p === e || p.startsWith(`${e}/`));
-      for (const pointer of leaves(sent).filter((p) => !excepted(p))) {
-        const expected = valueAt(sent, pointer);
-        const got = valueAt(response, pointer);
+      for (const { pointer, value: expected, other: got } of pairedLeaves(sent, response)) {
+        if (got === expected || excepted(pointer)) continue;
         const normalised = echoNormalisation(ctx, pointer);
-        if (got !== expected && !(normalised && sameNormalised(normalised, expected, got))) {
+        if (!(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';
           const field = pointer.split('/').pop() ?? '';
           const differs = rule.integrity?.fields.includes(pointer) && given(got) && !sameValue(field, got, expected);
