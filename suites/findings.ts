@@ -9,7 +9,8 @@ import { assertOwnRequirements, findingProse, severityOf } from '../src/engine/o
 import { maskText } from '../src/mask.js';
 import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
-import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS, valueAt } from './schema-walk.js';
+import { valueAt } from '../src/spec/pointer.js';
+import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from './schema-walk.js';
 
 /** Every finding code with its fixed title. Codes are stable: reports, waivers and the README list them. */
 export const FINDING_CODES = {

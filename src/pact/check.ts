@@ -19,6 +19,7 @@ import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } 
 import { loadProfile, type Profile } from '../profile/load.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
 import { KIT_ROOT } from '../spec/paths.js';
+import { pointerOf, valueAt } from '../spec/pointer.js';
 import { buildRunResult } from '../engine/results.js';
 import { findingProse } from '../engine/outcome.js';
 import type { PlannedTest } from '../engine/plan.js';
@@ -214,10 +215,6 @@ function levelOf(spec: SpecModel, id: string | undefined): Severity {
   const level = id ? spec.requirements.get(id)?.level : undefined;
   // An expectation resting on something the document leaves unshown breaks no stated rule: never reported as must.
   return level === 'must' || level === 'expected' || level === 'profile' || level === 'invariant' ? level : 'expected';
-}
-
-function pointerOf(tokens: string[]): string {
-  return tokens.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 /** The request value a response field echoes, with the rule's requirement; undefined when no echo rule covers it. */
@@ -555,7 +552,7 @@ function checkInteraction(
         v.requirementId ? [v.requirementId] : [],
         {
           expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
-          received: `${JSON.stringify(pick(body, v.instancePath))?.slice(0, 120)}`,
+          received: `${JSON.stringify(valueAt(body, v.instancePath))?.slice(0, 120)}`,
         },
         `${where}/request/body${v.instancePath}`,
       );
@@ -705,23 +702,13 @@ function checkInteraction(
       v.requirementId ? [v.requirementId] : [],
       {
         expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
-        received: `${JSON.stringify(pick(expected, v.instancePath))?.slice(0, 120)}`,
+        received: `${JSON.stringify(valueAt(expected, v.instancePath))?.slice(0, 120)}`,
       },
       `${bodyBase}${v.instancePath}`,
     );
   }
   walkExpected(ctx, table, flat, expected, [], bodyBase);
   return key;
-}
-
-function pick(value: unknown, pointer: string): unknown {
-  let v = value;
-  for (const part of pointer.split('/').slice(1))
-    v =
-      v && typeof v === 'object'
-        ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
-        : undefined;
-  return v;
 }
 
 /** Options of a pact check. */
