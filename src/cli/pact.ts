@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../types/errors.js';
+import { DOCUMENT_LEVELS } from '../run-result.js';
 
 const USAGE = `usage: pagi-conform pact <generate|verify|check> [options]
 
@@ -193,8 +194,10 @@ async function verify(values: Record<string, any>, argv: string[] = []): Promise
 async function check(values: Record<string, any>, positionals: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError("name one pact file: 'pagi-conform pact check FILE'");
   const failOn = values['fail-on'] ?? 'must';
-  if (!['must', 'expected', 'profile'].includes(failOn))
-    throw new UsageError(`--fail-on must be must, expected or profile, not '${failOn}'`);
+  if (!(DOCUMENT_LEVELS as readonly string[]).includes(failOn))
+    throw new UsageError(
+      `--fail-on must be ${DOCUMENT_LEVELS.slice(0, -1).join(', ')} or ${DOCUMENT_LEVELS.at(-1)}, not '${failOn}'`,
+    );
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
   let pact: ReturnType<typeof readPactFile>;
   try {

@@ -2,7 +2,7 @@
 import type { Check, CheckResult, Finding, NotApplicable, OperationKey, Severity } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
-import { breachOf, severityRank } from '../run-result.js';
+import { atLeast, breachOf, mostSevere, severityOfLevel } from '../run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
 
 /**
@@ -30,14 +30,12 @@ export function checkSeverity(
 
 /** The most serious level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
 export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
-  let best: Severity = 'info';
-  for (const id of requirementIds) {
+  const levels = requirementIds.map((id) => {
     const requirement = spec.requirements.get(id);
     if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-    const severity: Severity = requirement.level === 'unspecified' ? 'info' : requirement.level;
-    if (severityRank(severity) < severityRank(best)) best = severity;
-  }
-  return best;
+    return severityOfLevel(requirement.level);
+  });
+  return mostSevere(levels) ?? 'info';
 }
 
 /** The one prose form of a finding from the words of its two sides (what a reporter shows as its message). */
@@ -68,18 +66,13 @@ export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
 
 /** The strongest severity among the findings that are not information, if any. */
 function failingSeverity(findings: readonly Finding[]): Severity | undefined {
-  let best: Severity | undefined;
-  for (const f of findings) {
-    if (f.severity === 'info') continue;
-    if (!best || severityRank(f.severity) < severityRank(best)) best = f.severity;
-  }
-  return best;
+  return mostSevere(findings.filter((f) => f.severity !== 'info').map((f) => f.severity));
 }
 
 /** Whether a result fails the document verdict at `failOn`: failed (not waived), naming a document requirement at or above it. */
 export function failsDocument(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
   const { document } = breachOf(spec.requirements, result);
-  return result.status === 'failed' && document !== undefined && severityRank(document) <= severityRank(failOn);
+  return result.status === 'failed' && document !== undefined && atLeast(document, failOn);
 }
 
 /** Whether a result fails the integrity verdict: failed (not waived), naming an invariant. */

@@ -33,7 +33,7 @@ import {
   type CheckOutcome,
 } from './outcome.js';
 import { ENGINE_FINDING_CODES } from './codes.js';
-import { severityRank } from '../run-result.js';
+import { mostSevere } from '../run-result.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
@@ -519,7 +519,7 @@ function withServerErrors(
   return {
     ...rest,
     requirementIds,
-    severity: severityRank(named.severity) < severityRank(result.severity) ? named.severity : result.severity,
+    severity: mostSevere([named.severity, result.severity])!,
     findings,
     status: result.status === 'waived' ? 'waived' : 'failed',
     ...(result.status === 'waived' ? { reason: result.reason } : {}),

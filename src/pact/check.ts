@@ -13,7 +13,7 @@ import { decodeForm } from '../codecs/form.js';
 import { readCheckoutForm } from '../codecs/html.js';
 import { normaliseArrays, readXml } from '../codecs/xml.js';
 import { maskText, maskValue } from '../mask.js';
-import { SEVERITY_ORDER } from '../run-result.js';
+import { mostSevere, severityOfLevel } from '../run-result.js';
 import type { FailOn } from '../config/options.js';
 import type { CheckResult, Family, Finding, OperationKey, RunResult, Severity } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
@@ -214,7 +214,8 @@ interface Context {
 function levelOf(spec: SpecModel, id: string | undefined): Severity {
   const level = id ? spec.requirements.get(id)?.level : undefined;
   // An expectation resting on something the document leaves unshown breaks no stated rule: never reported as must.
-  return level === 'must' || level === 'expected' || level === 'profile' || level === 'invariant' ? level : 'expected';
+  const severity = level ? severityOfLevel(level) : 'info';
+  return severity === 'info' ? 'expected' : severity;
 }
 
 /** The request value a response field echoes, with the rule's requirement; undefined when no echo rule covers it. */
@@ -778,7 +779,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     result.requirementIds = [...ids].sort();
     if (result.findings.length) {
       result.status = 'failed';
-      result.severity = SEVERITY_ORDER.find((s) => result.findings.some((f) => f.severity === s)) ?? 'must';
+      result.severity = mostSevere(result.findings.map((f) => f.severity)) ?? 'must';
     } else {
       result.severity = 'must';
     }
