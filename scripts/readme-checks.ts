@@ -1,11 +1,11 @@
 /**
  * The README's list of check ids and finding codes, derived from the registry (suites/registry.ts) and the finding
- * table (suites/findings.ts). `--check` exits 1 when README.md is stale; without it README.md is rewritten between
+ * table (src/types/finding-codes.ts). `--check` exits 1 when README.md is stale; without it README.md is rewritten between
  * the CHECKS markers.
  */
 import { checkSeverity } from '../src/engine/outcome.js';
 import { kitSpec } from '../src/spec/load.js';
-import { FINDING_CODES } from '../suites/findings.js';
+import { FINDING_CODES } from '../src/types/finding-codes.js';
 import { CHECKS } from '../suites/registry.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 
