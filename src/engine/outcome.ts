@@ -4,6 +4,7 @@ import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
 import { atLeast, breachOf, mostSevere, severityOfLevel } from '../run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
+import { ForeignRequirementError } from '../types/errors.js';
 
 /**
  * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
@@ -43,14 +44,7 @@ export function findingProse(expected: string, received: string): string {
   return `expected ${expected} / received ${received}`;
 }
 
-/** A requirement id a check reported that is not among its `requirements`: a mistake of the kit (or a custom registry), never a finding. */
-export class ForeignRequirementError extends Error {
-  readonly code = 'PAGI_FOREIGN_REQUIREMENT';
-  constructor(checkId: string, ids: readonly string[]) {
-    super(`check ${checkId} reported requirement ${ids.join(', ')}, which is not among its requirements`);
-    this.name = 'ForeignRequirementError';
-  }
-}
+export { ForeignRequirementError };
 
 /** Throw `ForeignRequirementError` when a finding of `check` names a requirement the check does not list. */
 export function assertOwnRequirements(
