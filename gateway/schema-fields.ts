@@ -4,7 +4,7 @@
  * the items of an array property.
  */
 import type { SpecModel } from '../src/spec/load.js';
-import { absoluteRef, pointerOf, resolveRef, type PointerToken } from '../src/spec/pointer.js';
+import { absoluteRef, refBelow as below, resolveRef } from '../src/spec/pointer.js';
 
 interface Located {
   node: Record<string, any>;
@@ -15,12 +15,6 @@ interface Located {
 function refTarget(spec: SpecModel, ref: string, base: string): Located | undefined {
   const target = resolveRef(spec.schemas, ref, base);
   return target.node && typeof target.node === 'object' ? { node: target.node, at: absoluteRef(target) } : undefined;
-}
-
-/** The absolute reference of a node below the one at `at` (`at` is `$id#pointer`). */
-function below(at: string, ...path: PointerToken[]): string {
-  const [file, pointer = ''] = at.split('#');
-  return `${file}#${pointer}${pointerOf(path)}`;
 }
 
 function locate(spec: SpecModel, schemaId: string): Located {

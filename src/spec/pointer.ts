@@ -104,3 +104,9 @@ export function resolveRef(documents: ReadonlyMap<string, unknown>, ref: string,
 export function absoluteRef(target: Pick<RefTarget, 'base' | 'pointer'>): string {
   return `${target.base}#${target.pointer}`;
 }
+
+/** The absolute reference of a node below the one `ref` (`$id` or `$id#pointer`) names. */
+export function refBelow(ref: string, ...path: PointerToken[]): string {
+  const hash = ref.indexOf('#');
+  return hash < 0 ? `${ref}#${pointerOf(path)}` : `${ref}${pointerOf(path)}`;
+}

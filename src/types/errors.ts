@@ -3,8 +3,6 @@
  * defined here, each with its own stable `code` (`PAGI_E_…`), so callers tell errors apart by class or code, never
  * by their message. To add one, add a class here with a code no other class has (test/cli/exit.test.ts checks).
  */
-import type { Exchange } from '../model.js';
-
 /** Exit codes of `pagi-conform` (and of `serve` and `selftest`). */
 export const EXIT = {
   /** CONFORMANT; a command that did what it was asked. */
@@ -98,13 +96,16 @@ export class BudgetSpent extends KitError {
   override readonly code = 'PAGI_E_BUDGET_SPENT';
 }
 
-/** A set-up step of a probe did not give what the probe needs: the observation is inconclusive, not failed. */
-export class SetupFailed extends KitError {
+/**
+ * A set-up step of a probe did not give what the probe needs: the observation is inconclusive, not failed. `X` is the
+ * exchange of the step (an `Exchange`; left generic so that this file imports nothing).
+ */
+export class SetupFailed<X = unknown> extends KitError {
   override name = 'SetupFailed';
   override readonly code = 'PAGI_E_PROBE_SETUP';
   constructor(
     readonly step: string,
-    readonly exchange: Exchange | undefined,
+    readonly exchange: X | undefined,
     why: string,
   ) {
     super(`set-up step ${step} failed: ${why}`);

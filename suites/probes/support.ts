@@ -92,7 +92,7 @@ export function defineProbe(
       } catch (error) {
         if (!(error instanceof SetupFailed || error instanceof Inconclusive)) throw error;
         inconclusive = error.message;
-        main = error instanceof SetupFailed ? error.exchange : undefined;
+        main = error instanceof SetupFailed ? (error.exchange as Exchange | undefined) : undefined;
       }
       const limited = Object.entries(steps.all).find(([, x]) => answeredRetryLater(x));
       if (limited)

@@ -6,6 +6,7 @@ import {
   escapeToken,
   pointerOf,
   refBase,
+  refBelow,
   resolveRef,
   tokensOf,
   unescapeToken,
@@ -67,6 +68,8 @@ describe('$ref resolution', () => {
     expect(viaFile.node).toEqual({ type: 'integer' });
     expect(absoluteRef(viaFile)).toBe('https://k.test/s/b.json#/$defs/q');
     expect(refBase('b.json', 'https://k.test/s/a.json')).toBe('https://k.test/s/b.json');
+    expect(refBelow('https://k.test/s/a.json', 'properties', 'a/b')).toBe('https://k.test/s/a.json#/properties/a~1b');
+    expect(refBelow('https://k.test/s/a.json#/x', 'items')).toBe('https://k.test/s/a.json#/x/items');
     expect(resolveRef(docs, 'c.json#/x', 'https://k.test/s/a.json').node).toBeUndefined();
   });
 
