@@ -9,6 +9,7 @@ import { parseYamlText } from '../src/yaml.js';
 import { toViolations } from '../src/spec/ajv.js';
 import { kitValidator } from '../src/spec/validators.js';
 import { KIT_ROOT } from '../src/spec/paths.js';
+import { ConfigError } from '../src/types/errors.js';
 
 /** One account of a merchant. */
 export interface AccountConfig {
@@ -62,8 +63,7 @@ export interface ServerConfig {
   drainSeconds: number;
 }
 
-/** A configuration file that cannot be used; the message is one sentence per problem. */
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function validator() {
   return kitValidator('https://pagi-conformance.dev/gateway/config.schema.json');

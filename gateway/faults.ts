@@ -43,6 +43,7 @@ export type {
   ReplyContext,
   SignatureCheck,
 } from './fault-hooks.js';
+import { UnknownFaultError } from '../src/types/errors.js';
 
 const XML_TREE = new XMLParser({
   preserveOrder: true,
@@ -956,8 +957,7 @@ export const FAULTS: readonly FaultDefinition[] = [
   },
 ];
 
-/** A fault name the registry does not hold. */
-export class UnknownFaultError extends Error {}
+export { UnknownFaultError };
 
 /** The variant of that name; throws UnknownFaultError naming the known ones. */
 export function findFault(name: string): FaultDefinition {

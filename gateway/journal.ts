@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { JournalError } from '../src/types/errors.js';
 
 /** The journal's file name in the folder, and its lock file's. */
 export const JOURNAL_FILE = 'journal.log';
@@ -38,10 +39,7 @@ function openForAppend(file: string, sync: boolean): number {
     : fs.openSync(file, 'a', 0o600);
 }
 
-/** A folder that cannot be used (another gateway holds it, or it cannot be read or written). */
-export class JournalError extends Error {
-  override name = 'JournalError';
-}
+export { JournalError };
 
 /** One journal record: a JSON object with its kind in `k`. */
 export type JournalRecord = { k: string } & Record<string, unknown>;

@@ -7,6 +7,7 @@
  * JSON `\uD800`-style escapes can produce) are found after parsing, and refusal reasons are made safe for a
  * response header.
  */
+import { childPointer } from '../src/spec/pointer.js';
 
 /** The caps (gateway configuration `limits`). */
 export interface BodyLimits {
@@ -140,16 +141,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** A JSON escape of a surrogate code unit (paired or not). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
-function escapePointer(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** JSON pointer of the first key or string holding a lone UTF-16 surrogate; undefined when none. */
 function loneSurrogateAt(value: unknown, at = ''): string | undefined {
   if (typeof value === 'string') return LONE_SURROGATE.test(value) ? at || '/' : undefined;
   if (!value || typeof value !== 'object') return undefined;
   for (const [key, v] of Object.entries(value)) {
-    const path = `${at}/${escapePointer(key)}`;
+    const path = childPointer(at, key);
     if (LONE_SURROGATE.test(key)) return path;
     const hit = loneSurrogateAt(v, path);
     if (hit) return hit;

@@ -4,6 +4,7 @@
  * the items of an array property.
  */
 import type { SpecModel } from '../src/spec/load.js';
+import { absoluteRef, refBelow as below, resolveRef } from '../src/spec/pointer.js';
 
 interface Located {
   node: Record<string, any>;
@@ -11,17 +12,13 @@ interface Located {
   at: string;
 }
 
-function resolveRef(spec: SpecModel, ref: string, base: string): Located | undefined {
-  const absolute = new URL(ref, base).href;
-  const [file, pointer] = absolute.split('#');
-  let node: any = spec.schemas.get(file!);
-  for (const part of (pointer ?? '').split('/').filter(Boolean))
-    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return node && typeof node === 'object' ? { node, at: absolute } : undefined;
+function refTarget(spec: SpecModel, ref: string, base: string): Located | undefined {
+  const target = resolveRef(spec.schemas, ref, base);
+  return target.node && typeof target.node === 'object' ? { node: target.node, at: absoluteRef(target) } : undefined;
 }
 
 function locate(spec: SpecModel, schemaId: string): Located {
-  const found = resolveRef(spec, schemaId, schemaId);
+  const found = refTarget(spec, schemaId, schemaId);
   if (!found) throw new Error(`gateway: no schema ${schemaId}`);
   return found;
 }
@@ -37,14 +34,13 @@ function parts(spec: SpecModel, start: Located, seen = new Set<string>()): Locat
     const key = loc.at + JSON.stringify(Object.keys(loc.node));
     if (seen.has(key)) return;
     seen.add(key);
-    const [file, pointer = ''] = loc.at.split('#');
     const subs: Located[] = (loc.node.allOf ?? []).map((sub: Record<string, any>, i: number) => ({
       node: sub,
-      at: `${file}#${pointer}/allOf/${i}`,
+      at: below(loc.at, 'allOf', i),
     }));
     const isRef = (l: Located) => typeof l.node.$ref === 'string' && !l.node.properties;
     if (typeof loc.node.$ref === 'string') {
-      const target = resolveRef(spec, loc.node.$ref, loc.at);
+      const target = refTarget(spec, loc.node.$ref, loc.at);
       if (target) visit(target);
     }
     subs.filter(isRef).forEach(visit);
@@ -68,9 +64,7 @@ function propertyParts(spec: SpecModel, schemaId: string, prop: string): Located
   const out: Located[] = [];
   for (const part of parts(spec, locate(spec, schemaId))) {
     const node = part.node.properties?.[prop];
-    const [file, pointer = ''] = part.at.split('#');
-    if (node && typeof node === 'object')
-      out.push(...parts(spec, { node, at: `${file}#${pointer}/properties/${prop}` }));
+    if (node && typeof node === 'object') out.push(...parts(spec, { node, at: below(part.at, 'properties', prop) }));
   }
   return out;
 }
@@ -99,8 +93,10 @@ export function numericFields(spec: SpecModel, schemaId: string): Map<string, 'i
 /** `$id` of the schema of the items of an array property (`capture_orders` → the capture request item schema). */
 export function itemSchemaId(spec: SpecModel, schemaId: string, prop: string): string {
   for (const part of propertyParts(spec, schemaId, prop)) {
-    const items = part.node.items;
-    if (items && typeof items.$ref === 'string') return new URL(items.$ref, part.at).href;
+    const ref = part.node.items?.$ref;
+    if (typeof ref !== 'string') continue;
+    const target = resolveRef(spec.schemas, ref, part.at);
+    return target.pointer ? absoluteRef(target) : target.base;
   }
   throw new Error(`gateway: ${schemaId} has no item schema for ${prop}`);
 }
@@ -108,9 +104,7 @@ export function itemSchemaId(spec: SpecModel, schemaId: string, prop: string): s
 /** Absolute schema id of one property of a schema, usable with `spec.validator`. */
 export function propertySchemaId(spec: SpecModel, schemaId: string, prop: string): string | undefined {
   const own = parts(spec, locate(spec, schemaId)).find((p) => p.node.properties?.[prop]);
-  if (!own) return undefined;
-  const [file, pointer] = own.at.split('#');
-  return `${file}#${pointer ?? ''}/properties/${prop}`;
+  return own ? below(own.at, 'properties', prop) : undefined;
 }
 
 /** Property names of the object a property holds (`delivery_information` → the seven delivery fields). */

@@ -20,7 +20,7 @@ import {
   verdictLine,
   verdictLines,
 } from './format.js';
-import { NOT_SELECTED } from '../src/run-result.js';
+import { NOT_SELECTED, atLeast } from '../src/run-result.js';
 import type { KitReporter } from '../src/reporter.js';
 
 type Paint = (code: string, text: string) => string;
@@ -148,7 +148,7 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
       ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`),
     );
   const skippedMust = checks.filter(
-    (r) => r.status === 'skipped' && (r.severity === 'must' || r.severity === 'invariant') && r.reason !== NOT_SELECTED,
+    (r) => r.status === 'skipped' && atLeast(r.severity, 'must') && r.reason !== NOT_SELECTED,
   );
   if (skippedMust.length) {
     lines.push('', 'must and invariant checks that could not run:');

@@ -9,6 +9,7 @@
  */
 import { CHECKS, checkOf, requirementsFor } from '../suites/registry.js';
 import type { Family, Level } from '../src/model.js';
+import { atLeast, severityOfLevel } from '../src/run-result.js';
 import { kitSpec } from '../src/spec/load.js';
 import type { PlannedVariant } from './plan.js';
 import type { FailedCheck, VariantRun } from './variant.js';
@@ -140,7 +141,7 @@ function judgeFault(variant: PlannedVariant, run: VariantRun): FaultOutcome {
 export function checkedRequirements(): { id: string; level: Level }[] {
   const traced = new Set(CHECKS.flatMap((c) => c.requirements));
   return [...kitSpec().requirements.values()]
-    .filter((r) => (r.level === 'must' || r.level === 'expected' || r.level === 'invariant') && traced.has(r.id))
+    .filter((r) => atLeast(severityOfLevel(r.level), 'expected') && traced.has(r.id))
     .map((r) => ({ id: r.id, level: r.level }));
 }
 

@@ -2,20 +2,48 @@
  * How a run's results read, for the engine that builds them and the reporters that show them: the one severity
  * order, the reason a check the selection left out carries, and a check's status for each requirement it traces to.
  */
-import type { CheckResult, CheckStatus, Requirement, Severity } from './model.js';
+import type { CheckResult, CheckStatus, Level, Requirement, Severity } from './model.js';
 
 /** Reason recorded for tests --only/--skip left out. */
 export const NOT_SELECTED = 'not selected (--only/--skip)';
+
+/** The document's levels a run can be judged at (`--fail-on`, pact `--fail-on`), most serious first. */
+export const DOCUMENT_LEVELS = ['must', 'expected', 'profile'] as const satisfies readonly Severity[];
+
+/** A document level: what `--fail-on` names, the levels conformance is stated at. */
+export type DocumentLevel = (typeof DOCUMENT_LEVELS)[number];
 
 /**
  * Severities from the most serious down: a broken payment-integrity invariant, then the document's levels, then
  * information. The one order the verdicts, the checks' severities and every report's "most serious first" use.
  */
-export const SEVERITY_ORDER: readonly Severity[] = ['invariant', 'must', 'expected', 'profile', 'info'];
+export const SEVERITY_ORDER: readonly Severity[] = ['invariant', ...DOCUMENT_LEVELS, 'info'];
 
 /** Rank of a severity in SEVERITY_ORDER: 0 is the most serious. */
 export function severityRank(severity: Severity): number {
   return SEVERITY_ORDER.indexOf(severity);
+}
+
+/** Whether `severity` is `floor` or more serious (`atLeast('invariant', 'must')` is true). */
+export function atLeast(severity: Severity, floor: Severity): boolean {
+  return severityRank(severity) <= severityRank(floor);
+}
+
+/** The most serious of some severities; undefined for none. */
+export function mostSevere(severities: Iterable<Severity>): Severity | undefined {
+  let best: Severity | undefined;
+  for (const s of severities) if (best === undefined || severityRank(s) < severityRank(best)) best = s;
+  return best;
+}
+
+/** The severity a finding tracing to a requirement of this catalogue level has: `unspecified` informs, never fails. */
+export function severityOfLevel(level: Level): Severity {
+  return level === 'unspecified' ? 'info' : level;
+}
+
+/** A count per severity, every severity of the order at 0. */
+export function severityCounts(): Record<Severity, number> {
+  return Object.fromEntries(SEVERITY_ORDER.map((s) => [s, 0])) as Record<Severity, number>;
 }
 
 /**
@@ -52,7 +80,7 @@ export function breachOf(
   if (result.status !== 'failed' && result.status !== 'waived') return out;
   const documentLevel = (level: Severity) => {
     if (level === 'invariant' || level === 'info') return;
-    if (!out.document || severityRank(level) < severityRank(out.document)) out.document = level;
+    out.document = mostSevere(out.document ? [out.document, level] : [level]);
   };
   for (const f of result.findings) {
     if (f.severity === 'info') continue;
@@ -65,7 +93,7 @@ export function breachOf(
       const level = catalogue.get(id)!.level;
       if (level === 'invariant') {
         if (!out.invariants.includes(id)) out.invariants.push(id);
-      } else documentLevel(level === 'unspecified' ? 'info' : level);
+      } else documentLevel(severityOfLevel(level));
     }
   }
   return out;

@@ -4,83 +4,13 @@
  * evidence of the exchanges it rests on. Also the one adapter from schema
  * violations to findings, the check definition helper and the preconditions checks are wrapped in.
  */
-import { ENGINE_FINDING_CODES } from '../src/engine/codes.js';
 import { assertOwnRequirements, findingProse, severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
 import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
-import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS, valueAt } from './schema-walk.js';
-
-/** Every finding code with its fixed title. Codes are stable: reports, waivers and the README list them. */
-export const FINDING_CODES = {
-  SCHEMA_VIOLATION: 'Body breaks its schema',
-  FIELD_FORMAT: 'Field value has the wrong form',
-  UNKNOWN_FIELD: 'Field the spec does not declare',
-  NO_RESPONSE: 'No HTTP response',
-  NO_ANSWER: ENGINE_FINDING_CODES.NO_ANSWER,
-  UNDECODABLE_BODY: 'Body cannot be read in its format',
-  WRONG_BODY_FORMAT: 'Body is not in the operation’s format',
-  CONTENT_TYPE: 'Unexpected content type',
-  XML_ROOT: 'XML root element is not the documented one',
-  HTTP_STATUS: 'Unexpected HTTP status',
-  SERVER_ERROR: ENGINE_FINDING_CODES.SERVER_ERROR,
-  REQUEST_REFUSED: 'Documented request refused',
-  MEDIA_REFUSED: 'Request media type refused',
-  WRONG_PATH: 'Operation not served at its path',
-  ECHO_MISMATCH: 'Response does not echo the request',
-  ITEM_NOT_ANSWERED: 'Batch item not answered',
-  ITEM_ANSWERED_TWICE: 'Batch item answered more than once',
-  UNREQUESTED_RESULT: 'Result answers no request item',
-  ITEM_STATUS: 'Per-item status differs',
-  ITEM_MESSAGE: 'Per-item message differs',
-  ENVELOPE_STATUS: 'Envelope status differs',
-  STATUS_VALUE: 'Status value differs from the expected one',
-  REFERENCE_ID_FORM: 'Refund reference id does not extend the transaction id',
-  REFERENCE_ID_NUMBERING: 'Refund reference ids not numbered as the profile says',
-  FULL_CARD_NUMBER: 'Full card number in a response',
-  SECURITY_CODE: 'Card security code in a response',
-  CARD_MASK: 'Card not masked as the profile says',
-  SECRET_ECHOED: 'Merchant signing key in a response',
-  OFF_TARGET_URL: ENGINE_FINDING_CODES.OFF_TARGET_URL,
-  RESULT_MISSING: 'Requested result missing',
-  LIMIT_NOT_ACCEPTED: 'Request at the limit not accepted',
-  LIMIT_EXCEEDED: 'Request over the limit processed in full',
-  LIMIT_NOT_REFUSED: 'Request over the limit not refused as a whole',
-  ERROR_ANSWER: 'Error answer differs from the profile’s',
-  NOT_REFUSED: 'Request accepted that must be refused',
-  STATE_CHANGED: 'Refused request changed the gateway’s state',
-  SIGNATURE_INVALID: 'Signature does not verify',
-  TEXT_ALTERED: 'Free text not returned exactly',
-  MARKUP_INJECTED: 'Free text added markup',
-  FORM_COUNT: 'Checkout page holds no form',
-  FORM_METHOD: 'Checkout form method is not POST',
-  FORM_ACTION: 'Checkout form action is not the checkout URL',
-  FORM_NOT_AUTO_SUBMITTED: 'Checkout form not submitted on load',
-  FORM_INPUT_MISSING: 'Checkout form input missing',
-  FORM_INPUT_VALUE: 'Checkout form input value differs',
-  FORM_INPUT_NOT_HIDDEN: 'Checkout form input not hidden',
-  ALL_PARAMS_MISMATCH: 'allParams differs from the submitted parameters',
-  RECORD_NOT_FOUND: 'Record not shown',
-  RECORD_MISMATCH: 'Record differs from the request',
-  UNSELECTED_RECORD: 'Record outside the selection',
-  RESULT_ORDER: 'Results not in the profile’s order',
-  PAYOUT_AMOUNTS: 'Payout fee or amounts differ from the profile’s',
-  TRANSITION_ALLOWED: 'Transition allowed that must be refused',
-  TRANSITION_REFUSED: 'Transition refused that must be allowed',
-  PAGE_NOT_SERVED: 'Page cannot be requested',
-  PAYMENT_NOT_COMPLETED: 'Payment not completed',
-  REPLAY_DIFFERS: 'Replay answered differently',
-  PAYOUT_FAILURE: 'Payout failure not reported as the profile says',
-  NOTIFICATION_MISSING: 'No notification received',
-  NOTIFICATION_FORM: 'Notification differs from the profile',
-  NOTIFICATION_RETRIES: 'Notification retries differ from the profile',
-  LISTED_FIELD_ABSENT: 'Listed field absent from the answer',
-  NOTIFICATION_FLOOD: 'Notifications past the receiver’s bounds',
-  DEEP_SUMMARY: 'Generated requests sent and how they were answered',
-} as const satisfies Record<string, string>;
-
-/** A finding code. */
-export type FindingCode = keyof typeof FINDING_CODES;
+import { type FindingCode, findingTitle } from '../src/types/finding-codes.js';
+import { valueAt } from '../src/spec/pointer.js';
+import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from './schema-walk.js';
 
 /**
  * A value as data in a finding: `value` is what was expected or received (masked before it is kept), `before` and
@@ -207,7 +137,7 @@ export function makeFinding(
     requirementIds,
     code: input.code,
     severity: input.severity ?? severityOf(ctx.spec, requirementIds),
-    title: FINDING_CODES[input.code],
+    title: findingTitle(input.code),
     message: findingMessage(ctx, input.expected, received),
     expected: sideValue(ctx, input.expected),
     received: sideValue(ctx, received),

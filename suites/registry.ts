@@ -5,7 +5,7 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
-import { severityRank } from '../src/run-result.js';
+import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../src/run-result.js';
 import {
   checkSeverity as engineCheckSeverity,
   requirementsFor as engineRequirementsFor,
@@ -147,10 +147,8 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  * Conformance levels as lists of check ids: `must` holds the checks that can fail at `must` for some operation;
  * `expected` adds those at `expected`; `profile` adds those at `profile` (every failing check).
  */
-export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile', readonly string[]>> = (() => {
-  const strongest = (c: Check) =>
-    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => severityRank(a) - severityRank(b))[0] ?? 'info';
-  const upTo = (level: Severity) =>
-    CHECKS.filter((c) => severityRank(strongest(c)) <= severityRank(level)).map((c) => c.id);
-  return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };
+export const CONFORMANCE_LEVELS: Readonly<Record<DocumentLevel, readonly string[]>> = (() => {
+  const strongest = (c: Check) => mostSevere(c.operations.map((op) => checkSeverity(c, op))) ?? 'info';
+  const upTo = (level: Severity) => CHECKS.filter((c) => atLeast(strongest(c), level)).map((c) => c.id);
+  return Object.fromEntries(DOCUMENT_LEVELS.map((level) => [level, upTo(level)])) as Record<DocumentLevel, string[]>;
 })();

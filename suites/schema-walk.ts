@@ -4,6 +4,7 @@
  * `spec.validate` (ajv); this module only answers the questions ajv does not (unknown fields, where a format lives).
  */
 import type { SpecModel } from '../src/spec/load.js';
+import { pointerOf, resolveRef, tokensOf } from '../src/spec/pointer.js';
 
 type Node = Record<string, any>;
 
@@ -35,12 +36,9 @@ export const COMBINATOR_KEYWORDS: ReadonlySet<string> = new Set([
   '$ref',
 ]);
 
-/** Resolve a `$ref` against `base` within the spec's schema documents. */
-function resolveRef(spec: SpecModel, ref: string, base: string): SchemaAt | undefined {
-  const [file, pointer] = ref.split('#');
-  const id = file ? new URL(file, base).href : base;
-  let node: any = spec.schemas.get(id);
-  for (const part of (pointer ?? '').split('/').filter(Boolean)) node = node?.[decodePointerPart(part)];
+/** Resolve a `$ref` against `base` within the spec's schema documents; undefined unless it names a schema object. */
+function refTarget(spec: SpecModel, ref: string, base: string): SchemaAt | undefined {
+  const { node, base: id } = resolveRef(spec.schemas, ref, base);
   return node && typeof node === 'object' ? { node, base: id } : undefined;
 }
 
@@ -59,7 +57,7 @@ export function expand(spec: SpecModel, at: SchemaAt | readonly SchemaAt[]): Sch
     if (!x || typeof x.node !== 'object' || seen.has(x.node)) return;
     seen.add(x.node);
     out.push(x);
-    if (typeof x.node.$ref === 'string') visit(resolveRef(spec, x.node.$ref, x.base));
+    if (typeof x.node.$ref === 'string') visit(refTarget(spec, x.node.$ref, x.base));
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       for (const sub of x.node[key] ?? []) visit({ node: sub, base: x.base });
     }
@@ -102,33 +100,6 @@ export function declaredNames(ats: readonly SchemaAt[]): Set<string> | undefined
   return names;
 }
 
-function encodePointerPart(part: string): string {
-  return part.includes('~') || part.includes('/') ? part.replace(/~/g, '~0').replace(/\//g, '~1') : part;
-}
-
-function decodePointerPart(part: string): string {
-  return part.includes('~') ? part.replace(/~1/g, '/').replace(/~0/g, '~') : part;
-}
-
-/** JSON pointer of a path. */
-export function pointerOf(path: readonly (string | number)[]): string {
-  return path.map((p) => `/${encodePointerPart(String(p))}`).join('');
-}
-
-/** The value at a JSON pointer of an instance, or undefined. */
-export function valueAt(instance: unknown, pointer: string): unknown {
-  let node: any = instance;
-  // The parts of `pointer.split('/').slice(1)`, read in place (checks read thousands of pointers per answer).
-  for (let at = pointer.indexOf('/'); at !== -1; ) {
-    const end = pointer.indexOf('/', at + 1);
-    const part = end === -1 ? pointer.slice(at + 1) : pointer.slice(at + 1, end);
-    if (node === null || typeof node !== 'object') return undefined;
-    node = node[decodePointerPart(part)];
-    at = end;
-  }
-  return node;
-}
-
 /** JSON pointers of every property of `value` that the schema `schemaId` does not declare (objects inside arrays included). */
 export function undeclaredFields(spec: SpecModel, schemaId: string, value: unknown): string[] {
   const out: string[] = [];
@@ -156,11 +127,11 @@ export function undeclaredFields(spec: SpecModel, schemaId: string, value: unkno
 /** Subschemas applying at a JSON pointer of an instance (object keys and array indexes). */
 export function schemasAt(spec: SpecModel, schemaId: string, pointer: string): SchemaAt[] {
   let ats = expand(spec, schemaRoot(spec, schemaId));
-  for (const part of pointer.split('/').slice(1)) {
+  for (const token of tokensOf(pointer)) {
     ats =
-      /^[0-9]+$/.test(part) && ats.some((a) => a.node.items)
+      /^[0-9]+$/.test(token) && ats.some((a) => a.node.items)
         ? itemSchemas(spec, ats)
-        : propertySchemas(spec, ats, decodePointerPart(part));
+        : propertySchemas(spec, ats, token);
   }
   return ats;
 }
@@ -185,7 +156,7 @@ function closure(spec: SpecModel, schemaIds: readonly string[]): Node[] {
     seen.add(n);
     out.push(n);
     if (typeof n.$ref === 'string') {
-      const target = resolveRef(spec, n.$ref, base);
+      const target = refTarget(spec, n.$ref, base);
       if (target) visit(target.node, target.base);
     }
     for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of n[key] ?? []) visit(sub, base);

@@ -8,6 +8,7 @@ import { ordered, str, type Gateway, type GatewayRequest, type OperationHandler,
 import { signResponse } from '../errors.js';
 import { divide, percentFraction, toInteger } from '../money.js';
 import { jsonReply } from '../reply.js';
+import { valueAt, withValueAt } from '../../src/spec/pointer.js';
 
 /** JSON text with object keys sorted, so two equal bodies digest alike whatever their key order. */
 function canonical(value: unknown): string {
@@ -29,28 +30,6 @@ function bodyDigest(body: Record<string, unknown>): string {
 function idempotencyKey(gw: Gateway, req: GatewayRequest): string | undefined {
   const key = str(req.body, gw.profile.payout.idempotencyKey);
   return key ? `${req.account.merchant.merchantId}\u0000${req.account.account.accountId}\u0000${key}` : undefined;
-}
-
-/** The value at a dot-separated path of the request. */
-function valueAt(body: Record<string, unknown>, path: string): unknown {
-  let node: unknown = body;
-  for (const part of path.split('.'))
-    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-  return node;
-}
-
-/** Remove the member a JSON pointer names (when present). */
-function removeAt(root: Record<string, unknown>, pointer: string): void {
-  const parts = pointer
-    .split('/')
-    .slice(1)
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const last = parts.pop();
-  let node: unknown = root;
-  for (const part of parts)
-    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-  if (last !== undefined && node && typeof node === 'object' && !Array.isArray(node))
-    delete (node as Record<string, unknown>)[last];
 }
 
 /** The fractional digits of the profile's fee (`payout.fee.decimals`; a fixed fee and the default: whole units). */
@@ -119,11 +98,11 @@ export const payout: OperationHandler = {
     const fee = feeOf(gw, toInteger(body.payment_amount)!);
     const beneficiaryPays = body.fee_paid_by === p.feePaidBy.beneficiary;
     const rule = p.failureRules.find((r) => {
-      const v = valueAt(body, r.field);
+      const v = valueAt(body, r.field.split('.'));
       return typeof v === 'string' && (r.match === 'equals' ? v === r.value : v.startsWith(r.value));
     });
-    const echoed = structuredClone(body);
-    for (const pointer of req.op.model.echoDeep?.except ?? []) removeAt(echoed, pointer);
+    let echoed = structuredClone(body);
+    for (const pointer of req.op.model.echoDeep?.except ?? []) echoed = withValueAt(echoed, pointer, undefined);
     const beneficiary = echoed.beneficiary;
     if (beneficiary && typeof beneficiary === 'object' && !Array.isArray(beneficiary)) {
       const b = beneficiary as Record<string, unknown>;

@@ -4,8 +4,8 @@
  * environment reader and `--help` are generated from it (src/config/load.ts).
  */
 
-/** Lowest severity that makes a run NOT CONFORMANT. */
-export type FailOn = 'must' | 'expected' | 'profile';
+/** Lowest severity that makes a run NOT CONFORMANT: a document level. */
+export type FailOn = DocumentLevel;
 
 /** Payment methods for APM requests: values the target accepts, and one it does not know. */
 export interface PaymentMethodsConfig {
@@ -96,6 +96,7 @@ export type Command =
 
 export { UsageError } from '../types/errors.js';
 import { UsageError } from '../types/errors.js';
+import { DOCUMENT_LEVELS, type DocumentLevel } from '../run-result.js';
 
 /** How a value is written and read. `parse` gets a CLI/env string or a config-file/programmatic value. */
 export interface ValueType<T> {
@@ -319,7 +320,7 @@ export const OPTIONS = [
     key: 'failOn',
     commands: ['run', 'pact check'],
     flag: 'fail-on',
-    type: oneOf(['must', 'expected', 'profile'] as const),
+    type: oneOf(DOCUMENT_LEVELS),
     default: 'must',
     description:
       'Lowest document level of a failed check that makes the run NOT CONFORMANT (failures below it are warnings); a broken payment-integrity invariant fails the run whatever it says.',

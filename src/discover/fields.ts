@@ -1,6 +1,7 @@
 /** Facts of the spec discovery reads: the top-level fields a request or response schema documents. */
 import type { OperationKey } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
+import { resolveRef } from '../spec/pointer.js';
 
 const cache = new WeakMap<SpecModel, Map<string, string[]>>();
 
@@ -16,11 +17,8 @@ export function schemaFields(spec: SpecModel, schemaId: string): string[] {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
     if (typeof node.$ref === 'string') {
-      const abs = new URL(node.$ref, base).href;
-      const [file, pointer] = abs.split('#');
-      let target: any = spec.schemas.get(file!);
-      for (const part of (pointer ?? '').split('/').filter(Boolean)) target = target?.[part];
-      visit(target, file!);
+      const target = resolveRef(spec.schemas, node.$ref, base);
+      visit(target.node, target.base);
     }
     for (const part of node.allOf ?? []) visit(part, base);
     for (const name of Object.keys(node.properties ?? {})) names.add(name);

@@ -17,6 +17,7 @@ import { Draft } from './draft.js';
 import type { SignedSample } from './scheme.js';
 import { responseFields } from './fields.js';
 import { CARD_FIELD_CANDIDATES } from './vocabulary.js';
+import { BudgetSpent } from '../types/errors.js';
 
 /** What a discovery needs to reach the target. */
 export interface SessionOptions {
@@ -62,8 +63,7 @@ export interface SendOptions {
   sameKey?: boolean;
 }
 
-/** The budget of requests is spent: discovery stops and writes what it has. */
-export class BudgetSpent extends Error {}
+export { BudgetSpent };
 
 /** A discovery session. */
 export class Session {

@@ -39,6 +39,7 @@ import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file
 import { renderHeaderValue } from '../profile/template.js';
 import { attachSpool, readSpool } from './spool.js';
 import { type BodyRead, exchangeOnce } from './transport.js';
+import { OffTargetError } from '../types/errors.js';
 
 /** How requests travel. */
 export interface TransportOptions {
@@ -128,7 +129,7 @@ function headerRecord(headers: Record<string, string | string[] | undefined>): R
 function transportError(e: unknown): NonNullable<Exchange['error']> {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code ?? err.name ?? 'Error';
-  if (code === 'PAGI_OFF_TARGET')
+  if (code === new OffTargetError().code)
     return { kind: 'off-target', message: `not requested: ${err.cause?.message ?? err.message}` };
   const timeout = /TimeoutError|AbortError|UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT/.test(`${err.name} ${code}`);
   return {

@@ -5,6 +5,7 @@ import { normaliseArrays, readXml, xmlOverLimit } from '../codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
+import { resolveRef } from '../spec/pointer.js';
 
 /** Body formats the kit reads. */
 export type BodyFormat = 'json' | 'xml' | 'html';
@@ -40,21 +41,11 @@ function responseFormat(op: OperationModel): BodyFormat {
 
 type Node = Record<string, any>;
 
-/** Resolve a `$ref` against the base schema `$id` within the spec's schema documents. */
-function resolveRef(spec: SpecModel, ref: string, base: string): { node: Node | undefined; base: string } {
-  const [file, pointer] = ref.split('#');
-  const id = file ? new URL(file, base).href : base;
-  let node: any = spec.schemas.get(id);
-  for (const part of (pointer ?? '').split('/').filter(Boolean))
-    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return { node, base: id };
-}
-
 function isArraySchema(spec: SpecModel, node: Node | undefined, base: string, depth = 0): boolean {
   if (!node || depth > 8) return false;
   if (node.type === 'array' || node.items) return true;
   if (typeof node.$ref === 'string') {
-    const target = resolveRef(spec, node.$ref, base);
+    const target = resolveRef(spec.schemas, node.$ref, base);
     return isArraySchema(spec, target.node, target.base, depth + 1);
   }
   return (node.allOf ?? []).some((sub: Node) => isArraySchema(spec, sub, base, depth + 1));
@@ -75,7 +66,7 @@ function arrayFieldsOf(spec: SpecModel, schemaId: string): string[] {
       if (isArraySchema(spec, sub, base)) fields.add(name);
     for (const sub of node.allOf ?? []) walk(sub, base, depth + 1);
     if (typeof node.$ref === 'string') {
-      const target = resolveRef(spec, node.$ref, base);
+      const target = resolveRef(spec.schemas, node.$ref, base);
       walk(target.node, target.base, depth + 1);
     }
   };

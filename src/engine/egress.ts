@@ -6,6 +6,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import { OffTargetError } from '../types/errors.js';
 
 /** Addresses never connected to for a host other than the target's, unless listed in `allowedHosts`. */
 const INTERNAL = new net.BlockList();
@@ -121,7 +122,7 @@ export function egressPolicy(baseUrl: string, allowedHosts: readonly string[] = 
         if (error) return callback(error, '', 0);
         const list = addresses as dns.LookupAddress[];
         const refused = list.map((a) => policy.addressRefusal(hostname, a.address)).find(Boolean);
-        if (refused) return callback(Object.assign(new Error(refused), { code: 'PAGI_OFF_TARGET' }), '', 0);
+        if (refused) return callback(new OffTargetError(refused), '', 0);
         if ((options as dns.LookupOptions).all)
           return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
         const first = list[0]!;

@@ -2,8 +2,9 @@
 import type { Check, CheckResult, Finding, NotApplicable, OperationKey, Severity } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
-import { breachOf, severityRank } from '../run-result.js';
+import { atLeast, breachOf, mostSevere, severityOfLevel } from '../run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
+import { ForeignRequirementError } from '../types/errors.js';
 
 /**
  * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
@@ -30,14 +31,12 @@ export function checkSeverity(
 
 /** The most serious level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
 export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
-  let best: Severity = 'info';
-  for (const id of requirementIds) {
+  const levels = requirementIds.map((id) => {
     const requirement = spec.requirements.get(id);
     if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-    const severity: Severity = requirement.level === 'unspecified' ? 'info' : requirement.level;
-    if (severityRank(severity) < severityRank(best)) best = severity;
-  }
-  return best;
+    return severityOfLevel(requirement.level);
+  });
+  return mostSevere(levels) ?? 'info';
 }
 
 /** The one prose form of a finding from the words of its two sides (what a reporter shows as its message). */
@@ -45,14 +44,7 @@ export function findingProse(expected: string, received: string): string {
   return `expected ${expected} / received ${received}`;
 }
 
-/** A requirement id a check reported that is not among its `requirements`: a mistake of the kit (or a custom registry), never a finding. */
-export class ForeignRequirementError extends Error {
-  readonly code = 'PAGI_FOREIGN_REQUIREMENT';
-  constructor(checkId: string, ids: readonly string[]) {
-    super(`check ${checkId} reported requirement ${ids.join(', ')}, which is not among its requirements`);
-    this.name = 'ForeignRequirementError';
-  }
-}
+export { ForeignRequirementError };
 
 /** Throw `ForeignRequirementError` when a finding of `check` names a requirement the check does not list. */
 export function assertOwnRequirements(
@@ -68,18 +60,13 @@ export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
 
 /** The strongest severity among the findings that are not information, if any. */
 function failingSeverity(findings: readonly Finding[]): Severity | undefined {
-  let best: Severity | undefined;
-  for (const f of findings) {
-    if (f.severity === 'info') continue;
-    if (!best || severityRank(f.severity) < severityRank(best)) best = f.severity;
-  }
-  return best;
+  return mostSevere(findings.filter((f) => f.severity !== 'info').map((f) => f.severity));
 }
 
 /** Whether a result fails the document verdict at `failOn`: failed (not waived), naming a document requirement at or above it. */
 export function failsDocument(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
   const { document } = breachOf(spec.requirements, result);
-  return result.status === 'failed' && document !== undefined && severityRank(document) <= severityRank(failOn);
+  return result.status === 'failed' && document !== undefined && atLeast(document, failOn);
 }
 
 /** Whether a result fails the integrity verdict: failed (not waived), naming an invariant. */

@@ -6,18 +6,16 @@
  * not others is judged by the suites as usual.
  */
 import { readConfigFile } from '../config/load.js';
-import { UsageError, optionsOf, type RunOptions } from '../config/options.js';
+import { optionsOf, type RunOptions } from '../config/options.js';
 import { maskText, type MaskRules } from '../mask.js';
 import type { Exchange, OperationKey, RunConfigView } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { SpecModel } from '../spec/load.js';
 import { createProbeClient, type ClientOptions } from './client.js';
 import { formatOfMediaType } from './decode.js';
+import { SetupError } from '../types/errors.js';
 
-/** A set-up mistake found before any check ran: exit 2 with this one sentence, no report. */
-export class SetupError extends UsageError {
-  override name = 'SetupError';
-}
+export { SetupError };
 
 /**
  * Operations the pre-flight may use, in order of preference: read-only ones, then batch operations whose one item

@@ -1,24 +1,21 @@
 /** From the check results of a run to its RunResult: missing and unselected tests, verdict, roll-up, coverage, totals. */
-import type {
-  CheckResult,
-  CheckStatus,
-  Level,
-  RequirementResult,
-  RunResult,
-  RunTotals,
-  Severity,
-  Verdict,
-} from '../model.js';
+import type { CheckResult, CheckStatus, Level, RequirementResult, RunResult, RunTotals, Verdict } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
 import type { FailOn } from '../config/options.js';
 import { failsDocument } from './outcome.js';
 import type { PlannedTest } from './plan.js';
-import { NOT_SELECTED, breachOf, severityRank, statusForRequirement } from '../run-result.js';
+import {
+  type DocumentLevel,
+  NOT_SELECTED,
+  breachOf,
+  severityCounts,
+  severityRank,
+  statusForRequirement,
+} from '../run-result.js';
 import { EXIT } from '../types/errors.js';
 import type { ResultsPartialRun, ResultsVerdicts } from '../types/generated.js';
 
 /** A level of the document (what --fail-on governs). */
-type DocumentLevel = FailOn;
 
 const ROLLUP_ORDER: readonly CheckStatus[] = ['failed', 'waived', 'skipped', 'passed', 'not_applicable'];
 
@@ -272,7 +269,7 @@ export function coverageOf(
 /** Totals of a run. */
 export function totalsOf(results: readonly CheckResult[], exchanges: number): RunTotals {
   const byStatus: Record<CheckStatus, number> = { passed: 0, failed: 0, waived: 0, skipped: 0, not_applicable: 0 };
-  const findings: Record<Severity, number> = { invariant: 0, must: 0, expected: 0, profile: 0, info: 0 };
+  const findings = severityCounts();
   for (const r of results) {
     byStatus[r.status]++;
     for (const f of r.findings) findings[f.severity]++;

@@ -39,6 +39,7 @@ import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
 import { EXIT } from '../types/errors.js';
+import { UnreachableError } from '../types/errors.js';
 
 /** Extra inputs of a run that are not options. */
 export interface RunHooks {
@@ -69,10 +70,7 @@ export interface RunOutcome {
   chains: { observation: string; steps: ChainStep[] }[];
 }
 
-/** The target could not be reached: exit 2 with this one sentence. */
-export class UnreachableError extends UsageError {
-  override name = 'UnreachableError';
-}
+export { UnreachableError };
 
 /** A value meaning "the unknown payment method" when the config gives none. */
 export const UNKNOWN_PAYMENT_METHOD = 'PAGI_KIT_UNKNOWN';

@@ -32,8 +32,8 @@ import {
   toCheckResult,
   type CheckOutcome,
 } from './outcome.js';
-import { ENGINE_FINDING_CODES } from './codes.js';
-import { severityRank } from '../run-result.js';
+import { mostSevere } from '../run-result.js';
+import { findingTitle } from '../types/finding-codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
@@ -198,7 +198,7 @@ export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): 
     checkId,
     ...availabilityNamed(spec),
     code: 'NO_ANSWER',
-    title: ENGINE_FINDING_CODES.NO_ANSWER,
+    title: findingTitle('NO_ANSWER'),
     ...sides(
       `an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`,
       `none: ${x.error?.message ?? 'no response'}`,
@@ -217,7 +217,7 @@ export function serverErrorFinding(spec: SpecModel, checkId: string, x: Exchange
     checkId,
     ...availabilityNamed(spec),
     code: 'SERVER_ERROR',
-    title: ENGINE_FINDING_CODES.SERVER_ERROR,
+    title: findingTitle('SERVER_ERROR'),
     ...sides(
       `an answer to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) that is not a server error: the interface lists 200, 400 and 404`,
       `HTTP ${x.response?.status}`,
@@ -250,7 +250,7 @@ function offTargetFindings(
     requirementIds: result.requirementIds,
     code: 'OFF_TARGET_URL',
     severity: 'info',
-    title: ENGINE_FINDING_CODES.OFF_TARGET_URL,
+    title: findingTitle('OFF_TARGET_URL'),
     ...sides(
       "a URL on the target's origin or a host listed in allowedHosts",
       `${x.evidence.request.url}, ${x.error!.message}`,
@@ -519,7 +519,7 @@ function withServerErrors(
   return {
     ...rest,
     requirementIds,
-    severity: severityRank(named.severity) < severityRank(result.severity) ? named.severity : result.severity,
+    severity: mostSevere([named.severity, result.severity])!,
     findings,
     status: result.status === 'waived' ? 'waived' : 'failed',
     ...(result.status === 'waived' ? { reason: result.reason } : {}),

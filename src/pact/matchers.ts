@@ -4,6 +4,7 @@
  * rules for JSON and XML bodies, or to `@pact-foundation/pact` V3 matcher objects for a merchant's own tests.
  */
 import type { SpecModel } from '../spec/load.js';
+import { childPointer } from '../spec/pointer.js';
 import { writeXml } from '../codecs/xml.js';
 import type { Matcher, MatcherList, MatchingRules } from './pact-file.js';
 import { flatten, itemsOf, property, rustCompatible, URI_PATTERN, type FlatSchema } from './schema.js';
@@ -96,7 +97,7 @@ export function buildTemplate(
     const out: Record<string, Template> = {};
     for (const name of names) {
       const sub = property(spec, flat, name) ?? flatten(spec, { node: {}, base: '' });
-      out[name] = buildTemplate(spec, sub, source[name], options, `${pointer}/${name}`);
+      out[name] = buildTemplate(spec, sub, source[name], options, childPointer(pointer, name));
     }
     return out;
   }

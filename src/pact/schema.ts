@@ -4,6 +4,7 @@
  * children and array bounds in one place. Read-only; validation itself stays with Ajv (`SpecModel.validate`).
  */
 import type { SpecModel } from '../spec/load.js';
+import { resolveRef } from '../spec/pointer.js';
 
 /** A schema node with the `$id` its relative `$ref`s resolve against. */
 export interface SchemaRef {
@@ -42,12 +43,8 @@ export interface FlatSchema {
 }
 
 function resolve(spec: SpecModel, ref: string, base: string): SchemaRef {
-  const [file, pointer] = ref.split('#');
-  const id = file ? new URL(file, base).href : base;
-  let node: any = spec.schemas.get(id);
-  if (node === undefined) throw new Error(`spec: no schema ${id} (from ${ref} in ${base})`);
-  for (const part of (pointer ?? '').split('/').filter(Boolean))
-    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const { node, base: id } = resolveRef(spec.schemas, ref, base);
+  if (!spec.schemas.has(id)) throw new Error(`spec: no schema ${id} (from ${ref} in ${base})`);
   return { node, base: id };
 }
 

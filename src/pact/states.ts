@@ -13,6 +13,7 @@ import { sign } from '../signing.js';
 import { renderHeaderValue } from '../profile/template.js';
 import type { SpecModel } from '../spec/load.js';
 import { requestExamples } from '../engine/sample.js';
+import { ProviderStateError } from '../types/errors.js';
 
 /** notify_url of the contract's payment and payout requests: the discard port of the gateway's own host. */
 export const PACT_NOTIFY_URL = 'http://127.0.0.1:9/notify';
@@ -49,9 +50,6 @@ export interface StateClientOptions {
   unknownPaymentMethod: string;
   timeoutMs?: number;
 }
-
-/** A state that could not be made true: the gateway refused a step. */
-class StateError extends Error {}
 
 /** The extra request headers the profile names, rendered from the body as the kit's client sends them. */
 export function profileHeaders(profile: Profile, body: Record<string, unknown>): Record<string, string> {
@@ -95,12 +93,12 @@ export class StateClient {
     });
     const text = await res.body.text();
     if (res.statusCode !== 200)
-      throw new StateError(
+      throw new ProviderStateError(
         `${operation} answered HTTP ${res.statusCode}: ${maskText(text.slice(0, 200), { cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline], secrets: [secret] })}`,
       );
     if (operation === 'authoriseDirect' || operation === 'authoriseApm') {
       const xml = readXml(text, 'respon');
-      if (!xml.ok) throw new StateError(`${operation} answered no XML respon: ${xml.problem.detail}`);
+      if (!xml.ok) throw new ProviderStateError(`${operation} answered no XML respon: ${xml.problem.detail}`);
       return { status: res.statusCode, body: normaliseArrays(xml.value, ['risk_reasons']) };
     }
     return { status: res.statusCode, body: JSON.parse(text) as Record<string, unknown> };
@@ -161,7 +159,7 @@ export class StateClient {
     const statusField = op.batch!.status;
     const success = (this.options.profile.statusValues as Record<string, any>)[statusField]?.success;
     if (!result || result[statusField] !== success)
-      throw new StateError(
+      throw new ProviderStateError(
         `${operation} of ${String(item.transaction_id)} did not succeed: ${JSON.stringify(result ?? body).slice(0, 200)}`,
       );
     return result;
@@ -174,18 +172,18 @@ export class StateClient {
     if (state === 'unknownMethod') return { payment_method: this.options.unknownPaymentMethod };
     if (state === 'review') {
       const trigger = profile.review.triggers;
-      if (!trigger) throw new StateError('the profile holds no payment for review (review.triggers: null)');
+      if (!trigger) throw new ProviderStateError('the profile holds no payment for review (review.triggers: null)');
       const overrides: Record<string, unknown> = {};
       if (trigger.amountAtLeast) overrides.amount = trigger.amountAtLeast;
       else if (trigger.shopperEmailDomains?.[0]) overrides.shopper_email = `shopper@${trigger.shopperEmailDomains[0]}`;
       const payment = await this.authorise(overrides);
       if (payment.order_status !== profile.statusValues.order_status.pendingReview)
-        throw new StateError(`the payment was not held for review (order_status ${payment.order_status})`);
+        throw new ProviderStateError(`the payment was not held for review (order_status ${payment.order_status})`);
       return pick(payment, STATES.review.injects);
     }
     const payment = await this.authorise();
     if (payment.order_status !== profile.statusValues.order_status.approved)
-      throw new StateError(`the test card's payment was not approved (order_status ${payment.order_status})`);
+      throw new ProviderStateError(`the test card's payment was not approved (order_status ${payment.order_status})`);
     if (state === 'authorised') return pick(payment, STATES.authorised.injects);
     const item = {
       transaction_id: payment.transaction_id,

@@ -4,6 +4,8 @@
  * optional keys all name one kind of value (`transitions.capture.refusals`: a failure per payment state). The
  * variants of a `oneOf` each add their own leaves.
  */
+import { resolveRef } from '../spec/pointer.js';
+
 type Schema = {
   $ref?: string;
   type?: string | string[];
@@ -17,12 +19,13 @@ type Schema = {
 /** The dotted paths of every leaf of the profile schema (`const` discriminators included). */
 export function profileLeaves(schema: Schema & { $defs?: Record<string, Schema> }): string[] {
   const out = new Set<string>();
+  const documents = new Map([['', schema]]);
   const resolve = (s: Schema): Schema => {
     let node = s;
     while (node.$ref) {
-      const name = /^#\/\$defs\/(.+)$/.exec(node.$ref)?.[1];
-      if (!name || !schema.$defs?.[name]) throw new Error(`profile schema: cannot resolve ${node.$ref}`);
-      node = { ...schema.$defs[name], ...node, $ref: undefined };
+      const target: Schema | undefined = resolveRef(documents, node.$ref, '').node;
+      if (!target || typeof target !== 'object') throw new Error(`profile schema: cannot resolve ${node.$ref}`);
+      node = { ...target, ...node, $ref: undefined };
       if (s.$ref && node.$ref === s.$ref) break;
     }
     return node;

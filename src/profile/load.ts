@@ -5,12 +5,12 @@ import { parseYamlText } from '../yaml.js';
 import { toViolations } from '../spec/ajv.js';
 import { SCHEMA_BASE, SPEC_DIR } from '../spec/paths.js';
 import { kitValidator } from '../spec/validators.js';
-import { KitError } from '../types/errors.js';
 import type { PAGIProfile } from '../types/generated.js';
 import { CURRENT_PROFILE_FORMAT, formatLabel, problemsInFormat, profileFormat, recogniseFormat } from './formats.js';
 import { allChanges, migrateValue, type Migration } from './migrate.js';
 import { definedKinds } from './choices.js';
 import { notificationSchemaValidator } from './notification-shape.js';
+import { ProfileFormatError } from '../types/errors.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
@@ -28,11 +28,7 @@ export interface LoadedProfile {
   migration?: Migration;
 }
 
-/** A profile of a format newer than the kit's: the kit cannot tell what its keys mean (exit 2). */
-export class ProfileFormatError extends KitError {
-  override name = 'ProfileFormatError';
-  override readonly code = 'PAGI_E_PROFILE_FORMAT';
-}
+export { ProfileFormatError };
 
 function schemaValidator() {
   return kitValidator(`${SCHEMA_BASE}profile.schema.json`);

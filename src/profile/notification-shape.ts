@@ -4,6 +4,7 @@
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../spec/ajv.js';
+import { childPointer } from '../spec/pointer.js';
 import { renderTemplate } from './template.js';
 
 type TemplateObject = { [key: string]: string | TemplateObject };
@@ -73,7 +74,7 @@ export function expectedNotificationFields(
   const vars = responseVars(template, response);
   const walk = (shape: TemplateObject, at: string) => {
     for (const [k, v] of Object.entries(shape)) {
-      const pointer = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const pointer = childPointer(at, k);
       if (typeof v !== 'string') {
         walk(v, pointer);
         continue;

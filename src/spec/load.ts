@@ -7,6 +7,7 @@ import type { OperationKey, Requirement } from './terms.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
 import { kitSchemaSet, kitValidator, readSchemaSet, validatorSource } from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';
+import { resolveRef } from './pointer.js';
 
 /** A media type of a request or response body, and why the spec lists it. */
 export interface MediaEntry {
@@ -155,26 +156,6 @@ function mediaOf(content: Record<string, any> | undefined): MediaEntry[] {
   return Object.entries(content ?? {}).map(([type, media]) => ({ type, role: media['x-pagi-media'] }));
 }
 
-/** The schema node a `$ref` names, relative to the `$id` of the document holding it. */
-function resolveRef(
-  schemas: Map<string, Record<string, any>>,
-  ref: string,
-  base: string,
-): Record<string, any> | undefined {
-  const [file, pointer] = ref.split('#');
-  const id = file ? new URL(file, base).href : base;
-  let node: any = schemas.get(id);
-  for (const part of (pointer ?? '').split('/').filter(Boolean))
-    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return node;
-}
-
-/** The base `$id` a `$ref` found in document `base` leads to. */
-function refBase(ref: string, base: string): string {
-  const [file] = ref.split('#');
-  return file ? new URL(file, base).href : base;
-}
-
 /** Every schema node (with the `$id` of its document) that describes the same value as `node`: `$ref` and `allOf` followed. */
 function composed(
   schemas: Map<string, Record<string, any>>,
@@ -185,8 +166,10 @@ function composed(
   if (!node || typeof node !== 'object' || seen.has(node)) return [];
   seen.add(node);
   const out = [{ node, base }];
-  if (typeof node.$ref === 'string')
-    out.push(...composed(schemas, resolveRef(schemas, node.$ref, base), refBase(node.$ref, base), seen));
+  if (typeof node.$ref === 'string') {
+    const target = resolveRef(schemas, node.$ref, base);
+    out.push(...composed(schemas, target.node, target.base, seen));
+  }
   for (const sub of node.allOf ?? []) out.push(...composed(schemas, sub, base, seen));
   return out;
 }
@@ -221,7 +204,6 @@ function findMaxItems(
   prop: string,
 ): { maxItems: number; requirement: string } | undefined {
   const seen = new Set<unknown>();
-  const resolve = (ref: string, base: string) => resolveRef(schemas, ref, base);
   const inArray = (node: any, base: string): { maxItems: number; requirement: string } | undefined => {
     if (!node || typeof node !== 'object' || seen.has(node)) return undefined;
     seen.add(node);
@@ -231,8 +213,8 @@ function findMaxItems(
       if (hit) return hit;
     }
     if (typeof node.$ref === 'string') {
-      const [file] = node.$ref.split('#');
-      return inArray(resolve(node.$ref, base), file ? new URL(file, base).href : base);
+      const target = resolveRef(schemas, node.$ref, base);
+      return inArray(target.node, target.base);
     }
     return undefined;
   };

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
 import { KIT_ROOT, SCHEMAS_DIR } from './paths.js';
+import { escapeToken } from './pointer.js';
 
 /** The schema documents a validator set is built from, with the digest that identifies them. */
 export interface SchemaSet {
@@ -90,7 +91,7 @@ export function compiledIds(documents: Map<string, Record<string, any>>): string
       if (!node || typeof node !== 'object' || Array.isArray(node)) return;
       const n = node as Record<string, any>;
       for (const [name, sub] of Object.entries<unknown>(n.properties ?? {})) {
-        const at = `${pointer}/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        const at = `${pointer}/properties/${escapeToken(name)}`;
         ids.push(`${id}#${at}`);
         walk(sub, at);
       }

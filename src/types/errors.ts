@@ -1,8 +1,8 @@
 /**
- * The kit's exit codes and error classes. Every error the kit raises on purpose carries a stable `code`
- * (`PAGI_E_…`), so callers tell errors apart by class or code, never by their message.
+ * The kit's exit codes and its one error hierarchy. Every error the kit raises on purpose is a `KitError` subclass
+ * defined here, each with its own stable `code` (`PAGI_E_…`), so callers tell errors apart by class or code, never
+ * by their message. To add one, add a class here with a code no other class has (test/cli/exit.test.ts checks).
  */
-
 /** Exit codes of `pagi-conform` (and of `serve` and `selftest`). */
 export const EXIT = {
   /** CONFORMANT; a command that did what it was asked. */
@@ -30,5 +30,96 @@ export class KitError extends Error {
 /** A bad flag, config key or value: the CLI prints the message (one sentence) and exits with 2. */
 export class UsageError extends KitError {
   override name = 'UsageError';
-  override readonly code = 'PAGI_E_USAGE';
+  override readonly code: string = 'PAGI_E_USAGE';
+}
+
+/** A set-up mistake found before any check ran (credentials refused, no PAGI gateway): exit 2 with this one sentence, no report. */
+export class SetupError extends UsageError {
+  override name = 'SetupError';
+  override readonly code = 'PAGI_E_SETUP';
+}
+
+/** The target could not be reached: exit 2 with this one sentence. */
+export class UnreachableError extends UsageError {
+  override name = 'UnreachableError';
+  override readonly code = 'PAGI_E_UNREACHABLE';
+}
+
+/** A profile of a format newer than the kit's: the kit cannot tell what its keys mean (exit 2). */
+export class ProfileFormatError extends KitError {
+  override name = 'ProfileFormatError';
+  override readonly code = 'PAGI_E_PROFILE_FORMAT';
+}
+
+/** A requirement id a check reported that is not among its `requirements`: a mistake of the kit (or a custom registry), never a finding. */
+export class ForeignRequirementError extends KitError {
+  override name = 'ForeignRequirementError';
+  override readonly code = 'PAGI_E_FOREIGN_REQUIREMENT';
+  constructor(checkId: string, ids: readonly string[]) {
+    super(`check ${checkId} reported requirement ${ids.join(', ')}, which is not among its requirements`);
+  }
+}
+
+/** A URL the target handed over that resolves outside it: the kit refuses to send the request. */
+export class OffTargetError extends KitError {
+  override name = 'OffTargetError';
+  override readonly code = 'PAGI_E_OFF_TARGET';
+}
+
+/** A reference gateway configuration file that cannot be used; the message is one sentence per problem. */
+export class ConfigError extends KitError {
+  override name = 'ConfigError';
+  override readonly code = 'PAGI_E_GATEWAY_CONFIG';
+}
+
+/** A gateway fault name the fault registry does not hold. */
+export class UnknownFaultError extends KitError {
+  override name = 'UnknownFaultError';
+  override readonly code = 'PAGI_E_UNKNOWN_FAULT';
+}
+
+/** A gateway data folder that cannot be used (another gateway holds it, or it cannot be read or written). */
+export class JournalError extends KitError {
+  override name = 'JournalError';
+  override readonly code = 'PAGI_E_JOURNAL';
+}
+
+/** A provider state of a pact that could not be made true: the gateway refused a step. */
+export class ProviderStateError extends KitError {
+  override name = 'ProviderStateError';
+  override readonly code = 'PAGI_E_PROVIDER_STATE';
+}
+
+/** Profile discovery spent its budget of requests: it stops and writes what it has. */
+export class BudgetSpent extends KitError {
+  override name = 'BudgetSpent';
+  override readonly code = 'PAGI_E_BUDGET_SPENT';
+}
+
+/**
+ * A set-up step of a probe did not give what the probe needs: the observation is inconclusive, not failed. `X` is the
+ * exchange of the step (an `Exchange`; left generic so that this file imports nothing).
+ */
+export class SetupFailed<X = unknown> extends KitError {
+  override name = 'SetupFailed';
+  override readonly code = 'PAGI_E_PROBE_SETUP';
+  constructor(
+    readonly step: string,
+    readonly exchange: X | undefined,
+    why: string,
+  ) {
+    super(`set-up step ${step} failed: ${why}`);
+  }
+}
+
+/** A probe could not observe what its checks need (the reason is the message): its checks are inconclusive. */
+export class Inconclusive extends KitError {
+  override name = 'Inconclusive';
+  override readonly code = 'PAGI_E_INCONCLUSIVE';
+}
+
+/** A step of a lifecycle scenario did not give what the next steps need: the scenario stops there. */
+export class ScenarioStopped extends KitError {
+  override name = 'ScenarioStopped';
+  override readonly code = 'PAGI_E_SCENARIO_STOPPED';
 }

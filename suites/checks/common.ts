@@ -4,6 +4,7 @@ import type { CheckContext, Exchange, Observation, OperationKey } from '../../sr
 import { type Pinned, definedKinds, errorKindSpec } from '../../src/profile/choices.js';
 import type { ErrorKind } from '../../src/profile/load.js';
 import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
+import { childPointer } from '../../src/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote, quoted } from '../findings.js';
 import {
@@ -222,14 +223,14 @@ function errorBodyDifferences(
     for (const [field, t] of Object.entries(shape)) {
       const got = value?.[field];
       if (typeof t !== 'string') {
-        walk(t as Record<string, unknown>, isObject(got) ? got : undefined, `${at}/${field}`);
+        walk(t as Record<string, unknown>, isObject(got) ? got : undefined, childPointer(at, field));
         continue;
       }
       const expected = render(t, vars, request);
       if (expected === undefined) continue;
       if (!expected.matches(got))
         differences.push({
-          pointer: `${at}/${field}`,
+          pointer: childPointer(at, field),
           expected: `${field} ${JSON.stringify(expected.text)}`,
           received: got,
         });

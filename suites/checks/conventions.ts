@@ -23,7 +23,8 @@ import {
   text,
 } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
-import { pointerOf, shownValues } from '../schema-walk.js';
+import { pointerOf, valueAt } from '../../src/spec/pointer.js';
+import { shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';

@@ -7,7 +7,7 @@
  * report the shrunk ones the probe kept.
  */
 import type { Check, CheckContext, Exchange, Finding, Level, Observation, OperationKey } from '../../src/model.js';
-import { severityRank } from '../../src/run-result.js';
+import { severityOfLevel, severityRank } from '../../src/run-result.js';
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
@@ -72,10 +72,7 @@ function finding(ctx: CheckContext, checkId: string, operation: OperationKey, in
 
 /** Of two requirements, the one of the weaker level (a rule the profile decides is never reported above `profile`). */
 function weaker(ctx: CheckContext, a: string, b: string): string {
-  const rank = (id: string) => {
-    const level = ctx.requirement(id).level;
-    return severityRank(level === 'unspecified' ? 'info' : level);
-  };
+  const rank = (id: string) => severityRank(severityOfLevel(ctx.requirement(id).level));
   return rank(a) >= rank(b) ? a : b;
 }
 
@@ -286,7 +283,7 @@ export const deepValidRequestAccepted = deepCheck(
  * than ERR_REFUSED, so the check's severity stays ERR_REFUSED's.
  */
 const REFUSAL_RULES = ['PAGI-AUTH-001', ...documentedRequestAccepted.requirements].filter((id) => {
-  const rank = (level: Level) => severityRank(level === 'unspecified' ? 'info' : level);
+  const rank = (level: Level) => severityRank(severityOfLevel(level));
   const level = kitSpec().requirements.get(id)?.level;
   return level !== undefined && rank(level) >= rank(kitSpec().requirements.get(ERR_REFUSED)!.level);
 });

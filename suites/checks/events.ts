@@ -5,6 +5,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { expectedNotificationFields, notificationSchemaValidator } from '../../src/profile/notification-shape.js';
+import { valueAt } from '../../src/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, quoted, wrap, type Report } from '../findings.js';
 import { formatOfMediaType, headerOf, isObject, responseObject } from '../observe.js';
@@ -141,7 +142,7 @@ function checkOwnShape(
         exchange: x,
         pointer: e.instancePath,
         expected: `a body following the profile's notification schema (${e.schemaPath}: ${e.message ?? e.keyword})`,
-        received: quoted(pointerValue(body, e.instancePath)),
+        received: quoted(valueAt(body, e.instancePath)),
       });
     }
   }
@@ -149,7 +150,7 @@ function checkOwnShape(
   if (!response) return;
   const template = kind.ownShape.template as Parameters<typeof expectedNotificationFields>[0];
   for (const [pointer, expected] of expectedNotificationFields(template, response)) {
-    const got = pointerValue(body, pointer);
+    const got = valueAt(body, pointer);
     if (got !== expected)
       report({
         code: 'NOTIFICATION_FORM',
@@ -160,16 +161,6 @@ function checkOwnShape(
         received: quoted(got),
       });
   }
-}
-
-/** The value a JSON pointer names in a body (undefined when absent). */
-function pointerValue(body: unknown, pointer: string): unknown {
-  let node = body;
-  for (const part of pointer.split('/').slice(1)) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
-  }
-  return node;
 }
 
 /**

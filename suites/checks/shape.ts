@@ -17,12 +17,12 @@ import {
   type ViolationKind,
 } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
+import { pointerOf } from '../../src/spec/pointer.js';
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import {
   declaredNames,
   expand,
   itemSchemas,
-  pointerOf,
   propertySchemas,
   type SchemaAt,
   schemaRequirements,

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import { childPointer, withValueAt } from '../../src/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type FollowUp, operationOf, responseObject, text } from '../observe.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
@@ -222,19 +223,15 @@ function breakFormat(
 ): { pointer: string; value: string; body: Record<string, unknown> } | undefined {
   const leaves: string[] = [];
   const walk = (v: unknown, pointer: string) => {
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${pointer}/${i}`));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${pointer}/${k}`);
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, childPointer(pointer, i)));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, childPointer(pointer, k));
     else if (typeof v === 'string' && !pointer.endsWith(`/${FIELD.signature}`)) leaves.push(pointer);
   };
   walk(body, '');
   for (const pointer of leaves) {
     if (!schemasAt(ctx.spec, schemaId, pointer).some((s) => s.node.pattern || s.node.format)) continue;
     for (const value of ['x', '1.2.3', '@@@', '']) {
-      const mutated = structuredClone(body);
-      const parts = pointer.split('/').slice(1);
-      let node: any = mutated;
-      for (const p of parts.slice(0, -1)) node = node[p];
-      node[parts[parts.length - 1]!] = value;
+      const mutated = withValueAt(structuredClone(body), pointer, value);
       const broken = ctx.spec
         .validate(schemaId, mutated)
         .some(

@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { signedView, stringToSign } from '../../src/signing.js';
+import { childPointer, tokensOf, withValueAt } from '../../src/spec/pointer.js';
 import type { CheckContext, Exchange, Observation, OperationKey, ProbeClient } from '../../src/model.js';
 import { isUrl, offFormArbitrary, schemaArbitrary, wrongTypeArbitrary } from '../arbitraries.js';
 import {
@@ -140,10 +141,10 @@ function fieldModel(
 
 /** String leaves of a body (pointer list), the signature left out. */
 function stringLeaves(body: unknown, pointer = ''): string[] {
-  if (Array.isArray(body)) return body.slice(0, 1).flatMap((v, i) => stringLeaves(v, `${pointer}/${i}`));
+  if (Array.isArray(body)) return body.slice(0, 1).flatMap((v, i) => stringLeaves(v, childPointer(pointer, i)));
   if (isObject(body))
     return Object.entries(body).flatMap(([k, v]) =>
-      k === FIELD.signature ? [] : stringLeaves(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+      k === FIELD.signature ? [] : stringLeaves(v, childPointer(pointer, k)),
     );
   return typeof body === 'string' ? [pointer] : [];
 }
@@ -154,34 +155,16 @@ const decodedPointers = new Map<string, readonly string[]>();
 function pointerParts(pointer: string): readonly string[] {
   let parts = decodedPointers.get(pointer);
   if (!parts) {
-    parts = pointer
-      .split('/')
-      .slice(1)
-      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    parts = tokensOf(pointer);
     if (decodedPointers.size >= 1024) decodedPointers.clear();
     decodedPointers.set(pointer, parts);
   }
   return parts;
 }
 
-/**
- * `body` with the value at `pointer` replaced (`undefined`: removed). Only the objects on the pointer's path are
- * copied; the rest is shared with `body`, which stays unchanged (generated bodies are never changed in place).
- */
+/** `body` with the value at `pointer` replaced (`undefined`: removed); generated bodies are never changed in place. */
 function setAt(body: Body, pointer: string, value: unknown): Body {
-  const parts = pointerParts(pointer);
-  const copy = (node: unknown): any => (Array.isArray(node) ? [...node] : { ...(node as object) });
-  const out = copy(body);
-  let node: any = out;
-  for (const p of parts.slice(0, -1)) {
-    const next = node[p];
-    if (!next || typeof next !== 'object') return out;
-    node = node[p] = copy(next);
-  }
-  const last = parts[parts.length - 1]!;
-  if (value === undefined) delete node[last];
-  else node[last] = value;
-  return out;
+  return withValueAt(body, pointerParts(pointer), value);
 }
 
 /** A key telling scalar values apart (type and value; -0 is not 0), undefined for an object or array. */

@@ -33,6 +33,7 @@ import {
   refundRules,
   select,
 } from './support.js';
+import { ScenarioStopped } from '../../src/types/errors.js';
 
 /** Steps and facts of a scenario, shared by every operation it answers. */
 interface Scenario {
@@ -46,14 +47,11 @@ async function scenario(body: (steps: Steps) => Promise<void>): Promise<Scenario
   try {
     await body(steps);
   } catch (error) {
-    if (!(error instanceof Stop)) throw error;
+    if (!(error instanceof ScenarioStopped)) throw error;
     steps.facts.stoppedBecause = error.message;
   }
   return { steps: steps.all, facts: steps.facts };
 }
-
-/** A scenario step did not give what the next steps need. */
-class Stop extends Error {}
 
 /** Send a batch for one payment and stop the scenario unless its item succeeded. */
 async function mustPass(
@@ -67,7 +65,8 @@ async function mustPass(
 ) {
   const exchange = await batch(client, ctx, steps, op, [record], () => extra, step);
   const [result] = batchResults(ctx.spec, op, responseObject(exchange, ctx.spec)) ?? [];
-  if (!itemSucceeded(ctx, op, result)) throw new Stop(`step ${step} did not succeed (${describe(exchange)})`);
+  if (!itemSucceeded(ctx, op, result))
+    throw new ScenarioStopped(`step ${step} did not succeed (${describe(exchange)})`);
   return exchange;
 }
 
@@ -83,7 +82,8 @@ function answer(steps: Steps, s: Scenario, mainStep: string | undefined): Exchan
 async function refundScenario(client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<void> {
   const record = await authorise(client, ctx, steps);
   const amount = cents(record.fields[FIELD.amount]);
-  if (amount === undefined || amount < 4) throw new Stop('the sample amount is too small to refund in parts');
+  if (amount === undefined || amount < 4)
+    throw new ScenarioStopped('the sample amount is too small to refund in parts');
   steps.facts.record = recordFacts(record);
   await select(client, ctx, steps, 'retrievalTrans', [record.fields], 'queryAfterAuthorise');
   await mustPass(client, ctx, steps, 'capture', record, {}, 'capture');
@@ -188,7 +188,7 @@ export const reviewLifecycle = defineProbe('reviewLifecycle', ['review'], async 
       st.facts.noHold = noHold;
       const held = (step?: string) =>
         pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, step).catch((e: unknown) => {
-          throw new Stop(e instanceof Error ? e.message : String(e));
+          throw new ScenarioStopped(e instanceof Error ? e.message : String(e));
         });
       const review = (record: PaymentRecord, flag: unknown, step: string) =>
         batch(client, ctx, st, 'review', [record], () => ({ [FIELD.reviewFlag]: flag }), step);

@@ -29,20 +29,9 @@ import {
   statusOf,
   text,
 } from '../observe.js';
+import { Inconclusive, SetupFailed } from '../../src/types/errors.js';
 
-/** A set-up step did not give what the probe needs: the observation is inconclusive, not failed. */
-export class SetupFailed extends Error {
-  constructor(
-    readonly step: string,
-    readonly exchange: Exchange | undefined,
-    why: string,
-  ) {
-    super(`set-up step ${step} failed: ${why}`);
-  }
-}
-
-/** The probe cannot run for a reason that is not the target's fault (configuration, profile). */
-export class Inconclusive extends Error {}
+export { Inconclusive, SetupFailed };
 
 /** Records steps as a probe runs. */
 export class Steps {
@@ -103,7 +92,7 @@ export function defineProbe(
       } catch (error) {
         if (!(error instanceof SetupFailed || error instanceof Inconclusive)) throw error;
         inconclusive = error.message;
-        main = error instanceof SetupFailed ? error.exchange : undefined;
+        main = error instanceof SetupFailed ? (error.exchange as Exchange | undefined) : undefined;
       }
       const limited = Object.entries(steps.all).find(([, x]) => answeredRetryLater(x));
       if (limited)

@@ -4,6 +4,8 @@ import { SERVE_FLAGS } from '../../gateway/cli.js';
 import { SELFTEST_FLAGS } from '../../src/cli/selftest.js';
 import { flagHelp, parseFlags } from '../../src/config/flags.js';
 import { UsageError as ConfigUsageError } from '../../src/config/options.js';
+import { execFileSync } from 'node:child_process';
+import * as errors from '../../src/types/errors.js';
 import { EXIT, KitError, UsageError } from '../../src/types/errors.js';
 
 describe('errors and exit codes', () => {
@@ -17,6 +19,33 @@ describe('errors and exit codes', () => {
       exitCode: 2,
     });
     expect(EXIT).toEqual({ ok: 0, failed: 1, usage: 2, inconclusive: 3 });
+  });
+
+  it('form one hierarchy: every class a kit error named after itself, each with its own PAGI_E_ code', () => {
+    const classes = Object.entries(errors).filter(([, v]) => typeof v === 'function') as [string, typeof KitError][];
+    const made = classes.map(([name, C]) => {
+      const e =
+        name === 'ForeignRequirementError'
+          ? new (C as any)('c', ['X'])
+          : name === 'SetupFailed'
+            ? new (C as any)('s', undefined, 'w')
+            : new C('x');
+      expect(e).toBeInstanceOf(KitError);
+      expect(e.name).toBe(name);
+      expect(e.code).toMatch(/^PAGI_E_[A-Z_]+$/);
+      return e.code;
+    });
+    expect(classes.length).toBeGreaterThan(10);
+    expect(new Set(made).size).toBe(made.length);
+  });
+
+  it('are declared nowhere else: no other source file extends Error', () => {
+    const hits = execFileSync('git', ['grep', '-l', '-E', 'extends (Error|[A-Za-z]*Error)\\b', '--', '*.ts'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => f && !f.startsWith('test/') && !f.includes('/test/'));
+    expect(hits).toEqual(['src/types/errors.ts']);
   });
 });
 

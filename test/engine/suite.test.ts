@@ -196,7 +196,7 @@ describe('a check whose observation holds an unanswered request', () => {
       ],
     };
     const { meta, kitError } = await runPlannedTest(envOf(exchange(200)), foreign, plannedTest(foreign));
-    expect(kitError).toMatchObject({ name: 'ForeignRequirementError', code: 'PAGI_FOREIGN_REQUIREMENT' });
+    expect(kitError).toMatchObject({ name: 'ForeignRequirementError', code: 'PAGI_E_FOREIGN_REQUIREMENT' });
     expect(kitError!.message).toBe(
       'check customCheck reported requirement PAGI-INV-010, which is not among its requirements',
     );

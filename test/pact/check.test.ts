@@ -106,7 +106,7 @@ describe('pact check table', () => {
     const { PACT_CHECKS, pactProbe } = await import('../../src/pact/checks.js');
     const { PACT_FINDING_CODES } = await import('../../src/pact/codes.js');
     const { CHECKS, PROBES } = await import('../../suites/registry.js');
-    const { FINDING_CODES } = await import('../../suites/findings.js');
+    const { RUN_FINDING_CODES } = await import('../../src/types/finding-codes.js');
     const { registryProblems } = await import('../../src/engine/registry.js');
     const { kitSpec } = await import('../../src/spec/load.js');
     const spec = kitSpec();
@@ -114,7 +114,7 @@ describe('pact check table', () => {
     expect(
       registryProblems({ CHECKS: [...CHECKS, ...PACT_CHECKS], PROBES: [...PROBES, pactProbe(spec)] }, spec),
     ).toEqual([]);
-    expect(Object.keys(PACT_FINDING_CODES).filter((c) => c in FINDING_CODES)).toEqual([]);
+    expect(Object.keys(PACT_FINDING_CODES).filter((c) => c in RUN_FINDING_CODES)).toEqual([]);
     // A run never plans them: the pact probe sends nothing.
     await expect(pactProbe(spec).run('capture', {} as never, {} as never)).rejects.toThrow(/pact/);
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { severityOf } from '../../src/engine/outcome.js';
-import { FINDING_CODES } from '../../suites/findings.js';
+import { FINDING_CODES } from '../../src/types/finding-codes.js';
 import { CHECKS, checkOf } from '../../suites/registry.js';
 import { CHOICE_CASES } from './cases/choices.js';
 import { CONVENTIONS_CASES } from './cases/conventions.js';

@@ -1,8 +1,8 @@
 /** The finding builder, the one schema-violation adapter and the preconditions. */
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/model.js';
+import { FINDING_CODES } from '../../src/types/finding-codes.js';
 import {
-  FINDING_CODES,
   type Report,
   defineCheck,
   makeFinding,
