@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { optionLines, parseCommandLine, readEnv } from '../config/load.js';
 import { defaults, type Command, type RunOptions } from '../config/options.js';
 import { EXIT, UsageError } from '../types/errors.js';
-import { DOCUMENT_LEVELS } from '../run-result.js';
 
 /** What each `pact` command does, above its options (generated from the options table). */
 const ABOUT: Record<'generate' | 'verify' | 'check', string> = {
