@@ -23,7 +23,7 @@ import {
   text,
 } from '../observe.js';
 import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
-import { pointerOf, } from '../../src/spec/pointer.js';
+import { pointerOf } from '../../src/spec/pointer.js';
 import { shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
