@@ -113,8 +113,10 @@ function pairedLeaves(value: unknown, other: unknown, pointer = '', out: PairedL
 /** Normalisation of echoes: how the profile says an echoed field compares (array indexes match `*`). */
 type Normalisation = 'caseInsensitive' | 'number' | 'trimmed';
 
-function echoNormalisation(ctx: CheckContext, pointer: string): Normalisation | undefined {
-  const rules = ctx.profile.responseFields?.echoNormalised;
+function echoNormalisation(
+  rules: readonly { field: string; as: Normalisation }[] | undefined,
+  pointer: string,
+): Normalisation | undefined {
   if (!rules?.length) return undefined;
   const parts = pointer.split('/');
   const matches = (field: string) => {
@@ -150,9 +152,11 @@ export const payoutEchoesRequest = onlyOnSuccess(
       if (!response) return notDecodable;
       const sent = sentBody(o.main);
       const excepted = (p: string) => rule.except.some((e) => p === e || p.startsWith(`${e}/`));
+      // Read once, before the walk: the profile's setting applies whether or not a field differs.
+      const rules = ctx.profile.responseFields?.echoNormalised;
       for (const { pointer, value: expected, other: got } of pairedLeaves(sent, response)) {
         if (got === expected || excepted(pointer)) continue;
-        const normalised = echoNormalisation(ctx, pointer);
+        const normalised = echoNormalisation(rules, pointer);
         if (!(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';
           const field = pointer.split('/').pop() ?? '';
