@@ -6,7 +6,7 @@
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { maskPan } from '../../src/mask.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
+import { type Report, allSteps, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
 import {
   batchItems,
   batchResults,
@@ -27,6 +27,7 @@ import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
+import { happy } from '../probes/basic.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 
@@ -34,7 +35,7 @@ export const fieldFormatsFollowConventions = onlyOnSuccess(
   defineCheck({
     id: 'fieldFormatsFollowConventions',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: RESPONSE_FORMAT_REQUIREMENTS,
     description:
@@ -55,7 +56,7 @@ export const responseEchoesRequestFields = onlyOnSuccess(
   defineCheck({
     id: 'responseEchoesRequestFields',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006', 'PAGI-INV-006'],
     description:
@@ -119,7 +120,7 @@ export const payoutEchoesRequest = onlyOnSuccess(
   defineCheck({
     id: 'payoutEchoesRequest',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['payout'],
     requirements: ['PAGI-PO-002', 'PAGI-INV-006'],
     description:
@@ -285,7 +286,7 @@ export const batchResultsEchoRequestIds = onlyOnSuccess(
   defineCheck({
     id: 'batchResultsEchoRequestIds',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-BAT-002', 'PAGI-BAT-009', 'PAGI-INV-006', 'PAGI-INV-007'],
     description:
@@ -302,7 +303,7 @@ export const batchItemsSucceedWithShownValues = onlyOnSuccess(
   defineCheck({
     id: 'batchItemsSucceedWithShownValues',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-BAT-006', 'PAGI-BAT-007', 'PAGI-ST-002'],
     description: 'A successful item has status 1 and an empty error_message (refund: the profile’s <code>:<message>).',
@@ -373,7 +374,7 @@ export const envelopeReturnsOk = onlyOnSuccess(
   defineCheck({
     id: 'envelopeReturnsOk',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: [...BATCH_OPERATIONS, ...SELECTING_OPERATIONS],
     requirements: ['PAGI-BAT-004', 'PAGI-BAT-005', 'PAGI-ST-002'],
     description: 'The envelope reports the outcome in return_status and return_message: 1 and OK on success.',
@@ -432,7 +433,7 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
   defineCheck({
     id: 'refundReferenceIdExtendsTransactionId',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['refund', 'retrievalRefund'],
     requirements: ['PAGI-FMT-013'],
     description: 'refund_reference_id is the refunded transaction_id followed by - and two digits.',
@@ -464,7 +465,7 @@ function knownCards(ctx: CheckContext, o: Observation): string[] {
     ...ctx.profile.payments.testCards.approve,
     ...ctx.profile.payments.testCards.decline,
   ]);
-  for (const x of [o.main, ...Object.values(o.steps)]) {
+  for (const x of [o.main, ...allSteps(o)]) {
     const v = x.request.body?.[field];
     if (typeof v === 'string') cards.add(v);
   }
@@ -496,7 +497,7 @@ function answerLeaves(exchange: Exchange): { pointer: string; key: string; value
 export const noFullCardNumberInResponse = defineCheck({
   id: 'noFullCardNumberInResponse',
   family: 'conventions',
-  probe: 'happy',
+  probe: happy,
   operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans'],
   requirements: ['PAGI-INV-010'],
   description:
@@ -550,7 +551,7 @@ export const cardMaskedPerProfile = onlyOnSuccess(
   defineCheck({
     id: 'cardMaskedPerProfile',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-003', 'PAGI-PAY-012'],
     description: 'The response card is the sent number masked, as the profile masks it.',
@@ -637,7 +638,7 @@ export const paymentReturnsRequestedResults = onlyOnSuccess(
   defineCheck({
     id: 'paymentReturnsRequestedResults',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-004', 'PAGI-PAY-005', 'PAGI-PAY-006'],
     description:
@@ -654,7 +655,7 @@ export const queryReturnsRequestedResults = wrap(
   defineCheck({
     id: 'queryReturnsRequestedResults',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['retrievalTrans'],
     requirements: ['PAGI-QRY-003', 'PAGI-QRY-004', 'PAGI-QRY-008'],
     description:
@@ -686,7 +687,7 @@ export const paymentApprovedPerProfile = onlyOnSuccess(
   defineCheck({
     id: 'paymentApprovedPerProfile',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-008', 'PAGI-PAY-009', 'PAGI-ST-002'],
     description:
@@ -733,7 +734,7 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
   defineCheck({
     id: 'payoutCompletedWithShownStatus',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['payout'],
     requirements: ['PAGI-PO-006', 'PAGI-ST-002'],
     description: 'A successful payout has status COMPLETED and the profile’s empty failure fields.',
@@ -786,7 +787,7 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
   defineCheck({
     id: 'selectionReturnsSelectedRecords',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: SELECTING_OPERATIONS,
     requirements: ['PAGI-QRY-006', 'PAGI-RFS-004'],
     description:
@@ -832,7 +833,7 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
   defineCheck({
     id: 'antifraudCookieUnderProfileName',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect', 'checkout'],
     requirements: ['PAGI-PAY-011'],
     description:

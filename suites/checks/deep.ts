@@ -308,7 +308,7 @@ export const deepLifecycleInvariants = deepCheck(
 );
 
 /** How many cases the probe generated and how they were answered (information: never fails). */
-export const deepCasesGenerated = defineCheck({
+export const deepCasesGenerated = defineCheck<string>({
   id: 'deepCasesGenerated',
   family: 'deep',
   probe: 'deep',

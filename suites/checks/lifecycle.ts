@@ -3,15 +3,16 @@
  * (payment invariants) or `profile` level (the profile's states, codes and numbering), never `must`.
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { PAYMENT_STEPS, REVIEW_STEPS } from '../probes/lifecycle.js';
 import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
 import { FIELD } from '../fields.js';
 import {
-  type CheckDefinition,
   type Report,
-  defineCheck as defineAnyCheck,
+  defineCheck,
   onlyWhen,
   onlyWithSteps,
   outcomeOf,
+  stepNamed,
   quote,
   quoted,
   succeeded,
@@ -35,33 +36,17 @@ import {
 } from '../observe.js';
 import { refundRules, refundsMade, stateAfterRefunds } from '../probes/support.js';
 import { codeOfState, errorKindOf, sentBody } from './common.js';
+import { declinedPayment, tokenPayment } from '../probes/basic.js';
+import {
+  apmCompletion,
+  checkoutCompletion,
+  paymentLifecycle,
+  payoutLifecycle,
+  reviewLifecycle,
+} from '../probes/lifecycle.js';
 
-/**
- * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
- * transitions and queries a finding about it rests on (an observation may hold several scenarios, one after another).
- */
-function stepsBefore(o: Observation, exchange: Exchange): Exchange[] {
-  const all = Object.values(o.steps);
-  let from = all.indexOf(exchange);
-  if (from < 0) return [];
-  const end = from;
-  while (from > 0 && !PAYMENT_OPERATIONS.has(all[from]!.operation)) from--;
-  return PAYMENT_OPERATIONS.has(all[from]!.operation) && from < end ? all.slice(from, end) : [];
-}
-
-/** Operations that make the payment a lifecycle scenario acts on. */
-const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set(['authoriseDirect', 'authoriseApm', 'checkout']);
-
-/** A lifecycle check: each finding points at its exchange and at the scenario steps before it (the state it rests on). */
-function defineCheck(def: CheckDefinition): Check {
-  return defineAnyCheck({
-    ...def,
-    verify: (o, ctx, report) =>
-      def.verify(o, ctx, (input) =>
-        report({ ...input, also: [...stepsBefore(o, input.exchange ?? o.main), ...(input.also ?? [])] }),
-      ),
-  });
-}
+type PaymentStep = keyof typeof PAYMENT_STEPS;
+type ReviewStep = keyof typeof REVIEW_STEPS;
 
 /** The single batch result of a scenario step. */
 function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey): Record<string, unknown> | undefined {
@@ -194,7 +179,7 @@ export const queryShowsAuthorisedPayment = wrap(
   defineCheck({
     id: 'queryShowsAuthorisedPayment',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['retrievalTrans'],
     requirements: ['PAGI-INV-004', 'PAGI-ST-002'],
     description:
@@ -246,7 +231,7 @@ export const queryShowsAuthorisedPayment = wrap(
 function transitionOf(
   ctx: CheckContext,
   op: OperationKey,
-): { step: string; state: string; after: string; record: 'record' | 'record2' } | undefined {
+): { step: PaymentStep; state: string; after: string; record: 'record' | 'record2' } | undefined {
   const t = ctx.profile.transitions;
   if (op === 'capture') return { step: 'queryAfterCapture', state: t.capture.to, after: 'capture', record: 'record' };
   if (op === 'refund')
@@ -261,7 +246,7 @@ export const queryShowsStatusAfterTransitions = wrap(
   defineCheck({
     id: 'queryShowsStatusAfterTransitions',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['capture', 'refund', 'cancel'],
     requirements: ['PAGI-QRY-007'],
     description:
@@ -293,7 +278,7 @@ export const partialRefundsSucceedTwice = wrap(
   defineCheck({
     id: 'partialRefundsSucceedTwice',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['refund'],
     requirements: ['PAGI-REF-003'],
     description:
@@ -303,7 +288,7 @@ export const partialRefundsSucceedTwice = wrap(
       const t = ctx.profile.transitions.refund;
       const part = String((o.facts.refunds as string[] | undefined)?.[0]);
       // What the profile says of each partial refund: it succeeds, or it fails with this failure.
-      const plan: [string, true | string][] =
+      const plan: ['refund1' | 'refund2', true | string][] =
         rules.partial !== true
           ? [['refund1', rules.partial]]
           : [
@@ -351,7 +336,7 @@ export const overRefundRefused = wrap(
   defineCheck({
     id: 'overRefundRefused',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['refund'],
     requirements: ['PAGI-INV-001', 'PAGI-BAT-008'],
     description: 'Refunds never add up to more than the captured amount: one more cent than what remains is refused.',
@@ -387,7 +372,7 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
   defineCheck({
     id: 'refundReferenceIdsNumberedPerProfile',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['refund'],
     requirements: ['PAGI-REF-004'],
     description:
@@ -434,7 +419,7 @@ export const refundReferenceIdsNumberedPerProfile = wrap(
 );
 
 /** The refund search step to judge and the refund steps it must show. */
-function searchedRefunds(o: Observation, ctx: CheckContext): [Exchange, string[]] {
+function searchedRefunds(o: Observation<PaymentStep>, ctx: CheckContext): [Exchange, PaymentStep[]] {
   const before = refundsMade(ctx, true);
   return before.length ? [o.steps.refundSearch!, before] : [o.steps.refundSearchAfterFull!, refundsMade(ctx)];
 }
@@ -443,7 +428,7 @@ export const refundSearchShowsEveryRefund = wrap(
   defineCheck({
     id: 'refundSearchShowsEveryRefund',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['retrievalRefund'],
     requirements: ['PAGI-INV-005', 'PAGI-RFS-003', 'PAGI-REF-004'],
     description:
@@ -520,7 +505,7 @@ export const cancelAfterRefundRefused = wrap(
   defineCheck({
     id: 'cancelAfterRefundRefused',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['cancel'],
     requirements: ['PAGI-CNL-003'],
     description:
@@ -550,7 +535,7 @@ export const overCaptureRefused = wrap(
   defineCheck({
     id: 'overCaptureRefused',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['capture'],
     requirements: ['PAGI-INV-002', 'PAGI-CAP-002', 'PAGI-BAT-008'],
     description: 'A capture never takes more than the authorised amount: a capture of one unit more is refused.',
@@ -577,7 +562,7 @@ export const cancelledPaymentNotCapturable = wrap(
   defineCheck({
     id: 'cancelledPaymentNotCapturable',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['capture', 'cancel'],
     requirements: ['PAGI-CNL-002', 'PAGI-BAT-008'],
     description: 'A cancelled payment cannot be captured.',
@@ -607,14 +592,14 @@ export const capturedPaymentNotCapturedAgain = wrap(
   defineCheck({
     id: 'capturedPaymentNotCapturedAgain',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['capture'],
     requirements: ['PAGI-PRF-007'],
     description:
       "A captured payment, and one partly refunded, cannot be captured again: each capture is refused with the profile's failure for that state (transitions.capture.refusals, otherRefusal).",
     verify(o, ctx, report) {
       const t = ctx.profile.transitions;
-      const cases: [string, string][] = [
+      const cases: [PaymentStep, string][] = [
         ['captureAgain', t.capture.to],
         ['captureAfterRefunds', stateAfterRefunds(ctx)],
       ];
@@ -636,7 +621,7 @@ export const fullRefundSettlesPayment = wrap(
   defineCheck({
     id: 'fullRefundSettlesPayment',
     family: 'lifecycle',
-    probe: 'paymentLifecycle',
+    probe: paymentLifecycle,
     operations: ['refund'],
     requirements: ['PAGI-QRY-007', 'PAGI-PRF-007'],
     description:
@@ -674,7 +659,7 @@ export const fullRefundSettlesPayment = wrap(
  * Without a review hold: the payment is not held; a review of it is refused as the profile's review transition says,
  * or, where the profile lets an approved payment be reviewed, settles it as the approving flag says.
  */
-function verifyNoHold(ctx: CheckContext, report: Report, o: Observation): void {
+function verifyNoHold(ctx: CheckContext, report: Report, o: Observation<ReviewStep>): void {
   const payment = responseObject(o.steps.authorise, ctx.spec);
   const approved = ctx.profile.statusValues.order_status.approved;
   if (payment?.[FIELD.orderStatus] !== approved) {
@@ -724,7 +709,7 @@ export const flaggedPaymentSettledByReview = wrap(
   defineCheck({
     id: 'flaggedPaymentSettledByReview',
     family: 'lifecycle',
-    probe: 'reviewLifecycle',
+    probe: reviewLifecycle,
     operations: ['review'],
     requirements: ['PAGI-REV-002'],
     description:
@@ -793,7 +778,7 @@ export const flaggedPaymentSettledByReview = wrap(
 );
 
 /** The review steps that review a payment settled by an earlier review, each with the state it was settled in. */
-function settledReviews(ctx: CheckContext): [string, string, 'record' | 'rejected'][] {
+function settledReviews(ctx: CheckContext): [ReviewStep, string, 'record' | 'rejected'][] {
   const r = ctx.profile.review;
   return [
     ['reviewAgain', r.approve.to, 'record'],
@@ -805,7 +790,7 @@ export const settledPaymentReviewedPerProfile = wrap(
   defineCheck({
     id: 'settledPaymentReviewedPerProfile',
     family: 'lifecycle',
-    probe: 'reviewLifecycle',
+    probe: reviewLifecycle,
     operations: ['review'],
     requirements: ['PAGI-PRF-007'],
     description:
@@ -840,7 +825,7 @@ export const rejectingReviewSettlesPayment = wrap(
   defineCheck({
     id: 'rejectingReviewSettlesPayment',
     family: 'lifecycle',
-    probe: 'reviewLifecycle',
+    probe: reviewLifecycle,
     operations: ['review'],
     requirements: ['PAGI-PRF-008'],
     description:
@@ -884,7 +869,7 @@ export const payoutFailureReported = wrap(
   defineCheck({
     id: 'payoutFailureReported',
     family: 'lifecycle',
-    probe: 'payoutLifecycle',
+    probe: payoutLifecycle,
     operations: ['payout'],
     requirements: ['PAGI-PO-005', 'PAGI-PO-008'],
     description:
@@ -957,7 +942,7 @@ export const payoutReplayIdempotent = wrap(
   defineCheck({
     id: 'payoutReplayIdempotent',
     family: 'lifecycle',
-    probe: 'payoutLifecycle',
+    probe: payoutLifecycle,
     operations: ['payout'],
     requirements: ['PAGI-PO-007'],
     description:
@@ -1024,7 +1009,7 @@ function declineFacts(ctx: CheckContext, sent: Record<string, unknown>): Decline
 export const declinedCardDeclinedPerProfile = defineCheck({
   id: 'declinedCardDeclinedPerProfile',
   family: 'lifecycle',
-  probe: 'declinedPayment',
+  probe: declinedPayment,
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-013'],
   description:
@@ -1034,7 +1019,7 @@ export const declinedCardDeclinedPerProfile = defineCheck({
     const payments: [Exchange, string][] = [
       [o.main, 'the decline test card'],
       ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [
-        o.steps[r.step]!,
+        stepNamed(o, r.step)!,
         `the ${r.trigger} decline rule`,
       ]),
     ];
@@ -1094,7 +1079,7 @@ export const declinedCardDeclinedPerProfile = defineCheck({
 export const tokenPaymentSucceeds = defineCheck({
   id: 'tokenPaymentSucceeds',
   family: 'lifecycle',
-  probe: 'tokenPayment',
+  probe: tokenPayment,
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PAY-010'],
   description:
@@ -1138,7 +1123,7 @@ export const issuerUrlRequestable = wrap(
   defineCheck({
     id: 'issuerUrlRequestable',
     family: 'lifecycle',
-    probe: 'apmCompletion',
+    probe: apmCompletion,
     operations: ['authoriseApm'],
     requirements: ['PAGI-APM-003'],
     description: 'The issuer_url of an APM payment can be requested again and leads to a page.',
@@ -1177,7 +1162,7 @@ function onlyOnSuccessOf(step: string) {
 function expectCompleted(
   ctx: CheckContext,
   report: Report,
-  o: Observation,
+  o: Observation<'query'>,
   requirement: string,
   state: string,
 ): void | { notApplicable: string } {
@@ -1206,7 +1191,7 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
   defineCheck({
     id: 'apmPaymentCompletedViaIssuerPage',
     family: 'lifecycle',
-    probe: 'apmCompletion',
+    probe: apmCompletion,
     operations: ['authoriseApm'],
     requirements: ['PAGI-APM-008'],
     description:
@@ -1228,7 +1213,7 @@ export const apmPaymentDeclinedViaIssuerPage = wrap(
   defineCheck({
     id: 'apmPaymentDeclinedViaIssuerPage',
     family: 'lifecycle',
-    probe: 'apmCompletion',
+    probe: apmCompletion,
     operations: ['authoriseApm'],
     requirements: ['PAGI-APM-008'],
     description:
@@ -1280,7 +1265,7 @@ export const checkoutPostBackCompletesPayment = wrap(
   defineCheck({
     id: 'checkoutPostBackCompletesPayment',
     family: 'lifecycle',
-    probe: 'checkoutCompletion',
+    probe: checkoutCompletion,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-011'],
     description:
