@@ -30,7 +30,6 @@ import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { INTERRUPTS, type Interrupt } from './interrupts.js';
 import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
-import type { ReplayFile } from './replay-file.js';
 import { clearSpool } from './spool.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import { buildRunResult, completeResults } from './results.js';
@@ -44,14 +43,8 @@ import { EXIT } from '../types/errors.js';
 export interface RunHooks {
   /** Reporters used instead of those `--reporter` names. */
   reporters?: KitReporter[];
-  /** Keep every request as sent, for the benchmark's replay (memory only). */
-  captureReplay?: boolean;
-  /** Write every request as sent to this file instead, encrypted (a deep run's memory stays flat); see replay-file.ts. */
-  replayFile?: ReplayFile;
   /** Command line recorded in the results. */
   commandLine?: string[];
-  /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
-  gatewayFault?: string;
   /**
    * Aborted, with the signal's name as reason, to interrupt the run: nothing more is sent, and the reports are
    * written for the checks that had run, with verdict INCONCLUSIVE (see `RunResult.interrupted`).
@@ -295,7 +288,7 @@ async function runGuarded(
   if (options.target) await assertReachable(options.target, transport, ca);
   const target: Target = options.target
     ? { baseUrl: options.target, embedded: false, close: async () => {} }
-    : await startEmbedded(parts, hooks.gatewayFault, profile.file);
+    : await startEmbedded(parts, parts.instruments?.gatewayFault, profile.file);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
   const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -362,8 +355,8 @@ async function runGuarded(
       selection,
       waivers,
       today,
-      captureReplay: hooks.captureReplay ?? false,
-      ...(hooks.replayFile ? { replayFile: hooks.replayFile } : {}),
+      captureReplay: parts.instruments?.captureReplay ?? false,
+      ...(parts.instruments?.replayFile ? { replayFile: parts.instruments.replayFile } : {}),
       prefetch: !options.shard,
       planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
       ...(hooks.stop
