@@ -25,7 +25,7 @@ import { resolveOptions } from '../src/config/load.js';
 import { newReplayFile, readReplayFile } from '../src/engine/replay-file.js';
 import { replay } from './replay.js';
 import { startGatewayProcess } from './target-process.js';
-import { runKit as runConformance } from '../src/kit.js';
+import { runKitInstrumented } from '../src/kit.js';
 
 const depth = Number(process.argv[2] ?? '0');
 const record = process.argv.includes('--record');
@@ -62,7 +62,7 @@ const cpu = () => {
 };
 const started = performance.now();
 const cpuStarted = cpu();
-const { result } = await runConformance(options, { replayFile: target, reporters: [] });
+const { result } = await runKitInstrumented(options, { reporters: [] }, { replayFile: target });
 const runWallMs = performance.now() - started;
 const runCpuMs = cpu() - cpuStarted;
 const gatewayMaxRssMb = await served.close();

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveOptions } from '../src/config/load.js';
 import { longestChain } from '../src/engine/chain.js';
 import { loadProfile } from '../src/profile/load.js';
-import { runKit } from '../src/kit.js';
+import { runKitInstrumented } from '../src/kit.js';
 import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
 import { startGatewayProcess } from './target-process.js';
 
@@ -76,7 +76,7 @@ export async function behindProxy(concurrency: number, rttMs = RTT_MS): Promise<
     const startedAt = Date.now();
     const cpu = process.cpuUsage();
     const t = performance.now();
-    const { result, replay, chains } = await runKit(opts, { reporters: [], captureReplay: true });
+    const { result, replay, chains } = await runKitInstrumented(opts, { reporters: [] }, { captureReplay: true });
     const wallMs = Math.round(performance.now() - t);
     const { user, system } = process.cpuUsage(cpu);
     const firstSent = Math.min(...replay.map((r) => r.sentAt));

@@ -21,7 +21,7 @@ import { loadProfile } from '../src/profile/load.js';
 import type { ReplayRequest } from '../src/engine/client.js';
 import { latencyScenario } from './latency.js';
 import { replay } from './replay.js';
-import { runKit as runConformance } from '../src/kit.js';
+import { runKitInstrumented } from '../src/kit.js';
 import type { FloorInput } from './floor.js';
 import { retryDelays } from '../suites/probes/events.js';
 
@@ -73,7 +73,7 @@ const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-'));
 const options = resolveOptions({ out, reporter: [] }, {});
 const startedAt = Date.now();
 const started = performance.now();
-const { result, replay: requests } = await runConformance(options, { captureReplay: true, reporters: [] });
+const { result, replay: requests } = await runKitInstrumented(options, { reporters: [] }, { captureReplay: true });
 const runMs = performance.now() - started;
 
 const gateway = await startGateway({ port: 0, host: '127.0.0.1' });

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { RunOptions } from './config/options.js';
 import type { RunResult } from './model.js';
-import type { EngineParts } from './engine/parts.js';
+import type { EngineParts, RunInstruments } from './engine/parts.js';
 import { prepareRun, runConformance, type RunHooks, type RunOutcome } from './engine/runner.js';
 import { mergeShards } from './engine/shards.js';
 import { KIT_ROOT } from './spec/paths.js';
@@ -36,6 +36,18 @@ export const KIT_PARTS: EngineParts = {
 /** Run the suites with the kit's parts (see runConformance). */
 export function runKit(options: RunOptions, hooks: RunHooks = {}): Promise<RunOutcome> {
   return runConformance(options, hooks, KIT_PARTS);
+}
+
+/**
+ * Run the suites with the kit's parts and instruments only the kit's own measurements use (the benchmarks' replay, a
+ * fault of the embedded gateway): not part of the programmatic API.
+ */
+export function runKitInstrumented(
+  options: RunOptions,
+  hooks: RunHooks,
+  instruments: RunInstruments,
+): Promise<RunOutcome> {
+  return runConformance(options, hooks, { ...KIT_PARTS, instruments });
 }
 
 /** Spec, profile, the kit's registry and the plan, checked (what `--list` needs). */

@@ -147,12 +147,25 @@ export interface NotApplicable {
   notApplicable: string;
 }
 
-/** The exchanges a probe made, by step name, with facts it learned (ids, amounts). `main` is the step most checks read. */
-export interface Observation {
+/**
+ * The exchanges of a probe by step name. For a probe that declares its steps (`ProbeOf<S>`), each declared step is
+ * there when the probe made it and no other name can be read: a renamed step is a compile error, not a check that
+ * silently stops applying. Untyped (`S` = string): any name.
+ */
+export type StepRecord<S extends string = string> = string extends S
+  ? Record<string, Exchange>
+  : { readonly [K in S]?: Exchange };
+
+/**
+ * The exchanges a probe made, by step name, with facts it learned (ids, amounts). `main` is the step most checks read.
+ * Besides its declared steps, `steps` holds the set-up steps (a payment to act on, numbered repeats) that checks read
+ * only as a list (`Object.values`).
+ */
+export interface Observation<S extends string = string> {
   probeId: string;
   operation: OperationKey;
   main: Exchange;
-  steps: Record<string, Exchange>;
+  steps: StepRecord<S>;
   facts: Record<string, unknown>;
   /** Set when the probe could not run (target unreachable, rate-limited, profile lacks a value). */
   inconclusive?: string;
@@ -276,7 +289,14 @@ export interface Probe {
    * exchanges: a run starts such probes first, so the wait overlaps the other probes' exchanges.
    */
   waitsOnTarget?: boolean;
+  /** The steps the probe records under a name checks read, each with what it is (`ProbeOf`). */
+  steps?: Readonly<Record<string, string>>;
   run(operation: OperationKey, client: ProbeClient, ctx: CheckContext): Promise<Observation>;
+}
+
+/** A probe that declares its steps: checks naming it read `Observation<S>` and only the steps it declares. */
+export interface ProbeOf<S extends string> extends Probe {
+  readonly steps: Readonly<Record<S, string>>;
 }
 
 /** Result of one check in one run (results.schema.json). */

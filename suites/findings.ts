@@ -6,7 +6,16 @@
  */
 import { assertOwnRequirements, findingProse, severityOf } from '../src/engine/outcome.js';
 import { maskText } from '../src/mask.js';
-import type { Check, CheckContext, Exchange, Finding, NotApplicable, Observation, OperationKey } from '../src/model.js';
+import type {
+  Check,
+  CheckContext,
+  Exchange,
+  Finding,
+  NotApplicable,
+  Observation,
+  OperationKey,
+  ProbeOf,
+} from '../src/model.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
 import { type FindingCode, findingTitle } from '../src/types/finding-codes.js';
 import { valueAt } from '../src/spec/pointer.js';
@@ -161,28 +170,91 @@ export function makeFinding(
 /** Collects the findings of one check run. */
 export type Report = (input: FindingInput) => void;
 
-/** A check written against a `report` callback; `verify` returns `{ notApplicable }` when the property cannot be judged. */
-export interface CheckDefinition extends Omit<Check, 'run'> {
-  verify(observation: Observation, ctx: CheckContext, report: Report): void | NotApplicable;
+/**
+ * A check that reads the steps of a probe declaring them (`S`; string: a probe without declared steps). `S` is carried
+ * only in the type, so preconditions wrapped around it (`wrap`) read the same typed steps.
+ */
+export interface TypedCheck<S extends string = string> extends Check {
+  readonly __steps?: S;
+}
+
+/** A precondition or other wrapper of a check reading the steps `S`. */
+export type Wrapper<S extends string = string> = (check: TypedCheck<S>) => Check;
+
+/**
+ * A check written against a `report` callback; `verify` returns `{ notApplicable }` when the property cannot be
+ * judged. `probe` names the probe whose observation it reads: the probe itself when it declares its steps (the steps
+ * are then typed: a step it does not declare is a compile error), else its id.
+ */
+export interface CheckDefinition<S extends string = string> extends Omit<Check, 'run' | 'probe'> {
+  probe: ProbeOf<S> | (string extends S ? string : never);
+  verify(observation: Observation<S>, ctx: CheckContext, report: Report): void | NotApplicable;
+}
+
+/** Operations that make the payment a stateful scenario acts on. */
+const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set(['authoriseDirect', 'authoriseApm', 'checkout']);
+
+/**
+ * Families of stateful scenarios: a finding of their checks rests on its exchange and on the scenario steps before it
+ * back to the payment they act on (the state it rests on).
+ */
+const SCENARIO_FAMILIES: ReadonlySet<string> = new Set(['lifecycle']);
+
+/**
+ * The steps before `exchange` back to the payment they act on, in the order they were made: the payment and the
+ * transitions and queries a finding about it rests on (an observation may hold several scenarios, one after another).
+ */
+function stepsBefore(o: Observation, exchange: Exchange): Exchange[] {
+  const all = allSteps(o);
+  let from = all.indexOf(exchange);
+  if (from < 0) return [];
+  const end = from;
+  while (from > 0 && !PAYMENT_OPERATIONS.has(all[from]!.operation)) from--;
+  return PAYMENT_OPERATIONS.has(all[from]!.operation) && from < end ? all.slice(from, end) : [];
 }
 
 /**
  * Turn a definition into a `Check`: every finding of the observation is collected, never only the first. `report`
  * throws `ForeignRequirementError` for a requirement id the check does not list.
  */
-export function defineCheck(def: CheckDefinition): Check {
-  const { verify, ...meta } = def;
+export function defineCheck<S extends string = string>(def: CheckDefinition<S>): TypedCheck<S> {
+  const { verify, probe, ...meta } = def;
+  const scenario = SCENARIO_FAMILIES.has(def.family);
   return {
     ...meta,
+    probe: typeof probe === 'string' ? probe : probe.id,
     run(observation, ctx) {
       const findings: Finding[] = [];
-      const outcome = verify(observation, ctx, (input) => {
+      const outcome = verify(observation as Observation<S>, ctx, (input) => {
         assertOwnRequirements(def, typeof input.requirement === 'string' ? [input.requirement] : input.requirement);
-        findings.push(makeFinding(ctx, def.id, observation.operation, input, observation.main));
+        const also = scenario
+          ? [...stepsBefore(observation, input.exchange ?? observation.main), ...(input.also ?? [])]
+          : input.also;
+        findings.push(
+          makeFinding(ctx, def.id, observation.operation, { ...input, ...(also ? { also } : {}) }, observation.main),
+        );
       });
       return outcome && 'notApplicable' in outcome ? outcome : findings;
     },
   };
+}
+
+/** Every step of an observation, declared or not (set-up steps, numbered repeats), in the order they were made. */
+export function allSteps(observation: { steps: object }): Exchange[] {
+  return Object.values(observation.steps as Record<string, Exchange>);
+}
+
+/** Every step of an observation with its name, in the order they were made. */
+export function stepEntries(observation: { steps: object }): [string, Exchange][] {
+  return Object.entries(observation.steps as Record<string, Exchange>);
+}
+
+/**
+ * A step whose name the probe computes (one per decline rule, a generated case): the facts name it. Declared steps
+ * are read as `o.steps.name`.
+ */
+export function stepNamed(observation: Observation<string> | { steps: object }, name: string): Exchange | undefined {
+  return (observation.steps as Record<string, Exchange | undefined>)[name];
 }
 
 /** Which schema failures an adapter call reports. */
@@ -270,18 +342,18 @@ export function violationFindings(args: {
 // ------------------------------------------------------------------ preconditions
 
 /** A predicate over an observation. */
-export type Precondition = (observation: Observation, ctx: CheckContext) => boolean;
+export type Precondition<S extends string = string> = (observation: Observation<S>, ctx: CheckContext) => boolean;
 
 /** Wrap a check so it runs only when `pred` holds; otherwise it is not applicable, with `reason`. */
-export function onlyWhen(
-  pred: Precondition,
-  reason: string | ((observation: Observation, ctx: CheckContext) => string),
-) {
-  return (check: Check): Check => ({
+export function onlyWhen<S extends string = string>(
+  pred: Precondition<S>,
+  reason: string | ((observation: Observation<S>, ctx: CheckContext) => string),
+): Wrapper<S> {
+  return (check) => ({
     ...check,
     run(observation, ctx) {
-      if (!pred(observation, ctx))
-        return { notApplicable: typeof reason === 'string' ? reason : reason(observation, ctx) };
+      const o = observation as Observation<S>;
+      if (!pred(o, ctx)) return { notApplicable: typeof reason === 'string' ? reason : reason(o, ctx) };
       return check.run(observation, ctx);
     },
   });
@@ -304,25 +376,29 @@ export function outcomeOf(exchange: Exchange | undefined): string {
  * Wrap a check that judges a successful answer: when the step (the observation's `main` by default) was not
  * answered with 2xx, the check is not applicable (the status check reports that failure once).
  */
-export function onlyOnSuccess(check: Check, step?: string): Check {
+export function onlyOnSuccess<S extends string = string>(check: TypedCheck<S>, step?: NoInfer<S>): TypedCheck<S> {
   const exchangeOf = (o: Observation) => (step ? o.steps[step] : o.main);
-  return onlyWhen(
-    (o) => succeeded(exchangeOf(o)),
+  return onlyWhen<S>(
+    (o) => succeeded(exchangeOf(o as Observation)),
     (o) =>
-      `the ${step ?? 'request'} was not answered with success (${outcomeOf(exchangeOf(o))}); successAnsweredWith200 reports it`,
-  )(check);
+      `the ${step ?? 'request'} was not answered with success (${outcomeOf(exchangeOf(o as Observation))}); successAnsweredWith200 reports it`,
+  )(check) as TypedCheck<S>;
 }
 
 /** Wrap a check that needs named steps of a scenario: not applicable when one is missing (the scenario stopped before it). */
-export function onlyWithSteps(...steps: string[]) {
-  return onlyWhen(
-    (o) => steps.every((s) => o.steps[s] !== undefined),
+export function onlyWithSteps<S extends string = string>(...steps: NoInfer<S>[]): Wrapper<S> {
+  const has = (o: Observation<S>, s: S) => stepNamed(o, s) !== undefined;
+  return onlyWhen<S>(
+    (o) => steps.every((s) => has(o, s)),
     (o) =>
-      `the scenario stopped before step ${steps.find((s) => o.steps[s] === undefined)}${typeof o.facts.stoppedBecause === 'string' ? ` (${o.facts.stoppedBecause})` : ''}`,
+      `the scenario stopped before step ${steps.find((s) => !has(o, s))}${typeof o.facts.stoppedBecause === 'string' ? ` (${o.facts.stoppedBecause})` : ''}`,
   );
 }
 
 /** Compose wrappers, outermost first. */
-export function wrap(check: Check, ...wrappers: ((c: Check) => Check)[]): Check {
-  return wrappers.reduceRight((c, w) => w(c), check);
+export function wrap<S extends string = string>(
+  check: TypedCheck<S>,
+  ...wrappers: Wrapper<NoInfer<S>>[]
+): TypedCheck<S> {
+  return wrappers.reduceRight<TypedCheck<S>>((c, w) => w(c), check);
 }

@@ -4,6 +4,7 @@
  */
 import type { RunOptions } from '../config/options.js';
 import type { KitReporter } from '../reporter.js';
+import type { ReplayFile } from './replay-file.js';
 
 /** A target the kit starts itself for a run without `--target` (the reference gateway, embedded). */
 export interface EmbeddedTarget {
@@ -25,4 +26,19 @@ export interface EngineParts {
   registry: string;
   /** The reporters `--reporter` names, when the hooks give none. */
   createReporters(options: Pick<RunOptions, 'reporter' | 'signKey'>): KitReporter[];
+  /**
+   * What only the kit's own measurements use (the benchmarks' replay, a fault of the embedded gateway in the tests):
+   * set by their compositions (src/kit.ts `runKitInstrumented`), never by the CLI or the programmatic API.
+   */
+  instruments?: RunInstruments;
+}
+
+/** Instruments of a run for the kit's own measurements (see `EngineParts.instruments`). */
+export interface RunInstruments {
+  /** Keep every request as sent, for the benchmark's replay (memory only). */
+  captureReplay?: boolean;
+  /** Write every request as sent to this file instead, encrypted (a deep run's memory stays flat); see replay-file.ts. */
+  replayFile?: ReplayFile;
+  /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
+  gatewayFault?: string;
 }

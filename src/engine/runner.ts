@@ -30,7 +30,6 @@ import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { INTERRUPTS, type Interrupt } from './interrupts.js';
 import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
-import type { ReplayFile } from './replay-file.js';
 import { clearSpool } from './spool.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import { buildRunResult, completeResults } from './results.js';
@@ -45,14 +44,8 @@ import { UnreachableError } from '../types/errors.js';
 export interface RunHooks {
   /** Reporters used instead of those `--reporter` names. */
   reporters?: KitReporter[];
-  /** Keep every request as sent, for the benchmark's replay (memory only). */
-  captureReplay?: boolean;
-  /** Write every request as sent to this file instead, encrypted (a deep run's memory stays flat); see replay-file.ts. */
-  replayFile?: ReplayFile;
   /** Command line recorded in the results. */
   commandLine?: string[];
-  /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
-  gatewayFault?: string;
   /**
    * Aborted, with the signal's name as reason, to interrupt the run: nothing more is sent, and the reports are
    * written for the checks that had run, with verdict INCONCLUSIVE (see `RunResult.interrupted`).
@@ -262,12 +255,85 @@ export async function runConformance(options: RunOptions, hooks: RunHooks, parts
   }
 }
 
+/**
+ * The run as a pipeline of named stages, inside the guard of `runConformance` (money guard, masked output): load the
+ * inputs, start the target and the receiver under the run's masking rules, pre-flight, plan the suite worker's run,
+ * run the suites, roll the results up, report.
+ */
 async function runGuarded(
   options: RunOptions,
   hooks: RunHooks,
   parts: EngineParts,
   allowedBy: MoneyGuard,
 ): Promise<RunOutcome> {
+  const inputs = loadInputs(options, hooks, parts);
+  if (options.target) await assertReachable(options.target, inputs.transport, inputs.ca);
+  const target: Target = options.target
+    ? { baseUrl: options.target, embedded: false, close: async () => {} }
+    : await startEmbedded(parts, parts.instruments?.gatewayFault, inputs.profile.file);
+  const held: Held = {
+    target,
+    releaseRules: () => {},
+    spoolDir: path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`),
+  };
+  try {
+    const run = await openRun(options, inputs, held);
+    // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
+    await preflight({
+      spec: inputs.spec,
+      profile: inputs.profile.profile,
+      config: run.config,
+      secret: run.secret,
+      cardSecurityCode: options.cardSecurityCode,
+      transport: inputs.transport,
+      options,
+      embedded: target.embedded,
+    });
+    const setup = planRun(options, hooks, parts, inputs, run, held);
+    const suites = await runSuiteStage(options, hooks, parts, inputs, setup);
+    const rolled = await rollUp(options, hooks, inputs, run, held, suites, allowedBy);
+    return await report(options, rolled, suites);
+  } catch (e) {
+    if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
+    throw e;
+  } finally {
+    clearSpool(held.spoolDir);
+    await held.receiver?.close();
+    await target.close();
+    held.releaseRules();
+  }
+}
+
+/** What a run reads before it contacts anything: spec, profile, waivers, selection, transport settings, reporters. */
+interface RunInputs {
+  started: Date;
+  today: string;
+  reporters: KitReporter[];
+  spec: SpecModel;
+  profile: LoadedProfile;
+  waivers: ReturnType<typeof loadWaivers>;
+  selection: RunSetup['selection'];
+  transport: TransportOptions;
+  ca: Buffer | undefined;
+}
+
+/** What a run holds open and releases at its end whatever happens. */
+interface Held {
+  target: Target;
+  receiver?: Receiver;
+  releaseRules: () => void;
+  spoolDir: string;
+}
+
+/** The run's target opened: its credentials, the run configuration checks read, the profile as the kit reads it. */
+interface OpenRun {
+  config: RunConfigView;
+  secret: string;
+  read: LoadedProfile['profile'];
+}
+
+/** Stage "load": the run's inputs, checked (a missing registry module, `--only deep` without a depth: exit 2). */
+function loadInputs(options: RunOptions, hooks: RunHooks, parts: EngineParts): RunInputs {
   const started = new Date();
   const today = started.toISOString().slice(0, 10);
   const reporters = hooks.reporters ?? parts.createReporters(options);
@@ -289,189 +355,245 @@ async function runGuarded(
     allowedHosts: options.allowedHosts,
   };
   const ca = options.caFile ? fs.readFileSync(options.caFile) : undefined;
+  return { started, today, reporters, spec, profile, waivers, selection, transport, ca };
+}
 
-  if (options.target) await assertReachable(options.target, transport, ca);
-  const target: Target = options.target
-    ? { baseUrl: options.target, embedded: false, close: async () => {} }
-    : await startEmbedded(parts, hooks.gatewayFault, profile.file);
-  let receiver: Receiver | undefined;
-  let releaseRules = () => {};
-  const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    const credentials = credentialsOf(options, target);
-    const loopback = isLoopback(target.baseUrl);
-    const read = kitProfile(profile.profile);
-    const testCards = read.payments.testCards;
-    const cards =
-      options.cards ??
-      Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
-    const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
-    releaseRules = protectOutput(rules);
-    const { statusMin, statusMax } = read.notifications.acknowledgement;
-    const acknowledgement = { statusMin, statusMax };
-    if (options.notifyUrl)
-      receiver = await startReceiver({
-        listenOn: options.notifyListen,
-        publicUrl: options.notifyUrl,
-        rules,
-        acknowledgement,
-      });
-    else if (loopback) receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
-    const unregisteredAddress =
-      options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
-    const config: RunConfigView = {
-      baseUrl: target.baseUrl,
-      merchantId: credentials.merchantId,
-      accountId: credentials.accountId,
-      orderPrefix: `${options.orderPrefix}-${randomBytes(3).toString('hex')}`,
-      seed: options.seed ?? randomInt(0, 2 ** 31 - 1),
-      ...(options.depth ? { depth: options.depth } : {}),
-      cards,
-      paymentMethods: options.paymentMethods ?? {
-        valid: target.paymentMethods ?? examplePaymentMethod(spec),
-        unknown: UNKNOWN_PAYMENT_METHOD,
-      },
-      notifyWaitMs: options.notifyWait,
-      ...(unregisteredAddress ? { unregisteredAddress } : {}),
-      ...(receiver ? { notifyUrl: receiver.notifyUrl } : {}),
-    };
-    // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
-    await preflight({
-      spec,
-      profile: profile.profile,
-      config,
-      secret: credentials.secret,
-      cardSecurityCode: options.cardSecurityCode,
-      transport,
-      options,
-      embedded: target.embedded,
+/**
+ * Stage "guard": the run's credentials and test cards, masked from here on wherever text leaves the process, the
+ * notification receiver, and the run configuration checks and probes read.
+ */
+async function openRun(options: RunOptions, inputs: RunInputs, held: Held): Promise<OpenRun> {
+  const { target } = held;
+  const credentials = credentialsOf(options, target);
+  const loopback = isLoopback(target.baseUrl);
+  const read = kitProfile(inputs.profile.profile);
+  const testCards = read.payments.testCards;
+  const cards =
+    options.cards ??
+    Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
+  const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
+  held.releaseRules = protectOutput(rules);
+  const { statusMin, statusMax } = read.notifications.acknowledgement;
+  const acknowledgement = { statusMin, statusMax };
+  if (options.notifyUrl)
+    held.receiver = await startReceiver({
+      listenOn: options.notifyListen,
+      publicUrl: options.notifyUrl,
+      rules,
+      acknowledgement,
     });
-    const setup: RunSetup = {
-      runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
-      specRoot: options.specRoot ? spec.root : undefined,
-      profile: profile.profile,
-      registry: path.resolve(options.registry ?? parts.registry),
-      config,
-      secret: credentials.secret,
-      cardSecurityCode: options.cardSecurityCode,
-      transport,
-      receiverControlUrl: receiver?.controlUrl,
-      failOn: options.failOn,
-      selection,
-      waivers,
-      today,
-      captureReplay: hooks.captureReplay ?? false,
-      ...(hooks.replayFile ? { replayFile: hooks.replayFile } : {}),
-      prefetch: !options.shard,
-      planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
-      ...(hooks.stop
-        ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) }
-        : {}),
-      spoolDir,
-    };
-    const adapter = new VitestAdapter(reporters, {
-      target: target.baseUrl,
-      profile: profile.profile.name,
-      outDir: options.out,
-    });
-    const interrupted = await runSuites(setup, adapter, options, hooks.stop);
-    const { plan, checkIds } = interrupted
-      ? await interruptedPlan(setup.planFile, spec, options, parts)
-      : readWorkerPlan(setup.planFile, adapter);
+  else if (loopback) held.receiver = await startReceiver({ listenOn: '127.0.0.1:0', rules, acknowledgement });
+  const unregisteredAddress =
+    options.unregisteredAddress ?? (loopback && (await canBind(SECOND_LOOPBACK)) ? SECOND_LOOPBACK : undefined);
+  const config: RunConfigView = {
+    baseUrl: target.baseUrl,
+    merchantId: credentials.merchantId,
+    accountId: credentials.accountId,
+    orderPrefix: `${options.orderPrefix}-${randomBytes(3).toString('hex')}`,
+    seed: options.seed ?? randomInt(0, 2 ** 31 - 1),
+    ...(options.depth ? { depth: options.depth } : {}),
+    cards,
+    paymentMethods: options.paymentMethods ?? {
+      valid: target.paymentMethods ?? examplePaymentMethod(inputs.spec),
+      unknown: UNKNOWN_PAYMENT_METHOD,
+    },
+    notifyWaitMs: options.notifyWait,
+    ...(unregisteredAddress ? { unregisteredAddress } : {}),
+    ...(held.receiver ? { notifyUrl: held.receiver.notifyUrl } : {}),
+  };
+  return { config, secret: credentials.secret, read };
+}
 
-    const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
-    const ran = (t: PlannedTest) => interrupted !== undefined || ranFiles.has(suiteFile(t.family));
-    const notRun = interrupted
-      ? `not run: the run was interrupted (${interrupted})`
-      : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
-    const checksRun = adapter.results.length;
-    const results = completeResults(plan, adapter.results, ran, notRun);
-    const warnings = waiverWarnings(waivers, today, new Set(checkIds));
-    warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
-    const refused = receiver?.refusals ? refusalSentence(await receiver.refusals()) : undefined;
-    const refusedSentence = refused
-      ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.`
-      : undefined;
-    if (refusedSentence) warnings.push(refusedSentence);
-    const runWarnings = [...warnings];
-    if (options.shard)
-      warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
-    const ended = new Date();
-    const incoming = (receiver?.received() ?? []).map(exchangeRecord);
-    const result = buildRunResult(spec, plan, results, {
-      metadata: {
-        kitVersion: kitVersion(),
-        nodeVersion: process.version,
-        commandLine: hooks.commandLine ?? ['run()'],
-        spec: { root: spec.root, digest: spec.digest },
-        profile: {
-          name: read.name,
-          version: read.version,
-          format: profile.migration?.from ?? read.format,
-          ...(read.description ? { description: read.description } : {}),
-          file: profile.file,
-          digest: profile.digest,
-        },
-        configDigest: configDigest(options),
-        target: {
-          baseUrl: target.baseUrl,
-          embedded: target.embedded,
-          allowedBy,
-          allowedHosts: [...options.allowedHosts],
-        },
-        seed: config.seed,
-        failOn: options.failOn,
-        selection: {
-          only: [...options.only],
-          skip: [...options.skip],
-          ...(options.shard ? { shard: options.shard } : {}),
-        },
-        startedAt: started.toISOString(),
-        endedAt: ended.toISOString(),
-        durationMs: ended.getTime() - started.getTime(),
-      },
-      exchanges: adapter.exchanges,
-      warnings,
-      failOn: options.failOn,
-    });
-    if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
-      // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
+/** Stage "plan": what the suite worker is handed (it loads the registry and writes the plan back, see WorkerPlan). */
+function planRun(
+  options: RunOptions,
+  hooks: RunHooks,
+  parts: EngineParts,
+  inputs: RunInputs,
+  run: OpenRun,
+  held: Held,
+): RunSetup {
+  return {
+    runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
+    specRoot: options.specRoot ? inputs.spec.root : undefined,
+    profile: inputs.profile.profile,
+    registry: path.resolve(options.registry ?? parts.registry),
+    config: run.config,
+    secret: run.secret,
+    cardSecurityCode: options.cardSecurityCode,
+    transport: inputs.transport,
+    receiverControlUrl: held.receiver?.controlUrl,
+    failOn: options.failOn,
+    selection: inputs.selection,
+    waivers: inputs.waivers,
+    today: inputs.today,
+    captureReplay: parts.instruments?.captureReplay ?? false,
+    ...(parts.instruments?.replayFile ? { replayFile: parts.instruments.replayFile } : {}),
+    prefetch: !options.shard,
+    planFile: path.join(os.tmpdir(), `pagi-plan-${process.pid}-${randomBytes(6).toString('hex')}.json`),
+    ...(hooks.stop
+      ? { stopFile: path.join(os.tmpdir(), `pagi-stop-${process.pid}-${randomBytes(6).toString('hex')}`) }
+      : {}),
+    spoolDir: held.spoolDir,
+  };
+}
+
+/** What the suites gave: the adapter's records, the plan, and whether the run was interrupted. */
+interface SuitesRun {
+  adapter: VitestAdapter;
+  plan: PlannedTest[];
+  checkIds: readonly string[];
+  interrupted: Interrupt | undefined;
+  ranFiles: Set<string>;
+}
+
+/** Stage "run suites": the suite worker runs the plan; the plan comes back from it (or is made here when interrupted). */
+async function runSuiteStage(
+  options: RunOptions,
+  hooks: RunHooks,
+  parts: EngineParts,
+  inputs: RunInputs,
+  setup: RunSetup,
+): Promise<SuitesRun> {
+  const adapter = new VitestAdapter(inputs.reporters, {
+    target: setup.config.baseUrl,
+    profile: inputs.profile.profile.name,
+    outDir: options.out,
+  });
+  const interrupted = await runSuites(setup, adapter, options, hooks.stop);
+  const { plan, checkIds } = interrupted
+    ? await interruptedPlan(setup.planFile, inputs.spec, options, parts)
+    : readWorkerPlan(setup.planFile, adapter);
+  const ranFiles = new Set(adapter.modules.map((m) => path.resolve(m)));
+  return { adapter, plan, checkIds, interrupted, ranFiles };
+}
+
+/** The results rolled up, with what the report stage needs besides them. */
+interface RolledUp {
+  result: RunResult;
+  runWarnings: string[];
+  incoming: ReturnType<typeof exchangeRecord>[];
+}
+
+/**
+ * Stage "roll up": every planned check's result (not run ones said so), the warnings, the results object and its
+ * verdict (INCONCLUSIVE where notifications were refused or the run was interrupted without a failure).
+ */
+async function rollUp(
+  options: RunOptions,
+  hooks: RunHooks,
+  inputs: RunInputs,
+  run: OpenRun,
+  held: Held,
+  suites: SuitesRun,
+  allowedBy: MoneyGuard,
+): Promise<RolledUp> {
+  const { adapter, plan, interrupted } = suites;
+  const ran = (t: PlannedTest) => interrupted !== undefined || suites.ranFiles.has(suiteFile(t.family));
+  const notRun = interrupted
+    ? `not run: the run was interrupted (${interrupted})`
+    : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
+  const checksRun = adapter.results.length;
+  const results = completeResults(plan, adapter.results, ran, notRun);
+  const warnings = waiverWarnings(inputs.waivers, inputs.today, new Set(suites.checkIds));
+  warnings.push(...adapter.errors.map((e) => `kit error: ${e}`));
+  const refused = held.receiver?.refusals ? refusalSentence(await held.receiver.refusals()) : undefined;
+  const refusedSentence = refused
+    ? `${refused[0]!.toUpperCase()}${refused.slice(1)}: the notifications the target sent could not all be observed.`
+    : undefined;
+  if (refusedSentence) warnings.push(refusedSentence);
+  const runWarnings = [...warnings];
+  if (options.shard)
+    warnings.push(`Shard ${options.shard}: only this shard's suite files ran; the verdict covers them alone.`);
+  const ended = new Date();
+  const incoming = (held.receiver?.received() ?? []).map(exchangeRecord);
+  const result = buildRunResult(inputs.spec, plan, results, {
+    metadata: runMetadata(options, hooks, inputs, run, held.target, allowedBy, ended),
+    exchanges: adapter.exchanges,
+    warnings,
+    failOn: options.failOn,
+  });
+  if (refusedSentence && result.verdict !== 'NOT CONFORMANT') {
+    // What the receiver refused may have held the notifications the checks looked for: the run cannot say CONFORMANT.
+    result.verdict = 'INCONCLUSIVE';
+    result.exitCode = EXIT.inconclusive;
+    result.verdictReasons.push(refusedSentence);
+  }
+  if (interrupted) {
+    const checksSelected = plan.filter((t) => t.selected).length;
+    result.interrupted = { signal: interrupted, checksRun, checksSelected };
+    // What could not run never hides a failure: an interrupted run that already failed stays NOT CONFORMANT.
+    if (result.verdict !== 'NOT CONFORMANT') {
       result.verdict = 'INCONCLUSIVE';
       result.exitCode = EXIT.inconclusive;
-      result.verdictReasons.push(refusedSentence);
     }
-    if (interrupted) {
-      const checksSelected = plan.filter((t) => t.selected).length;
-      result.interrupted = { signal: interrupted, checksRun, checksSelected };
-      // What could not run never hides a failure: an interrupted run that already failed stays NOT CONFORMANT.
-      if (result.verdict !== 'NOT CONFORMANT') {
-        result.verdict = 'INCONCLUSIVE';
-        result.exitCode = EXIT.inconclusive;
-      }
-      result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
-    }
-    if (options.shard)
-      writeShardManifest(options.out, options.shard, {
-        plan,
-        families: [...ranFiles].map((f) => familyOfSuiteFile(f) as Family),
-        metadata: result.metadata,
-        warnings: runWarnings,
-        incoming,
-        exchangesSent: adapter.sent,
-      });
-    // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
-    const masked = maskOutgoingValue(result);
-    const written = await adapter.runEnd(masked, incoming);
-    return { result: masked, files: written, replay: adapter.replay, chains: adapter.chains };
-  } catch (e) {
-    if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
-    throw e;
-  } finally {
-    clearSpool(spoolDir);
-    await receiver?.close();
-    await target.close();
-    releaseRules();
+    result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
   }
+  return { result, runWarnings, incoming };
+}
+
+/** The results' metadata: kit, spec, profile, target, selection and times of the run. */
+function runMetadata(
+  options: RunOptions,
+  hooks: RunHooks,
+  inputs: RunInputs,
+  run: OpenRun,
+  target: Target,
+  allowedBy: MoneyGuard,
+  ended: Date,
+): RunResult['metadata'] {
+  const { read, config } = run;
+  const { profile, spec, started } = inputs;
+  return {
+    kitVersion: kitVersion(),
+    nodeVersion: process.version,
+    commandLine: hooks.commandLine ?? ['run()'],
+    spec: { root: spec.root, digest: spec.digest },
+    profile: {
+      name: read.name,
+      version: read.version,
+      format: profile.migration?.from ?? read.format,
+      ...(read.description ? { description: read.description } : {}),
+      file: profile.file,
+      digest: profile.digest,
+    },
+    configDigest: configDigest(options),
+    target: {
+      baseUrl: target.baseUrl,
+      embedded: target.embedded,
+      allowedBy,
+      allowedHosts: [...options.allowedHosts],
+    },
+    seed: config.seed,
+    failOn: options.failOn,
+    selection: {
+      only: [...options.only],
+      skip: [...options.skip],
+      ...(options.shard ? { shard: options.shard } : {}),
+    },
+    startedAt: started.toISOString(),
+    endedAt: ended.toISOString(),
+    durationMs: ended.getTime() - started.getTime(),
+  };
+}
+
+/** Stage "report": a shard's manifest, then the masked results handed to the reporters. */
+async function report(options: RunOptions, rolled: RolledUp, suites: SuitesRun): Promise<RunOutcome> {
+  const { result, runWarnings, incoming } = rolled;
+  const { adapter } = suites;
+  if (options.shard)
+    writeShardManifest(options.out, options.shard, {
+      plan: suites.plan,
+      families: [...suites.ranFiles].map((f) => familyOfSuiteFile(f) as Family),
+      metadata: result.metadata,
+      warnings: runWarnings,
+      incoming,
+      exchangesSent: adapter.sent,
+    });
+  // The result leaves the process (reporters, a caller of run()): masked whole, keys included.
+  const masked = maskOutgoingValue(result);
+  const written = await adapter.runEnd(masked, incoming);
+  return { result: masked, files: written, replay: adapter.replay, chains: adapter.chains };
 }
 
 /** The plan of an interrupted run: the worker's, or, when it had not written one yet, the plan made here. */

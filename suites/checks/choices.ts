@@ -5,14 +5,19 @@
  */
 import type { Check, CheckContext, Exchange } from '../../src/model.js';
 import { defineCheck, onlyWithSteps, outcomeOf, succeeded, wrap } from '../findings.js';
-import { UNKNOWN_MERCHANT_OPERATIONS } from '../probes/choices.js';
+import {
+  type SIGNED_VALUE_PARTS,
+  UNKNOWN_MERCHANT_OPERATIONS,
+  signedValues,
+  unknownMerchant,
+} from '../probes/choices.js';
 import { checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
 
 export const unknownMerchantRefusedPerProfile = wrap(
   defineCheck({
     id: 'unknownMerchantRefusedPerProfile',
     family: 'status',
-    probe: 'unknownMerchant',
+    probe: unknownMerchant,
     operations: UNKNOWN_MERCHANT_OPERATIONS,
     requirements: ['PAGI-PRF-010'],
     description:
@@ -64,13 +69,16 @@ const PART_WORDS: Record<string, string> = {
 export const valuesSignedPerProfile = defineCheck({
   id: 'valuesSignedPerProfile',
   family: 'security',
-  probe: 'signedValues',
+  probe: signedValues,
   operations: ['authoriseDirect'],
   requirements: ['PAGI-PRF-011'],
   description:
     'A request carrying booleans and nulls (JSON), or nested values (form), signed as the profile says (signature.request.leaveOut, requestMedia.formNestedValues) is not refused for its signature; signed as a gateway making the other choice would sign it, it is refused.',
   verify(o, ctx, report) {
-    const parts = (o.facts.parts ?? []) as { step: string; choiceSigned: boolean }[];
+    const parts = (o.facts.parts ?? []) as {
+      step: (typeof SIGNED_VALUE_PARTS)[number]['step'];
+      choiceSigned: boolean;
+    }[];
     for (const part of parts) {
       const words = choiceWords(ctx, part.step);
       const what = PART_WORDS[part.step] ?? part.step;

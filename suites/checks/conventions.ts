@@ -4,7 +4,6 @@
  * masking, and the 3-D Secure, anti-fraud and subscription results the request asked for.
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
-import { maskPan } from '../../src/mask.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
 import {
@@ -28,6 +27,8 @@ import { shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
+import { happy } from '../probes/basic.js';
+import { cardMaskedPerProfile, noFullCardNumberInResponse } from './conventions-cards.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 
@@ -35,7 +36,7 @@ export const fieldFormatsFollowConventions = onlyOnSuccess(
   defineCheck({
     id: 'fieldFormatsFollowConventions',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: RESPONSE_FORMAT_REQUIREMENTS,
     description:
@@ -56,7 +57,7 @@ export const responseEchoesRequestFields = onlyOnSuccess(
   defineCheck({
     id: 'responseEchoesRequestFields',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006', 'PAGI-INV-006'],
     description:
@@ -140,7 +141,7 @@ export const payoutEchoesRequest = onlyOnSuccess(
   defineCheck({
     id: 'payoutEchoesRequest',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['payout'],
     requirements: ['PAGI-PO-002', 'PAGI-INV-006'],
     description:
@@ -307,7 +308,7 @@ export const batchResultsEchoRequestIds = onlyOnSuccess(
   defineCheck({
     id: 'batchResultsEchoRequestIds',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-BAT-002', 'PAGI-BAT-009', 'PAGI-INV-006', 'PAGI-INV-007'],
     description:
@@ -324,7 +325,7 @@ export const batchItemsSucceedWithShownValues = onlyOnSuccess(
   defineCheck({
     id: 'batchItemsSucceedWithShownValues',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-BAT-006', 'PAGI-BAT-007', 'PAGI-ST-002'],
     description: 'A successful item has status 1 and an empty error_message (refund: the profile’s <code>:<message>).',
@@ -395,7 +396,7 @@ export const envelopeReturnsOk = onlyOnSuccess(
   defineCheck({
     id: 'envelopeReturnsOk',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: [...BATCH_OPERATIONS, ...SELECTING_OPERATIONS],
     requirements: ['PAGI-BAT-004', 'PAGI-BAT-005', 'PAGI-ST-002'],
     description: 'The envelope reports the outcome in return_status and return_message: 1 and OK on success.',
@@ -454,7 +455,7 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
   defineCheck({
     id: 'refundReferenceIdExtendsTransactionId',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['refund', 'retrievalRefund'],
     requirements: ['PAGI-FMT-013'],
     description: 'refund_reference_id is the refunded transaction_id followed by - and two digits.',
@@ -474,131 +475,6 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
           });
         }
       });
-    },
-  }),
-);
-
-/** Card numbers the kit sent or may have sent: the request's card field, the payment steps' and the configured test cards. */
-function knownCards(ctx: CheckContext, o: Observation): string[] {
-  const field = ctx.profile.fields.card.number;
-  const cards = new Set<string>([
-    ...Object.values(ctx.config.cards),
-    ...ctx.profile.payments.testCards.approve,
-    ...ctx.profile.payments.testCards.decline,
-  ]);
-  for (const x of [o.main, ...Object.values(o.steps)]) {
-    const v = x.request.body?.[field];
-    if (typeof v === 'string') cards.add(v);
-  }
-  return [...cards].filter((c) => c.length >= 12);
-}
-
-/** Names a response field holding a card's security code goes by: the profile's request field, and the usual words. */
-const SECURITY_CODE_KEY = /^(cvv2?|cvc2?|csc|cid|security_?code|card_?security_?code)$/i;
-
-/** Every leaf of a decoded answer (JSON, XML, or the checkout form's inputs) with its pointer and its key. */
-function answerLeaves(exchange: Exchange): { pointer: string; key: string; value: unknown }[] {
-  const decoded = exchange.response?.decoded;
-  const root =
-    decoded?.kind === 'json' || decoded?.kind === 'xml'
-      ? decoded.value
-      : decoded?.kind === 'html'
-        ? decoded.form.inputs
-        : undefined;
-  const out: { pointer: string; key: string; value: unknown }[] = [];
-  const walk = (v: unknown, path: (string | number)[]) => {
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
-    else if (isObject(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
-    else out.push({ pointer: pointerOf(path), key: String(path[path.length - 1] ?? ''), value: v });
-  };
-  walk(root, decoded?.kind === 'html' ? ['inputs'] : []);
-  return out;
-}
-
-export const noFullCardNumberInResponse = defineCheck({
-  id: 'noFullCardNumberInResponse',
-  family: 'conventions',
-  probe: 'happy',
-  operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans'],
-  requirements: ['PAGI-INV-010'],
-  description:
-    'No response carries a full card number (card numbers appear only masked) or the security code the request sent.',
-  verify(o, ctx, report) {
-    const response = o.main.response;
-    // Body, header names and header values; the digits written with any separators (spaces, dashes, dots, ...).
-    // Each text on its own: a large body is not copied into one string with the headers.
-    const body = response?.bodyText ?? '';
-    const texts = [body, ...Object.entries(response?.headers ?? {}).flat()];
-    for (const card of knownCards(ctx, o)) {
-      const pattern = new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`);
-      if (texts.some((text) => pattern.test(text))) {
-        report({
-          code: 'FULL_CARD_NUMBER',
-          requirement: 'PAGI-INV-010',
-          expected: 'no full card number in the response',
-          received: `the full number of card ${maskPan(card)}`,
-        });
-      }
-    }
-    // The security code the request sent, in a field that carries one (the profile's name for it, or the usual ones).
-    const field = ctx.profile.fields.card.securityCode;
-    const sent = sentBody(o.main)[field];
-    if (typeof sent !== 'string' || !/^[0-9]{3,4}$/.test(sent)) return;
-    for (const leaf of answerLeaves(o.main)) {
-      const named = leaf.key.toLowerCase() === field.toLowerCase() || SECURITY_CODE_KEY.test(leaf.key);
-      if (named && String(leaf.value).trim() === sent) {
-        report({
-          code: 'SECURITY_CODE',
-          requirement: 'PAGI-INV-010',
-          pointer: leaf.pointer,
-          expected: 'no security code in the response',
-          received: `the security code the request sent, in ${leaf.key}`,
-        });
-      }
-    }
-  },
-});
-
-/** A card number masked as the profile says. */
-export function profileMask(ctx: CheckContext, card: string): string {
-  const m = ctx.profile.fields.cardMask;
-  if (card.length <= m.keepFirst + m.keepLast) return card;
-  // A mask of fixed width hides the middle digits behind the same number of characters whatever the card's length.
-  const hidden = m.hiddenWidth === 'perDigit' ? card.length - m.keepFirst - m.keepLast : m.hiddenWidth;
-  return `${card.slice(0, m.keepFirst)}${m.maskChar.repeat(hidden)}${card.slice(card.length - m.keepLast)}`;
-}
-
-export const cardMaskedPerProfile = onlyOnSuccess(
-  defineCheck({
-    id: 'cardMaskedPerProfile',
-    family: 'conventions',
-    probe: 'happy',
-    operations: ['authoriseDirect'],
-    requirements: ['PAGI-PAY-003', 'PAGI-PAY-012'],
-    description: 'The response card is the sent number masked, as the profile masks it.',
-    verify(o, ctx, report) {
-      const sent = o.main.request.body?.[ctx.profile.fields.card.number];
-      const card = text(responseObject(o.main, ctx.spec), FIELD.card);
-      if (typeof sent !== 'string') return { notApplicable: 'the request carried no card number' };
-      if (card === undefined)
-        return { notApplicable: `the response has no ${FIELD.card}; responseMatchesSchema judges required fields` };
-      if (card.includes(sent)) {
-        report({
-          code: 'FULL_CARD_NUMBER',
-          requirement: 'PAGI-PAY-003',
-          pointer: `/${FIELD.card}`,
-          expected: 'a masked card number',
-          received: `the full number ${maskPan(sent)}`,
-        });
-      } else if (card !== profileMask(ctx, sent)) {
-        report({
-          code: 'CARD_MASK',
-          requirement: 'PAGI-PAY-012',
-          pointer: `/${FIELD.card}`,
-          expected: `${profileMask(ctx, sent)} (the profile's mask)`,
-          received: quoted(card),
-        });
-      }
     },
   }),
 );
@@ -659,7 +535,7 @@ export const paymentReturnsRequestedResults = onlyOnSuccess(
   defineCheck({
     id: 'paymentReturnsRequestedResults',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-004', 'PAGI-PAY-005', 'PAGI-PAY-006'],
     description:
@@ -676,7 +552,7 @@ export const queryReturnsRequestedResults = wrap(
   defineCheck({
     id: 'queryReturnsRequestedResults',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['retrievalTrans'],
     requirements: ['PAGI-QRY-003', 'PAGI-QRY-004', 'PAGI-QRY-008'],
     description:
@@ -708,7 +584,7 @@ export const paymentApprovedPerProfile = onlyOnSuccess(
   defineCheck({
     id: 'paymentApprovedPerProfile',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PAY-008', 'PAGI-PAY-009', 'PAGI-ST-002'],
     description:
@@ -755,7 +631,7 @@ export const payoutCompletedWithShownStatus = onlyOnSuccess(
   defineCheck({
     id: 'payoutCompletedWithShownStatus',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['payout'],
     requirements: ['PAGI-PO-006', 'PAGI-ST-002'],
     description: 'A successful payout has status COMPLETED and the profile’s empty failure fields.',
@@ -808,7 +684,7 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
   defineCheck({
     id: 'selectionReturnsSelectedRecords',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: SELECTING_OPERATIONS,
     requirements: ['PAGI-QRY-006', 'PAGI-RFS-004'],
     description:
@@ -854,7 +730,7 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
   defineCheck({
     id: 'antifraudCookieUnderProfileName',
     family: 'conventions',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect', 'checkout'],
     requirements: ['PAGI-PAY-011'],
     description:

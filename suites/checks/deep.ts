@@ -14,11 +14,11 @@ import { ALL_OPERATIONS } from '../probes/basic.js';
 import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
-  noFullCardNumberInResponse,
   payoutEchoesRequest,
   batchResultsEchoRequestIds,
   responseEchoesRequestFields,
 } from './conventions.js';
+import { noFullCardNumberInResponse } from './conventions-cards.js';
 import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
 import { kitSpec } from '../../src/spec/load.js';
 
@@ -305,7 +305,7 @@ export const deepLifecycleInvariants = deepCheck(
 );
 
 /** How many cases the probe generated and how they were answered (information: never fails). */
-export const deepCasesGenerated = defineCheck({
+export const deepCasesGenerated = defineCheck<string>({
   id: 'deepCasesGenerated',
   family: 'deep',
   probe: 'deep',

@@ -7,13 +7,14 @@ import type { Check, CheckContext, Exchange, Observation, OperationKey } from '.
 import { expectedNotificationFields, notificationSchemaValidator } from '../../src/profile/notification-shape.js';
 import { valueAt } from '../../src/spec/pointer.js';
 import { FIELD } from '../fields.js';
-import { defineCheck, onlyWhen, quoted, wrap, type Report } from '../findings.js';
+import { defineCheck, stepEntries, onlyWhen, quoted, wrap, type Report } from '../findings.js';
 import { formatOfMediaType, headerOf, isObject, responseObject } from '../observe.js';
 import { retryDelays } from '../probes/events.js';
+import { notificationRetry, notified } from '../probes/events.js';
 
 /** The notifications a probe received, in arrival order. */
 function notificationsOf(o: Observation): Exchange[] {
-  return Object.entries(o.steps)
+  return stepEntries(o)
     .filter(([name]) => /^notification[0-9]*$/.test(name))
     .map(([, x]) => x)
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt));
@@ -22,7 +23,7 @@ function notificationsOf(o: Observation): Exchange[] {
 export const notificationDelivered = defineCheck({
   id: 'notificationDelivered',
   family: 'events',
-  probe: 'notified',
+  probe: notified,
   operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
   requirements: ['PAGI-EVT-001'],
   description:
@@ -54,7 +55,7 @@ export const notificationFollowsProfile = wrap(
   defineCheck({
     id: 'notificationFollowsProfile',
     family: 'events',
-    probe: 'notified',
+    probe: notified,
     operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
     requirements: ['PAGI-EVT-002'],
     description:
@@ -195,7 +196,7 @@ export const notificationRetriedPerProfile = wrap(
   defineCheck({
     id: 'notificationRetriedPerProfile',
     family: 'events',
-    probe: 'notificationRetry',
+    probe: notificationRetry,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-EVT-003'],
     description:

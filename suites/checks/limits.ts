@@ -20,6 +20,7 @@ import {
 import { BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { checkErrorAnswer } from './common.js';
 import { batchAccepted, checkItemsAnswered } from './conventions.js';
+import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from '../probes/limits.js';
 
 const LIMIT_REQUIREMENTS = ['PAGI-LIM-003', 'PAGI-LIM-004', 'PAGI-LIM-005', 'PAGI-LIM-006'];
 const SELECTION_LIMIT_REQUIREMENTS = ['PAGI-LIM-001', 'PAGI-LIM-002'];
@@ -35,7 +36,7 @@ function limitRequirement(ctx: CheckContext, o: Observation): string {
 export const batchAtLimitAccepted = defineCheck({
   id: 'batchAtLimitAccepted',
   family: 'limits',
-  probe: 'atLimit',
+  probe: atLimit,
   operations: BATCH_OPERATIONS,
   requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
   description: 'A batch of exactly the limit is accepted and every item is answered, once.',
@@ -89,7 +90,7 @@ function reportMoved(
 export const batchOverLimitNotProcessedInFull = defineCheck({
   id: 'batchOverLimitNotProcessedInFull',
   family: 'limits',
-  probe: 'overLimit',
+  probe: overLimit,
   operations: BATCH_OPERATIONS,
   requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
   description:
@@ -123,7 +124,7 @@ export const batchOverLimitRefusedWhole = wrap(
   defineCheck({
     id: 'batchOverLimitRefusedWhole',
     family: 'limits',
-    probe: 'overLimit',
+    probe: overLimit,
     operations: BATCH_OPERATIONS,
     requirements: ['PAGI-LIM-007'],
     description:
@@ -149,7 +150,7 @@ export const batchOverLimitRefusedWhole = wrap(
 export const batchOverLimitAnsweredPerProfile = defineCheck({
   id: 'batchOverLimitAnsweredPerProfile',
   family: 'limits',
-  probe: 'overLimit',
+  probe: overLimit,
   operations: BATCH_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:
@@ -175,7 +176,7 @@ export const batchOverLimitAnsweredPerProfile = defineCheck({
 export const emptyBatchNoServerError = defineCheck({
   id: 'emptyBatchNoServerError',
   family: 'limits',
-  probe: 'empty',
+  probe: emptyBatch,
   operations: BATCH_OPERATIONS,
   requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description: 'A batch with no orders is answered without a server error.',
@@ -209,7 +210,7 @@ function shows(ctx: CheckContext, o: Observation, which: 'first' | 'last'): bool
 export const selectionAtLimitAccepted = defineCheck({
   id: 'selectionAtLimitAccepted',
   family: 'limits',
-  probe: 'selectionAtLimit',
+  probe: selectionAtLimit,
   operations: SELECTING_OPERATIONS,
   requirements: SELECTION_LIMIT_REQUIREMENTS,
   description:
@@ -238,7 +239,7 @@ export const selectionAtLimitAccepted = defineCheck({
 export const selectionOverLimitNotServed = defineCheck({
   id: 'selectionOverLimitNotServed',
   family: 'limits',
-  probe: 'selectionOverLimit',
+  probe: selectionOverLimit,
   operations: SELECTING_OPERATIONS,
   requirements: SELECTION_LIMIT_REQUIREMENTS,
   description: 'A query or refund search selecting the limit plus one orders does not cover them all.',
@@ -261,7 +262,7 @@ export const selectionOverLimitNotServed = defineCheck({
 export const selectionOverLimitRefused = defineCheck({
   id: 'selectionOverLimitRefused',
   family: 'limits',
-  probe: 'selectionOverLimit',
+  probe: selectionOverLimit,
   operations: SELECTING_OPERATIONS,
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:

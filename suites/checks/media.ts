@@ -9,6 +9,7 @@ import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statu
 import { ALL_OPERATIONS } from '../probes/basic.js';
 import { renderHeaderValue, renderTemplate } from '../../src/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
+import { happy } from '../probes/basic.js';
 
 const BODY_FORMAT_REQUIREMENTS = ['PAGI-MED-006', 'PAGI-MED-007', 'PAGI-MED-008'];
 
@@ -16,7 +17,7 @@ export const responseBodyFormat = onlyOnSuccess(
   defineCheck({
     id: 'responseBodyFormat',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: BODY_FORMAT_REQUIREMENTS,
     description: 'The response body is a readable document of the operation’s format: XML, HTML or JSON.',
@@ -64,7 +65,7 @@ export const xmlRootIsRespon = onlyOnSuccess(
   defineCheck({
     id: 'xmlRootIsRespon',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['authoriseDirect', 'authoriseApm'],
     requirements: ['PAGI-MED-006'],
     description: 'The XML response is well-formed with the documented root element (respon).',
@@ -101,7 +102,7 @@ export const responseContentTypeConventional = onlyOnSuccess(
   defineCheck({
     id: 'responseContentTypeConventional',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-MED-009'],
     description: 'The response declares the conventional content type of its body (any charset parameter).',
@@ -126,7 +127,7 @@ export const responseContentTypeConventional = onlyOnSuccess(
 export const requestMediaAcceptedPerProfile = defineCheck({
   id: 'requestMediaAcceptedPerProfile',
   family: 'media',
-  probe: 'happy',
+  probe: happy,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-MED-005'],
   description: 'A request in the media type the profile names for the operation is accepted, not refused as malformed.',
@@ -149,7 +150,7 @@ export const requestHeadersPerProfile = wrap(
   defineCheck({
     id: 'requestHeadersPerProfile',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-AUTH-012'],
     description: 'A request carrying the extra headers the profile names is accepted.',
@@ -214,7 +215,7 @@ export const checkoutPageHasOneForm = onPage(
   defineCheck({
     id: 'checkoutPageHasOneForm',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-002'],
     description: 'The checkout page holds a form (the document says "a form"; other forms beside it are not judged).',
@@ -236,7 +237,7 @@ export const checkoutFormPostsToBaseUrl = onPage(
   defineCheck({
     id: 'checkoutFormPostsToBaseUrl',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-002', 'PAGI-CHK-003'],
     description: 'The checkout form is submitted by POST to {base_url}/v1/checkout.',
@@ -276,7 +277,7 @@ export const checkoutFormSubmitsOnLoad = onPage(
   defineCheck({
     id: 'checkoutFormSubmitsOnLoad',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-004'],
     description: 'The page submits the form on load (a body onload handler or an inline script calling submit()).',
@@ -299,7 +300,7 @@ export const checkoutFormEchoesSubmittedFields = onPage(
   defineCheck({
     id: 'checkoutFormEchoesSubmittedFields',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-005', 'PAGI-CHK-010'],
     description: 'Every submitted field is a hidden input under its own name with an equal value.',
@@ -348,7 +349,7 @@ export const checkoutFormHasEveryAlias = onPage(
   defineCheck({
     id: 'checkoutFormHasEveryAlias',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-006'],
     description: 'Every alias name the document lists is an input of the form.',
@@ -390,7 +391,7 @@ export const checkoutAliasesEqualSources = onPage(
   defineCheck({
     id: 'checkoutAliasesEqualSources',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-007', 'PAGI-CHK-010'],
     description:
@@ -452,7 +453,7 @@ export const checkoutAllParamsMatchSubmitted = onPage(
   defineCheck({
     id: 'checkoutAllParamsMatchSubmitted',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-008', 'PAGI-CHK-010'],
     description:
@@ -530,7 +531,7 @@ export const checkoutFormHasGatewayFields = onPage(
   defineCheck({
     id: 'checkoutFormHasGatewayFields',
     family: 'media',
-    probe: 'happy',
+    probe: happy,
     operations: ['checkout'],
     requirements: ['PAGI-CHK-009', 'PAGI-CHK-010'],
     description:
@@ -569,7 +570,7 @@ export const checkoutFormHasGatewayFields = onPage(
 export const checkoutNeedsNoDirectOnlyField = defineCheck({
   id: 'checkoutNeedsNoDirectOnlyField',
   family: 'media',
-  probe: 'happy',
+  probe: happy,
   operations: ['checkout'],
   requirements: ['PAGI-CHK-001'],
   description: 'A checkout without the direct-only fields (card, secure_payment, accept) is answered with the page.',

@@ -31,6 +31,16 @@ import {
   firstItemFailure,
   refusalInBody,
 } from './common.js';
+import { happy } from '../probes/basic.js';
+import { payoutLifecycle } from '../probes/lifecycle.js';
+import {
+  cardForms,
+  itemFaults,
+  outsideRequests,
+  selectionCombined,
+  selectionOrder,
+  twoFaults,
+} from '../probes/profile-rules.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -40,7 +50,7 @@ function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
 export const requestFaultsResolvedInProfileOrder = defineCheck({
   id: 'requestFaultsResolvedInProfileOrder',
   family: 'status',
-  probe: 'twoFaults',
+  probe: twoFaults,
   operations: TWO_FAULT_OPERATIONS,
   requirements: ['PAGI-PRF-001'],
   description:
@@ -118,7 +128,7 @@ export const itemFaultsResolvedInProfileOrder = wrap(
   defineCheck({
     id: 'itemFaultsResolvedInProfileOrder',
     family: 'conventions',
-    probe: 'itemFaults',
+    probe: itemFaults,
     operations: ['cancel'],
     requirements: ['PAGI-PRF-002'],
     description:
@@ -151,7 +161,7 @@ const DATE_FIELD = { retrievalTrans: FIELD.transactionDate, retrievalRefund: 're
 export const selectionResultsInProfileOrder = defineCheck({
   id: 'selectionResultsInProfileOrder',
   family: 'conventions',
-  probe: 'selectionOrder',
+  probe: selectionOrder,
   operations: ['retrievalTrans', 'retrievalRefund'],
   requirements: ['PAGI-PRF-003'],
   description:
@@ -196,7 +206,7 @@ export const selectionResultsInProfileOrder = defineCheck({
 export const selectionCombinedPerProfile = defineCheck({
   id: 'selectionCombinedPerProfile',
   family: 'conventions',
-  probe: 'selectionCombined',
+  probe: selectionCombined,
   operations: ['retrievalTrans', 'retrievalRefund'],
   requirements: ['PAGI-PRF-009'],
   description:
@@ -372,7 +382,7 @@ export const payoutFeesPerProfile = wrap(
   defineCheck({
     id: 'payoutFeesPerProfile',
     family: 'conventions',
-    probe: 'payoutLifecycle',
+    probe: payoutLifecycle,
     operations: ['payout'],
     requirements: ['PAGI-PRF-004'],
     description:
@@ -410,7 +420,7 @@ function expectValue(
 export const resultValuesPerProfile = defineCheck({
   id: 'resultValuesPerProfile',
   family: 'conventions',
-  probe: 'happy',
+  probe: happy,
   operations: ['authoriseDirect', 'retrievalTrans'],
   requirements: ['PAGI-PRF-005'],
   description:
@@ -579,7 +589,7 @@ export const outsideRequestsAnsweredPerProfile = wrap(
   defineCheck({
     id: 'outsideRequestsAnsweredPerProfile',
     family: 'status',
-    probe: 'outsideRequests',
+    probe: outsideRequests,
     operations: ['retrievalTrans'],
     requirements: ['PAGI-PRF-006'],
     description:
@@ -653,7 +663,7 @@ export const cardFieldsPerProfile = wrap(
   defineCheck({
     id: 'cardFieldsPerProfile',
     family: 'status',
-    probe: 'cardForms',
+    probe: cardForms,
     operations: ['authoriseDirect'],
     requirements: ['PAGI-PRF-006'],
     description:

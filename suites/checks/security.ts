@@ -7,12 +7,23 @@
 import type { Check, CheckContext, Observation, OperationKey } from '../../src/model.js';
 import { kitSpec } from '../../src/spec/load.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
+import {
+  type Report,
+  allSteps,
+  defineCheck,
+  onlyOnSuccess,
+  onlyWhen,
+  outcomeOf,
+  quoted,
+  succeeded,
+  wrap,
+} from '../findings.js';
 import { formOf, operationOf, responseObject } from '../observe.js';
 import { ALL_OPERATIONS, INJECTION_PAYLOADS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
 import { checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, requirementFor, sentBody } from './common.js';
 import { knownInputs } from './shape.js';
+import { badSignature, happy, injection, noSignature, unregisteredAddress } from '../probes/basic.js';
 
 /** Report the follow-up of a refused request when the probe made one. */
 function followUpIfAny(ctx: CheckContext, report: Report, o: Observation, requirement: string): void {
@@ -22,7 +33,7 @@ function followUpIfAny(ctx: CheckContext, report: Report, o: Observation, requir
 export const missingSignatureRefused = defineCheck({
   id: 'missingSignatureRefused',
   family: 'security',
-  probe: 'noSignature',
+  probe: noSignature,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-AUTH-005', 'PAGI-ERR-003'],
   description: 'A request without encryption_data is refused with a 4xx and changes nothing.',
@@ -38,7 +49,7 @@ export const missingSignatureRefused = defineCheck({
 export const badSignatureRefusedPerProfile = defineCheck({
   id: 'badSignatureRefusedPerProfile',
   family: 'security',
-  probe: 'badSignature',
+  probe: badSignature,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-AUTH-006', 'PAGI-ERR-004', 'PAGI-ERR-003'],
   description:
@@ -83,7 +94,7 @@ export const responseSignatureVerifies = wrap(
   defineCheck({
     id: 'responseSignatureVerifies',
     family: 'security',
-    probe: 'happy',
+    probe: happy,
     operations: SIGNED_RESPONSE_OPERATIONS,
     requirements: ['PAGI-AUTH-007'],
     description:
@@ -112,7 +123,7 @@ export const queryRefusedFromUnregisteredAddress = wrap(
   defineCheck({
     id: 'queryRefusedFromUnregisteredAddress',
     family: 'security',
-    probe: 'unregisteredAddress',
+    probe: unregisteredAddress,
     operations: SELECTING_OPERATIONS,
     requirements: ['PAGI-AUTH-008', 'PAGI-AUTH-009', 'PAGI-ERR-004'],
     description:
@@ -160,7 +171,7 @@ function carriesMarkup(name: string, value: string | undefined): boolean {
 export const freeTextParsesBackExactly = defineCheck({
   id: 'freeTextParsesBackExactly',
   family: 'security',
-  probe: 'injection',
+  probe: injection,
   operations: ['authoriseDirect', 'checkout'],
   requirements: ['PAGI-SEC-002', 'PAGI-MED-006'],
   description:
@@ -223,13 +234,13 @@ export const freeTextParsesBackExactly = defineCheck({
 export const noSecretInResponse = defineCheck({
   id: 'noSecretInResponse',
   family: 'security',
-  probe: 'happy',
+  probe: happy,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-INV-009'],
   description: "No response carries the merchant's signing key, in its body, a header name or a header value.",
   verify(o, _ctx, report) {
     // The client notes where a response carried the secret when it records it; the check never sees the secret.
-    for (const x of [o.main, ...Object.values(o.steps)].filter((e) => e && !e.incoming)) {
+    for (const x of [o.main, ...allSteps(o)].filter((e) => e && !e.incoming)) {
       const where = x.response?.secretEchoed;
       if (where?.length) {
         report({

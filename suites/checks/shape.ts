@@ -31,6 +31,7 @@ import {
   undeclaredFields,
 } from '../schema-walk.js';
 import { refusalInBody, sentBody } from './common.js';
+import { happy } from '../probes/basic.js';
 
 /** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
 export function rootRequirement(ctx: CheckContext, schemaId: string): string {
@@ -116,7 +117,7 @@ export const responseMatchesSchema = onlyOnSuccess(
   defineCheck({
     id: 'responseMatchesSchema',
     family: 'shape',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: RESPONSE_STRUCTURE_REQUIREMENTS,
     description:
@@ -146,7 +147,7 @@ export const unknownResponseFields = onlyOnSuccess(
   defineCheck({
     id: 'unknownResponseFields',
     family: 'shape',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS,
     requirements: [
       ...new Set(responseSchemas.map((id) => schemaRoot(spec, id).node['x-requirement'] as string)),
@@ -191,7 +192,7 @@ export const unknownResponseFields = onlyOnSuccess(
 export const documentedRequestAccepted = defineCheck({
   id: 'documentedRequestAccepted',
   family: 'shape',
-  probe: 'happy',
+  probe: happy,
   operations: ALL_OPERATIONS,
   requirements: [...new Set([...requestRequirements.structure, ...requestRequirements.format, 'PAGI-MED-001'])].sort(),
   description:
@@ -311,7 +312,7 @@ export const responseHoldsListedFields = onlyOnSuccess(
   defineCheck({
     id: 'responseHoldsListedFields',
     family: 'shape',
-    probe: 'happy',
+    probe: happy,
     operations: ALL_OPERATIONS.filter((op) => op !== 'checkout'),
     requirements: ['PAGI-GEN-011', ...ABSENT_REQUIREMENTS],
     description:
@@ -336,7 +337,7 @@ export const responseAddsDocumentedFields = onlyOnSuccess(
   defineCheck({
     id: 'responseAddsDocumentedFields',
     family: 'shape',
-    probe: 'happy',
+    probe: happy,
     operations: ['payout'],
     requirements: ['PAGI-PO-004'],
     description: 'A response that echoes its request also holds every field its schema adds to the request’s.',

@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
+import { type Report, defineCheck, stepEntries, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import {
   batchItems,
   batchResults,
@@ -29,11 +29,19 @@ import {
   refusalInBody,
   sentBody,
 } from './common.js';
+import {
+  generatedNegative,
+  happy,
+  malformedBody,
+  unknownRecord,
+  unknownTransaction,
+  wrongFormat,
+} from '../probes/basic.js';
 
 export const successAnsweredWith200 = defineCheck({
   id: 'successAnsweredWith200',
   family: 'status',
-  probe: 'happy',
+  probe: happy,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-GEN-007'],
   description: 'An operation is answered, a successful one with HTTP 200.',
@@ -46,7 +54,7 @@ export const successAnsweredWith200 = defineCheck({
 export const operationServedAtVersionedPath = defineCheck({
   id: 'operationServedAtVersionedPath',
   family: 'status',
-  probe: 'happy',
+  probe: happy,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-GEN-001', 'PAGI-GEN-002'],
   description: 'The operation is served by POST at its /v1 path under the base URL.',
@@ -150,7 +158,7 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
 export const malformedBodyRefused = defineCheck({
   id: 'malformedBodyRefused',
   family: 'status',
-  probe: 'malformedBody',
+  probe: malformedBody,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
   description:
@@ -169,7 +177,7 @@ export const wrongFormatRefused = wrap(
   defineCheck({
     id: 'wrongFormatRefused',
     family: 'status',
-    probe: 'wrongFormat',
+    probe: wrongFormat,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
     description:
@@ -197,7 +205,7 @@ export const wrongFormatChangesNothing = wrap(
   defineCheck({
     id: 'wrongFormatChangesNothing',
     family: 'status',
-    probe: 'wrongFormat',
+    probe: wrongFormat,
     operations: ALL_OPERATIONS,
     requirements: ['PAGI-ERR-003'],
     description: 'A request refused for a wrong format changes nothing (no payment created, no state moved).',
@@ -215,7 +223,7 @@ export const wrongFormatChangesNothing = wrap(
 export const apmUnknownRecordIs404 = defineCheck({
   id: 'apmUnknownRecordIs404',
   family: 'status',
-  probe: 'unknownRecord',
+  probe: unknownRecord,
   operations: ['authoriseApm'],
   requirements: ['PAGI-APM-005', 'PAGI-APM-007', 'PAGI-ERR-004'],
   description:
@@ -239,7 +247,7 @@ export const apmUnknownRecordIs404 = defineCheck({
 export const unknownTransactionItemFails = defineCheck({
   id: 'unknownTransactionItemFails',
   family: 'status',
-  probe: 'unknownTransaction',
+  probe: unknownTransaction,
   operations: BATCH_OPERATIONS,
   requirements: ['PAGI-BAT-010', 'PAGI-INV-003', 'PAGI-BAT-008', 'PAGI-ERR-005'],
   description:
@@ -330,13 +338,13 @@ function caseLabel(o: Observation, index: number): string {
 export const generatedInputNeverServerError = defineCheck({
   id: 'generatedInputNeverServerError',
   family: 'status',
-  probe: 'generatedNegative',
+  probe: generatedNegative,
   operations: ALL_OPERATIONS,
   requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description:
     'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',
   verify(o, _ctx, report) {
-    const cases = Object.entries(o.steps)
+    const cases = stepEntries(o)
       .filter(([name]) => /^case[0-9]+$/.test(name))
       .sort(([a], [b]) => a.localeCompare(b));
     cases.forEach(([, exchange]: [string, Exchange], i) => {

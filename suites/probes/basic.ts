@@ -131,27 +131,32 @@ export async function selectableRecords(
 }
 
 /** `happy`: the valid request of every operation, with the state it needs made first. */
-export const happy = defineProbe('happy', ALL_OPERATIONS, async (op, client, ctx, steps) => {
-  let main: Exchange;
-  if (isBatch(op)) {
-    const { records, items } = await happyBatch(client, ctx, steps, op, 2);
-    steps.facts.records = records.map(recordFacts);
-    main = steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
-  } else if (op === 'retrievalTrans' || op === 'retrievalRefund') {
-    const [record] = await selectableRecords(client, ctx, steps, op, 1);
-    steps.facts.records = [recordFacts(record!)];
-    main = await select(client, ctx, steps, op, [record!.fields], op);
-  } else {
-    const overrides =
-      op === 'authoriseDirect' ? { [FIELD.threeDsRequest]: ctx.profile.payments.threeDS.requestValue } : {};
-    main = steps.add(op, await client.send(op, paymentBody(client, ctx, op, overrides)));
-  }
-  noteSignature(client, ctx, op, main, steps);
-  return main;
-});
+export const happy = defineProbe(
+  'happy',
+  ALL_OPERATIONS,
+  { authorise: 'the payment a query or a batch item acts on (set-up)' },
+  async (op, client, ctx, steps) => {
+    let main: Exchange;
+    if (isBatch(op)) {
+      const { records, items } = await happyBatch(client, ctx, steps, op, 2);
+      steps.facts.records = records.map(recordFacts);
+      main = steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
+    } else if (op === 'retrievalTrans' || op === 'retrievalRefund') {
+      const [record] = await selectableRecords(client, ctx, steps, op, 1);
+      steps.facts.records = [recordFacts(record!)];
+      main = await select(client, ctx, steps, op, [record!.fields], op);
+    } else {
+      const overrides =
+        op === 'authoriseDirect' ? { [FIELD.threeDsRequest]: ctx.profile.payments.threeDS.requestValue } : {};
+      main = steps.add(op, await client.send(op, paymentBody(client, ctx, op, overrides)));
+    }
+    noteSignature(client, ctx, op, main, steps);
+    return main;
+  },
+);
 
 /** `malformedBody`: a truncated JSON text (not readable as JSON nor as form fields with a JSON start). */
-export const malformedBody = defineProbe('malformedBody', ALL_OPERATIONS, async (op, client, _ctx, steps) => {
+export const malformedBody = defineProbe('malformedBody', ALL_OPERATIONS, {}, async (op, client, _ctx, steps) => {
   const body = client.sample(op);
   const raw = `${JSON.stringify(body).slice(0, -1)},`;
   return steps.add(op, await client.send(op, body, { rawBody: raw, contentType: 'application/json' }));
@@ -198,7 +203,7 @@ async function refusalBase(
 }
 
 /** Read the state a refused request should have left unchanged. */
-async function followUp(client: ProbeClient, ctx: CheckContext, steps: Steps, f: FollowUp): Promise<void> {
+async function followUp(client: ProbeClient, ctx: CheckContext, steps: Steps<'followUp'>, f: FollowUp): Promise<void> {
   steps.facts.followUp = f;
   if (f.kind === 'absent') {
     const x = await queryOrder(client, ctx, steps, f.orderNo, 'followUp');
@@ -248,18 +253,23 @@ function breakFormat(
 }
 
 /** `wrongFormat`: a valid request with one field in a form its schema excludes; then a follow-up reading the state. */
-export const wrongFormat = defineProbe('wrongFormat', ALL_OPERATIONS, async (op, client, ctx, steps) => {
-  const base = await refusalBase(client, ctx, steps, op);
-  const broken = breakFormat(ctx, operationOf(ctx.spec, op).requestSchemaId, base.body);
-  if (!broken) {
-    steps.facts.noFormat = `no field of the ${op} request has a format constraint to break`;
-    return steps.add(op, await client.send(op, base.body));
-  }
-  steps.facts.mutated = { pointer: broken.pointer, value: broken.value };
-  const main = steps.add(op, await client.send(op, broken.body));
-  await followUp(client, ctx, steps, base.followUp);
-  return main;
-});
+export const wrongFormat = defineProbe(
+  'wrongFormat',
+  ALL_OPERATIONS,
+  { followUp: 'the query showing whether the refused request changed anything' },
+  async (op, client, ctx, steps) => {
+    const base = await refusalBase(client, ctx, steps, op);
+    const broken = breakFormat(ctx, operationOf(ctx.spec, op).requestSchemaId, base.body);
+    if (!broken) {
+      steps.facts.noFormat = `no field of the ${op} request has a format constraint to break`;
+      return steps.add(op, await client.send(op, base.body));
+    }
+    steps.facts.mutated = { pointer: broken.pointer, value: broken.value };
+    const main = steps.add(op, await client.send(op, broken.body));
+    await followUp(client, ctx, steps, base.followUp);
+    return main;
+  },
+);
 
 /** A well-formed signature that cannot be the right one (all zero bytes in the profile's encoding). */
 export function wrongSignature(ctx: CheckContext): string {
@@ -268,27 +278,37 @@ export function wrongSignature(ctx: CheckContext): string {
 }
 
 /** `badSignature`: a valid request whose `encryption_data` does not verify; then a follow-up. */
-export const badSignature = defineProbe('badSignature', ALL_OPERATIONS, async (op, client, ctx, steps) => {
-  const base = await refusalBase(client, ctx, steps, op);
-  const main = steps.add(
-    op,
-    await client.send(op, { ...base.body, [FIELD.signature]: wrongSignature(ctx) }, { sign: false }),
-  );
-  await followUp(client, ctx, steps, base.followUp);
-  return main;
-});
+export const badSignature = defineProbe(
+  'badSignature',
+  ALL_OPERATIONS,
+  { followUp: 'the query showing whether the refused request changed anything' },
+  async (op, client, ctx, steps) => {
+    const base = await refusalBase(client, ctx, steps, op);
+    const main = steps.add(
+      op,
+      await client.send(op, { ...base.body, [FIELD.signature]: wrongSignature(ctx) }, { sign: false }),
+    );
+    await followUp(client, ctx, steps, base.followUp);
+    return main;
+  },
+);
 
 /** `noSignature`: a valid request without `encryption_data`; then a follow-up. */
-export const noSignature = defineProbe('noSignature', ALL_OPERATIONS, async (op, client, ctx, steps) => {
-  const base = await refusalBase(client, ctx, steps, op);
-  const { [FIELD.signature]: _, ...unsigned } = base.body;
-  const main = steps.add(op, await client.send(op, unsigned, { sign: false }));
-  await followUp(client, ctx, steps, base.followUp);
-  return main;
-});
+export const noSignature = defineProbe(
+  'noSignature',
+  ALL_OPERATIONS,
+  { followUp: 'the query showing whether the refused request changed anything' },
+  async (op, client, ctx, steps) => {
+    const base = await refusalBase(client, ctx, steps, op);
+    const { [FIELD.signature]: _, ...unsigned } = base.body;
+    const main = steps.add(op, await client.send(op, unsigned, { sign: false }));
+    await followUp(client, ctx, steps, base.followUp);
+    return main;
+  },
+);
 
 /** `unknownRecord`: an APM payment for the payment method the configuration names as unknown to the target. */
-export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], async (op, client, ctx, steps) => {
+export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], {}, async (op, client, ctx, steps) => {
   const selector = operationOf(ctx.spec, op).when?.present;
   if (!selector) throw new Error('spec: the APM variant has no selecting field');
   return steps.add(op, await client.send(op, client.sample(op, { [selector]: ctx.config.paymentMethods.unknown })));
@@ -298,6 +318,7 @@ export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], asyn
 export const unknownTransaction = defineProbe(
   'unknownTransaction',
   BATCH_OPERATIONS,
+  {},
   async (op, client, ctx, steps) => {
     const item = unknownItem(client, ctx, op, 1);
     return steps.add(op, await client.send(op, batchBody(client, ctx, op, [item])));
@@ -308,6 +329,7 @@ export const unknownTransaction = defineProbe(
 export const unregisteredAddress = defineProbe(
   'unregisteredAddress',
   SELECTING_OPERATIONS,
+  {},
   async (op, client, ctx, steps) => {
     const address = ctx.config.unregisteredAddress;
     if (!address) throw new Inconclusive('no second source address is configured (unregisteredAddress)');
@@ -346,59 +368,74 @@ export function freeTextFields(ctx: CheckContext, operation: OperationKey, body:
 }
 
 /** `injection`: free-text values carrying markup-breaking strings, which must come back exactly. */
-export const injection = defineProbe('injection', ['authoriseDirect', 'checkout'], async (op, client, ctx, steps) => {
-  const body = paymentBody(client, ctx, op);
-  const fields = freeTextFields(ctx, op, body);
-  if (fields.length === 0) throw new Inconclusive(`the ${op} request example has no free-text field to carry markup`);
-  const injected: Record<string, string> = {};
-  fields.forEach((f, i) => (injected[f] = `${String(body[f])}${INJECTION_PAYLOADS[i % INJECTION_PAYLOADS.length]}`));
-  steps.facts.injected = injected;
-  return steps.add(op, await client.send(op, { ...body, ...injected }));
-});
+export const injection = defineProbe(
+  'injection',
+  ['authoriseDirect', 'checkout'],
+  {},
+  async (op, client, ctx, steps) => {
+    const body = paymentBody(client, ctx, op);
+    const fields = freeTextFields(ctx, op, body);
+    if (fields.length === 0) throw new Inconclusive(`the ${op} request example has no free-text field to carry markup`);
+    const injected: Record<string, string> = {};
+    fields.forEach((f, i) => (injected[f] = `${String(body[f])}${INJECTION_PAYLOADS[i % INJECTION_PAYLOADS.length]}`));
+    steps.facts.injected = injected;
+    return steps.add(op, await client.send(op, { ...body, ...injected }));
+  },
+);
 
 /**
  * `declinedPayment`: a direct payment with the decline test card, then one payment per decline rule of the profile
  * (steps `rule1`, `rule2`, …: card suffix, security code, e-mail domain or amount; `facts.rules` says which).
  */
-export const declinedPayment = defineProbe('declinedPayment', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const main = steps.add(op, await client.send(op, client.sample(op, outcomeOverrides(ctx, 'declined'))));
-  const rules: { step: string; trigger: string }[] = [];
-  for (const [i, rule] of ctx.profile.payments.declineRules.entries()) {
-    const overrides = declineOverrides(ctx, rule);
-    if (!overrides) continue;
-    const step = `rule${i + 1}`;
-    steps.add(step, await client.send(op, client.sample(op, overrides)));
-    rules.push({ step, trigger: Object.keys(rule)[0]! });
-  }
-  steps.facts.rules = rules;
-  // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
-  const fields = { ...(responseObject(main, ctx.spec) ?? {}), ...(main.request.body ?? {}) };
-  if (text(fields, FIELD.transactionId))
-    await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
-  return main;
-});
+export const declinedPayment = defineProbe(
+  'declinedPayment',
+  ['authoriseDirect'],
+  { query: 'the payment with the decline test card, as the query shows it' },
+  async (op, client, ctx, steps) => {
+    const main = steps.add(op, await client.send(op, client.sample(op, outcomeOverrides(ctx, 'declined'))));
+    const rules: { step: string; trigger: string }[] = [];
+    for (const [i, rule] of ctx.profile.payments.declineRules.entries()) {
+      const overrides = declineOverrides(ctx, rule);
+      if (!overrides) continue;
+      const step = `rule${i + 1}`;
+      steps.addComputed(step, await client.send(op, client.sample(op, overrides)));
+      rules.push({ step, trigger: Object.keys(rule)[0]! });
+    }
+    steps.facts.rules = rules;
+    // The declined payment as the query shows it (its state: the profile's afterAuthorise.declined).
+    const fields = { ...(responseObject(main, ctx.spec) ?? {}), ...(main.request.body ?? {}) };
+    if (text(fields, FIELD.transactionId))
+      await select(client, ctx, steps, 'retrievalTrans', [fields], 'query').catch(() => undefined);
+    return main;
+  },
+);
 
 /** `tokenPayment`: a payment asking for a token, then a payment by that token without card fields. */
-export const tokenPayment = defineProbe('tokenPayment', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const token = ctx.profile.payments.token;
-  const first = steps.add(
-    'tokenise',
-    await client.send(op, client.sample(op, { [FIELD.tokenFlag]: token.requestValue })),
-  );
-  const tokenId = text(responseObject(first, ctx.spec), FIELD.tokenId);
-  if (!tokenId) return first;
-  const card = ctx.profile.fields.card;
-  const noCard = Object.fromEntries(
-    [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
-  );
-  return steps.add(
-    'byToken',
-    await client.send(
-      op,
-      client.sample(op, { ...noCard, [FIELD.tokenFlag]: token.noRequestValue, [FIELD.tokenId]: tokenId }),
-    ),
-  );
-});
+export const tokenPayment = defineProbe(
+  'tokenPayment',
+  ['authoriseDirect'],
+  { tokenise: 'a payment asking for a token', byToken: 'a payment by that token without card fields' },
+  async (op, client, ctx, steps) => {
+    const token = ctx.profile.payments.token;
+    const first = steps.add(
+      'tokenise',
+      await client.send(op, client.sample(op, { [FIELD.tokenFlag]: token.requestValue })),
+    );
+    const tokenId = text(responseObject(first, ctx.spec), FIELD.tokenId);
+    if (!tokenId) return first;
+    const card = ctx.profile.fields.card;
+    const noCard = Object.fromEntries(
+      [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
+    );
+    return steps.add(
+      'byToken',
+      await client.send(
+        op,
+        client.sample(op, { ...noCard, [FIELD.tokenFlag]: token.noRequestValue, [FIELD.tokenId]: tokenId }),
+      ),
+    );
+  },
+);
 
 /** Number of generated negative cases per operation unless the configuration says otherwise. */
 export const NEGATIVE_CASES = 8;
@@ -483,16 +520,21 @@ export function applyMutation(body: Record<string, unknown>, m: Mutation): Recor
  * `generatedNegative`: property-based negative cases — a valid body with one field given a wrong type, an odd text,
  * removed, garbage nested or an unknown field added — a bounded number per operation, reproducible from the seed.
  */
-export const generatedNegative = defineProbe('generatedNegative', ALL_OPERATIONS, async (op, client, ctx, steps) => {
-  const count = ctx.config.negativeCases ?? NEGATIVE_CASES;
-  const seed = ctx.config.seed + ALL_OPERATIONS.indexOf(op);
-  const mutations = fc.sample(mutationArbitrary(Object.keys(client.sample(op))), { seed, numRuns: count });
-  steps.facts.cases = mutations.map((m) => ({ field: m.field, kind: m.kind }));
-  steps.facts.seed = seed;
-  let last: Exchange | undefined;
-  // A fresh sample per case: a new order number or payout request id, so no case replays another (and all go at once).
-  const sent = await Promise.all(mutations.map((m) => client.send(op, applyMutation(client.sample(op), m))));
-  for (const [i, x] of sent.entries()) last = steps.add(`case${String(i + 1).padStart(2, '0')}`, x);
-  if (!last) throw new Inconclusive('no negative case was generated');
-  return last;
-});
+export const generatedNegative = defineProbe(
+  'generatedNegative',
+  ALL_OPERATIONS,
+  {},
+  async (op, client, ctx, steps) => {
+    const count = ctx.config.negativeCases ?? NEGATIVE_CASES;
+    const seed = ctx.config.seed + ALL_OPERATIONS.indexOf(op);
+    const mutations = fc.sample(mutationArbitrary(Object.keys(client.sample(op))), { seed, numRuns: count });
+    steps.facts.cases = mutations.map((m) => ({ field: m.field, kind: m.kind }));
+    steps.facts.seed = seed;
+    let last: Exchange | undefined;
+    // A fresh sample per case: a new order number or payout request id, so no case replays another (and all go at once).
+    const sent = await Promise.all(mutations.map((m) => client.send(op, applyMutation(client.sample(op), m))));
+    for (const [i, x] of sent.entries()) last = steps.addComputed(`case${String(i + 1).padStart(2, '0')}`, x);
+    if (!last) throw new Inconclusive('no negative case was generated');
+    return last;
+  },
+);

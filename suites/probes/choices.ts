@@ -20,6 +20,10 @@ export const UNKNOWN_MERCHANT_OPERATIONS: readonly OperationKey[] = ['authoriseD
 export const unknownMerchant = defineProbe(
   'unknownMerchant',
   UNKNOWN_MERCHANT_OPERATIONS,
+  {
+    unknownMerchant: 'a request of a merchant_id the gateway cannot know',
+    unknownAccount: 'a request of an account_id the merchant does not have',
+  },
   async (op, client, ctx, steps) => {
     const [merchant, account] = fakeValues(ctx, 2);
     steps.add('unknownAccount', await client.send(op, paymentBody(client, ctx, op, { [FIELD.accountId]: account })));
@@ -69,37 +73,47 @@ export const SIGNED_VALUE_PARTS = [
  * with the payment's nested values (`requestMedia.formNestedValues`: decoded, or kept as the JSON text sent). A part
  * whose media type the profile refuses for the operation is left out (`facts.parts` lists those sent).
  */
-export const signedValues = defineProbe('signedValues', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const media = ctx.profile.requestMedia;
-  const sig = ctx.profile.signature;
-  const parts: { step: string; encoding: string; choiceSigned: boolean }[] = [];
-  let main: Exchange | undefined;
-  for (const part of SIGNED_VALUE_PARTS) {
-    if (media.types[op] !== part.encoding && !media.acceptOther) continue;
-    let body = paymentBody(client, ctx, op);
-    let own: Record<string, unknown>;
-    let other: Record<string, unknown>;
-    if (part.step === 'scalars') {
-      body = { ...body, ...SCALAR_EXTRAS };
-      own = body;
-      other = otherScalarChoice(ctx, body);
-    } else {
-      if (!Object.values(body).some((v) => v !== null && typeof v === 'object')) continue;
-      const mode = media.formNestedValues ?? 'decoded';
-      own = signedView(body, 'form', mode);
-      other = signedView(body, 'form', mode === 'text' ? 'decoded' : 'text');
+export const signedValues = defineProbe(
+  'signedValues',
+  ['authoriseDirect'],
+  {
+    scalars: 'a JSON body with a boolean and a null, signed as the profile says',
+    scalarsOther: 'the same, signed as the other choice would',
+    nested: 'a form body with nested values, signed as the profile says',
+    nestedOther: 'the same, signed as the other choice would',
+  },
+  async (op, client, ctx, steps) => {
+    const media = ctx.profile.requestMedia;
+    const sig = ctx.profile.signature;
+    const parts: { step: string; encoding: string; choiceSigned: boolean }[] = [];
+    let main: Exchange | undefined;
+    for (const part of SIGNED_VALUE_PARTS) {
+      if (media.types[op] !== part.encoding && !media.acceptOther) continue;
+      let body = paymentBody(client, ctx, op);
+      let own: Record<string, unknown>;
+      let other: Record<string, unknown>;
+      if (part.step === 'scalars') {
+        body = { ...body, ...SCALAR_EXTRAS };
+        own = body;
+        other = otherScalarChoice(ctx, body);
+      } else {
+        if (!Object.values(body).some((v) => v !== null && typeof v === 'object')) continue;
+        const mode = media.formNestedValues ?? 'decoded';
+        own = signedView(body, 'form', mode);
+        other = signedView(body, 'form', mode === 'text' ? 'decoded' : 'text');
+      }
+      const choiceSigned = stringToSign(sig, 'request', op, own) !== stringToSign(sig, 'request', op, other);
+      const exchange = steps.add(part.step, await client.send(op, body, { encoding: part.encoding }));
+      main ??= exchange;
+      if (choiceSigned)
+        steps.add(`${part.step}Other`, await client.send(op, body, { encoding: part.encoding, signedBody: other }));
+      parts.push({ step: part.step, encoding: part.encoding, choiceSigned });
     }
-    const choiceSigned = stringToSign(sig, 'request', op, own) !== stringToSign(sig, 'request', op, other);
-    const exchange = steps.add(part.step, await client.send(op, body, { encoding: part.encoding }));
-    main ??= exchange;
-    if (choiceSigned)
-      steps.add(`${part.step}Other`, await client.send(op, body, { encoding: part.encoding, signedBody: other }));
-    parts.push({ step: part.step, encoding: part.encoding, choiceSigned });
-  }
-  if (!main)
-    throw new Inconclusive(
-      `the profile takes ${op} requests as ${media.types[op]} only, and its example carries no value whose signing is a choice in that type`,
-    );
-  steps.facts.parts = parts;
-  return main;
-});
+    if (!main)
+      throw new Inconclusive(
+        `the profile takes ${op} requests as ${media.types[op]} only, and its example carries no value whose signing is a choice in that type`,
+      );
+    steps.facts.parts = parts;
+    return main;
+  },
+);

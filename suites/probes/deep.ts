@@ -639,7 +639,7 @@ function accepted(ctx: CheckContext, op: OperationKey, x: Exchange): boolean {
   return status === undefined || status === ctx.profile.statusValues.order_status.approved;
 }
 
-export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, steps) => {
+export const deep = defineProbe('deep', ALL_OPERATIONS, {}, async (op, client, ctx, steps) => {
   const depth = ctx.config.depth ?? 0;
   if (depth <= 0) throw new Inconclusive('no depth was asked (--depth N)');
   const seed = (ctx.config.seed + 7919 * (ALL_OPERATIONS.indexOf(op) + 1)) % 2 ** 31;
@@ -705,12 +705,12 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
       });
       if (!shrunk?.exchange) continue;
       const step = `fail:${checkId}`;
-      steps.add(step, shrunk.exchange);
+      steps.addComputed(step, shrunk.exchange);
       failures.push({ checkId, case: shrunk.case, seed: kindSeed, path: shrunk.path, step, failing: count });
     }
     if (lifecycle) {
       const step = 'fail:deepLifecycleInvariants';
-      steps.add(step, lifecycle.exchange);
+      steps.addComputed(step, lifecycle.exchange);
       failures.push({
         checkId: 'deepLifecycleInvariants',
         case: lifecycle.case,
@@ -745,8 +745,8 @@ export const deep = defineProbe('deep', ALL_OPERATIONS, async (op, client, ctx, 
         });
         if (shrunk?.exchange && shrunk.followUp) {
           const step = 'fail:deepInvalidChangesNothing';
-          steps.add(step, shrunk.exchange);
-          steps.add(`${step}:followUp`, shrunk.followUp.steps.followUp!);
+          steps.addComputed(step, shrunk.exchange);
+          steps.addComputed(`${step}:followUp`, shrunk.followUp.steps.followUp!);
           steps.facts[`${step}:followUp`] = shrunk.followUp.facts.followUp;
           failures.push({
             checkId: 'deepInvalidChangesNothing',

@@ -16,7 +16,12 @@ function notifyUrl(ctx: CheckContext): string {
 }
 
 /** Complete an APM or checkout payment by following its page as the shopper. */
-async function complete(client: ProbeClient, ctx: CheckContext, steps: Steps, payment: Exchange): Promise<void> {
+async function complete(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps<'issuerPage'>,
+  payment: Exchange,
+): Promise<void> {
   const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
   const start = issuerUrl ? steps.add('issuerPage', await client.follow!(issuerUrl, { method: 'GET' })) : payment;
   const { pages } = await followForms(client, ctx, steps, start);
@@ -30,7 +35,7 @@ async function complete(client: ProbeClient, ctx: CheckContext, steps: Steps, pa
 function recordNotifications(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<'notification'>,
   op: OperationKey,
   received: Exchange[],
 ): void {
@@ -70,6 +75,10 @@ async function recordRefusals(client: ProbeClient, steps: Steps): Promise<void> 
 export const notified = defineProbe(
   'notified',
   ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+  {
+    issuerPage: 'the APM issuer page, requested to complete the payment',
+    notification: 'a notification the kit received (numbered)',
+  },
   async (op, client, ctx, steps) => {
     const url = notifyUrl(ctx);
     const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });
@@ -109,6 +118,10 @@ export function retryDelays(r: CheckContext['profile']['notifications']['retry']
 export const notificationRetry = defineProbe(
   'notificationRetry',
   ['authoriseDirect'],
+  {
+    issuerPage: 'the APM issuer page, requested to complete the payment',
+    notification: 'a notification the kit received (numbered)',
+  },
   async (op, client, ctx, steps) => {
     const url = notifyUrl(ctx);
     const body = paymentBody(client, ctx, op, { [FIELD.notifyUrl]: url });

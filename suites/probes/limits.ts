@@ -33,7 +33,7 @@ function maxOrders(ctx: CheckContext, op: OperationKey): number {
 }
 
 /** `atLimit`: a batch of exactly the limit, every item a payment in a state the operation starts from. */
-export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, async (op, client, ctx, steps) => {
+export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, {}, async (op, client, ctx, steps) => {
   const { items } = await happyBatch(client, ctx, steps, op as BatchOperation, maxItems(ctx, op));
   steps.facts.count = items.length;
   return steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
@@ -43,32 +43,37 @@ export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, async (op, clien
  * `overLimit`: a batch of the limit plus one — a real payment first, unknown transactions between, a real payment
  * last — then a query of both real payments.
  */
-export const overLimit = defineProbe('overLimit', BATCH_OPERATIONS, async (op, client, ctx, steps) => {
-  const state = startStateFor(ctx, op as BatchOperation);
-  const { records, items } = await happyBatch(client, ctx, steps, op as BatchOperation, 2);
-  const fillers = Array.from({ length: maxItems(ctx, op) - 1 }, (_, i) =>
-    unknownItem(client, ctx, op, i + 1, records[0]),
-  );
-  const all = [items[0]!, ...fillers, items[1]!];
-  steps.facts.count = all.length;
-  steps.facts.first = recordFacts(records[0]!);
-  steps.facts.last = recordFacts(records[1]!);
-  steps.facts.expectedCode = paymentStatusCode(ctx, state);
-  steps.facts.state = state;
-  const main = steps.add(op, await client.send(op, batchBody(client, ctx, op, all)));
-  await select(
-    client,
-    ctx,
-    steps,
-    'retrievalTrans',
-    records.map((r) => r.fields),
-    'followUp',
-  );
-  return main;
-});
+export const overLimit = defineProbe(
+  'overLimit',
+  BATCH_OPERATIONS,
+  { followUp: 'the query showing whether the prepared payments moved' },
+  async (op, client, ctx, steps) => {
+    const state = startStateFor(ctx, op as BatchOperation);
+    const { records, items } = await happyBatch(client, ctx, steps, op as BatchOperation, 2);
+    const fillers = Array.from({ length: maxItems(ctx, op) - 1 }, (_, i) =>
+      unknownItem(client, ctx, op, i + 1, records[0]),
+    );
+    const all = [items[0]!, ...fillers, items[1]!];
+    steps.facts.count = all.length;
+    steps.facts.first = recordFacts(records[0]!);
+    steps.facts.last = recordFacts(records[1]!);
+    steps.facts.expectedCode = paymentStatusCode(ctx, state);
+    steps.facts.state = state;
+    const main = steps.add(op, await client.send(op, batchBody(client, ctx, op, all)));
+    await select(
+      client,
+      ctx,
+      steps,
+      'retrievalTrans',
+      records.map((r) => r.fields),
+      'followUp',
+    );
+    return main;
+  },
+);
 
 /** `empty`: a batch with an empty order array. */
-export const emptyBatch = defineProbe('empty', BATCH_OPERATIONS, async (op, client, ctx, steps) =>
+export const emptyBatch = defineProbe('empty', BATCH_OPERATIONS, {}, async (op, client, ctx, steps) =>
   steps.add(op, await client.send(op, batchBody(client, ctx, op, []))),
 );
 
@@ -76,6 +81,7 @@ export const emptyBatch = defineProbe('empty', BATCH_OPERATIONS, async (op, clie
 export const selectionAtLimit = defineProbe(
   'selectionAtLimit',
   SELECTING_OPERATIONS,
+  {},
   async (op, client, ctx, steps) => {
     const sop = op as SelectingOperation;
     const [record] = await selectableRecords(client, ctx, steps, sop, 1);
@@ -92,6 +98,7 @@ export const selectionAtLimit = defineProbe(
 export const selectionOverLimit = defineProbe(
   'selectionOverLimit',
   SELECTING_OPERATIONS,
+  {},
   async (op, client, ctx, steps) => {
     const sop = op as SelectingOperation;
     const records = await selectableRecords(client, ctx, steps, sop, 2);

@@ -29,7 +29,7 @@ import {
 export const TWO_FAULT_OPERATIONS: readonly OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'];
 
 /** `twoFaults`: a request with a wrong signature and an invalid currency at once. */
-export const twoFaults = defineProbe('twoFaults', TWO_FAULT_OPERATIONS, async (op, client, ctx, steps) => {
+export const twoFaults = defineProbe('twoFaults', TWO_FAULT_OPERATIONS, {}, async (op, client, ctx, steps) => {
   const field = op === 'payout' ? FIELD.paymentCurrency : FIELD.currency;
   const body = paymentBody(client, ctx, op, { [field]: 'x' });
   steps.facts.invalidField = field;
@@ -40,22 +40,31 @@ export const twoFaults = defineProbe('twoFaults', TWO_FAULT_OPERATIONS, async (o
  * `itemFaults` (cancel): one item with both a currency and an amount that differ from its payment's (`currencyAmount`),
  * one with an unknown transaction and a currency in a wrong form (`unknownInvalid`).
  */
-export const itemFaults = defineProbe('itemFaults', ['cancel'], async (op, client, ctx, steps) => {
-  const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'cancel'), 1);
-  steps.facts.record = recordFacts(record!);
-  const other = record!.fields[FIELD.currency] === 'EUR' ? 'USD' : 'EUR';
-  const amount = `${String(record!.fields[FIELD.amount]).replace(/\..*/, '')}1.00`;
-  const both = itemFor(client, ctx, op, record, { [FIELD.currency]: other, [FIELD.amount]: amount });
-  const main = steps.add('currencyAmount', await client.send(op, batchBody(client, ctx, op, [both])));
-  const unknown = { ...unknownItem(client, ctx, op, 1, record), [FIELD.currency]: 'x' };
-  steps.add('unknownInvalid', await client.send(op, batchBody(client, ctx, op, [unknown])));
-  return main;
-});
+export const itemFaults = defineProbe(
+  'itemFaults',
+  ['cancel'],
+  {
+    currencyAmount: 'an item with both a wrong currency and a wrong amount',
+    unknownInvalid: 'an item of an unknown transaction with an invalid field',
+  },
+  async (op, client, ctx, steps) => {
+    const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'cancel'), 1);
+    steps.facts.record = recordFacts(record!);
+    const other = record!.fields[FIELD.currency] === 'EUR' ? 'USD' : 'EUR';
+    const amount = `${String(record!.fields[FIELD.amount]).replace(/\..*/, '')}1.00`;
+    const both = itemFor(client, ctx, op, record, { [FIELD.currency]: other, [FIELD.amount]: amount });
+    const main = steps.add('currencyAmount', await client.send(op, batchBody(client, ctx, op, [both])));
+    const unknown = { ...unknownItem(client, ctx, op, 1, record), [FIELD.currency]: 'x' };
+    steps.add('unknownInvalid', await client.send(op, batchBody(client, ctx, op, [unknown])));
+    return main;
+  },
+);
 
 /** `selectionOrder`: two records made one after the other, selected oldest first in one request. */
 export const selectionOrder = defineProbe(
   'selectionOrder',
   ['retrievalTrans', 'retrievalRefund'],
+  {},
   async (op, client, ctx, steps) => {
     const records = [];
     for (let i = 0; i < 2; i++) {
@@ -101,6 +110,7 @@ async function selectableRecords(
 export const selectionCombined = defineProbe(
   'selectionCombined',
   ['retrievalTrans', 'retrievalRefund'],
+  {},
   async (op, client, ctx, steps) => {
     const sel = ctx.profile.selection[op as SelectingOperation];
     const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
@@ -128,47 +138,69 @@ export const selectionCombined = defineProbe(
  * the other media type, a JSON body declared as form fields, the profile's extra headers left out. Read-only
  * requests of an authorised payment, so the state never moves.
  */
-export const outsideRequests = defineProbe('outsideRequests', ['retrievalTrans'], async (op, client, ctx, steps) => {
-  const record = await authorise(client, ctx, steps, 'approved', {}, 'prepare');
-  const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
-  const model = ctx.spec.operations.get(op)!;
-  steps.add(
-    'unknownPath',
-    await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }),
-  );
-  steps.add('wrongMethod', await client.send(op, body, { method: 'PUT' }));
-  const size = ctx.profile.limits.maxBodyBytes + 1;
-  steps.add(
-    'tooLarge',
-    await client.send(op, body, {
-      rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`,
-      contentType: 'application/json',
-    }),
-  );
-  const own = ctx.profile.requestMedia.types[op];
-  const other = own === 'json' ? 'form' : 'json';
-  steps.add('otherMedia', await client.send(op, body, { encoding: other }));
-  steps.add(
-    'jsonDeclaredForm',
-    await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }),
-  );
-  if (Object.keys(ctx.profile.requestHeaders.headers).length)
-    steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
-  return steps.add(op, await client.send(op, body));
-});
+export const outsideRequests = defineProbe(
+  'outsideRequests',
+  ['retrievalTrans'],
+  {
+    prepare: 'the payment the query selects (set-up)',
+    unknownPath: 'a request to a path the interface does not have',
+    wrongMethod: 'the query sent with PUT',
+    tooLarge: "a body over the profile's size limit",
+    otherMedia: 'the query in the other media type',
+    jsonDeclaredForm: 'a JSON body declared as form-urlencoded',
+    noHeaders: "the query without the profile's extra headers",
+  },
+  async (op, client, ctx, steps) => {
+    const record = await authorise(client, ctx, steps, 'approved', {}, 'prepare');
+    const body = client.sample(op, { [FIELD.transactionId]: record.fields[FIELD.transactionId] });
+    const model = ctx.spec.operations.get(op)!;
+    steps.add(
+      'unknownPath',
+      await client.send(op, body, { path: `${model.path.replace(/\/[^/]+$/, '')}/pagiNoSuchOperation` }),
+    );
+    steps.add('wrongMethod', await client.send(op, body, { method: 'PUT' }));
+    const size = ctx.profile.limits.maxBodyBytes + 1;
+    steps.add(
+      'tooLarge',
+      await client.send(op, body, {
+        rawBody: `${JSON.stringify(body).slice(0, -1)},"filler":"${'x'.repeat(size)}"}`,
+        contentType: 'application/json',
+      }),
+    );
+    const own = ctx.profile.requestMedia.types[op];
+    const other = own === 'json' ? 'form' : 'json';
+    steps.add('otherMedia', await client.send(op, body, { encoding: other }));
+    steps.add(
+      'jsonDeclaredForm',
+      await client.send(op, body, { encoding: 'json', contentType: 'application/x-www-form-urlencoded' }),
+    );
+    if (Object.keys(ctx.profile.requestHeaders.headers).length)
+      steps.add('noHeaders', await client.send(op, body, { profileHeaders: false }));
+    return steps.add(op, await client.send(op, body));
+  },
+);
 
 /** `cardForms` (direct payment): a card number failing the Luhn check, an expiry month of one digit, an unknown token. */
-export const cardForms = defineProbe('cardForms', ['authoriseDirect'], async (op, client, ctx, steps) => {
-  const card = ctx.profile.fields.card;
-  const approve = ctx.config.cards.approve!;
-  const notLuhn = `${approve.slice(0, -1)}${(Number(approve.slice(-1)) + 1) % 10}`;
-  steps.add('notLuhn', await client.send(op, client.sample(op, { [card.number]: notLuhn })));
-  steps.add('oneDigitMonth', await client.send(op, client.sample(op, { [card.expiryMonth]: '3' })));
-  const noCard = Object.fromEntries(
-    [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
-  );
-  return steps.add(
-    'unknownToken',
-    await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })),
-  );
-});
+export const cardForms = defineProbe(
+  'cardForms',
+  ['authoriseDirect'],
+  {
+    notLuhn: 'a card number failing the Luhn check',
+    oneDigitMonth: 'an expiry month of one digit',
+    unknownToken: 'a payment by a token the gateway never issued',
+  },
+  async (op, client, ctx, steps) => {
+    const card = ctx.profile.fields.card;
+    const approve = ctx.config.cards.approve!;
+    const notLuhn = `${approve.slice(0, -1)}${(Number(approve.slice(-1)) + 1) % 10}`;
+    steps.add('notLuhn', await client.send(op, client.sample(op, { [card.number]: notLuhn })));
+    steps.add('oneDigitMonth', await client.send(op, client.sample(op, { [card.expiryMonth]: '3' })));
+    const noCard = Object.fromEntries(
+      [card.number, card.expiryMonth, card.expiryYear, card.securityCode].map((f) => [f, undefined]),
+    );
+    return steps.add(
+      'unknownToken',
+      await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })),
+    );
+  },
+);

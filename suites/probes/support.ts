@@ -12,6 +12,7 @@ import type {
   OperationKey,
   Probe,
   ProbeClient,
+  ProbeOf,
 } from '../../src/model.js';
 import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
@@ -33,27 +34,38 @@ import { Inconclusive, SetupFailed } from '../../src/types/errors.js';
 
 export { Inconclusive, SetupFailed };
 
-/** Records steps as a probe runs. */
-export class Steps {
+/**
+ * Records steps as a probe runs. `S` are the step names the probe declares (checks read them by name); an operation's
+ * name is a step too (the request of the operation under test, set-up payments and batches), numbered when it repeats.
+ */
+export class Steps<S extends string = string> {
   readonly all: Record<string, Exchange> = {};
   readonly facts: Record<string, unknown> = {};
   private counter = new Map<string, number>();
 
   /** Record an exchange under `name` (numbered when the name repeats) and return it. */
-  add(name: string, exchange: Exchange): Exchange {
+  add(name: S | OperationKey, exchange: Exchange): Exchange {
     const n = (this.counter.get(name) ?? 0) + 1;
     this.counter.set(name, n);
     this.all[n === 1 ? name : `${name}${n}`] = exchange;
     return exchange;
   }
+
+  /**
+   * Record an exchange under a name the probe computes (one per decline rule, numbered generated cases): checks
+   * read such steps through the facts naming them (`stepNamed`), never as a declared step.
+   */
+  addComputed(name: string, exchange: Exchange): Exchange {
+    return (this as Steps<string>).add(name, exchange);
+  }
 }
 
 /** The body of a probe: fills steps and returns the main exchange. */
-export type ProbeBody = (
+export type ProbeBody<S extends string = string> = (
   operation: OperationKey,
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
 ) => Promise<Exchange>;
 
 /** A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`). */
@@ -70,21 +82,24 @@ function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
 }
 
 /**
- * Define a probe. A set-up failure or a 429/503 answer anywhere makes the observation inconclusive with its reason;
- * a failure of the kit itself (anything else thrown) propagates.
+ * Define a probe with the steps it records under a name (name → what the step is): checks naming the probe read
+ * those names only (`ProbeOf<S>`). A set-up failure or a 429/503 answer anywhere makes the observation inconclusive
+ * with its reason; a failure of the kit itself (anything else thrown) propagates.
  */
-export function defineProbe(
+export function defineProbe<const S extends string = never>(
   id: string,
   operations: readonly OperationKey[],
-  body: ProbeBody,
+  declared: Readonly<Record<S, string>>,
+  body: ProbeBody<NoInfer<S>>,
   options: Pick<Probe, 'waitsOnTarget'> = {},
-): Probe {
+): ProbeOf<S> {
   return {
     id,
     operations,
+    steps: declared,
     ...options,
     async run(operation, client, ctx): Promise<Observation> {
-      const steps = new Steps();
+      const steps = new Steps<S>();
       let main: Exchange | undefined;
       let inconclusive: string | undefined;
       try {
@@ -184,16 +199,16 @@ export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<st
  * order_status, …). An answer without a transaction id is looked up by its order number in a query, when the
  * profile's query selects by it; the set-up fails only when neither gives one.
  */
-export async function pay(
+export async function pay<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   outcome: Outcome = 'approved',
   overrides: Record<string, unknown> = {},
-  step = 'authorise',
+  step: NoInfer<S> | 'authorise' = 'authorise',
 ): Promise<PaymentRecord> {
   const body = client.sample('authoriseDirect', { ...outcomeOverrides(ctx, outcome), ...overrides });
-  const exchange = steps.add(step, await client.send('authoriseDirect', body));
+  const exchange = (steps as Steps).add(step, await client.send('authoriseDirect', body));
   const response = responseObject(exchange, ctx.spec) ?? {};
   const fields: Record<string, unknown> = { ...response, ...body };
   if (!text(response, FIELD.transactionId)) {
@@ -201,7 +216,7 @@ export async function pay(
       throw new SetupFailed(step, exchange, `no ${FIELD.transactionId} in the answer (${describe(exchange)})`);
     // The next best evidence: the payment as a query shows it, found by the order number the kit sent.
     const orderNo = String(body[FIELD.orderNo]);
-    const query = await queryOrder(client, ctx, steps, orderNo, `${step}Query`).catch(() => undefined);
+    const query = await queryOrder(client, ctx, steps as Steps, orderNo, `${step}Query`).catch(() => undefined);
     const [record] = query ? queryRecords(ctx, responseObject(query, ctx.spec), { [FIELD.orderNo]: orderNo }) : [];
     const found = text(record, FIELD.transactionId);
     if (!found)
@@ -227,13 +242,13 @@ function noteAbsent(steps: Steps, step: string, field: string, instead: string):
 }
 
 /** A direct payment with an outcome; the set-up fails unless it is answered with that outcome and a transaction id. */
-export async function authorise(
+export async function authorise<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   outcome: Outcome = 'approved',
   overrides: Record<string, unknown> = {},
-  step = 'authorise',
+  step: NoInfer<S> | 'authorise' = 'authorise',
 ): Promise<PaymentRecord> {
   const record = await pay(client, ctx, steps, outcome, overrides, step);
   const status = record.fields[FIELD.orderStatus];
@@ -282,7 +297,7 @@ export function stateAfterRefunds(ctx: CheckContext): string {
 }
 
 /** The refund steps of the payment scenario the profile lets succeed, in order (`upToSearch`: those before the search). */
-export function refundsMade(ctx: CheckContext, upToSearch = false): string[] {
+export function refundsMade(ctx: CheckContext, upToSearch = false): ('refund1' | 'refund2' | 'refundRest')[] {
   const rules = refundRules(ctx);
   if (rules.partial !== true) return upToSearch ? [] : ['refundRest'];
   return rules.repeated ? ['refund1', 'refund2'] : ['refund1'];
@@ -469,14 +484,14 @@ export function batchBody(
 }
 
 /** Send a batch for payments; with `mustSucceed` every item must succeed or the set-up fails. */
-export async function batch(
+export async function batch<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   operation: OperationKey,
   records: readonly PaymentRecord[],
   extra: (r: PaymentRecord) => Record<string, unknown>,
-  step: string,
+  step: NoInfer<S> | OperationKey,
   mustSucceed = false,
 ): Promise<Exchange> {
   const items = records.map((r) => itemFor(client, ctx, operation, r, extra(r)));
@@ -535,13 +550,13 @@ export function selectionBody(
 }
 
 /** Query (or refund-search) the records, recording the step; facts name the selection. */
-export async function select(
+export async function select<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   operation: SelectingOperation,
   records: readonly Record<string, unknown>[],
-  step: string,
+  step: NoInfer<S> | OperationKey,
   extraValues: readonly string[] = [],
 ): Promise<Exchange> {
   const field = selectingField(ctx, operation, records);
@@ -550,12 +565,12 @@ export async function select(
 }
 
 /** Query whether a payment exists for an order number (for "nothing created"), when the profile selects by it. */
-export async function queryOrder(
+export async function queryOrder<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   orderNo: string,
-  step: string,
+  step: NoInfer<S>,
 ): Promise<Exchange | undefined> {
   if (!ctx.profile.selection.retrievalTrans.fields.includes(FIELD.orderNo)) return undefined;
   return select(client, ctx, steps, 'retrievalTrans', [{ [FIELD.orderNo]: orderNo }], step);
@@ -612,14 +627,14 @@ function checkoutAction(ctx: CheckContext): string | undefined {
  * submission), at most `hops` times. With `choice`, the button whose value or name matches it is pressed (and a page
  * offering none is left alone). Returns the exchanges in order; `stoppedAt` says why it stopped.
  */
-export async function followForms(
+export async function followForms<S extends string>(
   client: ProbeClient,
   ctx: CheckContext,
-  steps: Steps,
+  steps: Steps<S>,
   start: Exchange,
   hops = 4,
   choice?: RegExp,
-  step = 'page',
+  step: NoInfer<S> | 'page' = 'page',
 ): Promise<{ pages: Exchange[]; stoppedAt: string }> {
   const pages: Exchange[] = [];
   let page = start;
@@ -637,7 +652,7 @@ export async function followForms(
     // A chosen action (declining) is taken only where the page offers a button for it; nothing else is submitted.
     if (choice && !form.autoSubmit && !form.buttons?.some((b) => choice.test(b.value) || choice.test(b.name)))
       return { pages, stoppedAt: `a page without a button matching ${choice}` };
-    page = steps.add(
+    page = (steps as Steps).add(
       step,
       await client.follow!(action, {
         method: form.method || 'GET',

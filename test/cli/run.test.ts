@@ -295,8 +295,10 @@ console.log(JSON.stringify({ verdict: result.verdict, exitCode: result.exitCode,
   });
 
   it('catches a broken embedded gateway: a fault switched on makes the run NOT CONFORMANT', async () => {
-    const script = `import { run } from './src/index.ts';
-const result = await run({ only: ['media'], reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-fault-out'))} }, { gatewayFault: 'xml-root-wrong' });
+    const script = `import { checkOptions, resolveOptions } from './src/config/load.ts';
+import { runKitInstrumented } from './src/kit.ts';
+const options = resolveOptions(checkOptions({ only: ['media'], reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-fault-out'))} }));
+const { result } = await runKitInstrumented(options, {}, { gatewayFault: 'xml-root-wrong' });
 console.log(JSON.stringify({ verdict: result.verdict, failed: result.checks.filter((c) => c.status === 'failed').map((c) => c.operation + '/' + c.checkId) }));`;
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(

@@ -30,8 +30,8 @@ describe('answeredRetryLater', () => {
       { again: exchange('capture', { status: 500 }) },
     ];
     for (const steps of cases) {
-      const probe = defineProbe('t', ['capture'], async (_op, _client, _ctx, s) => {
-        for (const [name, x] of Object.entries(steps)) s.add(name, x);
+      const probe = defineProbe('t', ['capture'], {}, async (_op, _client, _ctx, s) => {
+        for (const [name, x] of Object.entries(steps)) s.addComputed(name, x);
         return exchange('capture');
       });
       const o = await probe.run('capture', {} as never, context());

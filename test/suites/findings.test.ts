@@ -275,7 +275,7 @@ describe('violationFindings (the one adapter)', () => {
 });
 
 describe('checks and preconditions', () => {
-  const twoFindings = defineCheck({
+  const twoFindings = defineCheck<string>({
     id: 'twoThings',
     family: 'status',
     probe: 'happy',

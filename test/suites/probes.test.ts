@@ -49,7 +49,7 @@ describe('probe outcomes', () => {
       context(),
     );
     expect(limited.inconclusive).toMatch(/rate-limited or unavailable: step payout was answered HTTP 429/);
-    const probe = defineProbe('t', ['payout'], async (op, client, _ctx, steps) => {
+    const probe = defineProbe('t', ['payout'], { notification: 'a notification' }, async (op, client, _ctx, steps) => {
       steps.add('notification', { ...exchange('external', { status: 503 }), incoming: true });
       return steps.add(op, await client.send(op, {}));
     });
