@@ -10,7 +10,8 @@ import { normaliseArrays, readXml } from '../codecs/xml.js';
 import { registryProblems } from '../engine/registry.js';
 import type { Check, CheckContext, Finding, Observation, Probe } from '../model.js';
 import { kitSpec, type OperationModel, type SpecModel } from '../spec/load.js';
-import { NOT_SHOWN_REQUIREMENT, pick, ruleTable, walkExpected } from './expectations.js';
+import { NOT_SHOWN_REQUIREMENT, ruleTable, walkExpected } from './expectations.js';
+import { valueAt } from '../spec/pointer.js';
 import { collector, normaliseBody, PACT_PROBE_ID, viewOf, type AddFinding, type PactView } from './observation.js';
 import { bodyText, headerValue } from './pact-file.js';
 import { flatten } from './schema.js';
@@ -60,7 +61,7 @@ const requestFollowsSpec: Rule = (view, op, ctx, add) => {
       v.requirementId ? [v.requirementId] : [],
       {
         expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
-        received: `${JSON.stringify(pick(view.body, v.instancePath))?.slice(0, 120)}`,
+        received: `${JSON.stringify(valueAt(view.body, v.instancePath))?.slice(0, 120)}`,
       },
       `${view.where}/request/body${v.instancePath}`,
     );
@@ -95,7 +96,7 @@ const requestWithinLimits: Rule = (view, op, ctx, add) => {
       v.requirementId ? [v.requirementId] : [],
       {
         expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
-        received: `${JSON.stringify(pick(view.body, v.instancePath))?.slice(0, 120)}`,
+        received: `${JSON.stringify(valueAt(view.body, v.instancePath))?.slice(0, 120)}`,
       },
       `${view.where}/request/body${v.instancePath}`,
     );
@@ -203,7 +204,7 @@ const responseGuaranteed: Rule = (view, op, ctx, add) => {
             }
           : {
               expected: `${v.instancePath || '/'} to satisfy the interface (${v.message})`,
-              received: `${JSON.stringify(pick(value, v.instancePath))?.slice(0, 120)}`,
+              received: `${JSON.stringify(valueAt(value, v.instancePath))?.slice(0, 120)}`,
             },
         `${bodyBase}${v.instancePath}`,
       );

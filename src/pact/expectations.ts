@@ -7,6 +7,7 @@ import type { PactInteraction, MatcherList } from './pact-file.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
 import type { AddFinding } from './observation.js';
 import { itemsOf, property, URI_PATTERN, type FlatSchema } from './schema.js';
+import { pointerOf } from '../spec/pointer.js';
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
 export const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
@@ -95,10 +96,6 @@ export interface WalkContext {
   interaction: PactInteraction;
   request: Record<string, unknown>;
   add: AddFinding;
-}
-
-export function pointerOf(tokens: string[]): string {
-  return tokens.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 /** The request value a response field echoes, with the rule's requirement; undefined when no echo rule covers it. */
@@ -276,15 +273,4 @@ export function walkExpected(
         },
     here,
   );
-}
-
-/** The value at a JSON pointer of a value. */
-export function pick(value: unknown, pointer: string): unknown {
-  let v = value;
-  for (const part of pointer.split('/').slice(1))
-    v =
-      v && typeof v === 'object'
-        ? (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
-        : undefined;
-  return v;
 }
