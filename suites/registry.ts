@@ -5,6 +5,7 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
+import { operationsIn } from '../src/spec/operations.js';
 import { severityRank } from '../src/run-result.js';
 import {
   checkSeverity as engineCheckSeverity,
@@ -149,7 +150,9 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  */
 export const CONFORMANCE_LEVELS: Readonly<Record<'must' | 'expected' | 'profile', readonly string[]>> = (() => {
   const strongest = (c: Check) =>
-    c.operations.map((op) => checkSeverity(c, op)).sort((a, b) => severityRank(a) - severityRank(b))[0] ?? 'info';
+    operationsIn(kitSpec(), c.operations)
+      .map((op) => checkSeverity(c, op))
+      .sort((a, b) => severityRank(a) - severityRank(b))[0] ?? 'info';
   const upTo = (level: Severity) =>
     CHECKS.filter((c) => severityRank(strongest(c)) <= severityRank(level)).map((c) => c.id);
   return { must: upTo('must'), expected: upTo('expected'), profile: upTo('profile') };

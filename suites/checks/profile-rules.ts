@@ -152,7 +152,7 @@ export const selectionResultsInProfileOrder = defineCheck({
   id: 'selectionResultsInProfileOrder',
   family: 'conventions',
   probe: 'selectionOrder',
-  operations: ['retrievalTrans', 'retrievalRefund'],
+  operations: 'selecting',
   requirements: ['PAGI-PRF-003'],
   description:
     "Two records selected oldest first come back in the profile's result order: the order of the selecting values, or newest first.",
@@ -197,7 +197,7 @@ export const selectionCombinedPerProfile = defineCheck({
   id: 'selectionCombinedPerProfile',
   family: 'conventions',
   probe: 'selectionCombined',
-  operations: ['retrievalTrans', 'retrievalRefund'],
+  operations: 'selecting',
   requirements: ['PAGI-PRF-009'],
   description:
     "A query or refund search giving two selecting fields, one value of which matches nothing, returns the records the profile's combine rule selects (union or intersection) and treats the unmatched value as the profile's unmatched rule says.",

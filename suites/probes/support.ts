@@ -13,6 +13,12 @@ import type {
   Probe,
   ProbeClient,
 } from '../../src/model.js';
+import {
+  isBatchOperation,
+  isSelectingOperation,
+  recordSource,
+  type OperationScope,
+} from '../../src/spec/operations.js';
 import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
@@ -86,7 +92,7 @@ function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
  */
 export function defineProbe(
   id: string,
-  operations: readonly OperationKey[],
+  operations: OperationScope,
   body: ProbeBody,
   options: Pick<Probe, 'waitsOnTarget'> = {},
 ): Probe {
@@ -516,7 +522,25 @@ export async function batch(
 // ------------------------------------------------------------------ query and refund search selection
 
 /** Operations that select records through the profile's selection fields. */
-export type SelectingOperation = 'retrievalTrans' | 'retrievalRefund';
+export type SelectingOperation = keyof CheckContext['profile']['selection'];
+
+/** A batch operation of the interface (the profile's transitions name them). */
+export type BatchOperation = Extract<keyof CheckContext['profile']['transitions'], OperationKey>;
+
+/** Whether an operation selects records through the profile's selection fields (`x-pagi-limit`). */
+export function isSelecting(ctx: CheckContext, op: OperationKey): op is SelectingOperation {
+  return isSelectingOperation(ctx.spec, op);
+}
+
+/** Whether an operation is a batch (`x-pagi-batch`). */
+export function isBatch(ctx: CheckContext, op: OperationKey): op is BatchOperation {
+  return isBatchOperation(ctx.spec, op);
+}
+
+/** The batch whose results a selecting operation returns (refund search: refunds), or undefined: it returns payments. */
+export function recordSourceOf(ctx: CheckContext, op: OperationKey): BatchOperation | undefined {
+  return recordSource(ctx.spec, op) as BatchOperation | undefined;
+}
 
 /** The selecting field the records can be selected by (the first of the profile's fields they all have a value for). */
 export function selectingField(

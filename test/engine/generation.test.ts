@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planTests } from '../../src/engine/plan.js';
 import { kitSpec, loadSpec } from '../../src/spec/load.js';
+import { covers } from '../../src/spec/operations.js';
 import { CHECKS } from '../../suites/registry.js';
 import { runCli } from '../support/cli.js';
 import { editJson, specCopy } from '../support/temp.js';
@@ -73,8 +74,8 @@ describe('generation from the spec', () => {
   }, async () => {
     const selected = CHECKS.filter(
       (c) =>
-        (c.family === 'limits' && c.operations.includes('capture')) ||
-        (c.family === 'shape' && c.operations.includes('retrievalTrans')),
+        (c.family === 'limits' && covers(kit, c.operations, 'capture')) ||
+        (c.family === 'shape' && covers(kit, c.operations, 'retrievalTrans')),
     );
     const only = selected
       .flatMap((c) => (c.family === 'limits' ? [`capture/${c.id}`] : [`retrievalTrans/${c.id}`]))

@@ -215,12 +215,12 @@ async function failureRules(s: Session, facts: Facts, payer: string): Promise<vo
     d.set(
       'payout.failureRules',
       rules.map((r) => r.rule),
-      rules
+      `${rules
         .map(
           (r) =>
             `${r.evidence} (${r.rule.match === 'equals' ? `${r.rule.value}X completed` : r.rule.value.endsWith('-') ? 'a prefix with a fresh suffix' : `${r.rule.value}X failed too`})`,
         )
-        .join('; ') + `; other triggers are the gateway's test data: tried ${tried.join(', ')}`,
+        .join('; ')}; other triggers are the gateway's test data: tried ${tried.join(', ')}`,
     );
   else
     d.unknown(
