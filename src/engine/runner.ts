@@ -15,6 +15,7 @@ import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../profile/load.js';
+import { profileForSpec } from '../profile/operations.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../spec/paths.js';
@@ -145,9 +146,20 @@ interface Target {
 }
 
 /** The embedded target of the run, from the composing layer: its first merchant account is the run's. */
-async function startEmbedded(parts: EngineParts, fault: string | undefined, profile: string): Promise<Target> {
-  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}) });
+async function startEmbedded(
+  parts: EngineParts,
+  fault: string | undefined,
+  profile: string,
+  specRoot: string | undefined,
+): Promise<Target> {
+  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}), ...(specRoot ? { specRoot } : {}) });
   return { ...target, embedded: true };
+}
+
+/** The run's profile read against the run's spec: an operation it does not name takes its defaults. */
+function profileOfSpec(loaded: LoadedProfile, spec: SpecModel): LoadedProfile {
+  const profile = profileForSpec(loaded.profile, spec);
+  return profile === loaded.profile ? loaded : { ...loaded, profile };
 }
 
 /** The run's profile; one deprecation line on stderr when it is of an earlier format (migrated in memory). */
@@ -237,7 +249,7 @@ export async function prepareRun(
   parts: Pick<EngineParts, 'registry'>,
 ): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
   const spec = loadSpecForRun(options.specRoot);
-  const profile = loadProfileForRun(options.profile);
+  const profile = profileOfSpec(loadProfileForRun(options.profile), spec);
   return { spec, profile, ...(await loadPlan(spec, options, parts)) };
 }
 
@@ -276,7 +288,7 @@ async function runGuarded(
   if (options.registry && !fs.existsSync(options.registry))
     throw new UsageError(`The registry module ${options.registry} does not exist.`);
   const spec = loadSpecForRun(options.specRoot);
-  const profile = loadProfileForRun(options.profile);
+  const profile = profileOfSpec(loadProfileForRun(options.profile), spec);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
   const selection = { only: options.only, skip: options.skip, depth: options.depth };
   if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep'))
@@ -295,7 +307,7 @@ async function runGuarded(
   if (options.target) await assertReachable(options.target, transport, ca);
   const target: Target = options.target
     ? { baseUrl: options.target, embedded: false, close: async () => {} }
-    : await startEmbedded(parts, hooks.gatewayFault, profile.file);
+    : await startEmbedded(parts, hooks.gatewayFault, profile.file, options.specRoot ? spec.root : undefined);
   let receiver: Receiver | undefined;
   let releaseRules = () => {};
   const spoolDir = path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`);

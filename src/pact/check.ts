@@ -785,7 +785,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
   const unknown = warnings.length;
   for (const result of byKey.values()) {
     const ids = new Set([
-      ...coveredRequirements(spec.operations.get(result.operation)!, result.checkId as CheckId),
+      ...coveredRequirements(spec.operations.get(result.operation as OperationKey)!, result.checkId as CheckId),
       ...result.findings.flatMap((f) => f.requirementIds),
     ]);
     result.requirementIds = [...ids].sort();
@@ -801,7 +801,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     key: `${r.operation}/${r.checkId}`,
     checkId: r.checkId,
     family: r.family,
-    operation: r.operation,
+    operation: r.operation as OperationKey,
     probe: 'pact',
     requirementIds: r.requirementIds,
     severity: r.severity,
