@@ -6,10 +6,18 @@
  */
 import type { OperationKey } from '../spec/terms.js';
 import type { SpecModel } from '../spec/load.js';
-import { operationSet } from '../spec/operations.js';
+import { isSelectingOperation, operationSet } from '../spec/operations.js';
 import type { Profile } from './load.js';
 
 type Defaults = NonNullable<Profile['operationDefaults']>;
+
+/** An operation selecting records through the profile's selection fields (the profile's `selection` keys). */
+export type SelectingOperation = Extract<keyof Profile['selection'], OperationKey>;
+
+/** Whether an operation of the spec selects records (`x-pagi-limit`): the profile's `selection` has its fields. */
+export function isSelecting(spec: SpecModel, op: OperationKey): op is SelectingOperation {
+  return isSelectingOperation(spec, op);
+}
 
 /** The value most entries of a per-operation map hold (the first in spec order on a tie). */
 function mostCommon<T>(values: readonly T[]): T | undefined {

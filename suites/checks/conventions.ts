@@ -26,6 +26,7 @@ import { pointerOf, shownValues, valueAt } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
+import type { SelectingOperation } from '../../src/profile/operations.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 
@@ -792,7 +793,7 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
       "A query or refund search selects by the profile's selection fields: the selected records, and only them.",
     verify(o, ctx, report) {
       const requirement = requirementFor(ctx, o.operation, ['PAGI-QRY-006', 'PAGI-RFS-004']);
-      const selection = ctx.profile.selection[o.operation as 'retrievalTrans' | 'retrievalRefund'];
+      const selection = ctx.profile.selection[o.operation as SelectingOperation];
       const sent = sentBody(o.main);
       const field = selection.fields.find((f) => typeof sent[f] === 'string' && sent[f] !== '');
       if (!field) return { notApplicable: 'the request selected nothing' };

@@ -13,12 +13,7 @@ import type {
   Probe,
   ProbeClient,
 } from '../../src/model.js';
-import {
-  isBatchOperation,
-  isSelectingOperation,
-  recordSource,
-  type OperationScope,
-} from '../../src/spec/operations.js';
+import { isBatchOperation, recordSource, type OperationScope } from '../../src/spec/operations.js';
 import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
@@ -522,14 +517,15 @@ export async function batch(
 // ------------------------------------------------------------------ query and refund search selection
 
 /** Operations that select records through the profile's selection fields. */
-export type SelectingOperation = keyof CheckContext['profile']['selection'];
+export type { SelectingOperation } from '../../src/profile/operations.js';
+import { isSelecting as selects, type SelectingOperation } from '../../src/profile/operations.js';
 
 /** A batch operation of the interface (the profile's transitions name them). */
 export type BatchOperation = Extract<keyof CheckContext['profile']['transitions'], OperationKey>;
 
 /** Whether an operation selects records through the profile's selection fields (`x-pagi-limit`). */
 export function isSelecting(ctx: CheckContext, op: OperationKey): op is SelectingOperation {
-  return isSelectingOperation(ctx.spec, op);
+  return selects(ctx.spec, op);
 }
 
 /** Whether an operation is a batch (`x-pagi-batch`). */
