@@ -15,7 +15,7 @@ export type LeaveOut = ("boolean" | "null")[];
  */
 export type FieldList = string[];
 /**
- * Request fields signed for authoriseApm. POST /v1/authorise with `payment_method`: alternative payment method (APM) payment.
+ * Request fields signed for authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
  *
  * @minItems 1
  *
@@ -79,7 +79,7 @@ export type FieldList7 = string[];
  */
 export type FieldList8 = string[];
 /**
- * Request fields signed for payout. POST /v1/payout: create a payout.
+ * Request fields signed for payout. POST /v1/payout: payout to a beneficiary.
  *
  * @minItems 1
  *
@@ -93,7 +93,7 @@ export type FieldList9 = string[];
  */
 export type LeaveOut1 = ("boolean" | "null")[];
 /**
- * Response fields signed for authoriseDirect. POST /v1/authorise without `payment_method`: direct card payment.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -101,7 +101,7 @@ export type LeaveOut1 = ("boolean" | "null")[];
  */
 export type FieldList10 = string[];
 /**
- * Response fields signed for authoriseApm (optional; default: APM responses are not signed). POST /v1/authorise with `payment_method`: APM payment.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -109,7 +109,7 @@ export type FieldList10 = string[];
  */
 export type FieldList11 = string[];
 /**
- * Response fields signed for retrievalTrans (optional; default: query responses are not signed). POST /v1/retrievalTrans: query transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -117,7 +117,7 @@ export type FieldList11 = string[];
  */
 export type FieldList12 = string[];
 /**
- * Response fields signed for capture. POST /v1/capture: capture transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -125,7 +125,7 @@ export type FieldList12 = string[];
  */
 export type FieldList13 = string[];
 /**
- * Response fields signed for review. POST /v1/review: review transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -133,7 +133,7 @@ export type FieldList13 = string[];
  */
 export type FieldList14 = string[];
 /**
- * Response fields signed for cancel. POST /v1/cancel: cancel transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -141,7 +141,7 @@ export type FieldList14 = string[];
  */
 export type FieldList15 = string[];
 /**
- * Response fields signed for refund. POST /v1/refund: refund transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -149,7 +149,7 @@ export type FieldList15 = string[];
  */
 export type FieldList16 = string[];
 /**
- * Response fields signed for retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -157,7 +157,7 @@ export type FieldList16 = string[];
  */
 export type FieldList17 = string[];
 /**
- * Response fields signed for payout. POST /v1/payout: create a payout.
+ * Ordered list of top-level field names.
  *
  * @minItems 1
  *
@@ -185,7 +185,7 @@ export type KindOrder = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of authoriseDirect.
+ * Check order of authoriseDirect. POST /v1/authorise without `payment_method`: direct card payment.
  *
  * @minItems 9
  * @maxItems 10
@@ -205,7 +205,7 @@ export type KindOrder1 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of authoriseApm.
+ * Check order of authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
  *
  * @minItems 9
  * @maxItems 10
@@ -225,7 +225,7 @@ export type KindOrder2 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of checkout.
+ * Check order of checkout. POST /v1/checkout: redirect (iFrame) payment through the hosted checkout page.
  *
  * @minItems 9
  * @maxItems 10
@@ -245,7 +245,7 @@ export type KindOrder3 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of retrievalTrans.
+ * Check order of retrievalTrans. POST /v1/retrievalTrans: query transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -265,7 +265,7 @@ export type KindOrder4 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of capture.
+ * Check order of capture. POST /v1/capture: capture transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -285,7 +285,7 @@ export type KindOrder5 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of review.
+ * Check order of review. POST /v1/review: review transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -305,7 +305,7 @@ export type KindOrder6 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of cancel.
+ * Check order of cancel. POST /v1/cancel: cancel transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -325,7 +325,7 @@ export type KindOrder7 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of refund.
+ * Check order of refund. POST /v1/refund: refund transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -345,7 +345,7 @@ export type KindOrder8 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of retrievalRefund.
+ * Check order of retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
  *
  * @minItems 9
  * @maxItems 10
@@ -365,7 +365,7 @@ export type KindOrder9 = (
   | "unknownMerchant"
 )[];
 /**
- * Check order of payout.
+ * Check order of payout. POST /v1/payout: payout to a beneficiary.
  *
  * @minItems 9
  * @maxItems 10
@@ -562,7 +562,7 @@ export interface PAGIProfile {
        */
       authoriseDirect: "json" | "form";
       /**
-       * Request media type of authoriseApm. POST /v1/authorise with `payment_method`: alternative payment method (APM) payment.
+       * Request media type of authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
        */
       authoriseApm: "json" | "form";
       /**
@@ -594,7 +594,7 @@ export interface PAGIProfile {
        */
       retrievalRefund: "json" | "form";
       /**
-       * Request media type of payout. POST /v1/payout: create a payout.
+       * Request media type of payout. POST /v1/payout: payout to a beneficiary.
        */
       payout: "json" | "form";
     };
@@ -2096,43 +2096,43 @@ export interface PAGIProfile {
      */
     formatByOperation: {
       /**
-       * Error body format of authoriseDirect.
+       * Error body format of authoriseDirect. POST /v1/authorise without `payment_method`: direct card payment.
        */
       authoriseDirect: "json" | "xml" | "html";
       /**
-       * Error body format of authoriseApm.
+       * Error body format of authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
        */
       authoriseApm: "json" | "xml" | "html";
       /**
-       * Error body format of checkout.
+       * Error body format of checkout. POST /v1/checkout: redirect (iFrame) payment through the hosted checkout page.
        */
       checkout: "json" | "xml" | "html";
       /**
-       * Error body format of retrievalTrans.
+       * Error body format of retrievalTrans. POST /v1/retrievalTrans: query transactions.
        */
       retrievalTrans: "json" | "xml" | "html";
       /**
-       * Error body format of capture.
+       * Error body format of capture. POST /v1/capture: capture transactions.
        */
       capture: "json" | "xml" | "html";
       /**
-       * Error body format of review.
+       * Error body format of review. POST /v1/review: review transactions.
        */
       review: "json" | "xml" | "html";
       /**
-       * Error body format of cancel.
+       * Error body format of cancel. POST /v1/cancel: cancel transactions.
        */
       cancel: "json" | "xml" | "html";
       /**
-       * Error body format of refund.
+       * Error body format of refund. POST /v1/refund: refund transactions.
        */
       refund: "json" | "xml" | "html";
       /**
-       * Error body format of retrievalRefund.
+       * Error body format of retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
        */
       retrievalRefund: "json" | "xml" | "html";
       /**
-       * Error body format of payout.
+       * Error body format of payout. POST /v1/payout: payout to a beneficiary.
        */
       payout: "json" | "xml" | "html";
     };
@@ -2203,7 +2203,7 @@ export interface PAGIProfile {
      */
     refusalForms: {
       /**
-       * Refusal forms of authoriseDirect, the gateway's own first.
+       * Refusal forms of authoriseDirect. POST /v1/authorise without `payment_method`: direct card payment.
        *
        * @minItems 1
        *
@@ -2211,7 +2211,7 @@ export interface PAGIProfile {
        */
       authoriseDirect: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of authoriseApm, the gateway's own first.
+       * Refusal forms of authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
        *
        * @minItems 1
        *
@@ -2219,7 +2219,7 @@ export interface PAGIProfile {
        */
       authoriseApm: "httpError"[];
       /**
-       * Refusal forms of checkout, the gateway's own first.
+       * Refusal forms of checkout. POST /v1/checkout: redirect (iFrame) payment through the hosted checkout page.
        *
        * @minItems 1
        *
@@ -2227,7 +2227,7 @@ export interface PAGIProfile {
        */
       checkout: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of retrievalTrans, the gateway's own first.
+       * Refusal forms of retrievalTrans. POST /v1/retrievalTrans: query transactions.
        *
        * @minItems 1
        *
@@ -2235,7 +2235,7 @@ export interface PAGIProfile {
        */
       retrievalTrans: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of capture, the gateway's own first.
+       * Refusal forms of capture. POST /v1/capture: capture transactions.
        *
        * @minItems 1
        *
@@ -2243,7 +2243,7 @@ export interface PAGIProfile {
        */
       capture: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of review, the gateway's own first.
+       * Refusal forms of review. POST /v1/review: review transactions.
        *
        * @minItems 1
        *
@@ -2251,7 +2251,7 @@ export interface PAGIProfile {
        */
       review: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of cancel, the gateway's own first.
+       * Refusal forms of cancel. POST /v1/cancel: cancel transactions.
        *
        * @minItems 1
        *
@@ -2259,7 +2259,7 @@ export interface PAGIProfile {
        */
       cancel: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of refund, the gateway's own first.
+       * Refusal forms of refund. POST /v1/refund: refund transactions.
        *
        * @minItems 1
        *
@@ -2267,7 +2267,7 @@ export interface PAGIProfile {
        */
       refund: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of retrievalRefund, the gateway's own first.
+       * Refusal forms of retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
        *
        * @minItems 1
        *
@@ -2275,7 +2275,7 @@ export interface PAGIProfile {
        */
       retrievalRefund: ("httpError" | "statusInBody" | "failureType")[];
       /**
-       * Refusal forms of payout, the gateway's own first.
+       * Refusal forms of payout. POST /v1/payout: payout to a beneficiary.
        *
        * @minItems 1
        *
@@ -3301,7 +3301,7 @@ export interface CodeMessage17 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on authoriseDirect.
+ * Error kinds worded otherwise on authoriseDirect. POST /v1/authorise without `payment_method`: direct card payment.
  */
 export interface KindWordings {
   [k: string]: KindWording;
@@ -3324,7 +3324,7 @@ export interface KindWording {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on authoriseApm.
+ * Error kinds worded otherwise on authoriseApm. POST /v1/authorise with `payment_method`: APM payment.
  */
 export interface KindWordings1 {
   [k: string]: KindWording1;
@@ -3347,7 +3347,7 @@ export interface KindWording1 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on checkout.
+ * Error kinds worded otherwise on checkout. POST /v1/checkout: redirect (iFrame) payment through the hosted checkout page.
  */
 export interface KindWordings2 {
   [k: string]: KindWording2;
@@ -3370,7 +3370,7 @@ export interface KindWording2 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on retrievalTrans.
+ * Error kinds worded otherwise on retrievalTrans. POST /v1/retrievalTrans: query transactions.
  */
 export interface KindWordings3 {
   [k: string]: KindWording3;
@@ -3393,7 +3393,7 @@ export interface KindWording3 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on capture.
+ * Error kinds worded otherwise on capture. POST /v1/capture: capture transactions.
  */
 export interface KindWordings4 {
   [k: string]: KindWording4;
@@ -3416,7 +3416,7 @@ export interface KindWording4 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on review.
+ * Error kinds worded otherwise on review. POST /v1/review: review transactions.
  */
 export interface KindWordings5 {
   [k: string]: KindWording5;
@@ -3439,7 +3439,7 @@ export interface KindWording5 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on cancel.
+ * Error kinds worded otherwise on cancel. POST /v1/cancel: cancel transactions.
  */
 export interface KindWordings6 {
   [k: string]: KindWording6;
@@ -3462,7 +3462,7 @@ export interface KindWording6 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on refund.
+ * Error kinds worded otherwise on refund. POST /v1/refund: refund transactions.
  */
 export interface KindWordings7 {
   [k: string]: KindWording7;
@@ -3485,7 +3485,7 @@ export interface KindWording7 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on retrievalRefund.
+ * Error kinds worded otherwise on retrievalRefund. POST /v1/retrievalRefund: search refund transactions.
  */
 export interface KindWordings8 {
   [k: string]: KindWording8;
@@ -3508,7 +3508,7 @@ export interface KindWording8 {
   pinned?: true | false | "prefix";
 }
 /**
- * Error kinds worded otherwise on payout.
+ * Error kinds worded otherwise on payout. POST /v1/payout: payout to a beneficiary.
  */
 export interface KindWordings9 {
   [k: string]: KindWording9;
