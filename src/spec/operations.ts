@@ -67,10 +67,10 @@ export function operationSet(spec: SpecModel, name: OperationSetName): readonly 
   return out;
 }
 
-/** The operations a scope covers, in spec order (a listed operation the spec does not have is left out). */
+/** The operations a scope covers: a set in spec order, a list in its own (an operation the spec lacks left out). */
 export function operationsIn(spec: SpecModel, scope: OperationScope): readonly OperationKey[] {
   if (typeof scope === 'string') return operationSet(spec, scope);
-  return [...spec.operations.keys()].filter((op) => scope.includes(op));
+  return scope.filter((op) => spec.operations.has(op));
 }
 
 /** Whether a scope covers an operation. */
