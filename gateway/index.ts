@@ -5,7 +5,8 @@
  */
 import { maskText } from '../src/mask.js';
 import type { AddressInfo } from 'node:net';
-import { kitSpec } from '../src/spec/load.js';
+import { kitSpec, loadSpec } from '../src/spec/load.js';
+import { profileForSpec } from '../src/profile/operations.js';
 import { loadProfile, type Profile } from '../src/profile/load.js';
 import type { Migration } from '../src/profile/migrate.js';
 import {
@@ -56,6 +57,11 @@ export interface GatewayOptions {
   profile?: string;
   /** Name of a fault to switch on (see `FAULTS`). */
   fault?: string;
+  /**
+   * Folder holding the spec/ and schemas/ to serve (a copy of the kit's with operations added or changed); default the
+   * kit's own. An operation the gateway has no handler for is answered as a mock from the spec.
+   */
+  specRoot?: string;
   /** Receives one masked line per request and per notification attempt. */
   log?: (line: string) => void;
   /** Serve `POST /_admin/reset` and `GET /_admin/stats` (off by default). */
@@ -125,8 +131,10 @@ function hostForUrl(address: string): string {
 
 /** Start the gateway (in-process). Throws ConfigError / UnknownFaultError / profile errors before listening. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
-  const spec = kitSpec();
-  const { profile, file: profileFile, migration: profileMigration } = loadProfile(options.profile ?? 'reference');
+  const spec = options.specRoot ? loadSpec(options.specRoot) : kitSpec();
+  const loaded = loadProfile(options.profile ?? 'reference');
+  const { file: profileFile, migration: profileMigration } = loaded;
+  const profile = profileForSpec(loaded.profile, spec);
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
   if (config.secretScope === 'merchant') {
     const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);

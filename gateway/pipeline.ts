@@ -19,20 +19,25 @@ import { batchOperations } from './ops/batch.js';
 import { checkoutPayment, isPostBack, PAY_PATH, payPage, postBackPage, postBackSession } from './ops/checkout.js';
 import { directPayment } from './ops/direct.js';
 import { payout } from './ops/payout.js';
-import { retrievalRefund, retrievalTrans } from './ops/selection.js';
+import { selectionOperations } from './ops/selection.js';
+import { mockOperation } from './ops/mock.js';
 import { precedenceOf } from '../src/profile/choices.js';
 import { renderHeaderValue } from '../src/profile/template.js';
 
-/** The operations of the interface. */
-const HANDLERS: Record<OperationKey, OperationHandler> = {
+/** The operations of the interface the gateway keeps state for; any other operation of the spec is mocked. */
+const HANDLERS: Partial<Record<OperationKey, OperationHandler>> = {
   authoriseDirect: directPayment,
   authoriseApm: apmPayment,
   checkout: checkoutPayment,
-  retrievalTrans,
   ...batchOperations,
-  retrievalRefund,
+  ...selectionOperations,
   payout,
 };
+
+/** The handler of an operation: its own, or the schema-driven mock (an operation added to the spec). */
+function handlerOf(op: OperationKey): OperationHandler {
+  return HANDLERS[op] ?? mockOperation;
+}
 
 /** A request as read from the socket. */
 export interface Incoming {
@@ -356,7 +361,7 @@ class RequestState {
 
   get refusals(): Refusal[] {
     this.refusalsValue ??=
-      this.body && this.account ? (HANDLERS[this.facts!.model.key].refusals?.(this.request, this.gw) ?? []) : [];
+      this.body && this.account ? (handlerOf(this.facts!.model.key).refusals?.(this.request, this.gw) ?? []) : [];
     return this.refusalsValue;
   }
 }
@@ -471,7 +476,7 @@ export function handle(gw: Gateway, routes: Routes, incoming: Incoming): Handled
   }
   const facts = s.facts!;
   if (s.postBack) return { reply: postBackPage(gw, postBackSession(gw, s.body!)!), op: facts.model, body: s.body };
-  const reply = HANDLERS[facts.model.key].run(s.request, gw);
+  const reply = handlerOf(facts.model.key).run(s.request, gw);
   // A fault may check the signature only once the operation has run: the refused request has changed the state.
   const late = gw.switches.signatureCheck === 'afterOperation' ? signatureProblem(s) : undefined;
   return late ? refused(s, 'badSignature', late) : { reply, op: facts.model, body: s.body };

@@ -6,6 +6,7 @@
  */
 import { checkSeverity } from '../src/engine/outcome.js';
 import { kitSpec } from '../src/spec/load.js';
+import { operationsIn } from '../src/spec/operations.js';
 import { FINDING_CODES } from '../src/types/finding-codes.js';
 import { CHECKS } from '../suites/registry.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
@@ -21,8 +22,9 @@ export function checksSection(): string {
   const spec = kitSpec();
   const rows = ['| check id | family | severity | operations | requirements |', '|---|---|---|---|---|'];
   for (const c of CHECKS) {
-    const severities = [...new Set(c.operations.map((op) => checkSeverity(spec, c, op)))].join(' / ');
-    const ops = c.operations.length === spec.operations.size ? 'all' : c.operations.join(', ');
+    const covered = operationsIn(spec, c.operations);
+    const severities = [...new Set(covered.map((op) => checkSeverity(spec, c, op)))].join(' / ');
+    const ops = covered.length === spec.operations.size ? 'all' : covered.join(', ');
     rows.push(`| \`${c.id}\` | ${c.family} | ${severities} | ${ops} | ${c.requirements.join(', ')} |`);
   }
   const codes = [

@@ -32,7 +32,7 @@ function summary(variant: PlannedVariant, result: RunResult, durationMs: number)
       const failing = c.findings.filter((f) => f.severity !== 'info');
       return {
         checkId: c.checkId,
-        operation: c.operation,
+        operation: c.operation as FailedCheck['operation'],
         family: c.family,
         severity: c.severity,
         findingRequirements: [...new Set(failing.flatMap((f) => f.requirementIds))].sort(),

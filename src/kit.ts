@@ -14,9 +14,15 @@ import { createReporters } from '../reporters/index.js';
 
 /** The kit's own parts. */
 export const KIT_PARTS: EngineParts = {
-  async startEmbedded({ profile, fault }) {
+  async startEmbedded({ profile, fault, specRoot }) {
     const { startGateway } = await import('../gateway/index.js'); // loaded only when a run has no --target
-    const gateway = await startGateway({ port: 0, host: '127.0.0.1', profile, ...(fault ? { fault } : {}) });
+    const gateway = await startGateway({
+      port: 0,
+      host: '127.0.0.1',
+      profile,
+      ...(fault ? { fault } : {}),
+      ...(specRoot ? { specRoot } : {}),
+    });
     const merchant = gateway.config.merchants[0];
     const account = merchant?.accounts[0];
     return {

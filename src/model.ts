@@ -14,6 +14,7 @@ import type {
 } from './types/generated.js';
 
 import type { Level, OperationKey, Requirement } from './spec/terms.js';
+import type { OperationScope } from './spec/operations.js';
 
 export type { Level, OperationKey, Requirement } from './spec/terms.js';
 
@@ -216,7 +217,8 @@ export interface Check {
   family: Family;
   /** Probe whose observation the check reads. */
   probe: string;
-  operations: readonly OperationKey[];
+  /** The operations it checks: a set of the spec (`'batch'`, `'all'`, …) or, for what one operation alone has, a list. */
+  operations: OperationScope;
   /** Requirements the check traces to; the check's severity is the strongest level among them. */
   requirements: readonly string[];
   /** One-sentence description for `--list` and reports. */
@@ -283,7 +285,8 @@ export interface ProbeClient {
 /** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */
 export interface Probe {
   id: string;
-  operations: readonly OperationKey[];
+  /** The operations it observes: a set of the spec or a list (see `Check.operations`). */
+  operations: OperationScope;
   /**
    * The probe's duration is set by the target's clock (a notification wait, a retry schedule), not by its own
    * exchanges: a run starts such probes first, so the wait overlaps the other probes' exchanges.

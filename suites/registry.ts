@@ -5,6 +5,7 @@
  */
 import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
 import { kitSpec, type SpecModel } from '../src/spec/load.js';
+import { operationsIn } from '../src/spec/operations.js';
 import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../src/run-result.js';
 import {
   checkSeverity as engineCheckSeverity,
@@ -148,7 +149,8 @@ export function checkSeverity(check: Check, operation: OperationKey, spec: SpecM
  * `expected` adds those at `expected`; `profile` adds those at `profile` (every failing check).
  */
 export const CONFORMANCE_LEVELS: Readonly<Record<DocumentLevel, readonly string[]>> = (() => {
-  const strongest = (c: Check) => mostSevere(c.operations.map((op) => checkSeverity(c, op))) ?? 'info';
+  const strongest = (c: Check) =>
+    mostSevere(operationsIn(kitSpec(), c.operations).map((op) => checkSeverity(c, op))) ?? 'info';
   const upTo = (level: Severity) => CHECKS.filter((c) => atLeast(strongest(c), level)).map((c) => c.id);
   return Object.fromEntries(DOCUMENT_LEVELS.map((level) => [level, upTo(level)])) as Record<DocumentLevel, string[]>;
 })();

@@ -2,6 +2,7 @@
  * Query (`/v1/retrievalTrans`) and refund search (`/v1/retrievalRefund`): the records the profile's `selection`
  * rules pick, at most the spec's `x-pagi-limit` orders per request.
  */
+import type { OperationKey } from '../../src/model.js';
 import { compactTimestamp, isoDate } from '../clock.js';
 import {
   echo,
@@ -240,3 +241,8 @@ export const retrievalRefund: OperationHandler = {
     return envelope(gw, req, 'retrievalRefund', results);
   },
 };
+
+/** The two selecting operations. */
+export const selectionOperations = { retrievalTrans, retrievalRefund } satisfies Partial<
+  Record<OperationKey, OperationHandler>
+>;

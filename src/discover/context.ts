@@ -7,6 +7,7 @@ import type { ErrorKind, Profile } from '../profile/load.js';
 import type { SignatureProfile } from '../signing.js';
 import { answerOf, refusalOf, sameRefusal, type Refusal } from './answers.js';
 import type { Session } from './session.js';
+import type { SelectingOperation } from '../profile/operations.js';
 
 /** One batch item's result: its item, status, message (`error_message` or `refund_message`) and the result. */
 export interface ItemResult {
@@ -85,7 +86,7 @@ export interface Facts {
   /** Notifications received (their signature is judged with the response scheme). */
   notifications?: Exchange[];
   /** Fields found to select records, per selection operation (their order aside). */
-  selecting?: Partial<Record<'retrievalTrans' | 'retrievalRefund', string[]>>;
+  selecting?: Partial<Record<SelectingOperation, string[]>>;
   /** Security code of the approving test card. */
   securityCode: string;
   /** Payment methods the target offers (the config's, or the spec example's). */

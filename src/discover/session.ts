@@ -18,6 +18,7 @@ import type { SignedSample } from './scheme.js';
 import { responseFields } from './fields.js';
 import { CARD_FIELD_CANDIDATES } from './vocabulary.js';
 import { BudgetSpent } from '../types/errors.js';
+import type { SelectingOperation } from '../profile/operations.js';
 
 /** What a discovery needs to reach the target. */
 export interface SessionOptions {
@@ -77,7 +78,7 @@ export class Session {
   readonly samples: (SignedSample & { exchange: Exchange })[] = [];
   readonly config: RunConfigView;
   /** Fields found to select records (the selection row), for the queries of later rows. */
-  readonly selecting: Partial<Record<'retrievalTrans' | 'retrievalRefund', string[]>> = {};
+  readonly selecting: Partial<Record<SelectingOperation, string[]>> = {};
   /** Operations answered HTTP 200 without `encryption_data` at least once. */
   readonly unsignedAnswers = new Set<OperationKey>();
   /** Requests sent so far. */

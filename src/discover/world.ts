@@ -8,6 +8,7 @@ import { attempt, textAt, type Facts, type ItemResult, type Payment } from './co
 
 export type { ItemResult } from './context.js';
 import type { Session } from './session.js';
+import type { SelectingOperation } from '../profile/operations.js';
 
 /** A direct payment's answer. */
 export interface Paid {
@@ -93,7 +94,7 @@ export async function batch(
 }
 
 /** The selecting field of the query discovery uses (transaction_id until the selection row knows better). */
-export function selectingField(s: Session, op: 'retrievalTrans' | 'retrievalRefund'): string {
+export function selectingField(s: Session, op: SelectingOperation): string {
   const fields = s.draft.get<string[]>(`selection.${op}.fields`) ?? s.selecting[op];
   return fields?.includes('transaction_id') ? 'transaction_id' : (fields?.[0] ?? 'transaction_id');
 }

@@ -1,6 +1,7 @@
 /** `--list`: every check with its family, operations and requirement ids, then the requirements no check can test. */
 import type { Requirement } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
+import { operationsIn } from '../spec/operations.js';
 import { checkSeverity } from './outcome.js';
 import type { Severity } from '../model.js';
 import { FAMILIES } from '../model.js';
@@ -23,7 +24,7 @@ function selectedChecks(spec: SpecModel, registry: Registry, plan?: readonly Pla
     id: check.id,
     family: check.family,
     description: check.description,
-    operations: check.operations
+    operations: operationsIn(spec, check.operations)
       .filter((op) => !chosen || chosen.has(`${op}/${check.id}`))
       .map((op) => ({ operation: op, severity: checkSeverity(spec, check, op) })),
     requirements: check.requirements.map((id) => ({ id, level: spec.requirements.get(id)?.level ?? '?' })),
@@ -52,7 +53,9 @@ export function listChecks(spec: SpecModel, registry: Registry, plan?: readonly 
   const all = selectedChecks(spec, registry, plan);
   const partial =
     all.length < registry.CHECKS.length ||
-    all.some((c) => c.operations.length < registry.CHECKS.find((k) => k.id === c.id)!.operations.length);
+    all.some(
+      (c) => c.operations.length < operationsIn(spec, registry.CHECKS.find((k) => k.id === c.id)!.operations).length,
+    );
   const lines: string[] = [
     partial ? `${all.length} of ${registry.CHECKS.length} checks selected` : `${registry.CHECKS.length} checks`,
   ];

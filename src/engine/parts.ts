@@ -20,8 +20,11 @@ export interface EmbeddedTarget {
  * module and the reporters. The engine imports none of them.
  */
 export interface EngineParts {
-  /** Start the embedded target, running `profile` (a file), with `fault` switched on when given. */
-  startEmbedded(settings: { profile: string; fault?: string }): Promise<EmbeddedTarget>;
+  /**
+   * Start the embedded target, running `profile` (a file), with `fault` switched on when given, serving the spec under
+   * `specRoot` when given (a run's `--spec-root`; default the kit's own).
+   */
+  startEmbedded(settings: { profile: string; fault?: string; specRoot?: string }): Promise<EmbeddedTarget>;
   /** The registry module of checks and probes when `--registry` names none. */
   registry: string;
   /** The reporters `--reporter` names, when the hooks give none. */

@@ -4,6 +4,7 @@
  */
 import type { Check, Family, OperationKey, Severity } from '../model.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
+import { covers } from '../spec/operations.js';
 import { severityOf } from './outcome.js';
 
 /** Which checks a run selects. */
@@ -51,7 +52,7 @@ export function planTests(spec: SpecModel, checks: readonly Check[], selection: 
   const plan: PlannedTest[] = [];
   for (const op of spec.operations.values()) {
     for (const check of checks) {
-      if (!check.operations.includes(op.key)) continue;
+      if (!covers(spec, check.operations, op.key)) continue;
       if (check.family === 'deep' && selection.depth === 0) continue;
       const test = {
         key: `${op.key}/${check.id}`,

@@ -15,6 +15,7 @@ import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../config/
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../mask.js';
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../profile/load.js';
+import { profileForSpec } from '../profile/operations.js';
 import { kitProfile } from '../profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../spec/paths.js';
@@ -136,9 +137,20 @@ interface Target {
 }
 
 /** The embedded target of the run, from the composing layer: its first merchant account is the run's. */
-async function startEmbedded(parts: EngineParts, fault: string | undefined, profile: string): Promise<Target> {
-  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}) });
+async function startEmbedded(
+  parts: EngineParts,
+  fault: string | undefined,
+  profile: string,
+  specRoot: string | undefined,
+): Promise<Target> {
+  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}), ...(specRoot ? { specRoot } : {}) });
   return { ...target, embedded: true };
+}
+
+/** The run's profile read against the run's spec: an operation it does not name takes its defaults. */
+function profileOfSpec(loaded: LoadedProfile, spec: SpecModel): LoadedProfile {
+  const profile = profileForSpec(loaded.profile, spec);
+  return profile === loaded.profile ? loaded : { ...loaded, profile };
 }
 
 /** The run's profile; one deprecation line on stderr when it is of an earlier format (migrated in memory). */
@@ -228,7 +240,7 @@ export async function prepareRun(
   parts: Pick<EngineParts, 'registry'>,
 ): Promise<{ spec: SpecModel; profile: LoadedProfile; registry: Registry; plan: PlannedTest[] }> {
   const spec = loadSpecForRun(options.specRoot);
-  const profile = loadProfileForRun(options.profile);
+  const profile = profileOfSpec(loadProfileForRun(options.profile), spec);
   return { spec, profile, ...(await loadPlan(spec, options, parts)) };
 }
 
@@ -270,7 +282,12 @@ async function runGuarded(
   if (options.target) await assertReachable(options.target, inputs.transport, inputs.ca);
   const target: Target = options.target
     ? { baseUrl: options.target, embedded: false, close: async () => {} }
-    : await startEmbedded(parts, parts.instruments?.gatewayFault, inputs.profile.file);
+    : await startEmbedded(
+        parts,
+        parts.instruments?.gatewayFault,
+        inputs.profile.file,
+        options.specRoot ? inputs.spec.root : undefined,
+      );
   const held: Held = {
     target,
     releaseRules: () => {},
@@ -340,7 +357,7 @@ function loadInputs(options: RunOptions, hooks: RunHooks, parts: EngineParts): R
   if (options.registry && !fs.existsSync(options.registry))
     throw new UsageError(`The registry module ${options.registry} does not exist.`);
   const spec = loadSpecForRun(options.specRoot);
-  const profile = loadProfileForRun(options.profile);
+  const profile = profileOfSpec(loadProfileForRun(options.profile), spec);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
   const selection = { only: options.only, skip: options.skip, depth: options.depth };
   if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep'))

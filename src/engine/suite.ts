@@ -20,6 +20,7 @@ import type {
   OperationKey,
 } from '../model.js';
 import { kitProfile } from '../profile/reads.js';
+import { profileForSpec } from '../profile/operations.js';
 import { kitSpec, loadSpec, type SpecModel } from '../spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
@@ -263,7 +264,7 @@ function offTargetFindings(
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   htmlReader(); // the reader thread starts while the first exchanges run
   const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
-  const profile = kitProfile(setup.profile);
+  const profile = kitProfile(profileForSpec(setup.profile, spec));
   const registry = await loadRegistry(setup.registry);
   const tag = `${process.env.VITEST_POOL_ID ?? '0'}${randomBytes(2).toString('hex')}`;
   const client = createProbeClient({

@@ -16,6 +16,7 @@ import type { Check, CheckContext, CheckResult, Finding, OperationKey, RunResult
 import { loadProfile, type Profile } from '../profile/load.js';
 import type { KitReporter } from '../reporter.js';
 import { kitSpec, type SpecModel } from '../spec/load.js';
+import { covers } from '../spec/operations.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { PACT_CHECKS } from './checks.js';
 import { PACT_FINDING_CODES } from './codes.js';
@@ -97,7 +98,7 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     }
     const observation = pactObservation({ ...view, operation: view.operation });
     for (const check of PACT_CHECKS) {
-      if (!check.operations.includes(view.operation)) continue;
+      if (!covers(spec, check.operations, view.operation)) continue;
       const key = `${view.operation}/${check.id}`;
       const entry = outcomes.get(key) ?? { check, operation: view.operation, findings: [], ms: 0 };
       outcomes.set(key, entry);

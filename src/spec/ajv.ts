@@ -5,7 +5,8 @@ import addFormatsModule from 'ajv-formats';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Annotation keywords of the kit's schemas: they carry data for the kit and never validate. */
-const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi'] as const;
+// x-pagi-operations: how the profile schema's per-operation parts are generated (scripts/gen-profile-schema.ts).
+const ANNOTATION_KEYWORDS = ['x-requirement', 'x-echo', 'x-pagi', 'x-pagi-operations'] as const;
 
 /** An Ajv2020 instance in strict mode with the kit's annotation keywords registered (`extra`: e.g. `code` for standalone output). */
 export function createAjv(extra: Pick<Options, 'code'> = {}): Ajv2020 {

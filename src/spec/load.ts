@@ -111,6 +111,8 @@ export interface OperationModel {
   echoItems?: EchoItemsRule;
   echoDeep?: EchoDeepRule;
   batch?: BatchSpec;
+  /** The document limits the operation to source addresses the merchant registered (`x-pagi-address-restricted`). */
+  addressRestriction?: { requirement: string };
   /** Orders-per-request limit applied through the profile's selection fields (query, refund search). */
   selectionLimit?: { maxOrders: number; requirement: string };
   checkoutForm?: CheckoutFormSpec;
@@ -181,6 +183,14 @@ function itemPropertyNames(schemas: Map<string, Record<string, any>>, schemaId: 
     for (const arr of composed(schemas, at.node.properties?.[prop], at.base))
       for (const item of composed(schemas, arr.node.items, arr.base))
         for (const name of Object.keys(item.node.properties ?? {})) names.add(name);
+  return names;
+}
+
+/** Property names a schema of the spec declares at its top level (`$ref` and `allOf` followed). */
+export function topLevelNames(spec: Pick<SpecModel, 'schemas'>, schemaId: string): Set<string> {
+  const names = new Set<string>();
+  for (const at of composed(spec.schemas, spec.schemas.get(schemaId), schemaId))
+    for (const name of Object.keys(at.node.properties ?? {})) names.add(name);
   return names;
 }
 
@@ -323,6 +333,8 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
       }
       const selection = op['x-pagi-limit'];
       if (selection) model.selectionLimit = { maxOrders: selection.maxOrders, requirement: selection.requirement };
+      const restricted = op['x-pagi-address-restricted'];
+      if (restricted) model.addressRestriction = { requirement: restricted.requirement };
       const form = op['x-pagi-checkout-form'];
       if (form) {
         model.checkoutForm = {

@@ -1,3 +1,7 @@
+import type { KitOperationKey } from '../types/generated.js';
+
+export type { KitOperationKey };
+
 /** The interface's own vocabulary, which the spec loader and the core types share: levels, operations, requirements. */
 
 /**
@@ -10,18 +14,12 @@ export type Level = 'must' | 'expected' | 'profile' | 'unspecified' | 'invariant
 /** The families of the payment-integrity catalogue. */
 export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy';
 
-/** An operation of the spec; `/v1/authorise` is split into its direct and APM variants. */
-export type OperationKey =
-  | 'authoriseDirect'
-  | 'authoriseApm'
-  | 'checkout'
-  | 'retrievalTrans'
-  | 'capture'
-  | 'review'
-  | 'cancel'
-  | 'refund'
-  | 'retrievalRefund'
-  | 'payout';
+/**
+ * An operation of the spec by its variant key (`x-pagi-variants[].key`; `/v1/authorise` is split into its direct and
+ * APM variants), generated from the kit's spec. An operation a copy of the spec adds (`--spec-root`) is checked by the
+ * generic families with no code naming it: at run time a key may be one of that spec's.
+ */
+export type OperationKey = KitOperationKey;
 
 /** One normative statement of the interface document. */
 export interface Requirement {

@@ -21,7 +21,6 @@ import {
   statusValues,
   text,
 } from '../observe.js';
-import { ALL_OPERATIONS, BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { pointerOf } from '../../src/spec/pointer.js';
 import { shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
@@ -29,6 +28,7 @@ import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
 import { happy } from '../probes/basic.js';
 import { cardMaskedPerProfile, noFullCardNumberInResponse } from './conventions-cards.js';
+import type { SelectingOperation } from '../../src/profile/operations.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 
@@ -37,7 +37,7 @@ export const fieldFormatsFollowConventions = onlyOnSuccess(
     id: 'fieldFormatsFollowConventions',
     family: 'conventions',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: RESPONSE_FORMAT_REQUIREMENTS,
     description:
       'Amounts, currencies, countries, timestamps, <code>:<message> values, URLs and signatures have their documented forms.',
@@ -58,7 +58,7 @@ export const responseEchoesRequestFields = onlyOnSuccess(
     id: 'responseEchoesRequestFields',
     family: 'conventions',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-APM-006', 'PAGI-INV-006'],
     description:
       'Response fields the spec says echo the request (merchant_id, account_id, order_no, amount, currency) are equal to it; another value names another merchant, order or amount.',
@@ -309,7 +309,7 @@ export const batchResultsEchoRequestIds = onlyOnSuccess(
     id: 'batchResultsEchoRequestIds',
     family: 'conventions',
     probe: happy,
-    operations: BATCH_OPERATIONS,
+    operations: 'batch',
     requirements: ['PAGI-BAT-002', 'PAGI-BAT-009', 'PAGI-INV-006', 'PAGI-INV-007'],
     description:
       'Every request item of an accepted batch is answered by exactly one result carrying its transaction_id and order_no (any order), with its amount and currency.',
@@ -326,7 +326,7 @@ export const batchItemsSucceedWithShownValues = onlyOnSuccess(
     id: 'batchItemsSucceedWithShownValues',
     family: 'conventions',
     probe: happy,
-    operations: BATCH_OPERATIONS,
+    operations: 'batch',
     requirements: ['PAGI-BAT-006', 'PAGI-BAT-007', 'PAGI-ST-002'],
     description: 'A successful item has status 1 and an empty error_message (refund: the profile’s <code>:<message>).',
     verify(o, ctx, report) {
@@ -397,7 +397,7 @@ export const envelopeReturnsOk = onlyOnSuccess(
     id: 'envelopeReturnsOk',
     family: 'conventions',
     probe: happy,
-    operations: [...BATCH_OPERATIONS, ...SELECTING_OPERATIONS],
+    operations: 'envelope',
     requirements: ['PAGI-BAT-004', 'PAGI-BAT-005', 'PAGI-ST-002'],
     description: 'The envelope reports the outcome in return_status and return_message: 1 and OK on success.',
     verify(o, ctx, report) {
@@ -685,13 +685,13 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
     id: 'selectionReturnsSelectedRecords',
     family: 'conventions',
     probe: happy,
-    operations: SELECTING_OPERATIONS,
+    operations: 'selecting',
     requirements: ['PAGI-QRY-006', 'PAGI-RFS-004'],
     description:
       "A query or refund search selects by the profile's selection fields: the selected records, and only them.",
     verify(o, ctx, report) {
       const requirement = requirementFor(ctx, o.operation, ['PAGI-QRY-006', 'PAGI-RFS-004']);
-      const selection = ctx.profile.selection[o.operation as 'retrievalTrans' | 'retrievalRefund'];
+      const selection = ctx.profile.selection[o.operation as SelectingOperation];
       const sent = sentBody(o.main);
       const field = selection.fields.find((f) => typeof sent[f] === 'string' && sent[f] !== '');
       if (!field) return { notApplicable: 'the request selected nothing' };

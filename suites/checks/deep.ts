@@ -10,7 +10,7 @@ import type { Check, CheckContext, Exchange, Finding, Level, Observation, Operat
 import { severityOfLevel, severityRank } from '../../src/run-result.js';
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
-import { ALL_OPERATIONS } from '../probes/basic.js';
+import { covers } from '../../src/spec/operations.js';
 import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
@@ -125,7 +125,7 @@ export function deepVerdict(
       if (c.kind !== 'valid' || status !== 200) break;
       const o: Observation = { probeId: 'deep', operation, main: x, steps: {}, facts: {} };
       for (const check of ANSWER_CHECKS) {
-        if (!check.operations.includes(operation)) continue;
+        if (!covers(ctx.spec, check.operations, operation)) continue;
         const found = check.run(o, ctx);
         if (Array.isArray(found))
           for (const f of found)
@@ -238,7 +238,7 @@ function deepCheck(id: string, requirements: readonly string[], description: str
     id,
     family: 'deep',
     probe: 'deep',
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements,
     description,
     run(o, ctx) {
@@ -309,7 +309,7 @@ export const deepCasesGenerated = defineCheck<string>({
   id: 'deepCasesGenerated',
   family: 'deep',
   probe: 'deep',
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: [ERR_REFUSED],
   severity: 'info',
   description: 'Counts of the generated valid and invalid requests of the operation and how they were answered.',

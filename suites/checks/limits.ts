@@ -17,7 +17,6 @@ import {
   stateOfCode,
   statusOf,
 } from '../observe.js';
-import { BATCH_OPERATIONS, SELECTING_OPERATIONS } from '../probes/basic.js';
 import { checkErrorAnswer } from './common.js';
 import { batchAccepted, checkItemsAnswered } from './conventions.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from '../probes/limits.js';
@@ -37,7 +36,7 @@ export const batchAtLimitAccepted = defineCheck({
   id: 'batchAtLimitAccepted',
   family: 'limits',
   probe: atLimit,
-  operations: BATCH_OPERATIONS,
+  operations: 'batch',
   requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
   description: 'A batch of exactly the limit is accepted and every item is answered, once.',
   verify(o, ctx, report) {
@@ -91,7 +90,7 @@ export const batchOverLimitNotProcessedInFull = defineCheck({
   id: 'batchOverLimitNotProcessedInFull',
   family: 'limits',
   probe: overLimit,
-  operations: BATCH_OPERATIONS,
+  operations: 'batch',
   requirements: [...LIMIT_REQUIREMENTS, 'PAGI-BAT-002', 'PAGI-INV-006', 'PAGI-INV-007'],
   description:
     'A batch of the limit plus one is not processed in full: its last item is neither answered nor applied; accepted, every item still gets exactly one result (none silently dropped).',
@@ -125,7 +124,7 @@ export const batchOverLimitRefusedWhole = wrap(
     id: 'batchOverLimitRefusedWhole',
     family: 'limits',
     probe: overLimit,
-    operations: BATCH_OPERATIONS,
+    operations: 'batch',
     requirements: ['PAGI-LIM-007'],
     description:
       'A batch over the limit is refused as a whole, with nothing processed (checked by a follow-up query), where the profile says so.',
@@ -151,7 +150,7 @@ export const batchOverLimitAnsweredPerProfile = defineCheck({
   id: 'batchOverLimitAnsweredPerProfile',
   family: 'limits',
   probe: overLimit,
-  operations: BATCH_OPERATIONS,
+  operations: 'batch',
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:
     'A batch over the limit is answered as the profile says: its over-limit error, or only the first items processed.',
@@ -177,7 +176,7 @@ export const emptyBatchNoServerError = defineCheck({
   id: 'emptyBatchNoServerError',
   family: 'limits',
   probe: emptyBatch,
-  operations: BATCH_OPERATIONS,
+  operations: 'batch',
   requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description: 'A batch with no orders is answered without a server error.',
   verify(o, _ctx, report) {
@@ -211,7 +210,7 @@ export const selectionAtLimitAccepted = defineCheck({
   id: 'selectionAtLimitAccepted',
   family: 'limits',
   probe: selectionAtLimit,
-  operations: SELECTING_OPERATIONS,
+  operations: 'selecting',
   requirements: SELECTION_LIMIT_REQUIREMENTS,
   description:
     "A query or refund search selecting exactly the limit of orders (profile's selection fields) is answered and shows the record.",
@@ -240,7 +239,7 @@ export const selectionOverLimitNotServed = defineCheck({
   id: 'selectionOverLimitNotServed',
   family: 'limits',
   probe: selectionOverLimit,
-  operations: SELECTING_OPERATIONS,
+  operations: 'selecting',
   requirements: SELECTION_LIMIT_REQUIREMENTS,
   description: 'A query or refund search selecting the limit plus one orders does not cover them all.',
   verify(o, ctx, report) {
@@ -263,7 +262,7 @@ export const selectionOverLimitRefused = defineCheck({
   id: 'selectionOverLimitRefused',
   family: 'limits',
   probe: selectionOverLimit,
-  operations: SELECTING_OPERATIONS,
+  operations: 'selecting',
   requirements: ['PAGI-LIM-008', 'PAGI-ERR-004'],
   description:
     "A query or refund search over the limit (counted in the profile's selection fields) is answered as the profile says: refused as a whole with its over-limit error, or its first orders up to the limit answered.",

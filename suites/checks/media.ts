@@ -6,7 +6,6 @@
 import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../src/model.js';
 import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
-import { ALL_OPERATIONS } from '../probes/basic.js';
 import { renderHeaderValue, renderTemplate } from '../../src/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
@@ -18,7 +17,7 @@ export const responseBodyFormat = onlyOnSuccess(
     id: 'responseBodyFormat',
     family: 'media',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: BODY_FORMAT_REQUIREMENTS,
     description: 'The response body is a readable document of the operation’s format: XML, HTML or JSON.',
     verify(o, ctx, report) {
@@ -103,7 +102,7 @@ export const responseContentTypeConventional = onlyOnSuccess(
     id: 'responseContentTypeConventional',
     family: 'media',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: ['PAGI-MED-009'],
     description: 'The response declares the conventional content type of its body (any charset parameter).',
     verify(o, ctx, report) {
@@ -128,7 +127,7 @@ export const requestMediaAcceptedPerProfile = defineCheck({
   id: 'requestMediaAcceptedPerProfile',
   family: 'media',
   probe: happy,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-MED-005'],
   description: 'A request in the media type the profile names for the operation is accepted, not refused as malformed.',
   verify(o, ctx, report) {
@@ -151,7 +150,7 @@ export const requestHeadersPerProfile = wrap(
     id: 'requestHeadersPerProfile',
     family: 'media',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: ['PAGI-AUTH-012'],
     description: 'A request carrying the extra headers the profile names is accepted.',
     verify(o, ctx, report) {

@@ -41,6 +41,7 @@ import {
   selectionOrder,
   twoFaults,
 } from '../probes/profile-rules.js';
+import type { SelectingOperation } from '../../src/profile/operations.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -162,12 +163,12 @@ export const selectionResultsInProfileOrder = defineCheck({
   id: 'selectionResultsInProfileOrder',
   family: 'conventions',
   probe: selectionOrder,
-  operations: ['retrievalTrans', 'retrievalRefund'],
+  operations: 'selecting',
   requirements: ['PAGI-PRF-003'],
   description:
     "Two records selected oldest first come back in the profile's result order: the order of the selecting values, or newest first.",
   verify(o, ctx, report) {
-    const op = o.operation as 'retrievalTrans' | 'retrievalRefund';
+    const op = o.operation as SelectingOperation;
     const sent = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
     const body = responseObject(o.main, ctx.spec);
     const list =
@@ -207,12 +208,12 @@ export const selectionCombinedPerProfile = defineCheck({
   id: 'selectionCombinedPerProfile',
   family: 'conventions',
   probe: selectionCombined,
-  operations: ['retrievalTrans', 'retrievalRefund'],
+  operations: 'selecting',
   requirements: ['PAGI-PRF-009'],
   description:
     "A query or refund search giving two selecting fields, one value of which matches nothing, returns the records the profile's combine rule selects (union or intersection) and treats the unmatched value as the profile's unmatched rule says.",
   verify(o, ctx, report) {
-    const op = o.operation as 'retrievalTrans' | 'retrievalRefund';
+    const op = o.operation as SelectingOperation;
     const sel = ctx.profile.selection[op];
     const [a, b] = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
     const { first, second, unmatchedValue } = o.facts.selection as {

@@ -4,8 +4,8 @@
  * free text carrying markup returned exactly in the checkout page's inputs, adding no input, and leaving the XML answer
  * readable.
  */
-import type { Check, CheckContext, Observation, OperationKey } from '../../src/model.js';
-import { kitSpec } from '../../src/spec/load.js';
+import type { Check, CheckContext, Observation } from '../../src/model.js';
+import { covers } from '../../src/spec/operations.js';
 import { FIELD } from '../fields.js';
 import {
   type Report,
@@ -19,8 +19,7 @@ import {
   wrap,
 } from '../findings.js';
 import { formOf, operationOf, responseObject } from '../observe.js';
-import { ALL_OPERATIONS, INJECTION_PAYLOADS, SELECTING_OPERATIONS } from '../probes/basic.js';
-import { declaredNames, schemasAt } from '../schema-walk.js';
+import { INJECTION_PAYLOADS } from '../probes/basic.js';
 import { checkErrorAnswer, checkFollowUp, expectRefusal, followUpReason, requirementFor, sentBody } from './common.js';
 import { knownInputs } from './shape.js';
 import { badSignature, happy, injection, noSignature, unregisteredAddress } from '../probes/basic.js';
@@ -34,7 +33,7 @@ export const missingSignatureRefused = defineCheck({
   id: 'missingSignatureRefused',
   family: 'security',
   probe: noSignature,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-AUTH-005', 'PAGI-ERR-003'],
   description: 'A request without encryption_data is refused with a 4xx and changes nothing.',
   verify(o, ctx, report) {
@@ -50,7 +49,7 @@ export const badSignatureRefusedPerProfile = defineCheck({
   id: 'badSignatureRefusedPerProfile',
   family: 'security',
   probe: badSignature,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-AUTH-006', 'PAGI-ERR-004', 'PAGI-ERR-003'],
   description:
     "A request whose encryption_data does not verify is refused with the profile's badSignature error and changes nothing.",
@@ -66,14 +65,6 @@ export const badSignatureRefusedPerProfile = defineCheck({
     followUpIfAny(ctx, report, o, 'PAGI-ERR-003');
   },
 });
-
-/**
- * Operations whose answer can carry `encryption_data`: those whose response schema declares it (every answer but the
- * checkout page, which has no field for it). Derived from the spec, so no answer that carries one goes unverified.
- */
-export const SIGNED_RESPONSE_OPERATIONS: readonly OperationKey[] = ALL_OPERATIONS.filter((op) =>
-  declaredNames(schemasAt(kitSpec(), operationOf(kitSpec(), op).responseSchemaId, ''))?.has(FIELD.signature),
-);
 
 /** Why a response signature cannot be judged for an operation, or undefined when it can. */
 function unsigned(ctx: CheckContext, o: Observation): string | undefined {
@@ -95,7 +86,7 @@ export const responseSignatureVerifies = wrap(
     id: 'responseSignatureVerifies',
     family: 'security',
     probe: happy,
-    operations: SIGNED_RESPONSE_OPERATIONS,
+    operations: 'signedResponse',
     requirements: ['PAGI-AUTH-007'],
     description:
       "Every answer carrying encryption_data (query and APM answers included) verifies under the profile's response signature scheme.",
@@ -124,7 +115,7 @@ export const queryRefusedFromUnregisteredAddress = wrap(
     id: 'queryRefusedFromUnregisteredAddress',
     family: 'security',
     probe: unregisteredAddress,
-    operations: SELECTING_OPERATIONS,
+    operations: 'selecting',
     requirements: ['PAGI-AUTH-008', 'PAGI-AUTH-009', 'PAGI-ERR-004'],
     description:
       "A query (and a refund search where the profile restricts it) from an unregistered address is refused with the profile's error.",
@@ -140,10 +131,11 @@ export const queryRefusedFromUnregisteredAddress = wrap(
       }
     },
   }),
-  // The query is restricted by the document itself; other operations only where the profile says so.
+  // The query is restricted by the document itself (`x-pagi-address-restricted`); others only where the profile says so.
   onlyWhen(
     (o, ctx) =>
-      o.operation === 'retrievalTrans' || (ctx.profile.addressRestriction.operations as string[]).includes(o.operation),
+      covers(ctx.spec, 'addressRestricted', o.operation) ||
+      (ctx.profile.addressRestriction.operations as string[]).includes(o.operation),
     (o) => `the profile does not restrict ${o.operation} to registered addresses`,
   ),
 );
@@ -235,7 +227,7 @@ export const noSecretInResponse = defineCheck({
   id: 'noSecretInResponse',
   family: 'security',
   probe: happy,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-INV-009'],
   description: "No response carries the merchant's signing key, in its body, a header name or a header value.",
   verify(o, _ctx, report) {

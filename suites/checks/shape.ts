@@ -18,7 +18,6 @@ import {
 } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
 import { pointerOf } from '../../src/spec/pointer.js';
-import { ALL_OPERATIONS } from '../probes/basic.js';
 import {
   declaredNames,
   expand,
@@ -118,7 +117,7 @@ export const responseMatchesSchema = onlyOnSuccess(
     id: 'responseMatchesSchema',
     family: 'shape',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: RESPONSE_STRUCTURE_REQUIREMENTS,
     description:
       "The response body has the structure of its variant's schema: required fields, types, arrays and objects.",
@@ -148,7 +147,7 @@ export const unknownResponseFields = onlyOnSuccess(
     id: 'unknownResponseFields',
     family: 'shape',
     probe: happy,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: [
       ...new Set(responseSchemas.map((id) => schemaRoot(spec, id).node['x-requirement'] as string)),
     ].sort(),
@@ -193,7 +192,7 @@ export const documentedRequestAccepted = defineCheck({
   id: 'documentedRequestAccepted',
   family: 'shape',
   probe: happy,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: [...new Set([...requestRequirements.structure, ...requestRequirements.format, 'PAGI-MED-001'])].sort(),
   description:
     'A request valid under its schema (every documented field with its documented type and form) is accepted.',
@@ -313,7 +312,7 @@ export const responseHoldsListedFields = onlyOnSuccess(
     id: 'responseHoldsListedFields',
     family: 'shape',
     probe: happy,
-    operations: ALL_OPERATIONS.filter((op) => op !== 'checkout'),
+    operations: 'fieldResponse',
     requirements: ['PAGI-GEN-011', ...ABSENT_REQUIREMENTS],
     description:
       'Every field the document lists for the answer (and for each record, item and nested object it holds) is present, unless the profile declares it omitted; required status is not shown, so an absent one is reported at expected (encryption_data of the query and APM answers, which their envelopes do not list, too).',

@@ -18,7 +18,6 @@ import {
   statusOf,
   statusValues,
 } from '../observe.js';
-import { ALL_OPERATIONS, BATCH_OPERATIONS } from '../probes/basic.js';
 import {
   type ErrorKind,
   checkErrorAnswer,
@@ -42,7 +41,7 @@ export const successAnsweredWith200 = defineCheck({
   id: 'successAnsweredWith200',
   family: 'status',
   probe: happy,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-GEN-007'],
   description: 'An operation is answered, a successful one with HTTP 200.',
   verify(o, _ctx, report) {
@@ -55,7 +54,7 @@ export const operationServedAtVersionedPath = defineCheck({
   id: 'operationServedAtVersionedPath',
   family: 'status',
   probe: happy,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-GEN-001', 'PAGI-GEN-002'],
   description: 'The operation is served by POST at its /v1 path under the base URL.',
   verify(o, ctx, report) {
@@ -159,7 +158,7 @@ export const malformedBodyRefused = defineCheck({
   id: 'malformedBodyRefused',
   family: 'status',
   probe: malformedBody,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
   description:
     "A malformed body is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's malformedBody error.",
@@ -178,7 +177,7 @@ export const wrongFormatRefused = wrap(
     id: 'wrongFormatRefused',
     family: 'status',
     probe: wrongFormat,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: ['PAGI-ERR-002', 'PAGI-APM-004', 'PAGI-ERR-004'],
     description:
       "A value in a form its schema excludes is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's invalidInput error.",
@@ -206,7 +205,7 @@ export const wrongFormatChangesNothing = wrap(
     id: 'wrongFormatChangesNothing',
     family: 'status',
     probe: wrongFormat,
-    operations: ALL_OPERATIONS,
+    operations: 'all',
     requirements: ['PAGI-ERR-003'],
     description: 'A request refused for a wrong format changes nothing (no payment created, no state moved).',
     verify(o, ctx, report) {
@@ -248,7 +247,7 @@ export const unknownTransactionItemFails = defineCheck({
   id: 'unknownTransactionItemFails',
   family: 'status',
   probe: unknownTransaction,
-  operations: BATCH_OPERATIONS,
+  operations: 'batch',
   requirements: ['PAGI-BAT-010', 'PAGI-INV-003', 'PAGI-BAT-008', 'PAGI-ERR-005'],
   description:
     "An item naming an unknown transaction gets a failed result with a non-empty message: the profile's failure value and code.",
@@ -339,7 +338,7 @@ export const generatedInputNeverServerError = defineCheck({
   id: 'generatedInputNeverServerError',
   family: 'status',
   probe: generatedNegative,
-  operations: ALL_OPERATIONS,
+  operations: 'all',
   requirements: ['PAGI-ERR-002', 'PAGI-INV-008'],
   description:
     'No generated negative input (wrong types, odd text, missing or extra fields) gets a server error or no answer.',

@@ -9,8 +9,13 @@ import { childPointer, withValueAt } from '../../src/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type FollowUp, operationOf, responseObject, text } from '../observe.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
+import { operationSet } from '../../src/spec/operations.js';
 import {
   Inconclusive,
+  type BatchOperation,
+  isBatch,
+  isSelecting,
+  recordSourceOf,
   type PaymentRecord,
   type SelectingOperation,
   type Steps,
@@ -30,32 +35,6 @@ import {
   startStateFor,
   unknownItem,
 } from './support.js';
-
-/** Every operation of the spec, in a fixed order. */
-export const ALL_OPERATIONS: readonly OperationKey[] = [
-  'authoriseDirect',
-  'authoriseApm',
-  'checkout',
-  'retrievalTrans',
-  'capture',
-  'review',
-  'cancel',
-  'refund',
-  'retrievalRefund',
-  'payout',
-];
-
-/** The batch operations (their spec carries `x-pagi-batch`). */
-export const BATCH_OPERATIONS: readonly OperationKey[] = ['capture', 'review', 'cancel', 'refund'];
-
-/** The operations selecting records through the profile's selection fields (`x-pagi-limit`). */
-export const SELECTING_OPERATIONS: readonly SelectingOperation[] = ['retrievalTrans', 'retrievalRefund'];
-
-type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
-
-function isBatch(op: OperationKey): op is BatchOperation {
-  return BATCH_OPERATIONS.includes(op);
-}
 
 /** The identifying fields of a payment, the only part of it kept in facts (never card data). */
 export function recordFacts(record: PaymentRecord): Record<string, unknown> {
@@ -107,10 +86,15 @@ export async function happyBatch(
   return { records, items };
 }
 
-/** A refunded payment, for refund search (its state allows refund; one refund is made). */
-async function refundedPayment(client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<PaymentRecord> {
-  const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 1);
-  await batch(client, ctx, steps, 'refund', [record!], (r) => happyItemFields(ctx, 'refund', r), 'refund', true);
+/** A payment one batch of `source` was applied to, for the selection returning its results (refund search: a refund). */
+async function processedPayment(
+  client: ProbeClient,
+  ctx: CheckContext,
+  steps: Steps,
+  source: BatchOperation,
+): Promise<PaymentRecord> {
+  const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, source), 1);
+  await batch(client, ctx, steps, source, [record!], (r) => happyItemFields(ctx, source, r), source, true);
   return record!;
 }
 
@@ -123,25 +107,24 @@ export async function selectableRecords(
   count: number,
 ) {
   const out: PaymentRecord[] = [];
+  const source = recordSourceOf(ctx, operation);
   for (let i = 0; i < count; i++)
-    out.push(
-      operation === 'retrievalRefund' ? await refundedPayment(client, ctx, steps) : await authorise(client, ctx, steps),
-    );
+    out.push(source ? await processedPayment(client, ctx, steps, source) : await authorise(client, ctx, steps));
   return out;
 }
 
 /** `happy`: the valid request of every operation, with the state it needs made first. */
 export const happy = defineProbe(
   'happy',
-  ALL_OPERATIONS,
+  'all',
   { authorise: 'the payment a query or a batch item acts on (set-up)' },
   async (op, client, ctx, steps) => {
     let main: Exchange;
-    if (isBatch(op)) {
+    if (isBatch(ctx, op)) {
       const { records, items } = await happyBatch(client, ctx, steps, op, 2);
       steps.facts.records = records.map(recordFacts);
       main = steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
-    } else if (op === 'retrievalTrans' || op === 'retrievalRefund') {
+    } else if (isSelecting(ctx, op)) {
       const [record] = await selectableRecords(client, ctx, steps, op, 1);
       steps.facts.records = [recordFacts(record!)];
       main = await select(client, ctx, steps, op, [record!.fields], op);
@@ -156,7 +139,7 @@ export const happy = defineProbe(
 );
 
 /** `malformedBody`: a truncated JSON text (not readable as JSON nor as form fields with a JSON start). */
-export const malformedBody = defineProbe('malformedBody', ALL_OPERATIONS, {}, async (op, client, _ctx, steps) => {
+export const malformedBody = defineProbe('malformedBody', 'all', {}, async (op, client, _ctx, steps) => {
   const body = client.sample(op);
   const raw = `${JSON.stringify(body).slice(0, -1)},`;
   return steps.add(op, await client.send(op, body, { rawBody: raw, contentType: 'application/json' }));
@@ -169,7 +152,7 @@ async function refusalBase(
   steps: Steps,
   op: OperationKey,
 ): Promise<{ body: Record<string, unknown>; followUp: FollowUp; record?: PaymentRecord }> {
-  if (isBatch(op)) {
+  if (isBatch(ctx, op)) {
     const state = startStateFor(ctx, op);
     const { records, items } = await happyBatch(client, ctx, steps, op, 1);
     const record = records[0]!;
@@ -185,7 +168,7 @@ async function refusalBase(
       },
     };
   }
-  if (op === 'retrievalTrans' || op === 'retrievalRefund') {
+  if (isSelecting(ctx, op)) {
     const followUp: FollowUp = { kind: 'none', reason: `${op} only reads` };
     if (ctx.profile.selection[op].whenAbsent !== 'refuse') return { body: client.sample(op), followUp };
     // The profile refuses a request selecting nothing: select a real payment, so the probe's fault is the only one.
@@ -255,7 +238,7 @@ function breakFormat(
 /** `wrongFormat`: a valid request with one field in a form its schema excludes; then a follow-up reading the state. */
 export const wrongFormat = defineProbe(
   'wrongFormat',
-  ALL_OPERATIONS,
+  'all',
   { followUp: 'the query showing whether the refused request changed anything' },
   async (op, client, ctx, steps) => {
     const base = await refusalBase(client, ctx, steps, op);
@@ -280,7 +263,7 @@ export function wrongSignature(ctx: CheckContext): string {
 /** `badSignature`: a valid request whose `encryption_data` does not verify; then a follow-up. */
 export const badSignature = defineProbe(
   'badSignature',
-  ALL_OPERATIONS,
+  'all',
   { followUp: 'the query showing whether the refused request changed anything' },
   async (op, client, ctx, steps) => {
     const base = await refusalBase(client, ctx, steps, op);
@@ -296,7 +279,7 @@ export const badSignature = defineProbe(
 /** `noSignature`: a valid request without `encryption_data`; then a follow-up. */
 export const noSignature = defineProbe(
   'noSignature',
-  ALL_OPERATIONS,
+  'all',
   { followUp: 'the query showing whether the refused request changed anything' },
   async (op, client, ctx, steps) => {
     const base = await refusalBase(client, ctx, steps, op);
@@ -315,20 +298,15 @@ export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], {}, 
 });
 
 /** `unknownTransaction`: a batch with one item naming a transaction the gateway cannot know. */
-export const unknownTransaction = defineProbe(
-  'unknownTransaction',
-  BATCH_OPERATIONS,
-  {},
-  async (op, client, ctx, steps) => {
-    const item = unknownItem(client, ctx, op, 1);
-    return steps.add(op, await client.send(op, batchBody(client, ctx, op, [item])));
-  },
-);
+export const unknownTransaction = defineProbe('unknownTransaction', 'batch', {}, async (op, client, ctx, steps) => {
+  const item = unknownItem(client, ctx, op, 1);
+  return steps.add(op, await client.send(op, batchBody(client, ctx, op, [item])));
+});
 
 /** `unregisteredAddress`: a query selecting a real payment, sent from a source address the merchant did not register. */
 export const unregisteredAddress = defineProbe(
   'unregisteredAddress',
-  SELECTING_OPERATIONS,
+  'selecting',
   {},
   async (op, client, ctx, steps) => {
     const address = ctx.config.unregisteredAddress;
@@ -520,21 +498,16 @@ export function applyMutation(body: Record<string, unknown>, m: Mutation): Recor
  * `generatedNegative`: property-based negative cases — a valid body with one field given a wrong type, an odd text,
  * removed, garbage nested or an unknown field added — a bounded number per operation, reproducible from the seed.
  */
-export const generatedNegative = defineProbe(
-  'generatedNegative',
-  ALL_OPERATIONS,
-  {},
-  async (op, client, ctx, steps) => {
-    const count = ctx.config.negativeCases ?? NEGATIVE_CASES;
-    const seed = ctx.config.seed + ALL_OPERATIONS.indexOf(op);
-    const mutations = fc.sample(mutationArbitrary(Object.keys(client.sample(op))), { seed, numRuns: count });
-    steps.facts.cases = mutations.map((m) => ({ field: m.field, kind: m.kind }));
-    steps.facts.seed = seed;
-    let last: Exchange | undefined;
-    // A fresh sample per case: a new order number or payout request id, so no case replays another (and all go at once).
-    const sent = await Promise.all(mutations.map((m) => client.send(op, applyMutation(client.sample(op), m))));
-    for (const [i, x] of sent.entries()) last = steps.addComputed(`case${String(i + 1).padStart(2, '0')}`, x);
-    if (!last) throw new Inconclusive('no negative case was generated');
-    return last;
-  },
-);
+export const generatedNegative = defineProbe('generatedNegative', 'all', {}, async (op, client, ctx, steps) => {
+  const count = ctx.config.negativeCases ?? NEGATIVE_CASES;
+  const seed = ctx.config.seed + operationSet(ctx.spec, 'all').indexOf(op);
+  const mutations = fc.sample(mutationArbitrary(Object.keys(client.sample(op))), { seed, numRuns: count });
+  steps.facts.cases = mutations.map((m) => ({ field: m.field, kind: m.kind }));
+  steps.facts.seed = seed;
+  let last: Exchange | undefined;
+  // A fresh sample per case: a new order number or payout request id, so no case replays another (and all go at once).
+  const sent = await Promise.all(mutations.map((m) => client.send(op, applyMutation(client.sample(op), m))));
+  for (const [i, x] of sent.entries()) last = steps.addComputed(`case${String(i + 1).padStart(2, '0')}`, x);
+  if (!last) throw new Inconclusive('no negative case was generated');
+  return last;
+});

@@ -32,11 +32,14 @@ import {
   statusOf,
 } from '../observe.js';
 import { expand, propertySchemas, schemaRoot, schemasAt } from '../schema-walk.js';
-import { ALL_OPERATIONS, BATCH_OPERATIONS, paymentBody, recordFacts, wrongSignature } from './basic.js';
+import { paymentBody, recordFacts, wrongSignature } from './basic.js';
+import { isBatchOperation, isSelectingOperation, operationSet } from '../../src/spec/operations.js';
 import {
   type PaymentRecord,
   type SelectingOperation,
   Inconclusive,
+  isSelecting,
+  recordSourceOf,
   Steps,
   batchBody,
   defineProbe,
@@ -100,8 +103,7 @@ function fixedFields(ctx: CheckContext, op: OperationKey): Set<string> {
   ]);
   if (spec.when?.present) fixed.add(spec.when.present);
   if (spec.batch) fixed.add(spec.batch.orders);
-  if (op === 'retrievalTrans' || op === 'retrievalRefund')
-    for (const f of ctx.profile.selection[op].fields) fixed.add(f);
+  if (isSelecting(ctx, op)) for (const f of ctx.profile.selection[op].fields) fixed.add(f);
   // The review trigger: a shopper e-mail domain or an amount puts a payment under review (the profile's rule).
   fixed.add(FIELD.shopperEmail);
   return fixed;
@@ -226,8 +228,8 @@ interface Generator {
 async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<Generator> {
   const spec = operationOf(ctx.spec, op);
   const schemaId = spec.requestSchemaId;
-  const isBatch = BATCH_OPERATIONS.includes(op);
-  const selecting = op === 'retrievalTrans' || op === 'retrievalRefund';
+  const isBatch = isBatchOperation(ctx.spec, op);
+  const selecting = isSelectingOperation(ctx.spec, op);
   const fixed = fixedFields(ctx, op);
 
   // Payments the requests name: the valid pool in the operation's start state (captures also name cancelled ones),
@@ -247,18 +249,14 @@ async function generator(op: OperationKey, client: ProbeClient, ctx: CheckContex
     }
     invalidPool = await paymentsIn(client, ctx, steps, state, 3);
   } else if (selecting) {
-    pool = await paymentsIn(
-      client,
-      ctx,
-      steps,
-      op === 'retrievalRefund' ? startStateFor(ctx, 'refund') : 'authorised',
-      3,
-    );
-    if (op === 'retrievalRefund') {
+    // The records it returns: payments, or the results of the batch it searches (refund search: refunds).
+    const source = recordSourceOf(ctx, op);
+    pool = await paymentsIn(client, ctx, steps, source ? startStateFor(ctx, source) : 'authorised', 3);
+    if (source) {
       for (const r of pool)
         await client.send(
-          'refund',
-          batchBody(client, ctx, 'refund', [itemFor(client, ctx, 'refund', r, happyItemFields(ctx, 'refund', r))]),
+          source,
+          batchBody(client, ctx, source, [itemFor(client, ctx, source, r, happyItemFields(ctx, source, r))]),
           { record: false },
         );
     }
@@ -639,10 +637,10 @@ function accepted(ctx: CheckContext, op: OperationKey, x: Exchange): boolean {
   return status === undefined || status === ctx.profile.statusValues.order_status.approved;
 }
 
-export const deep = defineProbe('deep', ALL_OPERATIONS, {}, async (op, client, ctx, steps) => {
+export const deep = defineProbe('deep', 'all', {}, async (op, client, ctx, steps) => {
   const depth = ctx.config.depth ?? 0;
   if (depth <= 0) throw new Inconclusive('no depth was asked (--depth N)');
-  const seed = (ctx.config.seed + 7919 * (ALL_OPERATIONS.indexOf(op) + 1)) % 2 ** 31;
+  const seed = (ctx.config.seed + 7919 * (operationSet(ctx.spec, 'all').indexOf(op) + 1)) % 2 ** 31;
   const gen = await generator(op, client, ctx, steps);
   const counts: DeepCounts = { valid: 0, accepted: 0, declined: 0, invalid: 0, refused: 0, followUps: 0 };
   const failures: DeepFailure[] = [];

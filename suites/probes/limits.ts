@@ -5,7 +5,7 @@
  */
 import type { CheckContext, OperationKey } from '../../src/model.js';
 import { operationOf, paymentStatusCode } from '../observe.js';
-import { BATCH_OPERATIONS, SELECTING_OPERATIONS, happyBatch, recordFacts, selectableRecords } from './basic.js';
+import { happyBatch, recordFacts, selectableRecords } from './basic.js';
 import {
   type SelectingOperation,
   batchBody,
@@ -33,7 +33,7 @@ function maxOrders(ctx: CheckContext, op: OperationKey): number {
 }
 
 /** `atLimit`: a batch of exactly the limit, every item a payment in a state the operation starts from. */
-export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, {}, async (op, client, ctx, steps) => {
+export const atLimit = defineProbe('atLimit', 'batch', {}, async (op, client, ctx, steps) => {
   const { items } = await happyBatch(client, ctx, steps, op as BatchOperation, maxItems(ctx, op));
   steps.facts.count = items.length;
   return steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
@@ -45,7 +45,7 @@ export const atLimit = defineProbe('atLimit', BATCH_OPERATIONS, {}, async (op, c
  */
 export const overLimit = defineProbe(
   'overLimit',
-  BATCH_OPERATIONS,
+  'batch',
   { followUp: 'the query showing whether the prepared payments moved' },
   async (op, client, ctx, steps) => {
     const state = startStateFor(ctx, op as BatchOperation);
@@ -73,49 +73,39 @@ export const overLimit = defineProbe(
 );
 
 /** `empty`: a batch with an empty order array. */
-export const emptyBatch = defineProbe('empty', BATCH_OPERATIONS, {}, async (op, client, ctx, steps) =>
+export const emptyBatch = defineProbe('empty', 'batch', {}, async (op, client, ctx, steps) =>
   steps.add(op, await client.send(op, batchBody(client, ctx, op, []))),
 );
 
 /** `selectionAtLimit`: a query or refund search selecting exactly the limit of values, the first a real record. */
-export const selectionAtLimit = defineProbe(
-  'selectionAtLimit',
-  SELECTING_OPERATIONS,
-  {},
-  async (op, client, ctx, steps) => {
-    const sop = op as SelectingOperation;
-    const [record] = await selectableRecords(client, ctx, steps, sop, 1);
-    const field = selectingField(ctx, sop, [record!.fields]);
-    const values = [String(record!.fields[field]), ...fakeValues(ctx, maxOrders(ctx, op) - 1)];
-    steps.facts.field = field;
-    steps.facts.count = values.length;
-    steps.facts.first = recordFacts(record!);
-    return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
-  },
-);
+export const selectionAtLimit = defineProbe('selectionAtLimit', 'selecting', {}, async (op, client, ctx, steps) => {
+  const sop = op as SelectingOperation;
+  const [record] = await selectableRecords(client, ctx, steps, sop, 1);
+  const field = selectingField(ctx, sop, [record!.fields]);
+  const values = [String(record!.fields[field]), ...fakeValues(ctx, maxOrders(ctx, op) - 1)];
+  steps.facts.field = field;
+  steps.facts.count = values.length;
+  steps.facts.first = recordFacts(record!);
+  return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
+});
 
 /** `selectionOverLimit`: the limit plus one values, a real record first and another last. */
-export const selectionOverLimit = defineProbe(
-  'selectionOverLimit',
-  SELECTING_OPERATIONS,
-  {},
-  async (op, client, ctx, steps) => {
-    const sop = op as SelectingOperation;
-    const records = await selectableRecords(client, ctx, steps, sop, 2);
-    const field = selectingField(
-      ctx,
-      sop,
-      records.map((r) => r.fields),
-    );
-    const values = [
-      String(records[0]!.fields[field]),
-      ...fakeValues(ctx, maxOrders(ctx, op) - 1),
-      String(records[1]!.fields[field]),
-    ];
-    steps.facts.field = field;
-    steps.facts.count = values.length;
-    steps.facts.first = recordFacts(records[0]!);
-    steps.facts.last = recordFacts(records[1]!);
-    return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
-  },
-);
+export const selectionOverLimit = defineProbe('selectionOverLimit', 'selecting', {}, async (op, client, ctx, steps) => {
+  const sop = op as SelectingOperation;
+  const records = await selectableRecords(client, ctx, steps, sop, 2);
+  const field = selectingField(
+    ctx,
+    sop,
+    records.map((r) => r.fields),
+  );
+  const values = [
+    String(records[0]!.fields[field]),
+    ...fakeValues(ctx, maxOrders(ctx, op) - 1),
+    String(records[1]!.fields[field]),
+  ];
+  steps.facts.field = field;
+  steps.facts.count = values.length;
+  steps.facts.first = recordFacts(records[0]!);
+  steps.facts.last = recordFacts(records[1]!);
+  return steps.add(op, await client.send(op, selectionBody(client, ctx, sop, field, values)));
+});

@@ -9,6 +9,7 @@ import { FIELD } from '../fields.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
 import {
   Inconclusive,
+  recordSourceOf,
   type PaymentRecord,
   type SelectingOperation,
   type Steps,
@@ -63,14 +64,15 @@ export const itemFaults = defineProbe(
 /** `selectionOrder`: two records made one after the other, selected oldest first in one request. */
 export const selectionOrder = defineProbe(
   'selectionOrder',
-  ['retrievalTrans', 'retrievalRefund'],
+  'selecting',
   {},
   async (op, client, ctx, steps) => {
     const records = [];
     for (let i = 0; i < 2; i++) {
-      if (op === 'retrievalRefund') {
-        const [r] = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 1);
-        await batch(client, ctx, steps, 'refund', [r!], (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
+      const source = recordSourceOf(ctx, op);
+      if (source) {
+        const [r] = await paymentsIn(client, ctx, steps, startStateFor(ctx, source), 1);
+        await batch(client, ctx, steps, source, [r!], (x) => happyItemFields(ctx, source, x), source, true);
         records.push(r!);
       } else records.push(await authorise(client, ctx, steps));
       // Records a second apart: their timestamps (to the second) differ.
@@ -96,9 +98,10 @@ async function selectableRecords(
   steps: Steps,
   op: SelectingOperation,
 ): Promise<PaymentRecord[]> {
-  if (op === 'retrievalTrans') return [await authorise(client, ctx, steps), await authorise(client, ctx, steps)];
-  const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, 'refund'), 2);
-  await batch(client, ctx, steps, 'refund', records, (x) => happyItemFields(ctx, 'refund', x), 'refund', true);
+  const source = recordSourceOf(ctx, op);
+  if (!source) return [await authorise(client, ctx, steps), await authorise(client, ctx, steps)];
+  const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, source), 2);
+  await batch(client, ctx, steps, source, records, (x) => happyItemFields(ctx, source, x), source, true);
   return records;
 }
 
@@ -107,30 +110,25 @@ async function selectableRecords(
  * a value matching nothing, B's value) and, where the profile has a second one, by it too (A's value only): a union
  * selects A and B, an intersection A alone; the value matching nothing is treated as the profile's `unmatched` says.
  */
-export const selectionCombined = defineProbe(
-  'selectionCombined',
-  ['retrievalTrans', 'retrievalRefund'],
-  {},
-  async (op, client, ctx, steps) => {
-    const sel = ctx.profile.selection[op as SelectingOperation];
-    const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
-    const [first, second] = sel.fields.filter((f) =>
-      [a!, b!].every((r) => typeof r.fields[f] === 'string' && r.fields[f] !== ''),
+export const selectionCombined = defineProbe('selectionCombined', 'selecting', {}, async (op, client, ctx, steps) => {
+  const sel = ctx.profile.selection[op as SelectingOperation];
+  const [a, b] = await selectableRecords(client, ctx, steps, op as SelectingOperation);
+  const [first, second] = sel.fields.filter((f) =>
+    [a!, b!].every((r) => typeof r.fields[f] === 'string' && r.fields[f] !== ''),
+  );
+  if (!first)
+    throw new Inconclusive(
+      `none of the profile's selection fields of ${op} (${sel.fields.join(', ')}) is known for the records`,
     );
-    if (!first)
-      throw new Inconclusive(
-        `none of the profile's selection fields of ${op} (${sel.fields.join(', ')}) is known for the records`,
-      );
-    const [unknown] = fakeValues(ctx, 1);
-    const body: Record<string, unknown> = {
-      [first]: [a!.fields[first], unknown, b!.fields[first]].join(sel.listSeparator),
-    };
-    if (second) body[second] = String(a!.fields[second]);
-    steps.facts.records = [a!, b!].map(recordFacts);
-    steps.facts.selection = { first, second, unmatchedValue: unknown };
-    return steps.add(op, await client.send(op, client.sample(op, body)));
-  },
-);
+  const [unknown] = fakeValues(ctx, 1);
+  const body: Record<string, unknown> = {
+    [first]: [a!.fields[first], unknown, b!.fields[first]].join(sel.listSeparator),
+  };
+  if (second) body[second] = String(a!.fields[second]);
+  steps.facts.records = [a!, b!].map(recordFacts);
+  steps.facts.selection = { first, second, unmatchedValue: unknown };
+  return steps.add(op, await client.send(op, client.sample(op, body)));
+});
 
 /**
  * `outsideRequests` (query): requests the profile's error catalogue answers before any operation runs — an unknown

@@ -14,6 +14,7 @@ import type {
   ProbeClient,
   ProbeOf,
 } from '../../src/model.js';
+import { isBatchOperation, recordSource, type OperationScope } from '../../src/spec/operations.js';
 import { answeredRetryLater } from '../../src/engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
@@ -88,7 +89,7 @@ function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
  */
 export function defineProbe<const S extends string = never>(
   id: string,
-  operations: readonly OperationKey[],
+  operations: OperationScope,
   declared: Readonly<Record<S, string>>,
   body: ProbeBody<NoInfer<S>>,
   options: Pick<Probe, 'waitsOnTarget'> = {},
@@ -520,7 +521,26 @@ export async function batch<S extends string>(
 // ------------------------------------------------------------------ query and refund search selection
 
 /** Operations that select records through the profile's selection fields. */
-export type SelectingOperation = 'retrievalTrans' | 'retrievalRefund';
+export type { SelectingOperation } from '../../src/profile/operations.js';
+import { isSelecting as selects, type SelectingOperation } from '../../src/profile/operations.js';
+
+/** A batch operation of the interface (the profile's transitions name them). */
+export type BatchOperation = Extract<keyof CheckContext['profile']['transitions'], OperationKey>;
+
+/** Whether an operation selects records through the profile's selection fields (`x-pagi-limit`). */
+export function isSelecting(ctx: CheckContext, op: OperationKey): op is SelectingOperation {
+  return selects(ctx.spec, op);
+}
+
+/** Whether an operation is a batch (`x-pagi-batch`). */
+export function isBatch(ctx: CheckContext, op: OperationKey): op is BatchOperation {
+  return isBatchOperation(ctx.spec, op);
+}
+
+/** The batch whose results a selecting operation returns (refund search: refunds), or undefined: it returns payments. */
+export function recordSourceOf(ctx: CheckContext, op: OperationKey): BatchOperation | undefined {
+  return recordSource(ctx.spec, op) as BatchOperation | undefined;
+}
 
 /** The selecting field the records can be selected by (the first of the profile's fields they all have a value for). */
 export function selectingField(

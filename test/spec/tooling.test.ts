@@ -7,6 +7,9 @@ import { KIT_ROOT } from '../../src/spec/paths.js';
 import { generateTypes, TYPED_SCHEMAS, TYPES_FILE } from '../../scripts/gen-types.js';
 import { syncedSpecText } from '../../scripts/sync-spec.js';
 import { generateValidators } from '../../scripts/gen-validators.js';
+import { generateProfileSchema, PROFILE_SCHEMA_FILE } from '../../scripts/gen-profile-schema.js';
+import { kitSpec } from '../../src/spec/load.js';
+import { operationSet } from '../../src/spec/operations.js';
 import { GENERATED_VALIDATORS } from '../../src/spec/validators.js';
 import { firstDifference } from '../support/text.js';
 
@@ -39,6 +42,16 @@ describe('derived artefacts and lint', () => {
       }
     }
     expect(roots.filter((r) => !imported.has(r))).toEqual([]);
+  });
+
+  it("the profile schema's per-operation parts are generated from the spec's operation sets (npm run gen:profile-schema)", () => {
+    const current = fs.readFileSync(PROFILE_SCHEMA_FILE, 'utf8');
+    expect(firstDifference(current, generateProfileSchema()), 'stale: run npm run gen:profile-schema').toBeUndefined();
+    const schema = JSON.parse(current);
+    const all = operationSet(kitSpec(), 'all');
+    expect(Object.keys(schema.properties.requestMedia.properties.types.properties)).toEqual(all);
+    expect(Object.keys(schema.properties.selection.properties)).toEqual(operationSet(kitSpec(), 'selecting'));
+    expect(schema.$defs.operation.enum).toEqual(all);
   });
 
   it('src/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {

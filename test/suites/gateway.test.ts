@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from '../../src/engine/receiver.js';
 import type { CheckContext, Observation, OperationKey } from '../../src/model.js';
 import { loadProfile } from '../../src/profile/load.js';
 import { kitSpec } from '../../src/spec/load.js';
-import { ALL_OPERATIONS } from '../../suites/probes/basic.js';
+import { operationSet, operationsIn } from '../../src/spec/operations.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
 import { runConfig } from '../support/config.js';
 
@@ -72,7 +72,7 @@ function observe(probeId: string, op: OperationKey): Promise<Observation> {
 describe('probes and checks against the reference gateway', () => {
   // The deep family runs only with a depth; test/suites/deep.test.ts runs it against the reference gateway.
   for (const check of CHECKS.filter((c) => c.family !== 'deep')) {
-    for (const op of check.operations) {
+    for (const op of operationsIn(spec, check.operations)) {
       it(`${check.id} on ${op}`, async () => {
         const o = await observe(check.probe, op);
         expect(o.inconclusive, `probe ${check.probe} inconclusive`).toBeUndefined();
@@ -93,7 +93,7 @@ describe('probes and checks against the reference gateway', () => {
 
 /** (check, operation) pairs that do not apply against the reference gateway with the reference profile, by design. */
 const NOT_APPLICABLE_ALLOWED = [
-  ...ALL_OPERATIONS.map((op) => `requestHeadersPerProfile@${op}`),
+  ...operationSet(spec, 'all').map((op) => `requestHeadersPerProfile@${op}`),
   // query and refund search only read; payout state is not readable through the interface
   ...['retrievalTrans', 'retrievalRefund', 'payout'].map((op) => `wrongFormatChangesNothing@${op}`),
   // the query and refund-search requests have no format-constrained field to break

@@ -8,13 +8,13 @@ import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context
 import type { Session } from '../session.js';
 import { kindOfCode, probe } from './errors.js';
 import { selectingField } from '../world.js';
+import { isSelecting } from '../../profile/operations.js';
 
 /** A request the gateway takes from a registered address: the sample, a selection naming a known payment. */
 function validBody(s: Session, facts: Facts, op: OperationKey): Record<string, unknown> {
   const body = s.body(op);
   if (op === 'payout') delete body.fee_paid_by;
-  if ((op === 'retrievalTrans' || op === 'retrievalRefund') && facts.approved)
-    body[selectingField(s, op)] = facts.approved.transaction_id;
+  if (isSelecting(s.spec, op) && facts.approved) body[selectingField(s, op)] = facts.approved.transaction_id;
   return body;
 }
 

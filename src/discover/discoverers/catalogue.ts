@@ -19,6 +19,8 @@ import {
 import type { Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
+import { isBatchOperation, isSelectingOperation } from '../../spec/operations.js';
+import { isSelecting } from '../../profile/operations.js';
 
 /** Whether the unknown merchant was found to be refused as a kind of its own (this discovery's). */
 let ownMerchantKind = false;
@@ -198,7 +200,7 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
           localAddress: from,
         },
       );
-    else if (selection && (op === 'retrievalTrans' || op === 'retrievalRefund')) {
+    else if (selection && isSelecting(s.spec, op)) {
       const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
       const values = Array.from({ length: selection.maxOrders + 1 }, (_, i) => `T${String(i).padStart(10, '0')}`);
       await test(
@@ -416,7 +418,7 @@ function emptyResults(s: Session, facts: Facts, list: readonly SeenRefusal[]): v
   const listed = list.filter(
     (r) =>
       kindOfCode(facts, r.code) !== 'unknownPath' &&
-      (s.spec.operations.get(r.op)?.batch || r.op === 'retrievalTrans' || r.op === 'retrievalRefund'),
+      (isBatchOperation(s.spec, r.op) || isSelectingOperation(s.spec, r.op)),
   );
   const carries = (r: SeenRefusal) =>
     Object.values(r.answer.body ?? {}).some((v) => Array.isArray(v) && v.length === 0);

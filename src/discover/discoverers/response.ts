@@ -9,19 +9,12 @@ import { textAt, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
 import { answerOf, didWork } from '../answers.js';
 import { pairsText, digestBytes, signatureBytes } from '../scheme.js';
+import { operationSet } from '../../spec/operations.js';
 
-/** The operations whose answers may carry `encryption_data` (the format's lists, the APM and query answers included). */
-const SIGNED_OPS: OperationKey[] = [
-  'authoriseDirect',
-  'authoriseApm',
-  'retrievalTrans',
-  'capture',
-  'review',
-  'cancel',
-  'refund',
-  'retrievalRefund',
-  'payout',
-];
+/** The operations whose answers may carry `encryption_data`: their response schema declares it (APM and query too). */
+function signedOps(s: Session): readonly OperationKey[] {
+  return operationSet(s.spec, 'signedResponse');
+}
 
 /** Operations whose answers the format leaves unsigned unless the profile lists their fields. */
 const UNSIGNED_BY_DEFAULT: OperationKey[] = ['authoriseApm', 'retrievalTrans'];
@@ -32,12 +25,10 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Successful answers only: a refusal is signed (when it is) over its own fields, told by the catalogue row.
   const samples = s.samples.filter((x) => didWork(s.spec, s.work, x.operation, answerOf(x.exchange)));
   const answered = new Set(
-    s.samples
-      .map((x) => x.operation)
-      .concat([...new Set(SIGNED_OPS)].filter((op) => facts.wrongSignature[op] !== undefined)),
+    s.samples.map((x) => x.operation).concat([...signedOps(s)].filter((op) => facts.wrongSignature[op] !== undefined)),
   );
   if (!samples.length) {
-    d.set('signature.response', { signed: false }, `no answer of ${SIGNED_OPS.join(', ')} carried encryption_data`);
+    d.set('signature.response', { signed: false }, `no answer of ${signedOps(s).join(', ')} carried encryption_data`);
     s.work.signature.response = { signed: false };
     notifications(s, facts, undefined);
     return;
@@ -72,7 +63,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
       );
   } else {
     const fields: Partial<Record<OperationKey, string[]>> = {};
-    for (const op of SIGNED_OPS) {
+    for (const op of signedOps(s)) {
       if (best.fields[op]) fields[op] = best.fields[op]!;
     }
     const request = s.work.signature.request;
@@ -99,7 +90,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
         "no signed answer lacked a listed field: the requests' rule is assumed",
         missing,
       );
-    for (const op of SIGNED_OPS) {
+    for (const op of signedOps(s)) {
       if (fields[op])
         d.set(
           `signature.response.fields.${op}`,

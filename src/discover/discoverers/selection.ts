@@ -9,8 +9,9 @@ import { answerOf } from '../answers.js';
 import { attempt, textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { batch, itemOf, pay } from '../world.js';
+import type { SelectingOperation } from '../../profile/operations.js';
 
-type SelOp = 'retrievalTrans' | 'retrievalRefund';
+type SelOp = SelectingOperation;
 const SEPARATORS = [',', ';', '|', ' '];
 const LIST: Record<SelOp, string> = { retrievalTrans: 'orders_list', retrievalRefund: 'refund_orders' };
 

@@ -18,6 +18,7 @@ import {
 import type { Session } from '../session.js';
 import { requiredFields } from '../fields.js';
 import { CARD_FIELD_CANDIDATES } from '../vocabulary.js';
+import type { SelectingOperation } from '../../profile/operations.js';
 
 export type Family = { algorithm: Algorithm; encoding: Encoding; pairs?: PairsRule; separator?: string };
 
@@ -328,12 +329,7 @@ export async function simpleLists(s: Session, facts: Facts, f: Family, capture: 
  * present in turn, inserted at every place of the list; the missing-field rule from a list holding both when only
  * one is present.
  */
-export async function coveredSelectors(
-  s: Session,
-  facts: Facts,
-  f: Family,
-  op: 'retrievalTrans' | 'retrievalRefund',
-): Promise<void> {
+export async function coveredSelectors(s: Session, facts: Facts, f: Family, op: SelectingOperation): Promise<void> {
   const sig = s.work.signature.request;
   if (sig.mode !== 'fieldList') return;
   const base = sig.fields[op];
