@@ -5,7 +5,8 @@
  */
 import type { OperationKey } from '../src/model.js';
 import type { ErrorKind, Profile } from '../src/profile/load.js';
-import type { OperationModel } from '../src/spec/load.js';
+import type { OperationModel, SpecModel } from '../src/spec/load.js';
+import { covers, type OperationScope } from '../src/spec/operations.js';
 import type { HtmlForm, HtmlInput, HtmlPage } from './html.js';
 import type { Reply, WireResponse } from './reply.js';
 
@@ -33,7 +34,7 @@ export interface BehaviourSwitches {
   /** Accept requests whatever their schema violations (batch items are still checked one by one). */
   skipSchemaValidation: boolean;
   /** Operations served at their path without the `/v1` prefix. */
-  unversionedPaths: readonly OperationKey[];
+  unversionedPaths: OperationScope;
   /** Added to each batch operation's order limit (the spec's `maxItems`). */
   batchLimitDelta: number;
   /** Added to the query's and refund search's order limit (the spec's `x-pagi-limit`). */
@@ -46,6 +47,8 @@ export interface BehaviourSwitches {
 
 /** What a reply hook knows about the reply it rewrites. */
 export interface ReplyContext {
+  /** The spec the gateway serves (an operation scope is read against it). */
+  spec: SpecModel;
   /** The operation answered, when the path names one. */
   op?: OperationModel;
   /** Set when the reply is an error reply. */
@@ -65,6 +68,7 @@ export type RefuseHook = (
   op: OperationKey,
   body: Record<string, unknown>,
   encoding: 'json' | 'form',
+  model: OperationModel,
 ) => string | undefined;
 
 export interface VariantBase {
@@ -98,14 +102,13 @@ export type FaultDefinition = DeviationDefinition | NeutralDefinition;
 
 export type Body = Record<string, unknown>;
 
-export const BATCH_OPS: OperationKey[] = ['capture', 'review', 'cancel', 'refund'];
-
-export function succeeded(ctx: ReplyContext, ops: readonly OperationKey[]): boolean {
-  return !ctx.errorKind && ctx.op !== undefined && (ops.length === 0 || ops.includes(ctx.op.key));
+/** Whether the reply answers an operation of `ops` (a set or requirement of the served spec, or a list) with success. */
+export function succeeded(ctx: ReplyContext, ops: OperationScope): boolean {
+  return !ctx.errorKind && ctx.op !== undefined && covers(ctx.spec, ops, ctx.op.key);
 }
 
-/** Rewrite the JSON or XML body of a successful reply of `ops` (of every operation when empty). */
-export function body(ops: readonly OperationKey[], fn: (body: Body, ctx: ReplyContext) => Body): ReplyHook {
+/** Rewrite the JSON or XML body of a successful reply of `ops`. */
+export function body(ops: OperationScope, fn: (body: Body, ctx: ReplyContext) => Body): ReplyHook {
   return (reply, ctx) =>
     reply.kind !== 'html' && succeeded(ctx, ops) ? { ...reply, body: fn(reply.body, ctx) } : reply;
 }
@@ -114,7 +117,7 @@ export function body(ops: readonly OperationKey[], fn: (body: Body, ctx: ReplyCo
 export function listOf(
   reply: Reply,
   ctx: ReplyContext,
-  ops: readonly OperationKey[],
+  ops: OperationScope,
 ): { field: string; list: Body[] } | undefined {
   if (reply.kind !== 'json' || !succeeded(ctx, ops)) return undefined;
   const field =
@@ -125,7 +128,7 @@ export function listOf(
 }
 
 /** Rewrite the result array of a successful batch, query or refund search reply. */
-export function list(ops: readonly OperationKey[], fn: (list: Body[], ctx: ReplyContext) => Body[]): ReplyHook {
+export function list(ops: OperationScope, fn: (list: Body[], ctx: ReplyContext) => Body[]): ReplyHook {
   return (reply, ctx) => {
     const found = listOf(reply, ctx, ops);
     return found && reply.kind === 'json'
@@ -135,7 +138,7 @@ export function list(ops: readonly OperationKey[], fn: (list: Body[], ctx: Reply
 }
 
 /** Rewrite every item of the result array of a successful batch, query or refund search reply. */
-export function items(ops: readonly OperationKey[], fn: (item: Body, ctx: ReplyContext) => Body): ReplyHook {
+export function items(ops: OperationScope, fn: (item: Body, ctx: ReplyContext) => Body): ReplyHook {
   return list(ops, (all, ctx) => all.map((item) => fn(item, ctx)));
 }
 

@@ -1,5 +1,5 @@
 /** Faults of the conventions family: written forms, echoes, masking, status values. */
-import { BATCH_OPS, type Body, type FaultDefinition, body, itemSuccess, items, without } from './fault-hooks.js';
+import { type Body, type FaultDefinition, body, itemSuccess, items, without } from './fault-hooks.js';
 
 const COMPACT_TIMESTAMP = /^([0-9]{4})([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})$/;
 
@@ -11,9 +11,7 @@ export const CONVENTIONS_FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results write amount with three decimals (10.360).',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'fieldFormatsFollowConventions',
-    reply: items(BATCH_OPS, (item) =>
-      typeof item.amount === 'string' ? { ...item, amount: `${item.amount}0` } : item,
-    ),
+    reply: items('batch', (item) => (typeof item.amount === 'string' ? { ...item, amount: `${item.amount}0` } : item)),
   },
   {
     kind: 'fault',
@@ -63,7 +61,7 @@ export const CONVENTIONS_FAULTS: readonly FaultDefinition[] = [
     description: 'refund_reference_id numbers refunds with one digit (<transaction_id>-1).',
     requirement: 'PAGI-FMT-013',
     expectedCheck: 'refundReferenceIdExtendsTransactionId',
-    reply: items(['refund', 'retrievalRefund'], (item) =>
+    reply: items({ requirement: 'PAGI-FMT-013' }, (item) =>
       typeof item.refund_reference_id === 'string'
         ? { ...item, refund_reference_id: item.refund_reference_id.replace(/-0([0-9])$/, '-$1') }
         : item,
@@ -75,7 +73,7 @@ export const CONVENTIONS_FAULTS: readonly FaultDefinition[] = [
     description: 'Capture, review, cancel and refund results leave out the order_no of their request item.',
     requirement: 'PAGI-BAT-002',
     expectedCheck: 'batchResultsEchoRequestIds',
-    reply: items(BATCH_OPS, (item) => without(item, 'order_no')),
+    reply: items('batch', (item) => without(item, 'order_no')),
   },
   {
     kind: 'fault',

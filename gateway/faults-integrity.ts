@@ -4,7 +4,8 @@
  * availability (a server error), secrecy (the card's security code echoed). Each must fail the self-test's run
  * through the integrity verdict, whatever the document's levels say.
  */
-import { BATCH_OPS, type DeviationDefinition, body, items, list, succeeded } from './fault-hooks.js';
+import { covers } from '../src/spec/operations.js';
+import { type DeviationDefinition, body, items, list, succeeded } from './fault-hooks.js';
 
 export const INTEGRITY_FAULTS: readonly DeviationDefinition[] = [
   {
@@ -14,7 +15,7 @@ export const INTEGRITY_FAULTS: readonly DeviationDefinition[] = [
       'Batch items the gateway refused (and did not carry out) are answered as successes: a capture of a transaction it does not hold reported captured.',
     requirement: 'PAGI-INV-003',
     expectedCheck: 'unknownTransactionItemFails',
-    reply: items(BATCH_OPS, (item, ctx) => {
+    reply: items('batch', (item, ctx) => {
       const batch = ctx.op?.batch;
       if (!batch) return item;
       const values = (ctx.profile.statusValues as unknown as Record<string, { success: string; failure: string }>)[
@@ -36,7 +37,7 @@ export const INTEGRITY_FAULTS: readonly DeviationDefinition[] = [
       'A batch of several orders is carried out in full but answered without the result of its last order: the order vanishes from the answer.',
     requirement: 'PAGI-INV-007',
     expectedCheck: 'batchResultsEchoRequestIds',
-    reply: list(BATCH_OPS, (all) => (all.length > 1 ? all.slice(0, -1) : all)),
+    reply: list('batch', (all) => (all.length > 1 ? all.slice(0, -1) : all)),
   },
   {
     kind: 'fault',
@@ -45,7 +46,7 @@ export const INTEGRITY_FAULTS: readonly DeviationDefinition[] = [
     requirement: 'PAGI-INV-008',
     expectedCheck: 'generatedInputNeverServerError',
     wire: (wire, ctx) =>
-      ctx.op?.key === 'retrievalRefund'
+      ctx.op && covers(ctx.spec, 'batchResultSearch', ctx.op.key)
         ? {
             status: 500,
             headers: { 'content-type': 'application/json; charset=utf-8' },

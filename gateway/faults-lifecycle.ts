@@ -72,7 +72,7 @@ export const LIFECYCLE_FAULTS: readonly FaultDefinition[] = [
     description: 'Refund search shows only the first refund of each transaction.',
     requirement: 'PAGI-INV-005',
     expectedCheck: 'refundSearchShowsEveryRefund',
-    reply: list(['retrievalRefund'], (all) =>
+    reply: list('batchResultSearch', (all) =>
       all.filter((r, i) => all.findIndex((o) => o.transaction_id === r.transaction_id) === i),
     ),
   },

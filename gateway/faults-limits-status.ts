@@ -1,5 +1,5 @@
 /** Faults of the limits family (too strict, too loose, truncating) and of the status family (status codes). */
-import { BATCH_OPS, succeeded, type FaultDefinition, itemSuccess, items, listOf } from './fault-hooks.js';
+import { succeeded, type FaultDefinition, itemSuccess, items, listOf } from './fault-hooks.js';
 
 /** The variants of this file: limits: too strict, too loose, truncating. */
 export const LIMITS_FAULTS: readonly FaultDefinition[] = [
@@ -36,7 +36,7 @@ export const LIMITS_FAULTS: readonly FaultDefinition[] = [
     description: 'A batch request with no orders is answered with HTTP 500.',
     requirement: 'PAGI-INV-008',
     expectedCheck: 'emptyBatchNoServerError',
-    reply: (reply, ctx) => (listOf(reply, ctx, BATCH_OPS)?.list.length === 0 ? { ...reply, status: 500 } : reply),
+    reply: (reply, ctx) => (listOf(reply, ctx, 'batch')?.list.length === 0 ? { ...reply, status: 500 } : reply),
   },
 ];
 
@@ -53,10 +53,10 @@ export const STATUS_FAULTS: readonly FaultDefinition[] = [
   {
     kind: 'fault',
     name: 'refund-search-unversioned-path',
-    description: 'Refund search is served at /retrievalRefund instead of /v1/retrievalRefund.',
+    description: 'The refund search is served at its path without the /v1 prefix.',
     requirement: 'PAGI-GEN-001',
     expectedCheck: 'operationServedAtVersionedPath',
-    switches: { unversionedPaths: ['retrievalRefund'] },
+    switches: { unversionedPaths: 'batchResultSearch' },
   },
   {
     kind: 'fault',
@@ -92,7 +92,7 @@ export const STATUS_FAULTS: readonly FaultDefinition[] = [
     description: 'Batch items naming an unknown transaction are answered as successes.',
     requirement: 'PAGI-BAT-010',
     expectedCheck: 'unknownTransactionItemFails',
-    reply: items(BATCH_OPS, (item, ctx) => {
+    reply: items('batch', (item, ctx) => {
       const batch = ctx.op!.batch!;
       const failure = ctx.profile.batch.itemFailures.unknownTransaction;
       return item[batch.message] === `${failure.code}:${failure.message}`

@@ -50,7 +50,7 @@ export const NEUTRAL_VARIANTS: readonly FaultDefinition[] = [
     description: 'JSON responses (and their result items) carry an extra field the spec does not declare.',
     reply: (reply, ctx) => {
       if (reply.kind !== 'json') return reply;
-      const withList = items([], (item) => ({ ...item, x_vendor_note: 'extra' }))(reply, ctx);
+      const withList = items('all', (item) => ({ ...item, x_vendor_note: 'extra' }))(reply, ctx);
       return withList.kind === 'json'
         ? { ...withList, body: { ...withList.body, x_vendor_trace: 'neutral-0001' } }
         : withList;
@@ -122,7 +122,7 @@ export const NEUTRAL_VARIANTS: readonly FaultDefinition[] = [
     name: 'signatures-upper-case',
     description:
       'Response encryption_data is written in upper-case hexadecimal (the reference profile compares case-insensitively).',
-    reply: body([], (b) =>
+    reply: body('all', (b) =>
       typeof b.encryption_data === 'string' ? { ...b, encryption_data: b.encryption_data.toUpperCase() } : b,
     ),
   },

@@ -52,7 +52,7 @@ export const SECURITY_FAULTS: readonly FaultDefinition[] = [
     description: 'Responses carry an encryption_data that does not verify (the right digits in reverse order).',
     requirement: 'PAGI-AUTH-007',
     expectedCheck: 'responseSignatureVerifies',
-    reply: body([], (b) =>
+    reply: body('all', (b) =>
       typeof b.encryption_data === 'string' ? { ...b, encryption_data: [...b.encryption_data].reverse().join('') } : b,
     ),
   },

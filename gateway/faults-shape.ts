@@ -1,5 +1,5 @@
 /** Faults of the shape family: missing, mistyped and mis-nested fields, and documented requests refused. */
-import { BATCH_OPS, type Body, type FaultDefinition, body, items, without } from './fault-hooks.js';
+import { type Body, type FaultDefinition, body, items, without } from './fault-hooks.js';
 
 /** The variants of this file: shape: missing, mistyped, mis-nested fields. */
 export const SHAPE_FAULTS: readonly FaultDefinition[] = [
@@ -55,7 +55,7 @@ export const SHAPE_FAULTS: readonly FaultDefinition[] = [
     description: 'Batch results carry amount as a JSON number instead of a two-decimal string.',
     requirement: 'PAGI-FMT-001',
     expectedCheck: 'responseMatchesSchema',
-    reply: items(BATCH_OPS, (item) =>
+    reply: items('batch', (item) =>
       typeof item.amount === 'string' ? { ...item, amount: Number(item.amount) } : item,
     ),
   },
@@ -73,7 +73,7 @@ export const SHAPE_FAULTS: readonly FaultDefinition[] = [
     description: 'Refund-search items leave out refund_processing_date, a field the document lists for them.',
     requirement: 'PAGI-GEN-011',
     expectedCheck: 'responseHoldsListedFields',
-    reply: items(['retrievalRefund'], (item) => without(item, 'refund_processing_date')),
+    reply: items('batchResultSearch', (item) => without(item, 'refund_processing_date')),
   },
   {
     kind: 'fault',
@@ -81,7 +81,7 @@ export const SHAPE_FAULTS: readonly FaultDefinition[] = [
     description: 'Successful responses carry no encryption_data.',
     requirement: 'PAGI-AUTH-002',
     expectedCheck: 'responseMatchesSchema',
-    reply: body([], (b) => without(b, 'encryption_data')),
+    reply: body('all', (b) => without(b, 'encryption_data')),
   },
   {
     kind: 'fault',
@@ -108,10 +108,8 @@ export const SHAPE_FAULTS: readonly FaultDefinition[] = [
     description: 'Query and refund search requests sent as form fields are refused (the gateway reads JSON only).',
     requirement: 'PAGI-MED-003',
     expectedCheck: 'documentedRequestAccepted',
-    refuse: (op, _b, encoding) =>
-      (op === 'retrievalTrans' || op === 'retrievalRefund') && encoding === 'form'
-        ? 'form bodies are not read'
-        : undefined,
+    refuse: (_op, _b, encoding, model) =>
+      model.selectionLimit !== undefined && encoding === 'form' ? 'form bodies are not read' : undefined,
   },
   {
     kind: 'fault',

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OperationKey } from '../src/model.js';
 import type { OperationModel } from '../src/spec/load.js';
+import { covers } from '../src/spec/operations.js';
 import type { SchemaViolation } from '../src/spec/ajv.js';
 import { decodeForm, sniffBody } from '../src/codecs/form.js';
 import { verify } from '../src/signing.js';
@@ -78,7 +79,7 @@ export function buildRoutes(gw: Gateway): Routes {
   const byPath: Routes['byPath'] = new Map();
   for (const facts of gw.facts.values()) {
     // A fault may serve an operation without the /v1 of its path.
-    const path = gw.switches.unversionedPaths.includes(facts.model.key)
+    const path = covers(gw.spec, gw.switches.unversionedPaths, facts.model.key)
       ? facts.model.path.replace(/^\/v1(?=\/)/, '')
       : facts.model.path;
     const route: Route = byPath.get(path) ?? { variants: [], nested: new Set<string>(), numeric: new Map() };
@@ -424,7 +425,7 @@ const CHECKS: Check[] = [
         : s.violations.find((x) => x.scope === 'request' && !unsignedLetThrough(s, x.v));
       return hit
         ? `${hit.v.instancePath || '/'} ${hit.v.message}`
-        : s.gw.refuseAlso?.(s.facts!.model.key, s.body!, s.parsed!.encoding);
+        : s.gw.refuseAlso?.(s.facts!.model.key, s.body!, s.parsed!.encoding, s.facts!.model);
     },
   },
   {

@@ -40,6 +40,7 @@ export interface ServerOptions {
 function wireOf(gw: Gateway, handled: Handled, fault: FaultDefinition | undefined): WireResponse {
   if (!fault?.reply && !fault?.wire) return serialise(handled.reply);
   const ctx: ReplyContext = {
+    spec: gw.spec,
     op: handled.op,
     errorKind: handled.errorKind,
     profile: gw.profile,

@@ -8,6 +8,7 @@ import { readPageTexts } from '../codecs/html.js';
 import type { Exchange, OperationKey } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { SpecModel } from '../spec/load.js';
+import { selectionResults } from '../spec/operations.js';
 
 /** An answer as discovery reads it. */
 export interface Answer {
@@ -119,12 +120,11 @@ export function didWork(spec: SpecModel, work: Profile, op: OperationKey, a: Ans
       return a.format === 'html' && (a.page?.forms ?? 0) > 0 && Object.keys(a.page?.inputs ?? {}).length > 0;
     case 'payout':
       return a.format === 'json' && typeof b?.transaction_id === 'string' && b.transaction_id !== '';
-    case 'retrievalTrans':
-      return a.format === 'json' && Array.isArray(b?.orders_list) && !failedEnvelope;
-    case 'retrievalRefund':
-      return a.format === 'json' && Array.isArray(b?.refund_orders) && !failedEnvelope;
     default: {
-      const list = b?.[model.batch!.orders];
+      // A selection answers its records in its one array (orders_list, refund_orders); a batch in its order array.
+      const results = selectionResults(spec, op);
+      if (results !== undefined) return a.format === 'json' && Array.isArray(b?.[results]) && !failedEnvelope;
+      const list = model.batch ? b?.[model.batch.orders] : undefined;
       return a.format === 'json' && Array.isArray(list) && (list.length > 0 || !failedEnvelope);
     }
   }

@@ -11,6 +11,7 @@ import { maskText, type MaskRules } from '../mask.js';
 import type { Exchange, OperationKey, RunConfigView } from '../model.js';
 import type { Profile } from '../profile/load.js';
 import type { SpecModel } from '../spec/load.js';
+import { operationSet } from '../spec/operations.js';
 import { createProbeClient, type ClientOptions } from './client.js';
 import { formatOfMediaType } from './decode.js';
 import { SetupError } from '../types/errors.js';
@@ -18,11 +19,20 @@ import { SetupError } from '../types/errors.js';
 export { SetupError };
 
 /**
- * Operations the pre-flight may use, in order of preference: read-only ones, then batch operations whose one item
- * names a transaction no gateway knows (answered by a failed item, nothing changed). Operations the profile limits
- * to registered addresses are left out (their refusal would hide the one looked for).
+ * Operations the pre-flight may use, in order of preference: read-only ones (the spec's selections the document does
+ * not limit to registered addresses), then batch operations whose one item names a transaction no gateway knows
+ * (answered by a failed item, nothing changed), then the address-restricted selections. Operations the profile limits
+ * to registered addresses are left out by the caller (their refusal would hide the one looked for).
  */
-const CANDIDATES: readonly OperationKey[] = ['retrievalRefund', 'capture', 'retrievalTrans', 'review', 'cancel'];
+function candidates(spec: SpecModel): OperationKey[] {
+  const restricted = operationSet(spec, 'addressRestricted');
+  const selecting = operationSet(spec, 'selecting');
+  return [
+    ...selecting.filter((op) => !restricted.includes(op)),
+    ...operationSet(spec, 'batch'),
+    ...selecting.filter((op) => restricted.includes(op)),
+  ];
+}
 
 /** Requests the pre-flight sends. */
 const REQUESTS = 2;
@@ -225,7 +235,9 @@ export function verdictOfPreflight(
 /** Send the pre-flight requests and throw a SetupError when they show a set-up mistake. */
 export async function preflight(input: PreflightInput): Promise<void> {
   const restricted = new Set<string>(input.profile.addressRestriction?.operations ?? []);
-  const operations = CANDIDATES.filter((op) => input.spec.operations.has(op) && !restricted.has(op)).slice(0, REQUESTS);
+  const operations = candidates(input.spec)
+    .filter((op) => !restricted.has(op))
+    .slice(0, REQUESTS);
   if (!operations.length) return;
   const client = createProbeClient({
     spec: input.spec,

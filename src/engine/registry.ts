@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FAMILIES, type Check, type Probe } from '../model.js';
 import type { SpecModel } from '../spec/load.js';
-import { covers, operationsIn, unknownOperations } from '../spec/operations.js';
+import { covers, operationsIn, scopeRequirement, unknownOperations } from '../spec/operations.js';
 
 /** What a registry module exports. */
 export interface Registry {
@@ -41,13 +41,19 @@ export function registryProblems(registry: Registry, spec: SpecModel): string[] 
     if (!probe) problems.push(`check ${c.id} names unknown probe ${c.probe}`);
     for (const op of unknownOperations(spec, c.operations))
       problems.push(`check ${c.id} names unknown operation ${op}`);
+    const scoped = scopeRequirement(c.operations);
+    if (scoped && !spec.requirements.has(scoped)) {
+      problems.push(`check ${c.id} takes its operations from unknown requirement ${scoped}`);
+      continue;
+    }
+    if (scoped && !c.requirements.includes(scoped))
+      problems.push(`check ${c.id} takes its operations from ${scoped}, a requirement it does not trace to`);
     const covered = operationsIn(spec, c.operations);
     for (const op of covered)
       if (probe && !covers(spec, probe.operations, op))
         problems.push(`check ${c.id} covers ${op}, which probe ${c.probe} does not`);
     // A set the spec leaves empty is no problem (a spec without batches has no batch check to run).
-    if (typeof c.operations !== 'string' && c.operations.length === 0)
-      problems.push(`check ${c.id} covers no operation`);
+    if (Array.isArray(c.operations) && c.operations.length === 0) problems.push(`check ${c.id} covers no operation`);
     if (c.requirements.length === 0) problems.push(`check ${c.id} traces to no requirement`);
     for (const id of c.requirements) {
       const r = spec.requirements.get(id);

@@ -5,9 +5,28 @@
  */
 import type { PactInteraction, MatcherList } from './pact-file.js';
 import type { OperationModel, SpecModel } from '../spec/load.js';
+import type { OperationKey } from '../spec/terms.js';
 import type { AddFinding } from './observation.js';
 import { itemsOf, property, URI_PATTERN, type FlatSchema } from './schema.js';
 import { pointerOf } from '../spec/pointer.js';
+import { selectionResults } from '../spec/operations.js';
+
+/** The invariants by which a selection shows a record just made (the query a payment, the refund search a refund). */
+const SHOWN_RECORD_INVARIANTS = ['PAGI-INV-004', 'PAGI-INV-005'];
+
+/**
+ * The array a selecting operation's answer must hold a record in when a provider state made one, and the invariant
+ * behind it (the one of {@link SHOWN_RECORD_INVARIANTS} whose catalogue entry names the operation); undefined for
+ * an operation no such invariant names.
+ */
+export function shownRecordGuarantee(
+  spec: SpecModel,
+  op: OperationKey,
+): { field: string; requirement: string } | undefined {
+  const field = selectionResults(spec, op);
+  const requirement = SHOWN_RECORD_INVARIANTS.find((id) => spec.requirements.get(id)?.operations.includes(op));
+  return field !== undefined && requirement !== undefined ? { field, requirement } : undefined;
+}
 
 /** The requirement saying presence, lengths and allowed values of fields are not shown. */
 export const NOT_SHOWN_REQUIREMENT = 'PAGI-GEN-008';
@@ -134,13 +153,9 @@ function guaranteedMin(ctx: WalkContext, tokens: string[], flat: FlatSchema): { 
   }
   // A payment a provider state made exists, and the query and refund search show it.
   const states = interaction.providerStates?.length ?? 0;
-  if (
-    states &&
-    tokens.length === 1 &&
-    ((op.key === 'retrievalTrans' && tokens[0] === 'orders_list') ||
-      (op.key === 'retrievalRefund' && tokens[0] === 'refund_orders'))
-  ) {
-    return { min: 1, requirement: op.key === 'retrievalTrans' ? 'PAGI-INV-004' : 'PAGI-INV-005' };
+  const shown = shownRecordGuarantee(ctx.spec, op.key);
+  if (states && shown && tokens.length === 1 && tokens[0] === shown.field) {
+    return { min: 1, requirement: shown.requirement };
   }
   return { min: flat.minItems ?? 0 };
 }

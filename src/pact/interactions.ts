@@ -11,9 +11,11 @@ import type { OperationKey } from '../model.js';
 import { loadProfile, type Profile } from '../profile/load.js';
 import { sign } from '../signing.js';
 import { kitSpec, type SpecModel } from '../spec/load.js';
+import { operationSet, recordSource } from '../spec/operations.js';
 import { KIT_ROOT } from '../spec/paths.js';
 import { readYamlFile } from '../yaml.js';
 import { requestExamples } from '../engine/sample.js';
+import { shownRecordGuarantee } from './expectations.js';
 import { buildTemplate, bodyRules, toJsonBody, toXmlBody, type Template } from './matchers.js';
 import type { Generator, MatcherList, PactFile, PactInteraction } from './pact-file.js';
 import { flatten } from './schema.js';
@@ -43,11 +45,6 @@ const FORMATS = {
   json: { example: 'application/json; charset=utf-8', regex: '^application/json(\\s*;.*)?$' },
 } as const;
 
-/** Least numbers of items the interface guarantees in response arrays, with the requirement behind each. */
-const ARRAY_GUARANTEES: Partial<Record<OperationKey, { pointer: string; requirement: string }>> = {
-  retrievalTrans: { pointer: '/orders_list', requirement: 'PAGI-INV-004' },
-  retrievalRefund: { pointer: '/refund_orders', requirement: 'PAGI-INV-005' },
-};
 /** Batch results: every request item is answered by one result. */
 const BATCH_ANSWERED = 'PAGI-INV-007';
 const MEDIA_REQUIREMENT = 'PAGI-MED-009';
@@ -115,7 +112,32 @@ function batchPlan(
   };
 }
 
-/** Every interaction the generator writes, in order. */
+/**
+ * The selections of the spec, each after the plan making what it selects: those returning payments (the query) after
+ * the payments, of the authorised payment; those returning a batch's results after that batch (the refund search
+ * after the refund), of the payment the batch left.
+ */
+const SELECTIONS: Record<string, { after: OperationKey; state: StateKey; description: string }> = {
+  payments: { after: 'checkout', state: 'authorised', description: 'a query of the authorised payment' },
+  refund: { after: 'refund', state: 'refunded', description: 'a refund search of the refunded payment' },
+};
+
+/** Every interaction the generator writes, in order: the fixed plans with the spec's selections among them. */
+function plansFor(spec: SpecModel): Plan[] {
+  const out: Plan[] = [];
+  const selecting = operationSet(spec, 'selecting');
+  for (const plan of PLANS) {
+    out.push(plan);
+    for (const op of selecting) {
+      const kind = SELECTIONS[recordSource(spec, op) ?? 'payments'];
+      if (kind?.after === plan.operation)
+        out.push({ operation: op, description: kind.description, state: kind.state, status: 200 });
+    }
+  }
+  return out;
+}
+
+/** The interactions of the operations the spec does not select by (every one but the selections), in order. */
 const PLANS: Plan[] = [
   {
     operation: 'authoriseDirect',
@@ -150,17 +172,10 @@ const PLANS: Plan[] = [
     requirements: ['PAGI-APM-005'],
   },
   { operation: 'checkout', description: 'a hosted checkout', status: 200 },
-  { operation: 'retrievalTrans', description: 'a query of the authorised payment', state: 'authorised', status: 200 },
   batchPlan('capture', 'authorised', 'a capture of the authorised payment'),
   batchPlan('review', 'review', 'a review of the payment held for review'),
   batchPlan('cancel', 'authorised', 'a cancel of the authorised payment'),
   batchPlan('refund', 'captured', 'a refund of the captured payment', { refund_amount: 'amount' }),
-  {
-    operation: 'retrievalRefund',
-    description: 'a refund search of the refunded payment',
-    state: 'refunded',
-    status: 200,
-  },
   {
     operation: 'payout',
     description: 'a payout',
@@ -297,11 +312,14 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
       interaction.response.body = { content: String(example.page), contentType: 'text/html', encoded: false };
       interaction.response.matchingRules = bodyRules({ $: page.matchers }, header);
     } else {
-      const guarantee = ARRAY_GUARANTEES[plan.operation];
+      // A selection's answer holds the record its provider state made (the invariant behind it), a batch's every item.
+      const guarantee = shownRecordGuarantee(spec, plan.operation);
       const arrayMin = (pointer: string) => {
         if (op.batch && pointer === `/${op.batch.orders}`)
           return { min: (signed[op.batch.orders] as unknown[]).length, requirement: BATCH_ANSWERED };
-        return guarantee?.pointer === pointer ? { min: 1, requirement: guarantee.requirement } : undefined;
+        return guarantee && pointer === `/${guarantee.field}`
+          ? { min: 1, requirement: guarantee.requirement }
+          : undefined;
       };
       const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), example, {
         fields: 'required',
@@ -328,7 +346,7 @@ export function interactions(options: InteractionOptions = {}): PactInteraction[
   const spec = options.spec ?? kitSpec();
   const profile = loadProfile(options.profile ?? 'reference').profile;
   const secret = options.secret ?? sandboxCredentials().secret;
-  return PLANS.map((plan) => build(spec, profile, secret, plan));
+  return plansFor(spec).map((plan) => build(spec, profile, secret, plan));
 }
 
 /** The generated pact file for a profile. */

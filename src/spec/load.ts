@@ -188,10 +188,30 @@ function itemPropertyNames(schemas: Map<string, Record<string, any>>, schemaId: 
 
 /** Property names a schema of the spec declares at its top level (`$ref` and `allOf` followed). */
 export function topLevelNames(spec: Pick<SpecModel, 'schemas'>, schemaId: string): Set<string> {
-  const names = new Set<string>();
-  for (const at of composed(spec.schemas, spec.schemas.get(schemaId), schemaId))
-    for (const name of Object.keys(at.node.properties ?? {})) names.add(name);
-  return names;
+  return new Set(propertiesOf(spec, schemaView(spec, schemaId)).keys());
+}
+
+/** A schema as every node describing the same value (`$ref` and `allOf` followed), each with the `$id` it is read against. */
+export type SchemaView = { node: Record<string, any>; base: string }[];
+
+/** The schema of `$id` as a view. */
+export function schemaView(spec: Pick<SpecModel, 'schemas'>, schemaId: string): SchemaView {
+  return composed(spec.schemas, spec.schemas.get(schemaId), schemaId);
+}
+
+/** The properties a schema view declares, each as a view (the first declaration of a name wins). */
+export function propertiesOf(spec: Pick<SpecModel, 'schemas'>, view: SchemaView): Map<string, SchemaView> {
+  const out = new Map<string, SchemaView>();
+  for (const at of view)
+    for (const [name, node] of Object.entries(at.node.properties ?? {}))
+      if (!out.has(name)) out.set(name, composed(spec.schemas, node, at.base));
+  return out;
+}
+
+/** The items of an array schema view, as a view (empty when no node declares `items`). */
+export function itemsOf(spec: Pick<SpecModel, 'schemas'>, view: SchemaView): SchemaView {
+  const at = view.find((v) => v.node.items && typeof v.node.items === 'object');
+  return at ? composed(spec.schemas, at.node.items, at.base) : [];
 }
 
 /** The fields a batch result echoes from its request item: those both schemas declare, the key fields aside. */

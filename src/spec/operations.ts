@@ -5,7 +5,7 @@
  * is covered by every set its entries put it in, with no code edit.
  */
 import type { OperationKey } from './terms.js';
-import { topLevelNames, type OperationModel, type SpecModel } from './load.js';
+import { itemsOf, propertiesOf, schemaView, topLevelNames, type OperationModel, type SpecModel } from './load.js';
 
 /** A set of operations the spec defines. */
 export type OperationSetName =
@@ -22,7 +22,12 @@ export type OperationSetName =
   /** Operations whose answer can carry `encryption_data`: the response schema declares it. */
   | 'signedResponse'
   /** Operations answering a body of fields (every one but a page read into a form model: `x-pagi-checkout-form`). */
-  | 'fieldResponse';
+  | 'fieldResponse'
+  /**
+   * Selecting operations whose records are a batch's results: their answer holds the order array of a batch (the
+   * refund search answers `refund_orders`, the refund batch's array), see {@link recordSource}.
+   */
+  | 'batchResultSearch';
 
 /** Every set name, for listings and tests. */
 export const OPERATION_SETS: readonly OperationSetName[] = [
@@ -33,10 +38,21 @@ export const OPERATION_SETS: readonly OperationSetName[] = [
   'addressRestricted',
   'signedResponse',
   'fieldResponse',
+  'batchResultSearch',
 ];
 
-/** The operations a check or probe covers: a set of the spec, or (for what only one operation has) a list. */
-export type OperationScope = OperationSetName | readonly OperationKey[];
+/**
+ * The operations a requirement of the catalogue concerns (its entry's `operations`), in spec order, within a set when
+ * `within` names one: for a check of a statement about particular operations (`{ requirement: 'PAGI-FMT-013' }`: the
+ * refund batch and the refund search, both answering `refund_reference_id`).
+ */
+export interface RequirementScope {
+  requirement: string;
+  within?: OperationSetName;
+}
+
+/** The operations a check or probe covers: a set of the spec, a requirement's operations, or a list. */
+export type OperationScope = OperationSetName | RequirementScope | readonly OperationKey[];
 
 const MEMBERSHIP: Record<OperationSetName, (op: OperationModel, spec: SpecModel) => boolean> = {
   all: () => true,
@@ -49,6 +65,7 @@ const MEMBERSHIP: Record<OperationSetName, (op: OperationModel, spec: SpecModel)
   addressRestricted: (op) => op.addressRestriction !== undefined,
   signedResponse: (op, spec) => topLevelNames(spec, op.responseSchemaId).has('encryption_data'),
   fieldResponse: (op) => op.checkoutForm === undefined,
+  batchResultSearch: (op, spec) => recordSource(spec, op.key) !== undefined,
 };
 
 const derived = new WeakMap<SpecModel, Map<OperationSetName, OperationKey[]>>();
@@ -67,20 +84,35 @@ export function operationSet(spec: SpecModel, name: OperationSetName): readonly 
   return out;
 }
 
-/** The operations a scope covers: a set in spec order, a list in its own (an operation the spec lacks left out). */
+/** The operations a scope covers: a set or a requirement's in spec order, a list in its own (an operation the spec lacks left out). */
 export function operationsIn(spec: SpecModel, scope: OperationScope): readonly OperationKey[] {
   if (typeof scope === 'string') return operationSet(spec, scope);
+  if (isRequirementScope(scope)) {
+    const entry = spec.requirements.get(scope.requirement);
+    if (!entry) throw new Error(`spec: no requirement ${scope.requirement} for an operation scope`);
+    const within = operationSet(spec, scope.within ?? 'all');
+    return within.filter((op) => entry.operations.includes(op));
+  }
   return scope.filter((op) => spec.operations.has(op));
 }
 
 /** Whether a scope covers an operation. */
 export function covers(spec: SpecModel, scope: OperationScope, op: OperationKey): boolean {
-  return typeof scope === 'string' ? operationSet(spec, scope).includes(op) : scope.includes(op);
+  return Array.isArray(scope) ? scope.includes(op) : operationsIn(spec, scope).includes(op);
 }
 
-/** Operations a listed scope names that the spec does not have (a set never names one). */
+/** Operations a listed scope names that the spec does not have (a set or a requirement never names one). */
 export function unknownOperations(spec: SpecModel, scope: OperationScope): OperationKey[] {
-  return typeof scope === 'string' ? [] : scope.filter((op) => !spec.operations.has(op));
+  return Array.isArray(scope) ? scope.filter((op) => !spec.operations.has(op)) : [];
+}
+
+function isRequirementScope(scope: OperationScope): scope is RequirementScope {
+  return typeof scope === 'object' && !Array.isArray(scope);
+}
+
+/** The requirement a scope takes its operations from, if it is a requirement's scope. */
+export function scopeRequirement(scope: OperationScope): string | undefined {
+  return isRequirementScope(scope) ? scope.requirement : undefined;
 }
 
 /**
@@ -103,4 +135,34 @@ export function isBatchOperation(spec: SpecModel, op: OperationKey): boolean {
 /** Whether an operation selects records through the profile's selection fields (`x-pagi-limit`). */
 export function isSelectingOperation(spec: SpecModel, op: OperationKey): boolean {
   return spec.operations.get(op)?.selectionLimit !== undefined;
+}
+
+/**
+ * The array a selecting operation answers its records in: the one array its response schema declares at the top
+ * (the query's `orders_list`, the refund search's `refund_orders`); undefined for an operation that selects nothing.
+ */
+export function selectionResults(spec: SpecModel, op: OperationKey): string | undefined {
+  const model = spec.operations.get(op);
+  if (!model?.selectionLimit) return undefined;
+  const arrays = [...propertiesOf(spec, schemaView(spec, model.responseSchemaId))].filter(([, view]) =>
+    view.some((v) => v.node.type === 'array'),
+  );
+  return arrays.length === 1 ? arrays[0]![0] : undefined;
+}
+
+/** The `$defs` entry of common.schema.json giving the document's date-and-time form (YYYYMMDDHHMMSS). */
+const TIMESTAMP_FORM = /common\.schema\.json#\/\$defs\/compactTimestamp$/;
+
+/**
+ * The field dating a selecting operation's records: the first member of a result item in the document's date-and-time
+ * form (`transaction_date` of an order record, `refund_date` of a refund); undefined when the item has none.
+ */
+export function selectionDateField(spec: SpecModel, op: OperationKey): string | undefined {
+  const results = selectionResults(spec, op);
+  const model = spec.operations.get(op);
+  if (!results || !model) return undefined;
+  const array = propertiesOf(spec, schemaView(spec, model.responseSchemaId)).get(results) ?? [];
+  for (const [name, view] of propertiesOf(spec, itemsOf(spec, array)))
+    if (view.some((v) => typeof v.node.$ref === 'string' && TIMESTAMP_FORM.test(v.node.$ref))) return name;
+  return undefined;
 }

@@ -456,7 +456,7 @@ export const refundReferenceIdExtendsTransactionId = onlyOnSuccess(
     id: 'refundReferenceIdExtendsTransactionId',
     family: 'conventions',
     probe: happy,
-    operations: ['refund', 'retrievalRefund'],
+    operations: { requirement: 'PAGI-FMT-013' },
     requirements: ['PAGI-FMT-013'],
     description: 'refund_reference_id is the refunded transaction_id followed by - and two digits.',
     verify(o, ctx, report) {

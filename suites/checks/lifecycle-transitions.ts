@@ -273,7 +273,7 @@ export const refundSearchShowsEveryRefund = wrap(
     id: 'refundSearchShowsEveryRefund',
     family: 'lifecycle',
     probe: paymentLifecycle,
-    operations: ['retrievalRefund'],
+    operations: { requirement: 'PAGI-RFS-003', within: 'selecting' },
     requirements: ['PAGI-INV-005', 'PAGI-RFS-003', 'PAGI-REF-004'],
     description:
       'Refund search shows the refunds made before it (two partial ones where the profile allows them, else the refund in full) with the reference ids and amounts they were answered with, each -NN distinct.',

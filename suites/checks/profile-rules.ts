@@ -42,6 +42,7 @@ import {
   twoFaults,
 } from '../probes/profile-rules.js';
 import type { SelectingOperation } from '../../src/profile/operations.js';
+import { recordSource, selectionDateField, selectionResults } from '../../src/spec/operations.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {
@@ -156,9 +157,6 @@ export const itemFaultsResolvedInProfileOrder = wrap(
   onlyWithSteps('currencyAmount', 'unknownInvalid'),
 );
 
-/** The date a result item carries for ordering (query: transaction_date; refund search: refund_date). */
-const DATE_FIELD = { retrievalTrans: FIELD.transactionDate, retrievalRefund: 'refund_date' } as const;
-
 export const selectionResultsInProfileOrder = defineCheck({
   id: 'selectionResultsInProfileOrder',
   family: 'conventions',
@@ -171,10 +169,12 @@ export const selectionResultsInProfileOrder = defineCheck({
     const op = o.operation as SelectingOperation;
     const sent = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
     const body = responseObject(o.main, ctx.spec);
+    // The array the selection answers in (orders_list, refund_orders); a query's records without its not-found ones.
+    const results = selectionResults(ctx.spec, op) ?? '';
     const list =
-      op === 'retrievalTrans'
+      recordSource(ctx.spec, op) === undefined
         ? queryRecords(ctx, body, {})
-        : ((body?.[FIELD.refundOrders] as unknown[] | undefined) ?? []).filter(isObject);
+        : ((body?.[results] as unknown[] | undefined) ?? []).filter(isObject);
     const shown = list.filter((r) => sent.includes(r[FIELD.transactionId]));
     if (!succeeded(o.main) || shown.length !== sent.length) {
       return {
@@ -183,7 +183,9 @@ export const selectionResultsInProfileOrder = defineCheck({
     }
     const rule = ctx.profile.selection[op].resultOrder;
     const got = shown.map((r) => r[FIELD.transactionId]);
-    const dates = shown.map((r) => String(r[DATE_FIELD[op]] ?? ''));
+    // The field dating a record (transaction_date, refund_date): the item's member in the document's date form.
+    const dated = selectionDateField(ctx.spec, op);
+    const dates = shown.map((r) => String((dated === undefined ? undefined : r[dated]) ?? ''));
     // Newest first: dates never increase down the list; records of the same second may come in either order.
     const wrong =
       rule === 'listOrder'
@@ -193,7 +195,7 @@ export const selectionResultsInProfileOrder = defineCheck({
       report({
         code: 'RESULT_ORDER',
         requirement: 'PAGI-PRF-003',
-        pointer: `/${op === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders}`,
+        pointer: `/${results}`,
         expected:
           rule === 'listOrder'
             ? `${sent.join(', ')} (the order of the selecting values)`

@@ -10,16 +10,17 @@ import { attempt, textAt, type Discoverer, type Facts, type Payment } from '../c
 import type { Session } from '../session.js';
 import { batch, itemOf, pay } from '../world.js';
 import type { SelectingOperation } from '../../profile/operations.js';
+import { operationSet, recordSource, selectionResults } from '../../spec/operations.js';
 
 type SelOp = SelectingOperation;
 const SEPARATORS = [',', ';', '|', ' '];
-const LIST: Record<SelOp, string> = { retrievalTrans: 'orders_list', retrievalRefund: 'refund_orders' };
 
 /** A selection request and the transaction ids of the records it returned (in order), or its refusal. */
 async function select(s: Session, op: SelOp, fields: Record<string, string>) {
   const body = { ...s.body(op), ...fields };
   const r = await attempt(s, op, body);
-  const list = answerOf(r.x)?.body?.[LIST[op]];
+  const results = selectionResults(s.spec, op);
+  const list = results === undefined ? undefined : answerOf(r.x)?.body?.[results];
   const records = Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
   return { x: r.x, refusal: r.refusal, records, ids: records.map((x) => textAt(x, 'transaction_id')) };
 }
@@ -163,15 +164,20 @@ async function run(s: Session, facts: Facts): Promise<void> {
     return;
   }
   const [p1, p2, p3, p4] = made as [Payment, Payment, Payment, Payment];
-  await discoverOne(s, facts, 'retrievalTrans', p1, p2);
+  // The spec's selections: those returning payments (the query) first, then those returning refunds (the refund search).
+  const selecting = operationSet(s.spec, 'selecting') as SelOp[];
+  for (const op of selecting.filter((o) => recordSource(s.spec, o) === undefined))
+    await discoverOne(s, facts, op, p1, p2);
   await records(s, facts, p1, p4);
+  const refundSearches = selecting.filter((o) => recordSource(s.spec, o) === 'refund');
+  if (!refundSearches.length) return;
   // Refunds to search: two captured payments refunded in part.
   await batch(s, 'capture', [itemOf(p2), itemOf(p3)]);
   // One after the other: two refunds of one instant would not tell newest first from list order.
   await batch(s, 'refund', [itemOf(p2, { refund_amount: '1.00', refund_reason: 'discovery' })]);
   await new Promise((resolve) => setTimeout(resolve, 20));
   await batch(s, 'refund', [itemOf(p3, { refund_amount: '1.00', refund_reason: 'discovery' })]);
-  await discoverOne(s, facts, 'retrievalRefund', p2, p3);
+  for (const op of refundSearches) await discoverOne(s, facts, op, p2, p3);
 }
 
 export const selectionDiscoverer: Discoverer = {

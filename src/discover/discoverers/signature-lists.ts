@@ -19,10 +19,15 @@ import type { Session } from '../session.js';
 import { requiredFields } from '../fields.js';
 import { CARD_FIELD_CANDIDATES } from '../vocabulary.js';
 import type { SelectingOperation } from '../../profile/operations.js';
+import { operationSet } from '../../spec/operations.js';
 
 export type Family = { algorithm: Algorithm; encoding: Encoding; pairs?: PairsRule; separator?: string };
 
-export const BATCH_LIKE: OperationKey[] = ['review', 'cancel', 'refund', 'retrievalTrans', 'retrievalRefund'];
+/** The operations signing only the merchant and account fields in a list: the spec's batches and selections, the capture aside (its list is found first). */
+export function simpleOperations(s: Session): OperationKey[] {
+  const spec = s.spec;
+  return [...operationSet(spec, 'batch'), ...operationSet(spec, 'selecting')].filter((op) => op !== 'capture');
+}
 export const PAYMENT_OPS: OperationKey[] = ['authoriseDirect', 'authoriseApm', 'checkout'];
 /** Fields of a payment request that stand for the same thing in a payout (to map a list found on one to the other). */
 export const PAYOUT_ROLES: Record<string, string> = {
@@ -303,7 +308,7 @@ export async function incrementalList(
 /** The lists of the simple operations (merchant and account fields only): the capture's order first. */
 export async function simpleLists(s: Session, facts: Facts, f: Family, capture: string[]): Promise<void> {
   const orders = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
-  for (const op of BATCH_LIKE) {
+  for (const op of simpleOperations(s)) {
     const body = s.body(op);
     const wrong = await wrongFor(s, facts, op, body);
     let done = false;

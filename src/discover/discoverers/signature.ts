@@ -31,6 +31,8 @@ import {
   coverFull,
 } from './signature-lists.js';
 import { searchCards } from './cards.js';
+import type { SelectingOperation } from '../../profile/operations.js';
+import { operationSet } from '../../spec/operations.js';
 
 /** Whether a refusal is the unreadable-body one (same code, or same status and form when no code shows). */
 function isMalformed(facts: Facts, r: Refusal | undefined): boolean {
@@ -212,8 +214,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (family.pairs) await pairsDetails(s, facts, family);
   else await simpleLists(s, facts, family, captureList);
   if (!family.pairs) {
-    await coveredSelectors(s, facts, family, 'retrievalTrans');
-    await coveredSelectors(s, facts, family, 'retrievalRefund');
+    for (const op of operationSet(s.spec, 'selecting'))
+      await coveredSelectors(s, facts, family, op as SelectingOperation);
   }
   s.options.log(`signature: simple lists done, ${s.requests} requests`);
   await payments(s, facts, family);
