@@ -3,9 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The kit's own example imports the package by name; in this checkout that is the sources (dist/ is built on pack).
-  resolve: { alias: { 'pagi-conformance/pact': fileURLToPath(new URL('./src/pact/index.ts', import.meta.url)) } },
+  resolve: { alias: { 'pagi-conformance/pact': fileURLToPath(new URL('./pact/index.ts', import.meta.url)) } },
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'gateway/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'gateway/**/*.test.ts', 'examples/**/*.test.ts'],
     // One temporary folder per run for the fixtures, removed when the run ends.
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FAULTS } from '../gateway/faults.js';
 import { startGateway } from '../gateway/index.js';
-import { run } from '../src/index.js';
+import { run } from '../kit/index.js';
 
 const depth = Number(process.argv[2] ?? '300');
 const seed = Number(process.argv[3] ?? '11');

@@ -10,7 +10,7 @@
  * `{ depth, exchanges, kitMs, bareMs, ratio, maxRssMb, verdict }`. kitMs is the run's exchange phase (first request
  * sent to last answer received), the phase the replay repeats; runWallMs adds the start-up. kitCpuMs and bareCpuMs
  * are the CPU time of the whole process (every thread) in each phase, less sensitive than wall time to a busy machine.
- * The requests go to an encrypted replay file as they are answered (src/engine/replay-file.ts), and are replayed
+ * The requests go to an encrypted replay file as they are answered (engine/replay-file.ts), and are replayed
  * from it in that order, so neither phase holds them all in memory.
  *
  * `node bin/run-ts.js bench/depth.ts N --record` also writes the point into bench/results/run.json (its `depth`
@@ -21,11 +21,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveOptions } from '../src/config/load.js';
-import { newReplayFile, readReplayFile } from '../src/engine/replay-file.js';
+import { resolveOptions } from '../core/config/load.js';
+import { newReplayFile, readReplayFile } from '../engine/replay-file.js';
 import { replay } from './replay.js';
 import { startGatewayProcess } from './target-process.js';
-import { runKitInstrumented } from '../src/kit.js';
+import { runKitInstrumented } from '../kit/kit.js';
 
 const depth = Number(process.argv[2] ?? '0');
 const record = process.argv.includes('--record');

@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { startGateway } from '../gateway/index.js';
-import { leafAgreement } from '../src/profile/agreement.js';
-import { KIT_ROOT, SPEC_DIR } from '../src/spec/paths.js';
+import { leafAgreement } from '../core/profile/agreement.js';
+import { KIT_ROOT, SPEC_DIR } from '../core/spec/paths.js';
 
 const RESULT_FILE = path.join(KIT_ROOT, 'bench', 'results', 'discover.json');
 const onlyAt = process.argv.indexOf('--only');

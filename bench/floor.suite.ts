@@ -6,7 +6,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 import { afterAll, inject, test } from 'vitest';
-import { dispatcherPool } from '../src/engine/dispatch.js';
+import { dispatcherPool } from '../engine/dispatch.js';
 
 /** What bench/run.ts provides: the target, and the requests of each test in order. */
 export interface FloorSetup {

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { startVitest } from 'vitest/node';
 import { startGateway } from '../gateway/index.js';
-import { suiteVitestOptions } from '../src/engine/runner.js';
+import { suiteVitestOptions } from '../engine/runner.js';
 import type { FloorSetup } from './floor.suite.js';
 
 /** What bench/run.ts hands over: the requests of each test, with paths relative to the target. */

@@ -23,11 +23,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { loadProfile } from '../src/profile/load.js';
-import { sign } from '../src/signing.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
-import { kitSpec } from '../src/spec/load.js';
-import type { OperationKey } from '../src/model.js';
+import { loadProfile } from '../core/profile/load.js';
+import { sign } from '../core/signing.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { kitSpec } from '../core/spec/load.js';
+import type { OperationKey } from '../core/model.js';
 
 /** The parts of autocannon's programmatic API used here (the package ships no type declarations). */
 interface LoadResult {

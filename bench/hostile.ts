@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kitSpec } from '../src/spec/load.js';
+import { kitSpec } from '../core/spec/load.js';
 import { HOSTILE_ARGS, runKit } from '../test/hostile/run.js';
 import { MODES, startHostile, type Mode } from '../test/hostile/server.js';
 

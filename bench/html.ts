@@ -5,7 +5,7 @@
  * `node bin/run-ts.js bench/html.ts`
  */
 import { JSDOM } from 'jsdom';
-import { readCheckoutForm } from '../src/codecs/html.js';
+import { readCheckoutForm } from '../core/codecs/html.js';
 import { renderHtml } from '../gateway/html.js';
 import { exampleValue } from '../test/support/examples.js';
 

@@ -13,7 +13,7 @@
  *   exchanges × RTT / concurrency   (every request waits one round trip, at most `concurrency` at once)
  * + the longest chain of dependent steps the run followed: its requests × RTT plus the waits for the target's
  *   notifications on it, measured from the run (each observation records which of its steps waited for which, see
- *   src/engine/chain.ts). The events family waits out the profile's notification retry schedule (and a grace for an
+ *   engine/chain.ts). The events family waits out the profile's notification retry schedule (and a grace for an
  *   attempt too many): that wait counts at most at its nominal length, so a wait a loaded machine stretches does not
  *   raise the floor.
  */
@@ -21,10 +21,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveOptions } from '../src/config/load.js';
-import { longestChain } from '../src/engine/chain.js';
-import { loadProfile } from '../src/profile/load.js';
-import { runKitInstrumented } from '../src/kit.js';
+import { resolveOptions } from '../core/config/load.js';
+import { longestChain } from '../engine/chain.js';
+import { loadProfile } from '../core/profile/load.js';
+import { runKitInstrumented } from '../kit/kit.js';
 import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
 import { startGatewayProcess } from './target-process.js';
 

@@ -2,8 +2,8 @@
  * The bare client of the benchmarks: replays a run's requests, in their recorded order, against another gateway.
  */
 import { request, type Dispatcher } from 'undici';
-import type { ReplayRequest } from '../src/engine/client.js';
-import { dispatcherPool } from '../src/engine/dispatch.js';
+import type { ReplayRequest } from '../engine/client.js';
+import { dispatcherPool } from '../engine/dispatch.js';
 
 /**
  * Send every request in its recorded order, at most `concurrency` at once, to `baseUrl` instead of the recorded

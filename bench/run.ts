@@ -16,12 +16,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { startGateway } from '../gateway/index.js';
-import { resolveOptions } from '../src/config/load.js';
-import { loadProfile } from '../src/profile/load.js';
-import type { ReplayRequest } from '../src/engine/client.js';
+import { resolveOptions } from '../core/config/load.js';
+import { loadProfile } from '../core/profile/load.js';
+import type { ReplayRequest } from '../engine/client.js';
 import { latencyScenario } from './latency.js';
 import { replay } from './replay.js';
-import { runKitInstrumented } from '../src/kit.js';
+import { runKitInstrumented } from '../kit/kit.js';
 import type { FloorInput } from './floor.js';
 import { retryDelays } from '../suites/probes/events.js';
 

@@ -3,7 +3,7 @@
 import { launch } from './launch.js';
 
 const argv = process.argv.slice(2);
-const { main } = await launch('src/cli/main.ts', {
+const { main } = await launch('cli/main.ts', {
   suites: ['run', 'selftest', 'merge', 'reproduce'].includes(argv[0] ?? ''),
 });
 process.exitCode = await main(argv);

@@ -1,8 +1,8 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
-import { flagHelp, parseFlags, type FlagTable } from '../src/config/flags.js';
-import { flag, integer, seconds, text, UsageError } from '../src/config/options.js';
-import { deprecationLine } from '../src/profile/load.js';
-import { EXIT } from '../src/types/errors.js';
+import { flagHelp, parseFlags, type FlagTable } from '../core/config/flags.js';
+import { flag, integer, seconds, text, UsageError } from '../core/config/options.js';
+import { deprecationLine } from '../core/profile/load.js';
+import { EXIT } from '../core/types/errors.js';
 import path from 'node:path';
 import { FAULTS, JournalError, startGateway } from './index.js';
 

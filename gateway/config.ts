@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseYamlText } from '../src/yaml.js';
-import { toViolations } from '../src/spec/ajv.js';
-import { kitValidator } from '../src/spec/validators.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
-import { ConfigError } from '../src/types/errors.js';
+import { parseYamlText } from '../core/yaml.js';
+import { toViolations } from '../core/spec/ajv.js';
+import { kitValidator } from '../core/spec/validators.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { ConfigError } from '../core/types/errors.js';
 
 /** One account of a merchant. */
 export interface AccountConfig {

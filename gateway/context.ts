@@ -3,9 +3,9 @@
  * the active fault's behaviour switches and the facts read once from the spec's schemas.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { OperationKey } from '../src/model.js';
-import type { OperationModel, SpecModel } from '../src/spec/load.js';
-import type { ErrorKind, Profile } from '../src/profile/load.js';
+import type { OperationKey } from '../core/model.js';
+import type { OperationModel, SpecModel } from '../core/spec/load.js';
+import type { ErrorKind, Profile } from '../core/profile/load.js';
 import type { GatewayConfig, ResolvedAccount } from './config.js';
 import type { Session, Store } from './store.js';
 import type { Notifier } from './notify.js';

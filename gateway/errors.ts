@@ -1,8 +1,8 @@
 /** Error replies exactly as the profile's `errors` section shapes them, and response signing. */
-import type { OperationKey } from '../src/model.js';
-import { sign } from '../src/signing.js';
-import { errorKindSpec } from '../src/profile/choices.js';
-import { renderTemplate } from '../src/profile/template.js';
+import type { OperationKey } from '../core/model.js';
+import { sign } from '../core/signing.js';
+import { errorKindSpec } from '../core/profile/choices.js';
+import { renderTemplate } from '../core/profile/template.js';
 import type { ErrorKind, Gateway } from './context.js';
 import type { Reply } from './reply.js';
 

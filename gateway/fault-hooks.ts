@@ -3,10 +3,10 @@
  * is (a deviation with the requirement it breaks and the check that should catch it, or a neutral change), the
  * behaviour switches the operations consult, and the small hooks a variant rewrites replies with.
  */
-import type { OperationKey } from '../src/model.js';
-import type { ErrorKind, Profile } from '../src/profile/load.js';
-import type { OperationModel, SpecModel } from '../src/spec/load.js';
-import { covers, type OperationScope } from '../src/spec/operations.js';
+import type { OperationKey } from '../core/model.js';
+import type { ErrorKind, Profile } from '../core/profile/load.js';
+import type { OperationModel, SpecModel } from '../core/spec/load.js';
+import { covers, type OperationScope } from '../core/spec/operations.js';
 import type { HtmlForm, HtmlInput, HtmlPage } from './html.js';
 import type { Reply, WireResponse } from './reply.js';
 

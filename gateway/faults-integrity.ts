@@ -4,7 +4,7 @@
  * availability (a server error), secrecy (the card's security code echoed). Each must fail the self-test's run
  * through the integrity verdict, whatever the document's levels say.
  */
-import { covers } from '../src/spec/operations.js';
+import { covers } from '../core/spec/operations.js';
 import { type DeviationDefinition, body, items, list, succeeded } from './fault-hooks.js';
 
 export const INTEGRITY_FAULTS: readonly DeviationDefinition[] = [

@@ -32,7 +32,7 @@ export type {
   ReplyContext,
   SignatureCheck,
 } from './fault-hooks.js';
-import { UnknownFaultError } from '../src/types/errors.js';
+import { UnknownFaultError } from '../core/types/errors.js';
 
 /** The variant registry: faults family by family, then neutral variants. */
 export const FAULTS: readonly FaultDefinition[] = [

@@ -3,12 +3,12 @@
  * schemas and a profile (the reference profile by default). Start it in-process with `startGateway`, or from the
  * command line with `pagi-conform serve` (gateway/cli.ts).
  */
-import { maskText } from '../src/mask.js';
+import { maskText } from '../core/mask.js';
 import type { AddressInfo } from 'node:net';
-import { kitSpec, loadSpec } from '../src/spec/load.js';
-import { profileForSpec } from '../src/profile/operations.js';
-import { loadProfile, type Profile } from '../src/profile/load.js';
-import type { Migration } from '../src/profile/migrate.js';
+import { kitSpec, loadSpec } from '../core/spec/load.js';
+import { profileForSpec } from '../core/profile/operations.js';
+import { loadProfile, type Profile } from '../core/profile/load.js';
+import type { Migration } from '../core/profile/migrate.js';
 import {
   configSecrets,
   ConfigError,

@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { JournalError } from '../src/types/errors.js';
+import { JournalError } from '../core/types/errors.js';
 
 /** The journal's file name in the folder, and its lock file's. */
 export const JOURNAL_FILE = 'journal.log';

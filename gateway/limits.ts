@@ -7,7 +7,7 @@
  * JSON `\uD800`-style escapes can produce) are found after parsing, and refusal reasons are made safe for a
  * response header.
  */
-import { childPointer } from '../src/spec/pointer.js';
+import { childPointer } from '../core/spec/pointer.js';
 
 /** The caps (gateway configuration `limits`). */
 export interface BodyLimits {

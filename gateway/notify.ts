@@ -3,11 +3,11 @@
  * signature, attempts with exponential backoff until an acknowledging status or `maxAttempts`, a timeout per
  * attempt. Deliveries run in the background: a response is never held back by them. Every attempt is logged.
  */
-import type { OperationKey } from '../src/model.js';
-import type { Profile } from '../src/profile/load.js';
-import { sign } from '../src/signing.js';
-import { encodeForm } from '../src/codecs/form.js';
-import { fillNotification } from '../src/profile/notification-shape.js';
+import type { OperationKey } from '../core/model.js';
+import type { Profile } from '../core/profile/load.js';
+import { sign } from '../core/signing.js';
+import { encodeForm } from '../core/codecs/form.js';
+import { fillNotification } from '../core/profile/notification-shape.js';
 
 /** One delivery attempt, as logged. */
 export interface NotificationAttempt {

@@ -3,12 +3,12 @@
  * its `errors.precedence` order (the first failing check decides the error), then the operation.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { OperationKey } from '../src/model.js';
-import type { OperationModel } from '../src/spec/load.js';
-import { covers } from '../src/spec/operations.js';
-import type { SchemaViolation } from '../src/spec/ajv.js';
-import { decodeForm, sniffBody } from '../src/codecs/form.js';
-import { verify } from '../src/signing.js';
+import type { OperationKey } from '../core/model.js';
+import type { OperationModel } from '../core/spec/load.js';
+import { covers } from '../core/spec/operations.js';
+import type { SchemaViolation } from '../core/spec/ajv.js';
+import { decodeForm, sniffBody } from '../core/codecs/form.js';
+import { verify } from '../core/signing.js';
 import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js';
 import { batchLimit, refusesOverLimit } from './context.js';
 import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
@@ -22,8 +22,8 @@ import { directPayment } from './ops/direct.js';
 import { payout } from './ops/payout.js';
 import { selectionOperations } from './ops/selection.js';
 import { mockOperation } from './ops/mock.js';
-import { precedenceOf } from '../src/profile/choices.js';
-import { renderHeaderValue } from '../src/profile/template.js';
+import { precedenceOf } from '../core/profile/choices.js';
+import { renderHeaderValue } from '../core/profile/template.js';
 
 /** The operations of the interface the gateway keeps state for; any other operation of the spec is mocked. */
 const HANDLERS: Partial<Record<OperationKey, OperationHandler>> = {

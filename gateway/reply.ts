@@ -2,7 +2,7 @@
  * Replies as structured values (what the operations build and the fault hooks rewrite) and their serialisation
  * to the wire (JSON, XML via the shared codec, HTML via `html.ts`).
  */
-import { writeXml } from '../src/codecs/xml.js';
+import { writeXml } from '../core/codecs/xml.js';
 import { renderHtml, type HtmlPage } from './html.js';
 
 interface ReplyBase {

@@ -3,8 +3,8 @@
  * (in the order the schema lists them), which request fields are nested (objects or arrays), and the schema of
  * the items of an array property.
  */
-import type { SpecModel } from '../src/spec/load.js';
-import { absoluteRef, refBelow as below, resolveRef } from '../src/spec/pointer.js';
+import type { SpecModel } from '../core/spec/load.js';
+import { absoluteRef, refBelow as below, resolveRef } from '../core/spec/pointer.js';
 
 interface Located {
   node: Record<string, any>;

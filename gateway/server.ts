@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { maskText } from '../src/mask.js';
+import { maskText } from '../core/mask.js';
 import { configSecrets } from './config.js';
 import type { Gateway } from './context.js';
 import type { FaultDefinition, ReplyContext } from './faults.js';

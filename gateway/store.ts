@@ -5,7 +5,7 @@
  * which is unknown from then on (a query answers it as not found, a batch item as an unknown transaction).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { DeclineRule } from '../src/profile/choices.js';
+import type { DeclineRule } from '../core/profile/choices.js';
 import { compactDate } from './clock.js';
 
 /** Payment states: the keys of the profile's `statusValues.payment_status`. */

@@ -5,7 +5,7 @@
  * only on a terminal and when NO_COLOR is not set. Text from the target is printed with control characters escaped.
  */
 import type { Writable } from 'node:stream';
-import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../src/model.js';
+import type { CheckResult, CheckStatus, Family, OperationKey, RunResult } from '../core/model.js';
 import {
   STATUSES,
   checkName,
@@ -20,8 +20,8 @@ import {
   verdictLine,
   verdictLines,
 } from './format.js';
-import { NOT_SELECTED, atLeast } from '../src/run-result.js';
-import type { KitReporter } from '../src/reporter.js';
+import { NOT_SELECTED, atLeast } from '../core/run-result.js';
+import type { KitReporter } from '../core/reporter.js';
 
 type Paint = (code: string, text: string) => string;
 

@@ -1,9 +1,9 @@
 /** Reporters that write one file into the run's output folder when the run ends; `writeReportFile` is their one write path. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { maskOutgoing } from '../src/mask.js';
-import type { RunResult } from '../src/model.js';
-import type { KitReporter, RunEnd } from '../src/reporter.js';
+import { maskOutgoing } from '../core/mask.js';
+import type { RunResult } from '../core/model.js';
+import type { KitReporter, RunEnd } from '../core/reporter.js';
 
 /** A reporter named `name` writing `fileName` in the output folder, its text made by `render`. */
 export function fileReporter(

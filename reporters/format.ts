@@ -1,8 +1,8 @@
 /** What several reporters share: status order and labels, counts, the catalogue's statements, evidence lookup. */
 import path from 'node:path';
-import type { CheckResult, CheckStatus, Evidence, Family, Finding, OperationKey, RunResult } from '../src/model.js';
-import { kitSpec, loadSpec } from '../src/spec/load.js';
-import { SEVERITY_ORDER, severityRank } from '../src/run-result.js';
+import type { CheckResult, CheckStatus, Evidence, Family, Finding, OperationKey, RunResult } from '../core/model.js';
+import { kitSpec, loadSpec } from '../core/spec/load.js';
+import { SEVERITY_ORDER, severityRank } from '../core/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];

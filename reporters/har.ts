@@ -4,10 +4,10 @@
  * checks whose findings point at it (`comment`, and `_pagi`: HAR's custom-field convention). Response bodies are the
  * recorded excerpts (a note in `content.comment` says when one was cut).
  */
-import type { ExchangeRecord, RunResult } from '../src/model.js';
+import type { ExchangeRecord, RunResult } from '../core/model.js';
 import { checkName } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 interface HarHeader {
   name: string;

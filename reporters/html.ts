@@ -9,8 +9,8 @@
  * with `--sign-key`. Everything from the run is escaped where it is written: HTML text, attributes, embedded JSON.
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import type { CheckResult, Evidence, RequirementResult, RunResult } from '../src/model.js';
-import { statusForRequirement } from '../src/run-result.js';
+import type { CheckResult, Evidence, RequirementResult, RunResult } from '../core/model.js';
+import { statusForRequirement } from '../core/run-result.js';
 import { resultsDocument } from './json.js';
 import {
   STATUSES,
@@ -29,7 +29,7 @@ import {
 } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 /** HTML-escape text for element content and quoted attribute values (control characters shown as `\\xNN`). */
 function escapeHtml(text: string): string {

@@ -1,5 +1,5 @@
 /** Kit reporters by name (`--reporter`), made for a run's options; the console reporter always runs last. */
-import { UsageError, type RunOptions } from '../src/config/options.js';
+import { UsageError, type RunOptions } from '../core/config/options.js';
 import { consoleReporter } from './console.js';
 import { harReporter } from './har.js';
 import { htmlReporter } from './html.js';
@@ -7,7 +7,7 @@ import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
 import { markdownReporter } from './markdown.js';
 import { loadPrivateKey } from './seal.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 type Factory = (options: Pick<RunOptions, 'signKey'>) => KitReporter;
 

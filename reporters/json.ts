@@ -2,11 +2,11 @@
  * Writes the run's results to `<out>/results.json`: the RunResult under the `$schema` and `schemaVersion` of
  * schemas/results.schema.json, which documents every field.
  */
-import type { RunResult } from '../src/model.js';
-import { SCHEMA_BASE } from '../src/spec/paths.js';
-import type { ConformanceRunResults } from '../src/types/generated.js';
+import type { RunResult } from '../core/model.js';
+import { SCHEMA_BASE } from '../core/spec/paths.js';
+import type { ConformanceRunResults } from '../core/types/generated.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 /** `$id` of the results schema. */
 const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;

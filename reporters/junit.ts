@@ -8,7 +8,7 @@
  * from the target are shown escaped, as XML 1.0 cannot carry them.
  */
 import { XMLBuilder } from 'fast-xml-parser';
-import type { CheckResult, RunResult } from '../src/model.js';
+import type { CheckResult, RunResult } from '../core/model.js';
 import {
   countByStatus,
   evidenceText,
@@ -19,7 +19,7 @@ import {
   verdictHeadline,
 } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 type Node = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * serious first with their requirement ids and first finding, and their evidence in collapsed blocks. Text from the target is escaped (no
  * HTML or Markdown of its own gets through); the file stays under a pull-request comment's size limit.
  */
-import type { CheckResult, Evidence, RunResult } from '../src/model.js';
+import type { CheckResult, Evidence, RunResult } from '../core/model.js';
 import {
   STATUSES,
   checkName,
@@ -21,7 +21,7 @@ import {
   verdictLines,
 } from './format.js';
 import { fileReporter } from './file.js';
-import type { KitReporter } from '../src/reporter.js';
+import type { KitReporter } from '../core/reporter.js';
 
 /** Most characters of the summary (GitHub's limit for a comment is 65 536). */
 const MARKDOWN_LIMIT = 60_000;

@@ -5,7 +5,7 @@
  * of the spec written at docs time under node_modules/.cache/pagi-conformance/docs/; the spec itself is never edited:
  * - each operation's description lists its requirement ids and levels (per variant), linked to the catalogue;
  * - the description opens with the requirement catalogue, the formats table of docs/spec-and-levels.md and the
- *   signing recipe of every profile with worked examples whose signatures are computed by src/signing.ts;
+ *   signing recipe of every profile with worked examples whose signatures are computed by core/signing.ts;
  * - schema patterns become the format names and rules of the formats table (Redoc would print merged `allOf`
  *   patterns as look-ahead chains);
  * - the examples' `encryption_data` values are real signatures (reference profile, sandbox example secret).
@@ -17,13 +17,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import type { OperationKey, Requirement } from '../src/model.js';
-import { loadProfile, type Profile } from '../src/profile/load.js';
-import { digest, sign, stringToSign } from '../src/signing.js';
-import { kitSpec, type SpecModel } from '../src/spec/load.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
-import { readYamlFile } from '../src/yaml.js';
-import { sandboxCredentials } from '../src/pact/interactions.js';
+import type { OperationKey, Requirement } from '../core/model.js';
+import { loadProfile, type Profile } from '../core/profile/load.js';
+import { digest, sign, stringToSign } from '../core/signing.js';
+import { kitSpec, type SpecModel } from '../core/spec/load.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { readYamlFile } from '../core/yaml.js';
+import { sandboxCredentials } from '../pact/interactions.js';
 import { formatsTable } from './readme-formats.js';
 
 /** Where the derived copy of the spec is written. */
@@ -137,7 +137,7 @@ function exampleValue(spec: SpecModel, ref: string): any {
   return readYamlFile(path.join(spec.root, 'spec', ref)).value;
 }
 
-/** One worked signing example: the string to sign, the digest input and the signature, computed by src/signing.ts. */
+/** One worked signing example: the string to sign, the digest input and the signature, computed by core/signing.ts. */
 export function workedExample(
   profile: Profile,
   direction: 'request' | 'response',
@@ -192,7 +192,7 @@ function signingSection(spec: SpecModel): string {
     '# Signing',
     '',
     "How `encryption_data` is computed is not shown by the document (PAGI-AUTH-006, PAGI-AUTH-007: profile level): each profile states it. The worked examples below are computed from the spec's example bodies with the sandbox's example secret",
-    `\`${secret}\` (account \`M10001\`/\`A20001\` of \`gateway/config.default.yaml\`, which \`pagi-conform serve\` accepts); the kit's own signing code (src/signing.ts) produced every signature shown.`,
+    `\`${secret}\` (account \`M10001\`/\`A20001\` of \`gateway/config.default.yaml\`, which \`pagi-conform serve\` accepts); the kit's own signing code (core/signing.ts) produced every signature shown.`,
   ];
   const examples = [
     {

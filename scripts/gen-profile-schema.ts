@@ -1,17 +1,17 @@
 /**
  * Generates the per-operation parts of schemas/profile.schema.json from the spec: every object of the schema carrying
  * `x-pagi-operations: {set, label, entry, entries?, required?, optional?, notes?}` gets one property per operation of
- * that set of the spec (src/spec/operations.ts), the entry schema (`entries` of an operation where it differs) with a
+ * that set of the spec (core/spec/operations.ts), the entry schema (`entries` of an operation where it differs) with a
  * description naming the operation and its path, and (`required`) every such operation required but the `optional`
  * ones; an `enum` carrying `x-pagi-operations: {set}` lists the set's operations. `--check` exits 1 when the committed
  * file is stale. An operation added to the spec thus enters the profile format here, and a profile that does not name
- * it gives it the profile-wide default (`operationDefaults`, src/profile/operations.ts).
+ * it gives it the profile-wide default (`operationDefaults`, core/profile/operations.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { kitSpec, type SpecModel } from '../src/spec/load.js';
-import { operationSet, type OperationSetName } from '../src/spec/operations.js';
-import { SCHEMAS_DIR } from '../src/spec/paths.js';
+import { kitSpec, type SpecModel } from '../core/spec/load.js';
+import { operationSet, type OperationSetName } from '../core/spec/operations.js';
+import { SCHEMAS_DIR } from '../core/spec/paths.js';
 
 export const PROFILE_SCHEMA_FILE = path.join(SCHEMAS_DIR, 'profile.schema.json');
 

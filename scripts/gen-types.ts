@@ -1,14 +1,14 @@
 /**
- * Generates src/types/generated.ts from the JSON Schemas with json-schema-to-typescript: the types of the schemas the
+ * Generates core/types/generated.ts from the JSON Schemas with json-schema-to-typescript: the types of the schemas the
  * code imports (the profile and the results format) and the types they reference. `--check` exits 1 when the committed file is stale.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { compile } from 'json-schema-to-typescript';
-import { KIT_ROOT, SCHEMAS_DIR } from '../src/spec/paths.js';
-import { readYamlFile } from '../src/yaml.js';
+import { KIT_ROOT, SCHEMAS_DIR } from '../core/spec/paths.js';
+import { readYamlFile } from '../core/yaml.js';
 
-export const TYPES_FILE = path.join(KIT_ROOT, 'src', 'types', 'generated.ts');
+export const TYPES_FILE = path.join(KIT_ROOT, 'core', 'types', 'generated.ts');
 
 /**
  * The schemas whose types the code imports (`import type … from '…/types/generated.js'`): the profile and the results
@@ -58,10 +58,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--check')) {
     const current = fs.existsSync(TYPES_FILE) ? fs.readFileSync(TYPES_FILE, 'utf8') : '';
     if (current !== text) {
-      console.error('src/types/generated.ts is stale: run npm run gen:types');
+      console.error('core/types/generated.ts is stale: run npm run gen:types');
       process.exit(1);
     }
-    console.log('src/types/generated.ts is up to date');
+    console.log('core/types/generated.ts is up to date');
   } else {
     fs.mkdirSync(path.dirname(TYPES_FILE), { recursive: true });
     fs.writeFileSync(TYPES_FILE, text);

@@ -1,12 +1,12 @@
 /**
- * Generates src/spec/validators.generated.cjs: the kit's schemas compiled once by Ajv into standalone code
- * (see src/spec/validators.ts). `--check` exits 1 when the committed file does not match schemas/.
+ * Generates core/spec/validators.generated.cjs: the kit's schemas compiled once by Ajv into standalone code
+ * (see core/spec/validators.ts). `--check` exits 1 when the committed file does not match schemas/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
-import { ajvForSet, compiledIds, GENERATED_VALIDATORS, readSchemaSet } from '../src/spec/validators.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { ajvForSet, compiledIds, GENERATED_VALIDATORS, readSchemaSet } from '../core/spec/validators.js';
 
 // ajv's standalone entry is CommonJS; under NodeNext its default export arrives wrapped.
 const standaloneCode = ((standaloneModule as unknown as { default?: unknown }).default ?? standaloneModule) as (

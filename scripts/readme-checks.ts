@@ -1,13 +1,13 @@
 /**
  * The list of check ids and finding codes in docs/reports.md, derived from the registry (suites/registry.ts) and the
  * finding table
- * (src/types/finding-codes.ts). `--check` exits 1 when the page is stale; without it the page is rewritten
+ * (core/types/finding-codes.ts). `--check` exits 1 when the page is stale; without it the page is rewritten
  * between the CHECKS markers.
  */
-import { checkSeverity } from '../src/engine/outcome.js';
-import { kitSpec } from '../src/spec/load.js';
-import { operationsIn } from '../src/spec/operations.js';
-import { FINDING_CODES } from '../src/types/finding-codes.js';
+import { checkSeverity } from '../engine/outcome.js';
+import { kitSpec } from '../core/spec/load.js';
+import { operationsIn } from '../core/spec/operations.js';
+import { FINDING_CODES } from '../core/types/finding-codes.js';
 import { CHECKS } from '../suites/registry.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 

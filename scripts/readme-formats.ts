@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCHEMAS_DIR } from '../src/spec/paths.js';
+import { SCHEMAS_DIR } from '../core/spec/paths.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 
 const MARKERS: SectionMarkers = {

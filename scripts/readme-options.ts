@@ -1,12 +1,12 @@
 /**
  * The table of `run()` options and config-file keys in docs/running-and-ci.md, derived from the options table
- * (src/config/options.ts): key, TypeScript type, CLI flag, environment variable, default, description. `--check`
+ * (core/config/options.ts): key, TypeScript type, CLI flag, environment variable, default, description. `--check`
  * exits 1 when the page is stale; without it the page is rewritten between the OPTIONS markers.
  */
-import { type Command, flagOf, OPTIONS, type OptionDef, optionsOf } from '../src/config/options.js';
+import { type Command, flagOf, OPTIONS, type OptionDef, optionsOf } from '../core/config/options.js';
 import { SERVE_FLAGS } from '../gateway/cli.js';
-import { SELFTEST_FLAGS } from '../src/cli/selftest.js';
-import type { FlagRow } from '../src/config/flags.js';
+import { SELFTEST_FLAGS } from '../cli/selftest.js';
+import type { FlagRow } from '../core/config/flags.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 
 const MARKERS: SectionMarkers = {

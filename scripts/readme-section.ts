@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 
 /** The markers of one section (`name` is the marker's word, e.g. CHECKS) and the file that holds it. */
 export interface SectionMarkers {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SelftestResult } from '../selftest/index.js';
 import { SELFTEST_JSON } from '../selftest/report.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 
 const MARKERS: SectionMarkers = {

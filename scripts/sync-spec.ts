@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseDocument, parse } from 'yaml';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 
 export function syncedSpecText(root = KIT_ROOT): { current: string; synced: string } {
   const specFile = path.join(root, 'spec', 'openapi.yaml');

@@ -6,8 +6,8 @@
  */
 import { FAULTS, type FaultDefinition } from '../gateway/faults.js';
 import { CHECKS, checkOf } from '../suites/registry.js';
-import { FAMILIES, type Family, type OperationKey } from '../src/model.js';
-import { kitSpec } from '../src/spec/load.js';
+import { FAMILIES, type Family, type OperationKey } from '../core/model.js';
+import { kitSpec } from '../core/spec/load.js';
 
 /** One variant as the self-test runs it. */
 export interface PlannedVariant {

@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 import { errorRun, type VariantRun } from './run.js';
 import type { PlannedVariant } from './plan.js';
 import type { VariantSettings } from './variant.js';

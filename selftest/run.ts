@@ -1,5 +1,5 @@
 /** What a variant's run produced, and the run of a variant that ended in an error before it had a verdict. */
-import type { Family, OperationKey, Severity, Verdict } from '../src/model.js';
+import type { Family, OperationKey, Severity, Verdict } from '../core/model.js';
 import type { PlannedVariant } from './plan.js';
 
 /** A failed check of a variant's run. */

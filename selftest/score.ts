@@ -8,9 +8,9 @@
  * reached by some fault, that is, a check tracing to it failed (on an operation it concerns) in that fault's run.
  */
 import { CHECKS, checkOf, requirementsFor } from '../suites/registry.js';
-import type { Family, Level } from '../src/model.js';
-import { atLeast, severityOfLevel } from '../src/run-result.js';
-import { kitSpec } from '../src/spec/load.js';
+import type { Family, Level } from '../core/model.js';
+import { atLeast, severityOfLevel } from '../core/run-result.js';
+import { kitSpec } from '../core/spec/load.js';
 import type { PlannedVariant } from './plan.js';
 import type { FailedCheck, VariantRun } from './variant.js';
 

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startGateway, type RunningGateway } from '../gateway/index.js';
-import { run } from '../src/index.js';
-import type { RunResult } from '../src/model.js';
+import { run } from '../kit/index.js';
+import type { RunResult } from '../core/model.js';
 import { errorRun, type FailedCheck, type VariantRun } from './run.js';
 import type { PlannedVariant } from './plan.js';
 

@@ -5,7 +5,7 @@
  * them occurring.
  */
 import fc from 'fast-check';
-import type { SpecModel } from '../src/spec/load.js';
+import type { SpecModel } from '../core/spec/load.js';
 import { type SchemaAt, itemSchemas, propertySchemas } from './schema-walk.js';
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {

@@ -4,7 +4,7 @@
  * here: they are read from the spec and the profile. Every name below is verified at load against the schemas
  * (`verifyFields`), so a renamed field breaks loudly instead of being silently ignored.
  */
-import type { SpecModel } from '../src/spec/load.js';
+import type { SpecModel } from '../core/spec/load.js';
 import { declaredNames, expand, schemasAt, schemaRoot } from './schema-walk.js';
 
 /** Single fields, each with the operation whose request or response schema declares it. */

@@ -4,8 +4,8 @@
  * evidence of the exchanges it rests on. Also the one adapter from schema
  * violations to findings, the check definition helper and the preconditions checks are wrapped in.
  */
-import { assertOwnRequirements, findingProse, severityOf } from '../src/engine/outcome.js';
-import { maskText } from '../src/mask.js';
+import { assertOwnRequirements, findingProse, severityOf } from '../engine/outcome.js';
+import { maskText } from '../core/mask.js';
 import type {
   Check,
   CheckContext,
@@ -15,10 +15,10 @@ import type {
   Observation,
   OperationKey,
   ProbeOf,
-} from '../src/model.js';
-import type { SchemaViolation } from '../src/spec/ajv.js';
-import { type FindingCode, findingTitle } from '../src/types/finding-codes.js';
-import { valueAt } from '../src/spec/pointer.js';
+} from '../core/model.js';
+import type { SchemaViolation } from '../core/spec/ajv.js';
+import { type FindingCode, findingTitle } from '../core/types/finding-codes.js';
+import { valueAt } from '../core/spec/pointer.js';
 import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from './schema-walk.js';
 
 /**
@@ -114,7 +114,7 @@ function findingMessage(ctx: CheckContext, expected: FindingSide, received: Find
 
 /**
  * A received side without the short card values the exchange's request sent (`Exchange.sentCardEchoes`): a value
- * equal to one of them is the echo of a card field, masked whole (the exact-place rule of src/mask.ts).
+ * equal to one of them is the echo of a card field, masked whole (the exact-place rule of core/mask.ts).
  */
 function withoutEchoes(side: FindingSide, exchange: Exchange | undefined): FindingSide {
   const echoes = exchange?.sentCardEchoes;

@@ -1,7 +1,7 @@
 /** Reading exchanges for checks and probes: decoded bodies as JSON views, statuses, amounts, batch results, records. */
-import { normaliseArrays } from '../src/codecs/xml.js';
-import type { CheckContext, CheckoutFormModel, Exchange, OperationKey } from '../src/model.js';
-import type { OperationModel, SpecModel } from '../src/spec/load.js';
+import { normaliseArrays } from '../core/codecs/xml.js';
+import type { CheckContext, CheckoutFormModel, Exchange, OperationKey } from '../core/model.js';
+import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { FIELD } from './fields.js';
 import { arrayProperties } from './schema-walk.js';
 

@@ -3,15 +3,12 @@
  * an unknown probe, an operation its probe does not cover, or an unknown (or `unspecified`) requirement throws.
  * Families and conformance levels are lists of check ids derived from the table.
  */
-import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../src/model.js';
-import { kitSpec, type SpecModel } from '../src/spec/load.js';
-import { operationsIn } from '../src/spec/operations.js';
-import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../src/run-result.js';
-import {
-  checkSeverity as engineCheckSeverity,
-  requirementsFor as engineRequirementsFor,
-} from '../src/engine/outcome.js';
-import { registryProblems } from '../src/engine/registry.js';
+import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../core/model.js';
+import { kitSpec, type SpecModel } from '../core/spec/load.js';
+import { operationsIn } from '../core/spec/operations.js';
+import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../core/run-result.js';
+import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../engine/outcome.js';
+import { registryProblems } from '../engine/registry.js';
 import { CHOICE_CHECKS } from './checks/choices.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';

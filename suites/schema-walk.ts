@@ -3,8 +3,8 @@
  * requirement ids its constraints carry, and which subschemas apply at a JSON pointer. Validation itself is
  * `spec.validate` (ajv); this module only answers the questions ajv does not (unknown fields, where a format lives).
  */
-import type { SpecModel } from '../src/spec/load.js';
-import { pointerOf, resolveRef, tokensOf } from '../src/spec/pointer.js';
+import type { SpecModel } from '../core/spec/load.js';
+import { pointerOf, resolveRef, tokensOf } from '../core/spec/pointer.js';
 
 type Node = Record<string, any>;
 

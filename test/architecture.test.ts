@@ -1,40 +1,25 @@
 /**
- * The kit's layers point one way. The README's layer table (between its LAYERS markers) says which folders and
- * files form each layer and which layers each may import; this test reads every source file's imports (static,
- * `import type`, re-exports, dynamic `import('…')` and `import('…')` types, through TypeScript's own scanner) and
- * fails on an import the table does not allow, on a source file no layer holds, and on any cycle between files.
+ * The kit's layers point one way. Each layer is a top-level folder; scripts/layers.ts says what each may import (the
+ * README's layer table is generated from it). This test finds the layers in the folders (a top-level folder holding
+ * kit source that is no layer fails), reads every source file's imports (static, `import type`, re-exports, dynamic
+ * `import('…')` and `import('…')` types, through TypeScript's own scanner) and fails on an import the table does not
+ * allow and on any cycle between files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { LAYERS, NOT_LAYERS } from '../scripts/layers.js';
+import { LAYER_MARKERS, layersTable } from '../scripts/readme-layers.js';
+import { sectionIsCurrent } from '../scripts/readme-section.js';
 
 interface Layer {
   name: string;
-  /** Folders (ending in `/`) and files, relative to the kit's root. */
-  paths: string[];
   mayImport: string[];
 }
 
-/** The layer table of the README. */
-function readLayers(): Layer[] {
-  const readme = fs.readFileSync(path.join(KIT_ROOT, 'README.md'), 'utf8');
-  const section = /<!-- LAYERS:START[^>]*-->([\s\S]*?)<!-- LAYERS:END -->/.exec(readme)?.[1];
-  if (!section) throw new Error('README.md has no LAYERS section');
-  const rows = section
-    .split('\n')
-    .filter((l) => l.startsWith('|'))
-    .slice(2);
-  return rows.map((row) => {
-    const [name, paths, mayImport] = row
-      .split('|')
-      .slice(1, 4)
-      .map((cell) => cell.trim());
-    const codes = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
-    return { name: name!.replace(/\*/g, ''), paths: codes(paths!), mayImport: codes(mayImport!) };
-  });
-}
+const layers: Layer[] = LAYERS.map((l) => ({ name: l.folder, mayImport: [l.folder, ...l.mayImport] }));
 
 const SOURCE = /\.(ts|mts|mjs)$/;
 
@@ -74,16 +59,19 @@ function importsOf(file: string): Import[] {
   return out;
 }
 
-/** The layer holding `file`: its longest matching folder or file entry. */
+/** The layer holding `file`: its top-level folder's. */
 function layerOf(layers: readonly Layer[], file: string): Layer | undefined {
-  let best: { layer: Layer; length: number } | undefined;
-  for (const layer of layers) {
-    for (const p of layer.paths) {
-      const hit = p.endsWith('/') ? file.startsWith(p) : file === p;
-      if (hit && (!best || p.length > best.length)) best = { layer, length: p.length };
-    }
-  }
-  return best?.layer;
+  return layers.find((l) => l.name === file.split('/')[0]);
+}
+
+/** Top-level folders holding TypeScript source (the layers must be exactly these, bar the ones that are no layer). */
+function sourceFolders(): string[] {
+  return fs
+    .readdirSync(KIT_ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !(NOT_LAYERS as readonly string[]).includes(e.name))
+    .map((e) => e.name)
+    .filter((d) => sourceFiles(d).length > 0)
+    .sort();
 }
 
 /** Every cycle between files, each as its files in import order (Tarjan's strongly connected components). */
@@ -145,13 +133,11 @@ function shortestCycle(edges: ReadonlyMap<string, readonly string[]>, component:
   return `${cycle.join(' → ')}${more}`;
 }
 
-const layers = readLayers();
-const roots = [...new Set(layers.flatMap((l) => l.paths.map((p) => p.split('/')[0]!)))];
-const files = roots.flatMap((root) => (fs.statSync(path.join(KIT_ROOT, root)).isDirectory() ? sourceFiles(root) : []));
+const files = layers.flatMap((l) => (fs.existsSync(path.join(KIT_ROOT, l.name)) ? sourceFiles(l.name) : []));
 const imports = files.flatMap(importsOf);
 
-describe('architecture: the README layer table', () => {
-  it('names layers that exist and allows imports only downwards (no two layers may import each other)', () => {
+describe('architecture: the layers are the folders', () => {
+  it('allows imports only downwards (no two layers may import each other), naming layers that exist', () => {
     const names = new Set(layers.map((l) => l.name));
     expect(layers.length).toBeGreaterThan(5);
     expect(
@@ -163,17 +149,13 @@ describe('architecture: the README layer table', () => {
     expect(cyclesOf(upward).map((c) => shortestCycle(upward, c))).toEqual([]);
   });
 
-  it('names folders and files that exist', () => {
-    expect(
-      layers.flatMap((l) =>
-        l.paths.filter((p) => !fs.existsSync(path.join(KIT_ROOT, p))).map((p) => `${l.name}: ${p} does not exist`),
-      ),
-    ).toEqual([]);
+  it('has one layer per top-level source folder, and a folder for every layer', () => {
+    expect(sourceFolders()).toEqual(layers.map((l) => l.name).sort());
+    expect(files.length).toBeGreaterThan(100);
   });
 
-  it('places every source file in a layer', () => {
-    expect(files.length).toBeGreaterThan(100);
-    expect(files.filter((f) => !layerOf(layers, f)).map((f) => `${f} is in no layer of the README table`)).toEqual([]);
+  it("the README's layer table is generated from scripts/layers.ts (npm run readme:layers)", () => {
+    expect(sectionIsCurrent(LAYER_MARKERS, layersTable())).toBe(true);
   });
 });
 
@@ -201,8 +183,8 @@ describe('architecture: imports', () => {
 
   it('are all seen, dynamic import() and import() types included', () => {
     const seen = (from: string, to: string) => imports.some((i) => i.from === from && i.to === to);
-    expect(seen('src/kit.ts', 'gateway/index.ts')).toBe(true); // await import('../gateway/index.js')
-    expect(seen('src/model.ts', 'src/spec/load.ts')).toBe(true); // import('./spec/load.js').SpecModel
-    expect(seen('src/engine/adapter.ts', 'src/engine/suite.ts')).toBe(true); // import type {} from './suite.js'
+    expect(seen('kit/kit.ts', 'gateway/index.ts')).toBe(true); // await import('../gateway/index.js')
+    expect(seen('core/model.ts', 'core/spec/load.ts')).toBe(true); // import('./spec/load.js').SpecModel
+    expect(seen('engine/adapter.ts', 'engine/suite.ts')).toBe(true); // import type {} from './suite.js'
   });
 });

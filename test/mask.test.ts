@@ -11,7 +11,7 @@ import {
   maskText,
   maskValue,
   protectOutput,
-} from '../src/mask.js';
+} from '../core/mask.js';
 
 const PAN = '4111111111111111';
 const SECRET = 'k3y&v@l"ue 9';

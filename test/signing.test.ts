@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadProfile } from '../src/profile/load.js';
-import { sign, signedView, stringToSign, verify } from '../src/signing.js';
+import { loadProfile } from '../core/profile/load.js';
+import { sign, signedView, stringToSign, verify } from '../core/signing.js';
 
 // Known-answer vectors computed independently of this code, with openssl:
 //   printf '%s' 'M10001A20001ORD-1USD10.36s3cr3t' | openssl dgst -sha256

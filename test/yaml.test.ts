@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseYamlText, readYamlFile } from '../src/yaml.js';
-import { KIT_ROOT } from '../src/spec/paths.js';
+import { parseYamlText, readYamlFile } from '../core/yaml.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 import { tempDir } from './support/temp.js';
 
-describe('YAML reading through the parse cache (src/yaml.ts)', () => {
+describe('YAML reading through the parse cache (core/yaml.ts)', () => {
   it('gives what yaml gives, for the spec, the catalogue and the profiles, on a miss and on a hit', () => {
     for (const file of [
       'spec/openapi.yaml',

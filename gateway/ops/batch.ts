@@ -3,7 +3,7 @@
  * `batch.checkOrder` and applied at once, so later items of the same request see its effect.
  */
 import type { ValidateFunction } from 'ajv';
-import type { Profile } from '../../src/profile/load.js';
+import type { Profile } from '../../core/profile/load.js';
 import {
   batchLimit,
   echo,

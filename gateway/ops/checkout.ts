@@ -4,9 +4,9 @@
  * hosted payment page, whose form posts to `/pay/<token>`; paying there creates the payment, once.
  */
 import { resolveAccount } from '../config.js';
-import type { OperationModel } from '../../src/spec/load.js';
+import type { OperationModel } from '../../core/spec/load.js';
 import { liveSession, openSession, str, type Gateway, type GatewayRequest, type OperationHandler } from '../context.js';
-import { renderTemplate } from '../../src/profile/template.js';
+import { renderTemplate } from '../../core/profile/template.js';
 import { errorReply } from '../errors.js';
 import type { HtmlInput } from '../html.js';
 import { pageReply, type Reply } from '../reply.js';

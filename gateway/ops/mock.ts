@@ -6,7 +6,7 @@
  * the operation's `x-pagi-*` entries say the answer echoes, signed as the profile signs that operation's answers.
  * It keeps no state: nothing it answers changes what another operation shows.
  */
-import { operationExamples } from '../../src/spec/examples.js';
+import { operationExamples } from '../../core/spec/examples.js';
 import type { Gateway, GatewayRequest, OperationHandler } from '../context.js';
 import { signResponse } from '../errors.js';
 import { jsonReply, type Reply } from '../reply.js';

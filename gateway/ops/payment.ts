@@ -2,9 +2,9 @@
  * What the three payment operations share: card checks from the profile, the outcome rules (decline rules,
  * review triggers), the transaction record, the direct-payment-shaped result and the payment notification.
  */
-import type { OperationKey } from '../../src/model.js';
-import { luhnValid } from '../../src/mask.js';
-import { type DeclineRule, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
+import type { OperationKey } from '../../core/model.js';
+import { luhnValid } from '../../core/mask.js';
+import { type DeclineRule, declineOutcome, declineRuleOf } from '../../core/profile/choices.js';
 import { addInterval, dateTime } from '../clock.js';
 import type { ResolvedAccount } from '../config.js';
 import { echo, factsOf, ordered, str, type Gateway, type Refusal } from '../context.js';

@@ -8,7 +8,7 @@ import { ordered, str, type Gateway, type GatewayRequest, type OperationHandler,
 import { signResponse } from '../errors.js';
 import { divide, percentFraction, toInteger } from '../money.js';
 import { jsonReply } from '../reply.js';
-import { valueAt, withValueAt } from '../../src/spec/pointer.js';
+import { valueAt, withValueAt } from '../../core/spec/pointer.js';
 
 /** JSON text with object keys sorted, so two equal bodies digest alike whatever their key order. */
 function canonical(value: unknown): string {

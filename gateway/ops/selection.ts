@@ -2,7 +2,7 @@
  * Query (`/v1/retrievalTrans`) and refund search (`/v1/retrievalRefund`): the records the profile's `selection`
  * rules pick, at most the spec's `x-pagi-limit` orders per request.
  */
-import type { OperationKey } from '../../src/model.js';
+import type { OperationKey } from '../../core/model.js';
 import { compactTimestamp, isoDate } from '../clock.js';
 import {
   echo,

@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { OperationKey } from '../../src/model.js';
-import { encodeForm } from '../../src/codecs/form.js';
+import type { OperationKey } from '../../core/model.js';
+import { encodeForm } from '../../core/codecs/form.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 

@@ -8,10 +8,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationKey } from '../../src/model.js';
-import { notificationSchemaValidator } from '../../src/profile/notification-shape.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { sign, signedView } from '../../src/signing.js';
+import type { OperationKey } from '../../core/model.js';
+import { notificationSchemaValidator } from '../../core/profile/notification-shape.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { sign, signedView } from '../../core/signing.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 import { formModel } from './page.js';

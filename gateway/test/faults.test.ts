@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readXml } from '../../src/codecs/xml.js';
-import { FAMILIES } from '../../src/model.js';
+import { readXml } from '../../core/codecs/xml.js';
+import { FAMILIES } from '../../core/model.js';
 import { checkOf } from '../../suites/registry.js';
 import { FAULTS, findFault, startGateway, UnknownFaultError, type RunningGateway } from '../index.js';
 import * as h from './helpers.js';

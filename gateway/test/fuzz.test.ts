@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationKey } from '../../src/model.js';
+import type { OperationKey } from '../../core/model.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 

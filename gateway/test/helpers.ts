@@ -1,13 +1,13 @@
-/** Test helpers: requests built from the spec's examples and the profile's test cards, signed with src/signing.ts. */
+/** Test helpers: requests built from the spec's examples and the profile's test cards, signed with core/signing.ts. */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { OperationKey } from '../../src/model.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { sign } from '../../src/signing.js';
-import { encodeForm } from '../../src/codecs/form.js';
-import { normaliseArrays, readXml } from '../../src/codecs/xml.js';
+import type { OperationKey } from '../../core/model.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { sign } from '../../core/signing.js';
+import { encodeForm } from '../../core/codecs/form.js';
+import { normaliseArrays, readXml } from '../../core/codecs/xml.js';
 import { defaultConfig } from '../config.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../index.js';
 import { exampleValue } from '../../test/support/examples.js';

@@ -10,10 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationKey } from '../../src/model.js';
-import { sampleBody, type SampleSettings } from '../../src/engine/sample.js';
-import { encodeForm } from '../../src/codecs/form.js';
-import { sign } from '../../src/signing.js';
+import type { OperationKey } from '../../core/model.js';
+import { sampleBody, type SampleSettings } from '../../engine/sample.js';
+import { encodeForm } from '../../core/codecs/form.js';
+import { sign } from '../../core/signing.js';
 import { applyMutation, mutationArbitrary, NEGATIVE_CASES, type Mutation } from '../../suites/probes/basic.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';

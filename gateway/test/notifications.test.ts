@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { verify } from '../../src/signing.js';
+import { verify } from '../../core/signing.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 import { tempDir } from '../../test/support/temp.js';

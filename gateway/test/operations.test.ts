@@ -3,8 +3,8 @@
  * and every error kind is answered with the profile's status and body, whose fields keep the schema's forms.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationKey } from '../../src/model.js';
-import { verify } from '../../src/signing.js';
+import type { OperationKey } from '../../core/model.js';
+import { verify } from '../../core/signing.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 import { formModel } from './page.js';

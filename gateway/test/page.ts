@@ -1,6 +1,6 @@
 /** Reading the gateway's HTML pages in tests (jsdom, kept apart from helpers.ts: only page tests load it). */
 import { JSDOM } from 'jsdom';
-import type { CheckoutFormModel } from '../../src/model.js';
+import type { CheckoutFormModel } from '../../core/model.js';
 
 /** The form model of an HTML page (the kit's CheckoutForm data model). */
 export function formModel(

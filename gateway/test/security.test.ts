@@ -2,10 +2,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeForm } from '../../src/codecs/form.js';
-import type { OperationKey } from '../../src/model.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { sign, verify } from '../../src/signing.js';
+import { encodeForm } from '../../core/codecs/form.js';
+import type { OperationKey } from '../../core/model.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { sign, verify } from '../../core/signing.js';
 import type { RunningGateway } from '../index.js';
 import * as h from './helpers.js';
 

@@ -3,7 +3,7 @@
  * gateway does not know (`errors.unknownMerchant`), and the signing of values whose place in the string to sign is
  * the profile's choice (`signature.request.leaveOut`, `requestMedia.formNestedValues`).
  */
-import type { Check, CheckContext, Exchange } from '../../src/model.js';
+import type { Check, CheckContext, Exchange } from '../../core/model.js';
 import { defineCheck, onlyWithSteps, outcomeOf, succeeded, wrap } from '../findings.js';
 import {
   type SIGNED_VALUE_PARTS,

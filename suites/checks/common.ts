@@ -1,10 +1,10 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
-import { decodeForm, sniffBody } from '../../src/codecs/form.js';
-import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
-import { type Pinned, definedKinds, errorKindSpec } from '../../src/profile/choices.js';
-import type { ErrorKind } from '../../src/profile/load.js';
-import { placeholderText, requestFieldOf, templateParts } from '../../src/profile/template.js';
-import { childPointer } from '../../src/spec/pointer.js';
+import { decodeForm, sniffBody } from '../../core/codecs/form.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import { type Pinned, definedKinds, errorKindSpec } from '../../core/profile/choices.js';
+import type { ErrorKind } from '../../core/profile/load.js';
+import { placeholderText, requestFieldOf, templateParts } from '../../core/profile/template.js';
+import { childPointer } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote, quoted } from '../findings.js';
 import {

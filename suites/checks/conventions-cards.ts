@@ -2,12 +2,12 @@
  * conventions, cards in answers: no full card number or security code in any answer, and a card masked as the
  * profile says.
  */
-import type { CheckContext, Exchange, Observation } from '../../src/model.js';
-import { maskPan } from '../../src/mask.js';
+import type { CheckContext, Exchange, Observation } from '../../core/model.js';
+import { maskPan } from '../../core/mask.js';
 import { FIELD } from '../fields.js';
 import { allSteps, defineCheck, onlyOnSuccess, quoted } from '../findings.js';
 import { isObject, responseObject, text } from '../observe.js';
-import { pointerOf } from '../../src/spec/pointer.js';
+import { pointerOf } from '../../core/spec/pointer.js';
 import { sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
 

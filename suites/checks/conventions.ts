@@ -3,7 +3,7 @@
  * echoes of the request, batch answers item by item, envelope and item success values, refund reference ids, card
  * masking, and the 3-D Secure, anti-fraud and subscription results the request asked for.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
 import {
@@ -21,14 +21,14 @@ import {
   statusValues,
   text,
 } from '../observe.js';
-import { pointerOf } from '../../src/spec/pointer.js';
+import { pointerOf } from '../../core/spec/pointer.js';
 import { shownValues } from '../schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
 import { happy } from '../probes/basic.js';
 import { cardMaskedPerProfile, noFullCardNumberInResponse } from './conventions-cards.js';
-import type { SelectingOperation } from '../../src/profile/operations.js';
+import type { SelectingOperation } from '../../core/profile/operations.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
 

@@ -6,11 +6,11 @@
  * one exchange and its generated case (`deepVerdict`): the probe uses it to find and shrink failures, the checks to
  * report the shrunk ones the probe kept.
  */
-import type { Check, CheckContext, Exchange, Finding, Level, Observation, OperationKey } from '../../src/model.js';
-import { severityOfLevel, severityRank } from '../../src/run-result.js';
+import type { Check, CheckContext, Exchange, Finding, Level, Observation, OperationKey } from '../../core/model.js';
+import { severityOfLevel, severityRank } from '../../core/run-result.js';
 import { type FindingInput, defineCheck, makeFinding, outcomeOf, quote } from '../findings.js';
 import { batchResults, codeMessage, itemSucceeded, operationOf, responseObject, statusOf } from '../observe.js';
-import { covers } from '../../src/spec/operations.js';
+import { covers } from '../../core/spec/operations.js';
 import { checkFollowUp, errorKindOf, refusalInBody } from './common.js';
 import {
   fieldFormatsFollowConventions,
@@ -20,7 +20,7 @@ import {
 } from './conventions.js';
 import { noFullCardNumberInResponse } from './conventions-cards.js';
 import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 
 /** A generated request: valid for the spec and the profile, or breaking exactly one rule (named by its requirement id). */
 export type DeepCase =

@@ -3,9 +3,9 @@
  * within the configured wait (must); method, body and signature as the profile says, and retries of an
  * unacknowledged notification as the profile schedules them (profile).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
-import { expectedNotificationFields, notificationSchemaValidator } from '../../src/profile/notification-shape.js';
-import { valueAt } from '../../src/spec/pointer.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import { expectedNotificationFields, notificationSchemaValidator } from '../../core/profile/notification-shape.js';
+import { valueAt } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, stepEntries, onlyWhen, quoted, wrap, type Report } from '../findings.js';
 import { formatOfMediaType, headerOf, isObject, responseObject } from '../observe.js';

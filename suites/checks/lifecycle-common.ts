@@ -2,7 +2,7 @@
  * What the lifecycle checks share: a scenario step's batch result and payment facts, and the expectations they judge
  * steps by (a state shown by a query, an item that succeeded, an item refused with the profile's failure).
  */
-import type { CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import type { PAYMENT_STEPS, REVIEW_STEPS } from '../probes/lifecycle.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote, quoted, succeeded } from '../findings.js';

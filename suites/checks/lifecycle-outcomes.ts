@@ -3,8 +3,8 @@
  * completed or declined on the APM issuer page (`apmCompletion`) and completed through the checkout page
  * (`checkoutCompletion`).
  */
-import type { Check, CheckContext, Exchange, Observation } from '../../src/model.js';
-import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../src/profile/choices.js';
+import type { Check, CheckContext, Exchange, Observation } from '../../core/model.js';
+import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../core/profile/choices.js';
 import { FIELD } from '../fields.js';
 import {
   type Report,

@@ -1,5 +1,5 @@
 /** lifecycle, the payout scenario (`payoutLifecycle`): a payout the profile's failure rule matches, and replays. */
-import type { Check } from '../../src/model.js';
+import type { Check } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { responseObject, statusOf, text } from '../observe.js';

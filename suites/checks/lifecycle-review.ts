@@ -1,5 +1,5 @@
 /** lifecycle, the review scenario (`reviewLifecycle`): a flagged payment approved or rejected by review, and reviewed again. */
-import type { Check, CheckContext, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Observation } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, onlyWithSteps, quoted, wrap } from '../findings.js';
 import { expectedCodeMessage, matchesCodeMessage, responseObject } from '../observe.js';

@@ -2,7 +2,7 @@
  * lifecycle, the payment scenario (`paymentLifecycle`): capture, partial and full refunds, refund search, cancel, and
  * the transitions the profile refuses (over-capture, over-refund, capture of a cancelled payment, ...).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, wrap } from '../findings.js';
 import { sameValue, isObject, queryRecords, responseObject } from '../observe.js';

@@ -2,7 +2,7 @@
  * lifecycle: what the stateful scenarios show. Transitions the document leaves unspecified are judged at `expected`
  * (payment invariants) or `profile` level (the profile's states, codes and numbering), never `must`.
  */
-import type { Check } from '../../src/model.js';
+import type { Check } from '../../core/model.js';
 import { OUTCOME_CHECKS } from './lifecycle-outcomes.js';
 import { PAYOUT_CHECKS } from './lifecycle-payout.js';
 import { REVIEW_CHECKS } from './lifecycle-review.js';

@@ -4,7 +4,7 @@
  * and its over-limit error, or only its first orders up to the limit processed (`limits.overLimit.refuseWhole`); an
  * empty batch gets no server error; query and refund search at and over their limit.
  */
-import type { Check, CheckContext, Observation } from '../../src/model.js';
+import type { Check, CheckContext, Observation } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {

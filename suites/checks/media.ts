@@ -3,10 +3,10 @@
  * request headers, and the hosted checkout page read statically (one form, POST to `{base_url}/v1/checkout`,
  * submitted on load, every submitted field, alias, `allParams` and gateway-added field).
  */
-import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../src/model.js';
+import type { Check, CheckContext, CheckoutFormModel, Observation } from '../../core/model.js';
 import { defineCheck, onlyOnSuccess, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statusOf } from '../observe.js';
-import { renderHeaderValue, renderTemplate } from '../../src/profile/template.js';
+import { renderHeaderValue, renderTemplate } from '../../core/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
 

@@ -4,7 +4,7 @@
  * (`selection.*.resultOrder`), how two selecting fields combine (`selection.*.combine`, `unmatched`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
  * `localClearingSystem`).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import {
@@ -21,7 +21,7 @@ import {
   statusOf,
   statusValues,
 } from '../observe.js';
-import { errorKindSpec, precedenceOf } from '../../src/profile/choices.js';
+import { errorKindSpec, precedenceOf } from '../../core/profile/choices.js';
 import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
 import {
   type ErrorKind,
@@ -41,8 +41,8 @@ import {
   selectionOrder,
   twoFaults,
 } from '../probes/profile-rules.js';
-import type { SelectingOperation } from '../../src/profile/operations.js';
-import { recordSource, selectionDateField, selectionResults } from '../../src/spec/operations.js';
+import type { SelectingOperation } from '../../core/profile/operations.js';
+import { recordSource, selectionDateField, selectionResults } from '../../core/spec/operations.js';
 
 /** Of two names, the one a profile order lists first. */
 function firstOf<T extends string>(order: readonly string[], a: T, b: T): T {

@@ -4,8 +4,8 @@
  * free text carrying markup returned exactly in the checkout page's inputs, adding no input, and leaving the XML answer
  * readable.
  */
-import type { Check, CheckContext, Observation } from '../../src/model.js';
-import { covers } from '../../src/spec/operations.js';
+import type { Check, CheckContext, Observation } from '../../core/model.js';
+import { covers } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import {
   type Report,

@@ -3,9 +3,9 @@
  * its variant, each failure at the level of the requirement its constraint carries; undeclared fields as
  * information; and the documented request accepted.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
-import type { SchemaViolation } from '../../src/spec/ajv.js';
-import { kitSpec, type SpecModel } from '../../src/spec/load.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { SchemaViolation } from '../../core/spec/ajv.js';
+import { kitSpec, type SpecModel } from '../../core/spec/load.js';
 import { FIELD } from '../fields.js';
 import {
   defineCheck,
@@ -17,7 +17,7 @@ import {
   type ViolationKind,
 } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
-import { pointerOf } from '../../src/spec/pointer.js';
+import { pointerOf } from '../../core/spec/pointer.js';
 import {
   declaredNames,
   expand,

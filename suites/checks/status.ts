@@ -3,7 +3,7 @@
  * for the APM payment, the profile's refusal elsewhere) with nothing changed; an unknown APM record answered 404;
  * per-item failures for unknown transactions; no server error for any generated input.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../src/model.js';
+import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, stepEntries, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import {

@@ -4,12 +4,12 @@
  * a second source address and hostile free text.
  */
 import fc from 'fast-check';
-import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
-import { childPointer, withValueAt } from '../../src/spec/pointer.js';
+import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
+import { childPointer, withValueAt } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type FollowUp, operationOf, responseObject, text } from '../observe.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
-import { operationSet } from '../../src/spec/operations.js';
+import { operationSet } from '../../core/spec/operations.js';
 import {
   Inconclusive,
   type BatchOperation,

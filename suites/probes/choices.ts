@@ -3,8 +3,8 @@
  * (`errors.unknownMerchant`), and requests carrying values whose signing is the profile's choice — booleans and
  * nulls in a JSON body (`signature.request.leaveOut`), nested values in a form body (`requestMedia.formNestedValues`).
  */
-import type { CheckContext, Exchange, OperationKey } from '../../src/model.js';
-import { signedView, stringToSign } from '../../src/signing.js';
+import type { CheckContext, Exchange, OperationKey } from '../../core/model.js';
+import { signedView, stringToSign } from '../../core/signing.js';
 import { FIELD } from '../fields.js';
 import { paymentBody } from './basic.js';
 import { Inconclusive, defineProbe, fakeValues } from './support.js';

@@ -8,9 +8,9 @@
  * a cancel).
  */
 import fc from 'fast-check';
-import { signedView, stringToSign } from '../../src/signing.js';
-import { childPointer, tokensOf, withValueAt } from '../../src/spec/pointer.js';
-import type { CheckContext, Exchange, Observation, OperationKey, ProbeClient } from '../../src/model.js';
+import { signedView, stringToSign } from '../../core/signing.js';
+import { childPointer, tokensOf, withValueAt } from '../../core/spec/pointer.js';
+import type { CheckContext, Exchange, Observation, OperationKey, ProbeClient } from '../../core/model.js';
 import { isUrl, offFormArbitrary, schemaArbitrary, wrongTypeArbitrary } from '../arbitraries.js';
 import {
   type DeepCase,
@@ -33,7 +33,7 @@ import {
 } from '../observe.js';
 import { expand, propertySchemas, schemaRoot, schemasAt } from '../schema-walk.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
-import { isBatchOperation, isSelectingOperation, operationSet } from '../../src/spec/operations.js';
+import { isBatchOperation, isSelectingOperation, operationSet } from '../../core/spec/operations.js';
 import {
   type PaymentRecord,
   type SelectingOperation,

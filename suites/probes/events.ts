@@ -3,7 +3,7 @@
  * notifications received for them; and a payment whose notifications the receiver refuses, to observe retries.
  * Without a public notification URL the observations are inconclusive (the family is skipped with that reason).
  */
-import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { responseObject, text } from '../observe.js';
 import { paymentBody } from './basic.js';

@@ -12,7 +12,7 @@
  *   on its issuer page, a query;
  * - checkout: the page, its form posted back, the following forms, a query.
  */
-import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { batchResults, cents, itemSucceeded, money, responseObject, text } from '../observe.js';
 import { freeTextFields, paymentBody, recordFacts } from './basic.js';
@@ -33,7 +33,7 @@ import {
   refundRules,
   select,
 } from './support.js';
-import { ScenarioStopped } from '../../src/types/errors.js';
+import { ScenarioStopped } from '../../core/types/errors.js';
 
 /** The steps of `paymentLifecycle`: the refund scenario, then the cancel scenario on a payment of its own. */
 export const PAYMENT_STEPS = {

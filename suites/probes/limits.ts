@@ -3,7 +3,7 @@
  * partial and full processing show in a follow-up query), and empty; query and refund search at and over their limit
  * through the profile's selection fields.
  */
-import type { CheckContext, OperationKey } from '../../src/model.js';
+import type { CheckContext, OperationKey } from '../../core/model.js';
 import { operationOf, paymentStatusCode } from '../observe.js';
 import { happyBatch, recordFacts, selectableRecords } from './basic.js';
 import {

@@ -4,7 +4,7 @@
  * query or refund search lists what it selects (`selection.*.resultOrder`), and how it combines two selecting fields
  * and a value matching nothing (`selection.*.combine`, `unmatched`).
  */
-import type { CheckContext, OperationKey, ProbeClient } from '../../src/model.js';
+import type { CheckContext, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
 import {

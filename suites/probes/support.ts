@@ -13,9 +13,9 @@ import type {
   Probe,
   ProbeClient,
   ProbeOf,
-} from '../../src/model.js';
-import { isBatchOperation, recordSource, type OperationScope } from '../../src/spec/operations.js';
-import { answeredRetryLater } from '../../src/engine/inconclusive.js';
+} from '../../core/model.js';
+import { isBatchOperation, recordSource, type OperationScope } from '../../core/spec/operations.js';
+import { answeredRetryLater } from '../../engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
   batchResults,
@@ -31,7 +31,7 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { Inconclusive, SetupFailed } from '../../src/types/errors.js';
+import { Inconclusive, SetupFailed } from '../../core/types/errors.js';
 
 export { Inconclusive, SetupFailed };
 
@@ -521,8 +521,8 @@ export async function batch<S extends string>(
 // ------------------------------------------------------------------ query and refund search selection
 
 /** Operations that select records through the profile's selection fields. */
-export type { SelectingOperation } from '../../src/profile/operations.js';
-import { isSelecting as selects, type SelectingOperation } from '../../src/profile/operations.js';
+export type { SelectingOperation } from '../../core/profile/operations.js';
+import { isSelecting as selects, type SelectingOperation } from '../../core/profile/operations.js';
 
 /** A batch operation of the interface (the profile's transitions name them). */
 export type BatchOperation = Extract<keyof CheckContext['profile']['transitions'], OperationKey>;

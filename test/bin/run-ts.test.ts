@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 
 /** `node bin/run-ts.js FILE.ts`: the script runs as the process's main module, its arguments after it. */
 function runTs(entry: string, ...args: string[]): string {

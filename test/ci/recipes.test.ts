@@ -9,8 +9,8 @@ import path from 'node:path';
 import { DockerfileParser } from 'dockerfile-ast';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { optionsOf } from '../../src/config/options.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { optionsOf } from '../../core/config/options.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 import { tempDir } from '../support/temp.js';
 
 const CI = path.join(KIT_ROOT, 'examples', 'ci');

@@ -1,12 +1,12 @@
 /** Exit codes and error classes: stable codes, and one typed flag table per flag-only command. */
 import { describe, expect, it } from 'vitest';
 import { SERVE_FLAGS } from '../../gateway/cli.js';
-import { SELFTEST_FLAGS } from '../../src/cli/selftest.js';
-import { flagHelp, parseFlags } from '../../src/config/flags.js';
-import { UsageError as ConfigUsageError } from '../../src/config/options.js';
+import { SELFTEST_FLAGS } from '../../cli/selftest.js';
+import { flagHelp, parseFlags } from '../../core/config/flags.js';
+import { UsageError as ConfigUsageError } from '../../core/config/options.js';
 import { execFileSync } from 'node:child_process';
-import * as errors from '../../src/types/errors.js';
-import { EXIT, KitError, UsageError } from '../../src/types/errors.js';
+import * as errors from '../../core/types/errors.js';
+import { EXIT, KitError, UsageError } from '../../core/types/errors.js';
 
 describe('errors and exit codes', () => {
   it('a usage error is a kit error with a stable code and exit code 2', () => {
@@ -45,7 +45,7 @@ describe('errors and exit codes', () => {
     })
       .split('\n')
       .filter((f) => f && !f.startsWith('test/') && !f.includes('/test/'));
-    expect(hits).toEqual(['src/types/errors.ts']);
+    expect(hits).toEqual(['core/types/errors.ts']);
   });
 });
 

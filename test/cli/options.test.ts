@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkOptions, helpText, parseArgv, readConfigFile, resolveOptions } from '../../src/config/load.js';
-import { OPTIONS, UsageError, defaults, flagOf, optionsOf, type OptionDef } from '../../src/config/options.js';
+import { checkOptions, helpText, parseArgv, readConfigFile, resolveOptions } from '../../core/config/load.js';
+import { OPTIONS, UsageError, defaults, flagOf, optionsOf, type OptionDef } from '../../core/config/options.js';
 import { tempDir } from '../support/temp.js';
 
 const table = OPTIONS as readonly OptionDef[];

@@ -5,8 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { EXIT } from '../../src/types/errors.js';
+import { main } from '../../cli/main.js';
+import { EXIT } from '../../core/types/errors.js';
 import { tempFile } from '../support/temp.js';
 
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {

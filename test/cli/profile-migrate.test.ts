@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
-import { main } from '../../src/cli/main.js';
-import { profileProblems } from '../../src/profile/load.js';
-import { EXIT } from '../../src/types/errors.js';
+import { main } from '../../cli/main.js';
+import { profileProblems } from '../../core/profile/load.js';
+import { EXIT } from '../../core/types/errors.js';
 import { fixtureFile, fixtureText, shipped } from '../profile/history.js';
 import { tempDir } from '../support/temp.js';
 

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/model.js';
+import type { RunResult } from '../../core/model.js';
 import { pagiConform, serve, type CliRun, type ServeProcess } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
@@ -124,7 +124,7 @@ describe('reproduce a failed check of a run against serve --fault', { timeout: 1
   it('the curl line, with PAGI_CARD, PAGI_CARD_MONTH, PAGI_CARD_YEAR, PAGI_CVC and PAGI_SECRET exported, computes $PAGI_SIGNATURE and gets the answer the run got', async () => {
     const failed = results.checks.find((c) => c.checkId === CHECK && c.operation === 'authoriseDirect')!;
     const evidence = failed.findings.find((f) => f.evidence)!.evidence!;
-    // The expiry the kit sends with its test cards (src/engine/sample.ts): December, three years ahead.
+    // The expiry the kit sends with its test cards (engine/sample.ts): December, three years ahead.
     const expiry = { PAGI_CARD_MONTH: '12', PAGI_CARD_YEAR: String(new Date().getUTCFullYear() + 3) };
     const answer = await bash(evidence.curl, { PAGI_CARD: CARD, PAGI_CVC: CVC, PAGI_SECRET: SECRET, ...expiry });
     expect(answer).toContain('<currency>usd</currency>');

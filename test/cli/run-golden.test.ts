@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/model.js';
+import type { RunResult } from '../../core/model.js';
 import { runCli } from '../support/cli.js';
 import { type ProxyFault, startFaultProxy } from '../support/fault-proxy.js';
 import { PROXY_CASES } from '../support/proxy-faults.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { runCli } from '../support/cli.js';
 import { tempFile as file } from '../support/temp.js';
@@ -275,7 +275,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
   });
 
   it('offers the same run as a function: run() returns the results object and does not exit', async () => {
-    const script = `import { run } from './src/index.ts';
+    const script = `import { run } from './kit/index.ts';
 const result = await run({ registry: ${JSON.stringify(REGISTRY)}, reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-api-out'))}, failOn: 'expected' });
 console.log(JSON.stringify({ verdict: result.verdict, exitCode: result.exitCode, checks: result.totals.checks, exitCodeOfProcess: process.exitCode ?? 0 }));`;
     const stdout = await new Promise<string>((resolve, reject) =>
@@ -295,8 +295,8 @@ console.log(JSON.stringify({ verdict: result.verdict, exitCode: result.exitCode,
   });
 
   it('catches a broken embedded gateway: a fault switched on makes the run NOT CONFORMANT', async () => {
-    const script = `import { checkOptions, resolveOptions } from './src/config/load.ts';
-import { runKitInstrumented } from './src/kit.ts';
+    const script = `import { checkOptions, resolveOptions } from './core/config/load.ts';
+import { runKitInstrumented } from './kit/kit.ts';
 const options = resolveOptions(checkOptions({ only: ['media'], reporter: [], out: ${JSON.stringify(path.join(os.tmpdir(), 'pagi-fault-out'))} }));
 const { result } = await runKitInstrumented(options, {}, { gatewayFault: 'xml-root-wrong' });
 console.log(JSON.stringify({ verdict: result.verdict, failed: result.checks.filter((c) => c.status === 'failed').map((c) => c.operation + '/' + c.checkId) }));`;

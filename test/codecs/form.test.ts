@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeForm, encodeForm, sniffBody } from '../../src/codecs/form.js';
+import { decodeForm, encodeForm, sniffBody } from '../../core/codecs/form.js';
 
 describe('form codec', () => {
   it('round-trips scalars and nested values (as JSON text)', () => {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonScan, MarkupScan, jsonOverLimit, markupOverLimit, type ParseLimits } from '../../src/codecs/limits.js';
+import { JsonScan, MarkupScan, jsonOverLimit, markupOverLimit, type ParseLimits } from '../../core/codecs/limits.js';
 
 const SMALL: ParseLimits = { maxDepth: 4, maxMembers: 12 };
 const SMALL_HTML: ParseLimits = { maxDepth: Infinity, maxMembers: 12 };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { XMLBuilder } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { readXml, writeXml } from '../../src/codecs/xml.js';
+import { readXml, writeXml } from '../../core/codecs/xml.js';
 
 /** The library writer `writeXml` replaced, with the options the kit used. */
 const builder = new XMLBuilder({

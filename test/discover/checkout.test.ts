@@ -1,6 +1,6 @@
 /** Gateway inputs the checkout page computes from the request (`checkout.derivedGatewayFields`), told from two pages. */
 import { describe, expect, it } from 'vitest';
-import { derivedTemplate } from '../../src/discover/discoverers/checkout.js';
+import { derivedTemplate } from '../../discover/discoverers/checkout.js';
 
 const one = { order_no: 'O-12', website: 'https://shop.example/a', note: 'x' };
 const two = { order_no: 'O-12X7Q', website: 'https://second-shop.example/store', note: 'y' };

@@ -1,10 +1,10 @@
 /**
- * The draft discovery writes (src/discover/draft.ts): values over the format's defaults, each with its evidence as a
+ * The draft discovery writes (discover/draft.ts): values over the format's defaults, each with its evidence as a
  * YAML comment, open points marked UNKNOWN with what to check, masking of everything but the test cards.
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { Draft, leafPaths, renderDraft, UNKNOWN_MARK } from '../../src/discover/draft.js';
+import { Draft, leafPaths, renderDraft, UNKNOWN_MARK } from '../../discover/draft.js';
 
 const DEFAULTS = {
   format: 5,

@@ -5,9 +5,9 @@
  * document's format of that field (minLength, the strictest pattern every value meets); the signature is never empty.
  */
 import { describe, expect, it } from 'vitest';
-import { documentFormat, inferOwnShape } from '../../src/discover/discoverers/notification-shape.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { notificationSchemaValidator } from '../../src/profile/notification-shape.js';
+import { documentFormat, inferOwnShape } from '../../discover/discoverers/notification-shape.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { notificationSchemaValidator } from '../../core/profile/notification-shape.js';
 
 const answer = (n: number) => ({
   merchant_id: 'M1',

@@ -1,5 +1,5 @@
 /**
- * The catalogue of signature schemes discovery searches (src/discover/scheme.ts): answers signed by the kit's own
+ * The catalogue of signature schemes discovery searches (discover/scheme.ts): answers signed by the kit's own
  * signing code under a scheme of the catalogue are identified offline, field lists and their order included.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,8 +13,8 @@ import {
   rankResponseSchemes,
   signatureBytes,
   type SignedSample,
-} from '../../src/discover/scheme.js';
-import { urlEncodedValue } from '../../src/signing.js';
+} from '../../discover/scheme.js';
+import { urlEncodedValue } from '../../core/signing.js';
 
 const SECRET = 'scheme-test-secret';
 

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs, externalHosts, workedExample } from '../../scripts/build-docs.js';
-import { sandboxCredentials } from '../../src/pact/interactions.js';
-import { flatten } from '../../src/pact/schema.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
-import { readYamlFile } from '../../src/yaml.js';
+import { sandboxCredentials } from '../../pact/interactions.js';
+import { flatten } from '../../pact/schema.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
+import { readYamlFile } from '../../core/yaml.js';
 
 const spec = kitSpec();
 const CHROMIUM_FLAGS = [

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 
 const DOCS = path.join(KIT_ROOT, 'docs');
 /** The pages checked: the README and every Markdown page under docs/. */

@@ -4,9 +4,9 @@
  * gateway, which answers it as a schema-driven mock, with no code edit.
  */
 import { describe, expect, it } from 'vitest';
-import { planTests } from '../../src/engine/plan.js';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
-import { SCHEMA_BASE } from '../../src/spec/paths.js';
+import { planTests } from '../../engine/plan.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
+import { SCHEMA_BASE } from '../../core/spec/paths.js';
 import { CHECKS } from '../../suites/registry.js';
 import { specWithCancelSubscription, specWithCopiedOperation } from '../support/added-operation.js';
 import { runCli } from '../support/cli.js';

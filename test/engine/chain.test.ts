@@ -1,6 +1,6 @@
-/** The dependency chains a run follows (src/engine/chain.ts): recorded per observation, longest one found. */
+/** The dependency chains a run follows (engine/chain.ts): recorded per observation, longest one found. */
 import { describe, expect, it } from 'vitest';
-import { chainRecorder, longestChain, type ChainStep } from '../../src/engine/chain.js';
+import { chainRecorder, longestChain, type ChainStep } from '../../engine/chain.js';
 
 const later = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 

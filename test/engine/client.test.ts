@@ -1,18 +1,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeForm } from '../../src/codecs/form.js';
-import { writeXml } from '../../src/codecs/xml.js';
-import { createProbeClient, isoTime, type KitClient } from '../../src/engine/client.js';
-import { inconclusiveReason, noAnswerFinding, unansweredExchange } from '../../src/engine/suite.js';
-import type { RunConfigView } from '../../src/model.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { sign, verify } from '../../src/signing.js';
-import { remoteNotifications, startReceiver } from '../../src/engine/receiver.js';
+import { decodeForm } from '../../core/codecs/form.js';
+import { writeXml } from '../../core/codecs/xml.js';
+import { createProbeClient, isoTime, type KitClient } from '../../engine/client.js';
+import { inconclusiveReason, noAnswerFinding, unansweredExchange } from '../../engine/suite.js';
+import type { RunConfigView } from '../../core/model.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { sign, verify } from '../../core/signing.js';
+import { remoteNotifications, startReceiver } from '../../engine/receiver.js';
 import { request } from 'undici';
-import { kitSpec } from '../../src/spec/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { exampleValue } from '../support/examples.js';
-import { sinkUrlOf } from '../../src/engine/sink.js';
+import { sinkUrlOf } from '../../engine/sink.js';
 import { runConfig } from '../support/config.js';
 
 type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;

@@ -1,8 +1,8 @@
 /** Every testable requirement (must, expected, profile) has a check in the registry; `unspecified` ones are untestable. */
 import { describe, expect, it } from 'vitest';
-import { requirementsWithoutCheck, untestableRequirements } from '../../src/engine/list.js';
-import { registryProblems } from '../../src/engine/registry.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { requirementsWithoutCheck, untestableRequirements } from '../../engine/list.js';
+import { registryProblems } from '../../engine/registry.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
 
 describe('requirement coverage of the registry', () => {

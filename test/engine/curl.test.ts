@@ -4,10 +4,10 @@
  */
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { curlLine, curlVariablesFor, signatureCommand } from '../../src/engine/evidence.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { sign } from '../../src/signing.js';
-import { maskOutgoing, maskText } from '../../src/mask.js';
+import { curlLine, curlVariablesFor, signatureCommand } from '../../engine/evidence.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { sign } from '../../core/signing.js';
+import { maskOutgoing, maskText } from '../../core/mask.js';
 
 const VARS = { card_number: 'PAGI_CARD', security_code: 'PAGI_CVC' };
 

@@ -2,11 +2,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createProbeClient } from '../../src/engine/client.js';
-import { egressPolicy, isInternalAddress, isLoopbackHost } from '../../src/engine/egress.js';
-import { moneyGuard } from '../../src/engine/runner.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { createProbeClient } from '../../engine/client.js';
+import { egressPolicy, isInternalAddress, isLoopbackHost } from '../../engine/egress.js';
+import { moneyGuard } from '../../engine/runner.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { startCountingListener } from './fixtures/rewriting-proxy.js';
 import { runConfig } from '../support/config.js';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planTests } from '../../src/engine/plan.js';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
-import { covers } from '../../src/spec/operations.js';
+import { planTests } from '../../engine/plan.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
+import { covers } from '../../core/spec/operations.js';
 import { CHECKS } from '../../suites/registry.js';
 import { runCli } from '../support/cli.js';
 import { editJson, specCopy } from '../support/temp.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { readCheckoutForm } from '../../src/codecs/html.js';
+import { readCheckoutForm } from '../../core/codecs/html.js';
 import { exampleValue } from '../support/examples.js';
 
 const page = (body: string, bodyAttrs = '') =>
@@ -281,9 +281,9 @@ describe('readCheckoutForm against a DOM (jsdom, scripts off)', () => {
   });
 });
 
-describe('the HTML reader thread (src/codecs/html-reader.ts)', () => {
+describe('the HTML reader thread (core/codecs/html-reader.ts)', () => {
   it('reads pages into the same model as readCheckoutForm does in the calling thread', async () => {
-    const { createHtmlReader } = await import('../../src/codecs/html-reader.js');
+    const { createHtmlReader } = await import('../../core/codecs/html-reader.js');
     const reader = createHtmlReader();
     try {
       const pages = [

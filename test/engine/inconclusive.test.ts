@@ -1,8 +1,8 @@
 /** The one rule for "retry later": the engine and the probes read it alike. */
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/model.js';
-import { answeredRetryLater } from '../../src/engine/inconclusive.js';
-import { inconclusiveReason } from '../../src/engine/suite.js';
+import type { Exchange } from '../../core/model.js';
+import { answeredRetryLater } from '../../engine/inconclusive.js';
+import { inconclusiveReason } from '../../engine/suite.js';
 import { defineProbe } from '../../suites/probes/support.js';
 import { context, exchange } from '../suites/fixtures.js';
 

@@ -7,8 +7,8 @@
  * Runs select the families that show their fault; the one-cent payment answer and the cascades are full default runs.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/model.js';
-import { NOT_SELECTED } from '../../src/run-result.js';
+import type { RunResult } from '../../core/model.js';
+import { NOT_SELECTED } from '../../core/run-result.js';
 import { type CliOutcome, runCli } from '../support/cli.js';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.js';
 import { PROXY_CASES, type ProxyCase } from '../support/proxy-faults.js';

@@ -10,10 +10,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startGateway } from '../../gateway/index.js';
-import type { RunResult } from '../../src/model.js';
-import { profileLeaves, unreadLeaves } from '../../src/profile/leaves.js';
-import { PROFILE_READS_ENV } from '../../src/profile/reads.js';
-import { SCHEMAS_DIR, SPEC_DIR } from '../../src/spec/paths.js';
+import type { RunResult } from '../../core/model.js';
+import { profileLeaves, unreadLeaves } from '../../core/profile/leaves.js';
+import { PROFILE_READS_ENV } from '../../core/profile/reads.js';
+import { SCHEMAS_DIR, SPEC_DIR } from '../../core/spec/paths.js';
 import { type CliOutcome, runCli } from '../support/cli.js';
 
 const PROFILES = fs

@@ -3,10 +3,10 @@
  * with), a target that serves no operation, or answers to judge as usual (a decline, an unknown record, a failed item).
  */
 import { describe, expect, it } from 'vitest';
-import { classify, credentialSources, verdictOfPreflight } from '../../src/engine/preflight.js';
-import { defaults, type RunOptions } from '../../src/config/options.js';
-import type { DecodedBody, Exchange, OperationKey, RunConfigView } from '../../src/model.js';
-import { loadProfile, type Profile } from '../../src/profile/load.js';
+import { classify, credentialSources, verdictOfPreflight } from '../../engine/preflight.js';
+import { defaults, type RunOptions } from '../../core/config/options.js';
+import type { DecodedBody, Exchange, OperationKey, RunConfigView } from '../../core/model.js';
+import { loadProfile, type Profile } from '../../core/profile/load.js';
 import { tempFile } from '../support/temp.js';
 
 const reference = loadProfile('reference').profile;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { remoteNotifications, startReceiver, type Receiver } from '../../src/engine/receiver.js';
+import { remoteNotifications, startReceiver, type Receiver } from '../../engine/receiver.js';
 
 const PAN = '4111111111111111';
 let receiver: Receiver;

@@ -1,11 +1,11 @@
 /** One loader and one validator for the kit's registry and a `--registry` module: the same rules for both. */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPlan } from '../../src/engine/runner.js';
-import { KIT_PARTS } from '../../src/kit.js';
-import { loadRegistry, registryProblems } from '../../src/engine/registry.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { loadPlan } from '../../engine/runner.js';
+import { KIT_PARTS } from '../../kit/kit.js';
+import { loadRegistry, registryProblems } from '../../engine/registry.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 
 const spec = kitSpec();
 const fixture = (name: string) => path.join(KIT_ROOT, 'test', 'engine', 'fixtures', name);

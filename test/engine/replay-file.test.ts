@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ReplayRequest } from '../../src/engine/client.js';
-import { newReplayFile, readReplayFile, replayWriter } from '../../src/engine/replay-file.js';
+import type { ReplayRequest } from '../../engine/client.js';
+import { newReplayFile, readReplayFile, replayWriter } from '../../engine/replay-file.js';
 
 const request = (i: number): ReplayRequest => ({
   method: 'POST',

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/config/options.js';
-import { failsRun, severityOf, toCheckResult } from '../../src/engine/outcome.js';
-import { planTests, unknownSelectors } from '../../src/engine/plan.js';
-import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from '../../src/engine/results.js';
-import { NOT_SELECTED } from '../../src/run-result.js';
-import { loadWaivers, waiverWarnings, type Waiver } from '../../src/engine/waivers.js';
-import type { Check, CheckResult, Finding, Severity } from '../../src/model.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { UsageError } from '../../core/config/options.js';
+import { failsRun, severityOf, toCheckResult } from '../../engine/outcome.js';
+import { planTests, unknownSelectors } from '../../engine/plan.js';
+import { completeResults, coverageOf, rollUp, totalsOf, verdictOf } from '../../engine/results.js';
+import { NOT_SELECTED } from '../../core/run-result.js';
+import { loadWaivers, waiverWarnings, type Waiver } from '../../engine/waivers.js';
+import type { Check, CheckResult, Finding, Severity } from '../../core/model.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { tempDir } from '../support/temp.js';
 
 const spec = kitSpec();
@@ -259,7 +259,7 @@ describe('verdict and roll-up', () => {
 
 describe('suite files', () => {
   it('are the generated ones, one per family', async () => {
-    const { syncSuiteFiles } = await import('../../src/engine/generate.js');
+    const { syncSuiteFiles } = await import('../../engine/generate.js');
     expect(syncSuiteFiles(false)).toEqual([]);
   });
 });

@@ -13,12 +13,12 @@ import { startGateway } from '../../gateway/index.js';
 import { reportPage } from '../../reporters/html.js';
 import { failureMessage } from '../../reporters/junit.js';
 import { markdownSummary } from '../../reporters/markdown.js';
-import { planTests } from '../../src/engine/plan.js';
-import { rollUp } from '../../src/engine/results.js';
-import { statusForRequirement } from '../../src/run-result.js';
-import { run } from '../../src/index.js';
-import type { Check, CheckResult, Finding, RunResult } from '../../src/model.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { planTests } from '../../engine/plan.js';
+import { rollUp } from '../../engine/results.js';
+import { statusForRequirement } from '../../core/run-result.js';
+import { run } from '../../kit/index.js';
+import type { Check, CheckResult, Finding, RunResult } from '../../core/model.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { hostileResult } from '../reporters/fixtures/hostile.js';
 
 const spec = kitSpec();

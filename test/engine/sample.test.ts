@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cardFields, requestExamples, sampleBody, type SampleSettings } from '../../src/engine/sample.js';
-import { sinkUrlOf } from '../../src/engine/sink.js';
-import type { OperationKey } from '../../src/model.js';
-import { loadProfile, type Profile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { cardFields, requestExamples, sampleBody, type SampleSettings } from '../../engine/sample.js';
+import { sinkUrlOf } from '../../engine/sink.js';
+import type { OperationKey } from '../../core/model.js';
+import { loadProfile, type Profile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { runConfig } from '../support/config.js';
 
 const spec = kitSpec();

@@ -8,8 +8,8 @@ import {
   severityCounts,
   severityOfLevel,
   severityRank,
-} from '../../src/run-result.js';
-import { OPTIONS } from '../../src/config/options.js';
+} from '../../core/run-result.js';
+import { OPTIONS } from '../../core/config/options.js';
 
 describe('the severity order', () => {
   it('runs from a broken invariant through the document levels to information', () => {

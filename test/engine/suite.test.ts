@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Check, Exchange, Observation, OperationKey } from '../../src/model.js';
-import type { PlannedTest } from '../../src/engine/plan.js';
-import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from '../../src/engine/suite.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { loadProfile } from '../../src/profile/load.js';
+import type { Check, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { PlannedTest } from '../../engine/plan.js';
+import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from '../../engine/suite.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { loadProfile } from '../../core/profile/load.js';
 
 function planned(probe: string, operation: OperationKey, selected = true): PlannedTest {
   return {

@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProbeClient, type TransportOptions } from '../../src/engine/client.js';
-import { createLimiter } from '../../src/engine/limiter.js';
-import { SPOOL_BYTES } from '../../src/engine/spool.js';
-import { exchangeOnce, type ExchangeLimits } from '../../src/engine/transport.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { createProbeClient, type TransportOptions } from '../../engine/client.js';
+import { createLimiter } from '../../engine/limiter.js';
+import { SPOOL_BYTES } from '../../engine/spool.js';
+import { exchangeOnce, type ExchangeLimits } from '../../engine/transport.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { runConfig } from '../support/config.js';
 import { tempDir } from '../support/temp.js';
 

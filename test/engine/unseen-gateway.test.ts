@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunResult } from '../../src/model.js';
+import type { RunResult } from '../../core/model.js';
 import { runCli } from '../support/cli.js';
 import { unseenProfile } from '../support/unseen-profile.js';
 

@@ -9,13 +9,13 @@ import path from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsDocument } from '../../reporters/json.js';
-import type { Finding } from '../../src/model.js';
-import { createAjv } from '../../src/spec/ajv.js';
-import { SCHEMAS_DIR } from '../../src/spec/paths.js';
+import type { Finding } from '../../core/model.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { SCHEMAS_DIR } from '../../core/spec/paths.js';
 import harSchema from '../reporters/fixtures/har-1.2.schema.json' with { type: 'json' };
 import { HOSTILE_ARGS, runKit, type KitRun } from './run.js';
 import { SECURITY_CODE, startHostile, type HostileTarget, type Mode } from './server.js';
-import { createLimiter } from '../../src/engine/limiter.js';
+import { createLimiter } from '../../engine/limiter.js';
 
 /** Peak RSS of a run may be at most this multiple of the clean full run's. */
 const RSS_FACTOR = 1.25;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 import { SECURITY_CODE, type HostileTarget } from './server.js';
 
 /** What a run against a hostile target left. */

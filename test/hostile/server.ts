@@ -10,7 +10,7 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { isSinkRequest } from '../../src/engine/sink.js';
+import { isSinkRequest } from '../../engine/sink.js';
 
 /** The hostile modes, each one way a target can misbehave. */
 export const MODES = [

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 
 const exec = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -75,13 +75,13 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
 
   it('ships dist/ with declarations, the sources a run needs, the LICENSE, the README with its docs/ pages, and no tests, benchmarks or CI files', () => {
     for (const f of [
-      'dist/src/index.js',
-      'dist/src/index.d.ts',
-      'dist/src/pact/index.js',
-      'dist/src/pact/index.d.ts',
+      'dist/kit/index.js',
+      'dist/kit/index.d.ts',
+      'dist/pact/index.js',
+      'dist/pact/index.d.ts',
       'LICENSE',
       'bin/pagi-conform.js',
-      'src/cli/main.ts',
+      'cli/main.ts',
       'suites/registry.ts',
       'spec/openapi.yaml',
       'schemas/results.schema.json',

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
-import { checkPact, findingsOf, readPactFile } from '../../src/pact/check.js';
-import { generatePact } from '../../src/pact/interactions.js';
-import type { PactFile } from '../../src/pact/pact-file.js';
-import { kitValidator } from '../../src/spec/validators.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
+import { checkPact, findingsOf, readPactFile } from '../../pact/check.js';
+import { generatePact } from '../../pact/interactions.js';
+import type { PactFile } from '../../pact/pact-file.js';
+import { kitValidator } from '../../core/spec/validators.js';
 import { resultsDocument } from '../../reporters/json.js';
 
 describe('pact check', () => {
@@ -103,12 +103,12 @@ describe('pact check', () => {
 
 describe('pact check table', () => {
   it('holds ordinary checks: valid like the suites table, ids and codes apart from the suites', async () => {
-    const { PACT_CHECKS, pactProbe } = await import('../../src/pact/checks.js');
-    const { PACT_FINDING_CODES } = await import('../../src/pact/codes.js');
+    const { PACT_CHECKS, pactProbe } = await import('../../pact/checks.js');
+    const { PACT_FINDING_CODES } = await import('../../pact/codes.js');
     const { CHECKS, PROBES } = await import('../../suites/registry.js');
-    const { RUN_FINDING_CODES } = await import('../../src/types/finding-codes.js');
-    const { registryProblems } = await import('../../src/engine/registry.js');
-    const { kitSpec } = await import('../../src/spec/load.js');
+    const { RUN_FINDING_CODES } = await import('../../core/types/finding-codes.js');
+    const { registryProblems } = await import('../../engine/registry.js');
+    const { kitSpec } = await import('../../core/spec/load.js');
     const spec = kitSpec();
     // One table of checks: pact and suites checks together have unique ids and pass the registry's rules.
     expect(
@@ -147,7 +147,7 @@ describe('pact check table', () => {
 
 describe('pact command line', () => {
   it('takes its flags from the options table, command by command', async () => {
-    const { parseCommandLine } = await import('../../src/config/load.js');
+    const { parseCommandLine } = await import('../../core/config/load.js');
     expect(
       parseCommandLine('pact check', ['f.json', '--fail-on', 'expected', '--reporter', 'json,junit'], true),
     ).toEqual({ options: { failOn: 'expected', reporter: ['json', 'junit'] }, positionals: ['f.json'] });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
-import { generatePact, pactFileName, pactText } from '../../src/pact/interactions.js';
-import { kitSpec } from '../../src/spec/load.js';
-import type { MatcherList } from '../../src/pact/pact-file.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
+import { generatePact, pactFileName, pactText } from '../../pact/interactions.js';
+import { kitSpec } from '../../core/spec/load.js';
+import type { MatcherList } from '../../pact/pact-file.js';
 import { firstDifference } from '../support/text.js';
 
 const spec = kitSpec();

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generatePact, pactText } from '../../src/pact/interactions.js';
+import { generatePact, pactText } from '../../pact/interactions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
 import { pagiConform } from '../support/cli.js';

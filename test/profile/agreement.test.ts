@@ -1,6 +1,6 @@
-/** Leaf agreement of two profiles (src/profile/agreement.ts): the figure `profile discover` is judged by. */
+/** Leaf agreement of two profiles (core/profile/agreement.ts): the figure `profile discover` is judged by. */
 import { describe, expect, it } from 'vitest';
-import { leafAgreement } from '../../src/profile/agreement.js';
+import { leafAgreement } from '../../core/profile/agreement.js';
 
 describe('leafAgreement', () => {
   it('counts the reference leaves the other holds alike; sets compare as sets, other lists in order', () => {

@@ -12,10 +12,10 @@ import {
   keptSchemaFile,
   problemsInFormat,
   recogniseFormat,
-} from '../../src/profile/formats.js';
-import { loadProfile, ProfileFormatError, profileProblems, readProfile } from '../../src/profile/load.js';
-import { MIGRATION_STEPS } from '../../src/profile/migrations.js';
-import { KIT_ROOT, SPEC_DIR } from '../../src/spec/paths.js';
+} from '../../core/profile/formats.js';
+import { loadProfile, ProfileFormatError, profileProblems, readProfile } from '../../core/profile/load.js';
+import { MIGRATION_STEPS } from '../../core/profile/migrations.js';
+import { KIT_ROOT, SPEC_DIR } from '../../core/spec/paths.js';
 import { FIXTURE_FORMATS, fixture, shipped as current } from './history.js';
 
 describe('profile formats', () => {

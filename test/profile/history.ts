@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { KIT_ROOT, SPEC_DIR } from '../../src/spec/paths.js';
+import { KIT_ROOT, SPEC_DIR } from '../../core/spec/paths.js';
 
 export const FIXTURES = path.join(KIT_ROOT, 'test', 'profile', 'fixtures');
 

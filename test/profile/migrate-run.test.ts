@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadProfile, readProfile } from '../../src/profile/load.js';
-import type { RunResult } from '../../src/model.js';
-import { EXIT } from '../../src/types/errors.js';
+import { loadProfile, readProfile } from '../../core/profile/load.js';
+import type { RunResult } from '../../core/model.js';
+import { EXIT } from '../../core/types/errors.js';
 import { type CliOutcome, pagiConform, runCli, serve } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 import { FIXTURE_FORMATS, fixture, fixtureFile, shipped } from './history.js';

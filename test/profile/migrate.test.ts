@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse, parseDocument } from 'yaml';
-import { CURRENT_PROFILE_FORMAT } from '../../src/profile/formats.js';
-import { profileProblems, readProfile } from '../../src/profile/load.js';
-import { allChanges, migratedYaml, migrateValue } from '../../src/profile/migrate.js';
-import { MIGRATION_STEPS, valueAt, type Json } from '../../src/profile/migrations.js';
+import { CURRENT_PROFILE_FORMAT } from '../../core/profile/formats.js';
+import { profileProblems, readProfile } from '../../core/profile/load.js';
+import { allChanges, migratedYaml, migrateValue } from '../../core/profile/migrate.js';
+import { MIGRATION_STEPS, valueAt, type Json } from '../../core/profile/migrations.js';
 import { FIXTURE_FORMATS, fixture, fixtureText, shipped } from './history.js';
 
 /** The changes of one step on a profile of its format, as `kind path`. */

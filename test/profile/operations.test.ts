@@ -1,8 +1,8 @@
 /** An operation of the spec the profile does not name takes the profile-wide defaults (`operationDefaults`). */
 import { describe, expect, it } from 'vitest';
-import { loadProfile } from '../../src/profile/load.js';
-import { operationDefaults, profileForSpec } from '../../src/profile/operations.js';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { operationDefaults, profileForSpec } from '../../core/profile/operations.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
 import { specWithCancelSubscription } from '../support/added-operation.js';
 
 describe('a profile read against a spec with an operation it does not name', () => {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { loadProfile, profileProblems } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { SPEC_DIR } from '../../src/spec/paths.js';
+import { loadProfile, profileProblems } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { SPEC_DIR } from '../../core/spec/paths.js';
 
 const read = (name: string) => parseYaml(fs.readFileSync(path.join(SPEC_DIR, 'profiles', `${name}.yaml`), 'utf8'));
 

@@ -1,6 +1,6 @@
 /** The one renderer of the profile's templates: its rules for each kind of value, and header values on the wire. */
 import { describe, expect, it } from 'vitest';
-import { renderHeaderValue, renderTemplate, templateParts } from '../../src/profile/template.js';
+import { renderHeaderValue, renderTemplate, templateParts } from '../../core/profile/template.js';
 
 const request = { merchant_id: 'M-1', amount: 10.5, token_flag: true, card: { number: '4111' }, list: [1], none: null };
 

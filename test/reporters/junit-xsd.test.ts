@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { junitXml } from '../../reporters/junit.js';
-import type { CheckResult, RunResult } from '../../src/model.js';
+import type { CheckResult, RunResult } from '../../core/model.js';
 import { hostileResult } from './fixtures/hostile.js';
 
 const require = createRequire(import.meta.url);

@@ -14,7 +14,7 @@ import { resultsDocument } from '../../reporters/json.js';
 import { junitXml } from '../../reporters/junit.js';
 import { markdownSummary, mdCode } from '../../reporters/markdown.js';
 import { EMPTY_SEAL, sealPage, verifyReport } from '../../reporters/seal.js';
-import { createAjv } from '../../src/spec/ajv.js';
+import { createAjv } from '../../core/spec/ajv.js';
 import resultsSchema from '../../schemas/results.schema.json' with { type: 'json' };
 import harSchema from './fixtures/har-1.2.schema.json' with { type: 'json' };
 import { HOSTILE, hostileExchanges, hostileResult } from './fixtures/hostile.js';

@@ -16,11 +16,11 @@ import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultConfig, findFault } from '../../gateway/index.js';
 import type { ResultsDocument } from '../../reporters/json.js';
-import type { CheckResult, Evidence, Finding } from '../../src/model.js';
-import { main } from '../../src/cli/main.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { createAjv } from '../../src/spec/ajv.js';
-import { KIT_ROOT, SCHEMAS_DIR } from '../../src/spec/paths.js';
+import type { CheckResult, Evidence, Finding } from '../../core/model.js';
+import { main } from '../../cli/main.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { KIT_ROOT, SCHEMAS_DIR } from '../../core/spec/paths.js';
 import harSchema from './fixtures/har-1.2.schema.json' with { type: 'json' };
 import { pagiConform, serve, type CliRun, type ServeProcess } from '../support/cli.js';
 

@@ -13,11 +13,11 @@ import { reportPage } from '../../reporters/html.js';
 import { resultsDocument } from '../../reporters/json.js';
 import { junitXml } from '../../reporters/junit.js';
 import { markdownSummary } from '../../reporters/markdown.js';
-import { buildRunResult } from '../../src/engine/results.js';
-import type { FailOn } from '../../src/config/options.js';
-import type { CheckResult, Evidence, Finding, RunResult, Severity } from '../../src/model.js';
-import { createAjv } from '../../src/spec/ajv.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { buildRunResult } from '../../engine/results.js';
+import type { FailOn } from '../../core/config/options.js';
+import type { CheckResult, Evidence, Finding, RunResult, Severity } from '../../core/model.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { kitSpec } from '../../core/spec/load.js';
 import resultsSchema from '../../schemas/results.schema.json' with { type: 'json' };
 
 const spec = kitSpec();

@@ -8,7 +8,7 @@ import { FAULTS } from '../../gateway/faults.js';
 import { readmeIsCurrent, selftestSection } from '../../scripts/readme-selftest.js';
 import { declarationProblems, planVariants, runSelftest, type SelftestResult } from '../../selftest/index.js';
 import { failedSummary } from '../../selftest/report.js';
-import { FAMILIES } from '../../src/model.js';
+import { FAMILIES } from '../../core/model.js';
 
 describe('fault registry against the checks', () => {
   it('declares every fault with a check that traces to the requirement it breaks', () => {

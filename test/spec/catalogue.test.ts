@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createAjv } from '../../src/spec/ajv.js';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 import { specCopy } from '../support/temp.js';
 
 const spec = kitSpec();

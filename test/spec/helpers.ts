@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { schemaIdOfFileRef, type SpecModel } from '../../src/spec/load.js';
+import { schemaIdOfFileRef, type SpecModel } from '../../core/spec/load.js';
 import { exampleValue } from '../support/examples.js';
 
 /** Every `{ $ref }` of an OpenAPI media `schema`, rewritten to schema `$id`s so ajv can compile it. */

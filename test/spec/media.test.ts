@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kitSpec } from '../../src/spec/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 
 const JSON_ = 'application/json';
 const FORM = 'application/x-www-form-urlencoded';

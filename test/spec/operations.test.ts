@@ -1,12 +1,12 @@
 /**
- * The sets of operations (src/spec/operations.ts) come from the spec's entries: what the kit's spec puts in each set,
+ * The sets of operations (core/spec/operations.ts) come from the spec's entries: what the kit's spec puts in each set,
  * a requirement's scope, the array a selection answers in and the field dating its records, and a copy of the spec
  * with an operation added under a new path, which every set its entries name takes in with no code edit.
  */
 import { describe, expect, it } from 'vitest';
-import { registryProblems } from '../../src/engine/registry.js';
-import type { Check, OperationKey } from '../../src/model.js';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
+import { registryProblems } from '../../engine/registry.js';
+import type { Check, OperationKey } from '../../core/model.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
 import {
   covers,
   OPERATION_SETS,
@@ -16,7 +16,7 @@ import {
   selectionDateField,
   selectionResults,
   unknownOperations,
-} from '../../src/spec/operations.js';
+} from '../../core/spec/operations.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
 import { specWithCopiedOperation } from '../support/added-operation.js';
 

@@ -12,8 +12,8 @@ import {
   unescapeToken,
   valueAt,
   withValueAt,
-} from '../../src/spec/pointer.js';
-import { kitSpec } from '../../src/spec/load.js';
+} from '../../core/spec/pointer.js';
+import { kitSpec } from '../../core/spec/load.js';
 
 describe('JSON pointers (RFC 6901)', () => {
   it('escape ~ before / and unescape ~1 before ~0, so every key round-trips', () => {

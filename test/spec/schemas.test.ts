@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createAjv } from '../../src/spec/ajv.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { SCHEMA_BASE } from '../../src/spec/paths.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { SCHEMA_BASE } from '../../core/spec/paths.js';
 import { exampleValue } from '../support/examples.js';
 import { specExamples } from './helpers.js';
 

@@ -3,25 +3,25 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 import { generateTypes, TYPED_SCHEMAS, TYPES_FILE } from '../../scripts/gen-types.js';
 import { syncedSpecText } from '../../scripts/sync-spec.js';
 import { generateValidators } from '../../scripts/gen-validators.js';
 import { generateProfileSchema, PROFILE_SCHEMA_FILE } from '../../scripts/gen-profile-schema.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { operationSet } from '../../src/spec/operations.js';
-import { GENERATED_VALIDATORS } from '../../src/spec/validators.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { operationSet } from '../../core/spec/operations.js';
+import { GENERATED_VALIDATORS } from '../../core/spec/validators.js';
 import { firstDifference } from '../support/text.js';
 
 describe('derived artefacts and lint', () => {
-  it('src/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
+  it('core/types/generated.ts is what json-schema-to-typescript makes of schemas/ (npm run gen:types)', async () => {
     expect(
       firstDifference(fs.readFileSync(TYPES_FILE, 'utf8'), await generateTypes()),
       'stale: run npm run gen:types',
     ).toBeUndefined();
   });
 
-  it('src/types/generated.ts holds the types of the schemas the code imports, each of them imported', () => {
+  it('core/types/generated.ts holds the types of the schemas the code imports, each of them imported', () => {
     const generated = fs.readFileSync(TYPES_FILE, 'utf8');
     const roots = [.../export interface PagiSchemas \{([^}]*)\}/.exec(generated)![1]!.matchAll(/: (\w+);/g)].map(
       (m) => m[1]!,
@@ -34,7 +34,9 @@ describe('derived artefacts and lint', () => {
         .flatMap((e) =>
           e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
         );
-    for (const file of ['src', 'suites', 'reporters', 'gateway'].flatMap((d) => walk(path.join(KIT_ROOT, d)))) {
+    for (const file of ['core', 'engine', 'discover', 'pact', 'kit', 'cli', 'suites', 'reporters', 'gateway'].flatMap(
+      (d) => walk(path.join(KIT_ROOT, d)),
+    )) {
       for (const m of fs
         .readFileSync(file, 'utf8')
         .matchAll(/import type \{([^}]*)\} from '[./]*(?:src\/)?types\/generated\.js'/g)) {
@@ -54,7 +56,7 @@ describe('derived artefacts and lint', () => {
     expect(schema.$defs.operation.enum).toEqual(all);
   });
 
-  it('src/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {
+  it('core/spec/validators.generated.cjs is what Ajv standalone makes of schemas/ (npm run gen:validators)', () => {
     expect(
       firstDifference(fs.readFileSync(GENERATED_VALIDATORS, 'utf8'), generateValidators()),
       'stale: run npm run gen:validators',

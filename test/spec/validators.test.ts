@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kitSpec, loadSpec } from '../../src/spec/load.js';
-import { ajvForSet, compiledIds, readSchemaSet, validatorSource } from '../../src/spec/validators.js';
-import { toViolations } from '../../src/spec/ajv.js';
+import { kitSpec, loadSpec } from '../../core/spec/load.js';
+import { ajvForSet, compiledIds, readSchemaSet, validatorSource } from '../../core/spec/validators.js';
+import { toViolations } from '../../core/spec/ajv.js';
 import { exampleValue } from '../support/examples.js';
 import { editJson, specCopy } from '../support/temp.js';
 
@@ -11,7 +11,7 @@ function copyWith(file: string, edit: (schema: any) => void): string {
   return specCopy((root) => editJson(root, path.join('schemas', file), edit));
 }
 
-describe('precompiled validators (src/spec/validators.ts)', () => {
+describe('precompiled validators (core/spec/validators.ts)', () => {
   it("the kit's own spec uses the generated standalone code", () => {
     expect(kitSpec().precompiled).toBe(true);
   });

@@ -4,10 +4,10 @@
  * location, masked evidence) at the level of their requirement.
  */
 import { describe, expect, it } from 'vitest';
-import { severityOf } from '../../src/engine/outcome.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { operationsIn } from '../../src/spec/operations.js';
-import { FINDING_CODES } from '../../src/types/finding-codes.js';
+import { severityOf } from '../../engine/outcome.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { operationsIn } from '../../core/spec/operations.js';
+import { FINDING_CODES } from '../../core/types/finding-codes.js';
 import { CHECKS, checkOf } from '../../suites/registry.js';
 import { CHOICE_CASES } from './cases/choices.js';
 import { CONVENTIONS_CASES } from './cases/conventions.js';

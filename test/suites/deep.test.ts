@@ -10,9 +10,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAULTS, type DeviationDefinition } from '../../gateway/faults.js';
 import { startGateway } from '../../gateway/index.js';
-import { run } from '../../src/index.js';
-import { planTests } from '../../src/engine/plan.js';
-import { kitSpec } from '../../src/spec/load.js';
+import { run } from '../../kit/index.js';
+import { planTests } from '../../engine/plan.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { CHECKS } from '../../suites/registry.js';
 
 const DEEP_FAULTS = FAULTS.filter(

@@ -5,11 +5,11 @@
  * left unchecked) or judged a declared choice as a fault. Document line numbers refer to the interface document.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckContext, Exchange, Finding, Observation } from '../../src/model.js';
-import type { Profile } from '../../src/profile/load.js';
-import { stringToSign, verify } from '../../src/signing.js';
+import type { CheckContext, Exchange, Finding, Observation } from '../../core/model.js';
+import type { Profile } from '../../core/profile/load.js';
+import { stringToSign, verify } from '../../core/signing.js';
 import { checkOf } from '../../suites/registry.js';
-import { operationsIn } from '../../src/spec/operations.js';
+import { operationsIn } from '../../core/spec/operations.js';
 import { exampleValue } from '../support/examples.js';
 import {
   batchExchange,

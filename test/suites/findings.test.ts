@@ -1,7 +1,7 @@
 /** The finding builder, the one schema-violation adapter and the preconditions. */
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../src/model.js';
-import { FINDING_CODES } from '../../src/types/finding-codes.js';
+import type { Finding } from '../../core/model.js';
+import { FINDING_CODES } from '../../core/types/finding-codes.js';
 import {
   type Report,
   defineCheck,

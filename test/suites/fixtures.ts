@@ -3,8 +3,8 @@
  * exchanges (request as sent, decoded response, masked evidence) and observations, and conformant observations of
  * each probe built from the spec's examples and the profile — the cases mutate them to make one property fail.
  */
-import { encodeForm } from '../../src/codecs/form.js';
-import { maskText } from '../../src/mask.js';
+import { encodeForm } from '../../core/codecs/form.js';
+import { maskText } from '../../core/mask.js';
 import type {
   CheckContext,
   CheckoutFormModel,
@@ -13,9 +13,9 @@ import type {
   Observation,
   OperationKey,
   RunConfigView,
-} from '../../src/model.js';
-import { loadProfile, type Profile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
+} from '../../core/model.js';
+import { loadProfile, type Profile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { exampleValue } from '../support/examples.js';
 import { runConfig } from '../support/config.js';
 

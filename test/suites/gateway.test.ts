@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { createProbeClient, type KitClient } from '../../src/engine/client.js';
-import { maskRulesFor } from '../../src/engine/evidence.js';
-import { startReceiver, type Receiver } from '../../src/engine/receiver.js';
-import type { CheckContext, Observation, OperationKey } from '../../src/model.js';
-import { loadProfile } from '../../src/profile/load.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { operationSet, operationsIn } from '../../src/spec/operations.js';
+import { createProbeClient, type KitClient } from '../../engine/client.js';
+import { maskRulesFor } from '../../engine/evidence.js';
+import { startReceiver, type Receiver } from '../../engine/receiver.js';
+import type { CheckContext, Observation, OperationKey } from '../../core/model.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { operationSet, operationsIn } from '../../core/spec/operations.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
 import { runConfig } from '../support/config.js';
 

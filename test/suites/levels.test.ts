@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckContext, Finding, Observation } from '../../src/model.js';
-import { createAjv } from '../../src/spec/ajv.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
-import { readYamlFile } from '../../src/yaml.js';
+import type { CheckContext, Finding, Observation } from '../../core/model.js';
+import { createAjv } from '../../core/spec/ajv.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
+import { readYamlFile } from '../../core/yaml.js';
 import { checkOf } from '../../suites/registry.js';
 import {
   batchExchange,

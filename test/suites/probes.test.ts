@@ -4,7 +4,7 @@
  * The probes' requests against a real gateway are exercised by gateway.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckoutFormModel, Exchange, OperationKey, ProbeClient } from '../../src/model.js';
+import type { CheckoutFormModel, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { declinedPayment, freeTextFields, generatedNegative, happy, injection } from '../../suites/probes/basic.js';
 import { notified } from '../../suites/probes/events.js';
 import { defineProbe, planTo, SetupFailed, shopperSubmission } from '../../suites/probes/support.js';

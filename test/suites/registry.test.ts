@@ -1,9 +1,9 @@
 /** The one table of checks and probes: validated at load, covering the catalogue, with families and levels as data. */
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, type Check, type Probe } from '../../src/model.js';
-import { registryProblems as tableProblems } from '../../src/engine/registry.js';
-import { kitSpec } from '../../src/spec/load.js';
-import { covers } from '../../src/spec/operations.js';
+import { FAMILIES, type Check, type Probe } from '../../core/model.js';
+import { registryProblems as tableProblems } from '../../engine/registry.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { covers } from '../../core/spec/operations.js';
 import {
   CHECKS,
   CONFORMANCE_LEVELS,

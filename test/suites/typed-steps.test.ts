@@ -4,7 +4,7 @@
  * `npm run typecheck`: should a wrong name stop being an error, the directive itself fails the type check.
  */
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/model.js';
+import type { Exchange } from '../../core/model.js';
 import { defineCheck, onlyOnSuccess, onlyWhen, onlyWithSteps, wrap } from '../../suites/findings.js';
 import { defineProbe } from '../../suites/probes/support.js';
 import { PROBES } from '../../suites/registry.js';

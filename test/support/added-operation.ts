@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseYamlText } from '../../src/yaml.js';
+import { parseYamlText } from '../../core/yaml.js';
 import { stringify } from 'yaml';
 import { specCopy } from './temp.js';
 

@@ -7,9 +7,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunResult } from '../../src/model.js';
-import { KIT_ROOT } from '../../src/spec/paths.js';
-import { createLimiter } from '../../src/engine/limiter.js';
+import type { RunResult } from '../../core/model.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
+import { createLimiter } from '../../engine/limiter.js';
 import { tempRoot } from './temp.js';
 
 /** The CLI entry point. */

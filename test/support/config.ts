@@ -1,6 +1,6 @@
 /** The run configuration probe clients and check contexts read, for tests. */
-import type { RunConfigView } from '../../src/model.js';
-import { loadProfile } from '../../src/profile/load.js';
+import type { RunConfigView } from '../../core/model.js';
+import { loadProfile } from '../../core/profile/load.js';
 
 const reference = loadProfile('reference').profile;
 

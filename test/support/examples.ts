@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { SPEC_DIR } from '../../src/spec/paths.js';
+import { SPEC_DIR } from '../../core/spec/paths.js';
 
 const EXAMPLES_DIR = path.join(SPEC_DIR, 'examples');
 

@@ -10,12 +10,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
-import { decodeForm, encodeForm } from '../../src/codecs/form.js';
-import { readXml, writeXml } from '../../src/codecs/xml.js';
-import type { OperationKey } from '../../src/model.js';
-import type { Profile } from '../../src/profile/load.js';
-import { sign } from '../../src/signing.js';
-import { kitSpec, type SpecModel } from '../../src/spec/load.js';
+import { decodeForm, encodeForm } from '../../core/codecs/form.js';
+import { readXml, writeXml } from '../../core/codecs/xml.js';
+import type { OperationKey } from '../../core/model.js';
+import type { Profile } from '../../core/profile/load.js';
+import { sign } from '../../core/signing.js';
+import { kitSpec, type SpecModel } from '../../core/spec/load.js';
 
 /** An answer as the fault sees it: status, headers, the text, and the decoded top-level object of a JSON or XML body. */
 export interface ProxyAnswer {

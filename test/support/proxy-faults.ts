@@ -6,7 +6,7 @@
  * currency in an answer) and the cascades one wrong field used to set off (a payment answer one cent off, without
  * order_status, a cancel item in another currency).
  */
-import type { OperationKey } from '../../src/model.js';
+import type { OperationKey } from '../../core/model.js';
 import type { ProxyAnswer, ProxyContext, ProxyFault } from './fault-proxy.js';
 
 /** One end-to-end case: a fault, the run's selection, and what the results must show. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
-import { KIT_ROOT } from '../../src/spec/paths.js';
+import { KIT_ROOT } from '../../core/spec/paths.js';
 
 /** The run's temporary folder (made and removed by test/support/global-setup.ts), or the system's. */
 export function tempRoot(): string {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { SPEC_DIR } from '../../src/spec/paths.js';
+import { SPEC_DIR } from '../../core/spec/paths.js';
 
 /** The reference profile with the unseen vendor's choices. */
 export function unseenProfile(dir: string): string {

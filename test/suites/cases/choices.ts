@@ -4,8 +4,8 @@
  * empty result lists, payout failure fields under an HTTP error, the signing of booleans, nulls and nested form
  * values, fees to the cent, checkout inputs computed from the request, notifications in the gateway's own shape.
  */
-import type { CheckoutFormModel, Exchange, Observation, OperationKey } from '../../../src/model.js';
-import type { Profile } from '../../../src/profile/load.js';
+import type { CheckoutFormModel, Exchange, Observation, OperationKey } from '../../../core/model.js';
+import type { Profile } from '../../../core/profile/load.js';
 import {
   context,
   errorExchange,

@@ -1,5 +1,5 @@
 /** Cases of the conventions family. */
-import type { CheckoutFormModel } from '../../../src/model.js';
+import type { CheckoutFormModel } from '../../../core/model.js';
 import { context, happyObservation, orderRecord, profile } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Cases of the deep family: the probe's kept failures (a generated case, its exchange, follow-up and ledger) judged again. */
-import type { Exchange, Observation, OperationKey } from '../../../src/model.js';
+import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
 import type { DeepCase, DeepFailure } from '../../../suites/checks/deep.js';
 import { responseObject } from '../../../suites/observe.js';
 import { batchExchange, errorExchange, happyExchange, item } from '../fixtures.js';

@@ -1,5 +1,5 @@
 /** Cases of the events family: notifications as the kit's receiver records them. */
-import type { Exchange, Observation, OperationKey } from '../../../src/model.js';
+import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
 import { exchange, happyExchange, observation, profile } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Cases of the lifecycle family: scenario observations as the probes record them, then one step changed. */
-import type { Exchange, Observation, OperationKey } from '../../../src/model.js';
+import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
 import {
   batchExchange,
   context,

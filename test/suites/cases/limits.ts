@@ -1,5 +1,5 @@
 /** Cases of the limits family. */
-import type { Exchange, Observation } from '../../../src/model.js';
+import type { Exchange, Observation } from '../../../core/model.js';
 import {
   batchExchange,
   errorExchange,

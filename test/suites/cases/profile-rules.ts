@@ -1,5 +1,5 @@
 /** Cases of the checks of profile rules (error precedence, item check order, result order, payout fees, result values, requests outside the operations' forms). */
-import type { Exchange, Observation } from '../../../src/model.js';
+import type { Exchange, Observation } from '../../../core/model.js';
 import {
   batchExchange,
   context,

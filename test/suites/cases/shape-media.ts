@@ -1,5 +1,5 @@
 /** Cases of the shape and media families. */
-import type { CheckoutFormModel } from '../../../src/model.js';
+import type { CheckoutFormModel } from '../../../core/model.js';
 import { context, exchange, happyObservation, observation } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 

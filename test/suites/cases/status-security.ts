@@ -1,5 +1,5 @@
 /** Cases of the status and security families. */
-import type { Exchange, Observation, OperationKey } from '../../../src/model.js';
+import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
 import {
   batchExchange,
   context,

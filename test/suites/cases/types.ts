@@ -1,6 +1,6 @@
 /** The shape of a check case: a synthetic observation and what the check must say about it. */
-import type { CheckContext, Observation, OperationKey } from '../../../src/model.js';
-import type { FindingCode } from '../../../src/types/finding-codes.js';
+import type { CheckContext, Observation, OperationKey } from '../../../core/model.js';
+import type { FindingCode } from '../../../core/types/finding-codes.js';
 
 /** One case of one check, named by the requirement it is about. */
 export interface Case {

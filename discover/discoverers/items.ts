@@ -1,0 +1,281 @@
+/**
+ * Batch items (`batch`, the item and envelope statuses, `transitions.capture.itemAmount`, `refunds`): one failing
+ * item per failure a probe can name (an ill-formed amount, an unknown transaction, another currency, another
+ * amount, more than authorised, more than refundable), items carrying two faults (the order of the item checks),
+ * refunds (their reference numbering and messages), and the envelope when items fail. The failures named by a
+ * state (`cancelled`, `alreadyCaptured`, `notUnderReview`, `invalidState`) are named by the lifecycle row, which
+ * decides every item failure's code and message.
+ */
+import { textAt, type Discoverer, type Facts, type Payment } from '../context.js';
+import type { Session } from '../session.js';
+import { amountOf, batch, cents, itemOf, pay, type ItemResult } from '../world.js';
+
+type Check = 'invalidItem' | 'unknownTransaction' | 'currencyMismatch' | 'amountMismatch' | 'state' | 'overAmount';
+const CHECKS: Check[] = [
+  'invalidItem',
+  'unknownTransaction',
+  'currencyMismatch',
+  'amountMismatch',
+  'state',
+  'overAmount',
+];
+
+/** A currency other than the payment's (a valid code). */
+function otherCurrency(c: string): string {
+  return c === 'EUR' ? 'USD' : 'EUR';
+}
+
+const codeOf = (r: ItemResult | undefined) => /^([^:\s]+):(.*)$/.exec(r?.message ?? '');
+
+async function approved(s: Session, n: number): Promise<Payment[]> {
+  const out: Payment[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = await pay(s);
+    if (p.payment) out.push(p.payment);
+  }
+  return out;
+}
+
+async function run(s: Session, facts: Facts): Promise<void> {
+  const d = s.draft;
+  const [a1, a2, c1, c2, x1] = await approved(s, 5);
+  if (!a1 || !a2 || !c1 || !c2 || !x1) {
+    d.unknown('batch', 'not enough approved payments to try batch items on');
+    return;
+  }
+  const captured = await batch(s, 'capture', [itemOf(c1), itemOf(c2)]);
+  const cancelled = await batch(s, 'cancel', [itemOf(x1)]);
+  const okCapture = captured.results[0]?.status;
+  const okCancel = cancelled.results[0]?.status;
+  const successEnvelope = captured.envelope;
+  const rs = textAt(successEnvelope, 'return_status');
+  d.set('statusValues.return_status.success', rs, s.evidence(captured.x, 'a batch whose items all succeed'));
+  d.set('statusValues.return_status.successMessage', textAt(successEnvelope, 'return_message'), s.evidence(captured.x));
+  d.set(
+    'batch.itemSuccess.errorMessage',
+    captured.results[0]?.message ?? '',
+    s.evidence(captured.x, 'a captured item'),
+  );
+  const unknown = (s.body('capture').capture_orders as Record<string, unknown>[])[0]!;
+  const codes: Record<string, string> = {};
+  const messages = new Map<string, string[]>();
+  const note = (name: string, r: ItemResult | undefined) => {
+    const m = codeOf(r);
+    if (!m) return undefined;
+    codes[name] ??= m[1]!;
+    messages.set(m[1]!, [...(messages.get(m[1]!) ?? []), m[2]!]);
+    return m[1]!;
+  };
+  const noteAll = (results: ItemResult[]) => {
+    for (const r of results) {
+      const m = codeOf(r);
+      if (m) messages.set(m[1]!, [...(messages.get(m[1]!) ?? []), m[2]!]);
+    }
+  };
+  // One fault per item (capture), and faults two at a time.
+  const cap = await batch(s, 'capture', [
+    { ...unknown },
+    itemOf(a1, { amount: 'ten' }),
+    itemOf(a1, { currency: otherCurrency(a1.currency) }),
+    itemOf(a1, { amount: amountOf(cents(a1.amount) + 100) }),
+    itemOf(x1),
+    itemOf(x1, { currency: otherCurrency(x1.currency) }),
+    { ...unknown, amount: 'ten' },
+  ]);
+  const [unknownTx, invalid, currency, overOrMismatch, stateCancelled, stateCurrency, invalidUnknown] = cap.results;
+  note('unknownTransaction', unknownTx);
+  note('invalidItem', invalid);
+  note('currencyMismatch', currency);
+  const capFailure = unknownTx?.status;
+  if (capFailure && capFailure !== okCapture)
+    d.set('statusValues.capture_status.failure', capFailure, s.evidence(cap.x));
+  const rsFailure = textAt(cap.envelope, 'return_status');
+  d.set(
+    'batch.envelopeOnItemFailure',
+    rsFailure === rs ? 'success' : 'failure',
+    s.evidence(cap.x, 'a batch whose items fail'),
+  );
+  if (rsFailure !== rs)
+    d.set('statusValues.return_status.failure', rsFailure, s.evidence(cap.x, 'a batch whose items fail'));
+  // A capture of less than authorised: the item amount is the amount to capture, or must be the payment's.
+  const partial = await batch(s, 'capture', [itemOf(a2, { amount: amountOf(cents(a2.amount) - 100) })]);
+  const operationAmount = partial.results[0]?.status === okCapture;
+  d.set(
+    'transitions.capture.itemAmount',
+    operationAmount ? 'operationAmount' : 'original',
+    s.evidence(partial.x, 'a capture of one unit less than authorised'),
+  );
+  if (operationAmount) note('overCapture', overOrMismatch);
+  else {
+    note('amountMismatch', partial.results[0]);
+    d.unknown(
+      'batch.itemFailures.overCapture',
+      "the capture amount must equal the payment's: a capture above it is an amount mismatch, so this failure never shows",
+    );
+  }
+  // Cancel: another amount; two faults.
+  const can = await batch(s, 'cancel', [
+    itemOf(a1, { amount: amountOf(cents(a1.amount) + 100) }),
+    itemOf(a1, { amount: amountOf(cents(a1.amount) + 100), currency: otherCurrency(a1.currency) }),
+    itemOf(x1, { amount: amountOf(cents(x1.amount) + 100) }),
+  ]);
+  note('amountMismatch', can.results[0]);
+  const canFailure = can.results[0]?.status;
+  if (canFailure && canFailure !== okCancel) d.set('statusValues.cancel_status.failure', canFailure, s.evidence(can.x));
+  // Refunds: a success (twice, for the numbering), more than refundable, and faults two at a time.
+  const over = amountOf(cents(c1.amount) + 100);
+  const ref = await batch(s, 'refund', [
+    itemOf(c1, { refund_amount: '1.00', refund_reason: 'discovery' }),
+    itemOf(c1, { refund_amount: '1.00', refund_reason: 'discovery' }),
+    itemOf(c1, { refund_amount: over, refund_reason: 'discovery' }),
+    itemOf(c1, { refund_amount: over, currency: otherCurrency(c1.currency), refund_reason: 'discovery' }),
+    itemOf(c1, { refund_amount: over, amount: amountOf(cents(c1.amount) + 100), refund_reason: 'discovery' }),
+    itemOf(a1, { refund_amount: over, refund_reason: 'discovery' }),
+    itemOf(c1, { refund_amount: over, currency: 'E', refund_reason: 'discovery' }),
+    itemOf(x1, { currency: 'E', refund_amount: '1.00', refund_reason: 'discovery' }),
+    itemOf(c1, {
+      amount: amountOf(cents(c1.amount) + 100),
+      currency: otherCurrency(c1.currency),
+      refund_amount: '1.00',
+      refund_reason: 'discovery',
+    }),
+  ]);
+  const [r1, r2, rOver, rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] =
+    ref.results;
+  note('overRefund', rOver);
+  // A refund of one unit refused the way a wrong amount is, while the whole amount is refunded: only the whole
+  // remaining amount may be refunded (refunds.partial names the failure).
+  let firstRefund = r1;
+  let refundX = ref.x;
+  if (r1 && r2 && r1.status === r2.status && r1.status === rOver?.status) {
+    const whole = await batch(s, 'refund', [itemOf(c1, { refund_amount: c1.amount, refund_reason: 'discovery' })]);
+    const w = whole.results[0];
+    if (w?.status && w.status !== r1.status) {
+      const code = codeOf(r1)?.[1];
+      const name = Object.entries(codes).find(([, v]) => v === code)?.[0] ?? 'amountMismatch';
+      d.set(
+        'refunds.partial',
+        name,
+        `${s.evidence(ref.x, 'a refund of 1.00 refused')}; ${s.evidence(whole.x, 'the whole amount refunded')}`,
+      );
+      firstRefund = w;
+      refundX = whole.x;
+    }
+  }
+  await refunds(s, refundX, firstRefund, r2, rOver);
+  const refFailure = rOver?.status;
+  const okRefund = firstRefund?.status;
+  if (okRefund) d.set('statusValues.refund_status.success', okRefund, s.evidence(ref.x));
+  if (refFailure && refFailure !== okRefund) d.set('statusValues.refund_status.failure', refFailure, s.evidence(ref.x));
+  noteAll([...cap.results, ...can.results, ...ref.results]);
+  facts.failureCodes = codes;
+  facts.failureMessages = Object.fromEntries(messages);
+  // The order of the item checks, from the items carrying two faults.
+  const faultOf = (r: ItemResult | undefined): Check | undefined => {
+    const c = codeOf(r)?.[1];
+    if (!c) return undefined;
+    const name = Object.entries(codes).find(([, v]) => v === c)?.[0];
+    if (name === 'overCapture' || name === 'overRefund') return 'overAmount';
+    if (name) return name as Check;
+    return 'state';
+  };
+  const pairs: { a: Check; b: Check; winner: Check | undefined }[] = [
+    { a: 'invalidItem', b: 'unknownTransaction', winner: faultOf(invalidUnknown) },
+    { a: 'state', b: 'currencyMismatch', winner: faultOf(stateCurrency) },
+    { a: 'currencyMismatch', b: 'amountMismatch', winner: faultOf(can.results[1]) },
+    { a: 'state', b: 'amountMismatch', winner: faultOf(can.results[2]) },
+    { a: 'currencyMismatch', b: 'overAmount', winner: faultOf(rOverCurrency) },
+    { a: 'amountMismatch', b: 'overAmount', winner: faultOf(rOverAmount) },
+    { a: 'state', b: 'overAmount', winner: faultOf(rOverState) },
+    { a: 'invalidItem', b: 'overAmount', winner: faultOf(rInvalidOver) },
+    { a: 'invalidItem', b: 'state', winner: faultOf(rInvalidState) },
+    { a: 'currencyMismatch', b: 'amountMismatch', winner: faultOf(rCurrencyAmount) },
+    // An ill-formed currency is also another currency than the payment's: which of the two is checked first.
+    { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidOver) },
+    { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidState) },
+  ];
+  void stateCancelled;
+  const order = checkOrder(pairs.filter((p) => p.winner === p.a || p.winner === p.b) as never);
+  const seenPairs = pairs
+    .filter((p) => p.winner === p.a || p.winner === p.b)
+    .map((p) => `${p.winner} before ${p.winner === p.a ? p.b : p.a}`);
+  d.set(
+    'batch.checkOrder',
+    order,
+    `items with two faults: ${seenPairs.join(', ')}; an unknown transaction is placed as early as the ill-formed item allows (no other check can run without a transaction)`,
+  );
+}
+
+/** A total order of the item checks from pairs (winner first), unknownTransaction as early as the pairs allow. */
+export function checkOrder(pairs: readonly { a: Check; b: Check; winner: Check }[]): Check[] {
+  const before = (x: Check, y: Check) => pairs.some((p) => p.winner === x && (p.a === y || p.b === y));
+  const left = [...CHECKS];
+  const out: Check[] = [];
+  while (left.length) {
+    const next = left.find((k) => !left.some((o) => o !== k && before(o, k))) ?? left[0]!;
+    out.push(next);
+    left.splice(left.indexOf(next), 1);
+  }
+  // No check can run on a transaction the gateway does not know: it goes right after whatever must precede it.
+  const u = out.indexOf('unknownTransaction');
+  out.splice(u, 1);
+  const must = out.filter((k) => before(k, 'unknownTransaction'));
+  const at = must.length ? Math.max(...must.map((k) => out.indexOf(k))) + 1 : 0;
+  out.splice(at, 0, 'unknownTransaction');
+  return out;
+}
+
+/** Refund references: the first number, whether the reference repeats it, what a failed item carries. */
+async function refunds(
+  s: Session,
+  x: import('../../core/model.js').Exchange,
+  first: ItemResult | undefined,
+  second: ItemResult | undefined,
+  failed: ItemResult | undefined,
+): Promise<void> {
+  const d = s.draft;
+  const id = textAt(first?.result, 'refund_reference_id');
+  const m = /-([0-9]{2})$/.exec(id);
+  if (m) {
+    d.set('refunds.referenceId.sequenceStart', Number(m[1]), s.evidence(x, `first refund ${id}`));
+    const ref = textAt(first?.result, 'refund_reference');
+    d.set(
+      'refunds.reference',
+      ref === id ? 'sameAsReferenceId' : 'opaque',
+      s.evidence(x, 'refund_reference of a refund'),
+    );
+  } else
+    d.unknown(
+      'refunds.referenceId.sequenceStart',
+      'the first refund carried no refund_reference_id of the form <id>-NN',
+    );
+  void second;
+  if (failed) {
+    const has = failed.result && 'refund_reference_id' in failed.result;
+    d.set('refunds.referenceId.failedItems', has ? 'empty' : 'omitted', s.evidence(x, 'a failed refund item'));
+  }
+  const msg = /^([^:\s]+):(.*)$/.exec(first?.message ?? '');
+  if (msg) {
+    d.set('batch.itemSuccess.refundMessage.code', msg[1], s.evidence(x, 'a refund item that succeeded'));
+    d.set('batch.itemSuccess.refundMessage.message', msg[2], s.evidence(x, 'a refund item that succeeded'));
+    if (second?.message === first?.message)
+      d.set('batch.itemSuccess.refundMessage.pinned', true, 'the same message on two refunds');
+  }
+}
+
+export const itemsDiscoverer: Discoverer = {
+  id: 'items',
+  decides: [
+    'batch.itemSuccess',
+    'batch.checkOrder',
+    'batch.envelopeOnItemFailure',
+    'statusValues.capture_status.failure',
+    'statusValues.cancel_status.failure',
+    'statusValues.refund_status.failure',
+    'statusValues.return_status',
+    'transitions.capture.itemAmount',
+    'refunds',
+  ],
+  after: ['payments'],
+  run,
+};

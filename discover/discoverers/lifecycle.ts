@@ -1,0 +1,437 @@
+/**
+ * States and transitions (`statusValues.payment_status` and the item statuses, `transitions`, `review.approve` and
+ * `review.reject`): payments brought into every state a batch can reach (captured, cancelled, refunded in full or in
+ * part, held, declined), each state's `payment_status` read by a query, then capture, cancel, refund and review tried
+ * on one payment in each state. An item failing names its failure by code: the failures a dedicated probe named
+ * (the item-failures row), else by the state and operation it answered (a cancelled payment: `cancelled`; a captured
+ * one: `alreadyCaptured`; any review: `notUnderReview`; the rest: `invalidState`).
+ */
+import type { Profile } from '../../core/profile/load.js';
+
+type PaymentState = keyof Profile['statusValues']['payment_status'];
+import { textAt, type Discoverer, type Facts, type ItemOutcome, type Payment } from '../context.js';
+import type { Session } from '../session.js';
+import { REVIEW_REJECT_FLAGS } from '../vocabulary.js';
+import { amountOf, batch, cents, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
+
+type BatchOp = 'capture' | 'review' | 'cancel' | 'refund';
+const OPS: BatchOp[] = ['capture', 'cancel', 'refund', 'review'];
+const STATES: PaymentState[] = [
+  'authorised',
+  'captured',
+  'pendingReview',
+  'cancelled',
+  'declined',
+  'refunded',
+  'partiallyRefunded',
+];
+
+/** Payments in each state, for each operation to be tried on (one payment per state and operation). */
+type Pool = Map<PaymentState, Payment[]>;
+
+/** What a batch item did, read in the lifecycle and item-failure rows. */
+export type { ItemOutcome } from '../context.js';
+
+async function approvedPayments(s: Session, n: number): Promise<Payment[]> {
+  const out: Payment[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = await pay(s);
+    if (p.payment) out.push(p.payment);
+  }
+  return out;
+}
+
+/** A held payment, by the trigger the payments row found (an amount or an e-mail domain). */
+async function heldPayment(s: Session, facts: Facts): Promise<Payment | undefined> {
+  const amount = s.draft.get<string>('review.triggers.amountAtLeast');
+  const domain = facts.heldDomains?.[0];
+  if (!amount && !domain) return undefined;
+  const set = domain ? { shopper_email: `shopper@${domain}` } : { amount: amount! };
+  const p = await pay(s, { set });
+  return p.payment && p.payment.orderStatus === facts.held?.orderStatus ? p.payment : undefined;
+}
+
+async function declinedPayment(s: Session, facts: Facts): Promise<Payment | undefined> {
+  if (!facts.declined) return undefined;
+  // The decline card only when discovery saw it decline (a gateway may have none, declining by its rules only).
+  const card = s.draft.get<string[]>('payments.testCards.decline')?.[0];
+  const rule = (s.draft.get<Record<string, string>[]>('payments.declineRules') ?? [])[0];
+  const p = card
+    ? await pay(s, { card })
+    : rule?.securityCode
+      ? await pay(s, { securityCode: rule.securityCode })
+      : rule?.shopperEmailDomain
+        ? await pay(s, { set: { shopper_email: `shopper@${rule.shopperEmailDomain}` } })
+        : rule?.amount
+          ? await pay(s, { set: { amount: rule.amount } })
+          : undefined;
+  return p?.payment;
+}
+
+/** Split the outcomes of a batch by item. */
+function outcomes(
+  _s: Session,
+  op: BatchOp,
+  results: ItemResult[],
+  states: (PaymentState | undefined)[],
+  success: string | undefined,
+  evidence: string,
+): ItemOutcome[] {
+  return results.map((r, i) => {
+    const ok = success !== undefined ? r.status === success : !/^[^:\s]+:/.test(r.message);
+    const m = /^([^:\s]+):(.*)$/.exec(r.message);
+    return {
+      op,
+      state: states[i],
+      ok,
+      ...(m && !ok ? { code: m[1]!, message: m[2]! } : {}),
+      evidence,
+    };
+  });
+}
+
+async function run(s: Session, facts: Facts): Promise<void> {
+  const d = s.draft;
+  const lists = await buildPool(s, facts);
+  const pool = lists.pool;
+  // Each state's payment_status, read once the set-up batches have run.
+  const all = [...pool.values()].flat();
+  const q = await statusesOf(s, all);
+  const code = new Map<PaymentState, string>();
+  for (const state of STATES) {
+    const p = pool.get(state)?.[0];
+    const c = p ? q.status.get(p.transaction_id) : undefined;
+    if (c) {
+      code.set(state, c);
+      d.set(`statusValues.payment_status.${state}`, c, s.evidence(q.x, `a payment made ${howMade(state)}`));
+    } else d.unknown(`statusValues.payment_status.${state}`, `no payment was brought into the state ${state}`);
+  }
+  const stateOf = (c: string | undefined): PaymentState | undefined => [...code].find(([, v]) => v === c)?.[0];
+  facts.stateCodes = Object.fromEntries(code);
+  d.set(
+    'transitions.afterAuthorise',
+    { approved: 'authorised', declined: 'declined', pendingReview: 'pendingReview' },
+    'the states are named after the outcome that made them',
+  );
+  // Each operation on one payment in each state.
+  const tried: ItemOutcome[] = [];
+  const after = new Map<string, PaymentState | undefined>();
+  for (const op of OPS) {
+    const states = STATES.filter((st) => (pool.get(st)?.length ?? 0) > 0);
+    const items = states.map((st) => {
+      const p = pool.get(st)!.shift()!;
+      return { p, st, item: opItem(s, op, p) };
+    });
+    if (!items.length) continue;
+    const b = await batch(
+      s,
+      op,
+      items.map((i) => i.item),
+    );
+    const success = lists.success[op];
+    const out = outcomes(
+      s,
+      op,
+      b.results,
+      items.map((i) => i.st),
+      success,
+      s.evidence(b.x, `${op} in each state`),
+    );
+    tried.push(...out);
+    const moved = out.filter((o) => o.ok);
+    if (moved.length) {
+      const q2 = await statusesOf(
+        s,
+        items.filter((_, i) => out[i]!.ok).map((i) => i.p),
+      );
+      items.forEach((it, i) => {
+        if (out[i]!.ok) after.set(`${op}:${it.st}`, stateOf(q2.status.get(it.p.transaction_id)));
+      });
+    }
+  }
+  facts.itemOutcomes = [...(facts.itemOutcomes ?? []), ...tried];
+  decideTransitions(s, facts, tried, after);
+  await reviewFlags(s, facts, lists.held, stateOf);
+  decideItemFailures(s, facts);
+}
+
+function howMade(state: PaymentState): string {
+  return {
+    authorised: 'and approved',
+    captured: 'and captured',
+    pendingReview: 'and held for review',
+    cancelled: 'and cancelled',
+    declined: 'and declined',
+    refunded: 'and refunded in full',
+    partiallyRefunded: 'and refunded in part',
+  }[state];
+}
+
+/** The item an operation is tried with on a payment: the whole amount (a refund of one unit). */
+function opItem(s: Session, op: BatchOp, p: Payment): Record<string, unknown> {
+  if (op === 'refund') return itemOf(p, { refund_amount: '1.00', refund_reason: 'discovery' });
+  if (op === 'review') return itemOf(p, { review_flag: s.draft.get<string>('review.approve.flag') ?? '1' });
+  return itemOf(p);
+}
+
+/** Payments brought into every state, `perState` of each (one per operation), and the success value of each status. */
+async function buildPool(
+  s: Session,
+  facts: Facts,
+): Promise<{ pool: Pool; success: Partial<Record<BatchOp, string>>; held: Payment[] }> {
+  const d = s.draft;
+  const pool: Pool = new Map();
+  const n = OPS.length;
+  const approved = await approvedPayments(s, n * 5);
+  const take = (k: number) => approved.splice(0, k);
+  pool.set('authorised', take(n));
+  const toCapture = take(n * 3);
+  const toCancel = take(n);
+  const held: Payment[] = [];
+  for (let i = 0; i < n + REVIEW_REJECT_FLAGS.length + 1; i++) {
+    const h = await heldPayment(s, facts);
+    if (!h) break;
+    held.push(h);
+  }
+  pool.set('pendingReview', held.splice(0, n));
+  const declined: Payment[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = await declinedPayment(s, facts);
+    if (p) declined.push(p);
+  }
+  pool.set('declined', declined);
+  const success: Partial<Record<BatchOp, string>> = {};
+  const itemSuccess = (op: BatchOp, results: ItemResult[], evidence: string) => {
+    const status = results[0]?.status;
+    if (status === undefined) return;
+    success[op] = status;
+    d.set(`statusValues.${op}_status.success`, status, evidence);
+  };
+  const cap = await batch(
+    s,
+    'capture',
+    toCapture.map((p) => itemOf(p)),
+  );
+  itemSuccess('capture', cap.results, s.evidence(cap.x, 'capture of approved payments'));
+  const captured = toCapture.filter((_, i) => cap.results[i]?.status === success.capture);
+  pool.set('captured', captured.splice(0, n));
+  const can = await batch(
+    s,
+    'cancel',
+    toCancel.map((p) => itemOf(p)),
+  );
+  itemSuccess('cancel', can.results, s.evidence(can.x, 'cancel of approved payments'));
+  pool.set(
+    'cancelled',
+    toCancel.filter((_, i) => can.results[i]?.status === success.cancel),
+  );
+  const full = captured.splice(0, n);
+  const part = captured.splice(0, n);
+  const ref = await batch(s, 'refund', [
+    ...full.map((p) => itemOf(p, { refund_amount: p.amount, refund_reason: 'discovery' })),
+    ...part.map((p) => itemOf(p, { refund_amount: '1.00', refund_reason: 'discovery' })),
+  ]);
+  itemSuccess('refund', ref.results, s.evidence(ref.x, 'refunds in full and in part'));
+  facts.refundResults = ref.results;
+  pool.set(
+    'refunded',
+    full.filter((_, i) => ref.results[i]?.status === success.refund),
+  );
+  pool.set(
+    'partiallyRefunded',
+    part.filter((_, i) => ref.results[full.length + i]?.status === success.refund),
+  );
+  return { pool, success, held };
+}
+
+/** Names of item failures by code: those the item-failures row named, then by the states that answered them. */
+export function nameFailures(tried: readonly ItemOutcome[], known: Record<string, string>): Map<string, string> {
+  const names = new Map<string, string>(Object.entries(known).map(([name, c]) => [c, name]));
+  const byCode = new Map<string, ItemOutcome[]>();
+  for (const t of tried) if (!t.ok && t.code) byCode.set(t.code, [...(byCode.get(t.code) ?? []), t]);
+  for (const [c, list] of byCode) {
+    if (names.has(c)) continue;
+    const taken = new Set(names.values());
+    const name = list.every((t) => t.op === 'review')
+      ? 'notUnderReview'
+      : list.every((t) => t.state === 'cancelled')
+        ? 'cancelled'
+        : list.every((t) => t.state === 'captured' || t.state === 'refunded' || t.state === 'partiallyRefunded')
+          ? 'alreadyCaptured'
+          : 'invalidState';
+    names.set(c, taken.has(name) ? 'invalidState' : name);
+  }
+  return names;
+}
+
+function decideTransitions(
+  s: Session,
+  facts: Facts,
+  tried: readonly ItemOutcome[],
+  after: Map<string, PaymentState | undefined>,
+): void {
+  const d = s.draft;
+  const names = nameFailures(tried, facts.failureCodes ?? {});
+  facts.stateFailureNames = Object.fromEntries(names);
+  for (const op of OPS) {
+    const mine = tried.filter((t) => t.op === op && t.state);
+    if (!mine.length) {
+      d.unknown(`transitions.${op}`, `${op} could not be tried on payments in their states`);
+      continue;
+    }
+    const ev = mine[0]!.evidence;
+    const from = mine.filter((t) => t.ok).map((t) => t.state!);
+    d.set(`transitions.${op}.from`, from, ev);
+    const refused = mine.filter((t) => !t.ok && t.code);
+    const counts = new Map<string, number>();
+    for (const t of refused) {
+      const n = names.get(t.code!) ?? 'invalidState';
+      counts.set(n, (counts.get(n) ?? 0) + 1);
+    }
+    // The format's generic failure is the other refusal when it shows; a review's own one next; else the most frequent.
+    const other = counts.has('invalidState')
+      ? 'invalidState'
+      : counts.has('notUnderReview')
+        ? 'notUnderReview'
+        : ([...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'invalidState');
+    const refusals: Record<string, string> = {};
+    for (const t of refused) {
+      const n = names.get(t.code!) ?? 'invalidState';
+      if (n !== other) refusals[t.state!] = n;
+    }
+    d.set(`transitions.${op}.refusals`, refusals, ev);
+    d.set(
+      `transitions.${op}.otherRefusal`,
+      other,
+      `${refused.length} states refused, ${counts.get(other) ?? 0} with this failure: ${ev}`,
+    );
+    const unseen = STATES.filter((st) => !mine.some((t) => t.state === st));
+    if (unseen.length)
+      d.unknown(
+        `transitions.${op}.from`,
+        `${unseen.join(', ')} could not be tried: whether ${op} is allowed there no probe told`,
+        from,
+        ev,
+      );
+    if (op === 'capture') {
+      const to = after.get(`capture:${from[0]}`);
+      if (to) d.set('transitions.capture.to', to, 'the state a captured payment is queried in');
+    }
+    if (op === 'cancel') {
+      const to = after.get(`cancel:${from[0]}`);
+      if (to) d.set('transitions.cancel.to', to, 'the state a cancelled payment is queried in');
+    }
+    if (op === 'refund') {
+      d.set('transitions.refund.toFull', 'refunded', 'a payment refunded in full is in the state named so');
+      d.set('transitions.refund.toPartial', 'partiallyRefunded', 'a payment refunded in part is in the state named so');
+    }
+  }
+}
+
+/** The review flags: the document's `1` on a held payment, and the format's list of rejecting values, one per held payment. */
+async function reviewFlags(
+  s: Session,
+  facts: Facts,
+  held: Payment[],
+  stateOf: (c: string | undefined) => PaymentState | undefined,
+): Promise<void> {
+  const d = s.draft;
+  // Without a review hold, the state a review is allowed from (an authorised payment, at some gateways).
+  const from = d.written<PaymentState[]>('transitions.review.from') ?? [];
+  if (held.length < 2 && from.includes('authorised'))
+    for (let i = 0; i < REVIEW_REJECT_FLAGS.length + 1; i++) {
+      const p = await pay(s);
+      if (p.payment) held.push(p.payment);
+    }
+  if (held.length < 2) {
+    d.unknown('review.approve', 'no payment could be held for review: the flags no probe tried');
+    d.unknown('review.reject', 'no payment could be held for review: the flags no probe tried');
+    return;
+  }
+  const approveFlag = '1';
+  const flags = REVIEW_REJECT_FLAGS.slice(0, held.length - 1);
+  const items = [
+    itemOf(held[0]!, { review_flag: approveFlag }),
+    ...flags.map((f, i) => itemOf(held[i + 1]!, { review_flag: f })),
+  ];
+  const b = await batch(s, 'review', items);
+  const success = d.get<string>('statusValues.review_status.success') ?? b.results[0]?.status;
+  const q = await statusesOf(s, held.slice(0, items.length));
+  const ev = s.evidence(b.x, `review flags ${[approveFlag, ...flags].join(', ')}`);
+  if (b.results[0]?.status === success) {
+    d.set('review.approve.flag', approveFlag, ev);
+    const to = stateOf(q.status.get(held[0]!.transaction_id));
+    if (to) d.set('review.approve.to', to, s.evidence(q.x, 'the approved payment queried'));
+  } else d.unknown('review.approve', `review_flag ${approveFlag} did not settle a held payment`, undefined, ev);
+  const i = b.results.findIndex((r, n) => n > 0 && r.status === success);
+  if (i > 0) {
+    d.set('review.reject.flag', flags[i - 1], ev);
+    const to = stateOf(q.status.get(held[i]!.transaction_id));
+    if (to) d.set('review.reject.to', to, s.evidence(q.x, 'the rejected payment queried'));
+    if (!d.has('statusValues.review_status.success')) d.set('statusValues.review_status.success', success, ev);
+  } else d.unknown('review.reject', `none of ${flags.join(', ')} settled a held payment`, undefined, ev);
+  const failed = b.results.find((r) => r.status !== success);
+  if (failed) {
+    d.set('statusValues.review_status.failure', failed.status, ev);
+    const m = /^([^:\s]+):/.exec(failed.message);
+    if (m) facts.invalidFlagCode = m[1];
+  }
+  void textAt;
+  void amountOf;
+  void cents;
+}
+
+const FAILURES = [
+  'invalidItem',
+  'unknownTransaction',
+  'currencyMismatch',
+  'amountMismatch',
+  'overCapture',
+  'overRefund',
+  'cancelled',
+  'alreadyCaptured',
+  'notUnderReview',
+  'invalidState',
+] as const;
+
+/** Every item failure's code and message: named by a dedicated probe or by the states that answered it. */
+function decideItemFailures(s: Session, facts: Facts): void {
+  const d = s.draft;
+  const byName = new Map<string, string>(Object.entries(facts.failureCodes ?? {}));
+  for (const [code, name] of Object.entries(facts.stateFailureNames ?? {}))
+    if (!byName.has(name)) byName.set(name, code);
+  const messages = new Map<string, string[]>(Object.entries(facts.failureMessages ?? {}));
+  for (const t of facts.itemOutcomes ?? [])
+    if (t.code && t.message !== undefined) messages.set(t.code, [...(messages.get(t.code) ?? []), t.message]);
+  for (const name of FAILURES) {
+    if (d.covers(`batch.itemFailures.${name}`)) continue;
+    const code = byName.get(name);
+    if (!code) {
+      d.unknown(`batch.itemFailures.${name}`, `no item failed with ${name}: its code and message no probe saw`);
+      continue;
+    }
+    const seen = messages.get(code) ?? [];
+    const how = facts.failureCodes?.[name] ? 'a dedicated item' : 'the state an item was tried in';
+    d.set(`batch.itemFailures.${name}.code`, code, `named by ${how}`);
+    d.set(`batch.itemFailures.${name}.message`, seen[0] ?? '', `named by ${how}`);
+    if (seen.length >= 2 && seen.every((m) => m === seen[0]))
+      d.set(`batch.itemFailures.${name}.pinned`, true, `the same message on ${seen.length} items`);
+  }
+}
+
+export const lifecycleDiscoverer: Discoverer = {
+  id: 'lifecycle',
+  decides: [
+    'statusValues.payment_status',
+    'statusValues.capture_status.success',
+    'statusValues.cancel_status.success',
+    'statusValues.refund_status.success',
+    'statusValues.review_status',
+    'transitions',
+    'review.approve',
+    'review.reject',
+    'batch.itemFailures',
+  ],
+  after: ['payments', 'items', 'selection'],
+  run,
+};

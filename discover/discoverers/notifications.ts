@@ -1,0 +1,292 @@
+/**
+ * Notifications (`notifications`), through the kit's receiver: which operations notify (a direct payment, an APM
+ * payment completed on its issuer page, a review, a payout, each with the receiver's URL), the method, media and
+ * fields of the body; retries (every attempt refused: their number, the first delay, the factor), the time the
+ * gateway waits for an answer (the first attempt held unanswered), and which statuses acknowledge (statuses
+ * answered, a retry or none). The body's signature is told by the response-signature row, with every signed sample.
+ */
+import type { Exchange, OperationKey } from '../../core/model.js';
+import { textAt, type Discoverer, type Facts } from '../context.js';
+import type { Receiver } from '../../engine/receiver.js';
+import type { Session } from '../session.js';
+import { batch, followForms, itemOf, pay } from '../world.js';
+import { completeApm } from './apm.js';
+import { documentFormat, inferOwnShape, pairsOf, type ShapePair } from './notification-shape.js';
+import { answerOf } from '../answers.js';
+
+const WAIT_MS = 4000;
+
+/** Attempts received for a key until none comes for `quietMs` after the last (or `maxMs` in all). */
+async function attemptsOf(
+  r: Receiver,
+  key: string,
+  quietMs: (n: number, times: number[]) => number,
+  maxMs: number,
+): Promise<Exchange[]> {
+  const start = Date.now();
+  let got = await r.notifications(key, WAIT_MS);
+  while (got.length && Date.now() - start < maxMs) {
+    const times = got.map((x) => Date.parse(x.startedAt));
+    const more = await r.notifications(key, quietMs(got.length, times), got.length + 1);
+    if (more.length <= got.length) break;
+    got = more;
+  }
+  return got;
+}
+
+const round = (n: number, step: number) => Math.round(n / step) * step;
+
+async function run(s: Session, facts: Facts): Promise<void> {
+  const d = s.draft;
+  const r = s.receiver;
+  const url = s.config.notifyUrl;
+  if (!r || !url) {
+    d.unknown(
+      'notifications',
+      'no notification URL reaches the kit (notifyUrl for a remote target): notifications could not be observed',
+    );
+    return;
+  }
+  // Which operations notify, all at once (each wait overlaps the others).
+  // An empty note: a signature skipping empty values tells itself from one that does not.
+  const direct = await pay(s, { set: { notify_url: url, note: '' } });
+  const directKey = String((direct.x.request.body as Record<string, unknown>).order_no);
+  const payoutBody = s.body('payout', { notify_url: url });
+  delete payoutBody.fee_paid_by;
+  const payout = await s.send('payout', payoutBody);
+  const payoutKey = String(payoutBody.request_id);
+  // A payout failed by a trigger found (payout.ts): its notification fills the failure fields.
+  const failing = facts.payoutFailures?.[0];
+  const failedBody = failing ? { ...s.body('payout', { ...failing.request, notify_url: url }) } : undefined;
+  if (failedBody) failedBody.request_id = s.body('payout').request_id;
+  const failedPayout = failedBody ? await s.send('payout', failedBody) : undefined;
+  const apm = await completeApm(s, /pay/i, url);
+  const checkoutBody = s.body('checkout', { notify_url: url });
+  const checkout = await s.send('checkout', checkoutBody);
+  await followForms(s, checkout, /pay/i);
+  const checkoutKey = String(checkoutBody.order_no);
+  const held = facts.held ? await heldWithUrl(s, facts, url) : undefined;
+  const [fromDirect, fromPayout, fromFailedPayout, fromApm, fromHeld, fromCheckout] = await Promise.all([
+    r.notifications(directKey, WAIT_MS),
+    r.notifications(payoutKey, WAIT_MS),
+    failedBody ? r.notifications(String(failedBody.request_id), WAIT_MS) : Promise.resolve([]),
+    apm.orderNo ? r.notifications(apm.orderNo, WAIT_MS) : Promise.resolve([]),
+    held ? r.notifications(held.order_no, WAIT_MS) : Promise.resolve([]),
+    r.notifications(checkoutKey, WAIT_MS),
+  ]);
+  let reviewed: Exchange[] = [];
+  if (held) {
+    const flag = d.get<string>('review.approve.flag') ?? '1';
+    await batch(s, 'review', [itemOf(held, { review_flag: flag })]);
+    reviewed = await r.notifications(held.order_no, WAIT_MS, fromHeld.length + 1);
+  }
+  const payment: OperationKey[] = [];
+  if (fromDirect.length) payment.push('authoriseDirect');
+  if (fromApm.length) payment.push('authoriseApm');
+  if (fromCheckout.length) payment.push('checkout');
+  if (reviewed.length > fromHeld.length) payment.push('review');
+  const sample = fromDirect[0] ?? fromApm[0];
+  if (sample) {
+    d.set(
+      'notifications.method',
+      sample.request.method,
+      s.evidence(direct.x, "a direct payment with the receiver's notify_url"),
+    );
+    d.set(
+      'notifications.mediaType',
+      sample.request.encoding === 'form' ? 'form' : 'json',
+      `content type ${sample.request.headers['content-type'] ?? '?'}`,
+    );
+    facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
+  }
+  d.set(
+    'notifications.kinds.payment.sentAfter',
+    payment,
+    `payments notified: ${payment.join(', ') || 'none'} (APM and checkout completed on their pages as the shopper)`,
+  );
+  d.set(
+    'notifications.kinds.payment.bodyFrom',
+    'authoriseDirect',
+    sample
+      ? `body fields ${Object.keys(sample.request.body ?? {})
+          .slice(0, 6)
+          .join(', ')}…`
+      : 'no payment notification',
+  );
+  if (fromPayout.length) {
+    d.set(
+      'notifications.kinds.payout.sentAfter',
+      ['payout'],
+      s.evidence(payout, "a payout with the receiver's notify_url"),
+    );
+    d.set(
+      'notifications.kinds.payout.bodyFrom',
+      'payout',
+      `body fields ${Object.keys(fromPayout[0]!.request.body ?? {})
+        .slice(0, 6)
+        .join(', ')}…`,
+    );
+  } else
+    d.unknown(
+      'notifications.kinds.payout',
+      "a payout with the receiver's notify_url was not notified (the format requires a payout notification)",
+      undefined,
+      s.evidence(payout),
+    );
+  const paymentPairs = pairsOf(fromDirect, direct.body);
+  if (!fromDirect.length) {
+    d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
+    d.unknown('notifications.acknowledgement', 'no direct payment notification came');
+  } else await retries(s, r, url, paymentPairs);
+  ownShape(s, 'payment', paymentPairs);
+  if (fromPayout.length)
+    ownShape(s, 'payout', [
+      ...pairsOf(fromPayout, answerOf(payout)?.body),
+      ...(failedPayout ? pairsOf(fromFailedPayout, answerOf(failedPayout)?.body) : []),
+    ]);
+}
+
+/** The kind's own body shape (`ownShape`) when its bodies are not the answer's fields as they are. */
+function ownShape(s: Session, kind: 'payment' | 'payout', pairs: ShapePair[]): void {
+  const shape = inferOwnShape(
+    pairs,
+    documentFormat(s.spec, kind === 'payment' ? 'authoriseDirect' : 'payout', pairs[0]?.response),
+  );
+  if (!shape) return;
+  const at = `notifications.kinds.${kind}.ownShape`;
+  const open = shape.notes.length ? `; left out (review): ${shape.notes.join('; ')}` : '';
+  s.draft.set(
+    `${at}.template`,
+    shape.template,
+    `${pairs.length} ${kind} notification bodies not in the answer's shape, each value matched to the answer field holding it in every body, values no field holds kept as literals${open}`,
+  );
+  s.draft.set(
+    `${at}.schema`,
+    shape.schema,
+    `from ${pairs.length} bodies: required = members in every body, types as seen, const = literals, minLength and pattern of a member carrying an answer field = the document's format of that field (where every value seen meets it); optional members and the gateway's own patterns no body tells: review`,
+  );
+}
+
+/** A held payment notifying the receiver (its trigger: the e-mail domain or the amount). */
+async function heldWithUrl(s: Session, facts: Facts, url: string) {
+  const domain = facts.heldDomains?.[0];
+  const amount = s.draft.get<string>('review.triggers.amountAtLeast');
+  const trigger = domain ? { shopper_email: `shopper@${domain}` } : amount ? { amount } : {};
+  const p = await pay(s, { set: { notify_url: url, ...trigger } });
+  return p.payment?.orderStatus === facts.held?.orderStatus ? p.payment : undefined;
+}
+
+async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[]): Promise<void> {
+  const d = s.draft;
+  const keyOf = (x: Exchange) => String((x.request.body as Record<string, unknown>).order_no);
+  // Every attempt refused: the schedule. The first attempt held: the time-out.
+  const refusedOrder = s.orderNo();
+  r.answerWith(refusedOrder, 500);
+  const heldOrder = s.orderNo();
+  r.hold(heldOrder, 1);
+  r.answerWith(heldOrder, 500);
+  const [a, b] = await Promise.all([
+    pay(s, { set: { notify_url: url, order_no: refusedOrder } }),
+    pay(s, { set: { notify_url: url, order_no: heldOrder } }),
+  ]);
+  const quiet = (_n: number, t: number[]) => {
+    const gaps = t.slice(1).map((x, i) => x - t[i]!);
+    const last = gaps.at(-1) ?? 1000;
+    const factor = gaps.length >= 2 ? gaps.at(-1)! / gaps.at(-2)! : 3;
+    return Math.min(30_000, Math.max(1500, last * Math.max(1, factor) * 2 + 500));
+  };
+  const [attempts, heldAttempts] = await Promise.all([
+    attemptsOf(r, keyOf(a.x), quiet, 60_000),
+    r.notifications(keyOf(b.x), 30_000, 1),
+  ]);
+  pairs.push(...pairsOf(attempts.slice(0, 1), a.body), ...pairsOf(heldAttempts.slice(0, 1), b.body));
+  const times = attempts.map((x) => Date.parse(x.startedAt) + 0);
+  const ends = attempts.map((x) => Date.parse(x.startedAt) + x.durationMs);
+  const gaps = times.slice(1).map((t, i) => t - ends[i]!);
+  d.set(
+    'notifications.retry.maxAttempts',
+    attempts.length,
+    `${attempts.length} attempts of a notification answered HTTP 500, none after`,
+  );
+  if (gaps.length) {
+    const initial = round(gaps[0]!, gaps[0]! < 1000 ? 50 : 100);
+    d.set('notifications.retry.initialDelayMs', initial, `first retry ${gaps[0]} ms after the first attempt`);
+    const factor = gaps.length >= 2 ? round(gaps[1]! / gaps[0]!, 0.5) : undefined;
+    if (factor !== undefined)
+      d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
+    else
+      d.unknown(
+        'notifications.retry.factor',
+        'only one retry: no probe sees a backoff factor, and none applies (1 written: the delays stay as they are)',
+        1,
+      );
+  } else {
+    d.unknown('notifications.retry.initialDelayMs', 'no retry came after a refused notification');
+    d.unknown('notifications.retry.factor', 'no retry came after a refused notification');
+  }
+  const first = heldAttempts[0];
+  if (first?.error)
+    d.set(
+      'notifications.retry.timeoutMs',
+      round(first.durationMs, 100),
+      `the sender gave up an unanswered attempt after ${first.durationMs} ms`,
+    );
+  else d.unknown('notifications.retry.timeoutMs', 'an unanswered attempt was not given up within 30 s');
+  await acknowledgement(s, r, url, gaps[0] ?? 1000);
+}
+
+/** The acknowledging statuses: 200 and the highest 2xx that stops the retries (statuses tried in two rounds). */
+async function acknowledgement(s: Session, r: Receiver, url: string, delay: number): Promise<void> {
+  const d = s.draft;
+  const acked = async (statuses: number[]) => {
+    const keys = statuses.map((st) => {
+      const key = s.orderNo();
+      r.answerWith(key, st);
+      return key;
+    });
+    await Promise.all(keys.map((key) => pay(s, { set: { notify_url: url, order_no: key } })));
+    const got = await Promise.all(keys.map((key) => r.notifications(key, delay * 2 + 1500, 2)));
+    return statuses.map((st, i) => ({ st, acked: got[i]!.length === 1 }));
+  };
+  const coarse = await acked([200, 201, 202, 204, 206, 226, 250, 299]);
+  if (!coarse[0]!.acked) {
+    d.unknown(
+      'notifications.acknowledgement',
+      'a notification answered 200 was sent again: what acknowledges no probe told',
+    );
+    return;
+  }
+  const lastOk = Math.max(...coarse.filter((c) => c.acked).map((c) => c.st));
+  const firstNo = coarse.find((c) => !c.acked && c.st > lastOk)?.st;
+  let max = lastOk;
+  if (firstNo && firstNo - lastOk > 1) {
+    const between = Array.from({ length: Math.min(firstNo - lastOk - 1, 30) }, (_, i) => lastOk + 1 + i);
+    const fine = await acked(between);
+    max = Math.max(lastOk, ...fine.filter((c) => c.acked).map((c) => c.st));
+  }
+  d.set(
+    'notifications.acknowledgement.statusMin',
+    200,
+    'a 200 answer acknowledges (no status below 200 answers a request)',
+  );
+  d.set(
+    'notifications.acknowledgement.statusMax',
+    firstNo || max < 299 ? max : 299,
+    `acknowledged up to ${max}${firstNo ? `, ${firstNo} sent again` : ''}`,
+  );
+}
+
+export const notificationsDiscoverer: Discoverer = {
+  id: 'notifications',
+  decides: [
+    'notifications.method',
+    'notifications.mediaType',
+    'notifications.kinds',
+    'notifications.retry',
+    'notifications.acknowledgement',
+  ],
+  after: ['payments', 'lifecycle', 'payout'],
+  run,
+};
+
+void textAt;

@@ -1,0 +1,177 @@
+/**
+ * The response signature (`signature.response`) and the notifications' (`notifications.signature`), found offline:
+ * every signed answer discovery collected is verified against the catalogue of schemes the format can state
+ * (discover/scheme.ts); no request is sent.
+ */
+import type { OperationKey } from '../../core/model.js';
+import { rankResponseSchemes, verifiesUnder, type ResponseScheme } from '../scheme.js';
+import { textAt, type Discoverer, type Facts } from '../context.js';
+import type { Session } from '../session.js';
+import { answerOf, didWork } from '../answers.js';
+import { pairsText, digestBytes, signatureBytes } from '../scheme.js';
+import { operationSet } from '../../core/spec/operations.js';
+
+/** The operations whose answers may carry `encryption_data`: their response schema declares it (APM and query too). */
+function signedOps(s: Session): readonly OperationKey[] {
+  return operationSet(s.spec, 'signedResponse');
+}
+
+/** Operations whose answers the format leaves unsigned unless the profile lists their fields. */
+const UNSIGNED_BY_DEFAULT: OperationKey[] = ['authoriseApm', 'retrievalTrans'];
+
+async function run(s: Session, facts: Facts): Promise<void> {
+  const d = s.draft;
+  const secret = s.options.secret;
+  // Successful answers only: a refusal is signed (when it is) over its own fields, told by the catalogue row.
+  const samples = s.samples.filter((x) => didWork(s.spec, s.work, x.operation, answerOf(x.exchange)));
+  const answered = new Set(
+    s.samples.map((x) => x.operation).concat([...signedOps(s)].filter((op) => facts.wrongSignature[op] !== undefined)),
+  );
+  if (!samples.length) {
+    d.set('signature.response', { signed: false }, `no answer of ${signedOps(s).join(', ')} carried encryption_data`);
+    s.work.signature.response = { signed: false };
+    notifications(s, facts, undefined);
+    return;
+  }
+  const best = rankResponseSchemes(samples, secret)[0];
+  if (!best) {
+    d.unknown(
+      'signature.response',
+      `${samples.length} signed answers verify under no scheme of the catalogue: state the response signature`,
+    );
+    notifications(s, facts, undefined);
+    return;
+  }
+  const verified = samples.filter((x) => verifiesUnder(best, x, secret));
+  const ev = `${verified.length} of ${samples.length} signed answers verify, e.g. ${s.evidence(verified[0]?.exchange ?? samples[0]!.exchange)}`;
+  if (best.algorithm.name !== s.work.signature.algorithm.name || best.encoding !== s.work.signature.encoding)
+    d.unknown(
+      'signature.response',
+      'answers are signed with another algorithm or encoding than requests: the format states one for both',
+      undefined,
+      ev,
+    );
+  if (best.pairs) {
+    d.set('signature.response', { signed: true, pairs: best.pairs }, ev);
+    s.work.signature.response = { signed: true, pairs: best.pairs };
+    const request = s.work.signature.request;
+    if (request.mode === 'sortedPairs' && request.leaveOut?.length)
+      d.unknown(
+        'signature.response.pairs.leaveOut',
+        "answers carry no boolean or null that would tell: the requests' rule is assumed",
+        request.leaveOut,
+      );
+  } else {
+    const fields: Partial<Record<OperationKey, string[]>> = {};
+    for (const op of signedOps(s)) {
+      if (best.fields[op]) fields[op] = best.fields[op]!;
+    }
+    const request = s.work.signature.request;
+    // A rule for absent fields shows only when a listed field is absent from an answer: else the requests' rule.
+    const absentShown = samples.some((x) =>
+      (best.fields[x.operation] ?? []).some((f) => textAt(x.body, f) === '' && !(f in x.body)),
+    );
+    const missing = absentShown || request.mode !== 'fieldList' ? best.missingField! : request.missingField;
+    const response = {
+      signed: true as const,
+      mode: 'fieldList' as const,
+      separator: best.separator!,
+      missingField: missing,
+      fields,
+    };
+    const defaults = { ...((s.defaults.signature.response as { fields?: Record<string, string[]> }).fields ?? {}) };
+    d.set('signature.response.signed', true, ev);
+    d.set('signature.response.mode', 'fieldList', ev);
+    d.set('signature.response.separator', best.separator, ev);
+    if (absentShown || request.mode !== 'fieldList') d.set('signature.response.missingField', missing, ev);
+    else
+      d.unknown(
+        'signature.response.missingField',
+        "no signed answer lacked a listed field: the requests' rule is assumed",
+        missing,
+      );
+    for (const op of signedOps(s)) {
+      if (fields[op])
+        d.set(
+          `signature.response.fields.${op}`,
+          fields[op],
+          `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`,
+        );
+      else if (UNSIGNED_BY_DEFAULT.includes(op)) {
+        // Optional lists: absent, the operation's answers are not signed.
+        d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
+        delete defaults[op];
+        if (s.unsignedAnswers.has(op))
+          d.set(
+            `responseFields.omitted.${op}`,
+            ['/encryption_data'],
+            `answers of ${op} carry no encryption_data (HTTP 200)`,
+          );
+      } else
+        d.unknown(
+          `signature.response.fields.${op}`,
+          answered.has(op) ? `no signed answer of ${op} was seen` : `${op} was never answered`,
+          defaults[op],
+        );
+    }
+    s.work.signature.response = { ...response, fields: { ...defaults, ...fields } } as never;
+  }
+  notifications(s, facts, best);
+}
+
+/** Whether notifications are signed as responses, with the request's sorted pairs, or not at all. */
+function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefined): void {
+  const d = s.draft;
+  const got = facts.notifications ?? [];
+  const signed = got.filter(
+    (x) => typeof x.request.body?.encryption_data === 'string' && x.request.body.encryption_data !== '',
+  );
+  if (!got.length) {
+    if (!d.covers('notifications')) d.unknown('notifications.signature', 'no notification was received');
+    return;
+  }
+  if (!signed.length) {
+    d.set('notifications.signature', 'none', `${got.length} notifications without encryption_data`);
+    return;
+  }
+  const secret = s.options.secret;
+  const n = signed[0]!;
+  const body = n.request.body as Record<string, unknown>;
+  const op: OperationKey = 'request_id' in body ? 'payout' : 'authoriseDirect';
+  const sample = { operation: op, body, signature: String(body.encryption_data) };
+  if (scheme && verifiesUnder(scheme, sample, secret)) {
+    d.set('notifications.signature', 'asResponse', `a notification verifies as the ${op} answer`);
+    return;
+  }
+  const request = s.work.signature.request;
+  const target = signatureBytes(sample.signature, s.work.signature.encoding);
+  if (
+    request.mode === 'sortedPairs' &&
+    target &&
+    digestBytes(s.work.signature.algorithm, secret, pairsText(request, body)).equals(target)
+  ) {
+    d.set('notifications.signature', 'sortedPairs', "a notification verifies under the requests' sorted pairs");
+    return;
+  }
+  d.unknown('notifications.signature', 'notifications are signed under no scheme the format can state for them');
+}
+
+export const responseDiscoverer: Discoverer = {
+  id: 'response',
+  decides: ['signature.response', 'notifications.signature'],
+  after: [
+    'signature',
+    'errors',
+    'payments',
+    'items',
+    'lifecycle',
+    'selection',
+    'payout',
+    'notifications',
+    'apm',
+    'checkout',
+    'limits',
+    'address',
+  ],
+  run,
+};

@@ -1,0 +1,136 @@
+/**
+ * `profile discover`: drafts a complete profile of a sandbox by probing it. The discoverers of DISCOVERERS run in
+ * waves (a row runs once the rows it reads have; rows of one wave run together), each deciding the profile points
+ * it declares; the draft is assembled over the format's defaults, every point no probe decided is marked UNKNOWN,
+ * and the result is checked against the profile schema and its consistency rules.
+ */
+import { maskOutgoing, maskText } from '../core/mask.js';
+import { profileProblems } from '../core/profile/load.js';
+import type { Facts, Discoverer } from './context.js';
+import { leafPaths, renderDraft, type Point } from './draft.js';
+import { reconcile } from './reconcile.js';
+import { BudgetSpent, Session, type SessionOptions } from './session.js';
+import { DISCOVERERS } from './table.js';
+
+export type { SessionOptions } from './session.js';
+export { DISCOVERERS } from './table.js';
+
+/** What a discovery produced. */
+export interface DiscoveryResult {
+  /** The draft profile (valid when `problems` is empty). */
+  profile: Record<string, unknown>;
+  /** The draft as YAML, each value with its evidence as a comment. */
+  yaml: string;
+  points: Point[];
+  /** Points written with the format's default and marked UNKNOWN. */
+  unknowns: number;
+  leaves: number;
+  requests: number;
+  durationMs: number;
+  /** Schema and consistency problems of the draft (none when it validates). */
+  problems: string[];
+  /** Discoverers that stopped early, with why (their points are UNKNOWN). */
+  stopped: { id: string; why: string }[];
+}
+
+/** Options of a discovery: the session's, the draft's name, and the table to run (default: DISCOVERERS). */
+export interface DiscoverOptions extends SessionOptions {
+  name?: string;
+  table?: readonly Discoverer[];
+  /** Command line recorded in the draft's header. */
+  commandLine?: string;
+}
+
+/** The table's rows in waves: each wave's rows read only rows of earlier waves. */
+export function waves(table: readonly Discoverer[]): Discoverer[][] {
+  const done = new Set<string>();
+  const left = [...table];
+  const out: Discoverer[][] = [];
+  while (left.length) {
+    const ready = left.filter((d) => d.after.every((a) => done.has(a) || !table.some((t) => t.id === a)));
+    if (!ready.length) throw new Error(`discoverer table: a cycle among ${left.map((d) => d.id).join(', ')}`);
+    out.push(ready);
+    for (const d of ready) {
+      done.add(d.id);
+      left.splice(left.indexOf(d), 1);
+    }
+  }
+  return out;
+}
+
+/** Run a discovery against the target and return the draft. */
+export async function discoverProfile(options: DiscoverOptions): Promise<DiscoveryResult> {
+  const started = performance.now();
+  const s = new Session(options);
+  const table = options.table ?? DISCOVERERS;
+  const facts: Facts = {
+    wrongSignature: {},
+    kinds: {},
+    securityCode: options.cardSecurityCode,
+    paymentMethods: options.paymentMethods.valid,
+  };
+  const stopped: { id: string; why: string }[] = [];
+  await s.start();
+  try {
+    let spent = false;
+    for (const wave of waves(table)) {
+      if (spent) {
+        for (const d of wave) stopped.push({ id: d.id, why: 'not run: the request budget was spent' });
+        continue;
+      }
+      const failedFirst = wave.filter((d) => d.after.some((a) => stopped.some((x) => x.id === a)));
+      for (const d of failedFirst) stopped.push({ id: d.id, why: `not run: ${d.after.join(', ')} stopped` });
+      const runnable = wave.filter((d) => !failedFirst.includes(d));
+      const results = await Promise.allSettled(
+        runnable.map(async (d) => {
+          const t0 = performance.now();
+          await d.run(s, facts);
+          options.log(`${d.id}: done in ${Math.round(performance.now() - t0)} ms (${s.requests} requests so far)`);
+        }),
+      );
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') return;
+        const why = maskOutgoing((r.reason as Error)?.message ?? String(r.reason));
+        if (r.reason instanceof BudgetSpent) spent = true;
+        stopped.push({ id: runnable[i]!.id, why });
+        options.log(`${runnable[i]!.id}: stopped: ${why}`);
+      });
+    }
+    for (const x of stopped) {
+      const d = table.find((t) => t.id === x.id)!;
+      for (const path of d.decides)
+        if (!s.draft.covers(path))
+          s.draft.unknown(path, `discovery of this point stopped (${x.why}); check it by hand`);
+    }
+  } finally {
+    await s.close();
+  }
+  reconcile(s, facts);
+  const defaults = s.defaults as unknown as Record<string, unknown>;
+  let profile = s.draft.assemble(defaults);
+  s.draft.markUncovered(
+    profile,
+    () => 'no discoverer decides this point: the format default is kept; check it by hand',
+  );
+  profile = s.draft.assemble(defaults);
+  const problems = profileProblems(profile);
+  const points = s.draft.all();
+  const header = [
+    `Profile drafted by pagi-conform profile discover against ${options.baseUrl}`,
+    `${options.commandLine ? `(${options.commandLine}) ` : ''}on ${new Date().toISOString().slice(0, 10)}: ${s.requests} requests.`,
+    'Each value carries the evidence that decided it. Lines marked UNKNOWN hold the format default: check them by hand',
+    'before a certification run (README: "Certify your gateway").',
+  ];
+  const yaml = renderDraft(profile, points, header, (text) => maskText(maskOutgoing(text), s.rules));
+  return {
+    profile,
+    yaml,
+    points,
+    unknowns: s.draft.unknowns(),
+    leaves: leafPaths(profile).length,
+    requests: s.requests,
+    durationMs: Math.round(performance.now() - started),
+    problems,
+    stopped,
+  };
+}

@@ -1,0 +1,568 @@
+/**
+ * Runtime of the generated suite files: `suites/<family>.suite.ts` calls `defineFamilySuite(family)`, which
+ * generates one vitest test per (operation, check) of the plan, grouped by operation. Each probe's observation
+ * is made once per (probe, operation) in a worker and shared by every check reading it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { describe, inject, test } from 'vitest';
+import { htmlReader } from '../core/codecs/html-reader.js';
+import { maskText, maskValue } from '../core/mask.js';
+import type {
+  Check,
+  CheckContext,
+  CheckResult,
+  Exchange,
+  ExchangeRecord,
+  Family,
+  Finding,
+  Observation,
+  OperationKey,
+} from '../core/model.js';
+import { kitProfile } from '../core/profile/reads.js';
+import { profileForSpec } from '../core/profile/operations.js';
+import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
+import type { ChainStep } from './chain.js';
+import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
+import { answeredRetryLater, answeredServerError } from './inconclusive.js';
+import {
+  assertOwnRequirements,
+  failsRun,
+  findingProse,
+  severityOf,
+  toCheckResult,
+  type CheckOutcome,
+} from './outcome.js';
+import { mostSevere } from '../core/run-result.js';
+import { findingTitle } from '../core/types/finding-codes.js';
+import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
+import { remoteNotifications } from './receiver.js';
+import { loadRegistry, registryProblems, type Registry } from './registry.js';
+import type { RunSetup, WorkerPlan } from './setup.js';
+
+/** What a test leaves in `task.meta.pagi` for the reporter adapter. */
+export interface TestMeta {
+  result: CheckResult;
+  /** Exchanges made while the test ran (its probe's, when it made the observation). */
+  exchanges: number;
+  /** The observation (`probe@operation`) whose exchanges this test reports, when it is the first to read it. */
+  observation?: string;
+  /** Their printable records (masked evidence), for the reports. */
+  records: ExchangeRecord[];
+  replay?: ReplayRequest[];
+  /** The observation's steps and what each waited for (with `replay`): see chain.ts. */
+  chain?: ChainStep[];
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    pagi?: TestMeta;
+  }
+}
+
+/** An observation being made or made, with the exchanges its probe made; the first test reading it reports them. */
+export interface ObservationEntry {
+  /** `probe@operation`. */
+  key: string;
+  observation: Promise<Observation>;
+  usage(): { exchanges: number; records: ExchangeRecord[]; replay: ReplayRequest[]; chain?: ChainStep[] };
+  claimed: boolean;
+  /** Selected tests of the plan that have yet to read it; at 0 the observation is released. */
+  readers?: number;
+}
+
+/**
+ * Response bytes the observations made ahead of their tests may hold before the background prefetch waits for
+ * tests to read (and release) them. Tests still make the observations they need; only the read-ahead waits.
+ */
+const PREFETCH_BUDGET_BYTES = 32 * 1024 * 1024;
+
+/** Response body bytes an observation holds. */
+function bytesOf(observation: Observation): number {
+  let total = 0;
+  for (const x of [observation.main, ...Object.values(observation.steps)])
+    total += x?.response?.bytes?.length ?? x?.response?.bodyText.length ?? 0;
+  return total;
+}
+
+/** Per-worker state of one run. */
+export interface WorkerEnv {
+  setup: RunSetup;
+  spec: SpecModel;
+  registry: Registry;
+  client: KitClient;
+  ctx: CheckContext;
+  plan: PlannedTest[];
+  /** The observation of (probe, operation), made on first use and shared after. */
+  observe(probeId: string, operation: OperationKey): ObservationEntry;
+  /**
+   * A test has read the entry's observation. After the last reader the worker lets it go (bodies and decoded values
+   * included): the reports keep its exchanges' evidence, a masked excerpt with each body's length and sha-256.
+   * Exchanges are not altered: a memoised scenario shares them with other observations.
+   */
+  read(entry: ObservationEntry): void;
+  /**
+   * Ids of the exchanges a server error (5xx) was reported for in this worker: each is reported once, by the first
+   * check of the run that reads it (a memoised scenario's exchanges are shared by several observations).
+   */
+  serverErrorsReported: Set<string>;
+}
+
+let current: { runId: string; env: Promise<WorkerEnv> } | undefined;
+
+/**
+ * Why an observation could not count, read from the exchanges the kit sent (not the notifications it received):
+ * rate limiting or unavailability (429, 503). An operation that does not answer at all is not such a reason: it
+ * fails (see unansweredExchange).
+ */
+export function inconclusiveReason(observation: Observation): string | undefined {
+  for (const x of sentExchanges(observation)) {
+    const status = x.response?.status;
+    if (answeredRetryLater(x))
+      return `target answered HTTP ${status} (${status === 429 ? 'rate-limited' : 'unavailable'}) on ${x.id}`;
+    if (x.error?.kind === 'off-target')
+      return `a URL from the target was ${x.error.message} (list its host in allowedHosts to follow it)`;
+  }
+  // A request the kit could not send (no such source address, a proxy or TLS set-up failure) says nothing of the target.
+  const unsent = sentExchanges(observation).find((x) => !x.response && x.error?.kind === 'network' && !targetSilent(x));
+  return unsent ? `the kit could not send ${unsent.id}: ${unsent.error!.message}` : undefined;
+}
+
+/** Transport errors that mean the target took the connection and did not answer on it (or closed it). */
+const SILENT_TARGET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+function targetSilent(x: Exchange): boolean {
+  if (x.error?.kind === 'timeout') return true;
+  return x.error?.kind === 'network' && SILENT_TARGET_CODES.has(x.error.message.split(':')[0]!.trim());
+}
+
+function sentExchanges(observation: Observation): Exchange[] {
+  return [observation.main, ...Object.values(observation.steps)].filter((x) => x && !x.incoming);
+}
+
+/**
+ * The requirement a request left unanswered, or answered with a server error, breaks: the catalogue's availability
+ * invariant (every listed answer of the interface is 200, 400 or 404); undefined for a catalogue without one.
+ */
+export function availabilityRequirement(spec: SpecModel): string | undefined {
+  for (const r of spec.requirements.values()) if (r.level === 'invariant' && r.family === 'availability') return r.id;
+  return undefined;
+}
+
+/** A finding's requirements and severity for the availability rule: the invariant, or `must` without a catalogue entry. */
+function availabilityNamed(spec: SpecModel): Pick<Finding, 'requirementIds' | 'severity'> {
+  const id = availabilityRequirement(spec);
+  return id ? { requirementIds: [id], severity: severityOf(spec, [id]) } : { requirementIds: [], severity: 'must' };
+}
+
+/**
+ * The first request of an observation to an operation of the interface that got no answer (timed out, connection
+ * reset or refused): every check reading the observation fails with NO_ANSWER. Pages outside the operations (an
+ * issuer page) are left to the checks that read them.
+ */
+export function unansweredExchange(observation: Observation): Exchange | undefined {
+  return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
+}
+
+/**
+ * Whether the runner's stop file exists, looked up at most every 50 ms (a deep run asks before each of its hundreds
+ * of thousands of requests); once seen, it stays seen.
+ */
+function stopFileSeen(file: string): () => boolean {
+  let seen = false;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    if (seen) return true;
+    const now = performance.now();
+    if (now - checkedAt < 50) return false;
+    checkedAt = now;
+    seen = fs.existsSync(file);
+    return seen;
+  };
+}
+
+/** A finding's expected and received (words) with the message derived from them. */
+function sides(expected: string, received: string): Pick<Finding, 'expected' | 'received' | 'message'> {
+  return { message: findingProse(expected, received), expected, received };
+}
+
+/** The NO_ANSWER finding of a check whose observation holds an unanswered request. */
+export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
+  return {
+    checkId,
+    ...availabilityNamed(spec),
+    code: 'NO_ANSWER',
+    title: findingTitle('NO_ANSWER'),
+    ...sides(
+      `an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`,
+      `none: ${x.error?.message ?? 'no response'}`,
+    ),
+    location: { operation: x.operation, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  };
+}
+
+/**
+ * The SERVER_ERROR finding of a request the target answered with a 5xx (not 503, not a status the profile declares):
+ * the availability invariant, judged here for every request the kit makes, once per exchange.
+ */
+export function serverErrorFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
+  return {
+    checkId,
+    ...availabilityNamed(spec),
+    code: 'SERVER_ERROR',
+    title: findingTitle('SERVER_ERROR'),
+    ...sides(
+      `an answer to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) that is not a server error: the interface lists 200, 400 and 404`,
+      `HTTP ${x.response?.status}`,
+    ),
+    location: { operation: x.operation as OperationKey, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  };
+}
+
+/** Statuses the profile declares for an error kind that are 5xx: the gateway's declared answers, not server errors. */
+function declaredServerStatuses(ctx: CheckContext): number[] {
+  return Object.values(ctx.profile.errors.kinds)
+    .map((k) => k.status)
+    .filter((status) => status >= 500);
+}
+
+/** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
+function offTargetExchanges(observation: Observation): Exchange[] {
+  return [observation.main, ...Object.values(observation.steps)].filter((x) => x?.error?.kind === 'off-target');
+}
+
+/** An information finding per URL from the target the kit did not request (the check could not run for it). */
+function offTargetFindings(
+  check: Check,
+  result: Pick<CheckResult, 'operation' | 'requirementIds'>,
+  exchanges: readonly Exchange[],
+): Finding[] {
+  return exchanges.map((x) => ({
+    checkId: check.id,
+    requirementIds: result.requirementIds,
+    code: 'OFF_TARGET_URL',
+    severity: 'info',
+    title: findingTitle('OFF_TARGET_URL'),
+    ...sides(
+      "a URL on the target's origin or a host listed in allowedHosts",
+      `${x.evidence.request.url}, ${x.error!.message}`,
+    ),
+    location: { operation: result.operation, pointer: '', exchangeId: x.id },
+    evidence: x.evidence,
+  }));
+}
+
+async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
+  htmlReader(); // the reader thread starts while the first exchanges run
+  const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
+  const profile = kitProfile(profileForSpec(setup.profile, spec));
+  const registry = await loadRegistry(setup.registry);
+  const tag = `${process.env.VITEST_POOL_ID ?? '0'}${randomBytes(2).toString('hex')}`;
+  const client = createProbeClient({
+    spec,
+    profile,
+    config: setup.config,
+    secret: setup.secret,
+    cardSecurityCode: setup.cardSecurityCode,
+    transport: setup.transport,
+    notifications: setup.receiverControlUrl ? remoteNotifications(setup.receiverControlUrl) : undefined,
+    tag,
+    captureReplay: setup.captureReplay,
+    ...(setup.replayFile ? { replayFile: setup.replayFile } : {}),
+    ...(setup.stopFile ? { stopped: stopFileSeen(setup.stopFile) } : {}),
+    ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
+  });
+  const ctx: CheckContext = {
+    spec,
+    profile,
+    config: setup.config,
+    verifySignature: (operation, direction, body) => client.verifySignature?.(operation, direction, body),
+    requirement(id) {
+      const requirement = spec.requirements.get(id);
+      if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
+      return requirement;
+    },
+    mask: (text) => maskText(text, client.maskRules),
+  };
+  const probes = new Map(registry.PROBES.map((p) => [p.id, p]));
+  const plan = planTests(spec, registry.CHECKS, setup.selection);
+  // Readers of each observation: the selected tests of the run (not counted in a shard, whose other families never read).
+  const readers = new Map<string, number>();
+  if (setup.prefetch)
+    for (const t of plan)
+      if (t.selected) readers.set(`${t.probe}@${t.operation}`, (readers.get(`${t.probe}@${t.operation}`) ?? 0) + 1);
+  const observations = new Map<string, ObservationEntry>();
+  const held = new Map<ObservationEntry, number>();
+  let heldBytes = 0;
+  const budgetWaiters: (() => void)[] = [];
+  const observe = (probeId: string, operation: OperationKey): ObservationEntry => {
+    const key = `${probeId}@${operation}`;
+    let entry = observations.get(key);
+    if (!entry) {
+      const probe = probes.get(probeId);
+      if (!probe) throw new Error(`no probe ${probeId} in the registry`);
+      const scoped = client.scoped();
+      const made: ObservationEntry = {
+        key,
+        observation: undefined as never,
+        usage: scoped.usage,
+        claimed: false,
+        ...(readers.has(key) ? { readers: readers.get(key)! } : {}),
+      };
+      made.observation = probe.run(operation, scoped, ctx).then((obs) => {
+        const limited = inconclusiveReason(obs);
+        let done = limited ? { ...obs, inconclusive: obs.inconclusive ?? limited } : obs;
+        // No answer is an answer: a set-up step the target left unanswered fails the checks, not skips them.
+        if (!limited && unansweredExchange(obs)) {
+          const { inconclusive: _, ...answered } = obs;
+          done = answered;
+        }
+        if (made.readers !== undefined && made.readers > 0) {
+          const bytes = bytesOf(done);
+          held.set(made, bytes);
+          heldBytes += bytes;
+        }
+        return done;
+      });
+      entry = made;
+      observations.set(key, entry);
+    }
+    return entry;
+  };
+  const read = (entry: ObservationEntry): void => {
+    if (entry.readers === undefined || --entry.readers > 0) return;
+    observations.delete(entry.key);
+    heldBytes -= held.get(entry) ?? 0;
+    held.delete(entry);
+    while (heldBytes <= PREFETCH_BUDGET_BYTES && budgetWaiters.length) budgetWaiters.shift()!();
+  };
+  const withinBudget = (): Promise<void> | void =>
+    heldBytes > PREFETCH_BUDGET_BYTES ? new Promise<void>((resolve) => budgetWaiters.push(resolve)) : undefined;
+  const report: WorkerPlan = {
+    plan,
+    checkIds: registry.CHECKS.map((c) => c.id),
+    problems: registryProblems(registry, spec),
+    unknownSelectors: unknownSelectors(plan, setup.selection),
+  };
+  fs.writeFileSync(setup.planFile, JSON.stringify(report));
+  if (report.problems.length || report.unknownSelectors.length)
+    throw new Error('the run cannot be planned; the runner reports why');
+  if (setup.prefetch)
+    prefetch(
+      plan,
+      observe,
+      setup.transport.concurrency * 2,
+      new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)),
+      withinBudget,
+    );
+  return { setup, spec, registry, client, ctx, plan, observe, read, serverErrorsReported: new Set() };
+}
+
+/**
+ * Start every selected observation in the background, `lanes` probes at a time, so a probe waiting (for a
+ * notification, a retry schedule) overlaps with the others whatever family file runs. Probes that wait on the
+ * target's clock (`waiting`) start first, each beside the lanes; the others in plan order. Tests join them;
+ * failures surface in the tests that read them.
+ */
+export function prefetch(
+  plan: readonly PlannedTest[],
+  observe: Pick<WorkerEnv, 'observe'>['observe'],
+  lanes: number,
+  waiting: ReadonlySet<string> = new Set(),
+  /** Awaited before each observation a lane starts: the read-ahead waits while made observations hold too much. */
+  gate: () => Promise<void> | void = () => undefined,
+): void {
+  const all = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
+  for (const t of all.filter((x) => waiting.has(x.probe)))
+    void Promise.resolve()
+      .then(() => observe(t.probe, t.operation).observation)
+      .catch(() => undefined);
+  const pairs = all.filter((x) => !waiting.has(x.probe));
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < pairs.length) {
+      await gate();
+      const t = pairs[next++]!;
+      if (!t) return;
+      await Promise.resolve()
+        .then(() => observe(t.probe, t.operation).observation)
+        .catch(() => undefined);
+    }
+  };
+  for (let i = 0; i < lanes; i++) void lane();
+}
+
+/** The worker's state for a run (made once per worker and run). */
+function workerEnv(setup: RunSetup): Promise<WorkerEnv> {
+  if (current?.runId !== setup.runId) current = { runId: setup.runId, env: createEnv(setup) };
+  return current.env;
+}
+
+/** A check's outcome, once every finding is known to name only the check's own requirements (else a kit error). */
+function ownFindings(check: Check, outcome: ReturnType<Check['run']>): ReturnType<Check['run']> {
+  if (Array.isArray(outcome)) for (const f of outcome) assertOwnRequirements(check, f.requirementIds);
+  return outcome;
+}
+
+/** Run one planned test's check (never throws: a kit error becomes a skipped result, returned beside it). */
+export async function runPlannedTest(
+  env: WorkerEnv,
+  check: Check,
+  planned: PlannedTest,
+): Promise<{ meta: TestMeta; kitError?: Error }> {
+  const started = performance.now();
+  let outcome: CheckOutcome;
+  let kitError: Error | undefined;
+  let usage: ReturnType<ObservationEntry['usage']> = { exchanges: 0, records: [], replay: [] };
+  let claimed: string | undefined;
+  let offTarget: Exchange[] = [];
+  let noAnswer = false;
+  let serverErrors: Exchange[] = [];
+  try {
+    const entry = env.observe(planned.probe, planned.operation);
+    const observation = await entry.observation.finally(() => {
+      if (!entry.claimed) {
+        usage = entry.usage();
+        claimed = entry.key;
+      }
+      entry.claimed = true;
+    });
+    offTarget = offTargetExchanges(observation);
+    const declared = declaredServerStatuses(env.ctx);
+    serverErrors = observation.inconclusive
+      ? []
+      : sentExchanges(observation).filter((x) => answeredServerError(x, declared));
+    const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
+    // An information-only check never fails: the checks beside it on the observation report the missing answer.
+    if (silent && check.severity !== 'info') noAnswer = true;
+    try {
+      outcome = observation.inconclusive
+        ? { skipped: observation.inconclusive }
+        : silent
+          ? noAnswer
+            ? [noAnswerFinding(env.spec, check.id, silent)]
+            : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
+          : ownFindings(check, check.run(observation, env.ctx));
+    } finally {
+      env.read(entry);
+    }
+  } catch (e) {
+    kitError = e instanceof Error ? e : new Error(String(e));
+    kitError.message = maskText(kitError.message, env.client.maskRules);
+    outcome = { skipped: `kit error: ${kitError.message}` };
+  }
+  let result = toCheckResult(
+    env.spec,
+    check,
+    planned.operation,
+    outcome,
+    env.setup.waivers,
+    env.setup.today,
+    performance.now() - started,
+  );
+  if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
+  if (!noAnswer && check.severity !== 'info' && result.status !== 'skipped')
+    result = withServerErrors(env, check, result, serverErrors);
+  if (noAnswer) {
+    // The check failed a requirement it does not carry: the result names it, at its level.
+    const named = availabilityNamed(env.spec);
+    for (const id of named.requirementIds) if (!result.requirementIds.includes(id)) result.requirementIds.push(id);
+    result.severity = named.severity;
+  }
+  // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
+  result = maskValue(result, env.client.maskRules);
+  const meta: TestMeta = {
+    result,
+    exchanges: usage.exchanges,
+    ...(claimed ? { observation: claimed } : {}),
+    records: usage.records,
+    ...(env.setup.captureReplay && !env.setup.replayFile ? { replay: usage.replay } : {}),
+    ...(env.setup.captureReplay && usage.chain ? { chain: usage.chain } : {}),
+  };
+  if (env.setup.replayFile) env.client.flushReplay();
+  return kitError ? { meta, kitError } : { meta };
+}
+
+/**
+ * A result with the server errors (5xx) of its observation that no check reported yet in this worker: each a failing
+ * SERVER_ERROR finding naming the availability invariant, which the result then traces to (an exchange the check's
+ * own findings already name the invariant for is not reported again).
+ */
+function withServerErrors(
+  env: WorkerEnv,
+  check: Check,
+  result: CheckResult,
+  exchanges: readonly Exchange[],
+): CheckResult {
+  const named = availabilityNamed(env.spec);
+  const own = new Set(
+    result.findings
+      .filter((f) => named.requirementIds.some((id) => f.requirementIds.includes(id)))
+      .flatMap((f) => [f.location.exchangeId, ...(f.exchanges ?? []).map((x) => x.exchangeId)]),
+  );
+  for (const id of own) if (id) env.serverErrorsReported.add(id);
+  const fresh = exchanges.filter((x) => !env.serverErrorsReported.has(x.id));
+  if (!fresh.length) return result;
+  for (const x of fresh) env.serverErrorsReported.add(x.id);
+  const findings = [...result.findings, ...fresh.map((x) => serverErrorFinding(env.spec, check.id, x))];
+  const requirementIds = [...result.requirementIds];
+  for (const id of named.requirementIds) if (!requirementIds.includes(id)) requirementIds.push(id);
+  const { reason: _, ...rest } = result;
+  return {
+    ...rest,
+    requirementIds,
+    severity: mostSevere([named.severity, result.severity])!,
+    findings,
+    status: result.status === 'waived' ? 'waived' : 'failed',
+    ...(result.status === 'waived' ? { reason: result.reason } : {}),
+  };
+}
+
+/** A short, masked failure message for vitest from a failed result's findings. */
+function failureMessage(env: WorkerEnv, result: CheckResult): string {
+  const lines = result.findings
+    .filter((f) => f.severity !== 'info')
+    .slice(0, 5)
+    .map((f) => `[${f.severity}] ${f.code} ${f.location.pointer || '/'}: ${f.message}`);
+  const more = result.findings.length > 5 ? `\n… ${result.findings.length - 5} more` : '';
+  return maskText(
+    `${result.checkId} failed on ${result.operation} (${result.requirementIds.join(', ')})\n${lines.join('\n')}${more}`,
+    env.client.maskRules,
+  );
+}
+
+/** Generate the tests of one family from the plan. */
+export async function defineFamilySuite(family: Family): Promise<void> {
+  const env = await workerEnv(inject('pagiRun'));
+  const checks = new Map(env.registry.CHECKS.map((c) => [c.id, c]));
+  const planned = env.plan.filter((t) => t.family === family && t.selected);
+  if (!planned.length) test.skip(`no ${family} check selected`);
+  const operations = [...new Set(planned.map((t) => t.operation))];
+  for (const operation of operations) {
+    describe(operation, () => {
+      for (const item of planned.filter((t) => t.operation === operation)) {
+        test(item.title, async (context) => {
+          // One annotation per test (one RPC) carrying every requirement id; JUnit writes it as a property.
+          const annotated = context.annotate(item.requirementIds.join(' '), 'requirements');
+          const { meta, kitError } = await runPlannedTest(env, checks.get(item.checkId)!, item);
+          await annotated;
+          const { result } = meta;
+          context.task.meta.pagi = meta;
+          if (kitError) throw kitError;
+          if (failsRun(env.spec, result, env.setup.failOn)) throw new Error(failureMessage(env, result));
+          if (result.status === 'skipped' || result.status === 'not_applicable')
+            context.skip(`${result.status}: ${result.reason}`);
+        });
+      }
+    });
+  }
+}

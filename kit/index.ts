@@ -1,0 +1,52 @@
+/**
+ * Programmatic API of the kit: `run(options)` does what `pagi-conform run` does and returns the results object
+ * (the content of results.json) instead of exiting. Options are the keys of the options table
+ * (core/config/options.ts); unset keys take the config file's, the environment's and the table's values.
+ */
+import { checkOptions, resolveOptions } from '../core/config/load.js';
+import type { RunOptions } from '../core/config/options.js';
+import type { RunHooks } from '../engine/runner.js';
+import { runKit } from './kit.js';
+import type { RunResult } from '../core/model.js';
+
+/**
+ * Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target, and
+ * `SetupError` when the pre-flight finds the credentials refused or no PAGI gateway at the target).
+ */
+export async function run(
+  options: Partial<RunOptions> = {},
+  hooks: Omit<RunHooks, 'commandLine'> = {},
+): Promise<RunResult> {
+  const resolved = resolveOptions(checkOptions(options));
+  const { result } = await runKit(resolved, {
+    ...hooks,
+    commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })],
+  });
+  return result;
+}
+
+export { UsageError, OPTIONS } from '../core/config/options.js';
+export type { RunOptions, FailOn, PaymentMethodsConfig } from '../core/config/options.js';
+export { UnreachableError, type RunHooks } from '../engine/runner.js';
+export { SetupError } from '../engine/preflight.js';
+export type { KitReporter, RunEnd, RunStart } from '../core/reporter.js';
+export type {
+  Check,
+  CheckContext,
+  CheckResult,
+  CheckStatus,
+  Exchange,
+  Family,
+  Finding,
+  Level,
+  Observation,
+  OperationKey,
+  Probe,
+  ProbeClient,
+  Requirement,
+  RequirementResult,
+  RunResult,
+  RunTotals,
+  Severity,
+  Verdict,
+} from '../core/model.js';

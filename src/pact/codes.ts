@@ -1,5 +1,0 @@
-/** The pact checks' finding codes: their block of the one finding-code table (src/types/finding-codes.ts). */
-export { PACT_FINDING_CODES } from '../types/finding-codes.js';
-
-/** A finding code of the pact checks. */
-export type PactFindingCode = keyof typeof import('../types/finding-codes.js').PACT_FINDING_CODES;
