@@ -247,198 +247,327 @@ class FreshValues {
   }
 }
 
-/** Create the client of one worker. */
-export function createProbeClient(options: ClientOptions): KitClient {
-  const { spec, profile, config, secret, transport } = options;
-  const limiter: Limiter = createLimiter(transport.concurrency, transport.rate);
-  const maskRules = maskRulesFor(profile, secret, Object.values(config.cards));
-  const curlVariables = curlVariablesFor(profile);
-  const cardFields = cardFieldNames(profile);
-  const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
-  const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
-  const dispatchers = dispatcherPool({ ...transport, lookup: egress.lookup }, ca);
-  let exchangeCount = 0;
-  let orderCount = 0;
-  const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
+/** What every exchange of one worker's client shares: its transport, counters, masking and receiver controls. */
+interface ClientState {
+  options: ClientOptions;
+  limiter: Limiter;
+  maskRules: MaskRules;
+  curlVariables: ReturnType<typeof curlVariablesFor>;
+  cardFields: string[];
+  egress: ReturnType<typeof egressPolicy>;
+  dispatchers: ReturnType<typeof dispatcherPool>;
+  exchangeCount: number;
+  /** Control calls to the receiver (refusals) complete before the next request leaves. */
+  control: Promise<void>;
+  /** Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request. */
+  unanswered: Map<string, Readonly<{ rounds: number; lastAt: number }>>;
+}
 
-  const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
+/** A request's trip: when it left, and the answer's head and body reader, or why there is none. */
+interface Trip {
+  startedAt: number;
+  t0: number;
+  got?: { status: number; headers: Record<string, string>; read: BodyRead };
+  error?: Exchange['error'];
+}
 
-  // Control calls to the receiver (refusals) complete before the next request leaves.
-  let control: Promise<void> = Promise.resolve();
+/**
+ * Send one request within the limiter (its place, the run's stop, an operation left unanswered too often), and note
+ * a timeout against its operation. A URL the target handed over goes only where the run's egress policy allows.
+ */
+async function travel(
+  state: ClientState,
+  operation: OperationKey | 'external',
+  sent: SentRequest,
+  priority: number,
+): Promise<Trip> {
+  const { options, maskRules, unanswered } = state;
+  const { spec, profile, transport } = options;
+  // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
+  const trip: Trip = { startedAt: Date.now(), t0: performance.now() };
+  const offTarget = operation === 'external' ? state.egress.refusal(sent.url) : undefined;
+  if (offTarget) {
+    trip.error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
+    return trip;
+  }
+  await state.limiter.run(async () => {
+    trip.startedAt = Date.now();
+    trip.t0 = performance.now();
+    const given = unanswered.get(operation) ?? NOT_UNANSWERED;
+    if (options.stopped?.()) {
+      trip.error = { kind: 'network', message: 'not sent: the run was interrupted' };
+      return;
+    }
+    if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
+      trip.error = {
+        kind: 'timeout',
+        message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)`,
+      };
+      return;
+    }
+    const sentAt = trip.t0;
+    try {
+      const res = await exchangeOnce(
+        state.dispatchers.for(sent.localAddress),
+        { url: sent.url, method: sent.method, headers: sent.headers, body: sent.bodyText },
+        {
+          timeoutMs: transport.timeoutMs,
+          maxResponseBytes: transport.maxResponseBytes,
+          spoolDir: options.spoolDir,
+          readerOf: (status, headers) =>
+            readerOf(
+              spec,
+              profile,
+              operation,
+              status,
+              headerValue(headers['content-type']),
+              headerValue(headers['content-encoding']),
+            ),
+        },
+      );
+      trip.got = { status: res.status, headers: headerRecord(res.headers), read: res.read };
+    } catch (e) {
+      trip.error = transportError(e);
+      trip.error.message = maskText(trip.error.message, maskRules);
+    }
+    const now = unanswered.get(operation) ?? NOT_UNANSWERED;
+    if (trip.error?.kind !== 'timeout') {
+      if (now !== NOT_UNANSWERED) unanswered.set(operation, NOT_UNANSWERED);
+    } else if (sentAt >= now.lastAt) unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
+  }, priority);
+  return trip;
+}
 
-  // Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request.
-  const unanswered = new Map<string, Readonly<{ rounds: number; lastAt: number }>>();
+/** An answer read: the response as the checks see it, the head of a spooled body, what went wrong reading it. */
+interface Answer {
+  response?: ReceivedResponse;
+  head?: string;
+  error?: Exchange['error'];
+}
 
-  const exchange = async (
-    operation: OperationKey | 'external',
-    sent: SentRequest,
-    signature?: () => string | undefined,
-    priority = 0,
-    readErrorPages = true,
-  ): Promise<Exchange> => {
-    await control;
-    const id = `${operation}#${options.tag}.${++exchangeCount}`;
-    // Every value sent in a card field is card data from now on (mask.ts): the long ones masked wherever they
-    // appear, the short ones where this exchange's answer holds them as a whole value.
-    const body = sent.body;
-    const echoes = body ? noteSentCardValues(cardFields.map((f) => body[f])) : [];
-    // Timed from when the request leaves, not from when it joined the kit's own queue (the limiter).
-    let startedAt = Date.now();
-    let t0 = performance.now();
-    let response: ReceivedResponse | undefined;
-    let head: string | undefined;
-    let error: Exchange['error'];
-    // A URL the target handed over is requested only when the run's egress policy allows it.
-    const offTarget = operation === 'external' ? egress.refusal(sent.url) : undefined;
-    let got: { status: number; headers: Record<string, string>; read: BodyRead } | undefined;
-    if (offTarget) error = { kind: 'off-target', message: maskText(`not requested: ${offTarget}`, maskRules) };
-    else
-      await limiter.run(async () => {
-        startedAt = Date.now();
-        t0 = performance.now();
-        const given = unanswered.get(operation) ?? NOT_UNANSWERED;
-        if (options.stopped?.()) {
-          error = { kind: 'network', message: 'not sent: the run was interrupted' };
-          return;
-        }
-        if (given.rounds >= UNANSWERED_BEFORE_GIVING_UP) {
-          error = {
-            kind: 'timeout',
-            message: `not sent: the target left ${operation} unanswered ${given.rounds} times in a row (${transport.timeoutMs} ms each)`,
-          };
-          return;
-        }
-        const sentAt = t0;
-        try {
-          const res = await exchangeOnce(
-            dispatchers.for(sent.localAddress),
-            { url: sent.url, method: sent.method, headers: sent.headers, body: sent.bodyText },
-            {
-              timeoutMs: transport.timeoutMs,
-              maxResponseBytes: transport.maxResponseBytes,
-              spoolDir: options.spoolDir,
-              readerOf: (status, headers) =>
-                readerOf(
+/**
+ * Read an answer that came (its place among the requests in flight already given to the next one): decode its body
+ * within its reader's bounds, note where it echoes the secret, refuse a redirect and a body cut at the size cap.
+ */
+async function readAnswer(
+  state: ClientState,
+  operation: OperationKey | 'external',
+  sent: SentRequest,
+  got: NonNullable<Trip['got']>,
+  readErrorPages: boolean,
+): Promise<Answer> {
+  const { options, maskRules } = state;
+  const { spec, profile, transport } = options;
+  const { headers, read } = got;
+  const status = got.status;
+  const answer: Answer = {};
+  try {
+    const { truncated, bytes } = read;
+    const skipPage =
+      (options.readPages === false || (readErrorPages === false && status >= 400)) &&
+      formatOfMediaType(headers['content-type']) === 'html';
+    // A body past its reader's bounds, found as it arrived, is not read back: refused as the reader would (an
+    // XML body declaring a DOCTYPE goes the usual way: the reader refuses that first).
+    const over = !truncated && read.utf8 && !skipPage && !read.over?.declares ? read.over : undefined;
+    // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
+    const text = read.text ?? (truncated || over ? read.head : readSpool(read.spool!));
+    const decoded: DecodedBody = over
+      ? overLimitBody(over.format, over.over)
+      : skipPage
+        ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
+        : await decodeSafely(headers['content-type'], text, read.utf8, () =>
+            operation === 'external'
+              ? decodeExternal(headers['content-type'], text, truncated, headers['content-encoding'])
+              : decodeBody(
                   spec,
                   profile,
                   operation,
                   status,
-                  headerValue(headers['content-type']),
-                  headerValue(headers['content-encoding']),
+                  headers['content-type'],
+                  text,
+                  truncated,
+                  headers['content-encoding'],
                 ),
-            },
           );
-          got = { status: res.status, headers: headerRecord(res.headers), read: res.read };
-        } catch (e) {
-          error = transportError(e);
-          error.message = maskText(error.message, maskRules);
-        }
-        const now = unanswered.get(operation) ?? NOT_UNANSWERED;
-        if (error?.kind !== 'timeout') {
-          if (now !== NOT_UNANSWERED) unanswered.set(operation, NOT_UNANSWERED);
-        } else if (sentAt >= now.lastAt)
-          unanswered.set(operation, { rounds: now.rounds + 1, lastAt: performance.now() });
-      }, priority);
-    // The answer is in: its place among the requests in flight goes to the next one while it is decoded.
-    if (got) {
-      const { headers, read } = got;
-      const res = { statusCode: got.status };
-      try {
-        const { truncated, bytes } = read;
-        const skipPage =
-          (options.readPages === false || (readErrorPages === false && res.statusCode >= 400)) &&
-          formatOfMediaType(headers['content-type']) === 'html';
-        // A body past its reader's bounds, found as it arrived, is not read back: refused as the reader would (an
-        // XML body declaring a DOCTYPE goes the usual way: the reader refuses that first).
-        const over = !truncated && read.utf8 && !skipPage && !read.over?.declares ? read.over : undefined;
-        // A truncated body is not decoded (it is cut): a spooled one is read back only when it was whole.
-        const text = read.text ?? (truncated || over ? read.head : readSpool(read.spool!));
-        const decoded: DecodedBody = over
-          ? overLimitBody(over.format, over.over)
-          : skipPage
-            ? { kind: 'undecodable', format: 'html', problem: 'page not read' }
-            : await decodeSafely(headers['content-type'], text, read.utf8, () =>
-                operation === 'external'
-                  ? decodeExternal(headers['content-type'], text, truncated, headers['content-encoding'])
-                  : decodeBody(
-                      spec,
-                      profile,
-                      operation,
-                      res.statusCode,
-                      headers['content-type'],
-                      text,
-                      truncated,
-                      headers['content-encoding'],
-                    ),
-              );
-        response = { status: res.statusCode, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
-        const echoed = secretEchoes(text, headers, maskRules);
-        if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
-        if (echoed.length) response.secretEchoed = echoed;
-        if (read.spool) {
-          attachSpool(response, read.spool);
-          head = read.head;
-        }
-        if (truncated)
-          error = {
-            kind: 'too-large',
-            message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap`,
-          };
-        else if (res.statusCode >= 300 && res.statusCode < 400 && headers.location !== undefined) {
-          let elsewhere: string | undefined;
-          try {
-            elsewhere = egress.refusal(new URL(headers.location, sent.url).href);
-          } catch {
-            elsewhere = 'not a URL';
-          }
-          error = {
-            kind: 'redirect',
-            message: maskText(
-              `redirect to ${headers.location} not followed${elsewhere ? ` (${elsewhere})` : ''}`,
-              maskRules,
-            ),
-          };
-        }
-      } catch (e) {
-        error = transportError(e);
-        error.message = maskText(error.message, maskRules);
+    const response: ReceivedResponse = { status, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
+    answer.response = response;
+    const echoed = secretEchoes(text, headers, maskRules);
+    if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
+    if (echoed.length) response.secretEchoed = echoed;
+    if (read.spool) {
+      attachSpool(response, read.spool);
+      answer.head = read.head;
+    }
+    if (truncated)
+      answer.error = {
+        kind: 'too-large',
+        message: `response larger than ${transport.maxResponseBytes} bytes; cut at the cap`,
+      };
+    else if (status >= 300 && status < 400 && headers.location !== undefined)
+      answer.error = redirectRefused(state, sent, headers.location);
+  } catch (e) {
+    answer.error = transportError(e);
+    answer.error.message = maskText(answer.error.message, maskRules);
+  }
+  return answer;
+}
+
+/** A redirect is never followed: the error saying so, and whether its place is one the run may not request. */
+function redirectRefused(state: ClientState, sent: SentRequest, location: string): NonNullable<Exchange['error']> {
+  let elsewhere: string | undefined;
+  try {
+    elsewhere = state.egress.refusal(new URL(location, sent.url).href);
+  } catch {
+    elsewhere = 'not a URL';
+  }
+  return {
+    kind: 'redirect',
+    message: maskText(`redirect to ${location} not followed${elsewhere ? ` (${elsewhere})` : ''}`, state.maskRules),
+  };
+}
+
+/**
+ * One exchange: the request sent, its answer read, recorded with evidence masked and printed when first read (a
+ * finding, a record for the reports): most generated exchanges pass and are never printed, so they never pay for
+ * masking and curl lines.
+ */
+async function exchange(
+  state: ClientState,
+  operation: OperationKey | 'external',
+  sent: SentRequest,
+  signature?: () => string | undefined,
+  priority = 0,
+  readErrorPages = true,
+): Promise<Exchange> {
+  await state.control;
+  const id = `${operation}#${state.options.tag}.${++state.exchangeCount}`;
+  // Every value sent in a card field is card data from now on (mask.ts): the long ones masked wherever they
+  // appear, the short ones where this exchange's answer holds them as a whole value.
+  const body = sent.body;
+  const echoes = body ? noteSentCardValues(state.cardFields.map((f) => body[f])) : [];
+  const trip = await travel(state, operation, sent, priority);
+  const answer = trip.got ? await readAnswer(state, operation, sent, trip.got, readErrorPages) : {};
+  const error = answer.error ?? trip.error;
+  let evidence: Exchange['evidence'] | undefined;
+  const { response, head } = answer;
+  const { maskRules, curlVariables } = state;
+  const record = {
+    id,
+    operation,
+    request: sent,
+    startedAt: isoTime(trip.startedAt),
+    durationMs: Math.round((performance.now() - trip.t0) * 10) / 10,
+    get evidence(): Exchange['evidence'] {
+      return (evidence ??= buildEvidence(sent, response, maskRules, head, curlVariables, signature?.(), echoes));
+    },
+    set evidence(value: Exchange['evidence']) {
+      evidence = value;
+    },
+  } as Exchange;
+  if (response) record.response = response;
+  if (error) record.error = error;
+  if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
+  return record;
+}
+
+/** A request of an operation as the profile has it sent: encoded, signed, with the profile's headers. */
+function operationRequest(
+  state: ClientState,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  sendOptions: SendOptions,
+): { sent: SentRequest; command?: () => string | undefined } {
+  const { spec, profile, config, secret } = state.options;
+  const { curlVariables } = state;
+  const op = spec.operations.get(operation);
+  if (!op) throw new Error(`no operation ${operation} in the spec`);
+  const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
+  let sentBody = body;
+  let bodyText: string;
+  let command: (() => string | undefined) | undefined;
+  if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
+  else {
+    if (sendOptions.sign !== false) {
+      // Signed as the gateway reads it: a form body's fields as their text (requestMedia.formNestedValues).
+      const signed =
+        sendOptions.signedBody ?? signedView(body, encoding, profile.requestMedia.formNestedValues ?? 'decoded');
+      const signature = sign(profile.signature, 'request', operation, signed, secret);
+      if (signature !== undefined) {
+        sentBody = { ...body, encryption_data: signature };
+        command = () => signatureCommand(profile.signature, operation, signed, curlVariables);
       }
     }
-    // Evidence is masked and printed when first read (a finding, a record for the reports): most generated
-    // exchanges pass and are never printed, so they never pay for masking and curl lines.
-    let evidence: Exchange['evidence'] | undefined;
-    const answered = response;
-    const record = {
-      id,
-      operation,
-      request: sent,
-      startedAt: isoTime(startedAt),
-      durationMs: Math.round((performance.now() - t0) * 10) / 10,
-      get evidence(): Exchange['evidence'] {
-        return (evidence ??= buildEvidence(sent, answered, maskRules, head, curlVariables, signature?.(), echoes));
-      },
-      set evidence(value: Exchange['evidence']) {
-        evidence = value;
-      },
-    } as Exchange;
-    if (response) record.response = response;
-    if (error) record.error = error;
-    if (echoes.length) Object.defineProperty(record, 'sentCardEchoes', { value: echoes, enumerable: false });
-    return record;
+    bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
+  }
+  const headers: Record<string, string> = {
+    'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8`,
   };
+  if (sendOptions.profileHeaders !== false)
+    for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {}))
+      headers[name.toLowerCase()] = renderHeaderValue(template, sentBody);
+  const sent: SentRequest = {
+    method: (sendOptions.method ?? op.method).toUpperCase(),
+    url: config.baseUrl + (sendOptions.path ?? op.path),
+    headers,
+    body: sentBody,
+    bodyText,
+    encoding: sendOptions.rawBody !== undefined ? 'raw' : encoding,
+  };
+  if (sendOptions.localAddress) sent.localAddress = sendOptions.localAddress;
+  return command ? { sent, command } : { sent };
+}
 
-  /** `send` and `follow` given the limiter priority of their request (the scoped clients' chain steps). */
-  type Prioritised = {
-    send(
-      operation: OperationKey,
-      body: Record<string, unknown>,
-      sendOptions: SendOptions | undefined,
-      priority: number,
-    ): Promise<Exchange>;
-    follow(url: string, page: Parameters<NonNullable<ProbeClient['follow']>>[1], priority: number): Promise<Exchange>;
+type FollowPage = Parameters<NonNullable<ProbeClient['follow']>>[1];
+
+/** A request to a URL a page handed over (a form submitted, a link followed): never signed, no profile headers. */
+function followRequest(url: string, page: FollowPage = {}): SentRequest {
+  const method = (page.method ?? 'GET').toUpperCase();
+  const target = new URL(url);
+  const headers: Record<string, string> = {};
+  let bodyText = '';
+  if (page.form && method === 'GET') target.search = new URLSearchParams(page.form).toString();
+  else if (page.form) {
+    bodyText = new URLSearchParams(page.form).toString();
+    headers['content-type'] = MEDIA_TYPES.form;
+  }
+  return { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' };
+}
+
+/** `send` and `follow` given the limiter priority of their request (the scoped clients' chain steps). */
+type Prioritised = {
+  send(
+    operation: OperationKey,
+    body: Record<string, unknown>,
+    sendOptions: SendOptions | undefined,
+    priority: number,
+  ): Promise<Exchange>;
+  follow(url: string, page: FollowPage, priority: number): Promise<Exchange>;
+};
+
+/** Create the client of one worker. */
+export function createProbeClient(options: ClientOptions): KitClient {
+  const { spec, profile, config, secret, transport } = options;
+  const ca = transport.caFile ? fs.readFileSync(transport.caFile) : undefined;
+  const egress = egressPolicy(config.baseUrl, transport.allowedHosts);
+  const state: ClientState = {
+    options,
+    limiter: createLimiter(transport.concurrency, transport.rate),
+    maskRules: maskRulesFor(profile, secret, Object.values(config.cards)),
+    curlVariables: curlVariablesFor(profile),
+    cardFields: cardFieldNames(profile),
+    egress,
+    dispatchers: dispatcherPool({ ...transport, lookup: egress.lookup }, ca),
+    exchangeCount: 0,
+    control: Promise.resolve(),
+    unanswered: new Map(),
   };
+  let orderCount = 0;
+  const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
+  const orderNo = (): string => `${config.orderPrefix}-${options.tag}-${++orderCount}`;
+  const receiver = options.notifications;
+
   const client: KitClient & Prioritised = {
-    maskRules,
+    maskRules: state.maskRules,
     orderNo,
     sample(operation, overrides) {
       return sampleBody(
@@ -456,129 +585,95 @@ export function createProbeClient(options: ClientOptions): KitClient {
       sendOptions: SendOptions = {},
       priority: number = 0,
     ) {
-      const op = spec.operations.get(operation);
-      if (!op) throw new Error(`no operation ${operation} in the spec`);
-      const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
-      let sentBody = body;
-      let bodyText: string;
-      let command: (() => string | undefined) | undefined;
-      if (sendOptions.rawBody !== undefined) bodyText = sendOptions.rawBody;
-      else {
-        if (sendOptions.sign !== false) {
-          // Signed as the gateway reads it: a form body's fields as their text (requestMedia.formNestedValues).
-          const signed =
-            sendOptions.signedBody ?? signedView(body, encoding, profile.requestMedia.formNestedValues ?? 'decoded');
-          const signature = sign(profile.signature, 'request', operation, signed, secret);
-          if (signature !== undefined) sentBody = { ...body, encryption_data: signature };
-          if (signature !== undefined)
-            command = () => signatureCommand(profile.signature, operation, signed, curlVariables);
-        }
-        bodyText = encoding === 'json' ? JSON.stringify(sentBody) : encodeForm(sentBody);
-      }
-      const headers: Record<string, string> = {
-        'content-type': sendOptions.contentType ?? `${MEDIA_TYPES[encoding]}; charset=utf-8`,
-      };
-      if (sendOptions.profileHeaders !== false)
-        for (const [name, template] of Object.entries(profile.requestHeaders.headers ?? {}))
-          headers[name.toLowerCase()] = renderHeaderValue(template, sentBody);
-      const sent: SentRequest = {
-        method: (sendOptions.method ?? op.method).toUpperCase(),
-        url: config.baseUrl + (sendOptions.path ?? op.path),
-        headers,
-        body: sentBody,
-        bodyText,
-        encoding: sendOptions.rawBody !== undefined ? 'raw' : encoding,
-      };
-      const localAddress = sendOptions.localAddress;
-      if (localAddress) sent.localAddress = localAddress;
-      return exchange(operation, sent, command, priority, sendOptions.readErrorPages);
+      const { sent, command } = operationRequest(state, operation, body, sendOptions);
+      return exchange(state, operation, sent, command, priority, sendOptions.readErrorPages);
     },
     async notifications(key, ms, atLeast) {
-      await control;
-      return options.notifications ? options.notifications.notifications(key, ms, atLeast) : [];
+      await state.control;
+      return receiver ? receiver.notifications(key, ms, atLeast) : [];
     },
     verifySignature(operation, direction, body) {
       if (stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;
       return verify(profile.signature, direction, operation, body, secret);
     },
-    follow(url: string, page: Parameters<NonNullable<ProbeClient['follow']>>[1] = {}, priority: number = 0) {
-      const method = (page.method ?? 'GET').toUpperCase();
-      const target = new URL(url);
-      const headers: Record<string, string> = {};
-      let bodyText = '';
-      if (page.form && method === 'GET') target.search = new URLSearchParams(page.form).toString();
-      else if (page.form) {
-        bodyText = new URLSearchParams(page.form).toString();
-        headers['content-type'] = MEDIA_TYPES.form;
-      }
-      return exchange(
-        'external',
-        { method, url: target.href, headers, body: page.form, bodyText, encoding: page.form ? 'form' : 'raw' },
-        undefined,
-        priority,
-      );
+    follow(url: string, page: FollowPage = {}, priority: number = 0) {
+      return exchange(state, 'external', followRequest(url, page), undefined, priority);
     },
-    ...(options.notifications?.refusals ? { notificationRefusals: () => options.notifications!.refusals!() } : {}),
-    ...(options.notifications?.refuse
+    ...(receiver?.refusals ? { notificationRefusals: () => receiver.refusals!() } : {}),
+    ...(receiver?.refuse
       ? {
           refuseNotifications(key: string) {
-            const refuse = options.notifications!.refuse!.bind(options.notifications);
-            control = control.then(() => refuse(key));
+            const refuse = receiver.refuse!.bind(receiver);
+            state.control = state.control.then(() => refuse(key));
           },
         }
       : {}),
-    scoped() {
-      let exchanges = 0;
-      const records: ExchangeRecord[] = [];
-      const replay: ReplayRequest[] = [];
-      // Kept with the replay copies (a benchmark's): which of this probe's steps waited for which.
-      const chain = options.captureReplay ? chainRecorder() : undefined;
-      const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> =>
-        chain ? chain.track(work, wait) : work();
-      // A probe's request sent after one of its answers came is the next step of a chain: it goes first (see limiter.ts).
-      let answered = 0;
-      const counted = async (send: (priority: number) => Promise<Exchange>, record = true): Promise<Exchange> => {
-        const priority = answered > 0 ? 1 : 0;
-        const done = await tracked(() => send(priority)).finally(() => void answered++);
-        exchanges++;
-        if (record) records.push(exchangeRecord(done));
-        if (options.captureReplay || replayOut) {
-          const r = done.request;
-          const copy: ReplayRequest = {
-            method: r.method,
-            url: r.url,
-            headers: r.headers,
-            bodyText: r.bodyText,
-            // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
-            sentAt: Date.parse(done.startedAt),
-            durationMs: done.durationMs,
-          };
-          if (r.localAddress) copy.localAddress = r.localAddress;
-          if (replayOut) replayOut.add(copy);
-          else replay.push(copy);
-        }
-        return done;
-      };
-      return {
-        sample: client.sample,
-        orderNo: client.orderNo,
-        notifications: (key, ms, atLeast) => tracked(() => client.notifications(key, ms, atLeast), true),
-        verifySignature: client.verifySignature,
-        ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
-        ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
-        send: (operation, body, sendOptions) =>
-          counted((priority) => client.send(operation, body, sendOptions, priority), sendOptions?.record !== false),
-        follow: (url, page) => counted((priority) => client.follow(url, page, priority)),
-        usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
-      };
-    },
+    scoped: () => scopedClient(client, options, replayOut),
     flushReplay() {
       replayOut?.flush();
     },
     async close() {
       replayOut?.flush();
-      await dispatchers.close();
+      await state.dispatchers.close();
     },
   };
   return client;
+}
+
+/**
+ * A client for one probe run: it counts and records its exchanges, keeps their replay copies (a benchmark's), and
+ * sends a request made after one of its answers came first (the next step of a chain, see limiter.ts).
+ */
+function scopedClient(
+  client: KitClient & Prioritised,
+  options: ClientOptions,
+  replayOut: ReturnType<typeof replayWriter> | undefined,
+): ScopedClient {
+  let exchanges = 0;
+  const records: ExchangeRecord[] = [];
+  const replay: ReplayRequest[] = [];
+  // Kept with the replay copies (a benchmark's): which of this probe's steps waited for which.
+  const chain = options.captureReplay ? chainRecorder() : undefined;
+  const tracked = <T>(work: () => Promise<T>, wait = false): Promise<T> => (chain ? chain.track(work, wait) : work());
+  let answered = 0;
+  const counted = async (send: (priority: number) => Promise<Exchange>, record = true): Promise<Exchange> => {
+    const priority = answered > 0 ? 1 : 0;
+    const done = await tracked(() => send(priority)).finally(() => void answered++);
+    exchanges++;
+    if (record) records.push(exchangeRecord(done));
+    if (options.captureReplay || replayOut) {
+      const copy = replayCopy(done);
+      if (replayOut) replayOut.add(copy);
+      else replay.push(copy);
+    }
+    return done;
+  };
+  return {
+    sample: client.sample,
+    orderNo: client.orderNo,
+    notifications: (key, ms, atLeast) => tracked(() => client.notifications(key, ms, atLeast), true),
+    verifySignature: client.verifySignature,
+    ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
+    ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
+    send: (operation, body, sendOptions) =>
+      counted((priority) => client.send(operation, body, sendOptions, priority), sendOptions?.record !== false),
+    follow: (url, page) => counted((priority) => client.follow(url, page, priority)),
+    usage: () => ({ exchanges, records, replay, ...(chain ? { chain: chain.steps } : {}) }),
+  };
+}
+
+/** The replay copy of an exchange's request (unmasked, for the benchmark's bare client). */
+function replayCopy(done: Exchange): ReplayRequest {
+  const r = done.request;
+  const copy: ReplayRequest = {
+    method: r.method,
+    url: r.url,
+    headers: r.headers,
+    bodyText: r.bodyText,
+    // `startedAt` prints the whole milliseconds Date.now() gave: read back, it is that number.
+    sentAt: Date.parse(done.startedAt),
+    durationMs: done.durationMs,
+  };
+  if (r.localAddress) copy.localAddress = r.localAddress;
+  return copy;
 }
