@@ -21,17 +21,17 @@ export interface EmbeddedTarget {
  */
 export interface EngineParts {
   /**
-   * Start the embedded target, running `profile` (a file), with `fault` switched on when given, serving the spec under
-   * `specRoot` when given (a run's `--spec-root`; default the kit's own).
+   * Start the embedded target, running `profile` (a file), serving the spec under `specRoot` when given (a run's
+   * `--spec-root`; default the kit's own). A target with a fault switched on is the composing layer's choice.
    */
-  startEmbedded(settings: { profile: string; fault?: string; specRoot?: string }): Promise<EmbeddedTarget>;
+  startEmbedded(settings: { profile: string; specRoot?: string }): Promise<EmbeddedTarget>;
   /** The registry module of checks and probes when `--registry` names none. */
   registry: string;
   /** The reporters `--reporter` names, when the hooks give none. */
   createReporters(options: Pick<RunOptions, 'reporter' | 'signKey'>): KitReporter[];
   /**
-   * What only the kit's own measurements use (the benchmarks' replay, a fault of the embedded gateway in the tests):
-   * set by their compositions (kit/kit.ts `runKitInstrumented`), never by the CLI or the programmatic API.
+   * What only the benchmarks' measurements use (the replay of every request, made in the suites' workers): set by
+   * their composition (kit/kit.ts `runKitInstrumented`), never by the CLI or the programmatic API.
    */
   instruments?: RunInstruments;
 }
@@ -42,6 +42,4 @@ export interface RunInstruments {
   captureReplay?: boolean;
   /** Write every request as sent to this file instead, encrypted (a deep run's memory stays flat); see replay-file.ts. */
   replayFile?: ReplayFile;
-  /** Fault switched on in the embedded gateway (tests and demonstrations of a failing run). */
-  gatewayFault?: string;
 }

@@ -137,13 +137,8 @@ interface Target {
 }
 
 /** The embedded target of the run, from the composing layer: its first merchant account is the run's. */
-async function startEmbedded(
-  parts: EngineParts,
-  fault: string | undefined,
-  profile: string,
-  specRoot: string | undefined,
-): Promise<Target> {
-  const target = await parts.startEmbedded({ profile, ...(fault ? { fault } : {}), ...(specRoot ? { specRoot } : {}) });
+async function startEmbedded(parts: EngineParts, profile: string, specRoot: string | undefined): Promise<Target> {
+  const target = await parts.startEmbedded({ profile, ...(specRoot ? { specRoot } : {}) });
   return { ...target, embedded: true };
 }
 
@@ -282,12 +277,7 @@ async function runGuarded(
   if (options.target) await assertReachable(options.target, inputs.transport, inputs.ca);
   const target: Target = options.target
     ? { baseUrl: options.target, embedded: false, close: async () => {} }
-    : await startEmbedded(
-        parts,
-        parts.instruments?.gatewayFault,
-        inputs.profile.file,
-        options.specRoot ? inputs.spec.root : undefined,
-      );
+    : await startEmbedded(parts, inputs.profile.file, options.specRoot ? inputs.spec.root : undefined);
   const held: Held = {
     target,
     releaseRules: () => {},

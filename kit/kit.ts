@@ -6,35 +6,43 @@
 import path from 'node:path';
 import type { RunOptions } from '../core/config/options.js';
 import type { RunResult } from '../core/model.js';
-import type { EngineParts, RunInstruments } from '../engine/parts.js';
+import type { EmbeddedTarget, EngineParts, RunInstruments } from '../engine/parts.js';
 import { prepareRun, runConformance, type RunHooks, type RunOutcome } from '../engine/runner.js';
 import { mergeShards } from '../engine/shards.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
 import { createReporters } from '../reporters/index.js';
 
+/** The reference gateway as a run's embedded target, `fault` switched on when given; its first merchant account the run's. */
+async function startReferenceGateway(settings: {
+  profile: string;
+  specRoot?: string;
+  fault?: string;
+}): Promise<EmbeddedTarget> {
+  const { startGateway } = await import('../gateway/index.js'); // loaded only when a run has no --target
+  const { profile, specRoot, fault } = settings;
+  const gateway = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    profile,
+    ...(fault ? { fault } : {}),
+    ...(specRoot ? { specRoot } : {}),
+  });
+  const merchant = gateway.config.merchants[0];
+  const account = merchant?.accounts[0];
+  return {
+    baseUrl: gateway.baseUrl,
+    close: () => gateway.close(),
+    credentials:
+      merchant && account
+        ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret }
+        : undefined,
+    paymentMethods: gateway.config.apm.paymentMethods,
+  };
+}
+
 /** The kit's own parts. */
 export const KIT_PARTS: EngineParts = {
-  async startEmbedded({ profile, fault, specRoot }) {
-    const { startGateway } = await import('../gateway/index.js'); // loaded only when a run has no --target
-    const gateway = await startGateway({
-      port: 0,
-      host: '127.0.0.1',
-      profile,
-      ...(fault ? { fault } : {}),
-      ...(specRoot ? { specRoot } : {}),
-    });
-    const merchant = gateway.config.merchants[0];
-    const account = merchant?.accounts[0];
-    return {
-      baseUrl: gateway.baseUrl,
-      close: () => gateway.close(),
-      credentials:
-        merchant && account
-          ? { merchantId: merchant.merchantId, accountId: account.accountId, secret: account.secret }
-          : undefined,
-      paymentMethods: gateway.config.apm.paymentMethods,
-    };
-  },
+  startEmbedded: startReferenceGateway,
   registry: path.join(KIT_ROOT, 'suites', 'registry.ts'),
   createReporters,
 };
@@ -44,16 +52,26 @@ export function runKit(options: RunOptions, hooks: RunHooks = {}): Promise<RunOu
   return runConformance(options, hooks, KIT_PARTS);
 }
 
+/** What only the kit's own measurements and tests set: the benchmarks' replay, a fault of the embedded gateway. */
+export interface KitInstruments extends RunInstruments {
+  /** Fault switched on in the embedded reference gateway (tests and demonstrations of a failing run). */
+  gatewayFault?: string;
+}
+
 /**
- * Run the suites with the kit's parts and instruments only the kit's own measurements use (the benchmarks' replay, a
- * fault of the embedded gateway): not part of the programmatic API.
+ * Run the suites with the kit's parts and instruments only the kit's own measurements use: not part of the
+ * programmatic API. The fault is the composition's (the engine is handed a gateway that has it switched on).
  */
 export function runKitInstrumented(
   options: RunOptions,
   hooks: RunHooks,
-  instruments: RunInstruments,
+  instruments: KitInstruments,
 ): Promise<RunOutcome> {
-  return runConformance(options, hooks, { ...KIT_PARTS, instruments });
+  const { gatewayFault, ...measured } = instruments;
+  const startEmbedded: EngineParts['startEmbedded'] = gatewayFault
+    ? (settings) => startReferenceGateway({ ...settings, fault: gatewayFault })
+    : startReferenceGateway;
+  return runConformance(options, hooks, { ...KIT_PARTS, startEmbedded, instruments: measured });
 }
 
 /** Spec, profile, the kit's registry and the plan, checked (what `--list` needs). */
