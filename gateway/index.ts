@@ -4,6 +4,7 @@
  * command line with `pagi-conform serve` (gateway/cli.ts).
  */
 import { maskText } from '../core/mask.js';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { kitSpec, loadSpec } from '../core/spec/load.js';
 import { profileForSpec } from '../core/profile/operations.js';
@@ -21,7 +22,7 @@ import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
 import { openPersistence, type Persistence, type Restored } from './persist.js';
-import { createGatewayServer, type DrainResult, type ServerStats } from './server.js';
+import { createGatewayServer, type DrainResult, type GatewayServer, type ServerStats } from './server.js';
 import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
 
@@ -129,25 +130,42 @@ function hostForUrl(address: string): string {
   return address.includes(':') ? `[${address}]` : address;
 }
 
-/** Start the gateway (in-process). Throws ConfigError / UnknownFaultError / profile errors before listening. */
-export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+/** Masks of log lines: the configuration's secrets and the profile's test cards. */
+type LogMask = { secrets: string[]; cards: string[] };
+
+/** A gateway put together from its options, not yet serving. */
+interface Prepared {
+  gw: Gateway;
+  fault: FaultDefinition | undefined;
+  mask: LogMask;
+  /** The profile file in use, and its migration when it is of an earlier format. */
+  profileFile: string;
+  profileMigration: Migration | undefined;
+}
+
+/** Refuse a configuration that signs with one secret per merchant while a merchant has none. */
+function checkMerchantSecrets(config: GatewayConfig): void {
+  if (config.secretScope !== 'merchant') return;
+  const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
+  if (missing.length)
+    throw new ConfigError(
+      `the configuration signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`,
+    );
+}
+
+/** Load the spec, profile, configuration and fault, and put the gateway's context together. */
+function prepareGateway(options: GatewayOptions): Prepared {
   const spec = options.specRoot ? loadSpec(options.specRoot) : kitSpec();
   const loaded = loadProfile(options.profile ?? 'reference');
   const { file: profileFile, migration: profileMigration } = loaded;
   const profile = profileForSpec(loaded.profile, spec);
   const config = loadGatewayConfig({ file: options.configFile, config: options.config });
-  if (config.secretScope === 'merchant') {
-    const missing = config.merchants.filter((m) => !m.secret).map((m) => m.merchantId);
-    if (missing.length)
-      throw new ConfigError(
-        `the configuration signs with one secret per merchant, but merchant ${missing.join(', ')} has no secret`,
-      );
-  }
+  checkMerchantSecrets(config);
   const fault = options.fault ? findFault(options.fault) : undefined;
   const log = options.log ?? (() => undefined);
   const store = new Store(config.store);
   const switches = switchesOf(fault);
-  const mask = {
+  const mask: LogMask = {
     secrets: configSecrets(config),
     cards: [...profile.payments.testCards.approve, ...profile.payments.testCards.decline],
   };
@@ -170,41 +188,49 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     log,
     now: () => new Date(),
   };
-  let persistence: Persistence | undefined;
-  if (options.dataDir) {
-    persistence = openPersistence(options.dataDir, {
-      store,
-      notifier: gw.notifier,
-      config,
-      warn: (line) => log(maskText(`warning: ${line}`, mask)),
+  return { gw, fault, mask, profileFile, profileMigration };
+}
+
+/** Open the data folder (`serve --data DIR`): replay it into the store; the server then waits on its durability. */
+function openData(dir: string, gw: Gateway, mask: LogMask): Persistence {
+  const persistence = openPersistence(dir, {
+    store: gw.store,
+    notifier: gw.notifier,
+    config: gw.config,
+    warn: (line) => gw.log(maskText(`warning: ${line}`, mask)),
+  });
+  gw.durability = persistence.durability;
+  return persistence;
+}
+
+/** Listen; rejects with the server's error (address in use, …). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
+    // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
+    server.listen(port, host, 4096, () => {
+      server.off('error', reject);
+      resolve();
     });
-    gw.durability = persistence.durability;
-  }
-  const gs = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask, admin: options.admin });
-  const { server } = gs;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
-      // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).
-      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', 4096, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await persistence?.close();
-    throw error;
-  }
-  const address = server.address() as AddressInfo;
-  const url = `http://${hostForUrl(address.address)}:${address.port}`;
-  gw.baseUrl = (options.baseUrl || config.baseUrl || url).replace(/\/+$/, '');
-  persistence?.resend();
+  });
+}
+
+/** The started gateway's handle over its server, store, notifier and data folder. */
+function runningGateway(
+  options: GatewayOptions,
+  { gw, fault, profileFile, profileMigration }: Prepared,
+  gs: GatewayServer,
+  persistence: Persistence | undefined,
+  url: string,
+  port: number,
+): RunningGateway {
+  const { store, config } = gw;
   return {
     url,
     baseUrl: gw.baseUrl,
-    port: address.port,
-    profile,
+    port,
+    profile: gw.profile,
     config,
     fault,
     profileFile,
@@ -241,4 +267,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       await persistence?.close();
     },
   };
+}
+
+/** Start the gateway (in-process). Throws ConfigError / UnknownFaultError / profile errors before listening. */
+export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+  const prepared = prepareGateway(options);
+  const { gw, fault, mask } = prepared;
+  const persistence = options.dataDir ? openData(options.dataDir, gw, mask) : undefined;
+  const gs = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask, admin: options.admin });
+  try {
+    await listen(gs.server, options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (error) {
+    await persistence?.close();
+    throw error;
+  }
+  const address = gs.server.address() as AddressInfo;
+  const url = `http://${hostForUrl(address.address)}:${address.port}`;
+  gw.baseUrl = (options.baseUrl || gw.config.baseUrl || url).replace(/\/+$/, '');
+  persistence?.resend();
+  return runningGateway(options, prepared, gs, persistence, url, address.port);
 }

@@ -10,8 +10,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { resolveAccount, type GatewayConfig } from './config.js';
 import type { Durability } from './context.js';
 import { Journal, type JournalRecord } from './journal.js';
-import type { Notification, Notifier } from './notify.js';
-import type { PayoutRecord, RefundRecord, Session, StoredToken, Store, Transaction } from './store.js';
+import type { Notification, NotificationTracker, Notifier } from './notify.js';
+import type { PayoutRecord, RefundRecord, Session, StoredToken, Store, StoreWatcher, Transaction } from './store.js';
 
 /** Version of the record format, in the snapshot's first record. */
 const FORMAT = 1;
@@ -124,6 +124,187 @@ interface PendingNotification {
   accountId?: string;
 }
 
+/** What the folder's stages share: the parts it journals, and the notifications still pending with their last id. */
+interface Folder {
+  store: Store;
+  notifier: Notifier;
+  config: GatewayConfig;
+  warn: (line: string) => void;
+  /** Notifications queued and not yet settled, by id. */
+  pending: Map<number, PendingNotification>;
+  /** The last notification id given. */
+  notificationSeq: number;
+}
+
+/** The secret of an account still configured; undefined when it is not. */
+function secretOf(config: GatewayConfig, merchantId: unknown, accountId: unknown): string | undefined {
+  return resolveAccount(config, merchantId, accountId)?.secret;
+}
+
+/** Restore a stored-card token from its record; false when its card cannot be opened (account gone, secret changed). */
+function restoreToken(f: Folder, v: Record<string, string>): boolean {
+  const secret = secretOf(f.config, v.merchantId, v.accountId);
+  const card = secret ? openCard(String(v.tokenId), String(v.card), secret) : undefined;
+  if (!card) return false;
+  const [cardNumber, expiryMonth, expiryYear] = card;
+  f.store.tokens.set(String(v.tokenId), {
+    tokenId: String(v.tokenId),
+    merchantId: String(v.merchantId),
+    accountId: String(v.accountId),
+    cardNumber,
+    expiryMonth,
+    expiryYear,
+  });
+  return true;
+}
+
+/**
+ * Replay one record with the store's own methods, so caps and eviction apply as they did; false when it was a
+ * stored-card token dropped.
+ */
+function replayRecord(f: Folder, r: JournalRecord, ttlMs: number): boolean {
+  const { store } = f;
+  switch (r.k) {
+    case 'head':
+      store.restoreCounters({ seq: r.seq, tag: r.tag });
+      f.notificationSeq = Math.max(f.notificationSeq, Number(r.notificationSeq) || 0);
+      break;
+    case 'pay':
+    case 'upd': {
+      const t = decode(r.t) as Transaction;
+      const held = store.transactions.get(t.transactionId);
+      if (held) Object.assign(held, t, { refunds: held.refunds });
+      else if (r.k === 'pay') store.addTransaction(t);
+      store.restoreCounters({ seq: r.n });
+      break;
+    }
+    case 'ref': {
+      const t = store.transactions.get(String(r.id));
+      const refund = decode(r.r) as RefundRecord;
+      if (t && !t.refunds.some((x) => x.referenceId === refund.referenceId)) store.addRefund(t, refund);
+      break;
+    }
+    case 'tok':
+      return restoreToken(f, r.t as Record<string, string>);
+    case 'po': {
+      const p = r.p as PayoutRecord;
+      store.payouts.set(p.key, p);
+      store.restoreCounters({ seq: r.n });
+      break;
+    }
+    case 'ses': {
+      const s = decodeSession(r.s as Record<string, unknown>);
+      const held = store.sessions.get(s.token);
+      if (held) Object.assign(held, s);
+      else store.addSession(s, ttlMs, f.config.sessions.maxSessions);
+      break;
+    }
+    case 'ntf':
+      f.pending.set(Number(r.id), r.n as PendingNotification);
+      f.notificationSeq = Math.max(f.notificationSeq, Number(r.id));
+      break;
+    case 'ntfd':
+      f.pending.delete(Number(r.id));
+      break;
+    case 'reset':
+      store.clear();
+      f.pending.clear();
+      break;
+    default:
+      f.warn(`journal: a record of unknown kind '${r.k}' skipped`);
+  }
+  return true;
+}
+
+/** Replay the journal's records into the empty store (no watcher yet: nothing is re-written); warn of dropped cards. */
+function replay(f: Folder, records: JournalRecord[]): void {
+  const ttlMs = f.config.sessions.ttlSeconds * 1000;
+  let undecryptable = 0;
+  for (const r of records) if (!replayRecord(f, r, ttlMs)) undecryptable += 1;
+  if (undecryptable)
+    f.warn(
+      `journal: ${undecryptable} stored-card token${undecryptable === 1 ? '' : 's'} dropped: its account is no longer configured, or its secret changed (the card is encrypted with a key derived from it)`,
+    );
+}
+
+/** The records of the whole state now: what a compacted journal holds. */
+function* snapshot(f: Folder): Generator<JournalRecord> {
+  const { store } = f;
+  yield { k: 'head', format: FORMAT, ...store.counters(), notificationSeq: f.notificationSeq };
+  for (const t of store.transactions.values()) yield { k: 'pay', t: encodeTransaction(t) };
+  for (const { txn, refund } of store.allRefunds()) yield { k: 'ref', id: txn.transactionId, r: encode(refund) };
+  for (const t of store.tokens.values()) {
+    const secret = secretOf(f.config, t.merchantId, t.accountId);
+    if (secret) yield tokenRecord(t, secret);
+  }
+  for (const p of store.payouts.values()) yield { k: 'po', p };
+  for (const s of store.sessions.values()) yield { k: 'ses', s: encodeSession(s) };
+  for (const [id, n] of f.pending) yield { k: 'ntf', id, n };
+}
+
+/** The store's watcher: every change journalled. */
+function storeWatcher(f: Folder, journal: Journal): StoreWatcher {
+  const { store } = f;
+  return {
+    transaction: (t, created) =>
+      journal.append(
+        created
+          ? { k: 'pay', n: store.counters().seq, t: encodeTransaction(t) }
+          : { k: 'upd', t: encodeTransaction(t) },
+      ),
+    refund: (t, refund) => journal.append({ k: 'ref', id: t.transactionId, r: encode(refund) }),
+    token: (t) => {
+      const secret = secretOf(f.config, t.merchantId, t.accountId);
+      if (secret) journal.append(tokenRecord(t, secret));
+    },
+    payout: (p) => journal.append({ k: 'po', n: store.counters().seq, p }),
+    session: (s) => journal.append({ k: 'ses', s: encodeSession(s) }),
+    cleared: () => {
+      f.pending.clear();
+      journal.append({ k: 'reset' });
+      void journal.compact();
+    },
+  };
+}
+
+/** The notifier's tracker: each notification journalled when queued, and again when settled. */
+function notificationTracker(f: Folder, journal: Journal): NotificationTracker {
+  const ids = new WeakMap<Notification, number>();
+  return {
+    queued(n) {
+      const id = ++f.notificationSeq;
+      ids.set(n, id);
+      const record: PendingNotification = {
+        kind: n.kind,
+        key: n.key,
+        url: n.url,
+        body: n.body,
+        merchantId: n.merchantId,
+        accountId: n.accountId,
+      };
+      f.pending.set(id, record);
+      journal.append({ k: 'ntf', id, n: record });
+    },
+    settled(n) {
+      const id = ids.get(n);
+      if (id === undefined || !f.pending.delete(id)) return;
+      journal.append({ k: 'ntfd', id });
+    },
+  };
+}
+
+/** Send again the notifications pending when the last gateway stopped (those of an account gone are dropped). */
+function resendPending(f: Folder, journal: Journal): void {
+  const again = [...f.pending.entries()];
+  f.pending.clear();
+  for (const [id, n] of again) {
+    const secret = secretOf(f.config, n.merchantId, n.accountId);
+    journal.append({ k: 'ntfd', id });
+    if (secret) f.notifier.send({ ...n, secret });
+    else f.warn(`journal: a ${n.kind} notification (${n.key}) dropped: its account is no longer configured`);
+  }
+}
+
 /**
  * Open `dir` for a gateway whose store is still empty: lock it, replay its journal into `store`, compact it, and
  * from then on journal every change. Throws `JournalError` when another gateway holds the folder.
@@ -135,167 +316,25 @@ export function openPersistence(
   const { store, notifier, config, warn } = parts;
   const { records, warnings, lockFile, unlock } = Journal.read(dir);
   for (const w of warnings) warn(`journal: ${w}`);
-  const pending = new Map<number, PendingNotification>();
-  let notificationSeq = 0;
-  let undecryptable = 0;
-  const ttlMs = config.sessions.ttlSeconds * 1000;
-  const secretOf = (merchantId: unknown, accountId: unknown) => resolveAccount(config, merchantId, accountId)?.secret;
-
-  // Replay: the store's own methods, so caps and eviction apply as they did (no watcher yet: nothing is re-written).
+  const f: Folder = { store, notifier, config, warn, pending: new Map(), notificationSeq: 0 };
   try {
-    for (const r of records) {
-      switch (r.k) {
-        case 'head':
-          store.restoreCounters({ seq: r.seq, tag: r.tag });
-          notificationSeq = Math.max(notificationSeq, Number(r.notificationSeq) || 0);
-          break;
-        case 'pay':
-        case 'upd': {
-          const t = decode(r.t) as Transaction;
-          const held = store.transactions.get(t.transactionId);
-          if (held) Object.assign(held, t, { refunds: held.refunds });
-          else if (r.k === 'pay') store.addTransaction(t);
-          store.restoreCounters({ seq: r.n });
-          break;
-        }
-        case 'ref': {
-          const t = store.transactions.get(String(r.id));
-          const refund = decode(r.r) as RefundRecord;
-          if (t && !t.refunds.some((x) => x.referenceId === refund.referenceId)) store.addRefund(t, refund);
-          break;
-        }
-        case 'tok': {
-          const v = r.t as Record<string, string>;
-          const secret = secretOf(v.merchantId, v.accountId);
-          const card = secret ? openCard(String(v.tokenId), String(v.card), secret) : undefined;
-          if (!card) {
-            undecryptable += 1;
-            break;
-          }
-          const [cardNumber, expiryMonth, expiryYear] = card;
-          store.tokens.set(String(v.tokenId), {
-            tokenId: String(v.tokenId),
-            merchantId: String(v.merchantId),
-            accountId: String(v.accountId),
-            cardNumber,
-            expiryMonth,
-            expiryYear,
-          });
-          break;
-        }
-        case 'po': {
-          const p = r.p as PayoutRecord;
-          store.payouts.set(p.key, p);
-          store.restoreCounters({ seq: r.n });
-          break;
-        }
-        case 'ses': {
-          const s = decodeSession(r.s as Record<string, unknown>);
-          const held = store.sessions.get(s.token);
-          if (held) Object.assign(held, s);
-          else store.addSession(s, ttlMs, config.sessions.maxSessions);
-          break;
-        }
-        case 'ntf':
-          pending.set(Number(r.id), r.n as PendingNotification);
-          notificationSeq = Math.max(notificationSeq, Number(r.id));
-          break;
-        case 'ntfd':
-          pending.delete(Number(r.id));
-          break;
-        case 'reset':
-          store.clear();
-          pending.clear();
-          break;
-        default:
-          warn(`journal: a record of unknown kind '${r.k}' skipped`);
-      }
-    }
+    replay(f, records);
   } catch (e) {
     unlock();
     throw e;
   }
-  if (undecryptable)
-    warn(
-      `journal: ${undecryptable} stored-card token${undecryptable === 1 ? '' : 's'} dropped: its account is no longer configured, or its secret changed (the card is encrypted with a key derived from it)`,
-    );
-  const counts = store.counts();
-  const restored: Restored = { ...counts, notifications: pending.size, records: records.length };
-
-  const snapshot = function* (): Generator<JournalRecord> {
-    yield { k: 'head', format: FORMAT, ...store.counters(), notificationSeq };
-    for (const t of store.transactions.values()) yield { k: 'pay', t: encodeTransaction(t) };
-    for (const { txn, refund } of store.allRefunds()) yield { k: 'ref', id: txn.transactionId, r: encode(refund) };
-    for (const t of store.tokens.values()) {
-      const secret = secretOf(t.merchantId, t.accountId);
-      if (secret) yield tokenRecord(t, secret);
-    }
-    for (const p of store.payouts.values()) yield { k: 'po', p };
-    for (const s of store.sessions.values()) yield { k: 'ses', s: encodeSession(s) };
-    for (const [id, n] of pending) yield { k: 'ntf', id, n };
-  };
-  const journal = Journal.start(dir, lockFile, snapshot, {
+  const restored: Restored = { ...store.counts(), notifications: f.pending.size, records: records.length };
+  const journal = Journal.start(dir, lockFile, () => snapshot(f), {
     compactAfterBytes: (config.store.compactAfterMiB ?? 64) * 1024 * 1024,
     sync: config.store.syncWrites ?? false,
     warn,
   });
-
-  const ids = new WeakMap<Notification, number>();
-  store.watcher = {
-    transaction: (t, created) =>
-      journal.append(
-        created
-          ? { k: 'pay', n: store.counters().seq, t: encodeTransaction(t) }
-          : { k: 'upd', t: encodeTransaction(t) },
-      ),
-    refund: (t, refund) => journal.append({ k: 'ref', id: t.transactionId, r: encode(refund) }),
-    token: (t) => {
-      const secret = secretOf(t.merchantId, t.accountId);
-      if (secret) journal.append(tokenRecord(t, secret));
-    },
-    payout: (p) => journal.append({ k: 'po', n: store.counters().seq, p }),
-    session: (s) => journal.append({ k: 'ses', s: encodeSession(s) }),
-    cleared: () => {
-      pending.clear();
-      journal.append({ k: 'reset' });
-      void journal.compact();
-    },
-  };
-  notifier.tracker = {
-    queued(n) {
-      const id = ++notificationSeq;
-      ids.set(n, id);
-      const record: PendingNotification = {
-        kind: n.kind,
-        key: n.key,
-        url: n.url,
-        body: n.body,
-        merchantId: n.merchantId,
-        accountId: n.accountId,
-      };
-      pending.set(id, record);
-      journal.append({ k: 'ntf', id, n: record });
-    },
-    settled(n) {
-      const id = ids.get(n);
-      if (id === undefined || !pending.delete(id)) return;
-      journal.append({ k: 'ntfd', id });
-    },
-  };
-
+  store.watcher = storeWatcher(f, journal);
+  notifier.tracker = notificationTracker(f, journal);
   return {
     durability: journal,
     restored,
-    resend() {
-      const again = [...pending.entries()];
-      pending.clear();
-      for (const [id, n] of again) {
-        const secret = secretOf(n.merchantId, n.accountId);
-        journal.append({ k: 'ntfd', id });
-        if (secret) notifier.send({ ...n, secret });
-        else warn(`journal: a ${n.kind} notification (${n.key}) dropped: its account is no longer configured`);
-      }
-    },
+    resend: () => resendPending(f, journal),
     close: () => journal.close(),
     journalBytes: () => journal.bytes(),
   };

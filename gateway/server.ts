@@ -178,156 +178,190 @@ export interface GatewayServer {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Create the gateway's HTTP server (not yet listening). */
-export function createGatewayServer(gw: Gateway, options: ServerOptions): GatewayServer {
-  const routes = buildRoutes(gw);
-  const cap = gw.profile.limits.maxBodyBytes;
-  const sc = gw.config.server;
-  const fdLimit = openFileLimit();
-  const connectionCap = Math.max(
-    1,
-    Math.min(sc.maxConnections, fdLimit === undefined ? Number.POSITIVE_INFINITY : fdLimit - FD_RESERVE),
-  );
-  const startedAt = Date.now();
+/** What the server's stages share: the gateway and its routes, the options, the connections and the counters. */
+interface ServerState {
+  gw: Gateway;
+  routes: Routes;
+  options: ServerOptions;
+  /** The body size cap, bytes. */
+  cap: number;
+  connectionCap: number;
+  startedAt: number;
   /** Open connections, least recently active first (a connection moves to the end when a request starts). */
-  const conns = new Map<Duplex, Conn>();
-  const counters = { answered: 0, refused: 0, closedForRoom: 0, refusedAtCap: 0, answeredWhileDraining: 0 };
-  let draining = false;
-
-  const logLine = (
-    incoming: Pick<Incoming, 'method' | 'path' | 'remoteAddress'>,
-    url: string,
-    handled: Handled | undefined,
-    status: number,
-    started: bigint,
-  ) => {
-    if (!options.logRequests) return;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const b = handled?.body;
-    const who = b && typeof b.merchant_id === 'string' ? ` merchant=${b.merchant_id}` : '';
-    const order = b && typeof b.order_no === 'string' ? ` order=${b.order_no}` : '';
-    const why = handled?.errorKind ? ` ${handled.errorKind}: ${handled.reason}` : '';
-    const line = `${new Date().toISOString()} ${incoming.remoteAddress} ${incoming.method} ${url} ${handled?.op?.key ?? '-'} ${status} ${ms.toFixed(1)}ms${who}${order}${why}`;
-    gw.log(maskText(line, options.mask));
+  conns: Map<Duplex, Conn>;
+  counters: {
+    answered: number;
+    refused: number;
+    closedForRoom: number;
+    refusedAtCap: number;
+    answeredWhileDraining: number;
   };
+  draining: boolean;
+}
 
-  const stats = (): ServerStats => {
-    let busy = 0;
-    let inFlight = 0;
-    for (const c of conns.values()) {
-      if (c.inFlight) busy += 1;
-      inFlight += c.inFlight;
-    }
-    return {
-      connections: {
-        open: conns.size,
-        busy,
-        cap: connectionCap,
-        closedForRoom: counters.closedForRoom,
-        refusedAtCap: counters.refusedAtCap,
-      },
-      requests: { answered: counters.answered, refused: counters.refused, inFlight },
-      draining,
-    };
+/** The connection cap in force: the configuration's, bounded by the open-file limit less a reserve. */
+function connectionCapOf(maxConnections: number): number {
+  const fdLimit = openFileLimit();
+  return Math.max(1, Math.min(maxConnections, fdLimit === undefined ? Number.POSITIVE_INFINITY : fdLimit - FD_RESERVE));
+}
+
+/** Log one masked line for an answered request (when requests are logged). */
+function logLine(
+  st: ServerState,
+  incoming: Pick<Incoming, 'method' | 'path' | 'remoteAddress'>,
+  url: string,
+  handled: Handled | undefined,
+  status: number,
+  started: bigint,
+): void {
+  if (!st.options.logRequests) return;
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const b = handled?.body;
+  const who = b && typeof b.merchant_id === 'string' ? ` merchant=${b.merchant_id}` : '';
+  const order = b && typeof b.order_no === 'string' ? ` order=${b.order_no}` : '';
+  const why = handled?.errorKind ? ` ${handled.errorKind}: ${handled.reason}` : '';
+  const line = `${new Date().toISOString()} ${incoming.remoteAddress} ${incoming.method} ${url} ${handled?.op?.key ?? '-'} ${status} ${ms.toFixed(1)}ms${who}${order}${why}`;
+  st.gw.log(maskText(line, st.options.mask));
+}
+
+/** The server's counters now. */
+function serverStats(st: ServerState): ServerStats {
+  let busy = 0;
+  let inFlight = 0;
+  for (const c of st.conns.values()) {
+    if (c.inFlight) busy += 1;
+    inFlight += c.inFlight;
+  }
+  return {
+    connections: {
+      open: st.conns.size,
+      busy,
+      cap: st.connectionCap,
+      closedForRoom: st.counters.closedForRoom,
+      refusedAtCap: st.counters.refusedAtCap,
+    },
+    requests: { answered: st.counters.answered, refused: st.counters.refused, inFlight },
+    draining: st.draining,
   };
+}
 
-  /** `GET /healthz`, and the admin endpoints when enabled; undefined for any other path. */
-  const operational = (method: string, path: string): WireResponse | undefined => {
-    if (path !== '/healthz' && !(options.admin && path.startsWith('/_admin/'))) return undefined;
-    const json = (status: number, body: unknown, extra: Record<string, string> = {}): WireResponse => ({
-      status,
-      headers: { 'content-type': JSON_TYPE, ...extra },
-      body: JSON.stringify(body),
-    });
-    const only = (allowed: string) =>
-      json(
-        405,
-        { error: 'method not allowed' },
-        { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` },
-      );
-    if (path === '/healthz') {
-      if (method !== 'GET' && method !== 'HEAD') return only('GET');
-      return draining
-        ? json(503, { status: 'draining' }, { [REASON_HEADER]: 'draining: the gateway is stopping' })
-        : json(200, { status: 'ready' });
-    }
-    if (!options.admin) return undefined;
-    if (path === '/_admin/reset') {
-      if (method !== 'POST') return only('POST');
-      const cleared = gw.store.counts();
-      gw.store.clear();
-      gw.log('admin: state reset');
-      return json(200, { reset: true, cleared });
-    }
-    if (path === '/_admin/stats') {
-      if (method !== 'GET') return only('GET');
-      const m = process.memoryUsage();
-      const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
-      return json(200, {
-        status: draining ? 'draining' : 'ready',
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-        state: gw.store.counts(),
-        evicted: gw.store.evictions(),
-        caps: { ...gw.store.caps, maxSessions: gw.config.sessions.maxSessions },
-        server: stats(),
-        memoryMb: { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) },
-      });
-    }
-    return undefined;
+/** A JSON answer of an operational endpoint. */
+function jsonWire(status: number, body: unknown, extra: Record<string, string> = {}): WireResponse {
+  return { status, headers: { 'content-type': JSON_TYPE, ...extra }, body: JSON.stringify(body) };
+}
+
+/** The 405 of an operational endpoint asked with another method than `allowed`. */
+function methodOnly(path: string, allowed: string): WireResponse {
+  return jsonWire(
+    405,
+    { error: 'method not allowed' },
+    { allow: allowed, [REASON_HEADER]: `methodNotAllowed: ${path} answers ${allowed} only` },
+  );
+}
+
+/** `GET /healthz`: ready, or 503 while draining. */
+function healthz(st: ServerState, method: string): WireResponse {
+  if (method !== 'GET' && method !== 'HEAD') return methodOnly('/healthz', 'GET');
+  return st.draining
+    ? jsonWire(503, { status: 'draining' }, { [REASON_HEADER]: 'draining: the gateway is stopping' })
+    : jsonWire(200, { status: 'ready' });
+}
+
+/** `POST /_admin/reset`: forget the whole state, answering what was cleared. */
+function adminReset(st: ServerState, method: string): WireResponse {
+  if (method !== 'POST') return methodOnly('/_admin/reset', 'POST');
+  const cleared = st.gw.store.counts();
+  st.gw.store.clear();
+  st.gw.log('admin: state reset');
+  return jsonWire(200, { reset: true, cleared });
+}
+
+/** `GET /_admin/stats`: state, evictions, caps, server counters and memory. */
+function adminStats(st: ServerState, method: string): WireResponse {
+  if (method !== 'GET') return methodOnly('/_admin/stats', 'GET');
+  const { gw } = st;
+  const m = process.memoryUsage();
+  const mb = (n: number) => Math.round((n / 1048576) * 10) / 10;
+  return jsonWire(200, {
+    status: st.draining ? 'draining' : 'ready',
+    uptimeSeconds: Math.round((Date.now() - st.startedAt) / 1000),
+    state: gw.store.counts(),
+    evicted: gw.store.evictions(),
+    caps: { ...gw.store.caps, maxSessions: gw.config.sessions.maxSessions },
+    server: serverStats(st),
+    memoryMb: { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) },
+  });
+}
+
+/** `GET /healthz`, and the admin endpoints when enabled; undefined for any other path. */
+function operational(st: ServerState, method: string, path: string): WireResponse | undefined {
+  if (path === '/healthz') return healthz(st, method);
+  if (!(st.options.admin && path.startsWith('/_admin/'))) return undefined;
+  if (path === '/_admin/reset') return adminReset(st, method);
+  if (path === '/_admin/stats') return adminStats(st, method);
+  return undefined;
+}
+
+/** The answer to a request whose body has been read (`size` bytes; the text is empty when over the cap). */
+function answerOf(st: ServerState, incoming: Incoming): { handled?: Handled; wire: WireResponse } {
+  const ops = operational(st, incoming.method, incoming.path);
+  return ops ? { wire: ops } : respond(st.gw, st.routes, incoming, st.options);
+}
+
+/** Sends the answer to a request once its body has been read (`size` bytes; the text is empty when over the cap). */
+function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: boolean): void {
+  if (p.answered) return;
+  p.answered = true;
+  const incoming: Incoming = {
+    method: req.method ?? 'GET',
+    path: p.path,
+    headers: req.headers,
+    remoteAddress: req.socket.remoteAddress ?? '',
+    body: tooLarge
+      ? ''
+      : p.chunks.length === 1
+        ? p.chunks[0]!.toString('utf8')
+        : Buffer.concat(p.chunks).toString('utf8'),
+    tooLarge,
   };
+  const { handled, wire } = answerOf(st, incoming);
+  // With a journal (`serve --data`), the answer waits until every change made so far is durable (group commit:
+  // one write and one sync for the changes of all the requests handled meanwhile). A read waits too: it may
+  // show a change not yet durable.
+  const durability = st.gw.durability;
+  if (durability?.pending())
+    durability.whenDurable((error) => send(st, p, incoming, error ? unsaved(error) : { handled, wire }));
+  else send(st, p, incoming, { handled, wire });
+}
 
-  /** The answer to a request whose body has been read (`size` bytes; the text is empty when over the cap). */
-  const answerOf = (incoming: Incoming): { handled?: Handled; wire: WireResponse } => {
-    const ops = operational(incoming.method, incoming.path);
-    return ops ? { wire: ops } : respond(gw, routes, incoming, options);
-  };
+/** Write an answer (and log its line). */
+function send(
+  st: ServerState,
+  p: Pending,
+  incoming: Incoming,
+  { handled, wire }: { handled?: Handled; wire: WireResponse },
+): void {
+  if (p.size > st.cap * DRAIN_FACTOR || st.draining) wire.headers.connection = 'close';
+  st.counters.answered += 1;
+  if (wire.status >= 400) st.counters.refused += 1;
+  if (st.draining) st.counters.answeredWhileDraining += 1;
+  const res = p.res;
+  if (wire.chunked) {
+    // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
+    res.writeHead(wire.status, wire.headers);
+    res.write(wire.body.slice(0, wire.body.length >> 1));
+    res.end(wire.body.slice(wire.body.length >> 1));
+  } else {
+    wire.headers['content-length'] = String(Buffer.byteLength(wire.body));
+    res.writeHead(wire.status, wire.headers);
+    res.end(wire.body);
+  }
+  if (p.started !== undefined) logLine(st, incoming, p.url, handled, wire.status, p.started);
+}
 
-  /** Sends the answer to a request once its body has been read (`size` bytes; the text is empty when over the cap). */
-  const answer = (req: PendingRequest, p: Pending, tooLarge: boolean) => {
-    if (p.answered) return;
-    p.answered = true;
-    const incoming: Incoming = {
-      method: req.method ?? 'GET',
-      path: p.path,
-      headers: req.headers,
-      remoteAddress: req.socket.remoteAddress ?? '',
-      body: tooLarge
-        ? ''
-        : p.chunks.length === 1
-          ? p.chunks[0]!.toString('utf8')
-          : Buffer.concat(p.chunks).toString('utf8'),
-      tooLarge,
-    };
-    const { handled, wire } = answerOf(incoming);
-    // With a journal (`serve --data`), the answer waits until every change made so far is durable (group commit:
-    // one write and one sync for the changes of all the requests handled meanwhile). A read waits too: it may
-    // show a change not yet durable.
-    const durability = gw.durability;
-    if (durability?.pending())
-      durability.whenDurable((error) => send(p, incoming, error ? unsaved(error) : { handled, wire }));
-    else send(p, incoming, { handled, wire });
-  };
-
-  /** Write an answer (and log its line). */
-  const send = (p: Pending, incoming: Incoming, { handled, wire }: { handled?: Handled; wire: WireResponse }) => {
-    if (p.size > cap * DRAIN_FACTOR || draining) wire.headers.connection = 'close';
-    counters.answered += 1;
-    if (wire.status >= 400) counters.refused += 1;
-    if (draining) counters.answeredWhileDraining += 1;
-    const res = p.res;
-    if (wire.chunked) {
-      // Two chunks, no Content-Length: Node sends Transfer-Encoding: chunked.
-      res.writeHead(wire.status, wire.headers);
-      res.write(wire.body.slice(0, wire.body.length >> 1));
-      res.end(wire.body.slice(wire.body.length >> 1));
-    } else {
-      wire.headers['content-length'] = String(Buffer.byteLength(wire.body));
-      res.writeHead(wire.status, wire.headers);
-      res.end(wire.body);
-    }
-    if (p.started !== undefined) logLine(incoming, p.url, handled, wire.status, p.started);
-  };
-
+/** The server's request listener, with the listeners it attaches to each request (made once per server). */
+function requestListener(st: ServerState): (req: PendingRequest, res: http.ServerResponse) => void {
+  const { cap, conns, options } = st;
   // The listeners of every request are these functions (`this` is the request or the response): no closure is
   // made per request.
   function onData(this: PendingRequest, chunk: Buffer): void {
@@ -336,13 +370,13 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     if (p.size <= cap) p.chunks.push(chunk);
     else if (p.chunks.length) p.chunks.length = 0;
     if (p.size > cap * DRAIN_FACTOR && !p.answered) {
-      answer(this, p, true);
+      answer(st, this, p, true);
       p.res.once('finish', () => this.destroy());
     }
   }
   function onEnd(this: PendingRequest): void {
     const p = this[PENDING]!;
-    answer(this, p, p.size > cap);
+    answer(st, this, p, p.size > cap);
   }
   function onError(this: PendingRequest): void {
     this[PENDING]!.answered = true;
@@ -353,7 +387,82 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     conn.inFlight -= 1;
     conn.lastActive = Date.now();
   }
+  return (req, res) => {
+    const conn = conns.get(req.socket);
+    if (conn) {
+      conn.inFlight += 1;
+      conn.lastActive = Date.now();
+      // Most recently active last: the first idle connection of the map is the one idle the longest.
+      conns.delete(req.socket);
+      conns.set(req.socket, conn);
+    }
+    const url = req.url ?? '/';
+    // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
+    const q = url.indexOf('?');
+    const path = url.startsWith('/') ? (q === -1 ? url : url.slice(0, q)) : '';
+    req[PENDING] = {
+      res,
+      conn,
+      url,
+      path,
+      chunks: [],
+      size: 0,
+      answered: false,
+      started: options.logRequests ? process.hrtime.bigint() : undefined,
+    };
+    res.once('close', onClose);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  };
+}
 
+/** Track a new connection; over the cap, the connection idle the longest makes room, else the new one goes. */
+function admitConnection(st: ServerState, socket: net.Socket): void {
+  const { conns, counters } = st;
+  const conn: Conn = { socket, inFlight: 0, lastActive: Date.now() };
+  conns.set(socket, conn);
+  socket.once('close', () => conns.delete(socket));
+  if (conns.size <= st.connectionCap) return;
+  for (const other of conns.values()) {
+    if (other.inFlight === 0 && other.socket !== socket) {
+      conns.delete(other.socket);
+      other.socket.destroy();
+      counters.closedForRoom += 1;
+      return;
+    }
+  }
+  conns.delete(socket);
+  socket.destroy();
+  counters.refusedAtCap += 1;
+}
+
+/** Answer a request Node refused before the gateway saw it, with its reason; close the connection. */
+function refuseClientError(st: ServerState, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const sc = st.gw.config.server;
+  const [status, text, reason] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [
+          408,
+          'Request Timeout',
+          `request not received within ${sc.requestTimeoutSeconds} s (headers: ${sc.headersTimeoutSeconds} s)`,
+        ]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'request headers too large']
+        : [400, 'Bad Request', `not a readable HTTP request (${error.code ?? 'parse error'})`];
+  st.counters.refused += 1;
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n${REASON_HEADER}: ${headerSafe(reason)}\r\n\r\n`,
+  );
+}
+
+/** The HTTP server with its time-outs, request listener and connection bookkeeping. */
+function createHttpServer(st: ServerState): http.Server {
+  const sc = st.gw.config.server;
   const server = http.createServer(
     {
       headersTimeout: sc.headersTimeoutSeconds * 1000,
@@ -362,116 +471,78 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
       // How often Node checks the header and request time-outs (default 30 s: too coarse for a 10 s time-out).
       connectionsCheckingInterval: 1000,
     },
-    (req: PendingRequest, res) => {
-      const conn = conns.get(req.socket);
-      if (conn) {
-        conn.inFlight += 1;
-        conn.lastActive = Date.now();
-        // Most recently active last: the first idle connection of the map is the one idle the longest.
-        conns.delete(req.socket);
-        conns.set(req.socket, conn);
-      }
-      const url = req.url ?? '/';
-      // The path as sent, query string left out; anything else than an origin-form target is an unknown path.
-      const q = url.indexOf('?');
-      const path = url.startsWith('/') ? (q === -1 ? url : url.slice(0, q)) : '';
-      req[PENDING] = {
-        res,
-        conn,
-        url,
-        path,
-        chunks: [],
-        size: 0,
-        answered: false,
-        started: options.logRequests ? process.hrtime.bigint() : undefined,
-      };
-      res.once('close', onClose);
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-    },
+    requestListener(st),
   );
   // No traffic for this long on a connection (never used, or kept alive between requests): closed.
   server.timeout = sc.idleTimeoutSeconds * 1000;
-
-  server.on('connection', (socket: net.Socket) => {
-    const conn: Conn = { socket, inFlight: 0, lastActive: Date.now() };
-    conns.set(socket, conn);
-    socket.once('close', () => conns.delete(socket));
-    if (conns.size <= connectionCap) return;
-    // Over the cap: the connection idle the longest makes room; when every connection is busy, the new one goes.
-    for (const other of conns.values()) {
-      if (other.inFlight === 0 && other.socket !== socket) {
-        conns.delete(other.socket);
-        other.socket.destroy();
-        counters.closedForRoom += 1;
-        return;
-      }
-    }
-    conns.delete(socket);
-    socket.destroy();
-    counters.refusedAtCap += 1;
-  });
-
+  server.on('connection', (socket: net.Socket) => admitConnection(st, socket));
   // Requests Node refuses before the gateway sees them (unparsable HTTP, headers too large, time-outs): answered
   // here so that the reason travels too.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) return socket.destroy();
-    const [status, text, reason] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [
-            408,
-            'Request Timeout',
-            `request not received within ${sc.requestTimeoutSeconds} s (headers: ${sc.headersTimeoutSeconds} s)`,
-          ]
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', 'request headers too large']
-          : [400, 'Bad Request', `not a readable HTTP request (${error.code ?? 'parse error'})`];
-    counters.refused += 1;
-    socket.end(
-      `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n${REASON_HEADER}: ${headerSafe(reason)}\r\n\r\n`,
-    );
-  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => refuseClientError(st, error, socket));
+  return server;
+}
 
+/** The drain of `GatewayServer.drain`. */
+async function drainServer(
+  st: ServerState,
+  server: http.Server,
+  deadlineMs: number,
+  abort: AbortSignal | undefined,
+): Promise<DrainResult> {
+  st.draining = true;
+  const before = st.counters.answeredWhileDraining;
+  // Stop accepting but keep the open connections: http.Server#close would also close the idle ones at once,
+  // among them connections just accepted whose request is still in the socket's buffer.
+  net.Server.prototype.close.call(server);
+  const start = Date.now();
+  const until = start + deadlineMs;
+  const quietMs = Math.min(DRAIN_QUIET_MS, deadlineMs);
+  for (;;) {
+    // Wait first: requests already in a socket's buffer are read and started before any connection is judged.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const now = Date.now();
+    // Quiet since the drain began at the earliest: each idle connection has the same grace.
+    for (const c of st.conns.values())
+      if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
+    if (st.conns.size === 0 || now >= until || abort?.aborted) break;
+  }
+  let cutOff = 0;
+  for (const c of st.conns.values()) {
+    cutOff += c.inFlight;
+    c.socket.destroy();
+  }
+  return { answered: st.counters.answeredWhileDraining - before, cutOff };
+}
+
+/** Create the gateway's HTTP server (not yet listening). */
+export function createGatewayServer(gw: Gateway, options: ServerOptions): GatewayServer {
+  const st: ServerState = {
+    gw,
+    routes: buildRoutes(gw),
+    options,
+    cap: gw.profile.limits.maxBodyBytes,
+    connectionCap: connectionCapOf(gw.config.server.maxConnections),
+    startedAt: Date.now(),
+    conns: new Map<Duplex, Conn>(),
+    counters: { answered: 0, refused: 0, closedForRoom: 0, refusedAtCap: 0, answeredWhileDraining: 0 },
+    draining: false,
+  };
+  const server = createHttpServer(st);
   return {
     server,
-    connectionCap,
-    stats,
+    connectionCap: st.connectionCap,
+    stats: () => serverStats(st),
     inject(request) {
-      const tooLarge = Buffer.byteLength(request.body) > cap;
-      return answerOf({ ...request, body: tooLarge ? '' : request.body, tooLarge }).wire;
+      const tooLarge = Buffer.byteLength(request.body) > st.cap;
+      return answerOf(st, { ...request, body: tooLarge ? '' : request.body, tooLarge }).wire;
     },
-    async drain(deadlineMs, abort) {
-      draining = true;
-      const before = counters.answeredWhileDraining;
-      // Stop accepting but keep the open connections: http.Server#close would also close the idle ones at once,
-      // among them connections just accepted whose request is still in the socket's buffer.
-      net.Server.prototype.close.call(server);
-      const start = Date.now();
-      const until = start + deadlineMs;
-      const quietMs = Math.min(DRAIN_QUIET_MS, deadlineMs);
-      for (;;) {
-        // Wait first: requests already in a socket's buffer are read and started before any connection is judged.
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        const now = Date.now();
-        // Quiet since the drain began at the earliest: each idle connection has the same grace.
-        for (const c of conns.values())
-          if (c.inFlight === 0 && now - Math.max(c.lastActive, start) >= quietMs) c.socket.destroy();
-        if (conns.size === 0 || now >= until || abort?.aborted) break;
-      }
-      let cutOff = 0;
-      for (const c of conns.values()) {
-        cutOff += c.inFlight;
-        c.socket.destroy();
-      }
-      return { answered: counters.answeredWhileDraining - before, cutOff };
-    },
+    drain: (deadlineMs, abort) => drainServer(st, server, deadlineMs, abort),
     close: () =>
       new Promise<void>((resolve) => {
-        draining = true;
+        st.draining = true;
         server.close(() => resolve());
         server.closeAllConnections();
-        for (const c of conns.values()) c.socket.destroy();
+        for (const c of st.conns.values()) c.socket.destroy();
       }),
   };
 }
