@@ -62,7 +62,7 @@ function internalError(): WireResponse {
 
 /**
  * One request through the same path the server takes: pipeline, fault hooks, the reason header, and a 500 only
- * when something threw. Exported so that tests can drive many requests without sockets.
+ * when something threw.
  */
 function respond(
   gw: Gateway,
