@@ -137,159 +137,262 @@ function headerRecord(headers: http.IncomingHttpHeaders): Record<string, string>
   );
 }
 
-/**
- * Start a receiver on `listenOn` (`host:port`, port 0 = ephemeral). `publicUrl` is the URL gateways reach it at;
- * by default its own address.
- */
-export async function startReceiver(options: {
+/** Options of `startReceiver`. */
+interface ReceiverOptions {
   listenOn: string;
   publicUrl?: string;
   rules: MaskRules;
   acknowledgement?: { statusMin: number; statusMax: number };
   bounds?: Partial<ReceiverBounds>;
-}): Promise<Receiver> {
-  const bounds: ReceiverBounds = { ...RECEIVER_BOUNDS, ...options.bounds };
-  const refusals: ReceiverRefusals = { tooLarge: 0, overCount: 0, overRate: 0 };
-  let accepted = 0;
-  let sinkSecond = 0;
-  let sinkInSecond = 0;
-  let second = 0;
-  let inSecond = 0;
-  const records: Exchange[] = [];
-  const waiters = new Set<() => void>();
-  const refused = new Set<string>();
-  const answers = new Map<string, number>();
-  const holds = new Map<string, number>();
+}
+
+/** What a running receiver keeps between requests: its bounds and counters, what it recorded, what it was asked. */
+interface ReceiverState {
+  bounds: ReceiverBounds;
+  rules: MaskRules;
+  ack: { statusMin: number; statusMax: number };
+  /** The status answering a refused key's notifications: one outside the acknowledging range. */
+  refuseStatus: number;
+  refusals: ReceiverRefusals;
+  accepted: number;
+  sinkSecond: number;
+  sinkInSecond: number;
+  second: number;
+  inSecond: number;
+  records: Exchange[];
+  waiters: Set<() => void>;
+  refused: Set<string>;
+  answers: Map<string, number>;
+  holds: Map<string, number>;
+}
+
+/** The state of a receiver just started. */
+function receiverState(options: ReceiverOptions): ReceiverState {
   const ack = options.acknowledgement ?? { statusMin: 200, statusMax: 299 };
-  const refuseStatus = [503, 500, 400].find((s) => s < ack.statusMin || s > ack.statusMax)!;
-
-  /** Answer without reading (more of) the body, then close the connection. */
-  const refuse = (req: http.IncomingMessage, res: http.ServerResponse, status: 413 | 429): void => {
-    res
-      .writeHead(status, { connection: 'close', ...(status === 429 ? { 'retry-after': '1' } : {}) })
-      .end(() => req.socket.destroy());
+  return {
+    bounds: { ...RECEIVER_BOUNDS, ...options.bounds },
+    rules: options.rules,
+    ack,
+    refuseStatus: [503, 500, 400].find((s) => s < ack.statusMin || s > ack.statusMax)!,
+    refusals: { tooLarge: 0, overCount: 0, overRate: 0 },
+    accepted: 0,
+    sinkSecond: 0,
+    sinkInSecond: 0,
+    second: 0,
+    inSecond: 0,
+    records: [],
+    waiters: new Set(),
+    refused: new Set(),
+    answers: new Map(),
+    holds: new Map(),
   };
+}
 
-  const server = http.createServer(async (req, res) => {
-    const started = Date.now();
-    if (isSinkRequest(req.url)) {
-      // A set-up payment's notification: answered and never kept. Its count is not the judged ones' (a run's set-up
-      // payments cause hundreds), but its body size and a rate a gateway cannot reach by notifying once per payment
-      // still bound it, and refusals are reported like the judged ones'.
-      const now = Math.floor(started / 1000);
-      if (now !== sinkSecond) [sinkSecond, sinkInSecond] = [now, 0];
-      if (++sinkInSecond > bounds.maxPerSecond * SINK_RATE_FACTOR) {
-        refusals.overRate++;
-        return refuse(req, res, 429);
-      }
-      const bytes = await readBody(req, bounds.maxBodyBytes).catch(() => undefined);
-      if (!bytes) {
-        refusals.tooLarge++;
-        return refuse(req, res, 413);
-      }
-      return void res.writeHead(ack.statusMin).end();
-    }
-    const now = Math.floor(started / 1000);
-    if (now !== second) [second, inSecond] = [now, 0];
-    if (accepted >= bounds.maxPerRun) {
-      refusals.overCount++;
-      return refuse(req, res, 429);
-    }
-    if (++inSecond > bounds.maxPerSecond) {
-      refusals.overRate++;
-      return refuse(req, res, 429);
-    }
-    accepted++;
-    const bytes = await readBody(req, bounds.maxBodyBytes).catch(() => undefined);
-    if (!bytes) {
-      refusals.tooLarge++;
-      return refuse(req, res, 413);
-    }
-    const bodyText = bytes.toString('utf8');
-    // A body past the JSON reader's bounds is kept as text only (a notification that is not a readable object).
-    const sniffed = jsonOverLimit(bodyText) ? undefined : sniffBody(bodyText);
-    const sent: SentRequest = {
-      method: req.method ?? 'POST',
-      url: req.url ?? '/',
-      headers: headerRecord(req.headers),
-      body: sniffed?.value,
-      bodyText,
-      encoding: sniffed?.encoding ?? 'raw',
-    };
-    const held = [...holds].find(([key, left]) => left > 0 && matchesBody(sent.body, key))?.[0];
-    if (held !== undefined) {
-      holds.set(held, holds.get(held)! - 1);
-      req.socket.once('close', () => {
-        records.push({
-          id: `notification#${records.length + 1}`,
-          operation: 'external',
-          request: sent,
-          startedAt: new Date(started).toISOString(),
-          durationMs: Date.now() - started,
-          error: { kind: 'timeout', message: 'held unanswered until the sender gave up' },
-          evidence: buildEvidence(sent, undefined, options.rules),
-          incoming: true,
-        });
-        for (const wake of waiters) wake();
-      });
-      return;
-    }
-    const answered = [...answers].find(([key]) => matchesBody(sent.body, key))?.[1];
-    const status = answered ?? ([...refused].some((key) => matchesBody(sent.body, key)) ? refuseStatus : ack.statusMin);
-    const response = { status, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' as const } };
+/** Answer without reading (more of) the body, then close the connection. */
+function refuseRequest(req: http.IncomingMessage, res: http.ServerResponse, status: 413 | 429): void {
+  res
+    .writeHead(status, { connection: 'close', ...(status === 429 ? { 'retry-after': '1' } : {}) })
+    .end(() => req.socket.destroy());
+}
+
+/** Wake every probe waiting for a notification. */
+function wakeWaiters(state: ReceiverState): void {
+  for (const wake of state.waiters) wake();
+}
+
+/**
+ * Answer a set-up payment's notification, never kept. Its count is not the judged ones' (a run's set-up payments
+ * cause hundreds), but its body size and a rate a gateway cannot reach by notifying once per payment still bound it,
+ * and refusals are reported like the judged ones'.
+ */
+async function answerSink(
+  state: ReceiverState,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  started: number,
+): Promise<void> {
+  const { bounds, refusals } = state;
+  const now = Math.floor(started / 1000);
+  if (now !== state.sinkSecond) [state.sinkSecond, state.sinkInSecond] = [now, 0];
+  if (++state.sinkInSecond > bounds.maxPerSecond * SINK_RATE_FACTOR) {
+    refusals.overRate++;
+    return refuseRequest(req, res, 429);
+  }
+  const bytes = await readBody(req, bounds.maxBodyBytes).catch(() => undefined);
+  if (!bytes) {
+    refusals.tooLarge++;
+    return refuseRequest(req, res, 413);
+  }
+  res.writeHead(state.ack.statusMin).end();
+}
+
+/** Whether a judged notification is within the run's count and the second's rate; refused (429) when not. */
+function admitted(state: ReceiverState, req: http.IncomingMessage, res: http.ServerResponse, started: number): boolean {
+  const { bounds, refusals } = state;
+  const now = Math.floor(started / 1000);
+  if (now !== state.second) [state.second, state.inSecond] = [now, 0];
+  if (state.accepted >= bounds.maxPerRun) {
+    refusals.overCount++;
+    refuseRequest(req, res, 429);
+    return false;
+  }
+  if (++state.inSecond > bounds.maxPerSecond) {
+    refusals.overRate++;
+    refuseRequest(req, res, 429);
+    return false;
+  }
+  state.accepted++;
+  return true;
+}
+
+/** A received request as the kit records it, its body decoded when it reads as one. */
+function sentRequest(req: http.IncomingMessage, bytes: Buffer): SentRequest {
+  const bodyText = bytes.toString('utf8');
+  // A body past the JSON reader's bounds is kept as text only (a notification that is not a readable object).
+  const sniffed = jsonOverLimit(bodyText) ? undefined : sniffBody(bodyText);
+  return {
+    method: req.method ?? 'POST',
+    url: req.url ?? '/',
+    headers: headerRecord(req.headers),
+    body: sniffed?.value,
+    bodyText,
+    encoding: sniffed?.encoding ?? 'raw',
+  };
+}
+
+/** Leave a notification for a held key unanswered, recorded when its sender gives up; false when no key holds it. */
+function holdNotification(
+  state: ReceiverState,
+  req: http.IncomingMessage,
+  sent: SentRequest,
+  started: number,
+): boolean {
+  const { holds, records } = state;
+  const held = [...holds].find(([key, left]) => left > 0 && matchesBody(sent.body, key))?.[0];
+  if (held === undefined) return false;
+  holds.set(held, holds.get(held)! - 1);
+  req.socket.once('close', () => {
     records.push({
       id: `notification#${records.length + 1}`,
       operation: 'external',
       request: sent,
-      response,
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
-      evidence: buildEvidence(sent, response, options.rules),
+      error: { kind: 'timeout', message: 'held unanswered until the sender gave up' },
+      evidence: buildEvidence(sent, undefined, state.rules),
       incoming: true,
     });
-    res.writeHead(status).end();
-    for (const wake of waiters) wake();
+    wakeWaiters(state);
   });
+  return true;
+}
 
-  const find = async (key: string, ms: number, atLeast = 1): Promise<Exchange[]> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = records.filter((r) => matches(r, key));
-      const left = deadline - Date.now();
-      if (found.length >= atLeast || left <= 0) return found;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        waiters.add(wake);
-      });
-    }
-  };
+/** Answer a notification with the status asked for its key (acknowledging by default) and record it. */
+function answerNotification(state: ReceiverState, res: http.ServerResponse, sent: SentRequest, started: number): void {
+  const { records } = state;
+  const answered = [...state.answers].find(([key]) => matchesBody(sent.body, key))?.[1];
+  const status =
+    answered ??
+    ([...state.refused].some((key) => matchesBody(sent.body, key)) ? state.refuseStatus : state.ack.statusMin);
+  const response = { status, headers: {}, bodyText: '', truncated: false, decoded: { kind: 'empty' as const } };
+  records.push({
+    id: `notification#${records.length + 1}`,
+    operation: 'external',
+    request: sent,
+    response,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    evidence: buildEvidence(sent, response, state.rules),
+    incoming: true,
+  });
+  res.writeHead(status).end();
+  wakeWaiters(state);
+}
 
+/** Handle one request to the notification URL: a set-up payment's, or a judged notification within the bounds. */
+async function handleNotification(
+  state: ReceiverState,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const started = Date.now();
+  if (isSinkRequest(req.url)) return answerSink(state, req, res, started);
+  if (!admitted(state, req, res, started)) return;
+  const bytes = await readBody(req, state.bounds.maxBodyBytes).catch(() => undefined);
+  if (!bytes) {
+    state.refusals.tooLarge++;
+    return refuseRequest(req, res, 413);
+  }
+  const sent = sentRequest(req, bytes);
+  if (!holdNotification(state, req, sent, started)) answerNotification(state, res, sent, started);
+}
+
+/** The notifications recorded for `key`, waiting up to `ms` until there are `atLeast` of them. */
+async function findNotifications(state: ReceiverState, key: string, ms: number, atLeast = 1): Promise<Exchange[]> {
+  const { records, waiters } = state;
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = records.filter((r) => matches(r, key));
+    const left = deadline - Date.now();
+    if (found.length >= atLeast || left <= 0) return found;
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, left);
+      waiters.add(wake);
+    });
+  }
+}
+
+/** Handle one request to the control endpoint (`/<token>/refusals`, `/<token>/refuse`, `/<token>/notifications`). */
+async function handleControl(
+  state: ReceiverState,
+  token: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://control');
+  const key = url.searchParams.get('key') ?? '';
+  if (url.pathname === `/${token}/refusals`) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state.refusals));
+  } else if (url.pathname === `/${token}/refuse` && req.method === 'POST') {
+    state.refused.add(key);
+    res.writeHead(204).end();
+  } else if (url.pathname === `/${token}/notifications`) {
+    const found = await findNotifications(
+      state,
+      key,
+      Math.max(0, Number(url.searchParams.get('wait')) || 0),
+      Math.max(1, Number(url.searchParams.get('atLeast')) || 1),
+    );
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
+  } else res.writeHead(404).end();
+}
+
+/** Close both servers, waking the waiting probes first and cutting the connections left open. */
+async function closeReceiver(state: ReceiverState, servers: http.Server[]): Promise<void> {
+  wakeWaiters(state);
+  // Keep-alive and half-sent requests are cut: closing must not wait on what a target keeps open.
+  const closing = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+  for (const s of servers) s.closeAllConnections();
+  await Promise.all(closing);
+}
+
+/**
+ * Start a receiver on `listenOn` (`host:port`, port 0 = ephemeral). `publicUrl` is the URL gateways reach it at;
+ * by default its own address.
+ */
+export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
+  const state = receiverState(options);
+  const server = http.createServer((req, res) => handleNotification(state, req, res));
   const token = randomBytes(16).toString('hex');
-  const control = http.createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://control');
-    const key = url.searchParams.get('key') ?? '';
-    if (url.pathname === `/${token}/refusals`) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusals));
-    } else if (url.pathname === `/${token}/refuse` && req.method === 'POST') {
-      refused.add(key);
-      res.writeHead(204).end();
-    } else if (url.pathname === `/${token}/notifications`) {
-      const found = await find(
-        key,
-        Math.max(0, Number(url.searchParams.get('wait')) || 0),
-        Math.max(1, Number(url.searchParams.get('atLeast')) || 1),
-      );
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(found));
-    } else res.writeHead(404).end();
-  });
+  const control = http.createServer((req, res) => handleControl(state, token, req, res));
 
-  server.requestTimeout = bounds.requestTimeoutMs;
-  server.headersTimeout = Math.min(bounds.requestTimeoutMs, 60_000);
+  server.requestTimeout = state.bounds.requestTimeoutMs;
+  server.headersTimeout = Math.min(state.bounds.requestTimeoutMs, 60_000);
   const [host, portText] = splitHostPort(options.listenOn);
   const address = await listen(server, host, Number(portText));
   const controlAddress = await listen(control, '127.0.0.1', 0);
@@ -297,27 +400,21 @@ export async function startReceiver(options: {
   return {
     notifyUrl: options.publicUrl ?? `http://${ownHost}:${address.port}/notify`,
     controlUrl: `http://127.0.0.1:${controlAddress.port}/${token}`,
-    notifications: find,
+    notifications: (key, ms, atLeast) => findNotifications(state, key, ms, atLeast),
     async refuse(key) {
-      refused.add(key);
+      state.refused.add(key);
     },
     async refusals() {
-      return { ...refusals };
+      return { ...state.refusals };
     },
-    received: () => records,
+    received: () => state.records,
     answerWith(key, status) {
-      answers.set(key, status);
+      state.answers.set(key, status);
     },
     hold(key, times) {
-      holds.set(key, times);
+      state.holds.set(key, times);
     },
-    async close() {
-      for (const wake of waiters) wake();
-      // Keep-alive and half-sent requests are cut: closing must not wait on what a target keeps open.
-      const closing = [server, control].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
-      for (const s of [server, control]) s.closeAllConnections();
-      await Promise.all(closing);
-    },
+    close: () => closeReceiver(state, [server, control]),
   };
 }
 

@@ -261,13 +261,10 @@ function offTargetFindings(
   }));
 }
 
-async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
-  htmlReader(); // the reader thread starts while the first exchanges run
-  const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
-  const profile = kitProfile(profileForSpec(setup.profile, spec));
-  const registry = await loadRegistry(setup.registry);
+/** The worker's probe client for the run's target, credentials and transport. */
+function workerClient(setup: RunSetup, spec: SpecModel, profile: CheckContext['profile']): KitClient {
   const tag = `${process.env.VITEST_POOL_ID ?? '0'}${randomBytes(2).toString('hex')}`;
-  const client = createProbeClient({
+  return createProbeClient({
     spec,
     profile,
     config: setup.config,
@@ -281,7 +278,16 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     ...(setup.stopFile ? { stopped: stopFileSeen(setup.stopFile) } : {}),
     ...(setup.spoolDir ? { spoolDir: setup.spoolDir } : {}),
   });
-  const ctx: CheckContext = {
+}
+
+/** The context every check of the worker reads. */
+function checkContext(
+  spec: SpecModel,
+  profile: CheckContext['profile'],
+  setup: RunSetup,
+  client: KitClient,
+): CheckContext {
+  return {
     spec,
     profile,
     config: setup.config,
@@ -293,60 +299,88 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
     },
     mask: (text) => maskText(text, client.maskRules),
   };
-  const probes = new Map(registry.PROBES.map((p) => [p.id, p]));
-  const plan = planTests(spec, registry.CHECKS, setup.selection);
-  // Readers of each observation: the selected tests of the run (not counted in a shard, whose other families never read).
+}
+
+/** A worker's observations: made on first use, held until their last reader, within the read-ahead's byte budget. */
+interface ObservationStore {
+  probes: Map<string, Registry['PROBES'][number]>;
+  client: KitClient;
+  ctx: CheckContext;
+  /** Readers of each observation: the selected tests of the run (not counted in a shard, whose other families never read). */
+  readers: Map<string, number>;
+  observations: Map<string, ObservationEntry>;
+  /** Response bytes of each made observation that still has readers. */
+  held: Map<ObservationEntry, number>;
+  heldBytes: number;
+  budgetWaiters: (() => void)[];
+}
+
+/** How many selected tests read each observation (`probe@operation`); empty when the run does not prefetch. */
+function observationReaders(plan: readonly PlannedTest[], prefetching: boolean): Map<string, number> {
   const readers = new Map<string, number>();
-  if (setup.prefetch)
+  if (prefetching)
     for (const t of plan)
       if (t.selected) readers.set(`${t.probe}@${t.operation}`, (readers.get(`${t.probe}@${t.operation}`) ?? 0) + 1);
-  const observations = new Map<string, ObservationEntry>();
-  const held = new Map<ObservationEntry, number>();
-  let heldBytes = 0;
-  const budgetWaiters: (() => void)[] = [];
-  const observe = (probeId: string, operation: OperationKey): ObservationEntry => {
-    const key = `${probeId}@${operation}`;
-    let entry = observations.get(key);
-    if (!entry) {
-      const probe = probes.get(probeId);
-      if (!probe) throw new Error(`no probe ${probeId} in the registry`);
-      const scoped = client.scoped();
-      const made: ObservationEntry = {
-        key,
-        observation: undefined as never,
-        usage: scoped.usage,
-        claimed: false,
-        ...(readers.has(key) ? { readers: readers.get(key)! } : {}),
-      };
-      made.observation = probe.run(operation, scoped, ctx).then((obs) => {
-        const limited = inconclusiveReason(obs);
-        let done = limited ? { ...obs, inconclusive: obs.inconclusive ?? limited } : obs;
-        // No answer is an answer: a set-up step the target left unanswered fails the checks, not skips them.
-        if (!limited && unansweredExchange(obs)) {
-          const { inconclusive: _, ...answered } = obs;
-          done = answered;
-        }
-        if (made.readers !== undefined && made.readers > 0) {
-          const bytes = bytesOf(done);
-          held.set(made, bytes);
-          heldBytes += bytes;
-        }
-        return done;
-      });
-      entry = made;
-      observations.set(key, entry);
-    }
-    return entry;
-  };
-  const read = (entry: ObservationEntry): void => {
-    if (entry.readers === undefined || --entry.readers > 0) return;
-    observations.delete(entry.key);
-    heldBytes -= held.get(entry) ?? 0;
-    held.delete(entry);
-    while (heldBytes <= PREFETCH_BUDGET_BYTES && budgetWaiters.length) budgetWaiters.shift()!();
-  };
-  const withinBudget = (): Promise<void> | void =>
-    heldBytes > PREFETCH_BUDGET_BYTES ? new Promise<void>((resolve) => budgetWaiters.push(resolve)) : undefined;
+  return readers;
+}
+
+/** A made observation as the checks read it, its bytes held against the budget while it has readers. */
+function settledObservation(store: ObservationStore, made: ObservationEntry, obs: Observation): Observation {
+  const limited = inconclusiveReason(obs);
+  let done = limited ? { ...obs, inconclusive: obs.inconclusive ?? limited } : obs;
+  // No answer is an answer: a set-up step the target left unanswered fails the checks, not skips them.
+  if (!limited && unansweredExchange(obs)) {
+    const { inconclusive: _, ...answered } = obs;
+    done = answered;
+  }
+  if (made.readers !== undefined && made.readers > 0) {
+    const bytes = bytesOf(done);
+    store.held.set(made, bytes);
+    store.heldBytes += bytes;
+  }
+  return done;
+}
+
+/** The observation entry of (probe, operation): the one being made, or a new one whose probe starts now. */
+function observeEntry(store: ObservationStore, probeId: string, operation: OperationKey): ObservationEntry {
+  const key = `${probeId}@${operation}`;
+  let entry = store.observations.get(key);
+  if (!entry) {
+    const probe = store.probes.get(probeId);
+    if (!probe) throw new Error(`no probe ${probeId} in the registry`);
+    const scoped = store.client.scoped();
+    const made: ObservationEntry = {
+      key,
+      observation: undefined as never,
+      usage: scoped.usage,
+      claimed: false,
+      ...(store.readers.has(key) ? { readers: store.readers.get(key)! } : {}),
+    };
+    made.observation = probe.run(operation, scoped, store.ctx).then((obs) => settledObservation(store, made, obs));
+    entry = made;
+    store.observations.set(key, entry);
+  }
+  return entry;
+}
+
+/** A test has read the entry: after its last reader the observation is let go and the read-ahead may go on. */
+function readEntry(store: ObservationStore, entry: ObservationEntry): void {
+  if (entry.readers === undefined || --entry.readers > 0) return;
+  store.observations.delete(entry.key);
+  store.heldBytes -= store.held.get(entry) ?? 0;
+  store.held.delete(entry);
+  while (store.heldBytes <= PREFETCH_BUDGET_BYTES && store.budgetWaiters.length) store.budgetWaiters.shift()!();
+}
+
+/** Resolves once the observations made ahead of their tests fit the budget; nothing to wait for while they do. */
+function withinBudget(store: ObservationStore): Promise<void> | void {
+  return store.heldBytes > PREFETCH_BUDGET_BYTES
+    ? new Promise<void>((resolve) => store.budgetWaiters.push(resolve))
+    : undefined;
+}
+
+/** Write the worker's plan for the runner; throws when the registry or the selection cannot be planned. */
+function writeWorkerPlan(setup: RunSetup, registry: Registry, spec: SpecModel, plan: PlannedTest[]): void {
   const report: WorkerPlan = {
     plan,
     checkIds: registry.CHECKS.map((c) => c.id),
@@ -356,13 +390,37 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   fs.writeFileSync(setup.planFile, JSON.stringify(report));
   if (report.problems.length || report.unknownSelectors.length)
     throw new Error('the run cannot be planned; the runner reports why');
+}
+
+/** A worker's state for a run, made once per worker: spec, profile, registry, client, plan and its observations. */
+async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
+  htmlReader(); // the reader thread starts while the first exchanges run
+  const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
+  const profile = kitProfile(profileForSpec(setup.profile, spec));
+  const registry = await loadRegistry(setup.registry);
+  const client = workerClient(setup, spec, profile);
+  const ctx = checkContext(spec, profile, setup, client);
+  const plan = planTests(spec, registry.CHECKS, setup.selection);
+  const store: ObservationStore = {
+    probes: new Map(registry.PROBES.map((p) => [p.id, p])),
+    client,
+    ctx,
+    readers: observationReaders(plan, Boolean(setup.prefetch)),
+    observations: new Map(),
+    held: new Map(),
+    heldBytes: 0,
+    budgetWaiters: [],
+  };
+  const observe = (probeId: string, operation: OperationKey) => observeEntry(store, probeId, operation);
+  const read = (entry: ObservationEntry) => readEntry(store, entry);
+  writeWorkerPlan(setup, registry, spec, plan);
   if (setup.prefetch)
     prefetch(
       plan,
       observe,
       setup.transport.concurrency * 2,
       new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)),
-      withinBudget,
+      () => withinBudget(store),
     );
   return { setup, spec, registry, client, ctx, plan, observe, read, serverErrorsReported: new Set() };
 }

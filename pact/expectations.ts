@@ -141,116 +141,125 @@ function guaranteedMin(ctx: WalkContext, tokens: string[], flat: FlatSchema): { 
   return { min: flat.minItems ?? 0 };
 }
 
-/** Walk an expected response value against its schema and the pact's matchers. */
-export function walkExpected(
-  ctx: WalkContext,
-  table: ReturnType<typeof ruleTable>,
-  flat: FlatSchema,
-  value: unknown,
-  tokens: string[],
-  base: string,
-): void {
-  const { own, cascaded } = matchersAt(table, tokens);
-  const here = `${base}${pointerOf(tokens)}`;
-  if (Array.isArray(value)) {
-    const item = itemsOf(ctx.spec, flat);
-    const typeMatcher = own?.matchers.find((m) => m.match === 'type') as { min?: number; max?: number } | undefined;
-    const guaranteed = guaranteedMin(ctx, tokens, flat);
-    const expected = typeMatcher ? (typeMatcher.min ?? 0) : cascaded ? 0 : value.length;
-    if (expected > guaranteed.min) {
+/** A position of the walk: the pact's rule table, the path there, and the matchers applying at it. */
+interface WalkAt {
+  table: ReturnType<typeof ruleTable>;
+  tokens: string[];
+  /** The pointer findings are located under. */
+  base: string;
+  /** Where a finding about this position is located. */
+  here: string;
+  own: MatcherList | undefined;
+  cascaded: boolean;
+}
+
+/** An expected array: its size against what the interface guarantees, then each item. */
+function walkArray(ctx: WalkContext, at: WalkAt, flat: FlatSchema, value: unknown[]): void {
+  const { own, cascaded, tokens } = at;
+  const item = itemsOf(ctx.spec, flat);
+  const typeMatcher = own?.matchers.find((m) => m.match === 'type') as { min?: number; max?: number } | undefined;
+  const guaranteed = guaranteedMin(ctx, tokens, flat);
+  const expected = typeMatcher ? (typeMatcher.min ?? 0) : cascaded ? 0 : value.length;
+  if (expected > guaranteed.min) {
+    ctx.add(
+      'ARRAY_SIZE_NOT_SHOWN',
+      guaranteed.requirement ? [guaranteed.requirement] : [NOT_SHOWN_REQUIREMENT],
+      {
+        expected: `at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees)`,
+        received: `an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`,
+      },
+      at.here,
+    );
+  }
+  value.forEach((v, i) => item && walkExpected(ctx, at.table, item, v, [...tokens, String(i)], at.base));
+}
+
+/** An expected object: each field must be one the interface lists, and guaranteed present; then its value. */
+function walkObject(ctx: WalkContext, at: WalkAt, flat: FlatSchema, value: Record<string, unknown>): void {
+  const { tokens, base } = at;
+  for (const [name, sub] of Object.entries(value)) {
+    const child = property(ctx.spec, flat, name);
+    const childTokens = [...tokens, name];
+    const where = `${base}${pointerOf(childTokens)}`;
+    if (!child) {
       ctx.add(
-        'ARRAY_SIZE_NOT_SHOWN',
-        guaranteed.requirement ? [guaranteed.requirement] : [NOT_SHOWN_REQUIREMENT],
+        'FIELD_NOT_SHOWN',
+        [],
         {
-          expected: `at most ${guaranteed.min} item(s) required at ${pointerOf(tokens) || '/'} (what the interface guarantees)`,
-          received: `an expectation of ${expected}${typeMatcher ? ' (type matcher min)' : ' (exact array, no matcher)'}`,
+          expected: `a field the interface lists at ${pointerOf(tokens) || '/'}`,
+          received: `an expectation of ${JSON.stringify(name)}, which the interface does not show`,
         },
-        here,
+        where,
+      );
+      continue;
+    }
+    if (!flat.required.has(name)) {
+      ctx.add(
+        'PRESENCE_NOT_SHOWN',
+        [NOT_SHOWN_REQUIREMENT],
+        {
+          expected: `only fields the interface guarantees present`,
+          received: `an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`,
+        },
+        where,
       );
     }
-    value.forEach((v, i) => item && walkExpected(ctx, table, item, v, [...tokens, String(i)], base));
-    return;
+    walkExpected(ctx, at.table, child, sub, childTokens, base);
   }
-  if (value && typeof value === 'object') {
-    for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
-      const child = property(ctx.spec, flat, name);
-      const childTokens = [...tokens, name];
-      const where = `${base}${pointerOf(childTokens)}`;
-      if (!child) {
-        ctx.add(
-          'FIELD_NOT_SHOWN',
-          [],
-          {
-            expected: `a field the interface lists at ${pointerOf(tokens) || '/'}`,
-            received: `an expectation of ${JSON.stringify(name)}, which the interface does not show`,
-          },
-          where,
-        );
-        continue;
-      }
-      if (!flat.required.has(name)) {
-        ctx.add(
-          'PRESENCE_NOT_SHOWN',
-          [NOT_SHOWN_REQUIREMENT],
-          {
-            expected: `only fields the interface guarantees present`,
-            received: `an expectation of ${pointerOf(childTokens)}, whose presence the document does not state (required status: not shown)`,
-          },
-          where,
-        );
-      }
-      walkExpected(ctx, table, child, sub, childTokens, base);
+}
+
+/** A scalar's regex matcher: it must accept every value of the field's format, or any string when none is shown. */
+function checkRegexMatcher(ctx: WalkContext, at: WalkAt, flat: FlatSchema, regex: string): void {
+  const re = jsRegex(regex);
+  if (!re) return;
+  const samples = [...new Set([...flat.examples.filter((e): e is string => typeof e === 'string')])];
+  const patterns = flat.patterns.map((p) => p.pattern).concat(flat.format?.pattern === 'uri' ? [URI_PATTERN] : []);
+  const requirement = flat.patterns[0]?.requirement ?? flat.format?.requirement;
+  if (patterns.length) {
+    const rejected = samples.filter((s) => !accepts(re, s));
+    if (rejected.length) {
+      ctx.add(
+        'FORM_NARROWER',
+        requirement ? [requirement] : [NOT_SHOWN_REQUIREMENT],
+        {
+          expected: `a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]})`,
+          received: `${regex}, which rejects ${JSON.stringify(rejected[0])}`,
+        },
+        at.here,
+      );
     }
-    return;
+  } else if (!['', 'x', 'Any text, 123'].every((s) => accepts(re, s))) {
+    ctx.add(
+      'FORM_NARROWER',
+      [NOT_SHOWN_REQUIREMENT],
+      {
+        expected: `any string (the document shows no form, length or value set for this field)`,
+        received: `the regex ${regex}`,
+      },
+      at.here,
+    );
   }
-  // A scalar: its matchers, or its exact value.
+}
+
+/** A scalar's own matchers: no regex narrower than the field's form, no number matcher on a string field. */
+function checkScalarMatchers(ctx: WalkContext, at: WalkAt, flat: FlatSchema, own: MatcherList): void {
+  for (const m of own.matchers) {
+    if (m.match === 'regex') checkRegexMatcher(ctx, at, flat, String((m as { regex: string }).regex));
+    else if ((m.match === 'integer' || m.match === 'number' || m.match === 'decimal') && flat.type === 'string') {
+      ctx.add(
+        'RESPONSE_SCHEMA',
+        [flat.typeRequirement ?? 'PAGI-GEN-006'],
+        { expected: `a string (the field's type)`, received: `a ${m.match} matcher` },
+        at.here,
+      );
+    }
+  }
+}
+
+/** A scalar expected exactly: only a value the request echoes or the document shows on success. */
+function checkExactValue(ctx: WalkContext, at: WalkAt, value: unknown): void {
+  const { tokens } = at;
   const text = value === null ? 'null' : String(value);
-  if (own) {
-    for (const m of own.matchers) {
-      if (m.match === 'regex') {
-        const re = jsRegex(String((m as { regex: string }).regex));
-        if (!re) continue;
-        const samples = [...new Set([...flat.examples.filter((e): e is string => typeof e === 'string')])];
-        const patterns = flat.patterns
-          .map((p) => p.pattern)
-          .concat(flat.format?.pattern === 'uri' ? [URI_PATTERN] : []);
-        const requirement = flat.patterns[0]?.requirement ?? flat.format?.requirement;
-        if (patterns.length) {
-          const rejected = samples.filter((s) => !accepts(re, s));
-          if (rejected.length) {
-            ctx.add(
-              'FORM_NARROWER',
-              requirement ? [requirement] : [NOT_SHOWN_REQUIREMENT],
-              {
-                expected: `a regex accepting every value of the field's format (${flat.formatName ?? patterns[0]})`,
-                received: `${String((m as { regex: string }).regex)}, which rejects ${JSON.stringify(rejected[0])}`,
-              },
-              here,
-            );
-          }
-        } else if (!['', 'x', 'Any text, 123'].every((s) => accepts(re, s))) {
-          ctx.add(
-            'FORM_NARROWER',
-            [NOT_SHOWN_REQUIREMENT],
-            {
-              expected: `any string (the document shows no form, length or value set for this field)`,
-              received: `the regex ${String((m as { regex: string }).regex)}`,
-            },
-            here,
-          );
-        }
-      } else if ((m.match === 'integer' || m.match === 'number' || m.match === 'decimal') && flat.type === 'string') {
-        ctx.add(
-          'RESPONSE_SCHEMA',
-          [flat.typeRequirement ?? 'PAGI-GEN-006'],
-          { expected: `a string (the field's type)`, received: `a ${m.match} matcher` },
-          here,
-        );
-      }
-    }
-    return;
-  }
-  if (cascaded) return;
   const echo = echoed(ctx, tokens);
   if (echo && String(echo.value) === text) return;
   const shown = SHOWN_VALUES[tokens[tokens.length - 1]!]?.[text];
@@ -267,6 +276,24 @@ export function walkExpected(
           expected: `a matcher (the interface does not fix this value)`,
           received: `an expectation of exactly ${JSON.stringify(value)}`,
         },
-    here,
+    at.here,
   );
+}
+
+/** Walk an expected response value against its schema and the pact's matchers. */
+export function walkExpected(
+  ctx: WalkContext,
+  table: ReturnType<typeof ruleTable>,
+  flat: FlatSchema,
+  value: unknown,
+  tokens: string[],
+  base: string,
+): void {
+  const { own, cascaded } = matchersAt(table, tokens);
+  const at: WalkAt = { table, tokens, base, here: `${base}${pointerOf(tokens)}`, own, cascaded };
+  if (Array.isArray(value)) walkArray(ctx, at, flat, value);
+  else if (value && typeof value === 'object') walkObject(ctx, at, flat, value as Record<string, unknown>);
+  // A scalar: its matchers, or its exact value.
+  else if (own) checkScalarMatchers(ctx, at, flat, own);
+  else if (!cascaded) checkExactValue(ctx, at, value);
 }

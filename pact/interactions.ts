@@ -10,13 +10,21 @@ import { encodeForm } from '../core/codecs/form.js';
 import type { OperationKey } from '../core/model.js';
 import { loadProfile, type Profile } from '../core/profile/load.js';
 import { sign } from '../core/signing.js';
-import { kitSpec, type SpecModel } from '../core/spec/load.js';
+import { kitSpec, type OperationModel, type SpecModel } from '../core/spec/load.js';
 import { operationSet, recordSource } from '../core/spec/operations.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
 import { readYamlFile } from '../core/yaml.js';
 import { requestExamples } from '../engine/sample.js';
 import { buildTemplate, bodyRules, toJsonBody, toXmlBody, type Template } from './matchers.js';
-import type { Generator, MatcherList, PactFile, PactInteraction } from './pact-file.js';
+import type {
+  Generator,
+  MatcherList,
+  PactBody,
+  PactFile,
+  PactInteraction,
+  PactRequest,
+  PactResponse,
+} from './pact-file.js';
 import { flatten, shownRecordGuarantee } from './schema.js';
 import { PACT_NOTIFY_URL, profileHeaders, STATES, type StateKey } from './states.js';
 
@@ -225,8 +233,12 @@ function templateRequirements(template: Template, out = new Set<string>()): Set<
   return out;
 }
 
-/** Build one interaction. */
-function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): PactInteraction {
+/** The request body of a plan from the spec's example, and the positions the provider state fills in it. */
+function planRequestBody(
+  spec: SpecModel,
+  profile: Profile,
+  plan: Plan,
+): { body: Record<string, unknown>; inject: Record<string, string> } {
   const op = spec.operations.get(plan.operation)!;
   const body: Record<string, unknown> = structuredClone(requestExamples(spec).get(plan.operation)!);
   delete body.encryption_data;
@@ -255,13 +267,24 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
       [`$.${c.securityCode}`]: 'security_code',
     });
   }
+  return { body, inject };
+}
+
+/** The body signed as the profile says: the signature in `encryption_data` after the merchant's ids, or as it is. */
+function signedBody(
+  profile: Profile,
+  plan: Plan,
+  body: Record<string, unknown>,
+  secret: string,
+): Record<string, unknown> {
   const signature = sign(profile.signature, 'request', plan.operation, body, secret);
-  const signed: Record<string, unknown> =
-    signature === undefined
-      ? body
-      : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
-  const form = profile.requestMedia.types[plan.operation] === 'form';
-  const requestTemplate = buildTemplate(spec, flatten(spec, op.requestSchemaId), signed, { fields: 'all' });
+  return signature === undefined
+    ? body
+    : { merchant_id: body.merchant_id, account_id: body.account_id, encryption_data: signature, ...body };
+}
+
+/** The generators filling the injected positions: a fresh UUID, or the provider state's value. */
+function requestGenerators(inject: Record<string, string>): Record<string, Generator> {
   const generators: Record<string, Generator> = {};
   for (const [at, value] of Object.entries(inject)) {
     generators[at] =
@@ -269,71 +292,118 @@ function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): P
         ? { type: 'Uuid', format: 'lower-case-hyphenated' }
         : { type: 'ProviderState', expression: `\${${value}}`, dataType: 'STRING' };
   }
+  return generators;
+}
+
+/** The interaction's request: the signed body in the profile's media type, with its matchers and generators. */
+function pactRequest(
+  spec: SpecModel,
+  profile: Profile,
+  plan: Plan,
+  signed: Record<string, unknown>,
+  inject: Record<string, string>,
+): PactRequest {
+  const op = spec.operations.get(plan.operation)!;
+  const form = profile.requestMedia.types[plan.operation] === 'form';
+  const requestTemplate = buildTemplate(spec, flatten(spec, op.requestSchemaId), signed, { fields: 'all' });
+  const generators = requestGenerators(inject);
   const requestBody = toJsonBody(requestTemplate);
   const contentType = `${form ? 'application/x-www-form-urlencoded' : 'application/json'}; charset=utf-8`;
+  return {
+    method: op.method.toUpperCase(),
+    path: op.path,
+    headers: {
+      'Content-Type': [contentType],
+      ...Object.fromEntries(Object.entries(profileHeaders(profile, signed)).map(([k, v]) => [k, [v]])),
+    },
+    body: { content: form ? encodeForm(signed) : signed, contentType, encoded: false },
+    matchingRules: bodyRules(requestBody.rules),
+    ...(Object.keys(generators).length ? { generators: { body: generators } } : {}),
+  };
+}
+
+/** The format of an operation's successful response. */
+function responseFormat(op: OperationModel): keyof typeof FORMATS {
+  return op.responseMedia.some((m) => m.type.includes('xml'))
+    ? 'xml'
+    : op.responseMedia.some((m) => m.type === 'text/html')
+      ? 'html'
+      : 'json';
+}
+
+/** A successful XML or JSON response: the example holding only the required fields, with the schemas' matchers. */
+function structuredBody(
+  spec: SpecModel,
+  plan: Plan,
+  signed: Record<string, unknown>,
+  format: 'xml' | 'json',
+  requirements: Set<string>,
+): { body: PactBody; rules: ReturnType<typeof toJsonBody>['rules'] } {
+  const op = spec.operations.get(plan.operation)!;
+  const example = responseExample(spec, plan.operation);
+  // A selection's answer holds the record its provider state made (the invariant behind it), a batch's every item.
+  const guarantee = shownRecordGuarantee(spec, plan.operation);
+  const arrayMin = (pointer: string) => {
+    if (op.batch && pointer === `/${op.batch.orders}`)
+      return { min: (signed[op.batch.orders] as unknown[]).length, requirement: BATCH_ANSWERED };
+    return guarantee && pointer === `/${guarantee.field}` ? { min: 1, requirement: guarantee.requirement } : undefined;
+  };
+  const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), example, { fields: 'required', arrayMin });
+  templateRequirements(template).forEach((r) => requirements.add(r));
+  const converted = format === 'xml' ? toXmlBody('respon', template) : toJsonBody(template);
+  return {
+    body: {
+      content: converted.content,
+      contentType: format === 'xml' ? 'application/xml' : 'application/json',
+      encoded: false,
+    },
+    rules: converted.rules,
+  };
+}
+
+/** Fill a successful response: its content type, and the checkout page's rules or the structured body. */
+function addSuccessResponse(
+  spec: SpecModel,
+  plan: Plan,
+  signed: Record<string, unknown>,
+  response: PactResponse,
+  requirements: Set<string>,
+): void {
+  requirements.add('PAGI-GEN-007');
+  const format = responseFormat(spec.operations.get(plan.operation)!);
+  const header = {
+    'Content-Type': { combine: 'AND' as const, matchers: [{ match: 'regex', regex: FORMATS[format].regex }] },
+  };
+  requirements.add(MEDIA_REQUIREMENT);
+  response.headers = { 'Content-Type': [FORMATS[format].example] };
+  if (format === 'html') {
+    const page = checkoutPageRules(spec, Object.keys(signed));
+    page.requirements.forEach((r) => requirements.add(r));
+    const example = responseExample(spec, plan.operation);
+    response.body = { content: String(example.page), contentType: 'text/html', encoded: false };
+    response.matchingRules = bodyRules({ $: page.matchers }, header);
+  } else {
+    const structured = structuredBody(spec, plan, signed, format, requirements);
+    response.body = structured.body;
+    response.matchingRules = bodyRules(structured.rules, header);
+  }
+}
+
+/** Build one interaction. */
+function build(spec: SpecModel, profile: Profile, secret: string, plan: Plan): PactInteraction {
+  const { body, inject } = planRequestBody(spec, profile, plan);
+  const signed = signedBody(profile, plan, body, secret);
   const interaction: PactInteraction = {
     type: 'Synchronous/HTTP',
     key: `${plan.operation}-${plan.status}`,
     description: `${plan.description} (${plan.operation}, HTTP ${plan.status})`,
     ...(plan.state ? { providerStates: [{ name: STATES[plan.state].name }] } : {}),
-    request: {
-      method: op.method.toUpperCase(),
-      path: op.path,
-      headers: {
-        'Content-Type': [contentType],
-        ...Object.fromEntries(Object.entries(profileHeaders(profile, signed)).map(([k, v]) => [k, [v]])),
-      },
-      body: { content: form ? encodeForm(signed) : signed, contentType, encoded: false },
-      matchingRules: bodyRules(requestBody.rules),
-      ...(Object.keys(generators).length ? { generators: { body: generators } } : {}),
-    },
+    request: pactRequest(spec, profile, plan, signed, inject),
     response: { status: plan.status },
     pending: false,
   };
   const requirements = new Set<string>(plan.requirements ?? []);
-  if (plan.status === 200) {
-    requirements.add('PAGI-GEN-007');
-    const example = responseExample(spec, plan.operation);
-    const format = op.responseMedia.some((m) => m.type.includes('xml'))
-      ? 'xml'
-      : op.responseMedia.some((m) => m.type === 'text/html')
-        ? 'html'
-        : 'json';
-    const header = {
-      'Content-Type': { combine: 'AND' as const, matchers: [{ match: 'regex', regex: FORMATS[format].regex }] },
-    };
-    requirements.add(MEDIA_REQUIREMENT);
-    interaction.response.headers = { 'Content-Type': [FORMATS[format].example] };
-    if (format === 'html') {
-      const submitted = Object.keys(signed);
-      const page = checkoutPageRules(spec, submitted);
-      page.requirements.forEach((r) => requirements.add(r));
-      interaction.response.body = { content: String(example.page), contentType: 'text/html', encoded: false };
-      interaction.response.matchingRules = bodyRules({ $: page.matchers }, header);
-    } else {
-      // A selection's answer holds the record its provider state made (the invariant behind it), a batch's every item.
-      const guarantee = shownRecordGuarantee(spec, plan.operation);
-      const arrayMin = (pointer: string) => {
-        if (op.batch && pointer === `/${op.batch.orders}`)
-          return { min: (signed[op.batch.orders] as unknown[]).length, requirement: BATCH_ANSWERED };
-        return guarantee && pointer === `/${guarantee.field}`
-          ? { min: 1, requirement: guarantee.requirement }
-          : undefined;
-      };
-      const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), example, {
-        fields: 'required',
-        arrayMin,
-      });
-      templateRequirements(template).forEach((r) => requirements.add(r));
-      const converted = format === 'xml' ? toXmlBody('respon', template) : toJsonBody(template);
-      interaction.response.body = {
-        content: converted.content,
-        contentType: format === 'xml' ? 'application/xml' : 'application/json',
-        encoded: false,
-      };
-      interaction.response.matchingRules = bodyRules(converted.rules, header);
-    }
-  }
+  if (plan.status === 200) addSuccessResponse(spec, plan, signed, interaction.response, requirements);
   interaction.comments = {
     text: [`operation: ${plan.operation}`, `requirements: ${[...requirements].sort().join(', ')}`],
   };

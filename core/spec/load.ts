@@ -1,11 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { parseYamlText } from '../yaml.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { OperationKey, Requirement } from './terms.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
-import { kitSchemaSet, kitValidator, readSchemaSet, validatorSource } from './validators.js';
+import {
+  kitSchemaSet,
+  kitValidator,
+  readSchemaSet,
+  validatorSource,
+  type SchemaSet,
+  type ValidatorSource,
+} from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';
 import { resolveRef } from './pointer.js';
 
@@ -279,19 +286,11 @@ function catalogueError(file: string, violations: SchemaViolation[], shown = 10)
   );
 }
 
-/** Load and compile the spec, the requirement catalogue and every schema under `root` (the kit's folder by default). */
-export function loadSpec(root: string = KIT_ROOT): SpecModel {
-  const specFile = path.join(root, 'spec', 'openapi.yaml');
-  const catalogueFile = path.join(root, 'spec', 'requirements.yaml');
-  const schemaDir = path.join(root, 'schemas');
-  const hash = createHash('sha256');
-
-  const specText = fs.readFileSync(specFile, 'utf8');
-  const catalogueText = fs.readFileSync(catalogueFile, 'utf8');
-  const openapi = parseYamlText(specText);
-  const catalogue = parseYamlText(catalogueText);
-  hash.update(specText).update(catalogueText);
-
+/** The schema set under `schemaDir` and the spec's schemas in it by `$id`, each file's name and text hashed. */
+function readSchemas(
+  schemaDir: string,
+  hash: Hash,
+): { set: ReturnType<typeof readSchemaSet>; schemas: Map<string, Record<string, any>> } {
   const set = path.resolve(schemaDir) === SCHEMAS_DIR ? kitSchemaSet() : readSchemaSet(schemaDir);
   const schemas = new Map<string, Record<string, any>>();
   for (const file of set.files) {
@@ -302,8 +301,16 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
       throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
     schemas.set(schema.$id, schema);
   }
-  const source = validatorSource(set);
+  return { set, schemas };
+}
 
+/** The catalogue's requirements by id, once it is valid against its schema and holds no id twice. */
+function readRequirements(
+  catalogue: unknown,
+  catalogueFile: string,
+  set: SchemaSet,
+  source: ValidatorSource,
+): Map<string, Requirement> {
   const catalogueSchemaId = `${SCHEMA_BASE}requirements.schema.json`;
   const validateCatalogue = set.documents.has(catalogueSchemaId)
     ? source.validator(catalogueSchemaId)
@@ -315,67 +322,115 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
     if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);
     requirements.set(entry.id, entry);
   }
+  return requirements;
+}
 
+/** The hosted checkout form of `x-pagi-checkout-form`. */
+function checkoutFormSpec(form: Record<string, any>): CheckoutFormSpec {
+  return {
+    method: form.method,
+    action: form.action,
+    submittedFieldsRequirement: form.submittedFields.requirement,
+    directOnlyFields: form.directOnlyFields,
+    aliasNames: [...new Set<string>(form.aliases.names)],
+    aliasRequirement: form.aliases.requirement,
+    aliasValueRequirement: form.aliases.valueRequirement,
+    allParamsName: form.allParams.name,
+    allParamsRequirement: form.allParams.requirement,
+    gatewayFields: form.gatewayFields.names,
+    gatewayFieldsRequirement: form.gatewayFields.requirement,
+  };
+}
+
+/** The facts the operation's extensions add to a variant's model: batch, selection limit, address restriction, form. */
+function addOperationExtensions(
+  model: OperationModel,
+  op: Record<string, any>,
+  schemas: Map<string, Record<string, any>>,
+): void {
+  const batch = op['x-pagi-batch'];
+  if (batch) {
+    const limit = findMaxItems(schemas, model.requestSchemaId, batch.orders);
+    if (!limit) throw new Error(`spec: ${model.key} request schema has no maxItems on ${batch.orders}`);
+    model.batch = { ...batch, maxItems: limit.maxItems, limitRequirement: limit.requirement };
+  }
+  const selection = op['x-pagi-limit'];
+  if (selection) model.selectionLimit = { maxOrders: selection.maxOrders, requirement: selection.requirement };
+  const restricted = op['x-pagi-address-restricted'];
+  if (restricted) model.addressRestriction = { requirement: restricted.requirement };
+  const form = op['x-pagi-checkout-form'];
+  if (form) model.checkoutForm = checkoutFormSpec(form);
+}
+
+/** The model of one variant (`x-pagi-variants`) of the POST operation at `opPath`. */
+function variantModel(
+  openapi: Record<string, any>,
+  schemas: Map<string, Record<string, any>>,
+  opPath: string,
+  op: Record<string, any>,
+  variant: Record<string, any>,
+): OperationModel {
+  const requestSchemaId = componentSchemaId(openapi, variant.request);
+  const responseSchemaId = componentSchemaId(openapi, variant.response);
+  const model: OperationModel = {
+    key: variant.key,
+    operationId: op.operationId,
+    method: 'post',
+    path: opPath,
+    summary: variant.summary ?? op.summary,
+    when: variant.when,
+    requestSchemaId,
+    responseSchemaId,
+    requestMedia: mediaOf(op.requestBody?.content),
+    responseMedia: mediaOf(op.responses?.['200']?.content),
+    errorStatuses: variant.errorResponses ?? [],
+    echo: variant.echo ?? [],
+    echoItems: variant.echoItems && {
+      ...variant.echoItems,
+      fields:
+        variant.echoItems.fields ?? echoedItemFields(schemas, requestSchemaId, responseSchemaId, variant.echoItems),
+    },
+    echoDeep: variant.echoDeep,
+    requirements: variant.requirements ?? [],
+  };
+  addOperationExtensions(model, op, schemas);
+  return model;
+}
+
+/** The operations of the spec by key: one per variant of each path's POST operation. */
+function readOperations(
+  openapi: Record<string, any>,
+  schemas: Map<string, Record<string, any>>,
+): Map<OperationKey, OperationModel> {
   const operations = new Map<OperationKey, OperationModel>();
   for (const [opPath, item] of Object.entries<Record<string, any>>(openapi.paths)) {
     const op = item.post;
     if (!op) throw new Error(`spec: ${opPath} has no POST operation`);
     for (const variant of op['x-pagi-variants'] as any[]) {
-      const requestSchemaId = componentSchemaId(openapi, variant.request);
-      const responseSchemaId = componentSchemaId(openapi, variant.response);
-      const requestBodyMedia = mediaOf(op.requestBody?.content);
-      const model: OperationModel = {
-        key: variant.key,
-        operationId: op.operationId,
-        method: 'post',
-        path: opPath,
-        summary: variant.summary ?? op.summary,
-        when: variant.when,
-        requestSchemaId,
-        responseSchemaId,
-        requestMedia: requestBodyMedia,
-        responseMedia: mediaOf(op.responses?.['200']?.content),
-        errorStatuses: variant.errorResponses ?? [],
-        echo: variant.echo ?? [],
-        echoItems: variant.echoItems && {
-          ...variant.echoItems,
-          fields:
-            variant.echoItems.fields ?? echoedItemFields(schemas, requestSchemaId, responseSchemaId, variant.echoItems),
-        },
-        echoDeep: variant.echoDeep,
-        requirements: variant.requirements ?? [],
-      };
-      const batch = op['x-pagi-batch'];
-      if (batch) {
-        const limit = findMaxItems(schemas, requestSchemaId, batch.orders);
-        if (!limit) throw new Error(`spec: ${variant.key} request schema has no maxItems on ${batch.orders}`);
-        model.batch = { ...batch, maxItems: limit.maxItems, limitRequirement: limit.requirement };
-      }
-      const selection = op['x-pagi-limit'];
-      if (selection) model.selectionLimit = { maxOrders: selection.maxOrders, requirement: selection.requirement };
-      const restricted = op['x-pagi-address-restricted'];
-      if (restricted) model.addressRestriction = { requirement: restricted.requirement };
-      const form = op['x-pagi-checkout-form'];
-      if (form) {
-        model.checkoutForm = {
-          method: form.method,
-          action: form.action,
-          submittedFieldsRequirement: form.submittedFields.requirement,
-          directOnlyFields: form.directOnlyFields,
-          aliasNames: [...new Set<string>(form.aliases.names)],
-          aliasRequirement: form.aliases.requirement,
-          aliasValueRequirement: form.aliases.valueRequirement,
-          allParamsName: form.allParams.name,
-          allParamsRequirement: form.allParams.requirement,
-          gatewayFields: form.gatewayFields.names,
-          gatewayFieldsRequirement: form.gatewayFields.requirement,
-        };
-      }
+      const model = variantModel(openapi, schemas, opPath, op, variant);
       if (operations.has(model.key)) throw new Error(`spec: duplicate operation key ${model.key}`);
       operations.set(model.key, model);
     }
   }
+  return operations;
+}
 
+/** Load and compile the spec, the requirement catalogue and every schema under `root` (the kit's folder by default). */
+export function loadSpec(root: string = KIT_ROOT): SpecModel {
+  const specFile = path.join(root, 'spec', 'openapi.yaml');
+  const catalogueFile = path.join(root, 'spec', 'requirements.yaml');
+  const hash = createHash('sha256');
+
+  const specText = fs.readFileSync(specFile, 'utf8');
+  const catalogueText = fs.readFileSync(catalogueFile, 'utf8');
+  const openapi = parseYamlText(specText);
+  const catalogue = parseYamlText(catalogueText);
+  hash.update(specText).update(catalogueText);
+
+  const { set, schemas } = readSchemas(path.join(root, 'schemas'), hash);
+  const source = validatorSource(set);
+  const requirements = readRequirements(catalogue, catalogueFile, set, source);
+  const operations = readOperations(openapi, schemas);
   const validator = (schemaId: string): ValidateFunction => source.validator(schemaId);
 
   return {
