@@ -93,6 +93,140 @@ function itemsRefused(ctx: CheckContext, operation: OperationKey, exchange: Exch
   return results.every((r) => !itemSucceeded(ctx, operation, r) && (!invalidOnly || r[batch.message] === invalid));
 }
 
+/** One verdict in the making: the check, the exchange and its case, the findings so far. */
+interface Verdict {
+  checkId: string;
+  ctx: CheckContext;
+  operation: OperationKey;
+  c: DeepCase;
+  x: Exchange;
+  status: number | undefined;
+  /** The case described, made only for a finding: most generated exchanges hold every property. */
+  described: string | undefined;
+  out: Finding[];
+}
+
+/** The verdict's case in words (described once). */
+function what(v: Verdict): string {
+  v.described ??= describeCase(v.ctx, v.c);
+  return v.described;
+}
+
+/** Add a finding of the verdict's check on its exchange. */
+function report(v: Verdict, input: FindingInput): void {
+  v.out.push(finding(v.ctx, v.checkId, v.operation, { exchange: v.x, ...input }));
+}
+
+/** deepNeverServerError: an answer below 500 to any generated request. */
+function neverServerError(v: Verdict): void {
+  const { status } = v;
+  if (status === undefined || status >= 500)
+    report(v, {
+      code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
+      requirement: status === undefined ? ERR_REFUSED : [ERR_REFUSED, AVAILABILITY],
+      expected: `an answer below 500 to the ${what(v)}`,
+      received: outcomeOf(v.x),
+    });
+}
+
+/** deepAnswersConform: an accepted valid request's answer passes the answer checks covering the operation. */
+function answersConform(v: Verdict): void {
+  const { ctx, operation, c, x, checkId } = v;
+  if (c.kind !== 'valid' || v.status !== 200) return;
+  const o: Observation = { probeId: 'deep', operation, main: x, steps: {}, facts: {} };
+  for (const check of ANSWER_CHECKS) {
+    if (!covers(ctx.spec, check.operations, operation)) continue;
+    const found = check.run(o, ctx);
+    if (Array.isArray(found))
+      for (const f of found)
+        if (f.severity !== 'info') v.out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what(v)})` });
+  }
+}
+
+/** deepValidRequestAccepted: a valid request is not refused, nor every item of it refused as invalid. */
+function validRequestAccepted(v: Verdict): void {
+  const { ctx, operation, x, status } = v;
+  if (v.c.kind !== 'valid' || status === undefined || status >= 500) return;
+  if (status >= 400) {
+    report(v, {
+      code: 'REQUEST_REFUSED',
+      requirement: 'PAGI-ERR-004',
+      expected: `the ${what(v)} accepted (or declined as the profile says)`,
+      received: `${outcomeOf(x)}${errorKindOf(ctx, x, operation) ? ` (the profile's ${errorKindOf(ctx, x, operation)})` : ''}`,
+    });
+  } else if (itemsRefused(ctx, operation, x, true)) {
+    report(v, {
+      code: 'REQUEST_REFUSED',
+      requirement: 'PAGI-ERR-004',
+      expected: `the items of the ${what(v)} accepted or failed for their state or amount`,
+      received: `every item refused as the profile's invalidItem`,
+    });
+  }
+}
+
+/** deepInvalidRequestRefused: a request breaking one rule is refused, with one of the profile's error answers. */
+function invalidRequestRefused(v: Verdict): void {
+  const { ctx, operation, c, x, status } = v;
+  if (c.kind === 'valid' || status === undefined || status >= 500) return;
+  const batch = operationOf(ctx.spec, operation).batch;
+  if (status < 400) {
+    // A refusal the profile carries in an HTTP 200 body (errors.refusalForms statusInBody, failureType).
+    if (refusalInBody(ctx, x, operation)) return;
+    if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) return;
+    report(v, {
+      code: 'NOT_REFUSED',
+      requirement: weaker(ctx, c.rule, ERR_REFUSED),
+      pointer: c.pointer,
+      expected: `a refusal of the ${what(v)}`,
+      received: outcomeOf(x),
+    });
+    return;
+  }
+  // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
+  if (errorKindOf(ctx, x, operation)) return;
+  if (
+    (c.kind === 'format' || c.kind === 'type') &&
+    operationOf(ctx.spec, operation).errorStatuses.includes('400') &&
+    status !== 400
+  ) {
+    report(v, {
+      code: 'HTTP_STATUS',
+      requirement: 'PAGI-APM-004',
+      pointer: c.pointer,
+      expected: `HTTP 400 for the ${what(v)}`,
+      received: outcomeOf(x),
+    });
+  } else
+    report(v, {
+      code: 'ERROR_ANSWER',
+      requirement: 'PAGI-ERR-004',
+      pointer: c.pointer,
+      expected: `one of the profile's error answers to the ${what(v)}`,
+      received: outcomeOf(x),
+    });
+}
+
+/** deepLifecycleInvariants: the ledger after an accepted valid request refunds no more than captured, captures nothing cancelled. */
+function lifecycleInvariants(v: Verdict, l: DeepFailure['ledger']): void {
+  if (v.c.kind !== 'valid' || !l || v.status !== 200) return;
+  if (l.refundedCents > l.capturedCents) {
+    report(v, {
+      code: 'TRANSITION_ALLOWED',
+      requirement: 'PAGI-INV-001',
+      expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`,
+      received: `${(l.refundedCents / 100).toFixed(2)} refunded`,
+    });
+  }
+  if (l.cancelled && l.capturedCents > 0 && v.operation === 'capture') {
+    report(v, {
+      code: 'TRANSITION_ALLOWED',
+      requirement: 'PAGI-CNL-002',
+      expected: `no capture of the cancelled ${l.transactionId}`,
+      received: 'a successful capture',
+    });
+  }
+}
+
 /**
  * Findings of one check on one generated exchange (empty: the property holds). `deepInvalidChangesNothing` and
  * `deepLifecycleInvariants` read the follow-up and ledger the probe recorded beside the exchange.
@@ -105,124 +239,33 @@ export function deepVerdict(
   x: Exchange,
   extra: { followUp?: Observation; ledger?: DeepFailure['ledger'] } = {},
 ): Finding[] {
-  const status = statusOf(x);
-  // Described only for a finding: most generated exchanges hold every property.
-  let described: string | undefined;
-  const what = (): string => (described ??= describeCase(ctx, c));
-  const out: Finding[] = [];
-  const report = (input: FindingInput) => out.push(finding(ctx, checkId, operation, { exchange: x, ...input }));
+  const v: Verdict = { checkId, ctx, operation, c, x, status: statusOf(x), described: undefined, out: [] };
   switch (checkId) {
     case 'deepNeverServerError':
-      if (status === undefined || status >= 500)
-        report({
-          code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
-          requirement: status === undefined ? ERR_REFUSED : [ERR_REFUSED, AVAILABILITY],
-          expected: `an answer below 500 to the ${what()}`,
-          received: outcomeOf(x),
-        });
+      neverServerError(v);
       break;
-    case 'deepAnswersConform': {
-      if (c.kind !== 'valid' || status !== 200) break;
-      const o: Observation = { probeId: 'deep', operation, main: x, steps: {}, facts: {} };
-      for (const check of ANSWER_CHECKS) {
-        if (!covers(ctx.spec, check.operations, operation)) continue;
-        const found = check.run(o, ctx);
-        if (Array.isArray(found))
-          for (const f of found)
-            if (f.severity !== 'info') out.push({ ...f, checkId, message: `${f.message} (${check.id}, ${what()})` });
-      }
+    case 'deepAnswersConform':
+      answersConform(v);
       break;
-    }
-    case 'deepValidRequestAccepted': {
-      if (c.kind !== 'valid' || status === undefined || status >= 500) break;
-      if (status >= 400) {
-        report({
-          code: 'REQUEST_REFUSED',
-          requirement: 'PAGI-ERR-004',
-          expected: `the ${what()} accepted (or declined as the profile says)`,
-          received: `${outcomeOf(x)}${errorKindOf(ctx, x, operation) ? ` (the profile's ${errorKindOf(ctx, x, operation)})` : ''}`,
-        });
-      } else if (itemsRefused(ctx, operation, x, true)) {
-        report({
-          code: 'REQUEST_REFUSED',
-          requirement: 'PAGI-ERR-004',
-          expected: `the items of the ${what()} accepted or failed for their state or amount`,
-          received: `every item refused as the profile's invalidItem`,
-        });
-      }
+    case 'deepValidRequestAccepted':
+      validRequestAccepted(v);
       break;
-    }
-    case 'deepInvalidRequestRefused': {
-      if (c.kind === 'valid' || status === undefined || status >= 500) break;
-      const batch = operationOf(ctx.spec, operation).batch;
-      if (status < 400) {
-        // A refusal the profile carries in an HTTP 200 body (errors.refusalForms statusInBody, failureType).
-        if (refusalInBody(ctx, x, operation)) break;
-        if (batch && c.pointer.startsWith(`/${batch.orders}/`) && itemsRefused(ctx, operation, x, false)) break;
-        report({
-          code: 'NOT_REFUSED',
-          requirement: weaker(ctx, c.rule, ERR_REFUSED),
-          pointer: c.pointer,
-          expected: `a refusal of the ${what()}`,
-          received: outcomeOf(x),
-        });
-        break;
-      }
-      // Which refusal a request breaking one rule gets is the profile's precedence (an unknown merchant is a bad signature).
-      if (errorKindOf(ctx, x, operation)) break;
-      if (
-        (c.kind === 'format' || c.kind === 'type') &&
-        operationOf(ctx.spec, operation).errorStatuses.includes('400') &&
-        status !== 400
-      ) {
-        report({
-          code: 'HTTP_STATUS',
-          requirement: 'PAGI-APM-004',
-          pointer: c.pointer,
-          expected: `HTTP 400 for the ${what()}`,
-          received: outcomeOf(x),
-        });
-      } else
-        report({
-          code: 'ERROR_ANSWER',
-          requirement: 'PAGI-ERR-004',
-          pointer: c.pointer,
-          expected: `one of the profile's error answers to the ${what()}`,
-          received: outcomeOf(x),
-        });
+    case 'deepInvalidRequestRefused':
+      invalidRequestRefused(v);
       break;
-    }
     case 'deepInvalidChangesNothing':
       if (c.kind !== 'valid' && extra.followUp) {
         const requirement = c.kind === 'signature' ? 'PAGI-AUTH-006' : 'PAGI-ERR-003';
-        checkFollowUp(ctx, report, extra.followUp, requirement);
+        checkFollowUp(ctx, (input) => report(v, input), extra.followUp, requirement);
       }
       break;
-    case 'deepLifecycleInvariants': {
-      const l = extra.ledger;
-      if (c.kind !== 'valid' || !l || status !== 200) break;
-      if (l.refundedCents > l.capturedCents) {
-        report({
-          code: 'TRANSITION_ALLOWED',
-          requirement: 'PAGI-INV-001',
-          expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`,
-          received: `${(l.refundedCents / 100).toFixed(2)} refunded`,
-        });
-      }
-      if (l.cancelled && l.capturedCents > 0 && operation === 'capture') {
-        report({
-          code: 'TRANSITION_ALLOWED',
-          requirement: 'PAGI-CNL-002',
-          expected: `no capture of the cancelled ${l.transactionId}`,
-          received: 'a successful capture',
-        });
-      }
+    case 'deepLifecycleInvariants':
+      lifecycleInvariants(v, extra.ledger);
       break;
-    }
     default:
       throw new Error(`no deep property ${checkId}`);
   }
-  return out;
+  return v.out;
 }
 
 /** Checks evaluated on every generated exchange as it is answered (shrinkable: they read one exchange). */
