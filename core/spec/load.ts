@@ -304,25 +304,55 @@ function readSchemas(
   return { set, schemas };
 }
 
-/** The catalogue's requirements by id, once it is valid against its schema and holds no id twice. */
+/**
+ * The catalogue's requirements by id, once it is valid against its schema, names only operations of the spec
+ * (`operations`: the spec's keys) and holds no id twice.
+ */
 function readRequirements(
   catalogue: unknown,
   catalogueFile: string,
   set: SchemaSet,
   source: ValidatorSource,
+  operations: ReadonlySet<string>,
 ): Map<string, Requirement> {
   const catalogueSchemaId = `${SCHEMA_BASE}requirements.schema.json`;
   const validateCatalogue = set.documents.has(catalogueSchemaId)
     ? source.validator(catalogueSchemaId)
     : kitValidator(catalogueSchemaId);
-  if (!validateCatalogue(catalogue))
-    throw new Error(catalogueError(catalogueFile, toViolations(validateCatalogue.errors)));
+  const violations = validateCatalogue(catalogue) ? [] : toViolations(validateCatalogue.errors);
+  violations.push(...foreignOperations(catalogue, operations));
+  if (violations.length) throw new Error(catalogueError(catalogueFile, violations));
   const requirements = new Map<string, Requirement>();
   for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
     if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);
     requirements.set(entry.id, entry);
   }
   return requirements;
+}
+
+/** A requirement's operation that is no operation of the spec, as the schema's enum would word it. */
+function foreignOperations(catalogue: unknown, operations: ReadonlySet<string>): SchemaViolation[] {
+  const entries = (catalogue as { requirements?: unknown } | undefined)?.requirements;
+  if (!Array.isArray(entries)) return [];
+  const allowedValues = [...operations];
+  return entries.flatMap((entry, i) => {
+    const named = (entry as { operations?: unknown } | undefined)?.operations;
+    if (!Array.isArray(named)) return [];
+    return named.flatMap((op, j) =>
+      typeof op === 'string' && /^[a-z][A-Za-z0-9]*$/.test(op) && !operations.has(op)
+        ? [
+            {
+              requirementId: undefined,
+              keyword: 'enum',
+              instancePath: `/requirements/${i}/operations/${j}`,
+              schemaPath: '',
+              message: 'is no operation of the spec',
+              params: { allowedValues },
+            },
+          ]
+        : [],
+    );
+  });
 }
 
 /** The hosted checkout form of `x-pagi-checkout-form`. */
@@ -429,8 +459,8 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
 
   const { set, schemas } = readSchemas(path.join(root, 'schemas'), hash);
   const source = validatorSource(set);
-  const requirements = readRequirements(catalogue, catalogueFile, set, source);
   const operations = readOperations(openapi, schemas);
+  const requirements = readRequirements(catalogue, catalogueFile, set, source, new Set(operations.keys()));
   const validator = (schemaId: string): ValidateFunction => source.validator(schemaId);
 
   return {

@@ -18,7 +18,9 @@ import {
   unknownOperations,
 } from '../../core/spec/operations.js';
 import { CHECKS, PROBES } from '../../suites/registry.js';
-import { specWithCopiedOperation } from '../support/added-operation.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { specWithCancelSubscription, specWithCopiedOperation } from '../support/added-operation.js';
 
 const spec = kitSpec();
 
@@ -98,5 +100,24 @@ describe('a copy of the spec with the refund search copied under a new path', ()
     expect(selectionResults(copy, added)).toBe('refund_orders');
     expect(selectionDateField(copy, added)).toBe('refund_date');
     expect(recordSource(copy, added)).toBe('refund');
+  });
+});
+
+describe('the requirement catalogue of a copy with an operation added', () => {
+  it('may tie a requirement to the added operation; a key the spec lacks is refused as the schema words it', () => {
+    const root = specWithCancelSubscription();
+    const file = path.join(root, 'spec', 'requirements.yaml');
+    const text = fs.readFileSync(file, 'utf8');
+    const tied = text.replace(/( {2}- id: PAGI-GEN-001\n(?: {4}.*\n)*? {4}operations: \[)/, '$1cancelSubscription, ');
+    expect(tied).not.toBe(text);
+    fs.writeFileSync(file, tied);
+    const spec = loadSpec(root);
+    expect(spec.requirements.get('PAGI-GEN-001')!.operations).toContain('cancelSubscription');
+    expect(operationsIn(spec, { requirement: 'PAGI-GEN-001' })).toContain('cancelSubscription');
+
+    fs.writeFileSync(file, tied.replace('cancelSubscription, ', 'cancelSubscriptions, '));
+    expect(() => loadSpec(root)).toThrow(
+      /\/requirements\/0\/operations\/0: must be one of authoriseDirect, .*cancelSubscription/,
+    );
   });
 });
