@@ -16,7 +16,7 @@ import {
   type Facts,
   type SeenRefusal,
 } from '../context.js';
-import type { Session } from '../session.js';
+import type { SendOptions, Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
 import { isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
@@ -141,78 +141,38 @@ function envelopeFailure(s: Session, facts: Facts): void {
 
 type Pair = { first: ErrorKind; second: ErrorKind; winner?: ErrorKind; evidence: string };
 
+/** What the two-fault probes share: the pairs decided so far, and the wrong signature they send. */
+interface PrecedenceProbe {
+  s: Session;
+  facts: Facts;
+  pairs: Pair[];
+  zeros: () => string;
+}
+
+/** Send a request carrying faults `a` and `b` (both kinds seen before) and keep the pair when one of them answers. */
+async function tryPair(
+  p: PrecedenceProbe,
+  a: ErrorKind,
+  b: ErrorKind,
+  op: OperationKey,
+  body: Record<string, unknown>,
+  options: SendOptions = {},
+): Promise<void> {
+  const { s, facts } = p;
+  if (!facts.kinds[a]?.length || !facts.kinds[b]?.length) return;
+  const r = await attempt(s, op, body, options);
+  // A wrong signature worded as this operation words it (its own code, errors.byOperation) is the kind too.
+  const k = kindOfCode(facts, r.refusal?.code) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
+  if (k === a || k === b) p.pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
+}
+
 /** The order of the checks: requests carrying two faults, the kind answered is the one checked first. */
 async function precedence(s: Session, facts: Facts): Promise<void> {
-  const pairs: Pair[] = [];
-  const zeros = () => wrongSignature(s.work.signature.encoding);
-  const test = async (a: ErrorKind, b: ErrorKind, op: OperationKey, body: Record<string, unknown>, options = {}) => {
-    if (!facts.kinds[a]?.length || !facts.kinds[b]?.length) return;
-    const r = await attempt(s, op, body, options);
-    // A wrong signature worded as this operation words it (its own code, errors.byOperation) is the kind too.
-    const k =
-      kindOfCode(facts, r.refusal?.code) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
-    if (k === a || k === b) pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
-  };
-  const limit = s.spec.operations.get('capture')!.batch!.maxItems;
-  const tooMany = items(s, 'capture', limit + 1);
-  const withSurrogate = (list: unknown[]) => {
-    const copy = structuredClone(list) as Record<string, unknown>[];
-    copy[0]!.order_no = `${String(copy[0]!.order_no)}${LONE_SURROGATE}`;
-    return copy;
-  };
-  // Signature and fields (the signature row saw it).
-  if (facts.inputFirst !== undefined && facts.kinds.invalidInput?.length)
-    pairs.push({
-      first: 'badSignature',
-      second: 'invalidInput',
-      winner: facts.inputFirst ? 'invalidInput' : 'badSignature',
-      evidence: 'a capture with a wrong signature and no list of orders',
-    });
-  const capture = s.body('capture');
-  await test('badSignature', 'overLimit', 'capture', { ...capture, capture_orders: tooMany }, { signature: zeros });
-  await test('invalidInput', 'overLimit', 'capture', { ...capture, capture_orders: withSurrogate(tooMany) });
-  const apm = s.body('authoriseApm', { payment_method: s.options.paymentMethods.unknown });
-  await test('badSignature', 'unknownRecord', 'authoriseApm', apm, { signature: zeros });
-  await test('invalidInput', 'unknownRecord', 'authoriseApm', { ...apm, amount: 'ten' });
-  const restricted = s.draft.get<OperationKey[]>('addressRestriction.operations') ?? [];
-  const from = s.options.unregisteredAddress;
-  if (from && restricted.length) {
-    const op = restricted[0]!;
-    const body = s.body(op);
-    await test('badSignature', 'refusedAddress', op, body, { signature: zeros, localAddress: from });
-    if (s.work.requestMedia.types[op] === 'json' || s.draft.get('requestMedia.acceptOther'))
-      await test(
-        'invalidInput',
-        'refusedAddress',
-        op,
-        { ...body, note: LONE_SURROGATE },
-        { encoding: 'json', localAddress: from },
-      );
-    const batch = s.spec.operations.get(op)?.batch;
-    const selection = s.spec.operations.get(op)?.selectionLimit;
-    if (batch)
-      await test(
-        'overLimit',
-        'refusedAddress',
-        op,
-        { ...body, [batch.orders]: items(s, op, batch.maxItems + 1) },
-        {
-          localAddress: from,
-        },
-      );
-    else if (selection && isSelecting(s.spec, op)) {
-      const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
-      const values = Array.from({ length: selection.maxOrders + 1 }, (_, i) => `T${String(i).padStart(10, '0')}`);
-      await test(
-        'overLimit',
-        'refusedAddress',
-        op,
-        { ...body, [selectingField(s, op)]: values.join(sep) },
-        { localAddress: from },
-      );
-    }
-  }
-  await test(
+  const p: PrecedenceProbe = { s, facts, pairs: [], zeros: () => wrongSignature(s.work.signature.encoding) };
+  await fieldPairs(p);
+  await addressPairs(p);
+  await tryPair(
+    p,
     'unknownPath',
     'methodNotAllowed',
     'capture',
@@ -222,11 +182,11 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   const base = [...(s.defaults.errors.precedence as ErrorKind[])];
   if (ownMerchantKind && !base.includes('unknownMerchant'))
     base.splice(Math.max(0, base.indexOf('badSignature')), 0, 'unknownMerchant');
-  const order = orderKinds(base, pairs);
-  await precedenceByOperation(s, facts, order, zeros);
-  const decided = pairs.filter((p) => p.winner);
-  const untested = KINDS.filter((k) => !decided.some((p) => p.first === k || p.second === k));
-  const evidence = decided.map((p) => `${p.winner} before ${p.winner === p.first ? p.second : p.first}`).join(', ');
+  const order = orderKinds(base, p.pairs);
+  await precedenceByOperation(s, facts, order, p.zeros);
+  const decided = p.pairs.filter((q) => q.winner);
+  const untested = KINDS.filter((k) => !decided.some((q) => q.first === k || q.second === k));
+  const evidence = decided.map((q) => `${q.winner} before ${q.winner === q.first ? q.second : q.first}`).join(', ');
   if (
     untested.length &&
     untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k))
@@ -242,6 +202,84 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
       order,
       `requests with two faults: ${evidence}; a request whose path, method or body cannot be read is refused before its fields are checked (the format default's order)`,
     );
+}
+
+/** The signature and the fields against each other, and each against too many items and an unknown record. */
+async function fieldPairs(p: PrecedenceProbe): Promise<void> {
+  const { s, facts, zeros } = p;
+  const limit = s.spec.operations.get('capture')!.batch!.maxItems;
+  const tooMany = items(s, 'capture', limit + 1);
+  const withSurrogate = (list: unknown[]) => {
+    const copy = structuredClone(list) as Record<string, unknown>[];
+    copy[0]!.order_no = `${String(copy[0]!.order_no)}${LONE_SURROGATE}`;
+    return copy;
+  };
+  // Signature and fields (the signature row saw it).
+  if (facts.inputFirst !== undefined && facts.kinds.invalidInput?.length)
+    p.pairs.push({
+      first: 'badSignature',
+      second: 'invalidInput',
+      winner: facts.inputFirst ? 'invalidInput' : 'badSignature',
+      evidence: 'a capture with a wrong signature and no list of orders',
+    });
+  const capture = s.body('capture');
+  await tryPair(
+    p,
+    'badSignature',
+    'overLimit',
+    'capture',
+    { ...capture, capture_orders: tooMany },
+    { signature: zeros },
+  );
+  await tryPair(p, 'invalidInput', 'overLimit', 'capture', { ...capture, capture_orders: withSurrogate(tooMany) });
+  const apm = s.body('authoriseApm', { payment_method: s.options.paymentMethods.unknown });
+  await tryPair(p, 'badSignature', 'unknownRecord', 'authoriseApm', apm, { signature: zeros });
+  await tryPair(p, 'invalidInput', 'unknownRecord', 'authoriseApm', { ...apm, amount: 'ten' });
+}
+
+/** A refused source address against a wrong signature, an invalid field and too many items or records. */
+async function addressPairs(p: PrecedenceProbe): Promise<void> {
+  const { s, zeros } = p;
+  const restricted = s.draft.get<OperationKey[]>('addressRestriction.operations') ?? [];
+  const from = s.options.unregisteredAddress;
+  if (!from || !restricted.length) return;
+  const op = restricted[0]!;
+  const body = s.body(op);
+  await tryPair(p, 'badSignature', 'refusedAddress', op, body, { signature: zeros, localAddress: from });
+  if (s.work.requestMedia.types[op] === 'json' || s.draft.get('requestMedia.acceptOther'))
+    await tryPair(
+      p,
+      'invalidInput',
+      'refusedAddress',
+      op,
+      { ...body, note: LONE_SURROGATE },
+      { encoding: 'json', localAddress: from },
+    );
+  const batch = s.spec.operations.get(op)?.batch;
+  const selection = s.spec.operations.get(op)?.selectionLimit;
+  if (batch)
+    await tryPair(
+      p,
+      'overLimit',
+      'refusedAddress',
+      op,
+      { ...body, [batch.orders]: items(s, op, batch.maxItems + 1) },
+      {
+        localAddress: from,
+      },
+    );
+  else if (selection && isSelecting(s.spec, op)) {
+    const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
+    const values = Array.from({ length: selection.maxOrders + 1 }, (_, i) => `T${String(i).padStart(10, '0')}`);
+    await tryPair(
+      p,
+      'overLimit',
+      'refusedAddress',
+      op,
+      { ...body, [selectingField(s, op)]: values.join(sep) },
+      { localAddress: from },
+    );
+  }
 }
 
 /** Bodies with an invalid field, per operation, for the two-fault probes of `precedenceByOperation`. */

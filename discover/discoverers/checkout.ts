@@ -6,6 +6,7 @@
 import { answerOf } from '../answers.js';
 import { attempt, type Discoverer, type Facts } from '../context.js';
 import { schemaFields } from '../fields.js';
+import type { CheckoutFormSpec } from '../../core/spec/load.js';
 import type { Session } from '../session.js';
 
 const COUNTRIES = ['FR', 'GB', 'IT', 'ES', 'NL', 'BE', 'AT', 'PL', 'SE', 'DK'];
@@ -50,6 +51,7 @@ function distinctBody(s: Session, facts: Facts, n: number): Record<string, unkno
   return body;
 }
 
+/** Checkout page `n` (1 or 2) of a body whose values are pairwise different. */
 async function page(s: Session, facts: Facts, n: number) {
   const body = distinctBody(s, facts, n);
   // The second page's order number is longer, with lower-case letters, and its website on another host: a value the gateway computes from
@@ -66,6 +68,12 @@ async function page(s: Session, facts: Facts, n: number) {
   return { x: r.x, body: sent, inputs: a?.page?.inputs ?? {}, order: form?.inputOrder ?? [], ok: !r.refusal };
 }
 
+/** A checkout page: the exchange, the body sent, the form's inputs (and their order), whether it was taken. */
+type Page = Awaited<ReturnType<typeof page>>;
+
+/** A request value as text (undefined: not a scalar). */
+const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const model = s.spec.operations.get('checkout')!.checkoutForm!;
@@ -80,9 +88,16 @@ async function run(s: Session, facts: Facts): Promise<void> {
     return;
   }
   const two = await page(s, facts, 2);
+  const unsourced = aliasSources(s, model, one);
+  const common = unsourcedValue(s, unsourced);
+  listedForms(s, model, one);
+  gatewayFields(s, model, one, two, common);
+}
+
+/** Each alias input's source: the request field holding its value; returns the values of inputs with none. */
+function aliasSources(s: Session, model: CheckoutFormSpec, one: Page): string[] {
   const ev = s.evidence(one.x, 'a checkout whose fields all hold different values');
   const aliases = [...new Set(model.aliasNames.filter((a) => a !== model.allParamsName))];
-  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
   const sources: Record<string, string | null> = {};
   const unsourced: string[] = [];
   for (const alias of aliases) {
@@ -101,25 +116,36 @@ async function run(s: Session, facts: Facts): Promise<void> {
         : (fromRequest.find((f) => f.replace(/_/g, '').toLowerCase().includes(alias.toLowerCase().slice(0, 4))) ??
           fromRequest[0]!);
   }
-  d.set(
+  s.draft.set(
     'checkout.aliases',
     sources,
     `${ev}: each alias input's value matched to the request field holding it (null: no field holds it, or the alias is a field's own name)`,
   );
+  return unsourced;
+}
+
+/** The value most alias inputs without a source hold (returned with their count). */
+function unsourcedValue(s: Session, unsourced: string[]): [string, number] | undefined {
   const counts = new Map<string, number>();
   for (const v of unsourced) counts.set(v, (counts.get(v) ?? 0) + 1);
   const common = [...counts].sort((a, b) => b[1] - a[1])[0];
   if (common)
-    d.set(
+    s.draft.set(
       'checkout.unsourcedValue',
       common[0],
       `${common[1]} alias inputs without a source hold ${JSON.stringify(common[0])}`,
     );
   else
-    d.unknown(
+    s.draft.unknown(
       'checkout.unsourcedValue',
       'every alias input had a source: the value of an input without one no probe saw',
     );
+  return common;
+}
+
+/** How many inputs a name the document lists twice gets, and the order of the all-parameters input. */
+function listedForms(s: Session, model: CheckoutFormSpec, one: Page): void {
+  const d = s.draft;
   // The document's list as written (the spec model keeps each name once).
   const written: string[] =
     s.spec.openapi.paths?.[s.spec.operations.get('checkout')!.path]?.post?.['x-pagi-checkout-form']?.aliases?.names ??
@@ -138,6 +164,17 @@ async function run(s: Session, facts: Facts): Promise<void> {
       `${model.allParamsName} starts with ${firstField}, the request's first field`,
     );
   else d.unknown('checkout.allParams.order', `${model.allParamsName} does not start with the request's first field`);
+}
+
+/** Gateway-added inputs: those computed from a request field, and those holding the same value on both pages. */
+function gatewayFields(
+  s: Session,
+  model: CheckoutFormSpec,
+  one: Page,
+  two: Page,
+  common: [string, number] | undefined,
+): void {
+  const d = s.draft;
   // Gateway-added inputs computed from the request: a request field (through one filter), between fixed texts,
   // renders both pages' values, and the two differ.
   const derived: Record<string, string> = {};

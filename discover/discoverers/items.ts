@@ -6,6 +6,7 @@
  * state (`cancelled`, `alreadyCaptured`, `notUnderReview`, `invalidState`) are named by the lifecycle row, which
  * decides every item failure's code and message.
  */
+import type { Exchange } from '../../core/model.js';
 import { textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { amountOf, batch, cents, itemOf, pay, type ItemResult } from '../world.js';
@@ -27,6 +28,7 @@ function otherCurrency(c: string): string {
 
 const codeOf = (r: ItemResult | undefined) => /^([^:\s]+):(.*)$/.exec(r?.message ?? '');
 
+/** Up to `n` approved payments (one payment tried each). */
 async function approved(s: Session, n: number): Promise<Payment[]> {
   const out: Payment[] = [];
   for (let i = 0; i < n; i++) {
@@ -36,17 +38,72 @@ async function approved(s: Session, n: number): Promise<Payment[]> {
   return out;
 }
 
+/** A batch answered: its exchange, envelope and item results. */
+type Batch = Awaited<ReturnType<typeof batch>>;
+
+/** What the item probes share: the payments tried on, and the failure codes and messages named so far. */
+interface ItemProbe {
+  s: Session;
+  /** Approved payments (a1, a2), two captured ones (c1, c2) and a cancelled one (x1). */
+  a1: Payment;
+  a2: Payment;
+  c1: Payment;
+  c2: Payment;
+  x1: Payment;
+  /** The failure each code was first seen for (`unknownTransaction` → its code). */
+  codes: Record<string, string>;
+  /** Messages seen per failure code. */
+  messages: Map<string, string[]>;
+}
+
+/** Name the failure a result's code stands for (the first name wins) and keep its message; returns the code. */
+function note(p: ItemProbe, name: string, r: ItemResult | undefined): string | undefined {
+  const m = codeOf(r);
+  if (!m) return undefined;
+  p.codes[name] ??= m[1]!;
+  p.messages.set(m[1]!, [...(p.messages.get(m[1]!) ?? []), m[2]!]);
+  return m[1]!;
+}
+
+/** Keep the message of every result carrying a code. */
+function noteAll(p: ItemProbe, results: ItemResult[]): void {
+  for (const r of results) {
+    const m = codeOf(r);
+    if (m) p.messages.set(m[1]!, [...(p.messages.get(m[1]!) ?? []), m[2]!]);
+  }
+}
+
 async function run(s: Session, facts: Facts): Promise<void> {
-  const d = s.draft;
   const [a1, a2, c1, c2, x1] = await approved(s, 5);
   if (!a1 || !a2 || !c1 || !c2 || !x1) {
-    d.unknown('batch', 'not enough approved payments to try batch items on');
+    s.draft.unknown('batch', 'not enough approved payments to try batch items on');
     return;
   }
+  const p: ItemProbe = { s, a1, a2, c1, c2, x1, codes: {}, messages: new Map() };
+  const ok = await successes(p);
+  const cap = await captureFaults(p, ok);
+  const can = await cancelFaults(p, ok.cancel);
+  const ref = await refundFaults(p);
+  noteAll(p, [...cap.results, ...can.results, ...ref.results]);
+  facts.failureCodes = p.codes;
+  facts.failureMessages = Object.fromEntries(p.messages);
+  checkOrderOf(p, cap, can, ref);
+}
+
+/** The statuses of items that succeed, as a batch whose items all succeed shows them. */
+interface Successes {
+  capture: string | undefined;
+  cancel: string | undefined;
+  /** `return_status` of a batch whose items all succeed. */
+  returnStatus: string;
+}
+
+/** A capture and a cancel whose items all succeed: the success statuses and messages. */
+async function successes(p: ItemProbe): Promise<Successes> {
+  const { s, c1, c2, x1 } = p;
+  const d = s.draft;
   const captured = await batch(s, 'capture', [itemOf(c1), itemOf(c2)]);
   const cancelled = await batch(s, 'cancel', [itemOf(x1)]);
-  const okCapture = captured.results[0]?.status;
-  const okCancel = cancelled.results[0]?.status;
   const successEnvelope = captured.envelope;
   const rs = textAt(successEnvelope, 'return_status');
   d.set('statusValues.return_status.success', rs, s.evidence(captured.x, 'a batch whose items all succeed'));
@@ -56,23 +113,14 @@ async function run(s: Session, facts: Facts): Promise<void> {
     captured.results[0]?.message ?? '',
     s.evidence(captured.x, 'a captured item'),
   );
+  return { capture: captured.results[0]?.status, cancel: cancelled.results[0]?.status, returnStatus: rs };
+}
+
+/** Captures with one fault per item and two at a time, then one of less than authorised (the item amount). */
+async function captureFaults(p: ItemProbe, ok: Successes): Promise<Batch> {
+  const { s, a1, a2, x1 } = p;
+  const d = s.draft;
   const unknown = (s.body('capture').capture_orders as Record<string, unknown>[])[0]!;
-  const codes: Record<string, string> = {};
-  const messages = new Map<string, string[]>();
-  const note = (name: string, r: ItemResult | undefined) => {
-    const m = codeOf(r);
-    if (!m) return undefined;
-    codes[name] ??= m[1]!;
-    messages.set(m[1]!, [...(messages.get(m[1]!) ?? []), m[2]!]);
-    return m[1]!;
-  };
-  const noteAll = (results: ItemResult[]) => {
-    for (const r of results) {
-      const m = codeOf(r);
-      if (m) messages.set(m[1]!, [...(messages.get(m[1]!) ?? []), m[2]!]);
-    }
-  };
-  // One fault per item (capture), and faults two at a time.
   const cap = await batch(s, 'capture', [
     { ...unknown },
     itemOf(a1, { amount: 'ten' }),
@@ -82,47 +130,59 @@ async function run(s: Session, facts: Facts): Promise<void> {
     itemOf(x1, { currency: otherCurrency(x1.currency) }),
     { ...unknown, amount: 'ten' },
   ]);
-  const [unknownTx, invalid, currency, overOrMismatch, stateCancelled, stateCurrency, invalidUnknown] = cap.results;
-  note('unknownTransaction', unknownTx);
-  note('invalidItem', invalid);
-  note('currencyMismatch', currency);
+  const [unknownTx, invalid, currency, overOrMismatch] = cap.results;
+  note(p, 'unknownTransaction', unknownTx);
+  note(p, 'invalidItem', invalid);
+  note(p, 'currencyMismatch', currency);
   const capFailure = unknownTx?.status;
-  if (capFailure && capFailure !== okCapture)
+  if (capFailure && capFailure !== ok.capture)
     d.set('statusValues.capture_status.failure', capFailure, s.evidence(cap.x));
   const rsFailure = textAt(cap.envelope, 'return_status');
   d.set(
     'batch.envelopeOnItemFailure',
-    rsFailure === rs ? 'success' : 'failure',
+    rsFailure === ok.returnStatus ? 'success' : 'failure',
     s.evidence(cap.x, 'a batch whose items fail'),
   );
-  if (rsFailure !== rs)
+  if (rsFailure !== ok.returnStatus)
     d.set('statusValues.return_status.failure', rsFailure, s.evidence(cap.x, 'a batch whose items fail'));
   // A capture of less than authorised: the item amount is the amount to capture, or must be the payment's.
   const partial = await batch(s, 'capture', [itemOf(a2, { amount: amountOf(cents(a2.amount) - 100) })]);
-  const operationAmount = partial.results[0]?.status === okCapture;
+  const operationAmount = partial.results[0]?.status === ok.capture;
   d.set(
     'transitions.capture.itemAmount',
     operationAmount ? 'operationAmount' : 'original',
     s.evidence(partial.x, 'a capture of one unit less than authorised'),
   );
-  if (operationAmount) note('overCapture', overOrMismatch);
+  if (operationAmount) note(p, 'overCapture', overOrMismatch);
   else {
-    note('amountMismatch', partial.results[0]);
+    note(p, 'amountMismatch', partial.results[0]);
     d.unknown(
       'batch.itemFailures.overCapture',
       "the capture amount must equal the payment's: a capture above it is an amount mismatch, so this failure never shows",
     );
   }
-  // Cancel: another amount; two faults.
+  return cap;
+}
+
+/** Cancels of another amount, alone and with a second fault. */
+async function cancelFaults(p: ItemProbe, okCancel: string | undefined): Promise<Batch> {
+  const { s, a1, x1 } = p;
   const can = await batch(s, 'cancel', [
     itemOf(a1, { amount: amountOf(cents(a1.amount) + 100) }),
     itemOf(a1, { amount: amountOf(cents(a1.amount) + 100), currency: otherCurrency(a1.currency) }),
     itemOf(x1, { amount: amountOf(cents(x1.amount) + 100) }),
   ]);
-  note('amountMismatch', can.results[0]);
+  note(p, 'amountMismatch', can.results[0]);
   const canFailure = can.results[0]?.status;
-  if (canFailure && canFailure !== okCancel) d.set('statusValues.cancel_status.failure', canFailure, s.evidence(can.x));
-  // Refunds: a success (twice, for the numbering), more than refundable, and faults two at a time.
+  if (canFailure && canFailure !== okCancel)
+    s.draft.set('statusValues.cancel_status.failure', canFailure, s.evidence(can.x));
+  return can;
+}
+
+/** Refunds: a success (twice, for the numbering), more than refundable, and faults two at a time. */
+async function refundFaults(p: ItemProbe): Promise<Batch> {
+  const { s, a1, c1, x1 } = p;
+  const d = s.draft;
   const over = amountOf(cents(c1.amount) + 100);
   const ref = await batch(s, 'refund', [
     itemOf(c1, { refund_amount: '1.00', refund_reason: 'discovery' }),
@@ -140,45 +200,53 @@ async function run(s: Session, facts: Facts): Promise<void> {
       refund_reason: 'discovery',
     }),
   ]);
-  const [r1, r2, rOver, rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] =
-    ref.results;
-  note('overRefund', rOver);
-  // A refund of one unit refused the way a wrong amount is, while the whole amount is refunded: only the whole
-  // remaining amount may be refunded (refunds.partial names the failure).
-  let firstRefund = r1;
-  let refundX = ref.x;
+  const [, r2, rOver] = ref.results;
+  note(p, 'overRefund', rOver);
+  const first = await wholeRefund(p, ref);
+  await refunds(s, first.x, first.result, r2, rOver);
+  const refFailure = rOver?.status;
+  const okRefund = first.result?.status;
+  if (okRefund) d.set('statusValues.refund_status.success', okRefund, s.evidence(ref.x));
+  if (refFailure && refFailure !== okRefund) d.set('statusValues.refund_status.failure', refFailure, s.evidence(ref.x));
+  return ref;
+}
+
+/**
+ * The first refund that succeeded: the refund of 1.00, or, when it was refused the way a wrong amount is, a refund
+ * of the whole amount (only the whole remaining amount may be refunded: refunds.partial names the failure).
+ */
+async function wholeRefund(p: ItemProbe, ref: Batch): Promise<{ x: Exchange; result: ItemResult | undefined }> {
+  const { s, c1 } = p;
+  const [r1, r2, rOver] = ref.results;
   if (r1 && r2 && r1.status === r2.status && r1.status === rOver?.status) {
     const whole = await batch(s, 'refund', [itemOf(c1, { refund_amount: c1.amount, refund_reason: 'discovery' })]);
     const w = whole.results[0];
     if (w?.status && w.status !== r1.status) {
       const code = codeOf(r1)?.[1];
-      const name = Object.entries(codes).find(([, v]) => v === code)?.[0] ?? 'amountMismatch';
-      d.set(
+      const name = Object.entries(p.codes).find(([, v]) => v === code)?.[0] ?? 'amountMismatch';
+      s.draft.set(
         'refunds.partial',
         name,
         `${s.evidence(ref.x, 'a refund of 1.00 refused')}; ${s.evidence(whole.x, 'the whole amount refunded')}`,
       );
-      firstRefund = w;
-      refundX = whole.x;
+      return { x: whole.x, result: w };
     }
   }
-  await refunds(s, refundX, firstRefund, r2, rOver);
-  const refFailure = rOver?.status;
-  const okRefund = firstRefund?.status;
-  if (okRefund) d.set('statusValues.refund_status.success', okRefund, s.evidence(ref.x));
-  if (refFailure && refFailure !== okRefund) d.set('statusValues.refund_status.failure', refFailure, s.evidence(ref.x));
-  noteAll([...cap.results, ...can.results, ...ref.results]);
-  facts.failureCodes = codes;
-  facts.failureMessages = Object.fromEntries(messages);
-  // The order of the item checks, from the items carrying two faults.
+  return { x: ref.x, result: r1 };
+}
+
+/** The order of the item checks, from the items carrying two faults. */
+function checkOrderOf(p: ItemProbe, cap: Batch, can: Batch, ref: Batch): void {
   const faultOf = (r: ItemResult | undefined): Check | undefined => {
     const c = codeOf(r)?.[1];
     if (!c) return undefined;
-    const name = Object.entries(codes).find(([, v]) => v === c)?.[0];
+    const name = Object.entries(p.codes).find(([, v]) => v === c)?.[0];
     if (name === 'overCapture' || name === 'overRefund') return 'overAmount';
     if (name) return name as Check;
     return 'state';
   };
+  const [, , , , , stateCurrency, invalidUnknown] = cap.results;
+  const [, , , rOverCurrency, rOverAmount, rOverState, rInvalidOver, rInvalidState, rCurrencyAmount] = ref.results;
   const pairs: { a: Check; b: Check; winner: Check | undefined }[] = [
     { a: 'invalidItem', b: 'unknownTransaction', winner: faultOf(invalidUnknown) },
     { a: 'state', b: 'currencyMismatch', winner: faultOf(stateCurrency) },
@@ -194,12 +262,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
     { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidOver) },
     { a: 'invalidItem', b: 'currencyMismatch', winner: faultOf(rInvalidState) },
   ];
-  void stateCancelled;
-  const order = checkOrder(pairs.filter((p) => p.winner === p.a || p.winner === p.b) as never);
+  const order = checkOrder(pairs.filter((q) => q.winner === q.a || q.winner === q.b) as never);
   const seenPairs = pairs
-    .filter((p) => p.winner === p.a || p.winner === p.b)
-    .map((p) => `${p.winner} before ${p.winner === p.a ? p.b : p.a}`);
-  d.set(
+    .filter((q) => q.winner === q.a || q.winner === q.b)
+    .map((q) => `${q.winner} before ${q.winner === q.a ? q.b : q.a}`);
+  p.s.draft.set(
     'batch.checkOrder',
     order,
     `items with two faults: ${seenPairs.join(', ')}; an unknown transaction is placed as early as the ill-formed item allows (no other check can run without a transaction)`,
@@ -228,7 +295,7 @@ export function checkOrder(pairs: readonly { a: Check; b: Check; winner: Check }
 /** Refund references: the first number, whether the reference repeats it, what a failed item carries. */
 async function refunds(
   s: Session,
-  x: import('../../core/model.js').Exchange,
+  x: Exchange,
   first: ItemResult | undefined,
   second: ItemResult | undefined,
   failed: ItemResult | undefined,

@@ -9,7 +9,7 @@ import type { Exchange, OperationKey } from '../../core/model.js';
 import { textAt, type Discoverer, type Facts } from '../context.js';
 import type { Receiver } from '../../engine/receiver.js';
 import type { Session } from '../session.js';
-import { batch, followForms, itemOf, pay } from '../world.js';
+import { batch, followForms, itemOf, pay, type Paid } from '../world.js';
 import { completeApm } from './apm.js';
 import { documentFormat, inferOwnShape, pairsOf, type ShapePair } from './notification-shape.js';
 import { answerOf } from '../answers.js';
@@ -36,6 +36,30 @@ async function attemptsOf(
 
 const round = (n: number, step: number) => Math.round(n / step) * step;
 
+/** The requests sent with the receiver's URL, and the keys their notifications are received under. */
+interface Sent {
+  direct: Paid;
+  directKey: string;
+  payout: Exchange;
+  payoutKey: string;
+  failedBody?: Record<string, unknown>;
+  failedPayout?: Exchange;
+  apm: Awaited<ReturnType<typeof completeApm>>;
+  checkoutKey: string;
+  held?: Awaited<ReturnType<typeof heldWithUrl>>;
+}
+
+/** The notifications received per request sent (`reviewed`: the held payment's, after its review). */
+interface Received {
+  fromDirect: Exchange[];
+  fromPayout: Exchange[];
+  fromFailedPayout: Exchange[];
+  fromApm: Exchange[];
+  fromHeld: Exchange[];
+  fromCheckout: Exchange[];
+  reviewed: Exchange[];
+}
+
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const r = s.receiver;
@@ -47,7 +71,26 @@ async function run(s: Session, facts: Facts): Promise<void> {
     );
     return;
   }
-  // Which operations notify, all at once (each wait overlaps the others).
+  const sent = await sendWithUrl(s, facts, url);
+  const got = await receive(s, r, sent);
+  const { direct, payout, failedPayout } = sent;
+  const { fromDirect, fromPayout, fromFailedPayout } = got;
+  kindsNotified(s, facts, sent, got);
+  const paymentPairs = pairsOf(fromDirect, direct.body);
+  if (!fromDirect.length) {
+    d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
+    d.unknown('notifications.acknowledgement', 'no direct payment notification came');
+  } else await retries(s, r, url, paymentPairs);
+  ownShape(s, 'payment', paymentPairs);
+  if (fromPayout.length)
+    ownShape(s, 'payout', [
+      ...pairsOf(fromPayout, answerOf(payout)?.body),
+      ...(failedPayout ? pairsOf(fromFailedPayout, answerOf(failedPayout)?.body) : []),
+    ]);
+}
+
+/** Which operations notify, all at once (each wait overlaps the others): every kind sent with the receiver's URL. */
+async function sendWithUrl(s: Session, facts: Facts, url: string): Promise<Sent> {
   // An empty note: a signature skipping empty values tells itself from one that does not.
   const direct = await pay(s, { set: { notify_url: url, note: '' } });
   const directKey = String((direct.x.request.body as Record<string, unknown>).order_no);
@@ -66,20 +109,33 @@ async function run(s: Session, facts: Facts): Promise<void> {
   await followForms(s, checkout, /pay/i);
   const checkoutKey = String(checkoutBody.order_no);
   const held = facts.held ? await heldWithUrl(s, facts, url) : undefined;
+  return { direct, directKey, payout, payoutKey, failedBody, failedPayout, apm, checkoutKey, held };
+}
+
+/** The notifications of every request sent, then the held payment's once it is reviewed. */
+async function receive(s: Session, r: Receiver, sent: Sent): Promise<Received> {
+  const { failedBody, apm, held } = sent;
   const [fromDirect, fromPayout, fromFailedPayout, fromApm, fromHeld, fromCheckout] = await Promise.all([
-    r.notifications(directKey, WAIT_MS),
-    r.notifications(payoutKey, WAIT_MS),
+    r.notifications(sent.directKey, WAIT_MS),
+    r.notifications(sent.payoutKey, WAIT_MS),
     failedBody ? r.notifications(String(failedBody.request_id), WAIT_MS) : Promise.resolve([]),
     apm.orderNo ? r.notifications(apm.orderNo, WAIT_MS) : Promise.resolve([]),
     held ? r.notifications(held.order_no, WAIT_MS) : Promise.resolve([]),
-    r.notifications(checkoutKey, WAIT_MS),
+    r.notifications(sent.checkoutKey, WAIT_MS),
   ]);
   let reviewed: Exchange[] = [];
   if (held) {
-    const flag = d.get<string>('review.approve.flag') ?? '1';
+    const flag = s.draft.get<string>('review.approve.flag') ?? '1';
     await batch(s, 'review', [itemOf(held, { review_flag: flag })]);
     reviewed = await r.notifications(held.order_no, WAIT_MS, fromHeld.length + 1);
   }
+  return { fromDirect, fromPayout, fromFailedPayout, fromApm, fromHeld, fromCheckout, reviewed };
+}
+
+/** The method and media of the bodies, and which operations each kind (payment, payout) is sent after. */
+function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): void {
+  const d = s.draft;
+  const { fromDirect, fromApm, fromCheckout, fromHeld, fromPayout, reviewed } = got;
   const payment: OperationKey[] = [];
   if (fromDirect.length) payment.push('authoriseDirect');
   if (fromApm.length) payment.push('authoriseApm');
@@ -90,7 +146,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     d.set(
       'notifications.method',
       sample.request.method,
-      s.evidence(direct.x, "a direct payment with the receiver's notify_url"),
+      s.evidence(sent.direct.x, "a direct payment with the receiver's notify_url"),
     );
     d.set(
       'notifications.mediaType',
@@ -117,7 +173,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     d.set(
       'notifications.kinds.payout.sentAfter',
       ['payout'],
-      s.evidence(payout, "a payout with the receiver's notify_url"),
+      s.evidence(sent.payout, "a payout with the receiver's notify_url"),
     );
     d.set(
       'notifications.kinds.payout.bodyFrom',
@@ -131,19 +187,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
       'notifications.kinds.payout',
       "a payout with the receiver's notify_url was not notified (the format requires a payout notification)",
       undefined,
-      s.evidence(payout),
+      s.evidence(sent.payout),
     );
-  const paymentPairs = pairsOf(fromDirect, direct.body);
-  if (!fromDirect.length) {
-    d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
-    d.unknown('notifications.acknowledgement', 'no direct payment notification came');
-  } else await retries(s, r, url, paymentPairs);
-  ownShape(s, 'payment', paymentPairs);
-  if (fromPayout.length)
-    ownShape(s, 'payout', [
-      ...pairsOf(fromPayout, answerOf(payout)?.body),
-      ...(failedPayout ? pairsOf(fromFailedPayout, answerOf(failedPayout)?.body) : []),
-    ]);
 }
 
 /** The kind's own body shape (`ownShape`) when its bodies are not the answer's fields as they are. */

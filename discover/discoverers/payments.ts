@@ -156,106 +156,51 @@ async function cardMask(s: Session, approved: Paid): Promise<void> {
     );
 }
 
+/** What the decline search gathers: the declining rules with their answers and evidence, and the first decline. */
+interface DeclineSearch {
+  s: Session;
+  approvedStatus: string;
+  rules: Record<string, unknown>[];
+  /** The answer of each rule's decline (its own result_info and risk_action, when they differ). */
+  answers: Paid[];
+  evidence: string[];
+  declined?: Paid;
+  /** The first declining trigger, to decline once more (a message is pinned only when two probes agree). */
+  again?: () => Promise<Paid>;
+}
+
+/** A payment declined (not approved, not held). */
+function isDeclined(st: DeclineSearch, p: Paid): boolean {
+  return !!p.payment && p.payment.orderStatus !== st.approvedStatus && isDeclineAnswer(p);
+}
+
+/** Keep a declining trigger: its rule, answer and evidence; the first one is the decline tried again. */
+function keepDecline(
+  st: DeclineSearch,
+  rule: Record<string, unknown>,
+  p: Paid,
+  note: string,
+  again: () => Promise<Paid>,
+): void {
+  st.rules.push(rule);
+  st.answers.push(p);
+  st.evidence.push(st.s.evidence(p.x, note));
+  st.declined ??= p;
+  st.again ??= again;
+}
+
 async function declines(
   s: Session,
   facts: Facts,
   outcomes: Map<string, Outcome>,
   approvedStatus: string,
 ): Promise<void> {
+  const st: DeclineSearch = { s, approvedStatus, rules: [], answers: [], evidence: [] };
+  await declineCards(st);
+  await declineTriggers(st, facts, outcomes);
+  const allOwn = ruleWordings(st);
   const d = s.draft;
-  const rules: Record<string, unknown>[] = [];
-  /** The answer of each rule's decline (its own result_info and risk_action, when they differ). */
-  const answers: Paid[] = [];
-  const evidence: string[] = [];
-  let declined: Paid | undefined;
-  let declineCard: string | undefined;
-  /** The first declining trigger, to decline once more (a message is pinned only when two probes agree). */
-  let again: (() => Promise<Paid>) | undefined;
-  const isDeclined = (p: Paid) => !!p.payment && p.payment.orderStatus !== approvedStatus && isDeclineAnswer(p);
-  for (const card of DECLINE_CARDS) {
-    const p = await pay(s, { card });
-    if (isDeclined(p)) {
-      declined = p;
-      declineCard = card;
-      again = () => pay(s, { card });
-      break;
-    }
-  }
-  if (declined && declineCard) {
-    // The shortest suffix that still declines, on the approving card's digits.
-    let suffix = declineCard;
-    for (let k = 1; k < declineCard.length - 1; k++) {
-      const trial = withSuffix(s.config.cards.approve!, declineCard.slice(-k));
-      const p = await pay(s, { card: trial });
-      if (isDeclined(p)) {
-        suffix = declineCard.slice(-k);
-        evidence.push(s.evidence(p.x, `a number ending in ${suffix} declines`));
-        break;
-      }
-    }
-    rules.push({ cardNumberSuffix: suffix });
-    answers.push(declined);
-    d.set('payments.testCards.decline', [declineCard], s.evidence(declined.x, 'declined'));
-    s.config.cards.decline = declineCard;
-  } else
-    d.set(
-      'payments.testCards.decline',
-      [],
-      `none of ${DECLINE_CARDS.length} decline test numbers of the list declines`,
-    );
-  for (const code of DECLINE_SECURITY_CODES) {
-    const p = await pay(s, { securityCode: code });
-    if (isDeclined(p)) {
-      rules.push({ securityCode: code });
-      answers.push(p);
-      evidence.push(s.evidence(p.x, `security code ${code}`));
-      declined ??= p;
-      again ??= () => pay(s, { securityCode: code });
-    }
-  }
-  facts.heldDomains = [];
-  for (const domain of TRIGGER_EMAIL_DOMAINS) {
-    const p = await pay(s, { set: { shopper_email: `shopper@${domain}` } });
-    if (!p.payment || p.payment.orderStatus === approvedStatus) continue;
-    if (isDeclined(p)) {
-      rules.push({ shopperEmailDomain: domain });
-      answers.push(p);
-      evidence.push(s.evidence(p.x, `e-mail at ${domain}`));
-      declined ??= p;
-      again ??= () => pay(s, { set: { shopper_email: `shopper@${domain}` } });
-    } else {
-      facts.heldDomains.push(domain);
-      facts.held ??= p.payment;
-      outcomes.set(p.payment.orderStatus, 'pendingReview');
-    }
-  }
-  for (const amount of DECLINE_AMOUNTS) {
-    const p = await pay(s, { set: { amount } });
-    if (isDeclined(p)) {
-      rules.push({ amount });
-      answers.push(p);
-      evidence.push(s.evidence(p.x, `amount ${amount}`));
-      declined ??= p;
-      again ??= () => pay(s, { set: { amount } });
-    }
-  }
-  // A rule whose decline is worded (or risk-rated) otherwise than the first one carries its own.
-  const wordingOf = (p: Paid | undefined) => {
-    const m = /^([^:]*):(.*)$/.exec(textAt(p?.body, 'result_info'));
-    return { code: m?.[1] ?? '', message: m?.[2] ?? '', risk: textAt(p?.body, 'risk_action') };
-  };
-  const base = wordingOf(declined);
-  const key = (w: ReturnType<typeof wordingOf>) => `${w.code}:${w.message}:${w.risk}`;
-  // Two or more declining rules, each worded otherwise: which wording (if any) is the global one no probe can tell;
-  // every rule carries its own and the global decline wording is left open.
-  const keys = answers.map((p) => key(wordingOf(p)));
-  const allOwn = rules.length >= 2 && answers.length === rules.length && new Set(keys).size === keys.length;
-  rules.forEach((rule, i) => {
-    const w = wordingOf(answers[i]);
-    if (!answers[i] || (!allOwn && key(w) === key(base))) return;
-    if (w.code) rule.resultInfo = { code: w.code, message: w.message };
-    if (w.risk) rule.riskAction = w.risk;
-  });
+  const { rules, evidence, declined } = st;
   d.set(
     'payments.declineRules',
     rules,
@@ -272,6 +217,105 @@ async function declines(
   facts.declined = declined.payment;
   outcomes.set(declined.payment.orderStatus, 'declined');
   d.set('statusValues.order_status.declined', declined.payment.orderStatus, s.evidence(declined.x));
+  await declineWording(st, declined, allOwn);
+}
+
+/** The decline test numbers of the list, and the shortest suffix that still declines on the approving card. */
+async function declineCards(st: DeclineSearch): Promise<void> {
+  const { s } = st;
+  let declineCard: string | undefined;
+  for (const card of DECLINE_CARDS) {
+    const p = await pay(s, { card });
+    if (isDeclined(st, p)) {
+      st.declined = p;
+      declineCard = card;
+      st.again = () => pay(s, { card });
+      break;
+    }
+  }
+  if (!st.declined || !declineCard) {
+    s.draft.set(
+      'payments.testCards.decline',
+      [],
+      `none of ${DECLINE_CARDS.length} decline test numbers of the list declines`,
+    );
+    return;
+  }
+  // The shortest suffix that still declines, on the approving card's digits.
+  let suffix = declineCard;
+  for (let k = 1; k < declineCard.length - 1; k++) {
+    const trial = withSuffix(s.config.cards.approve!, declineCard.slice(-k));
+    const p = await pay(s, { card: trial });
+    if (isDeclined(st, p)) {
+      suffix = declineCard.slice(-k);
+      st.evidence.push(s.evidence(p.x, `a number ending in ${suffix} declines`));
+      break;
+    }
+  }
+  st.rules.push({ cardNumberSuffix: suffix });
+  st.answers.push(st.declined);
+  s.draft.set('payments.testCards.decline', [declineCard], s.evidence(st.declined.x, 'declined'));
+  s.config.cards.decline = declineCard;
+}
+
+/** The security codes, e-mail domains (declining or holding) and amounts of the list. */
+async function declineTriggers(st: DeclineSearch, facts: Facts, outcomes: Map<string, Outcome>): Promise<void> {
+  const { s } = st;
+  for (const code of DECLINE_SECURITY_CODES) {
+    const p = await pay(s, { securityCode: code });
+    if (isDeclined(st, p))
+      keepDecline(st, { securityCode: code }, p, `security code ${code}`, () => pay(s, { securityCode: code }));
+  }
+  facts.heldDomains = [];
+  for (const domain of TRIGGER_EMAIL_DOMAINS) {
+    const p = await pay(s, { set: { shopper_email: `shopper@${domain}` } });
+    if (!p.payment || p.payment.orderStatus === st.approvedStatus) continue;
+    if (isDeclined(st, p))
+      keepDecline(st, { shopperEmailDomain: domain }, p, `e-mail at ${domain}`, () =>
+        pay(s, { set: { shopper_email: `shopper@${domain}` } }),
+      );
+    else {
+      facts.heldDomains.push(domain);
+      facts.held ??= p.payment;
+      outcomes.set(p.payment.orderStatus, 'pendingReview');
+    }
+  }
+  for (const amount of DECLINE_AMOUNTS) {
+    const p = await pay(s, { set: { amount } });
+    if (isDeclined(st, p)) keepDecline(st, { amount }, p, `amount ${amount}`, () => pay(s, { set: { amount } }));
+  }
+}
+
+/** The result_info and risk_action of a declined answer. */
+function wordingOf(p: Paid | undefined): { code: string; message: string; risk: string } {
+  const m = /^([^:]*):(.*)$/.exec(textAt(p?.body, 'result_info'));
+  return { code: m?.[1] ?? '', message: m?.[2] ?? '', risk: textAt(p?.body, 'risk_action') };
+}
+
+/**
+ * A rule whose decline is worded (or risk-rated) otherwise than the first one carries its own wording. Returns
+ * whether every rule is worded otherwise (two or more rules): then which wording (if any) is the global one no probe
+ * can tell; every rule carries its own and the global decline wording is left open.
+ */
+function ruleWordings(st: DeclineSearch): boolean {
+  const { rules, answers } = st;
+  const base = wordingOf(st.declined);
+  const key = (w: ReturnType<typeof wordingOf>) => `${w.code}:${w.message}:${w.risk}`;
+  const keys = answers.map((p) => key(wordingOf(p)));
+  const allOwn = rules.length >= 2 && answers.length === rules.length && new Set(keys).size === keys.length;
+  rules.forEach((rule, i) => {
+    const w = wordingOf(answers[i]);
+    if (!answers[i] || (!allOwn && key(w) === key(base))) return;
+    if (w.code) rule.resultInfo = { code: w.code, message: w.message };
+    if (w.risk) rule.riskAction = w.risk;
+  });
+  return allOwn;
+}
+
+/** The decline's result_info (pinned when a second decline says the same) and risk_action, or each rule's own. */
+async function declineWording(st: DeclineSearch, declined: Paid, allOwn: boolean): Promise<void> {
+  const { s, rules, evidence, again } = st;
+  const d = s.draft;
   const info = codeMessageOf(answerOf(declined.x)!);
   if (info) {
     const second = again ? await again() : undefined;

@@ -9,8 +9,10 @@ import { attempt, textAt, type Discoverer, type Facts, type PayoutFailure } from
 import type { Session } from '../session.js';
 import { FEE_PAID_BY_PAIRS, PAYOUT_FAILURE_TRIALS } from '../vocabulary.js';
 
+/** A payout sent: its exchange, the answer's body, and whether it was taken. */
 type Out = { x: import('../../core/model.js').Exchange; body: Record<string, unknown>; ok: boolean };
 
+/** A payout with fields set (undefined: removed), fee_paid_by left out unless set. */
 async function payout(s: Session, set: Record<string, unknown>): Promise<Out> {
   const body = s.body('payout');
   delete body.fee_paid_by;
@@ -27,8 +29,19 @@ async function payout(s: Session, set: Record<string, unknown>): Promise<Out> {
 const num = (b: Record<string, unknown>, f: string) => Number(b[f]);
 
 async function run(s: Session, facts: Facts): Promise<void> {
+  const found = await feePaidBy(s);
+  if (!found) return;
+  const { payer, payerOut } = found;
+  await feeOf(s, payer, num(payerOut.body, 'fee_amount'));
+  completed(s, payerOut);
+  const sent = await idempotency(s, payerOut);
+  await conversion(s, payer, sent);
+  await failureRules(s, facts, payer);
+}
+
+/** fee_paid_by: a pair of the list whose both values are taken, and which of them means the payer pays. */
+async function feePaidBy(s: Session): Promise<{ payer: string; payerOut: Out } | undefined> {
   const d = s.draft;
-  // fee_paid_by: a pair of the list whose both values are taken.
   let pair: [string, string] | undefined;
   let payerOut: Out | undefined;
   let benOut: Out | undefined;
@@ -47,7 +60,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
       'payout.feePaidBy',
       `no pair of ${FEE_PAID_BY_PAIRS.map((p) => p.join('/')).join(', ')} was taken as fee_paid_by`,
     );
-    return;
+    return undefined;
   }
   // Which value means the payer pays: the payer then pays more than the amount.
   const fee = num(payerOut.body, 'fee_amount');
@@ -61,46 +74,58 @@ async function run(s: Session, facts: Facts): Promise<void> {
   d.set('payout.feePaidBy.payer', payer, `${s.evidence(payerOut.x)}; ${why}`);
   d.set('payout.feePaidBy.beneficiary', beneficiary, s.evidence(benOut.x));
   s.work.payout.feePaidBy = { payer, beneficiary };
-  // The fee: two amounts, then a large one (the percentage) and two more (its rounding).
+  return { payer, payerOut };
+}
+
+/** The fee: two amounts, then a large one (the percentage) and two more (its rounding); its decimals. */
+async function feeOf(s: Session, payer: string, fee: number): Promise<void> {
+  const d = s.draft;
   const second = await payout(s, { fee_paid_by: payer, payment_amount: '2000' });
   const fee2 = num(second.body, 'fee_amount');
   if (fee === fee2)
     d.set('payout.fee', { type: 'fixed', amount: String(fee) }, `fee_amount ${fee} for 1000 and for 2000`);
-  else {
-    const big = await payout(s, { fee_paid_by: payer, payment_amount: '1000000' });
-    const percent = Number(((num(big.body, 'fee_amount') / 1_000_000) * 100).toFixed(4));
-    // Amounts whose exact fee has a fraction below and above one half.
-    const amountFor = (fraction: number) => {
-      for (let a = 1001; a < 1200; a++) {
-        const exact = (a * percent) / 100;
-        const f = exact - Math.floor(exact);
-        if (fraction < 0.5 ? f > 0.05 && f < 0.45 : f > 0.55 && f < 0.95) return a;
-      }
-      return 1001;
-    };
-    const low = amountFor(0.25);
-    const high = amountFor(0.75);
-    const l = await payout(s, { fee_paid_by: payer, payment_amount: String(low) });
-    const h = await payout(s, { fee_paid_by: payer, payment_amount: String(high) });
-    const exactL = (low * percent) / 100;
-    const exactH = (high * percent) / 100;
-    const rounding =
-      num(l.body, 'fee_amount') === Math.ceil(exactL)
-        ? 'up'
-        : num(h.body, 'fee_amount') === Math.floor(exactH)
-          ? 'down'
-          : 'halfUp';
-    d.set(
-      'payout.fee',
-      { type: 'percentage', percent: String(percent), rounding },
-      `fee_amount ${num(big.body, 'fee_amount')} for 1000000; ${num(l.body, 'fee_amount')} for ${low} (${exactL.toFixed(3)}), ${num(h.body, 'fee_amount')} for ${high} (${exactH.toFixed(3)})`,
-    );
-  }
+  else await percentageFee(s, payer);
   // Fees to the cent: a fee amount with a fraction.
   const fees = [fee, fee2].filter((x) => Number.isFinite(x));
   const places = Math.max(0, ...fees.map((x) => (String(x).split('.')[1] ?? '').length));
   if (places > 0) d.set('payout.fee.decimals', Math.min(places, 2) === 1 ? 2 : places, `fee_amount ${fees.join(', ')}`);
-  // What a completed payout carries.
+}
+
+/** A proportional fee: its percentage from a large amount, its rounding from two amounts either side of a half. */
+async function percentageFee(s: Session, payer: string): Promise<void> {
+  const big = await payout(s, { fee_paid_by: payer, payment_amount: '1000000' });
+  const percent = Number(((num(big.body, 'fee_amount') / 1_000_000) * 100).toFixed(4));
+  // Amounts whose exact fee has a fraction below and above one half.
+  const amountFor = (fraction: number) => {
+    for (let a = 1001; a < 1200; a++) {
+      const exact = (a * percent) / 100;
+      const f = exact - Math.floor(exact);
+      if (fraction < 0.5 ? f > 0.05 && f < 0.45 : f > 0.55 && f < 0.95) return a;
+    }
+    return 1001;
+  };
+  const low = amountFor(0.25);
+  const high = amountFor(0.75);
+  const l = await payout(s, { fee_paid_by: payer, payment_amount: String(low) });
+  const h = await payout(s, { fee_paid_by: payer, payment_amount: String(high) });
+  const exactL = (low * percent) / 100;
+  const exactH = (high * percent) / 100;
+  const rounding =
+    num(l.body, 'fee_amount') === Math.ceil(exactL)
+      ? 'up'
+      : num(h.body, 'fee_amount') === Math.floor(exactH)
+        ? 'down'
+        : 'halfUp';
+  s.draft.set(
+    'payout.fee',
+    { type: 'percentage', percent: String(percent), rounding },
+    `fee_amount ${num(big.body, 'fee_amount')} for 1000000; ${num(l.body, 'fee_amount')} for ${low} (${exactL.toFixed(3)}), ${num(h.body, 'fee_amount')} for ${high} (${exactH.toFixed(3)})`,
+  );
+}
+
+/** What a completed payout carries: its status, failure fields and clearing system. */
+function completed(s: Session, payerOut: Out): void {
+  const d = s.draft;
   d.set('statusValues.payout_status.completed', textAt(payerOut.body, 'status'), s.evidence(payerOut.x));
   d.set('payout.successFailureType', textAt(payerOut.body, 'failure_type'), s.evidence(payerOut.x));
   d.set('payout.successFailureReason', textAt(payerOut.body, 'failure_reason'), s.evidence(payerOut.x));
@@ -116,7 +141,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
       undefined,
       s.evidence(payerOut.x),
     );
-  // Idempotency: the same request again, then the same key with another body.
+}
+
+/** Idempotency: the same request again, then the same key with another body; returns the body sent. */
+async function idempotency(s: Session, payerOut: Out): Promise<Record<string, unknown>> {
+  const d = s.draft;
   const key = s.defaults.payout.idempotencyKey;
   const sent = payerOut.x.request.body as Record<string, unknown>;
   const again = await attempt(s, 'payout', sent, { sameKey: true });
@@ -138,21 +167,28 @@ async function run(s: Session, facts: Facts): Promise<void> {
   if (other.refusal)
     d.set('payout.replayWithDifferentBody', 'invalidInput', s.evidence(other.x, `the same ${key}, another body`));
   else d.set('payout.replayWithDifferentBody', 'sameResponse', s.evidence(other.x, `the same ${key}, another body`));
-  // No conversion: another source currency is refused.
+  return sent;
+}
+
+/** No conversion: another source currency is refused. */
+async function conversion(s: Session, payer: string, sent: Record<string, unknown>): Promise<void> {
   const conv = await payout(s, {
     fee_paid_by: payer,
     source_currency: sent.payment_currency === 'USD' ? 'EUR' : 'USD',
   });
   if (!conv.ok)
-    d.set('payout.currencyConversion', 'none', s.evidence(conv.x, 'a source currency other than the payment currency'));
+    s.draft.set(
+      'payout.currencyConversion',
+      'none',
+      s.evidence(conv.x, 'a source currency other than the payment currency'),
+    );
   else
-    d.unknown(
+    s.draft.unknown(
       'payout.currencyConversion',
       'a payout converting currencies was accepted: the format states no conversion rule',
       undefined,
       s.evidence(conv.x),
     );
-  await failureRules(s, facts, payer);
 }
 
 /** A copy of `body` with the value at a dotted path replaced (undefined when a step of the path is missing). */

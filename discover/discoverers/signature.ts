@@ -34,6 +34,9 @@ import { searchCards } from './cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 import { operationSet } from '../../core/spec/operations.js';
 
+/** A request sent: its exchange and its refusal (undefined: taken). */
+type Attempt = Awaited<ReturnType<typeof attempt>>;
+
 /** Whether a refusal is the unreadable-body one (same code, or same status and form when no code shows). */
 function isMalformed(facts: Facts, r: Refusal | undefined): boolean {
   const m = facts.malformed;
@@ -108,108 +111,17 @@ async function requestMedia(s: Session, facts: Facts, zeros: () => string): Prom
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const capture = s.body('capture');
-  // An unreadable body: the malformed-body refusal every other answer is told apart from.
-  const m = await attempt(s, 'capture', capture, {
-    rawBody: '{"capture_orders":',
-    contentType: 'application/json',
-    sign: false,
-  });
-  if (m.refusal) {
-    facts.malformed = seen(s, 'capture', m.x, m.refusal, {});
-    noteKind(facts, 'malformedBody', facts.malformed);
-  }
   const zeros = () => wrongSignature('hex-lower');
-  // A header the gateway requires: the refusal of a wrong signature changes once it is there.
-  let base = await attempt(s, 'capture', capture, { encoding: 'json', signature: zeros });
-  const captureMedia = isMalformed(facts, base.refusal) ? 'form' : 'json';
-  if (captureMedia === 'form') base = await attempt(s, 'capture', capture, { encoding: 'form', signature: zeros });
-  // Every request carries a signature (Authentication 1): a target taking a capture with a wrong one, or an
-  // unreadable body, alike is no gateway discovery can describe.
-  if (!base.refusal || !m.refusal)
-    throw new Error(
-      `the target took a capture ${!m.refusal ? 'with an unreadable body' : 'with a wrong signature'} (${s.evidence(base.x)}): it is no PAGI gateway, or checks nothing`,
-    );
-  s.work.requestMedia.types.capture = captureMedia;
-  s.work.requestHeaders.headers = {};
-  for (const [name, template] of HEADER_CANDIDATES) {
-    s.work.requestHeaders.headers = { [name]: template };
-    const r = await attempt(s, 'capture', capture, { signature: zeros });
-    if (!sameRefusal(r.refusal, base.refusal) && base.refusal) {
-      facts.headerMissing = seen(s, 'capture', base.x, base.refusal, capture);
-      d.set('requestHeaders.headers', { [name]: template }, s.evidence(r.x, `with ${name} the refusal changes`));
-      break;
-    }
-    s.work.requestHeaders.headers = {};
-  }
-  if (!Object.keys(s.work.requestHeaders.headers).length)
-    d.set(
-      'requestHeaders.headers',
-      {},
-      `no header of ${HEADER_CANDIDATES.map(([n]) => n).join(', ')} changes the refusal of a wrong signature`,
-    );
+  const base = await firstRefusals(s, facts, capture, zeros);
+  await requiredHeader(s, facts, capture, base, zeros);
   // Which media each operation reads: a wrong signature in each (readable: refused otherwise than unreadable).
   await requestMedia(s, facts, zeros);
   const wrong = facts.wrongSignature.capture as Refusal | undefined;
-  // A signed refusal tells the scheme offline; else the catalogue, most likely first.
-  const hints: Family[] = rankResponseSchemes(s.samples, s.options.secret).map((o) =>
-    o.pairs
-      ? { algorithm: o.algorithm, encoding: o.encoding, pairs: { ...o.pairs, valueEncoding: 'raw' } }
-      : { algorithm: o.algorithm, encoding: o.encoding, separator: o.separator! },
-  );
-  s.options.log(`signature: ${hints.length} scheme(s) explain the signed refusal`);
-  let family: Family | undefined;
-  let captureList: string[] = [];
-  for (const c of captureCandidates(hints)) {
-    const r = await attempt(s, 'capture', capture, { sign: c.sig });
-    // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
-    // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
-    if (!r.refusal) {
-      family = c.family;
-      captureList = c.sig.request.mode === 'fieldList' ? c.sig.request.fields.capture : [];
-      adopt(s, family, 'capture', captureList.length ? captureList : undefined);
-      const how = family.pairs ? 'sorted pairs' : `fields ${captureList.join(', ')}`;
-      d.set('signature.algorithm', family.algorithm, s.evidence(r.x, `capture accepted with ${how}`));
-      if (!family.pairs) {
-        d.set('signature.request.mode', 'fieldList', s.evidence(r.x, 'accepted'));
-        d.set('signature.request.separator', family.separator, s.evidence(r.x, 'accepted'));
-        d.set('signature.request.fields.capture', captureList, s.evidence(r.x, 'accepted'));
-      }
-      d.set('signature.encoding', family.encoding, s.evidence(r.x, 'accepted'));
-      break;
-    }
-  }
-  if (!family) {
-    d.unknown(
-      'signature',
-      'no scheme of the catalogue was accepted: state the signature from the gateway documentation',
-    );
-    throw new Error('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
-  }
+  const { family, captureList } = await captureScheme(s, capture);
   s.options.log(`signature: capture scheme found after ${s.requests} requests`);
   if (wrong) noteKind(facts, 'badSignature', facts.wrongSignature.capture!);
-  // Case of hex signatures.
-  if (family.encoding !== 'base64') {
-    const r = await attempt(s, 'capture', capture, {
-      signature: (v) => (family.encoding === 'hex-lower' ? v?.toUpperCase() : v?.toLowerCase()),
-    });
-    const insensitive = !r.refusal;
-    s.work.signature.caseInsensitiveCompare = insensitive;
-    d.set(
-      'signature.caseInsensitiveCompare',
-      insensitive,
-      s.evidence(r.x, 'the same signature in the other letter case'),
-    );
-  } else {
-    s.work.signature.caseInsensitiveCompare = false;
-    d.set('signature.caseInsensitiveCompare', false, 'base64 signatures are compared exactly (the format requires it)');
-  }
-  // Which is checked first, the signature or the fields: a request with both faults.
-  const invalid = { ...capture, capture_orders: 'not-a-list' };
-  const inputOnly = await attempt(s, 'capture', invalid);
-  const both = await attempt(s, 'capture', invalid, { signature: zeros });
-  if (inputOnly.refusal) noteKind(facts, 'invalidInput', seen(s, 'capture', inputOnly.x, inputOnly.refusal, invalid));
-  facts.inputFirst =
-    !!inputOnly.refusal && sameRefusal(both.refusal, inputOnly.refusal) && !sameRefusal(inputOnly.refusal, wrong);
+  await signatureCase(s, capture, family);
+  await inputFirst(s, facts, capture, wrong, zeros);
   // Sorted pairs: empty values and encoded values, on the direct payment (many kinds of fields).
   if (family.pairs) await pairsDetails(s, facts, family);
   else await simpleLists(s, facts, family, captureList);
@@ -228,6 +140,138 @@ async function run(s: Session, facts: Facts): Promise<void> {
       'sorted pairs accepted on every operation tried (capture, payments, payout)',
     );
   }
+}
+
+/**
+ * The refusals of an unreadable capture and of one with a wrong signature (in the media the capture reads), which
+ * every later answer is told apart from; throws when either is taken. Returns the wrong-signature attempt.
+ */
+async function firstRefusals(
+  s: Session,
+  facts: Facts,
+  capture: Record<string, unknown>,
+  zeros: () => string,
+): Promise<Attempt> {
+  // An unreadable body: the malformed-body refusal every other answer is told apart from.
+  const m = await attempt(s, 'capture', capture, {
+    rawBody: '{"capture_orders":',
+    contentType: 'application/json',
+    sign: false,
+  });
+  if (m.refusal) {
+    facts.malformed = seen(s, 'capture', m.x, m.refusal, {});
+    noteKind(facts, 'malformedBody', facts.malformed);
+  }
+  // A header the gateway requires: the refusal of a wrong signature changes once it is there.
+  let base = await attempt(s, 'capture', capture, { encoding: 'json', signature: zeros });
+  const captureMedia = isMalformed(facts, base.refusal) ? 'form' : 'json';
+  if (captureMedia === 'form') base = await attempt(s, 'capture', capture, { encoding: 'form', signature: zeros });
+  // Every request carries a signature (Authentication 1): a target taking a capture with a wrong one, or an
+  // unreadable body, alike is no gateway discovery can describe.
+  if (!base.refusal || !m.refusal)
+    throw new Error(
+      `the target took a capture ${!m.refusal ? 'with an unreadable body' : 'with a wrong signature'} (${s.evidence(base.x)}): it is no PAGI gateway, or checks nothing`,
+    );
+  s.work.requestMedia.types.capture = captureMedia;
+  return base;
+}
+
+/** A header of the list the gateway requires: with it, the refusal of a wrong signature changes. */
+async function requiredHeader(
+  s: Session,
+  facts: Facts,
+  capture: Record<string, unknown>,
+  base: Attempt,
+  zeros: () => string,
+): Promise<void> {
+  s.work.requestHeaders.headers = {};
+  for (const [name, template] of HEADER_CANDIDATES) {
+    s.work.requestHeaders.headers = { [name]: template };
+    const r = await attempt(s, 'capture', capture, { signature: zeros });
+    if (!sameRefusal(r.refusal, base.refusal) && base.refusal) {
+      facts.headerMissing = seen(s, 'capture', base.x, base.refusal, capture);
+      s.draft.set('requestHeaders.headers', { [name]: template }, s.evidence(r.x, `with ${name} the refusal changes`));
+      break;
+    }
+    s.work.requestHeaders.headers = {};
+  }
+  if (!Object.keys(s.work.requestHeaders.headers).length)
+    s.draft.set(
+      'requestHeaders.headers',
+      {},
+      `no header of ${HEADER_CANDIDATES.map(([n]) => n).join(', ')} changes the refusal of a wrong signature`,
+    );
+}
+
+/** The capture's scheme: a signed refusal tells it offline, else the catalogue, most likely first; throws if none. */
+async function captureScheme(
+  s: Session,
+  capture: Record<string, unknown>,
+): Promise<{ family: Family; captureList: string[] }> {
+  const d = s.draft;
+  const hints: Family[] = rankResponseSchemes(s.samples, s.options.secret).map((o) =>
+    o.pairs
+      ? { algorithm: o.algorithm, encoding: o.encoding, pairs: { ...o.pairs, valueEncoding: 'raw' } }
+      : { algorithm: o.algorithm, encoding: o.encoding, separator: o.separator! },
+  );
+  s.options.log(`signature: ${hints.length} scheme(s) explain the signed refusal`);
+  for (const c of captureCandidates(hints)) {
+    const r = await attempt(s, 'capture', capture, { sign: c.sig });
+    // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
+    // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
+    if (!r.refusal) {
+      const family = c.family;
+      const captureList = c.sig.request.mode === 'fieldList' ? c.sig.request.fields.capture : [];
+      adopt(s, family, 'capture', captureList.length ? captureList : undefined);
+      const how = family.pairs ? 'sorted pairs' : `fields ${captureList.join(', ')}`;
+      d.set('signature.algorithm', family.algorithm, s.evidence(r.x, `capture accepted with ${how}`));
+      if (!family.pairs) {
+        d.set('signature.request.mode', 'fieldList', s.evidence(r.x, 'accepted'));
+        d.set('signature.request.separator', family.separator, s.evidence(r.x, 'accepted'));
+        d.set('signature.request.fields.capture', captureList, s.evidence(r.x, 'accepted'));
+      }
+      d.set('signature.encoding', family.encoding, s.evidence(r.x, 'accepted'));
+      return { family, captureList };
+    }
+  }
+  d.unknown('signature', 'no scheme of the catalogue was accepted: state the signature from the gateway documentation');
+  throw new Error('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
+}
+
+/** Whether hex signatures are compared in either letter case (base64 ones exactly). */
+async function signatureCase(s: Session, capture: Record<string, unknown>, family: Family): Promise<void> {
+  const d = s.draft;
+  if (family.encoding !== 'base64') {
+    const r = await attempt(s, 'capture', capture, {
+      signature: (v) => (family.encoding === 'hex-lower' ? v?.toUpperCase() : v?.toLowerCase()),
+    });
+    const insensitive = !r.refusal;
+    s.work.signature.caseInsensitiveCompare = insensitive;
+    d.set(
+      'signature.caseInsensitiveCompare',
+      insensitive,
+      s.evidence(r.x, 'the same signature in the other letter case'),
+    );
+  } else {
+    s.work.signature.caseInsensitiveCompare = false;
+    d.set('signature.caseInsensitiveCompare', false, 'base64 signatures are compared exactly (the format requires it)');
+  }
+}
+
+/** Which is checked first, the signature or the fields: a request with both faults (`facts.inputFirst`). */
+async function inputFirst(
+  s: Session,
+  facts: Facts,
+  capture: Record<string, unknown>,
+  wrong: Refusal | undefined,
+  zeros: () => string,
+): Promise<void> {
+  const invalid = { ...capture, capture_orders: 'not-a-list' };
+  const inputOnly = await attempt(s, 'capture', invalid);
+  const both = await attempt(s, 'capture', invalid, { signature: zeros });
+  if (inputOnly.refusal) noteKind(facts, 'invalidInput', seen(s, 'capture', inputOnly.x, inputOnly.refusal, invalid));
+  facts.inputFirst =
+    !!inputOnly.refusal && sameRefusal(both.refusal, inputOnly.refusal) && !sameRefusal(inputOnly.refusal, wrong);
 }
 
 /** Sorted pairs: whether empty values are skipped and values URL-encoded (a payment with an empty and an encoded field). */
