@@ -8,6 +8,7 @@ import type { SignatureProfile } from '../core/signing.js';
 import { answerOf, refusalOf, sameRefusal, type Refusal } from './answers.js';
 import type { Session } from './session.js';
 import type { SelectingOperation } from '../core/profile/operations.js';
+import type { BatchOperationKey } from '../core/spec/terms.js';
 
 /** One batch item's result: its item, status, message (`error_message` or `refund_message`) and the result. */
 export interface ItemResult {
@@ -20,7 +21,7 @@ export interface ItemResult {
 
 /** A batch operation tried on a payment in a state: accepted or refused with its code and message. */
 export interface ItemOutcome {
-  op: 'capture' | 'review' | 'cancel' | 'refund';
+  op: BatchOperationKey;
   state?: keyof Profile['statusValues']['payment_status'];
   ok: boolean;
   code?: string;

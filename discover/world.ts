@@ -9,6 +9,7 @@ import { attempt, textAt, type Facts, type ItemResult, type Payment } from './co
 export type { ItemResult } from './context.js';
 import type { Session } from './session.js';
 import type { SelectingOperation } from '../core/profile/operations.js';
+import type { BatchOperationKey } from '../core/spec/terms.js';
 
 /** A direct payment's answer. */
 export interface Paid {
@@ -76,7 +77,7 @@ export function itemOf(p: Payment, set: Record<string, unknown> = {}): Record<st
 /** A batch request over items; its refusal, or each item's result (in request order). */
 export async function batch(
   s: Session,
-  op: 'capture' | 'review' | 'cancel' | 'refund',
+  op: BatchOperationKey,
   items: Record<string, unknown>[],
 ): Promise<{ x: Exchange; refusal?: Refusal; envelope: Record<string, unknown>; results: ItemResult[] }> {
   const spec = s.spec.operations.get(op)!.batch!;

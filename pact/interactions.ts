@@ -27,6 +27,7 @@ import type {
 } from './pact-file.js';
 import { flatten, shownRecordGuarantee } from './schema.js';
 import { PACT_NOTIFY_URL, profileHeaders, STATES, type StateKey } from './states.js';
+import type { BatchOperationKey } from '../core/spec/terms.js';
 
 /** Consumer and provider names of the generated pact. */
 export const CONSUMER = 'merchant';
@@ -102,7 +103,7 @@ interface Plan {
 const ITEM_INJECTS = { transaction_id: 'transaction_id', order_no: 'order_no', amount: 'amount', currency: 'currency' };
 
 function batchPlan(
-  operation: 'capture' | 'review' | 'cancel' | 'refund',
+  operation: BatchOperationKey,
   state: StateKey,
   description: string,
   extra: Record<string, string> = {},

@@ -20,13 +20,27 @@ function pascal(file: string): string {
   return file.replace('.schema.json', '').replace(/(^|-)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 }
 
-/** The operations of the kit's spec, by variant key in spec order (`x-pagi-variants[].key`). */
+/** The operations of the kit's spec, by variant key in spec order (`x-pagi-variants[].key`), and its batches. */
 function operationKeys(): string {
   const openapi = readYamlFile(path.join(KIT_ROOT, 'spec', 'openapi.yaml')) as { paths: Record<string, any> };
-  const keys = Object.values(openapi.paths).flatMap((item) =>
-    (item.post['x-pagi-variants'] as { key: string }[]).map((v) => v.key),
-  );
-  return `\n/**\n * An operation of the kit's own spec (spec/openapi.yaml \`x-pagi-variants[].key\`, in spec order).\n */\nexport type KitOperationKey =\n${keys.map((k) => `  | ${JSON.stringify(k)}`).join('\n')};\n`;
+  const keysOf = (items: any[]) =>
+    items.flatMap((item) => (item.post['x-pagi-variants'] as { key: string }[]).map((v) => v.key));
+  const union = (keys: string[]) => keys.map((k) => `  | ${JSON.stringify(k)}`).join('\n');
+  const all = keysOf(Object.values(openapi.paths));
+  const batches = keysOf(Object.values(openapi.paths).filter((item) => item.post['x-pagi-batch'] !== undefined));
+  return [
+    '',
+    '/**',
+    " * An operation of the kit's own spec (spec/openapi.yaml `x-pagi-variants[].key`, in spec order).",
+    ' */',
+    `export type KitOperationKey =\n${union(all)};`,
+    '',
+    '/**',
+    " * A batch operation of the kit's own spec (a path with `x-pagi-batch`, in spec order).",
+    ' */',
+    `export type KitBatchOperationKey =\n${union(batches)};`,
+    '',
+  ].join('\n');
 }
 
 export async function generateTypes(): Promise<string> {

@@ -1,4 +1,4 @@
-import type { KitOperationKey } from '../types/generated.js';
+import type { KitBatchOperationKey, KitOperationKey } from '../types/generated.js';
 
 export type { KitOperationKey };
 
@@ -20,6 +20,12 @@ export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy';
  * generic families with no code naming it: at run time a key may be one of that spec's.
  */
 export type OperationKey = KitOperationKey;
+
+/**
+ * A batch operation of the kit's spec (a path with `x-pagi-batch`: an order array with per-item results), generated
+ * from the spec; at run time `isBatchOperation` tells the batches of the run's spec.
+ */
+export type BatchOperationKey = KitBatchOperationKey;
 
 /** One normative statement of the interface document. */
 export interface Requirement {

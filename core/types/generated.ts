@@ -4223,3 +4223,12 @@ export type KitOperationKey =
   | "refund"
   | "retrievalRefund"
   | "payout";
+
+/**
+ * A batch operation of the kit's own spec (a path with `x-pagi-batch`, in spec order).
+ */
+export type KitBatchOperationKey =
+  | "capture"
+  | "review"
+  | "cancel"
+  | "refund";

@@ -13,8 +13,9 @@ import { textAt, type Discoverer, type Facts, type ItemOutcome, type Payment } f
 import type { Session } from '../session.js';
 import { REVIEW_REJECT_FLAGS } from '../vocabulary.js';
 import { amountOf, batch, cents, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
+import type { BatchOperationKey } from '../../core/spec/terms.js';
 
-type BatchOp = 'capture' | 'review' | 'cancel' | 'refund';
+type BatchOp = BatchOperationKey;
 const OPS: BatchOp[] = ['capture', 'cancel', 'refund', 'review'];
 const STATES: PaymentState[] = [
   'authorised',

@@ -19,8 +19,9 @@ import { toMinor } from '../money.js';
 import { jsonReply } from '../reply.js';
 import { propertySchemaId } from '../schema-fields.js';
 import type { PaymentState, Transaction } from '../store.js';
+import type { BatchOperationKey } from '../../core/spec/terms.js';
 
-type BatchKey = 'capture' | 'review' | 'cancel' | 'refund';
+type BatchKey = BatchOperationKey;
 type ItemFailure = keyof Profile['batch']['itemFailures'];
 type Item = Record<string, unknown>;
 

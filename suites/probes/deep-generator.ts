@@ -39,8 +39,9 @@ import {
   selectionBody,
   startStateFor,
 } from './support.js';
+import type { BatchOperationKey } from '../../core/spec/terms.js';
 
-type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
+type BatchOperation = BatchOperationKey;
 type Body = Record<string, unknown>;
 
 /** Payments each batch operation's valid requests name: one per 20 cases, between 6 and 60 (a capture or cancel moves one for good). */

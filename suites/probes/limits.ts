@@ -17,8 +17,9 @@ import {
   startStateFor,
   unknownItem,
 } from './support.js';
+import type { BatchOperationKey } from '../../core/spec/terms.js';
 
-type BatchOperation = 'capture' | 'review' | 'cancel' | 'refund';
+type BatchOperation = BatchOperationKey;
 
 function maxItems(ctx: CheckContext, op: OperationKey): number {
   const batch = operationOf(ctx.spec, op).batch;
