@@ -5,12 +5,7 @@
  */
 import type { Check, CheckContext, Exchange } from '../../core/model.js';
 import { defineCheck, onlyWithSteps, outcomeOf, succeeded, wrap } from '../findings.js';
-import {
-  type SIGNED_VALUE_PARTS,
-  UNKNOWN_MERCHANT_OPERATIONS,
-  signedValues,
-  unknownMerchant,
-} from '../probes/choices.js';
+import { type SIGNED_VALUE_PARTS, signedValues, unknownMerchant } from '../probes/choices.js';
 import { checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
 
 export const unknownMerchantRefusedPerProfile = wrap(
@@ -18,7 +13,7 @@ export const unknownMerchantRefusedPerProfile = wrap(
     id: 'unknownMerchantRefusedPerProfile',
     family: 'status',
     probe: unknownMerchant,
-    operations: UNKNOWN_MERCHANT_OPERATIONS,
+    operations: { requirement: 'PAGI-PRF-010' },
     requirements: ['PAGI-PRF-010'],
     description:
       "A request naming a merchant_id, or an account_id of the merchant, that the gateway does not know is refused with the profile's error kind for an unknown merchant (errors.unknownMerchant).",

@@ -52,7 +52,7 @@ export const noFullCardNumberInResponse = defineCheck({
   id: 'noFullCardNumberInResponse',
   family: 'conventions',
   probe: happy,
-  operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'retrievalTrans'],
+  operations: { requirement: 'PAGI-INV-010' },
   requirements: ['PAGI-INV-010'],
   description:
     'No response carries a full card number (card numbers appear only masked) or the security code the request sent.',

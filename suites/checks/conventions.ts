@@ -731,7 +731,7 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
     id: 'antifraudCookieUnderProfileName',
     family: 'conventions',
     probe: happy,
-    operations: ['authoriseDirect', 'checkout'],
+    operations: { requirement: 'PAGI-PAY-011' },
     requirements: ['PAGI-PAY-011'],
     description:
       "The anti-fraud cookie, sent under the profile's field name, is accepted (and echoed by the checkout form).",

@@ -24,7 +24,7 @@ export const notificationDelivered = defineCheck({
   id: 'notificationDelivered',
   family: 'events',
   probe: notified,
-  operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+  operations: { requirement: 'PAGI-EVT-001' },
   requirements: ['PAGI-EVT-001'],
   description:
     'A payment or payout carrying notify_url brings at least one notification to that URL within the configured wait.',
@@ -56,7 +56,7 @@ export const notificationFollowsProfile = wrap(
     id: 'notificationFollowsProfile',
     family: 'events',
     probe: notified,
-    operations: ['authoriseDirect', 'authoriseApm', 'checkout', 'payout'],
+    operations: { requirement: 'PAGI-EVT-002' },
     requirements: ['PAGI-EVT-002'],
     description:
       "Notifications use the profile's method, body media type and signature, and a body in the gateway's own shape follows the profile's schema and template.",

@@ -407,7 +407,7 @@ export const cancelledPaymentNotCapturable = wrap(
     id: 'cancelledPaymentNotCapturable',
     family: 'lifecycle',
     probe: paymentLifecycle,
-    operations: ['capture', 'cancel'],
+    operations: { requirement: 'PAGI-CNL-002' },
     requirements: ['PAGI-CNL-002', 'PAGI-BAT-008'],
     description: 'A cancelled payment cannot be captured.',
     verify(o, ctx, report) {

@@ -65,7 +65,7 @@ export const xmlRootIsRespon = onlyOnSuccess(
     id: 'xmlRootIsRespon',
     family: 'media',
     probe: happy,
-    operations: ['authoriseDirect', 'authoriseApm'],
+    operations: { requirement: 'PAGI-MED-006' },
     requirements: ['PAGI-MED-006'],
     description: 'The XML response is well-formed with the documented root element (respon).',
     verify(o, ctx, report) {

@@ -22,7 +22,6 @@ import {
   statusValues,
 } from '../observe.js';
 import { errorKindSpec, precedenceOf } from '../../core/profile/choices.js';
-import { TWO_FAULT_OPERATIONS } from '../probes/profile-rules.js';
 import {
   type ErrorKind,
   checkErrorAnswer,
@@ -53,7 +52,7 @@ export const requestFaultsResolvedInProfileOrder = defineCheck({
   id: 'requestFaultsResolvedInProfileOrder',
   family: 'status',
   probe: twoFaults,
-  operations: TWO_FAULT_OPERATIONS,
+  operations: { requirement: 'PAGI-PRF-001' },
   requirements: ['PAGI-PRF-001'],
   description:
     "A request with a wrong signature and an invalid field gets the error of whichever check the profile's errors.precedence runs first.",
@@ -424,7 +423,7 @@ export const resultValuesPerProfile = defineCheck({
   id: 'resultValuesPerProfile',
   family: 'conventions',
   probe: happy,
-  operations: ['authoriseDirect', 'retrievalTrans'],
+  operations: { requirement: 'PAGI-PRF-005' },
   requirements: ['PAGI-PRF-005'],
   description:
     "Anti-fraud, 3-D Secure and query result values, where present, are the profile's: risk action, check statuses, provider, threeds_result, is3ds, query_result, recurring_status.",
