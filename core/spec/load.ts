@@ -195,7 +195,10 @@ function itemPropertyNames(schemas: Map<string, Record<string, any>>, schemaId: 
 
 /** Property names a schema of the spec declares at its top level (`$ref` and `allOf` followed). */
 export function topLevelNames(spec: Pick<SpecModel, 'schemas'>, schemaId: string): Set<string> {
-  return new Set(propertiesOf(spec, schemaView(spec, schemaId)).keys());
+  const names = new Set<string>();
+  for (const at of schemaView(spec, schemaId))
+    for (const name of Object.keys(at.node.properties ?? {})) names.add(name);
+  return names;
 }
 
 /** A schema as every node describing the same value (`$ref` and `allOf` followed), each with the `$id` it is read against. */
@@ -320,7 +323,8 @@ function readRequirements(
     ? source.validator(catalogueSchemaId)
     : kitValidator(catalogueSchemaId);
   const violations = validateCatalogue(catalogue) ? [] : toViolations(validateCatalogue.errors);
-  violations.push(...foreignOperations(catalogue, operations));
+  const reported = new Set(violations.map((v) => v.instancePath));
+  violations.push(...foreignOperations(catalogue, operations).filter((v) => !reported.has(v.instancePath)));
   if (violations.length) throw new Error(catalogueError(catalogueFile, violations));
   const requirements = new Map<string, Requirement>();
   for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
@@ -339,7 +343,7 @@ function foreignOperations(catalogue: unknown, operations: ReadonlySet<string>):
     const named = (entry as { operations?: unknown } | undefined)?.operations;
     if (!Array.isArray(named)) return [];
     return named.flatMap((op, j) =>
-      typeof op === 'string' && /^[a-z][A-Za-z0-9]*$/.test(op) && !operations.has(op)
+      typeof op === 'string' && !operations.has(op)
         ? [
             {
               requirementId: undefined,

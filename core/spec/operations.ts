@@ -29,18 +29,6 @@ export type OperationSetName =
    */
   | 'batchResultSearch';
 
-/** Every set name, for listings and tests. */
-export const OPERATION_SETS: readonly OperationSetName[] = [
-  'all',
-  'batch',
-  'selecting',
-  'envelope',
-  'addressRestricted',
-  'signedResponse',
-  'fieldResponse',
-  'batchResultSearch',
-];
-
 /**
  * The operations a requirement of the catalogue concerns (its entry's `operations`), in spec order, within a set when
  * `within` names one: for a check of a statement about particular operations (`{ requirement: 'PAGI-FMT-013' }`: the
@@ -67,6 +55,9 @@ const MEMBERSHIP: Record<OperationSetName, (op: OperationModel, spec: SpecModel)
   fieldResponse: (op) => op.checkoutForm === undefined,
   batchResultSearch: (op, spec) => recordSource(spec, op.key) !== undefined,
 };
+
+/** Every set name, in the order above, for listings and tests. */
+export const OPERATION_SETS = Object.keys(MEMBERSHIP) as readonly OperationSetName[];
 
 const derived = new WeakMap<SpecModel, Map<OperationSetName, OperationKey[]>>();
 

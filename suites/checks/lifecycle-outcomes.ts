@@ -157,6 +157,12 @@ function flowGap(o: Observation): string | undefined {
   return undefined;
 }
 
+/** Not applicable when the kit could not follow the page flow (the probe's `cannotFollow` says why). */
+const onlyWhenFollowed = onlyWhen(
+  (o) => flowGap(o) === undefined,
+  (o) => flowGap(o)!,
+);
+
 export const issuerUrlRequestable = wrap(
   defineCheck({
     id: 'issuerUrlRequestable',
@@ -182,10 +188,7 @@ export const issuerUrlRequestable = wrap(
     },
   }),
   onlyOnSuccessOf('payment'),
-  onlyWhen(
-    (o) => flowGap(o) === undefined,
-    (o) => flowGap(o)!,
-  ),
+  onlyWhenFollowed,
 );
 
 /** Not applicable unless a step got a 2xx answer. */
@@ -240,10 +243,7 @@ export const apmPaymentCompletedViaIssuerPage = wrap(
     },
   }),
   onlyOnSuccessOf('payment'),
-  onlyWhen(
-    (o) => flowGap(o) === undefined,
-    (o) => flowGap(o)!,
-  ),
+  onlyWhenFollowed,
   onlyWithSteps('issuerPage'),
 );
 
@@ -292,10 +292,7 @@ export const apmPaymentDeclinedViaIssuerPage = wrap(
     (o) => succeeded(o.steps.declinedPayment),
     (o) => `the second APM payment was not answered with success (${outcomeOf(o.steps.declinedPayment)})`,
   ),
-  onlyWhen(
-    (o) => flowGap(o) === undefined,
-    (o) => flowGap(o)!,
-  ),
+  onlyWhenFollowed,
   onlyWithSteps('declinedIssuerPage', 'declinedQuery'),
 );
 
@@ -313,10 +310,7 @@ export const checkoutPostBackCompletesPayment = wrap(
     },
   }),
   onlyOnSuccessOf('checkout'),
-  onlyWhen(
-    (o) => flowGap(o) === undefined,
-    (o) => flowGap(o)!,
-  ),
+  onlyWhenFollowed,
 );
 
 /** The checks of payment outcomes, in report order. */
