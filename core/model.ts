@@ -29,6 +29,7 @@ export const FAMILIES = [
   'lifecycle',
   'events',
   'deep',
+  'integrity',
 ] as const;
 
 /** A check family; conformance levels and selections are lists of check ids per family. */
@@ -280,6 +281,36 @@ export interface ProbeClient {
   refuseNotifications?(key: string): void;
   /** Requests the kit's receiver refused so far for passing its bounds (body size, count per run, rate). */
   notificationRefusals?(): Promise<{ tooLarge: number; overCount: number; overRate: number }>;
+  /** The run's ledger: every exchange of this worker's client with an operation, and the notifications received. */
+  ledger?(): RunLedgerView;
+}
+
+/**
+ * One exchange of the run's ledger: a request the kit sent to an operation of the interface and what came back, in
+ * the order the answers came (`seq`), with whether the request authenticates (a signature that verifies, the run's
+ * merchant and account, the profile's credential headers). Times are the worker's clock in milliseconds.
+ */
+export interface LedgerEntry {
+  seq: number;
+  operation: OperationKey;
+  exchange: Exchange;
+  authenticated: boolean;
+  sentAt: number;
+  answeredAt: number;
+}
+
+/** A notification the kit's receiver got, in the ledger. */
+export interface LedgerNotification {
+  seq: number;
+  exchange: Exchange;
+}
+
+/** What the run's ledger holds: every exchange with an operation and every notification, up to its bound. */
+export interface RunLedgerView {
+  readonly entries: readonly LedgerEntry[];
+  readonly notifications: readonly LedgerNotification[];
+  /** Exchanges beyond the ledger's bound, not held (a deep run's tail). */
+  readonly dropped: number;
 }
 
 /** A probe: one request recipe (or a stateful scenario) whose observation several checks read. */
@@ -294,6 +325,11 @@ export interface Probe {
   waitsOnTarget?: boolean;
   /** The steps the probe records under a name checks read, each with what it is (`ProbeOf`). */
   steps?: Readonly<Record<string, string>>;
+  /**
+   * The probe reads the run's ledger: it is made only once every other observation of the worker is made (never
+   * ahead of its tests), so it sees everything the run did.
+   */
+  readsLedger?: boolean;
   run(operation: OperationKey, client: ProbeClient, ctx: CheckContext): Promise<Observation>;
 }
 

@@ -38,6 +38,7 @@ import { sampleBody } from './sample.js';
 import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
 import { renderHeaderValue } from '../core/profile/template.js';
 import { attachSpool, readSpool } from './spool.js';
+import { type LedgerMark, RunLedger } from './ledger.js';
 import { type BodyRead, exchangeOnce } from './transport.js';
 import { OffTargetError } from '../core/types/errors.js';
 
@@ -261,6 +262,8 @@ interface ClientState {
   control: Promise<void>;
   /** Rounds of timeouts in a row per operation: a target that leaves an operation unanswered costs a few timeouts, not one per request. */
   unanswered: Map<string, Readonly<{ rounds: number; lastAt: number }>>;
+  /** The run's ledger: every exchange with an operation, and the notifications received. */
+  ledger: RunLedger;
 }
 
 /** A request's trip: when it left, and the answer's head and body reader, or why there is none. */
@@ -476,7 +479,7 @@ function operationRequest(
   operation: OperationKey,
   body: Record<string, unknown>,
   sendOptions: SendOptions,
-): { sent: SentRequest; command?: () => string | undefined } {
+): { sent: SentRequest; command?: () => string | undefined; mark: LedgerMark } {
   const { spec, profile, config, secret } = state.options;
   const { curlVariables } = state;
   const op = spec.operations.get(operation);
@@ -514,7 +517,40 @@ function operationRequest(
     encoding: sendOptions.rawBody !== undefined ? 'raw' : encoding,
   };
   if (sendOptions.localAddress) sent.localAddress = sendOptions.localAddress;
-  return command ? { sent, command } : { sent };
+  const mark = ledgerMark(state, operation, sentBody, sendOptions, sent);
+  return command ? { sent, command, mark } : { sent, mark };
+}
+
+/**
+ * Whether a request authenticates, as the gateway should find: signed by the client (or carrying a signature that
+ * verifies), for the run's merchant and account, with the profile's credential headers; and whether it went to the
+ * operation's own path and method.
+ */
+function ledgerMark(
+  state: ClientState,
+  operation: OperationKey,
+  body: Record<string, unknown>,
+  sendOptions: SendOptions,
+  sent: SentRequest,
+): LedgerMark {
+  const { spec, profile, config, secret } = state.options;
+  const op = spec.operations.get(operation)!;
+  const atOperation =
+    sendOptions.rawBody === undefined &&
+    (sendOptions.path === undefined || sendOptions.path === op.path) &&
+    sent.method === op.method.toUpperCase();
+  const ours = body.merchant_id === config.merchantId && body.account_id === config.accountId;
+  const headers = sendOptions.profileHeaders !== false || !Object.keys(profile.requestHeaders.headers ?? {}).length;
+  let signed = sendOptions.sign !== false && !sendOptions.signedBody;
+  if (!signed) {
+    const encoding = sent.encoding === 'form' ? 'form' : 'json';
+    const view = signedView(body, encoding, profile.requestMedia.formNestedValues ?? 'decoded');
+    // A profile that signs no request of the operation authenticates by the merchant's fields alone.
+    signed =
+      stringToSign(profile.signature, 'request', operation, view) === undefined ||
+      verify(profile.signature, 'request', operation, view, secret);
+  }
+  return { authenticated: ours && headers && signed, atOperation };
 }
 
 type FollowPage = Parameters<NonNullable<ProbeClient['follow']>>[1];
@@ -560,6 +596,7 @@ export function createProbeClient(options: ClientOptions): KitClient {
     exchangeCount: 0,
     control: Promise.resolve(),
     unanswered: new Map(),
+    ledger: new RunLedger(),
   };
   let orderCount = 0;
   const replayOut = options.replayFile ? replayWriter(options.replayFile) : undefined;
@@ -585,13 +622,18 @@ export function createProbeClient(options: ClientOptions): KitClient {
       sendOptions: SendOptions = {},
       priority: number = 0,
     ) {
-      const { sent, command } = operationRequest(state, operation, body, sendOptions);
-      return exchange(state, operation, sent, command, priority, sendOptions.readErrorPages);
+      const { sent, command, mark } = operationRequest(state, operation, body, sendOptions);
+      const done = await exchange(state, operation, sent, command, priority, sendOptions.readErrorPages);
+      state.ledger.add(done, mark);
+      return done;
     },
     async notifications(key, ms, atLeast) {
       await state.control;
-      return receiver ? receiver.notifications(key, ms, atLeast) : [];
+      const received = receiver ? await receiver.notifications(key, ms, atLeast) : [];
+      state.ledger.addNotifications(received);
+      return received;
     },
+    ledger: () => state.ledger,
     verifySignature(operation, direction, body) {
       if (stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;
       return verify(profile.signature, direction, operation, body, secret);
@@ -653,6 +695,7 @@ function scopedClient(
     orderNo: client.orderNo,
     notifications: (key, ms, atLeast) => tracked(() => client.notifications(key, ms, atLeast), true),
     verifySignature: client.verifySignature,
+    ledger: client.ledger,
     ...(client.refuseNotifications ? { refuseNotifications: client.refuseNotifications } : {}),
     ...(client.notificationRefusals ? { notificationRefusals: client.notificationRefusals } : {}),
     send: (operation, body, sendOptions) =>

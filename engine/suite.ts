@@ -349,6 +349,10 @@ function observeEntry(store: ObservationStore, probeId: string, operation: Opera
     const probe = store.probes.get(probeId);
     if (!probe) throw new Error(`no probe ${probeId} in the registry`);
     const scoped = store.client.scoped();
+    // A probe reading the run's ledger starts once every other observation of the worker is made.
+    const others = probe.readsLedger
+      ? [...store.observations.values()].filter((e) => !store.probes.get(e.key.split('@')[0]!)?.readsLedger)
+      : [];
     const made: ObservationEntry = {
       key,
       observation: undefined as never,
@@ -356,7 +360,10 @@ function observeEntry(store: ObservationStore, probeId: string, operation: Opera
       claimed: false,
       ...(store.readers.has(key) ? { readers: store.readers.get(key)! } : {}),
     };
-    made.observation = probe.run(operation, scoped, store.ctx).then((obs) => settledObservation(store, made, obs));
+    const ready = others.length ? Promise.allSettled(others.map((e) => e.observation)) : Promise.resolve();
+    made.observation = ready
+      .then(() => probe.run(operation, scoped, store.ctx))
+      .then((obs) => settledObservation(store, made, obs));
     entry = made;
     store.observations.set(key, entry);
   }
@@ -421,6 +428,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
       setup.transport.concurrency * 2,
       new Set(registry.PROBES.filter((p) => p.waitsOnTarget).map((p) => p.id)),
       () => withinBudget(store),
+      new Set(registry.PROBES.filter((p) => p.readsLedger).map((p) => p.id)),
     );
   return { setup, spec, registry, client, ctx, plan, observe, read, serverErrorsReported: new Set() };
 }
@@ -438,8 +446,14 @@ export function prefetch(
   waiting: ReadonlySet<string> = new Set(),
   /** Awaited before each observation a lane starts: the read-ahead waits while made observations hold too much. */
   gate: () => Promise<void> | void = () => undefined,
+  /** Probes never made ahead of their tests (they read the run's ledger). */
+  last: ReadonlySet<string> = new Set(),
 ): void {
-  const all = [...new Map(plan.filter((t) => t.selected).map((t) => [`${t.probe}@${t.operation}`, t])).values()];
+  const all = [
+    ...new Map(
+      plan.filter((t) => t.selected && !last.has(t.probe)).map((t) => [`${t.probe}@${t.operation}`, t]),
+    ).values(),
+  ];
   for (const t of all.filter((x) => waiting.has(x.probe)))
     void Promise.resolve()
       .then(() => observe(t.probe, t.operation).observation)

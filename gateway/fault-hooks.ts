@@ -4,6 +4,7 @@
  * behaviour switches the operations consult, and the small hooks a variant rewrites replies with.
  */
 import type { OperationKey } from '../core/model.js';
+import { sign, verify } from '../core/signing.js';
 import type { ErrorKind, Profile } from '../core/profile/load.js';
 import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { covers, type OperationScope } from '../core/spec/operations.js';
@@ -62,6 +63,14 @@ export interface ReplyContext {
 }
 
 export type ReplyHook = (reply: Reply, ctx: ReplyContext) => Reply;
+/** A notification as the gateway is about to send it: its kind, the address and the fields it is made from. */
+export interface OutgoingNotification {
+  kind: 'payment' | 'payout';
+  url: string;
+  body: Record<string, unknown>;
+}
+/** Rewrites a notification before it is encoded and signed. */
+export type NotificationHook = (n: OutgoingNotification) => OutgoingNotification;
 export type WireHook = (wire: WireResponse, ctx: ReplyContext) => WireResponse;
 /** An extra invalid-input refusal: its reason, or undefined when the request passes. */
 export type RefuseHook = (
@@ -79,6 +88,7 @@ export interface VariantBase {
   refuse?: RefuseHook;
   reply?: ReplyHook;
   wire?: WireHook;
+  notification?: NotificationHook;
 }
 
 /** One deviation from the interface. */
@@ -171,6 +181,16 @@ export function contentType(type: string, replacement: string): WireHook {
     wire.headers['content-type']?.startsWith(type)
       ? { ...wire, headers: { ...wire.headers, 'content-type': replacement } }
       : wire;
+}
+
+/**
+ * A response body signed again after a fault changed it, with the secret that signed the original (so the fault
+ * breaks what it changes, not the signature).
+ */
+export function resigned(op: OperationKey, original: Body, changed: Body, ctx: ReplyContext): Body {
+  const secret = (ctx.secrets ?? []).find((s) => verify(ctx.profile.signature, 'response', op, original, s));
+  const signature = secret === undefined ? undefined : sign(ctx.profile.signature, 'response', op, changed, secret);
+  return signature === undefined ? changed : { ...changed, encryption_data: signature };
 }
 
 /** Drop fields of an object. */

@@ -17,6 +17,7 @@ import type { BehaviourSwitches, FaultDefinition } from './fault-hooks.js';
 import { CONVENTIONS_FAULTS } from './faults-conventions.js';
 import { DEEP_FAULTS } from './faults-deep.js';
 import { INTEGRITY_FAULTS } from './faults-integrity.js';
+import { LEDGER_FAULTS } from './faults-ledger.js';
 import { EVENTS_FAULTS, LIFECYCLE_FAULTS } from './faults-lifecycle.js';
 import { LIMITS_FAULTS, STATUS_FAULTS } from './faults-limits-status.js';
 import { MEDIA_FAULTS } from './faults-media.js';
@@ -45,6 +46,7 @@ export const FAULTS: readonly FaultDefinition[] = [
   ...LIFECYCLE_FAULTS,
   ...EVENTS_FAULTS,
   ...INTEGRITY_FAULTS,
+  ...LEDGER_FAULTS,
   ...DEEP_FAULTS,
   ...NEUTRAL_VARIANTS,
 ];

@@ -181,6 +181,12 @@ function prepareGateway(options: GatewayOptions): Prepared {
       (line) => log(maskText(line, mask)),
       config.notifications.enabled,
       !switches.unsignedNotifications,
+      fault?.notification
+        ? (n) => {
+            const out = fault.notification!({ kind: n.kind, url: n.url, body: n.body });
+            return { ...n, url: out.url, body: out.body };
+          }
+        : undefined,
     ),
     switches,
     refuseAlso: fault?.refuse,

@@ -59,10 +59,13 @@ export class Notifier {
     private readonly enabled: boolean,
     /** False only under a fault: notifications go without `encryption_data`. */
     private readonly signed = true,
+    /** Only under a fault: rewrites each notification before it is encoded. */
+    private readonly rewrite?: (n: Notification) => Notification,
   ) {}
 
   /** Queue a notification; returns at once. */
-  send(n: Notification): void {
+  send(queued: Notification): void {
+    const n = this.rewrite ? this.rewrite(queued) : queued;
     if (!this.enabled || this.stop.signal.aborted || !/^https?:\/\//i.test(n.url)) return;
     const { body, contentType } = this.encode(n);
     this.tracker?.queued(n);

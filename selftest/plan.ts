@@ -60,7 +60,11 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
           name: f.name,
           kind: f.kind,
           description: f.description,
-          families: [checkOf(f.expectedCheck).family],
+          // The integrity family judges what the other families did: it runs with them all (the deep family aside).
+          families:
+            checkOf(f.expectedCheck).family === 'integrity'
+              ? FAMILIES.filter((family) => family !== 'deep')
+              : [checkOf(f.expectedCheck).family],
           requirement: f.requirement,
           expectedCheck: f.expectedCheck,
           ...(f.deepOperation ? { deepOperation: f.deepOperation } : {}),

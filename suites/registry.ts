@@ -12,6 +12,7 @@ import { registryProblems } from '../engine/registry.js';
 import { CHOICE_CHECKS } from './checks/choices.js';
 import { CONVENTIONS_CHECKS } from './checks/conventions.js';
 import { DEEP_CHECKS } from './checks/deep.js';
+import { INTEGRITY_CHECKS } from './checks/integrity.js';
 import { EVENTS_CHECKS } from './checks/events.js';
 import { LIFECYCLE_CHECKS } from './checks/lifecycle.js';
 import { LIMITS_CHECKS } from './checks/limits.js';
@@ -37,6 +38,7 @@ import {
 } from './probes/basic.js';
 import { signedValues, unknownMerchant } from './probes/choices.js';
 import { deep } from './probes/deep.js';
+import { runLedger } from './probes/integrity.js';
 import { notificationRetry, notified } from './probes/events.js';
 import {
   apmCompletion,
@@ -90,6 +92,7 @@ export const PROBES: readonly Probe[] = [
   unknownMerchant,
   signedValues,
   deep,
+  runLedger,
 ];
 
 /** Every check, family by family. */
@@ -106,6 +109,7 @@ export const CHECKS: readonly Check[] = [
   ...OUTSIDE_CHECKS,
   ...CHOICE_CHECKS,
   ...DEEP_CHECKS,
+  ...INTEGRITY_CHECKS,
 ];
 
 /** Throw with every problem of a table and of the field names (a broken kit, not a gateway's misbehaviour). */

@@ -12,7 +12,7 @@ export type { KitOperationKey };
 export type Level = 'must' | 'expected' | 'profile' | 'unspecified' | 'invariant';
 
 /** The families of the payment-integrity catalogue. */
-export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy';
+export type InvariantFamily = 'money' | 'identity' | 'availability' | 'secrecy' | 'authentication' | 'state';
 
 /**
  * An operation of the spec by its variant key (`x-pagi-variants[].key`; `/v1/authorise` is split into its direct and

@@ -75,6 +75,11 @@ export const RUN_FINDING_CODES = {
   LISTED_FIELD_ABSENT: 'Listed field absent from the answer',
   NOTIFICATION_FLOOD: 'Notifications past the receiver’s bounds',
   DEEP_SUMMARY: 'Generated requests sent and how they were answered',
+  IDENTIFIER_REUSED: 'One identifier names two things',
+  LEDGER_DISAGREES: 'Answer disagrees with what the run acknowledged',
+  UNAUTHENTICATED_DONE: 'Request that did not authenticate was carried out',
+  STATE_NOT_ACKNOWLEDGED: 'Query shows a state the gateway never acknowledged',
+  NOTIFICATION_CONTRADICTS: 'Notification contradicts what it notifies',
 } as const satisfies Record<string, string>;
 
 /**

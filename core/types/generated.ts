@@ -416,7 +416,7 @@ export type ResultsOperation = string;
  * Family of the check.
  */
 export type ResultsFamily =
-  "shape" | "media" | "conventions" | "limits" | "status" | "security" | "lifecycle" | "events" | "deep";
+  "shape" | "media" | "conventions" | "limits" | "status" | "security" | "lifecycle" | "events" | "deep" | "integrity";
 /**
  * The strongest level among the check's requirements (or `info`).
  */
@@ -3884,7 +3884,7 @@ export interface ResultsBrokenInvariant {
   /**
    * Its family in the catalogue.
    */
-  family: "money" | "identity" | "availability" | "secrecy";
+  family: "money" | "identity" | "availability" | "secrecy" | "authentication" | "state";
   /**
    * What the run saw, in the catalogue's words.
    */

@@ -92,7 +92,7 @@ export function defineProbe<const S extends string = never>(
   operations: OperationScope,
   declared: Readonly<Record<S, string>>,
   body: ProbeBody<NoInfer<S>>,
-  options: Pick<Probe, 'waitsOnTarget'> = {},
+  options: Pick<Probe, 'waitsOnTarget' | 'readsLedger'> = {},
 ): ProbeOf<S> {
   return {
     id,
