@@ -19,6 +19,7 @@ import { profileForSpec } from '../core/profile/operations.js';
 import { kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
+import type { TestSpecification } from 'vitest/node';
 import { VitestAdapter } from './adapter.js';
 import type { KitReporter } from '../core/reporter.js';
 import type { ChainStep } from './chain.js';
@@ -669,7 +670,15 @@ async function runSuites(
   options: RunOptions,
   stop?: AbortSignal,
 ): Promise<Interrupt | undefined> {
-  const { createVitest } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
+  const { createVitest, BaseSequencer } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
+  // The families run in their order, the integrity family last: it judges what the others did (its probe also waits
+  // for every observation made ahead of it).
+  const rank = (file: string) => FAMILIES.indexOf(familyOfSuiteFile(file) as Family);
+  class FamilyOrder extends BaseSequencer {
+    override async sort(files: TestSpecification[]) {
+      return [...files].sort((a, b) => rank(a.moduleId) - rank(b.moduleId));
+    }
+  }
   const exitCode = process.exitCode;
   // A shard also writes vitest's blob report, which `pagi-conform merge` replays (with the shard's manifest).
   const blob: [string, { outputFile: string }][] = options.shard
@@ -698,6 +707,7 @@ async function runSuites(
       {
         ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait + options.depth * 1_000),
         include: [SUITE_FILES_GLOB],
+        sequence: { concurrent: true, sequencer: FamilyOrder },
         reporters: [adapter, ...blob],
         provide: { pagiRun: setup },
         ...(options.shard ? { shard: options.shard } : {}),
