@@ -32,6 +32,7 @@ export const SLOW_FILES = [
   'test/package/pack.test.ts',
   'test/docs/docs.test.ts',
   'test/suites/deep.test.ts',
+  'test/suites/integrity.test.ts',
   'gateway/test/cli.test.ts',
   'gateway/test/stop.test.ts',
   // load and property tests of the gateway: thousands of requests or sockets

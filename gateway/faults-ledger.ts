@@ -28,7 +28,14 @@ export const LEDGER_FAULTS: readonly DeviationDefinition[] = [
     reply: list(['retrievalRefund'], (all) =>
       all.flatMap((r: Body) =>
         typeof r.refund_reference_id === 'string'
-          ? [r, { ...r, refund_reference_id: `${String(r.transaction_id)}-99`, refund_reference: `${String(r.transaction_id)}-99` }]
+          ? [
+              r,
+              {
+                ...r,
+                refund_reference_id: `${String(r.transaction_id)}-99`,
+                refund_reference: `${String(r.transaction_id)}-99`,
+              },
+            ]
           : [r],
       ),
     ),
@@ -41,9 +48,7 @@ export const LEDGER_FAULTS: readonly DeviationDefinition[] = [
     expectedCheck: 'queryShowsAcknowledgedState',
     reply: items(['retrievalTrans'], (r, ctx) => {
       const codes = ctx.profile.statusValues.payment_status as Record<string, string>;
-      return r.payment_status === codes.cancelled && codes.authorised
-        ? { ...r, payment_status: codes.authorised }
-        : r;
+      return r.payment_status === codes.cancelled && codes.authorised ? { ...r, payment_status: codes.authorised } : r;
     }),
   },
   {

@@ -81,7 +81,7 @@ export const identifiersNameOneThing = defineCheck({
   requirements: ['PAGI-INV-011'],
   description:
     'Over the whole run, a transaction_id names one payment or payout, a refund_reference_id one refund and a payout transaction_id one request_id.',
-  verify: withLedger((ledger, o, ctx, report) => {
+  verify: withLedger((ledger, o, _ctx, report) => {
     const identity = (what: string, first: Exchange, again: Exchange, id: string, pointer: string) =>
       report({
         code: 'IDENTIFIER_REUSED',
@@ -121,7 +121,13 @@ export const identifiersNameOneThing = defineCheck({
         (p) => p.transactionId,
         (p) => String(p.requestId),
         (a, b, id) =>
-          identity(`request_id ${String(a.requestId)}`, a.entry.exchange, b.entry.exchange, id, `/${FIELD.transactionId}`),
+          identity(
+            `request_id ${String(a.requestId)}`,
+            a.entry.exchange,
+            b.entry.exchange,
+            id,
+            `/${FIELD.transactionId}`,
+          ),
       );
       for (const p of ledger.payouts) {
         const payment = p.transactionId ? ledger.paymentById.get(p.transactionId) : undefined;
@@ -197,7 +203,10 @@ function refundSearchHoldsMadeRefunds(ledger: Ledger, ctx: CheckContext, report:
         expected: `only refunds of ${payment.transactionId} the gateway accepted in the run (${[...made.ids].join(', ') || 'none'})`,
         received: { value: id, before: 'a refund ' },
       });
-    if (r.record[FIELD.currency] !== undefined && !sameValue(FIELD.currency, r.record[FIELD.currency], payment.currency))
+    if (
+      r.record[FIELD.currency] !== undefined &&
+      !sameValue(FIELD.currency, r.record[FIELD.currency], payment.currency)
+    )
       report({
         code: 'LEDGER_DISAGREES',
         requirement: 'PAGI-INV-012',
@@ -237,8 +246,16 @@ function payoutsHoldTogether(ledger: Ledger, ctx: CheckContext, report: Report):
     const fee = hundredthsOf(a[FIELD.feeAmount]);
     const oneCurrency =
       p.currencyConversion === 'none' ||
-      sameValue(FIELD.currency, a[FIELD.paymentCurrency] ?? payout.request[FIELD.paymentCurrency], a[FIELD.sourceCurrency] ?? payout.request[FIELD.sourceCurrency]);
-    const feeInPayment = sameValue(FIELD.currency, a.fee_currency, a[FIELD.paymentCurrency] ?? payout.request[FIELD.paymentCurrency]);
+      sameValue(
+        FIELD.currency,
+        a[FIELD.paymentCurrency] ?? payout.request[FIELD.paymentCurrency],
+        a[FIELD.sourceCurrency] ?? payout.request[FIELD.sourceCurrency],
+      );
+    const feeInPayment = sameValue(
+      FIELD.currency,
+      a.fee_currency,
+      a[FIELD.paymentCurrency] ?? payout.request[FIELD.paymentCurrency],
+    );
     if (oneCurrency && pays !== undefined && receives !== undefined && pays < receives)
       report({
         code: 'LEDGER_DISAGREES',
@@ -248,7 +265,14 @@ function payoutsHoldTogether(ledger: Ledger, ctx: CheckContext, report: Report):
         expected: `a payer paying at least what the beneficiary receives (${String(a[FIELD.amountBeneficiaryReceives])})`,
         received: { value: a[FIELD.amountPayerPays] },
       });
-    else if (oneCurrency && feeInPayment && pays !== undefined && receives !== undefined && fee !== undefined && pays !== receives + fee)
+    else if (
+      oneCurrency &&
+      feeInPayment &&
+      pays !== undefined &&
+      receives !== undefined &&
+      fee !== undefined &&
+      pays !== receives + fee
+    )
       report({
         code: 'LEDGER_DISAGREES',
         requirement: 'PAGI-INV-012',
@@ -298,7 +322,9 @@ function doneBy(ctx: CheckContext, x: Exchange): { pointer: string; value: unkno
   const v = ctx.profile.statusValues;
   if (op === 'authoriseDirect') {
     const done = [v.order_status.approved, v.order_status.pendingReview].includes(String(body[FIELD.orderStatus]));
-    return done && str(body[FIELD.transactionId]) ? { pointer: `/${FIELD.orderStatus}`, value: body[FIELD.orderStatus] } : undefined;
+    return done && str(body[FIELD.transactionId])
+      ? { pointer: `/${FIELD.orderStatus}`, value: body[FIELD.orderStatus] }
+      : undefined;
   }
   if (op === 'authoriseApm')
     return str(body[FIELD.issuerUrl]) ? { pointer: `/${FIELD.issuerUrl}`, value: body[FIELD.issuerUrl] } : undefined;
@@ -309,10 +335,16 @@ function doneBy(ctx: CheckContext, x: Exchange): { pointer: string; value: unkno
     return at >= 0 ? { pointer: `/${model.batch.orders}/${at}/${model.batch.status}`, value: success } : undefined;
   }
   if (op === 'payout')
-    return body[FIELD.payoutStatus] === v.payout_status.completed ? { pointer: `/${FIELD.payoutStatus}`, value: body[FIELD.payoutStatus] } : undefined;
+    return body[FIELD.payoutStatus] === v.payout_status.completed
+      ? { pointer: `/${FIELD.payoutStatus}`, value: body[FIELD.payoutStatus] }
+      : undefined;
   if (op === 'retrievalTrans' && queryRecords(ctx, body, {}).length)
     return { pointer: `/${FIELD.ordersList}`, value: `${queryRecords(ctx, body, {}).length} order(s)` };
-  if (op === 'retrievalRefund' && Array.isArray(body[FIELD.refundOrders]) && (body[FIELD.refundOrders] as unknown[]).length)
+  if (
+    op === 'retrievalRefund' &&
+    Array.isArray(body[FIELD.refundOrders]) &&
+    (body[FIELD.refundOrders] as unknown[]).length
+  )
     return { pointer: `/${FIELD.refundOrders}`, value: `${(body[FIELD.refundOrders] as unknown[]).length} refund(s)` };
   return undefined;
 }
@@ -326,26 +358,56 @@ export const unauthenticatedNeverCarriedOut = defineCheck({
   description:
     'A request whose signature, merchant_id or account_id does not authenticate is never carried out: its answer reports nothing done and no later query shows it.',
   verify: withLedger((ledger, o, ctx, report) => {
-    const authenticatedOrders = new Set(
-      ledger.payments.map((p) => p.orderNo),
-    );
+    const authenticatedOrders = new Set(ledger.payments.map((p) => p.orderNo));
     for (const e of ledger.unauthenticated) {
       if (e.operation !== o.operation) continue;
       const x = e.exchange;
       const done = doneBy(ctx, x);
-      const carried = (expected: string, received: Report extends never ? never : Parameters<Report>[0]['received'], pointer: string, also: Exchange[] = []) =>
-        report({ code: 'UNAUTHENTICATED_DONE', requirement: 'PAGI-INV-013', exchange: x, also, pointer, expected, received });
+      const carried = (
+        expected: string,
+        received: Report extends never ? never : Parameters<Report>[0]['received'],
+        pointer: string,
+        also: Exchange[] = [],
+      ) =>
+        report({
+          code: 'UNAUTHENTICATED_DONE',
+          requirement: 'PAGI-INV-013',
+          exchange: x,
+          also,
+          pointer,
+          expected,
+          received,
+        });
       if (done) {
-        carried('a request that does not authenticate refused, nothing done', { value: done.value, before: `HTTP ${x.response?.status}, ` }, done.pointer);
+        carried(
+          'a request that does not authenticate refused, nothing done',
+          { value: done.value, before: `HTTP ${x.response?.status}, ` },
+          done.pointer,
+        );
         continue;
       }
       const orderNo = str(requestOf(e)[FIELD.orderNo]);
-      if (!['authoriseDirect', 'authoriseApm', 'checkout'].includes(e.operation) || !orderNo || authenticatedOrders.has(orderNo)) continue;
+      if (
+        !['authoriseDirect', 'authoriseApm', 'checkout'].includes(e.operation) ||
+        !orderNo ||
+        authenticatedOrders.has(orderNo)
+      )
+        continue;
       const later = ledger.records.find(
-        (r) => r.operation === 'retrievalTrans' && r.entry.authenticated && r.entry.sentAt > e.answeredAt && r.record[FIELD.orderNo] === orderNo && r.record[FIELD.queryResult] !== ctx.profile.statusValues.query_result.notFound,
+        (r) =>
+          r.operation === 'retrievalTrans' &&
+          r.entry.authenticated &&
+          r.entry.sentAt > e.answeredAt &&
+          r.record[FIELD.orderNo] === orderNo &&
+          r.record[FIELD.queryResult] !== ctx.profile.statusValues.query_result.notFound,
       );
       if (later)
-        carried(`no payment for the order ${orderNo}, sent only without authenticating`, { value: later.record[FIELD.orderNo], before: 'a later query shows the order ' }, `/${FIELD.ordersList}/${later.index}`, [later.entry.exchange]);
+        carried(
+          `no payment for the order ${orderNo}, sent only without authenticating`,
+          { value: later.record[FIELD.orderNo], before: 'a later query shows the order ' },
+          `/${FIELD.ordersList}/${later.index}`,
+          [later.entry.exchange],
+        );
     }
     if (operationOf(ctx.spec, o.operation).batch) unauthenticatedItemsChangeNothing(ledger, o, ctx, report);
   }),
@@ -427,8 +489,23 @@ export const queryShowsAcknowledgedState = defineCheck({
 
 // ------------------------------------------------------------------ notifications
 
-const PAYMENT_FIELDS = [FIELD.merchantId, FIELD.accountId, FIELD.orderNo, FIELD.transactionId, FIELD.amount, FIELD.currency];
-const PAYOUT_FIELDS = [FIELD.merchantId, FIELD.accountId, FIELD.requestId, FIELD.transactionId, FIELD.paymentAmount, FIELD.paymentCurrency, FIELD.payoutStatus];
+const PAYMENT_FIELDS = [
+  FIELD.merchantId,
+  FIELD.accountId,
+  FIELD.orderNo,
+  FIELD.transactionId,
+  FIELD.amount,
+  FIELD.currency,
+];
+const PAYOUT_FIELDS = [
+  FIELD.merchantId,
+  FIELD.accountId,
+  FIELD.requestId,
+  FIELD.transactionId,
+  FIELD.paymentAmount,
+  FIELD.paymentCurrency,
+  FIELD.payoutStatus,
+];
 
 function pathOf(url: unknown, base: string): string | undefined {
   try {
@@ -446,7 +523,9 @@ function notificationAgrees(
   about: { answer: Record<string, unknown>; request: Record<string, unknown>; exchange: Exchange },
   fields: readonly string[],
 ): void {
-  const differs = fields.find((f) => n.body[f] !== undefined && about.answer[f] !== undefined && !sameValue(f, n.body[f], about.answer[f]));
+  const differs = fields.find(
+    (f) => n.body[f] !== undefined && about.answer[f] !== undefined && !sameValue(f, n.body[f], about.answer[f]),
+  );
   if (differs)
     report({
       code: 'NOTIFICATION_CONTRADICTS',
