@@ -42,6 +42,18 @@ export const LEDGER_FAULTS: readonly DeviationDefinition[] = [
   },
   {
     kind: 'fault',
+    name: 'query-shopper-email-other',
+    description: "A query shows each payment with another shopper's e-mail address than the payment was made with.",
+    requirement: 'PAGI-INV-016',
+    expectedCheck: 'recordsAgreeWithLedger',
+    reply: items(['retrievalTrans'], (r) =>
+      typeof r.shopper_email === 'string' && r.shopper_email !== ''
+        ? { ...r, shopper_email: `other.${r.shopper_email}` }
+        : r,
+    ),
+  },
+  {
+    kind: 'fault',
     name: 'query-hides-cancel',
     description: 'A query shows a cancelled payment in the state it had before the cancel was accepted.',
     requirement: 'PAGI-INV-014',

@@ -590,9 +590,99 @@ export const notificationsAgreeWithLedger = defineCheck({
   }),
 });
 
+// ------------------------------------------------------------------ records
+
+/** Record fields that say where a payment is now or when, not what it was made with: never compared with the payment. */
+const MOVING_FIELDS: ReadonlySet<string> = new Set([
+  FIELD.paymentStatus,
+  FIELD.queryResult,
+  FIELD.transactionDate,
+  FIELD.signature,
+  'is3ds',
+  'refund_status',
+  'refund_date',
+  'refund_processing_date',
+  FIELD.refundAmount,
+  FIELD.refundReferenceId,
+  FIELD.refundReference,
+  'refund_reason',
+]);
+
+/** The first field a record shares with the payment's answer or request that holds another value. */
+function disagreeing(
+  record: Record<string, unknown>,
+  payment: PaymentEntry,
+): { field: string; held: unknown } | undefined {
+  for (const [field, value] of Object.entries(record)) {
+    if (MOVING_FIELDS.has(field) || value === undefined || (typeof value === 'object' && value !== null)) continue;
+    const held = payment.answer[field] !== undefined ? payment.answer[field] : payment.request[field];
+    if (held === undefined || (typeof held === 'object' && held !== null)) continue;
+    if (!sameValue(field, value, held)) return { field, held };
+  }
+  return undefined;
+}
+
+export const recordsAgreeWithLedger = defineCheck({
+  id: 'recordsAgreeWithLedger',
+  family: 'integrity',
+  probe: runLedger,
+  operations: { requirement: 'PAGI-INV-016' },
+  requirements: ['PAGI-INV-016'],
+  description:
+    'Over the whole run, each query and refund-search record of a payment the run made holds the values the payment was made and answered with, and each listed refund the amount it was accepted with.',
+  verify: withLedger((ledger, o, ctx, report) => {
+    const judged = new Set<string>();
+    const refunds = new Map(
+      ledger.items
+        .filter((i) => i.operation === 'refund' && i.succeeded && str(i.result?.[FIELD.refundReferenceId]))
+        .map((i) => [String(i.result![FIELD.refundReferenceId]), i]),
+    );
+    const list = o.operation === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
+    for (const r of ledger.records) {
+      if (r.operation !== o.operation || !r.entry.authenticated || !answered(r.entry)) continue;
+      if (r.record[FIELD.queryResult] === ctx.profile.statusValues.query_result.notFound) continue;
+      const payment = ledger.paymentById.get(String(r.record[FIELD.transactionId]));
+      if (!payment) continue;
+      const differs = disagreeing(r.record, payment);
+      if (differs && !judged.has(`${payment.transactionId}/${differs.field}`)) {
+        judged.add(`${payment.transactionId}/${differs.field}`);
+        report({
+          code: 'LEDGER_DISAGREES',
+          requirement: 'PAGI-INV-016',
+          exchange: r.entry.exchange,
+          also: [payment.entry.exchange],
+          pointer: `/${list}/${r.index}/${differs.field}`,
+          expected: { value: differs.held, before: `${differs.field} of the payment ${payment.transactionId}, ` },
+          received: { value: r.record[differs.field] },
+        });
+      }
+      const refund = refunds.get(String(r.record[FIELD.refundReferenceId]));
+      if (
+        o.operation === 'retrievalRefund' &&
+        refund &&
+        r.record[FIELD.refundAmount] !== undefined &&
+        !sameValue(FIELD.refundAmount, r.record[FIELD.refundAmount], refund.item[FIELD.refundAmount])
+      )
+        report({
+          code: 'LEDGER_DISAGREES',
+          requirement: 'PAGI-INV-016',
+          exchange: r.entry.exchange,
+          also: [refund.entry.exchange],
+          pointer: `/${list}/${r.index}/${FIELD.refundAmount}`,
+          expected: {
+            value: refund.item[FIELD.refundAmount],
+            before: 'the refund_amount the refund was accepted with, ',
+          },
+          received: { value: r.record[FIELD.refundAmount] },
+        });
+    }
+  }),
+});
+
 /** The integrity family: the invariants judged against the run's ledger. */
 export const INTEGRITY_CHECKS = [
   identifiersNameOneThing,
+  recordsAgreeWithLedger,
   moneyAgreesWithLedger,
   unauthenticatedNeverCarriedOut,
   queryShowsAcknowledgedState,

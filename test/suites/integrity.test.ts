@@ -16,6 +16,7 @@ const CASES = [
   { requirement: 'PAGI-INV-014', fault: 'query-hides-cancel', check: 'queryShowsAcknowledgedState' },
   { requirement: 'PAGI-INV-015', fault: 'notification-amount-differs', check: 'notificationsAgreeWithLedger' },
   { requirement: 'PAGI-INV-015', fault: 'notification-posted-elsewhere', check: 'notificationsAgreeWithLedger' },
+  { requirement: 'PAGI-INV-016', fault: 'query-shopper-email-other', check: 'recordsAgreeWithLedger' },
 ] as const;
 
 const gateways: RunningGateway[] = [];
