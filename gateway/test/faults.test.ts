@@ -158,7 +158,7 @@ describe('variant registry', () => {
     for (const f of FAULTS) {
       expect(f.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(f.description.length).toBeGreaterThan(10);
-      expect(f.switches || f.refuse || f.reply || f.wire, f.name).toBeTruthy();
+      expect(f.switches || f.refuse || f.reply || f.wire || f.notification, f.name).toBeTruthy();
       if (f.kind === 'neutral') continue;
       expect(f.expectedCheck).toMatch(/^[a-z][A-Za-z0-9]*$/);
       expect([...h.spec.requirements.keys()], f.name).toContain(f.requirement);

@@ -13,6 +13,7 @@ import { CHOICE_CASES } from './cases/choices.js';
 import { CONVENTIONS_CASES } from './cases/conventions.js';
 import { DEEP_CASES } from './cases/deep.js';
 import { EVENTS_CASES } from './cases/events.js';
+import { INTEGRITY_CASES } from './cases/integrity.js';
 import { LIFECYCLE_CASES } from './cases/lifecycle.js';
 import { LIMITS_CASES } from './cases/limits.js';
 import { SECURITY_CASES, STATUS_CASES } from './cases/status-security.js';
@@ -33,6 +34,7 @@ const CASES: Case[] = [
   ...PROFILE_RULE_CASES,
   ...CHOICE_CASES,
   ...DEEP_CASES,
+  ...INTEGRITY_CASES,
 ];
 
 describe('check cases', () => {
