@@ -4,15 +4,26 @@
  *
  * The loss is a race: Node destroys a socket whose write fails, and an answer that arrived but was not yet read goes
  * with it (on loopback about one exchange in two hundred, when the write of the body's rest comes just after the
- * reset). Here the race is made certain: the server runs in a worker thread, and the client's write of the body's
- * rest waits, the main thread blocked, until that server has answered and reset the connection, so the write fails
- * before the answer is read.
+ * reset). Here the race is made certain: the server runs in another thread or process, and the client's write of the
+ * body's rest waits, the main thread blocked, until that server has answered and reset the connection, so the write
+ * fails before the answer is read. Against a raw server (a worker thread), then against the reference gateway with
+ * `server.earlyTooLarge` (`pagi-conform serve`): the oversized query of `outsideRequests` is answered with the
+ * profile's bodyTooLarge refusal, and its check passes.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createProbeClient } from '../../engine/client.js';
 import { createDispatcher } from '../../engine/dispatch.js';
 import { exchangeOnce } from '../../engine/transport.js';
+import type { CheckContext } from '../../core/model.js';
+import { loadProfile } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
+import { CHECKS, PROBES } from '../../suites/registry.js';
+import { serve, type ServeProcess } from '../support/cli.js';
+import { runConfig } from '../support/config.js';
+import { tempDir } from '../support/temp.js';
 
 const CAP = 1 << 20;
 const ANSWER = '{"error":"body too large"}';
@@ -56,6 +67,11 @@ const shared = new SharedArrayBuffer(4);
 const flag = new Int32Array(shared);
 const proto = net.Socket.prototype as unknown as { _writev: Writev };
 const writev = proto._writev;
+/** Blocks the thread until the server has answered and reset the connection. */
+let hold = () => {
+  Atomics.wait(flag, 0, 0, 10_000);
+  Atomics.wait(flag, 0, 1, 50); // the reset on its way in
+};
 
 beforeAll(async () => {
   worker = new Worker(SERVER, { eval: true, workerData: { shared } });
@@ -68,8 +84,7 @@ beforeAll(async () => {
     writev.call(this, [chunks[0]!, { chunk: body.subarray(0, 64 * 1024), encoding: 'buffer' }], (error) => {
       if (error) cb(error);
     });
-    Atomics.wait(flag, 0, 0, 10_000);
-    Atomics.wait(flag, 0, 1, 50); // the reset on its way in
+    hold();
     (this as unknown as { _write: (c: Buffer, e: string, cb: (error?: Error | null) => void) => void })._write(
       body.subarray(64 * 1024),
       'buffer',
@@ -109,4 +124,45 @@ describe('an early answer', () => {
   it('does not hold back a body the server reads whole', async () => {
     expect((await send('{}')).status).toBe(200);
   });
+});
+
+describe('the reference gateway with server.earlyTooLarge', () => {
+  const spec = kitSpec();
+  const { profile } = loadProfile('reference');
+  let gateway: ServeProcess;
+  beforeAll(async () => {
+    const file = `${tempDir('pagi-early-')}/gateway.yaml`;
+    fs.writeFileSync(file, 'server:\n  earlyTooLarge: true\n');
+    gateway = await serve(['--config', file]);
+    // The gateway answers at the declared length: the body's rest goes once it had the time to answer and reset.
+    hold = () => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+  }, 60_000);
+  afterAll(() => gateway?.stop());
+
+  it('answers the oversized query of outsideRequests with its bodyTooLarge refusal, read by the kit', async () => {
+    const config = runConfig(gateway.url, { merchantId: 'M10001', accountId: 'A20001', orderPrefix: 'EA' });
+    const client = createProbeClient({
+      spec,
+      profile,
+      config,
+      secret: 'reference-secret-0001',
+      cardSecurityCode: '123',
+      transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
+      tag: 'ea',
+    });
+    try {
+      const ctx: CheckContext = { spec, profile, config, requirement: (id) => spec.requirements.get(id)! };
+      const o = await PROBES.find((p) => p.id === 'outsideRequests')!.run('retrievalTrans', client, ctx);
+      expect(o.inconclusive).toBeUndefined();
+      const tooLarge = o.steps.tooLarge!;
+      expect(tooLarge.error).toBeUndefined();
+      expect(tooLarge.response?.status).toBe(profile.errors.kinds.bodyTooLarge.status);
+      expect(tooLarge.response?.headers.connection).toBe('close');
+      const check = CHECKS.find((c) => c.id === 'outsideRequestsAnsweredPerProfile')!;
+      const outcome = check.run(o, ctx);
+      expect('notApplicable' in outcome ? outcome : outcome.filter((f) => f.severity !== 'info')).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
