@@ -58,7 +58,7 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 parentPort.on('message', () => server.close(() => process.exit(0)));
 `;
 
-type Chunk = { chunk: Buffer | string; encoding: BufferEncoding };
+type Chunk = { chunk: Buffer | string; encoding: BufferEncoding | 'buffer' };
 type Writev = (this: net.Socket, chunks: Chunk[], cb: (error?: Error | null) => void) => void;
 
 let worker: Worker;
