@@ -8,12 +8,15 @@
  * body's rest waits, the main thread blocked, until that server has answered and reset the connection, so the write
  * fails before the answer is read. Against a raw server (a worker thread), then against the reference gateway with
  * `server.earlyTooLarge` (`pagi-conform serve`): the oversized query of `outsideRequests` is answered with the
- * profile's bodyTooLarge refusal, and its check passes.
+ * profile's bodyTooLarge refusal, and its check passes; discovery's size-limit bisection reads the refusals and states
+ * the limit to the byte.
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { discoverProfile } from '../../discover/index.js';
+import { limitsDiscoverer } from '../../discover/discoverers/limits.js';
 import { createProbeClient } from '../../engine/client.js';
 import { createDispatcher } from '../../engine/dispatch.js';
 import { exchangeOnce } from '../../engine/transport.js';
@@ -165,4 +168,28 @@ describe('the reference gateway with server.earlyTooLarge', () => {
       await client.close();
     }
   }, 60_000);
+
+  it("lets discovery's size-limit bisection read the early refusals and state the limit", async () => {
+    const found = await discoverProfile({
+      baseUrl: gateway.url,
+      merchantId: 'M10001',
+      accountId: 'A20001',
+      secret: 'reference-secret-0001',
+      transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
+      cardSecurityCode: '123',
+      orderPrefix: 'EAD',
+      paymentMethods: { valid: ['PIX'], unknown: 'NOPE' },
+      budget: 200,
+      log: () => {},
+      table: [limitsDiscoverer],
+    });
+    const limit = found.points.find((p) => p.path === 'limits.maxBodyBytes')!;
+    expect(limit.unknown).toBeUndefined();
+    expect(limit.value).toBe(profile.limits.maxBodyBytes);
+    // Decided on the answer, not on a connection lost (which the bisection also takes for a refusal).
+    const { status, code } = profile.errors.kinds.bodyTooLarge;
+    expect(limit.evidence).toContain(`${profile.limits.maxBodyBytes + 1} refused`);
+    expect(limit.evidence).toMatch(new RegExp(`→ HTTP ${status} .*${code}`));
+    expect(limit.evidence).not.toMatch(/no answer/);
+  }, 120_000);
 });
