@@ -8,6 +8,12 @@ import { stringToSign, type SignatureProfile } from '../core/signing.js';
 /** Longest response body excerpt kept in evidence, in characters. */
 export const EXCERPT_CHARS = 4096;
 
+/**
+ * Longest request body kept whole in evidence, in characters. A longer one (a body over a size limit, sent to see it
+ * refused) is kept once, cut to EXCERPT_CHARS, with its length and sha-256; its curl line reads it from a file.
+ */
+export const REQUEST_BODY_CHARS = 64 * 1024;
+
 /** Most headers of a response kept in evidence, and the longest value kept of each (characters). */
 const EVIDENCE_HEADERS = 100;
 const EVIDENCE_HEADER_CHARS = 1024;
@@ -152,6 +158,34 @@ export function curlLine(
 }
 
 /**
+ * The evidence of a request whose masked body is longer than REQUEST_BODY_CHARS: the body once, cut to its first
+ * EXCERPT_CHARS characters, with its length as sent and the sha-256 of the masked text (a hash of the bytes sent
+ * could be searched for the card data masked out of it); the curl line sends the body from `$PAGI_BODY_FILE`.
+ */
+function cutRequestEvidence(
+  request: SentRequest,
+  url: string,
+  headers: Record<string, string>,
+  masked: string,
+): Evidence {
+  const bodyBytes = Buffer.byteLength(request.bodyText);
+  const bodySha256 = createHash('sha256').update(masked).digest('hex');
+  const curl = `${curlLine(request.method, url, headers, '', request.localAddress)} --data-binary "@$PAGI_BODY_FILE" # the body (${bodyBytes} bytes, masked sha-256 ${bodySha256}) is not kept whole: its first ${EXCERPT_CHARS} characters are in the evidence`;
+  return {
+    request: {
+      method: request.method,
+      url,
+      headers,
+      body: `${masked.slice(0, EXCERPT_CHARS)}…`,
+      bodyBytes,
+      bodySha256,
+      truncated: true,
+    },
+    curl,
+  };
+}
+
+/**
  * Evidence of a request and its response, masked with `rules`. `bodyHead`: the first characters of a body not held
  * in memory (spooled), used instead of `response.bodyText`. `variables` and `signature` make the curl line replayable
  * (shell variables for the card data and the signature). `echoes`: the short card values the request sent, masked
@@ -169,12 +203,14 @@ export function buildEvidence(
   const headers = maskValue(request.headers, rules);
   const url = maskText(request.url, rules);
   const body = maskText(request.bodyText, rules);
-  // With the command computing the signature, the curl line reads it from $PAGI_SIGNATURE.
-  const signed = signature ? markSignature(body) : body;
-  const evidence: Evidence = {
-    request: { method: request.method, url, headers, body },
-    curl: `${signature ? `${signature}; ` : ''}${curlLine(request.method, url, headers, signed, request.localAddress, signature ? { ...variables, encryption_data: 'PAGI_SIGNATURE' } : variables)}`, // built from masked parts
-  };
+  const evidence: Evidence =
+    body.length > REQUEST_BODY_CHARS
+      ? cutRequestEvidence(request, url, headers, body)
+      : {
+          request: { method: request.method, url, headers, body },
+          // With the command computing the signature, the curl line reads it from $PAGI_SIGNATURE.
+          curl: `${signature ? `${signature}; ` : ''}${curlLine(request.method, url, headers, signature ? markSignature(body) : body, request.localAddress, signature ? { ...variables, encryption_data: 'PAGI_SIGNATURE' } : variables)}`, // built from masked parts
+        };
   if (response) {
     // Mask a margin past the cut, then cut: a card number or secret across the cut is masked whole before it.
     const text = bodyHead ?? response.bodyText;

@@ -172,7 +172,7 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   lines.push(`profile ${gateway.profile.name} ${gateway.profile.version} (${gateway.profileFile})`);
   const { server, limits, store, sessions } = gateway.config;
   lines.push(
-    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
+    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes${server.earlyTooLarge ? ' (past them answered early, connection closed)' : ''}, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
       `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens (oldest evicted); drain ${server.drainSeconds} s`,
   );
   lines.push(

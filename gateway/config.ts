@@ -61,6 +61,12 @@ export interface ServerConfig {
   idleTimeoutSeconds: number;
   /** On SIGTERM/SIGINT, how long requests already received may take to be answered. */
   drainSeconds: number;
+  /**
+   * A body over the profile's size limit answered (`bodyTooLarge`) as soon as its declared Content-Length or the bytes
+   * received pass the limit, the rest unread, and the connection closed once the answer is written (default false:
+   * the body is read, up to 16 times the limit, then answered).
+   */
+  earlyTooLarge?: boolean;
 }
 
 export { ConfigError };

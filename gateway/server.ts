@@ -133,6 +133,8 @@ interface Pending {
   chunks: Buffer[];
   size: number;
   answered: boolean;
+  /** Answered before its body was read (over the size cap): the connection is closed once the answer is written. */
+  closing?: boolean;
   /** When the request started (only when requests are logged). */
   started: bigint | undefined;
 }
@@ -334,6 +336,18 @@ function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: bool
   else send(st, p, incoming, { handled, wire });
 }
 
+/**
+ * Answer a body over the cap before it is read, and close the connection once the answer is written: what the client
+ * still sends is not read (the connection is reset). Past DRAIN_FACTOR times the cap, always; from the cap on, with
+ * `server.earlyTooLarge`.
+ */
+function answerEarly(st: ServerState, req: PendingRequest, p: Pending): void {
+  if (p.answered) return;
+  p.closing = true;
+  p.res.once('finish', () => req.destroy());
+  answer(st, req, p, true);
+}
+
 /** Write an answer (and log its line). */
 function send(
   st: ServerState,
@@ -341,7 +355,7 @@ function send(
   incoming: Incoming,
   { handled, wire }: { handled?: Handled; wire: WireResponse },
 ): void {
-  if (p.size > st.cap * DRAIN_FACTOR || st.draining) wire.headers.connection = 'close';
+  if (p.closing || st.draining) wire.headers.connection = 'close';
   st.counters.answered += 1;
   if (wire.status >= 400) st.counters.refused += 1;
   if (st.draining) st.counters.answeredWhileDraining += 1;
@@ -362,6 +376,9 @@ function send(
 /** The server's request listener, with the listeners it attaches to each request (made once per server). */
 function requestListener(st: ServerState): (req: PendingRequest, res: http.ServerResponse) => void {
   const { cap, conns, options } = st;
+  // With server.earlyTooLarge a body is answered as soon as it passes the cap, else once past DRAIN_FACTOR times it.
+  const early = st.gw.config.server.earlyTooLarge === true;
+  const answerPast = early ? cap : cap * DRAIN_FACTOR;
   // The listeners of every request are these functions (`this` is the request or the response): no closure is
   // made per request.
   function onData(this: PendingRequest, chunk: Buffer): void {
@@ -369,10 +386,7 @@ function requestListener(st: ServerState): (req: PendingRequest, res: http.Serve
     p.size += chunk.length;
     if (p.size <= cap) p.chunks.push(chunk);
     else if (p.chunks.length) p.chunks.length = 0;
-    if (p.size > cap * DRAIN_FACTOR && !p.answered) {
-      answer(st, this, p, true);
-      p.res.once('finish', () => this.destroy());
-    }
+    if (p.size > answerPast) answerEarly(st, this, p);
   }
   function onEnd(this: PendingRequest): void {
     const p = this[PENDING]!;
@@ -411,9 +425,11 @@ function requestListener(st: ServerState): (req: PendingRequest, res: http.Serve
       started: options.logRequests ? process.hrtime.bigint() : undefined,
     };
     res.once('close', onClose);
+    req.on('error', onError);
+    // A declared length over the cap, with server.earlyTooLarge: answered at once, the body never read.
+    if (early && Number(req.headers['content-length']) > cap) return answerEarly(st, req, req[PENDING]);
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onError);
   };
 }
 

@@ -85,9 +85,20 @@ function entry(x: ExchangeRecord, findings: readonly ExchangeFinding[]): Record<
       cookies: [],
       headers: headers(request.headers),
       queryString: queryString(request.url),
-      ...(request.body !== '' ? { postData: { mimeType: requestType ?? '', text: request.body } } : {}),
+      ...(request.body !== ''
+        ? {
+            postData: {
+              mimeType: requestType ?? '',
+              text: request.body,
+              // A body kept cut in the evidence: its first characters, with its length and sha-256.
+              ...(request.truncated
+                ? { comment: `cut: ${request.bodyBytes} bytes, masked sha-256 ${request.bodySha256}` }
+                : {}),
+            },
+          }
+        : {}),
       headersSize: -1,
-      bodySize: Buffer.byteLength(request.body),
+      bodySize: request.bodyBytes ?? Buffer.byteLength(request.body),
     },
     response: {
       status: response?.status ?? 0,

@@ -4045,9 +4045,21 @@ export interface ResultsEvidenceRequest {
   url: string;
   headers: ResultsHeaders;
   /**
-   * Request body text, masked.
+   * Request body text, masked; a body longer than 65,536 characters (one sent over a size limit) is cut to its first 4,096 characters with '…', `truncated` set (since 1.5).
    */
   body: string;
+  /**
+   * A cut body (`truncated`): its length in bytes as sent (since 1.5).
+   */
+  bodyBytes?: number;
+  /**
+   * A cut body (`truncated`): sha-256 (hex) of its whole masked text, UTF-8; the curl line sends the body from the file `$PAGI_BODY_FILE` names (since 1.5).
+   */
+  bodySha256?: string;
+  /**
+   * True when `body` is cut: the request's body was longer than 65,536 characters and is kept once, as its first characters, its length and its sha-256, not in the curl line (since 1.5).
+   */
+  truncated?: boolean;
 }
 /**
  * Request headers.

@@ -357,6 +357,51 @@ describe('x-pagi-reason on every refusal kind, outside the interface body', () =
   });
 });
 
+describe('server.earlyTooLarge: a body over the size cap answered before it is read', () => {
+  const cap = h.profile.limits.maxBodyBytes;
+  /**
+   * A capture whose head declares `length` bytes (none sent), or without a length sends `sent` bytes in one chunk of
+   * a chunked body: what came back, once closed.
+   */
+  const raw = (port: number, length: number | undefined, sent = 0) =>
+    new Promise<string>((resolve) => {
+      const head = 'POST /v1/capture HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n';
+      const socket = net.connect(port, '127.0.0.1', () => {
+        if (length !== undefined) socket.write(`${head}content-length: ${length}\r\n\r\n`);
+        else socket.write(`${head}transfer-encoding: chunked\r\n\r\n${sent.toString(16)}\r\n${'a'.repeat(sent)}\r\n`);
+      });
+      let got = '';
+      socket.on('data', (c) => (got += c.toString()));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got));
+    });
+
+  it('answers bodyTooLarge at the declared length or once the bytes received pass the cap, and closes', async () => {
+    const early = await h.gateway({ config: { ...QUIET, server: { earlyTooLarge: true } } });
+    try {
+      // Not a byte of the body sent: answered at the head.
+      const declared = await raw(early.port, 16 * cap);
+      expect(declared).toMatch(new RegExp(`^HTTP/1\\.1 ${kinds.bodyTooLarge!.status} `));
+      expect(declared).toMatch(/\r\nconnection: close\r\n/);
+      expect(declared).toMatch(/x-pagi-reason: bodyTooLarge: /);
+      expect(declared).toContain(kinds.bodyTooLarge!.code);
+      // No declared length (chunked): answered once the bytes received passed the cap, the body unfinished.
+      const passed = await raw(early.port, undefined, cap + 4096);
+      expect(passed).toMatch(new RegExp(`^HTTP/1\\.1 ${kinds.bodyTooLarge!.status} `));
+    } finally {
+      await early.close();
+    }
+  });
+
+  it('is off by default: a declared length over the cap waits for its body', async () => {
+    const got = await Promise.race([
+      raw(gw.port, 2 * cap),
+      new Promise<string>((resolve) => setTimeout(() => resolve('no answer yet'), 500)),
+    ]);
+    expect(got).toBe('no answer yet');
+  });
+});
+
 describe('store caps: the oldest records are evicted', () => {
   it('past maxTransactions the oldest payment is unknown to queries, batch operations and refund search', async () => {
     await h.send(`${admin.url}/_admin/reset`, { body: '' });
