@@ -16,6 +16,7 @@ export interface PaymentEntry {
   amount: unknown;
   currency: unknown;
   orderStatus: unknown;
+  /** Merchant, account, order, amount and currency are the request's (what the payment was made with). */
   /** The whole answer (every field the ledger holds of it). */
   answer: Record<string, unknown>;
   /** The request as sent (card fields included: never quoted). */
@@ -85,16 +86,18 @@ export function answered(entry: LedgerEntry): boolean {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function addPayment(ledger: Ledger, entry: LedgerEntry, answer: Record<string, unknown>): void {
+  // What the kit sent is what the payment was made with; the answer's echo of it is judged by the echo checks.
+  const sent = requestOf(entry);
   const transactionId = str(answer[FIELD.transactionId]);
-  const orderNo = str(answer[FIELD.orderNo]) ?? str(requestOf(entry)[FIELD.orderNo]);
+  const orderNo = str(sent[FIELD.orderNo]) ?? str(answer[FIELD.orderNo]);
   if (!transactionId || !orderNo) return;
   const payment: PaymentEntry = {
     transactionId,
     orderNo,
-    merchantId: answer[FIELD.merchantId],
-    accountId: answer[FIELD.accountId],
-    amount: answer[FIELD.amount],
-    currency: answer[FIELD.currency],
+    merchantId: sent[FIELD.merchantId] ?? answer[FIELD.merchantId],
+    accountId: sent[FIELD.accountId] ?? answer[FIELD.accountId],
+    amount: sent[FIELD.amount] ?? answer[FIELD.amount],
+    currency: sent[FIELD.currency] ?? answer[FIELD.currency],
     orderStatus: answer[FIELD.orderStatus],
     answer,
     request: requestOf(entry),

@@ -5,7 +5,7 @@
  */
 import type { CheckContext, Exchange, NotApplicable, Observation, RunLedgerView } from '../../core/model.js';
 import { FIELD } from '../fields.js';
-import { type Report, defineCheck, quote } from '../findings.js';
+import { type FindingInput, type Report, defineCheck, quote } from '../findings.js';
 import { acknowledgedState } from '../ledger-state.js';
 import {
   type Ledger,
@@ -48,8 +48,25 @@ function withLedger(
     const view = o.facts[LEDGER_FACT] as RunLedgerView;
     if (!view.entries.some((e) => e.operation === o.operation))
       return { notApplicable: `the run made no ${o.operation} request` };
-    verify(ledger, o, ctx, report);
+    const kinds = new Map<string, { first: FindingInput; more: number }>();
+    verify(ledger, o, ctx, (input) => {
+      const key = `${input.code} ${String(input.requirement)} ${(input.pointer ?? '').replace(/\/[0-9]+/g, '/*')}`;
+      const kind = kinds.get(key);
+      if (kind) kind.more++;
+      else kinds.set(key, { first: input, more: 0 });
+    });
+    for (const { first, more } of kinds.values()) report(more ? withMore(first, more) : first);
   };
+}
+
+/**
+ * One finding per kind of breach (code, requirement, place with the indices left out): a fault repeats over every
+ * record and notification it touches, and which of them the run saw first depends on the order answers came in.
+ */
+function withMore(input: FindingInput, more: number): FindingInput {
+  const tail = ` (and ${more} more like it in the run)`;
+  const r = input.received;
+  return { ...input, received: typeof r === 'string' ? `${r}${tail}` : { ...r, after: `${r.after ?? ''}${tail}` } };
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -523,8 +540,9 @@ function notificationAgrees(
   about: { answer: Record<string, unknown>; request: Record<string, unknown>; exchange: Exchange },
   fields: readonly string[],
 ): void {
+  const held = (f: string) => (about.request[f] !== undefined ? about.request[f] : about.answer[f]);
   const differs = fields.find(
-    (f) => n.body[f] !== undefined && about.answer[f] !== undefined && !sameValue(f, n.body[f], about.answer[f]),
+    (f) => n.body[f] !== undefined && held(f) !== undefined && !sameValue(f, n.body[f], held(f)),
   );
   if (differs)
     report({
@@ -533,7 +551,7 @@ function notificationAgrees(
       exchange: n.exchange,
       also: [about.exchange],
       pointer: `/${differs}`,
-      expected: { value: about.answer[differs], before: `${differs} as the answer gave it, ` },
+      expected: { value: held(differs), before: `${differs} as the request and answer gave it, ` },
       received: { value: n.body[differs] },
     });
   const given = pathOf(about.request[FIELD.notifyUrl], ctx.config.baseUrl);
@@ -615,7 +633,7 @@ function disagreeing(
 ): { field: string; held: unknown } | undefined {
   for (const [field, value] of Object.entries(record)) {
     if (MOVING_FIELDS.has(field) || value === undefined || (typeof value === 'object' && value !== null)) continue;
-    const held = payment.answer[field] !== undefined ? payment.answer[field] : payment.request[field];
+    const held = payment.request[field] !== undefined ? payment.request[field] : payment.answer[field];
     if (held === undefined || (typeof held === 'object' && held !== null)) continue;
     if (!sameValue(field, value, held)) return { field, held };
   }
@@ -644,8 +662,8 @@ export const recordsAgreeWithLedger = defineCheck({
       const payment = ledger.paymentById.get(String(r.record[FIELD.transactionId]));
       if (!payment) continue;
       const differs = disagreeing(r.record, payment);
-      if (differs && !judged.has(`${payment.transactionId}/${differs.field}`)) {
-        judged.add(`${payment.transactionId}/${differs.field}`);
+      if (differs && !judged.has(payment.transactionId)) {
+        judged.add(payment.transactionId);
         report({
           code: 'LEDGER_DISAGREES',
           requirement: 'PAGI-INV-016',
