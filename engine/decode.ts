@@ -1,5 +1,6 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
 import { htmlReader } from '../core/codecs/html-reader.js';
+import { duplicateMembers } from '../core/codecs/json.js';
 import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../core/codecs/limits.js';
 import { normaliseArrays, readXml, xmlOverLimit } from '../core/codecs/xml.js';
 import type { DecodedBody, OperationKey } from '../core/model.js';
@@ -91,7 +92,10 @@ function decodeJson(text: string): DecodedBody {
   const over = jsonOverLimit(text);
   if (over) return overLimitBody('json', over);
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    const value: unknown = JSON.parse(text);
+    // JSON.parse keeps the last value of a repeated name: the names an object repeats are read from the text.
+    const duplicates = duplicateMembers(text);
+    return duplicates.length ? { kind: 'json', value, duplicates } : { kind: 'json', value };
   } catch (e) {
     return { kind: 'undecodable', format: 'json', problem: `not JSON: ${(e as Error).message}` };
   }

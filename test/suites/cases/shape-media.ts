@@ -146,6 +146,34 @@ export const SHAPE_CASES: Case[] = [
       ),
     ['LISTED_FIELD_ABSENT'],
   ),
+  pass('jsonMembersNamedOnce', 'PAGI-MED-010', 'every name once', 'capture', () => happyObservation('capture')),
+  fail(
+    'jsonMembersNamedOnce',
+    'PAGI-MED-010',
+    'a result item naming transaction_id twice',
+    'capture',
+    () => {
+      const o = happyObservation('capture');
+      const decoded = o.main.response!.decoded;
+      if (decoded.kind === 'json') decoded.duplicates = [{ pointer: '/capture_orders/0', name: 'transaction_id' }];
+      return o;
+    },
+    ['DUPLICATE_MEMBER'],
+  ),
+  fail(
+    'jsonMembersNamedOnce',
+    'PAGI-MED-010',
+    'a step of the scenario naming a member twice',
+    'retrievalTrans',
+    () => {
+      const o = happyObservation('retrievalTrans');
+      const step = exchange('refund', { json: { return_status: '1' } });
+      const decoded = step.response!.decoded;
+      if (decoded.kind === 'json') decoded.duplicates = [{ pointer: '', name: 'return_status' }];
+      return observation('happy', 'retrievalTrans', o.main, { ...o.steps, refund: step }, o.facts);
+    },
+    ['DUPLICATE_MEMBER'],
+  ),
 ];
 
 const headerProfile = () =>
