@@ -526,10 +526,31 @@ export const SECURITY_CASES: Case[] = [
   pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'checkout inputs exact', 'checkout', () =>
     injected('checkout', (r) => r),
   ),
-  // The direct payment response lists a note but never says it is the request's (PAGI-SEC-002 is the checkout page's).
-  pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'XML note not the sent text: not compared', 'authoriseDirect', () =>
-    injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+  fail(
+    'freeTextParsesBackExactly',
+    'PAGI-SEC-003',
+    'XML note not the sent text',
+    'authoriseDirect',
+    () => injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+    ['TEXT_ALTERED'],
   ),
+  fail(
+    'freeTextParsesBackExactly',
+    'PAGI-SEC-003',
+    'XML note written unescaped: its markup read as an element',
+    'authoriseDirect',
+    () => injected('authoriseDirect', (r) => ({ ...r, note: { '#text': 'Leave', x: '' } })),
+    ['MARKUP_INJECTED'],
+  ),
+  {
+    ...pass('freeTextParsesBackExactly', 'PAGI-SEC-003', 'XML answer without note: not judged', 'authoriseDirect', () =>
+      injected('authoriseDirect', (r) => {
+        const { note: _, ...rest } = r;
+        return rest;
+      }),
+    ),
+    expect: 'notApplicable',
+  },
   fail(
     'freeTextParsesBackExactly',
     'PAGI-MED-006',
