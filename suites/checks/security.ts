@@ -8,6 +8,7 @@ import type { Check, CheckContext, Observation } from '../../core/model.js';
 import { covers } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import {
+  type FindingSide,
   type Report,
   allSteps,
   defineCheck,
@@ -161,12 +162,9 @@ function carriesMarkup(name: string, value: string | undefined): boolean {
 }
 
 /** What the XML answer holds where text was expected, in words (an element made of the markup, or another value). */
-function notText(value: unknown): string {
+function notText(value: unknown): FindingSide {
   return value && typeof value === 'object'
-    ? `markup read as elements: ${Object.keys(value)
-        .slice(0, 4)
-        .map((k) => `<${k}>`)
-        .join(', ')}`
+    ? quoted(Object.keys(value).slice(0, 4).join(', '), 'markup read as elements ')
     : quoted(value);
 }
 

@@ -123,6 +123,34 @@ export const STATUS_CASES: Case[] = [
   pass('malformedBodyRefused', 'PAGI-ERR-004', "checkout: the profile's HTML error", 'checkout', () =>
     refused('malformedBody', 'checkout', errorExchange('checkout', 'malformedBody')),
   ),
+  // The page judged as read: character references and an unquoted id are the same page (never its raw text).
+  pass(
+    'malformedBodyRefused',
+    'PAGI-ERR-004',
+    "checkout: the profile's HTML error, with character references and unquoted attributes",
+    'checkout',
+    () => {
+      const answer = errorExchange('checkout', 'malformedBody');
+      const response = answer.response!;
+      response.bodyText = response.bodyText
+        .replace(/id="([^"]*)"/g, 'id=$1')
+        .replace(/>([^<]+)</g, (_m, t: string) => `>${t.replace(/[A-Za-z0-9:]/g, (c) => `&#${c.charCodeAt(0)};`)}<`);
+      response.decoded = {
+        kind: 'html',
+        form: {
+          forms: 0,
+          method: '',
+          action: '',
+          autoSubmit: false,
+          autoSubmitBy: 'none',
+          inputs: {},
+          inputTypes: {},
+          inputOrder: [],
+        },
+      };
+      return refused('malformedBody', 'checkout', answer);
+    },
+  ),
   fail(
     'malformedBodyRefused',
     'PAGI-APM-004',
