@@ -468,4 +468,24 @@ export const MEDIA_CASES: Case[] = [
     () => answered('checkout', { status: 400, bodyText: 'need card' }),
     ['REQUEST_REFUSED'],
   ),
+  pass('checkoutInputNamesOnce', 'PAGI-CHK-012', 'one input per name', 'checkout', () => happyObservation('checkout')),
+  pass('checkoutInputNamesOnce', 'PAGI-CHK-012', 'isOpen3D twice, as the document lists it', 'checkout', () =>
+    happyObservation('checkout', (b) => form(b).inputOrder.push('isOpen3D')),
+  ),
+  fail(
+    'checkoutInputNamesOnce',
+    'PAGI-CHK-012',
+    'note written twice',
+    'checkout',
+    () => happyObservation('checkout', (b) => form(b).inputOrder.push('note')),
+    ['FORM_INPUT_REPEATED'],
+  ),
+  fail(
+    'checkoutInputNamesOnce',
+    'PAGI-CHK-012',
+    'isOpen3D three times',
+    'checkout',
+    () => happyObservation('checkout', (b) => form(b).inputOrder.push('isOpen3D', 'isOpen3D')),
+    ['FORM_INPUT_REPEATED'],
+  ),
 ];
