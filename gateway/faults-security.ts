@@ -79,7 +79,7 @@ export const SECURITY_FAULTS: readonly FaultDefinition[] = [
     name: 'direct-note-unescaped',
     description:
       'The direct payment answer writes note without XML escaping: markup the request sent in it becomes elements of the answer.',
-    requirement: 'PAGI-SEC-003',
+    requirement: 'PAGI-SEC-004',
     expectedCheck: 'freeTextParsesBackExactly',
     wire: text('application/xml', unescapedNote),
   },

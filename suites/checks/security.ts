@@ -182,7 +182,7 @@ function xmlReadsBack(ctx: CheckContext, o: Observation, injected: Record<string
     if (got === sent) continue;
     report({
       code: typeof got === 'string' ? 'TEXT_ALTERED' : 'MARKUP_INJECTED',
-      requirement: 'PAGI-SEC-003',
+      requirement: 'PAGI-SEC-004',
       pointer: `/${field}`,
       expected: `exactly ${JSON.stringify(sent)} (the sent ${field}, read after XML decoding)`,
       received: notText(got),
@@ -231,7 +231,7 @@ export const freeTextParsesBackExactly = defineCheck({
   family: 'security',
   probe: injection,
   operations: ['authoriseDirect', 'checkout'],
-  requirements: ['PAGI-SEC-002', 'PAGI-SEC-003', 'PAGI-MED-006'],
+  requirements: ['PAGI-SEC-002', 'PAGI-SEC-004', 'PAGI-MED-006'],
   description:
     'Free text carrying "><script> or </note><x> leaves the answer readable and reads back, decoded, as exactly the sent string: on the checkout page as its input, adding no input; in the direct payment answer as its note, adding no element.',
   verify(o, ctx, report) {

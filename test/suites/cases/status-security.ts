@@ -556,7 +556,7 @@ export const SECURITY_CASES: Case[] = [
   ),
   fail(
     'freeTextParsesBackExactly',
-    'PAGI-SEC-003',
+    'PAGI-SEC-004',
     'XML note not the sent text',
     'authoriseDirect',
     () => injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
@@ -564,14 +564,14 @@ export const SECURITY_CASES: Case[] = [
   ),
   fail(
     'freeTextParsesBackExactly',
-    'PAGI-SEC-003',
+    'PAGI-SEC-004',
     'XML note written unescaped: its markup read as an element',
     'authoriseDirect',
     () => injected('authoriseDirect', (r) => ({ ...r, note: { '#text': 'Leave', x: '' } })),
     ['MARKUP_INJECTED'],
   ),
   {
-    ...pass('freeTextParsesBackExactly', 'PAGI-SEC-003', 'XML answer without note: not judged', 'authoriseDirect', () =>
+    ...pass('freeTextParsesBackExactly', 'PAGI-SEC-004', 'XML answer without note: not judged', 'authoriseDirect', () =>
       injected('authoriseDirect', (r) => {
         const { note: _, ...rest } = r;
         return rest;
