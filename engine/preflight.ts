@@ -91,11 +91,10 @@ function codeText(profile: Profile, x: Exchange): string | undefined {
 export function errorKindOf(profile: Profile, x: Exchange): ErrorKind | undefined {
   const status = x.response?.status;
   const text = codeText(profile, x);
-  // Decoded: a code written with escapes or character references is the same code.
-  const page = decodedText(x.response);
   for (const [kind, k] of Object.entries(profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]) {
     if (text !== undefined && (text === k.code || text.startsWith(`${k.code}:`))) return kind;
-    if (status === k.status && page.includes(`${k.code}:`)) return kind;
+    // Decoded (read once, when the status is the kind's): a code written with character references is the same code.
+    if (status === k.status && decodedText(x.response).includes(`${k.code}:`)) return kind;
   }
   return undefined;
 }

@@ -429,14 +429,16 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
     if (inBody) return inBody.kind;
   }
   const status = statusOf(exchange);
+  const kinds = definedKinds(ctx.profile).filter(
+    (kind) => errorKindSpec(ctx.profile, kind, operation).status === status,
+  );
+  if (kinds.length === 0) return undefined;
+  // The answer decoded (read only when its status is some kind's): a code written with escapes is the same code.
   const body = responseObject(exchange, ctx.spec);
   const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], decodedText(exchange.response)]
     .filter((v) => typeof v === 'string')
     .join(' ');
-  return definedKinds(ctx.profile).find((kind) => {
-    const k = errorKindSpec(ctx.profile, kind, operation);
-    return k.status === status && text.includes(`${k.code}:`);
-  });
+  return kinds.find((kind) => text.includes(`${errorKindSpec(ctx.profile, kind, operation).code}:`));
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */
