@@ -146,6 +146,15 @@ export const SHAPE_CASES: Case[] = [
       ),
     ['LISTED_FIELD_ABSENT'],
   ),
+  // An XML element written twice where the schema holds one value reads as a list: the schema's type fails.
+  fail(
+    'responseMatchesSchema',
+    'PAGI-GEN-006',
+    'an element the answer writes twice',
+    'authoriseDirect',
+    () => happyObservation('authoriseDirect', (b) => (b.response.order_no = [b.request.order_no, 'OTHER'])),
+    ['SCHEMA_VIOLATION'],
+  ),
   pass('jsonMembersNamedOnce', 'PAGI-MED-010', 'every name once', 'capture', () => happyObservation('capture')),
   fail(
     'jsonMembersNamedOnce',
