@@ -13,6 +13,7 @@ import type {
   ResultsTotals,
 } from './types/generated.js';
 
+import type { DuplicateMember } from './codecs/json.js';
 import type { Level, OperationKey, Requirement } from './spec/terms.js';
 import type { OperationScope } from './spec/operations.js';
 
@@ -55,7 +56,11 @@ export interface SentRequest {
 
 /** The decoded response body. */
 export type DecodedBody =
-  | { kind: 'json'; value: unknown }
+  /**
+   * `duplicates`: member names an object of the text holds more than once (`JSON.parse` kept the last value of each;
+   * core/codecs/json.ts), present only when there is one.
+   */
+  | { kind: 'json'; value: unknown; duplicates?: DuplicateMember[] }
   | { kind: 'xml'; root: string; value: Record<string, unknown> }
   | { kind: 'html'; form: CheckoutFormModel }
   | { kind: 'undecodable'; format: 'json' | 'xml' | 'html' | 'unknown'; problem: string }

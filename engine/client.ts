@@ -20,7 +20,7 @@ import type {
 import type { Profile } from '../core/profile/load.js';
 import { sign, signedView, stringToSign, verify } from '../core/signing.js';
 import type { SpecModel } from '../core/spec/load.js';
-import { decodeBody, decodeExternal, formatOfMediaType, overLimitBody, readerOf } from './decode.js';
+import { decodeBody, decodedValues, decodeExternal, formatOfMediaType, overLimitBody, readerOf } from './decode.js';
 import {
   buildEvidence,
   cardFieldNames,
@@ -395,6 +395,8 @@ async function readAnswer(
     const response: ReceivedResponse = { status, headers, bodyText: read.text ?? '', truncated, decoded, bytes };
     answer.response = response;
     const echoed = secretEchoes(text, headers, maskRules);
+    // Decoded as well as raw: a secret written with escapes or character references is still the secret.
+    if (!echoed.includes('body') && holdsSecret(decodedValues(decoded), maskRules)) echoed.unshift('body');
     if (over && !echoed.includes('body') && spoolHoldsSecret(read.spool!, maskRules)) echoed.unshift('body');
     if (echoed.length) response.secretEchoed = echoed;
     if (read.spool) {

@@ -1,8 +1,10 @@
 /** Decoding of response bodies by the operation's response media: XML, the checkout HTML page, or JSON. */
+import { readPageTextNodes } from '../core/codecs/html.js';
 import { htmlReader } from '../core/codecs/html-reader.js';
+import { duplicateMembers } from '../core/codecs/json.js';
 import { HTML_LIMITS, jsonOverLimit, markupOverLimit } from '../core/codecs/limits.js';
 import { normaliseArrays, readXml, xmlOverLimit } from '../core/codecs/xml.js';
-import type { DecodedBody, OperationKey } from '../core/model.js';
+import type { DecodedBody, OperationKey, ReceivedResponse } from '../core/model.js';
 import type { Profile } from '../core/profile/load.js';
 import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { resolveRef } from '../core/spec/pointer.js';
@@ -91,7 +93,10 @@ function decodeJson(text: string): DecodedBody {
   const over = jsonOverLimit(text);
   if (over) return overLimitBody('json', over);
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    const value: unknown = JSON.parse(text);
+    // JSON.parse keeps the last value of a repeated name: the names an object repeats are read from the text.
+    const duplicates = duplicateMembers(text);
+    return duplicates.length ? { kind: 'json', value, duplicates } : { kind: 'json', value };
   } catch (e) {
     return { kind: 'undecodable', format: 'json', problem: `not JSON: ${(e as Error).message}` };
   }
@@ -207,4 +212,55 @@ export async function decodeExternal(
       : { kind: 'undecodable', format: 'xml', problem: `${read.problem.kind}: ${read.problem.detail}` };
   }
   return { kind: 'undecodable', format: 'unknown', problem: `no reader for content type ${contentType ?? '(none)'}` };
+}
+
+/** The string and number values of a decoded JSON or XML value, in document order. */
+function leafTexts(value: unknown, out: string[]): string[] {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string' || typeof v === 'number') out.push(String(v));
+    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    else if (v && typeof v === 'object') {
+      const values = Object.values(v);
+      for (let i = values.length - 1; i >= 0; i--) stack.push(values[i]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The values a decoded body holds, one per line, without reading the page again: the string and number values of a
+ * JSON or XML body, the input and button values and the action of a checkout form; '' for an empty or undecodable
+ * body. What a search for a secret or a card number reads beside the raw text (a value written with escapes or
+ * character references is found decoded).
+ */
+export function decodedValues(decoded: DecodedBody): string {
+  if (decoded.kind === 'json' || decoded.kind === 'xml') return leafTexts(decoded.value, []).join('\n');
+  if (decoded.kind !== 'html') return '';
+  const { form } = decoded;
+  return [form.action, ...Object.values(form.inputs), ...(form.buttons ?? []).map((b) => b.value)].join('\n');
+}
+
+const decodedTexts = new WeakMap<ReceivedResponse, string>();
+
+/**
+ * What an answer says, decoded, one value per line: the string and number values of a JSON or XML body (escapes and
+ * character references decoded), the text an HTML page shows (references decoded, scripts aside); the body as
+ * received only when nothing was decoded from it (empty or undecodable). Checks search it for a code or a message,
+ * never the raw text: a JSON `\u0031` is a `1`.
+ */
+export function decodedText(response: ReceivedResponse | undefined): string {
+  if (!response) return '';
+  let text = decodedTexts.get(response);
+  if (text !== undefined) return text;
+  const d = response.decoded;
+  text =
+    d.kind === 'json' || d.kind === 'xml'
+      ? leafTexts(d.value, []).join('\n')
+      : d.kind === 'html'
+        ? readPageTextNodes(response.bodyText).join('\n')
+        : response.bodyText;
+  decodedTexts.set(response, text);
+  return text;
 }

@@ -13,7 +13,7 @@ import type { Profile } from '../core/profile/load.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { operationSet } from '../core/spec/operations.js';
 import { createProbeClient, type ClientOptions } from './client.js';
-import { formatOfMediaType } from './decode.js';
+import { decodedText, formatOfMediaType } from './decode.js';
 import { SetupError } from '../core/types/errors.js';
 
 export { SetupError };
@@ -91,10 +91,10 @@ function codeText(profile: Profile, x: Exchange): string | undefined {
 export function errorKindOf(profile: Profile, x: Exchange): ErrorKind | undefined {
   const status = x.response?.status;
   const text = codeText(profile, x);
-  const page = x.response?.bodyText ?? '';
   for (const [kind, k] of Object.entries(profile.errors.kinds) as [ErrorKind, { status: number; code: string }][]) {
     if (text !== undefined && (text === k.code || text.startsWith(`${k.code}:`))) return kind;
-    if (status === k.status && page.includes(`${k.code}:`)) return kind;
+    // Decoded (read once, when the status is the kind's): a code written with character references is the same code.
+    if (status === k.status && decodedText(x.response).includes(`${k.code}:`)) return kind;
   }
   return undefined;
 }

@@ -160,4 +160,16 @@ export const MEDIA_FAULTS: readonly FaultDefinition[] = [
     expectedCheck: 'checkoutFormHasGatewayFields',
     reply: checkoutInputs((inputs, ctx) => inputs.filter((i) => i.name !== ctx.op?.checkoutForm?.gatewayFields.at(-1))),
   },
+  {
+    kind: 'fault',
+    name: 'checkout-input-repeated',
+    description:
+      'The checkout form writes the note input twice, the second holding another value (a reader keeping the first sees the sent note).',
+    requirement: 'PAGI-CHK-012',
+    expectedCheck: 'checkoutInputNamesOnce',
+    reply: checkoutInputs((inputs) => {
+      const note = inputs.find((i) => i.name === 'note');
+      return note ? [...inputs, { ...note, value: `${note.value} (copy)` }] : inputs;
+    }),
+  },
 ];

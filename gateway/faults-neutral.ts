@@ -42,6 +42,103 @@ function scriptSubmit(call: string): WireHook {
   );
 }
 
+/** `\uXXXX` of a character. */
+const uEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON text whose strings (names and values) write every letter and digit as a `\uXXXX` escape: the same JSON value.
+ * Escapes already in a string are kept as they are.
+ */
+export function unicodeEscapedJson(json: string): string {
+  return json.replace(/"(?:[^"\\]|\\.)*"/g, (str) =>
+    str.replace(/\\u[0-9a-fA-F]{4}|\\.|[A-Za-z0-9]/g, (m) => (m.length === 1 ? uEscape(m) : m)),
+  );
+}
+
+/** A numeric character reference of a character, decimal or hexadecimal by turns. */
+function numericReference(c: string, i: number): string {
+  const code = c.codePointAt(0)!;
+  return i % 2 === 0 ? `&#${code};` : `&#x${code.toString(16).toUpperCase()};`;
+}
+
+/** Text (element or attribute content) with its letters and digits written as numeric character references; references kept. */
+function referencedText(text: string): string {
+  let i = 0;
+  return text.replace(/&[#A-Za-z0-9]+;|[A-Za-z0-9]/g, (m) => (m.length === 1 ? numericReference(m, i++) : m));
+}
+
+/** XML text whose element text writes every letter and digit as a numeric character reference: the same document. */
+export function referencedXml(xml: string): string {
+  return xml.replace(/>([^<]+)</g, (_m, text: string) => `>${referencedText(text)}<`);
+}
+
+const XML_PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** XML text whose element text is written as CDATA sections (references decoded, `]]>` split): the same document. */
+export function cdataXml(xml: string): string {
+  return xml.replace(/>([^<]*[^<\s][^<]*)</g, (_m, text: string) => {
+    const plain = text.replace(
+      /&(amp|lt|gt|quot|apos);|&#(x[0-9a-fA-F]+|[0-9]+);/g,
+      (_e, name?: string, num?: string) =>
+        name
+          ? XML_PREDEFINED[name]!
+          : String.fromCodePoint(num!.startsWith('x') ? parseInt(num!.slice(1), 16) : Number(num)),
+    );
+    return `><![CDATA[${plain.replace(/]]>/g, ']]]]><![CDATA[>')}]]><`;
+  });
+}
+
+/** Named references (HTML) of punctuation the gateway's pages hold. */
+const NAMED: Record<string, string> = {
+  '.': '&period;',
+  ',': '&comma;',
+  ':': '&colon;',
+  '/': '&sol;',
+  '=': '&equals;',
+  '(': '&lpar;',
+  ')': '&rpar;',
+  _: '&lowbar;',
+  '@': '&commat;',
+  '+': '&plus;',
+  '%': '&percnt;',
+  '#': '&num;',
+  ';': '&semi;',
+  '?': '&quest;',
+};
+
+/** HTML text with letters and digits as numeric references and some punctuation as named ones; references kept. */
+function htmlReferenced(text: string): string {
+  let i = 0;
+  return text.replace(/&[#A-Za-z0-9]+;|[A-Za-z0-9.,:/=()_@+%#;?]/g, (m) =>
+    m.length > 1 ? m : (NAMED[m] ?? numericReference(m, i++)),
+  );
+}
+
+/**
+ * HTML text whose attribute values and text write letters, digits and punctuation as character references (numeric
+ * and named), script and style contents aside: the same page.
+ */
+export function referencedHtml(html: string): string {
+  return html.replace(/(<(script|style)\b[^>]*>[\s\S]*?<\/\2>)|(<[^>]*>)|([^<]+)/gi, (m, raw, _n, tag, text) => {
+    if (raw) return m;
+    if (tag)
+      return (tag as string).replace(
+        /(\s[\w-]+=)"([^"]*)"/g,
+        (_a, name: string, v: string) => `${name}"${htmlReferenced(v)}"`,
+      );
+    return htmlReferenced(text as string);
+  });
+}
+
+/** HTML text whose double-quoted attribute values are written unquoted where HTML allows it, single-quoted elsewhere. */
+export function requotedHtml(html: string): string {
+  return html.replace(/<[^>]*>/g, (tag) =>
+    tag.replace(/(\s[\w-]+=)"([^"]*)"/g, (_a, name: string, v: string) =>
+      /^[^\s"'=<>`]+$/.test(v) ? `${name}${v}` : `${name}'${v}'`,
+    ),
+  );
+}
+
 /** The variants of this file: neutral variants: conformant, must pass. */
 export const NEUTRAL_VARIANTS: readonly FaultDefinition[] = [
   {
@@ -135,5 +232,36 @@ export const NEUTRAL_VARIANTS: readonly FaultDefinition[] = [
       created_at: String(b.created_at).replace(/\+00:00$/, 'Z'),
       last_updated_at: String(b.last_updated_at).replace(/\+00:00$/, 'Z'),
     })),
+  },
+  {
+    kind: 'neutral',
+    name: 'json-unicode-escapes',
+    description: 'JSON answers write every letter and digit of their names and string values as a \\uXXXX escape.',
+    wire: text('application/json', unicodeEscapedJson),
+  },
+  {
+    kind: 'neutral',
+    name: 'xml-character-references',
+    description: 'XML answers write every letter and digit of their element text as a numeric character reference.',
+    wire: text('application/xml', referencedXml),
+  },
+  {
+    kind: 'neutral',
+    name: 'xml-cdata',
+    description: 'XML answers write the text of every element as a CDATA section.',
+    wire: text('application/xml', cdataXml),
+  },
+  {
+    kind: 'neutral',
+    name: 'html-character-references',
+    description:
+      'HTML answers (the checkout page included) write letters, digits and punctuation of attribute values and text as numeric and named character references.',
+    wire: text('text/html', referencedHtml),
+  },
+  {
+    kind: 'neutral',
+    name: 'html-attributes-requoted',
+    description: 'HTML answers write attribute values unquoted where HTML allows it, single-quoted elsewhere.',
+    wire: text('text/html', requotedHtml),
   },
 ];

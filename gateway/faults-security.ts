@@ -11,6 +11,16 @@ function unescapedHtml(html: string): string {
   );
 }
 
+const XML_UNESCAPE: Record<string, string> = { ...UNESCAPE, '&apos;': "'" };
+
+/** XML answer text whose note element holds its text without XML escaping (markup in it is written as markup). */
+function unescapedNote(xml: string): string {
+  return xml.replace(
+    /<note>([^<]*)<\/note>/,
+    (_m, text: string) => `<note>${text.replace(/&(amp|lt|gt|quot|apos|#39);/g, (e) => XML_UNESCAPE[e]!)}</note>`,
+  );
+}
+
 /** The variants of this file: security. */
 export const SECURITY_FAULTS: readonly FaultDefinition[] = [
   {
@@ -63,5 +73,14 @@ export const SECURITY_FAULTS: readonly FaultDefinition[] = [
     requirement: 'PAGI-SEC-002',
     expectedCheck: 'freeTextParsesBackExactly',
     wire: text('text/html', unescapedHtml),
+  },
+  {
+    kind: 'fault',
+    name: 'direct-note-unescaped',
+    description:
+      'The direct payment answer writes note without XML escaping: markup the request sent in it becomes elements of the answer.',
+    requirement: 'PAGI-SEC-004',
+    expectedCheck: 'freeTextParsesBackExactly',
+    wire: text('application/xml', unescapedNote),
   },
 ];

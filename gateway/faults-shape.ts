@@ -1,5 +1,12 @@
 /** Faults of the shape family: missing, mistyped and mis-nested fields, and documented requests refused. */
-import { type Body, type FaultDefinition, body, items, without } from './fault-hooks.js';
+import { type Body, type FaultDefinition, body, items, text, without } from './fault-hooks.js';
+
+/** JSON text whose top-level object names its first member twice: an empty value first, then the real one. */
+function firstMemberTwice(json: string): string {
+  const value: unknown = JSON.parse(json);
+  const first = value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value)[0] : undefined;
+  return first === undefined ? json : `{${JSON.stringify(first)}:"",${json.slice(json.indexOf('{') + 1)}`;
+}
 
 /** The variants of this file: shape: missing, mistyped, mis-nested fields. */
 export const SHAPE_FAULTS: readonly FaultDefinition[] = [
@@ -130,5 +137,14 @@ export const SHAPE_FAULTS: readonly FaultDefinition[] = [
       op === 'payout' && typeof b.payment_amount === 'string' && !b.payment_amount.includes('.')
         ? 'payment_amount has no decimals'
         : undefined,
+  },
+  {
+    kind: 'fault',
+    name: 'json-member-named-twice',
+    description:
+      'JSON answers name the first member of their object twice, an empty value before the real one (JSON.parse keeps the last; a reader keeping the first sees the empty one).',
+    requirement: 'PAGI-MED-010',
+    expectedCheck: 'jsonMembersNamedOnce',
+    wire: text('application/json', firstMemberTwice),
   },
 ];

@@ -290,3 +290,22 @@ export function readPageTexts(html: string): { title: string | undefined; byId: 
   for (const [id, el] of doc.byId) byId.set(id, textOf(el, true).trim());
   return { title: title ? textOf(title).trim() : undefined, byId: Object.fromEntries(byId) };
 }
+
+/**
+ * The text a page shows, as read by parse5 (character references decoded, scripts and styles left out): each text
+ * node trimmed, the empty ones dropped, in tree order.
+ */
+export function readPageTextNodes(html: string): string[] {
+  const doc = parseHtml(html);
+  const out: string[] = [];
+  const stack: AnyNode[] = [...doc.root.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (isText(n)) {
+      const text = n.data.trim();
+      if (text) out.push(text);
+    } else if (isTag(n) && n.name !== 'script' && n.name !== 'style')
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return out;
+}

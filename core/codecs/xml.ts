@@ -53,6 +53,35 @@ function decodeTree(node: unknown): unknown {
   return node;
 }
 
+/**
+ * The document with each CDATA section written as escaped text, which reads back as exactly the section's characters
+ * (the parser would merge a section into its element's text, and the references it holds would then be decoded).
+ * Comments are left as they are. One pass; the document is well-formed (checked before).
+ */
+export function cdataAsText(text: string): string {
+  if (!text.includes('<![CDATA[')) return text;
+  let out = '';
+  let at = 0;
+  let comment = text.indexOf('<!--');
+  for (;;) {
+    const cdata = text.indexOf('<![CDATA[', at);
+    if (cdata < 0) break;
+    if (comment >= 0 && comment < at) comment = text.indexOf('<!--', at);
+    if (comment >= 0 && comment < cdata) {
+      const end = text.indexOf('-->', comment + 4);
+      const stop = end < 0 ? text.length : end + 3;
+      out += text.slice(at, stop);
+      at = stop;
+      continue;
+    }
+    const end = text.indexOf(']]>', cdata + 9);
+    if (end < 0) break;
+    out += text.slice(at, cdata) + text.slice(cdata + 9, end).replace(/[&<>]/g, (c) => XML_ESCAPES[c]!);
+    at = end + 3;
+  }
+  return out + text.slice(at);
+}
+
 /** The problem of a document past the XML reader's bounds (`markupOverLimit`, or a `MarkupScan` as it arrived). */
 export function xmlOverLimit(over: string): { kind: 'limit'; detail: string } {
   return { kind: 'limit', detail: `document has ${over}; the kit reads no further` };
@@ -75,7 +104,7 @@ export function readXml(text: string, expectedRoot?: string): XmlReadResult {
       problem: { kind: 'malformed', detail: `${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})` },
     };
   }
-  const tree = parser.parse(text) as Record<string, unknown>;
+  const tree = parser.parse(cdataAsText(text)) as Record<string, unknown>;
   const roots = Object.keys(tree);
   if (roots.length !== 1)
     return {

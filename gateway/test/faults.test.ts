@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { duplicateMembers } from '../../core/codecs/json.js';
 import { readXml } from '../../core/codecs/xml.js';
 import { FAMILIES } from '../../core/model.js';
 import { checkOf } from '../../suites/registry.js';
@@ -140,6 +141,13 @@ const PROBES: Record<string, (gw: RunningGateway) => Promise<boolean>> = {
     return (await h.batch(gw, 'cancel', items)).res.status === p.errors.kinds.overLimit.status;
   },
   'malformed-body-500': async (gw) => (await h.send(gw.url + h.pathOf('capture'), { body: '{oops' })).status < 500,
+  'json-member-named-twice': async (gw) =>
+    duplicateMembers((await h.send(gw.url + h.pathOf('capture'), { body: '{oops' })).text).length === 0,
+  'direct-note-unescaped': async (gw) => {
+    const note = 'Leave <b>here</b> & "there"';
+    const read = readXml((await h.call(gw, 'authoriseDirect', h.directBody({ note }))).text, 'respon');
+    return read.ok && read.value.note === note;
+  },
   'json-content-type-text': async (gw) =>
     String((await captureOne(gw)).res.headers['content-type']).startsWith('application/json'),
   'chunked-responses': async (gw) => {

@@ -1,5 +1,7 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
 import { decodeForm, sniffBody } from '../../core/codecs/form.js';
+import { readPageTextNodes, readPageTexts } from '../../core/codecs/html.js';
+import { decodedText } from '../../engine/decode.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { type Pinned, definedKinds, errorKindSpec } from '../../core/profile/choices.js';
 import type { ErrorKind } from '../../core/profile/load.js';
@@ -192,9 +194,9 @@ function errorBodyDifferences(
   const format = ctx.profile.errors.formatByOperation[operation];
   if (format === 'html') {
     const message = render(ctx.profile.errors.bodies.html.message, vars, request);
-    const page = exchange.response?.bodyText ?? '';
-    const shown = [...page.matchAll(/>([^<]*)</g)].map((m) => unescapeHtml(m[1]!.trim()));
-    const carriesCode = page.includes(`${spec.code}`);
+    // The page as read (character references decoded, attributes in any quoting), never its raw text.
+    const shown = pageTexts(exchange).nodes;
+    const carriesCode = shown.some((t) => t.includes(spec.code));
     if (message !== undefined && !shown.some((t) => message.matches(t)))
       return {
         differences: [
@@ -246,13 +248,16 @@ function errorBodyDifferences(
   return { differences, carriesCode };
 }
 
-function unescapeHtml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
+const pagesRead = new WeakMap<Exchange, ReturnType<typeof readPageTexts> & { nodes: string[] }>();
+
+/** An HTML answer as read by the HTML parser: its title, the text of each element with an id, its text nodes. */
+function pageTexts(exchange: Exchange): ReturnType<typeof readPageTexts> & { nodes: string[] } {
+  let read = pagesRead.get(exchange);
+  if (!read) {
+    const page = exchange.response?.bodyText ?? '';
+    pagesRead.set(exchange, (read = { ...readPageTexts(page), nodes: readPageTextNodes(page) }));
+  }
+  return read;
 }
 
 /**
@@ -360,9 +365,9 @@ function checkErrorPage(
     httpStatus: String(spec.status),
     pinned: spec.pinned ?? false,
   };
-  const page = exchange.response?.bodyText ?? '';
+  const page = pageTexts(exchange);
   const title = render(html.title, vars, {});
-  const shownTitle = unescapeHtml(/<title>([^<]*)<\/title>/i.exec(page)?.[1]?.trim() ?? '');
+  const shownTitle = page.title ?? '';
   if (title && !title.matches(shownTitle))
     report({
       code: 'ERROR_ANSWER',
@@ -372,7 +377,7 @@ function checkErrorPage(
       expected: `title ${JSON.stringify(title.text)}`,
       received: quoted(shownTitle),
     });
-  if (!new RegExp(`\\sid=["']${escapeRegExp(html.messageElementId)}["']`).test(page)) {
+  if (page.byId[html.messageElementId] === undefined) {
     report({
       code: 'ERROR_ANSWER',
       requirement,
@@ -424,14 +429,16 @@ export function errorKindOf(ctx: CheckContext, exchange: Exchange, operation?: O
     if (inBody) return inBody.kind;
   }
   const status = statusOf(exchange);
+  const kinds = definedKinds(ctx.profile).filter(
+    (kind) => errorKindSpec(ctx.profile, kind, operation).status === status,
+  );
+  if (kinds.length === 0) return undefined;
+  // The answer decoded (read only when its status is some kind's): a code written with escapes is the same code.
   const body = responseObject(exchange, ctx.spec);
-  const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], exchange.response?.bodyText]
+  const text = [body?.[FIELD.returnMessage], body?.[FIELD.resultInfo], decodedText(exchange.response)]
     .filter((v) => typeof v === 'string')
     .join(' ');
-  return definedKinds(ctx.profile).find((kind) => {
-    const k = errorKindSpec(ctx.profile, kind, operation);
-    return k.status === status && text.includes(`${k.code}:`);
-  });
+  return kinds.find((kind) => text.includes(`${errorKindSpec(ctx.profile, kind, operation).code}:`));
 }
 
 /** Whether an answer is a refusal: a 4xx status (a 2xx is an acceptance; a 5xx is a server error, reported as such). */

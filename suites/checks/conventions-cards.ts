@@ -4,6 +4,7 @@
  */
 import type { CheckContext, Exchange, Observation } from '../../core/model.js';
 import { maskPan } from '../../core/mask.js';
+import { decodedValues } from '../../engine/decode.js';
 import { FIELD } from '../fields.js';
 import { allSteps, defineCheck, onlyOnSuccess, quoted } from '../findings.js';
 import { isObject, responseObject, text } from '../observe.js';
@@ -60,8 +61,13 @@ export const noFullCardNumberInResponse = defineCheck({
     const response = o.main.response;
     // Body, header names and header values; the digits written with any separators (spaces, dashes, dots, ...).
     // Each text on its own: a large body is not copied into one string with the headers.
+    // The body both as received and decoded: a number written with escapes or character references is still the number.
     const body = response?.bodyText ?? '';
-    const texts = [body, ...Object.entries(response?.headers ?? {}).flat()];
+    const texts = [
+      body,
+      response ? decodedValues(response.decoded) : '',
+      ...Object.entries(response?.headers ?? {}).flat(),
+    ];
     for (const card of knownCards(ctx, o)) {
       const pattern = new RegExp(`(?<![0-9])${card.replace(/\D/g, '').split('').join('[^0-9A-Za-z]?')}(?![0-9])`);
       if (texts.some((text) => pattern.test(text))) {

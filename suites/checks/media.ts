@@ -588,6 +588,44 @@ export const checkoutNeedsNoDirectOnlyField = defineCheck({
   },
 });
 
+export const checkoutInputNamesOnce = onPage(
+  defineCheck({
+    id: 'checkoutInputNamesOnce',
+    family: 'media',
+    probe: happy,
+    operations: ['checkout'],
+    requirements: ['PAGI-CHK-012'],
+    description:
+      'The checkout form holds one input per name: a name no more often than the document lists it (as a submitted field, an alias, allParams or a gateway field).',
+    verify(o, ctx, report) {
+      const form = pageOf(o);
+      const op = operationOf(ctx.spec, o.operation);
+      const formSpec = op.checkoutForm!;
+      const raw: unknown = ctx.spec.openapi.paths[op.path]?.post?.['x-pagi-checkout-form']?.aliases?.names;
+      const aliases = Array.isArray(raw) ? raw.map(String) : formSpec.aliasNames;
+      const submitted = sentBody(o.main);
+      const counts = new Map<string, number>();
+      for (const name of form.inputOrder) counts.set(name, (counts.get(name) ?? 0) + 1);
+      for (const [name, times] of counts) {
+        // How often the document lists the name: as a submitted field, each alias listing, allParams, a gateway field.
+        const listed =
+          (Object.hasOwn(submitted, name) ? 1 : 0) +
+          aliases.filter((a) => a === name).length +
+          (name === formSpec.allParamsName ? 1 : 0) +
+          (formSpec.gatewayFields.includes(name) ? 1 : 0);
+        if (times > Math.max(1, listed))
+          report({
+            code: 'FORM_INPUT_REPEATED',
+            requirement: 'PAGI-CHK-012',
+            pointer: `/inputs/${name}`,
+            expected: `at most ${Math.max(1, listed)} input(s) ${name} (as often as the document lists the name)`,
+            received: `${times} inputs ${name}`,
+          });
+      }
+    },
+  }),
+);
+
 /** The media family, in report order. */
 export const MEDIA_CHECKS: readonly Check[] = [
   responseBodyFormat,
@@ -604,4 +642,5 @@ export const MEDIA_CHECKS: readonly Check[] = [
   checkoutAllParamsMatchSubmitted,
   checkoutFormHasGatewayFields,
   checkoutNeedsNoDirectOnlyField,
+  checkoutInputNamesOnce,
 ];

@@ -5,6 +5,7 @@
  * `localClearingSystem`).
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import { decodedText } from '../../engine/decode.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import {
@@ -556,7 +557,7 @@ function expectKind(
   if (
     statusOf(exchange) !== spec.status ||
     formatOfMediaType(type) !== formatOfMediaType(ctx.profile.errors.bodies[format].contentType) ||
-    !(exchange.response?.bodyText ?? '').includes(spec.code)
+    !decodedText(exchange.response).includes(spec.code)
   ) {
     report({
       code: 'ERROR_ANSWER',

@@ -1,13 +1,14 @@
 /**
  * security: missing or wrong `encryption_data` refused with nothing changed; response signatures verified where the
  * profile signs them; query (and, where the profile says, refund search) refused from an unregistered address;
- * free text carrying markup returned exactly in the checkout page's inputs, adding no input, and leaving the XML answer
- * readable.
+ * free text carrying markup returned exactly (decoded) in the checkout page's inputs, adding no input, and in the XML
+ * answer's note, adding no element.
  */
 import type { Check, CheckContext, Observation } from '../../core/model.js';
 import { covers } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import {
+  type FindingSide,
   type Report,
   allSteps,
   defineCheck,
@@ -160,14 +161,79 @@ function carriesMarkup(name: string, value: string | undefined): boolean {
   );
 }
 
+/** What the XML answer holds where text was expected, in words (an element made of the markup, or another value). */
+function notText(value: unknown): FindingSide {
+  return value && typeof value === 'object'
+    ? quoted(Object.keys(value).slice(0, 4).join(', '), 'markup read as elements ')
+    : quoted(value);
+}
+
+/**
+ * The free text an XML answer returns under the request field's name (the direct payment's note) is, after XML
+ * decoding (character references, CDATA), exactly the sent string; markup in it adds no element. Fields the answer
+ * leaves out are not judged (responseHoldsListedFields reports them).
+ */
+function xmlReadsBack(ctx: CheckContext, o: Observation, injected: Record<string, string>, report: Report) {
+  const body = responseObject(o.main, ctx.spec) ?? {};
+  const returned = Object.entries(injected).filter(([field]) => body[field] !== undefined);
+  if (returned.length === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
+  for (const [field, sent] of returned) {
+    const got = body[field];
+    if (got === sent) continue;
+    report({
+      code: typeof got === 'string' ? 'TEXT_ALTERED' : 'MARKUP_INJECTED',
+      requirement: 'PAGI-SEC-004',
+      pointer: `/${field}`,
+      expected: `exactly ${JSON.stringify(sent)} (the sent ${field}, read after XML decoding)`,
+      received: notText(got),
+    });
+  }
+  return undefined;
+}
+
+/** The checkout page returns each free-text field as an input holding exactly the sent string, adding no input. */
+function formReadsBack(ctx: CheckContext, o: Observation, injected: Record<string, string>, report: Report) {
+  const form = formOf(o.main);
+  if (!form) return { notApplicable: 'the answer holds no readable form' };
+  let returned = 0;
+  for (const [field, sent] of Object.entries(injected)) {
+    const got = form.inputs[field];
+    if (got === undefined) continue;
+    returned++;
+    if (got !== sent)
+      report({
+        code: 'TEXT_ALTERED',
+        requirement: 'PAGI-SEC-002',
+        pointer: `/inputs/${field}`,
+        expected: `exactly ${JSON.stringify(sent)}`,
+        received: quoted(got),
+      });
+  }
+  if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
+  // An input the spec does not name is the gateway's business, unless it carries the injected markup.
+  const known = knownInputs(ctx, o.operation, sentBody(o.main));
+  for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) =>
+    carriesMarkup(n, form.inputs[n]),
+  )) {
+    report({
+      code: 'MARKUP_INJECTED',
+      requirement: 'PAGI-SEC-002',
+      pointer: `/inputs/${name}`,
+      expected: 'no input made of the markup in free text',
+      received: quoted(name, 'input '),
+    });
+  }
+  return undefined;
+}
+
 export const freeTextParsesBackExactly = defineCheck({
   id: 'freeTextParsesBackExactly',
   family: 'security',
   probe: injection,
   operations: ['authoriseDirect', 'checkout'],
-  requirements: ['PAGI-SEC-002', 'PAGI-MED-006'],
+  requirements: ['PAGI-SEC-002', 'PAGI-SEC-004', 'PAGI-MED-006'],
   description:
-    'Free text carrying "><script> or </note><x> leaves the answer readable; on the checkout page it reads back as exactly the sent string, adding no input.',
+    'Free text carrying "><script> or </note><x> leaves the answer readable and reads back, decoded, as exactly the sent string: on the checkout page as its input, adding no input; in the direct payment answer as its note, adding no element.',
   verify(o, ctx, report) {
     const injected = o.facts.injected as Record<string, string>;
     const op = operationOf(ctx.spec, o.operation);
@@ -187,39 +253,9 @@ export const freeTextParsesBackExactly = defineCheck({
       });
       return;
     }
-    // Where the document shows a field returned: the checkout form holds every submitted field under its own name.
-    // The direct payment response lists a note, but never says it is the request's: its text is not compared.
-    if (!op.checkoutForm) return;
-    const form = formOf(o.main);
-    if (!form) return { notApplicable: 'the answer holds no readable form' };
-    let returned = 0;
-    for (const [field, sent] of Object.entries(injected)) {
-      const got = form.inputs[field];
-      if (got === undefined) continue;
-      returned++;
-      if (got !== sent)
-        report({
-          code: 'TEXT_ALTERED',
-          requirement: 'PAGI-SEC-002',
-          pointer: `/inputs/${field}`,
-          expected: `exactly ${JSON.stringify(sent)}`,
-          received: quoted(got),
-        });
-    }
-    if (returned === 0) return { notApplicable: 'the answer returned none of the free-text fields' };
-    // An input the spec does not name is the gateway's business, unless it carries the injected markup.
-    const known = knownInputs(ctx, o.operation, sentBody(o.main));
-    for (const name of [...new Set(form.inputOrder.filter((n) => !known.has(n)))].filter((n) =>
-      carriesMarkup(n, form.inputs[n]),
-    )) {
-      report({
-        code: 'MARKUP_INJECTED',
-        requirement: 'PAGI-SEC-002',
-        pointer: `/inputs/${name}`,
-        expected: 'no input made of the markup in free text',
-        received: quoted(name, 'input '),
-      });
-    }
+    // Where the document shows a field returned: the checkout form holds every submitted field under its own name;
+    // the direct payment response lists note, the request's free-text field, under its own name.
+    return op.checkoutForm ? formReadsBack(ctx, o, injected, report) : xmlReadsBack(ctx, o, injected, report);
   },
 });
 

@@ -8,6 +8,7 @@ import type { SchemaViolation } from '../../core/spec/ajv.js';
 import { kitSpec, type SpecModel } from '../../core/spec/load.js';
 import { FIELD } from '../fields.js';
 import {
+  allSteps,
   defineCheck,
   onlyOnSuccess,
   outcomeOf,
@@ -363,6 +364,33 @@ export const responseAddsDocumentedFields = onlyOnSuccess(
   }),
 );
 
+export const jsonMembersNamedOnce = onlyOnSuccess(
+  defineCheck({
+    id: 'jsonMembersNamedOnce',
+    family: 'shape',
+    probe: happy,
+    operations: { requirement: 'PAGI-MED-010' },
+    requirements: ['PAGI-MED-010'],
+    description:
+      'No object of a JSON answer (the main answer or a step of its scenario) names a member twice: which value is meant cannot be decided.',
+    verify(o, _ctx, report) {
+      for (const exchange of new Set([o.main, ...allSteps(o)].filter((x) => !x.incoming))) {
+        const decoded = exchange.response?.decoded;
+        for (const { pointer, name } of decoded?.kind === 'json' ? (decoded.duplicates ?? []) : []) {
+          report({
+            code: 'DUPLICATE_MEMBER',
+            requirement: 'PAGI-MED-010',
+            exchange,
+            pointer: `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+            expected: `one member ${JSON.stringify(name)} in the object at ${JSON.stringify(pointer || '/')}`,
+            received: `${JSON.stringify(name)} named more than once (JSON.parse keeps the last value silently)`,
+          });
+        }
+      }
+    },
+  }),
+);
+
 /** The shape family, in report order. */
 export const SHAPE_CHECKS: readonly Check[] = [
   responseMatchesSchema,
@@ -370,4 +398,5 @@ export const SHAPE_CHECKS: readonly Check[] = [
   documentedRequestAccepted,
   responseHoldsListedFields,
   responseAddsDocumentedFields,
+  jsonMembersNamedOnce,
 ];

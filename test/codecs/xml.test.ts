@@ -52,3 +52,17 @@ describe('XML writer', () => {
     expect(() => writeXml('respon', { 'a><b': '1' })).toThrow(TypeError);
   });
 });
+
+describe('XML reader: character references and CDATA', () => {
+  it('reads numeric character references and the predefined entities as the characters they stand for', () => {
+    const read = readXml('<respon><note>&#76;eave &#x3C;b&#x3e; &amp;amp; &lt;&#38;lt;</note></respon>');
+    expect(read.ok && read.value.note).toBe('Leave <b> &amp; <&lt;');
+  });
+
+  it('reads a CDATA section as exactly its characters, references in it included, beside text and comments', () => {
+    const read = readXml(
+      '<respon><note>a <![CDATA["><script>alert(1)</script> &amp; ]]>b</note><!-- <![CDATA[ x ]]> --><c><![CDATA[]]></c></respon>',
+    );
+    expect(read.ok && read.value).toEqual({ note: 'a "><script>alert(1)</script> &amp; b', c: '' });
+  });
+});

@@ -226,6 +226,15 @@ describe('send', () => {
     expect(x.evidence.response?.bodyExcerpt).toContain('411111******1111');
   });
 
+  it('notes the secret in a body written with JSON escapes or XML character references (decoded as well as raw)', async () => {
+    const escaped = [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    handler = reply(200, 'application/json', `{"return_status":"1","x":"${escaped}"}`);
+    expect((await client.send('capture', {})).response!.secretEchoed).toEqual(['body']);
+    const referenced = [...SECRET].map((c) => `&#${c.charCodeAt(0)};`).join('');
+    handler = reply(200, 'application/xml', `<respon><x>${referenced}</x></respon>`);
+    expect((await client.send('authoriseDirect', {})).response!.secretEchoed).toEqual(['body']);
+  });
+
   it('counts exchanges per scoped client', async () => {
     handler = reply(200, 'application/json', '{}');
     const scoped = client.scoped();

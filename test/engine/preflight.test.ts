@@ -3,7 +3,7 @@
  * with), a target that serves no operation, or answers to judge as usual (a decline, an unknown record, a failed item).
  */
 import { describe, expect, it } from 'vitest';
-import { classify, credentialSources, verdictOfPreflight } from '../../engine/preflight.js';
+import { classify, credentialSources, errorKindOf, verdictOfPreflight } from '../../engine/preflight.js';
 import { defaults, type RunOptions } from '../../core/config/options.js';
 import type { DecodedBody, Exchange, OperationKey, RunConfigView } from '../../core/model.js';
 import { loadProfile, type Profile } from '../../core/profile/load.js';
@@ -87,6 +87,24 @@ describe('pre-flight answers', () => {
         ),
       ),
     ).toBe('authRefusal');
+  });
+
+  it('reads the code of an HTML page as the page shows it, character references decoded', () => {
+    const page = answer(400, 'text/html', '<html><body><p id=error>&#49;002&colon;Invalid input</p></body></html>');
+    page.response!.decoded = {
+      kind: 'html',
+      form: {
+        forms: 0,
+        method: '',
+        action: '',
+        autoSubmit: false,
+        autoSubmitBy: 'none',
+        inputs: {},
+        inputTypes: {},
+        inputOrder: [],
+      },
+    };
+    expect(errorKindOf(reference, page)).toBe('invalidInput');
   });
 
   it('does not take a legitimate decline, a failed item or an unknown record for a set-up error', () => {

@@ -60,14 +60,15 @@ function checkoutPage(change: (inputs: Record<string, string>) => void): Observa
 }
 
 describe('point 3: levels the document defends', () => {
-  it('PAGI-SEC-002 applies to the checkout inputs (l.120-121), not the XML note of the direct payment', () => {
+  it('PAGI-SEC-002 applies to the checkout inputs (l.120-121); the XML note of the direct payment is expected (PAGI-SEC-004)', () => {
     const sent = 'Leave"><script>alert(1)</script>';
     const direct = happyObservation('authoriseDirect', (b) => {
       b.request.note = sent;
       b.response.note = 'Leave';
     });
     const o = observation('injection', 'authoriseDirect', direct.main, {}, { injected: { note: sent } });
-    expect(failing('freeTextParsesBackExactly', o)).toEqual([]);
+    // The response lists note under the request field's name, but no line says it is the request's: not must.
+    expect(failing('freeTextParsesBackExactly', o)).toEqual(['TEXT_ALTERED expected PAGI-SEC-004 /note']);
     expect(spec.requirements.get('PAGI-SEC-002')!.operations).toEqual(['checkout']);
   });
 

@@ -300,6 +300,19 @@ export const CONVENTIONS_CASES: Case[] = [
   fail(
     'noFullCardNumberInResponse',
     'PAGI-INV-010',
+    'the card written with XML character references: searched decoded as well as raw',
+    'authoriseDirect',
+    () => {
+      const o = happyObservation('authoriseDirect', (b) => (b.response.debug = '4111111111111111'));
+      o.main.response!.bodyText =
+        '<respon><debug>&#52;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;&#49;</debug></respon>';
+      return o;
+    },
+    ['FULL_CARD_NUMBER'],
+  ),
+  fail(
+    'noFullCardNumberInResponse',
+    'PAGI-INV-010',
     'the card written with dots',
     'authoriseDirect',
     () => {

@@ -335,6 +335,22 @@ export const PROFILE_RULE_CASES: Case[] = [
     'retrievalTrans',
     () => outside(),
   ),
+  // The code judged decoded: a JSON answer writing it with \uXXXX escapes carries the same code.
+  pass(
+    'outsideRequestsAnsweredPerProfile',
+    'PAGI-PRF-006',
+    'the code written with JSON escapes',
+    'retrievalTrans',
+    () => {
+      const o = outside();
+      const answer = o.steps.unknownPath!.response!;
+      answer.bodyText = answer.bodyText.replace(
+        /[A-Za-z0-9]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+      return o;
+    },
+  ),
   fail(
     'outsideRequestsAnsweredPerProfile',
     'PAGI-PRF-006',

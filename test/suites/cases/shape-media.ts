@@ -146,6 +146,43 @@ export const SHAPE_CASES: Case[] = [
       ),
     ['LISTED_FIELD_ABSENT'],
   ),
+  // An XML element written twice where the schema holds one value reads as a list: the schema's type fails.
+  fail(
+    'responseMatchesSchema',
+    'PAGI-GEN-006',
+    'an element the answer writes twice',
+    'authoriseDirect',
+    () => happyObservation('authoriseDirect', (b) => (b.response.order_no = [b.request.order_no, 'OTHER'])),
+    ['SCHEMA_VIOLATION'],
+  ),
+  pass('jsonMembersNamedOnce', 'PAGI-MED-010', 'every name once', 'capture', () => happyObservation('capture')),
+  fail(
+    'jsonMembersNamedOnce',
+    'PAGI-MED-010',
+    'a result item naming transaction_id twice',
+    'capture',
+    () => {
+      const o = happyObservation('capture');
+      const decoded = o.main.response!.decoded;
+      if (decoded.kind === 'json') decoded.duplicates = [{ pointer: '/capture_orders/0', name: 'transaction_id' }];
+      return o;
+    },
+    ['DUPLICATE_MEMBER'],
+  ),
+  fail(
+    'jsonMembersNamedOnce',
+    'PAGI-MED-010',
+    'a step of the scenario naming a member twice',
+    'retrievalTrans',
+    () => {
+      const o = happyObservation('retrievalTrans');
+      const step = exchange('refund', { json: { return_status: '1' } });
+      const decoded = step.response!.decoded;
+      if (decoded.kind === 'json') decoded.duplicates = [{ pointer: '', name: 'return_status' }];
+      return observation('happy', 'retrievalTrans', o.main, { ...o.steps, refund: step }, o.facts);
+    },
+    ['DUPLICATE_MEMBER'],
+  ),
 ];
 
 const headerProfile = () =>
@@ -439,5 +476,25 @@ export const MEDIA_CASES: Case[] = [
     'checkout',
     () => answered('checkout', { status: 400, bodyText: 'need card' }),
     ['REQUEST_REFUSED'],
+  ),
+  pass('checkoutInputNamesOnce', 'PAGI-CHK-012', 'one input per name', 'checkout', () => happyObservation('checkout')),
+  pass('checkoutInputNamesOnce', 'PAGI-CHK-012', 'isOpen3D twice, as the document lists it', 'checkout', () =>
+    happyObservation('checkout', (b) => form(b).inputOrder.push('isOpen3D')),
+  ),
+  fail(
+    'checkoutInputNamesOnce',
+    'PAGI-CHK-012',
+    'note written twice',
+    'checkout',
+    () => happyObservation('checkout', (b) => form(b).inputOrder.push('note')),
+    ['FORM_INPUT_REPEATED'],
+  ),
+  fail(
+    'checkoutInputNamesOnce',
+    'PAGI-CHK-012',
+    'isOpen3D three times',
+    'checkout',
+    () => happyObservation('checkout', (b) => form(b).inputOrder.push('isOpen3D', 'isOpen3D')),
+    ['FORM_INPUT_REPEATED'],
   ),
 ];

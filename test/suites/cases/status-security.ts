@@ -123,6 +123,34 @@ export const STATUS_CASES: Case[] = [
   pass('malformedBodyRefused', 'PAGI-ERR-004', "checkout: the profile's HTML error", 'checkout', () =>
     refused('malformedBody', 'checkout', errorExchange('checkout', 'malformedBody')),
   ),
+  // The page judged as read: character references and an unquoted id are the same page (never its raw text).
+  pass(
+    'malformedBodyRefused',
+    'PAGI-ERR-004',
+    "checkout: the profile's HTML error, with character references and unquoted attributes",
+    'checkout',
+    () => {
+      const answer = errorExchange('checkout', 'malformedBody');
+      const response = answer.response!;
+      response.bodyText = response.bodyText
+        .replace(/id="([^"]*)"/g, 'id=$1')
+        .replace(/>([^<]+)</g, (_m, t: string) => `>${t.replace(/[A-Za-z0-9:]/g, (c) => `&#${c.charCodeAt(0)};`)}<`);
+      response.decoded = {
+        kind: 'html',
+        form: {
+          forms: 0,
+          method: '',
+          action: '',
+          autoSubmit: false,
+          autoSubmitBy: 'none',
+          inputs: {},
+          inputTypes: {},
+          inputOrder: [],
+        },
+      };
+      return refused('malformedBody', 'checkout', answer);
+    },
+  ),
   fail(
     'malformedBodyRefused',
     'PAGI-APM-004',
@@ -526,10 +554,31 @@ export const SECURITY_CASES: Case[] = [
   pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'checkout inputs exact', 'checkout', () =>
     injected('checkout', (r) => r),
   ),
-  // The direct payment response lists a note but never says it is the request's (PAGI-SEC-002 is the checkout page's).
-  pass('freeTextParsesBackExactly', 'PAGI-SEC-002', 'XML note not the sent text: not compared', 'authoriseDirect', () =>
-    injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+  fail(
+    'freeTextParsesBackExactly',
+    'PAGI-SEC-004',
+    'XML note not the sent text',
+    'authoriseDirect',
+    () => injected('authoriseDirect', (r) => ({ ...r, note: 'Leave</note>', x: '' })),
+    ['TEXT_ALTERED'],
   ),
+  fail(
+    'freeTextParsesBackExactly',
+    'PAGI-SEC-004',
+    'XML note written unescaped: its markup read as an element',
+    'authoriseDirect',
+    () => injected('authoriseDirect', (r) => ({ ...r, note: { '#text': 'Leave', x: '' } })),
+    ['MARKUP_INJECTED'],
+  ),
+  {
+    ...pass('freeTextParsesBackExactly', 'PAGI-SEC-004', 'XML answer without note: not judged', 'authoriseDirect', () =>
+      injected('authoriseDirect', (r) => {
+        const { note: _, ...rest } = r;
+        return rest;
+      }),
+    ),
+    expect: 'notApplicable',
+  },
   fail(
     'freeTextParsesBackExactly',
     'PAGI-MED-006',
