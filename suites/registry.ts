@@ -22,78 +22,37 @@ import { SHAPE_CHECKS } from './checks/shape.js';
 import { OUTSIDE_CHECKS, PROFILE_RULE_CHECKS } from './checks/profile-rules.js';
 import { STATUS_CHECKS } from './checks/status.js';
 import { fieldProblems } from './fields.js';
-import {
-  badSignature,
-  declinedPayment,
-  generatedNegative,
-  happy,
-  injection,
-  malformedBody,
-  noSignature,
-  tokenPayment,
-  unknownRecord,
-  unknownTransaction,
-  unregisteredAddress,
-  wrongFormat,
-} from './probes/basic.js';
-import { signedValues, unknownMerchant } from './probes/choices.js';
-import { deep } from './probes/deep.js';
-import { runLedger } from './probes/integrity.js';
-import { notificationRetry, notified } from './probes/events.js';
-import {
-  apmCompletion,
-  checkoutCompletion,
-  payoutLifecycle,
-  paymentLifecycle,
-  reviewLifecycle,
-} from './probes/lifecycle.js';
-import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from './probes/limits.js';
-import {
-  cardForms,
-  itemFaults,
-  outsideRequests,
-  selectionCombined,
-  selectionOrder,
-  twoFaults,
-} from './probes/profile-rules.js';
+import * as basicProbes from './probes/basic.js';
+import * as choiceProbes from './probes/choices.js';
+import * as deepProbes from './probes/deep.js';
+import * as eventProbes from './probes/events.js';
+import * as integrityProbes from './probes/integrity.js';
+import * as lifecycleProbes from './probes/lifecycle.js';
+import * as limitProbes from './probes/limits.js';
+import * as profileRuleProbes from './probes/profile-rules.js';
 
-/** Every probe: request recipes and stateful scenarios. */
+/** Whether a module's export is a probe (an id, the operations it observes and its run). */
+function isProbe(value: unknown): value is Probe {
+  const v = value as Partial<Probe> | null;
+  return (
+    typeof v === 'object' && v !== null && typeof v.id === 'string' && typeof v.run === 'function' && 'operations' in v
+  );
+}
+
+/**
+ * Every probe: request recipes and stateful scenarios, derived from the exports of the probe modules (a probe is
+ * registered by being exported; a module's other exports are not probes).
+ */
 export const PROBES: readonly Probe[] = [
-  happy,
-  malformedBody,
-  wrongFormat,
-  badSignature,
-  noSignature,
-  unknownRecord,
-  unknownTransaction,
-  unregisteredAddress,
-  injection,
-  generatedNegative,
-  atLimit,
-  overLimit,
-  emptyBatch,
-  selectionAtLimit,
-  selectionOverLimit,
-  paymentLifecycle,
-  reviewLifecycle,
-  payoutLifecycle,
-  declinedPayment,
-  tokenPayment,
-  apmCompletion,
-  checkoutCompletion,
-  notified,
-  notificationRetry,
-  twoFaults,
-  itemFaults,
-  selectionOrder,
-  selectionCombined,
-  outsideRequests,
-  cardForms,
-  unknownMerchant,
-  signedValues,
-  deep,
-  runLedger,
-];
+  basicProbes,
+  limitProbes,
+  lifecycleProbes,
+  eventProbes,
+  profileRuleProbes,
+  choiceProbes,
+  deepProbes,
+  integrityProbes,
+].flatMap((m) => Object.values(m).filter(isProbe));
 
 /** Every check, family by family. */
 export const CHECKS: readonly Check[] = [
