@@ -19,6 +19,7 @@ import { profileForSpec } from '../core/profile/operations.js';
 import { kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
+import { KIT_VERSION } from '../core/version.js';
 import { VitestAdapter } from './adapter.js';
 import type { KitReporter } from '../core/reporter.js';
 import type { ChainStep } from './chain.js';
@@ -167,10 +168,6 @@ function loadSpecForRun(root: string | undefined): SpecModel {
   } catch (e) {
     throw new UsageError(`The spec under ${root} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
   }
-}
-
-function kitVersion(): string {
-  return JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 }
 
 /** sha256 of the options that decide what a run checks (secret masked; where and how it reports left out, so shards agree). */
@@ -552,7 +549,7 @@ function runMetadata(
   const { read, config } = run;
   const { profile, spec, started } = inputs;
   return {
-    kitVersion: kitVersion(),
+    kitVersion: KIT_VERSION,
     nodeVersion: process.version,
     commandLine: hooks.commandLine ?? ['run()'],
     spec: { root: spec.root, digest: spec.digest },
