@@ -20,6 +20,7 @@ import { kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
 import { KIT_VERSION } from '../core/version.js';
+import { kitCacheDir, viteOverrides } from '../core/cache.js';
 import { VitestAdapter } from './adapter.js';
 import type { KitReporter } from '../core/reporter.js';
 import type { ChainStep } from './chain.js';
@@ -631,9 +632,9 @@ export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
     pool: 'threads',
     isolate: false,
     maxWorkers: 1,
-    // The kit's TypeScript, transformed once and kept on disk (node_modules/.experimental-vitest-cache): a run
-    // starts without transforming the engine, the checks and the probes again.
-    experimental: { fsModuleCache: true },
+    // The kit's TypeScript, transformed once and kept on disk in the kit's cache folder (core/cache.ts: the user's
+    // project, never the installed package): a run starts without transforming the engine, the checks and the probes again.
+    experimental: { fsModuleCache: true, fsModuleCachePath: path.join(kitCacheDir(), 'vitest-modules') },
     fileParallelism: false,
     sequence: { concurrent: true },
     maxConcurrency: concurrency,
@@ -699,7 +700,7 @@ async function runSuites(
         provide: { pagiRun: setup },
         ...(options.shard ? { shard: options.shard } : {}),
       },
-      {},
+      viteOverrides(),
       { stdout: options.shard ? withoutBlobNotice(process.stdout) : process.stdout, stderr: process.stderr },
     );
     if (stop)
