@@ -185,7 +185,9 @@ function check(
 /** The status and message of an item failed with `failure`, in the profile's form (`batch.itemFailures`). */
 function failedItemFields(gw: Gateway, req: GatewayRequest, failure: ItemFailure): Item {
   const batch = req.op.model.batch!;
-  const statuses = (gw.profile.statusValues as Record<string, { failure: string } | undefined>)[batch.status];
+  const statuses = (gw.profile.statusValues as unknown as Record<string, { failure: string } | undefined>)[
+    batch.status
+  ];
   const values: Item = { [batch.message]: codeMessage(gw.profile.batch.itemFailures[failure]) };
   if (statuses) values[batch.status] = statuses.failure;
   if (batch.transition === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')

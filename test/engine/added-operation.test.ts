@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { planTests } from '../../engine/plan.js';
 import { kitSpec, loadSpec } from '../../core/spec/load.js';
 import { batchTransition } from '../../core/spec/operations.js';
+import type { OperationKey } from '../../core/spec/terms.js';
 import { SCHEMA_BASE } from '../../core/spec/paths.js';
 import { CHECKS } from '../../suites/registry.js';
 import { specWithCancelSubscription, specWithCopiedOperation } from '../support/added-operation.js';
@@ -78,7 +79,7 @@ describe('an operation added to a copy of the spec', () => {
     const root = specWithCopiedOperation('/v1/cancel', '/v1/cancelSubscription', 'cancelSubscription');
     const spec = loadSpec(root);
     // The copy carries the cancel batch's transitions with its x-pagi-batch entry: the kit reads them from there.
-    expect(batchTransition(spec, 'cancelSubscription')).toBe('cancel');
+    expect(batchTransition(spec, 'cancelSubscription' as OperationKey)).toBe('cancel');
     const planned = planTests(spec, CHECKS, { only: ['cancelSubscription'], skip: [] }).filter(
       (t) => t.selected && t.family !== 'deep',
     );
