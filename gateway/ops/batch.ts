@@ -182,15 +182,15 @@ function check(
   return { txn };
 }
 
-/** The status and message of an item failed with `failure`, in the profile's form (`batch.itemFailures`). */
-function failedItemFields(gw: Gateway, req: GatewayRequest, failure: ItemFailure): Item {
+/** The status and message of an item failed with `failure`, in the profile's form (`batch.itemFailures`); `key`: its transitions. */
+function failedItemFields(gw: Gateway, req: GatewayRequest, key: BatchKey | undefined, failure: ItemFailure): Item {
   const batch = req.op.model.batch!;
   const statuses = (gw.profile.statusValues as unknown as Record<string, { failure: string } | undefined>)[
     batch.status
   ];
   const values: Item = { [batch.message]: codeMessage(gw.profile.batch.itemFailures[failure]) };
   if (statuses) values[batch.status] = statuses.failure;
-  if (batch.transition === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')
+  if (key === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')
     Object.assign(values, { refund_reference_id: '', refund_reference: '' });
   return values;
 }
@@ -202,8 +202,9 @@ function failedItemFields(gw: Gateway, req: GatewayRequest, failure: ItemFailure
  * form (as a real batch answers it), or undefined when it passes. Nothing is applied: the mock keeps no state.
  */
 export function heldItemFailure(gw: Gateway, req: GatewayRequest, raw: unknown): Item | undefined {
-  const outcome = check(gw, req, req.op.model.batch?.transition, raw);
-  return 'failure' in outcome ? failedItemFields(gw, req, outcome.failure) : undefined;
+  const key = req.op.model.batch?.transition;
+  const outcome = check(gw, req, key, raw);
+  return 'failure' in outcome ? failedItemFields(gw, req, key, outcome.failure) : undefined;
 }
 
 /** The result of one item: its echoed fields, its status and message, and what the operation adds. */
@@ -223,7 +224,7 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
   const statuses = gw.profile.statusValues[batch!.status as `${BatchKey}_status`];
   const outcome = check(gw, req, key, raw);
   if ('failure' in outcome) {
-    Object.assign(values, failedItemFields(gw, req, outcome.failure));
+    Object.assign(values, failedItemFields(gw, req, key, outcome.failure));
   } else {
     Object.assign(values, RULES[key].apply(outcome.txn, item, gw));
     gw.store.changed(outcome.txn);
