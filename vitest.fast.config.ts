@@ -27,6 +27,8 @@ export const SLOW_FILES = [
   'test/cli/snags.test.ts',
   'test/cli/interrupt.test.ts',
   'test/cli/reproduce.test.ts',
+  'test/cli/report-folders.test.ts',
+  'test/cli/serve-parent.test.ts',
   'test/ci/recipes.test.ts',
   'test/pact/verify.test.ts',
   'test/package/pack.test.ts',

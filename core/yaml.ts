@@ -9,17 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { KIT_ROOT } from './spec/paths.js';
+import { kitCacheDir } from './cache.js';
 
 const memory = new Map<string, string>();
 let cacheDir: string | null | undefined;
 
 function dir(): string | null {
   if (cacheDir !== undefined) return cacheDir;
-  const candidates = [
-    path.join(KIT_ROOT, 'node_modules', '.cache', 'pagi-conformance', 'yaml'),
-    path.join(os.tmpdir(), 'pagi-conformance-yaml'),
-  ];
+  const candidates = [path.join(kitCacheDir(), 'yaml'), path.join(os.tmpdir(), 'pagi-conformance-yaml')];
   cacheDir = null;
   for (const candidate of candidates) {
     try {

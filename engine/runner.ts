@@ -20,6 +20,8 @@ import { kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
 import type { TestSpecification } from 'vitest/node';
+import { KIT_VERSION } from '../core/version.js';
+import { kitCacheDir, viteOverrides } from '../core/cache.js';
 import { VitestAdapter } from './adapter.js';
 import type { KitReporter } from '../core/reporter.js';
 import type { ChainStep } from './chain.js';
@@ -168,10 +170,6 @@ function loadSpecForRun(root: string | undefined): SpecModel {
   } catch (e) {
     throw new UsageError(`The spec under ${root} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
   }
-}
-
-function kitVersion(): string {
-  return JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 }
 
 /** sha256 of the options that decide what a run checks (secret masked; where and how it reports left out, so shards agree). */
@@ -553,7 +551,7 @@ function runMetadata(
   const { read, config } = run;
   const { profile, spec, started } = inputs;
   return {
-    kitVersion: kitVersion(),
+    kitVersion: KIT_VERSION,
     nodeVersion: process.version,
     commandLine: hooks.commandLine ?? ['run()'],
     spec: { root: spec.root, digest: spec.digest },
@@ -635,9 +633,9 @@ export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
     pool: 'threads',
     isolate: false,
     maxWorkers: 1,
-    // The kit's TypeScript, transformed once and kept on disk (node_modules/.experimental-vitest-cache): a run
-    // starts without transforming the engine, the checks and the probes again.
-    experimental: { fsModuleCache: true },
+    // The kit's TypeScript, transformed once and kept on disk in the kit's cache folder (core/cache.ts: the user's
+    // project, never the installed package): a run starts without transforming the engine, the checks and the probes again.
+    experimental: { fsModuleCache: true, fsModuleCachePath: path.join(kitCacheDir(), 'vitest-modules') },
     fileParallelism: false,
     sequence: { concurrent: true },
     maxConcurrency: concurrency,
@@ -712,7 +710,7 @@ async function runSuites(
         provide: { pagiRun: setup },
         ...(options.shard ? { shard: options.shard } : {}),
       },
-      {},
+      viteOverrides(),
       { stdout: options.shard ? withoutBlobNotice(process.stdout) : process.stdout, stderr: process.stderr },
     );
     if (stop)

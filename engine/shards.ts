@@ -13,6 +13,7 @@ import { maskOutgoing } from '../core/mask.js';
 import type { ExchangeRecord, Family, RunResult, ShardRun } from '../core/model.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
+import { viteOverrides } from '../core/cache.js';
 import { VitestAdapter } from './adapter.js';
 import type { EngineParts } from './parts.js';
 import type { PlannedTest } from './plan.js';
@@ -141,7 +142,7 @@ async function replayBlobs(blobs: string[], adapter: VitestAdapter): Promise<voi
       'test',
       [],
       { config: false, root: KIT_ROOT, watch: false, mergeReports: dir, reporters: [adapter] },
-      {},
+      viteOverrides(),
       { stdout: process.stdout, stderr: process.stderr },
     );
     await vitest.close();

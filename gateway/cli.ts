@@ -1,4 +1,5 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
+import { watchLaunchers } from './launcher.js';
 import { flagHelp, parseFlags, type FlagTable } from '../core/config/flags.js';
 import { flag, integer, seconds, text, UsageError } from '../core/config/options.js';
 import { deprecationLine } from '../core/profile/load.js';
@@ -63,8 +64,9 @@ export const SERVE_FLAGS = {
 const USAGE = `usage: pagi-conform serve [--port N] [--host H] [--config FILE] [--fault NAME] [--profile FILE] [--admin] [--drain-seconds S] [--data DIR]
 
 Start the reference gateway of the Payment Acquiring Gateway Interface. GET /healthz answers ready (200) or
-draining (503). On SIGTERM/SIGINT it stops accepting, answers the requests already received within the drain
+draining (503). On SIGTERM/SIGINT/SIGHUP it stops accepting, answers the requests already received within the drain
 deadline, then exits: 0 when every request was answered, 1 when some were cut off (a second signal cuts at once).
+Started through npm (npx, npm exec, npm run), it stops the same way when the npm process that started it is gone.
 
 options:
 ${flagHelp(SERVE_FLAGS)}
@@ -140,6 +142,10 @@ export async function serveMain(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+  // Started through npm (npx, npm exec, npm run): stop as on a signal once npm or the shell it ran the command in is
+  // gone (killed with SIGKILL, npm forwards nothing), instead of serving on as an orphan.
+  const unwatch = watchLaunchers((pid) => onSignal(`the npm process that started it (pid ${pid}) is gone`));
   if (gateway.profileMigration) console.error(deprecationLine(values.profile ?? 'reference', gateway.profileMigration));
   for (const line of banner(gateway, values.admin ?? false)) console.log(line);
   const signal = await signalled;
@@ -150,6 +156,8 @@ export async function serveMain(argv: string[]): Promise<number> {
   const { answered, cutOff } = await gateway.drain(deadlineMs, abort.signal);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGHUP', onSignal);
+  unwatch();
   const during = `${answered} request${answered === 1 ? '' : 's'} answered while draining`;
   if (cutOff === 0) {
     console.log(`stopped: ${during}, none cut off`);

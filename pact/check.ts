@@ -5,7 +5,6 @@
  * operation: it is a warning, and it makes the pact NOT CONFORMANT.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { FailOn } from '../core/config/options.js';
 import { toCheckResult } from '../engine/outcome.js';
@@ -17,15 +16,13 @@ import { loadProfile, type Profile } from '../core/profile/load.js';
 import type { KitReporter } from '../core/reporter.js';
 import { kitSpec, type SpecModel } from '../core/spec/load.js';
 import { covers } from '../core/spec/operations.js';
-import { KIT_ROOT } from '../core/spec/paths.js';
+import { KIT_VERSION } from '../core/version.js';
 import { PACT_CHECKS } from './checks.js';
 import { PACT_FINDING_CODES } from './codes.js';
 import { pactObservation, viewInteraction, type PactView } from './observation.js';
 import type { PactFile } from './pact-file.js';
 
 export { readPactFile } from './observation.js';
-
-const KIT_VERSION: string = JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')).version;
 
 /** Options of a pact check. */
 export interface CheckOptions {

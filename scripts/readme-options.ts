@@ -42,7 +42,8 @@ export function optionsSection(): string {
     if (def.key === 'help') continue;
     const commands = def.commands ?? ['run'];
     if (!commands.includes('run')) continue;
-    const fallback = def.default === undefined ? '' : `\`${JSON.stringify(def.default)}\``;
+    const own = Object.entries(def.defaultByCommand ?? {}).map(([c, v]) => `; \`${JSON.stringify(v)}\` for ${c}`);
+    const fallback = def.default === undefined ? '' : `\`${JSON.stringify(def.default)}\`${own.join('')}`;
     const where = def.configFile === false ? ' (not in a config file)' : '';
     rows.push(
       `| \`${def.key}\` | \`${typeOf(def)}\` | ${flagOf(def, 'run') ? `\`--${def.flag}\`` : ''} | ${def.env ? `\`${def.env}\`` : ''} | ${fallback} | ${cell(def.description)}${where} |`,

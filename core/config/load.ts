@@ -1,7 +1,16 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readYamlFile } from '../yaml.js';
-import { UsageError, defaults, flagOf, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
+import {
+  UsageError,
+  defaultOf,
+  defaults,
+  flagOf,
+  optionsOf,
+  type Command,
+  type OptionDef,
+  type RunOptions,
+} from './options.js';
 
 /** The rows of `pagi-conform run` (flags, config-file keys, environment). */
 const TABLE = optionsOf('run');
@@ -166,10 +175,11 @@ function wrap(text: string, indent: number, width = 100): string {
   return lines.join(`\n${' '.repeat(indent)}`);
 }
 
-function defaultText(def: OptionDef): string {
+function defaultText(def: OptionDef, command: Command): string {
   const notes: string[] = [];
-  if (def.default !== undefined && def.default !== false && !(Array.isArray(def.default) && def.default.length === 0)) {
-    notes.push(`default: ${Array.isArray(def.default) ? def.default.join(',') : String(def.default)}`);
+  const value = defaultOf(def, command);
+  if (value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0)) {
+    notes.push(`default: ${Array.isArray(value) ? value.join(',') : String(value)}`);
   }
   if (def.env) notes.push(`env ${def.env}`);
   return notes.length ? ` (${notes.join('; ')})` : '';
@@ -183,8 +193,8 @@ export function optionLines(command: Command): string[] {
       const head = `  --${flagOf(def, command)}${def.type.label ? ` ${def.type.label}` : ''}`;
       // A head wider than its column puts the description on the next line.
       return head.length < 30
-        ? `${head.padEnd(30)}${wrap(def.description + defaultText(def), 30)}`
-        : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def), 30)}`;
+        ? `${head.padEnd(30)}${wrap(def.description + defaultText(def, command), 30)}`
+        : `${head}\n${' '.repeat(30)}${wrap(def.description + defaultText(def, command), 30)}`;
     });
 }
 
@@ -200,7 +210,7 @@ export function helpText(): string {
   ];
   lines.push('', 'config-file keys (besides the camelCase name of any option above):');
   for (const def of TABLE.filter((d) => !flagOf(d, 'run')))
-    lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def), 30)}`);
+    lines.push(`  ${def.key.padEnd(28)}${wrap(def.description + defaultText(def, 'run'), 30)}`);
   lines.push(
     '',
     'exit codes: 0 CONFORMANT (of the selected checks: an --only/--skip run says it is partial), 1 NOT CONFORMANT,',

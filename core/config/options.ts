@@ -118,6 +118,8 @@ export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
   flagCommands?: readonly Command[];
   type: ValueType<NonNullable<RunOptions[K]>>;
   default?: RunOptions[K];
+  /** A command's own default, instead of `default` (`pact check` writes its reports to `reports/pact`). */
+  defaultByCommand?: Partial<Record<Command, RunOptions[K]>>;
   env?: string;
   /** False for keys that make no sense in a config file (`config`, `help`, `list`). */
   configFile?: boolean;
@@ -337,9 +339,12 @@ export const OPTIONS = [
     flag: 'out',
     type: text('DIR'),
     default: 'reports',
+    // Each command's report set in a folder of its own: a pact check never lands beside a run's reports.
+    defaultByCommand: { 'pact check': 'reports/pact' },
     commands: ['run', 'merge', 'pact check'],
     affectsResults: false,
-    description: 'Folder the reports are written to.',
+    description:
+      'Folder the reports are written to; the report files of an earlier run there that this run does not write are removed.',
   }),
   opt({
     key: 'reporter',
@@ -717,6 +722,15 @@ export function flagOf(def: OptionDef, command: Command): string | undefined {
 /** Defaults of a command's rows as a partial options object. */
 export function defaults(command: Command = 'run'): Partial<RunOptions> {
   const out: Record<string, unknown> = {};
-  for (const o of optionsOf(command)) if (o.default !== undefined) out[o.key] = structuredClone(o.default);
+  for (const o of optionsOf(command)) {
+    const value = defaultOf(o, command);
+    if (value !== undefined) out[o.key] = structuredClone(value);
+  }
   return out as Partial<RunOptions>;
+}
+
+/** A row's default on a command: its `defaultByCommand` entry, else its `default`. */
+export function defaultOf(def: OptionDef, command: Command): unknown {
+  const own = def.defaultByCommand?.[command];
+  return own !== undefined ? own : def.default;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createHash, type Hash } from 'node:crypto';
 import { parseYamlText } from '../yaml.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { OperationKey, Requirement } from './terms.js';
+import { BATCH_TRANSITIONS, type BatchTransition, type OperationKey, type Requirement } from './terms.js';
 import { toViolations, type SchemaViolation } from './ajv.js';
 import {
   kitSchemaSet,
@@ -58,6 +58,11 @@ export interface EchoDeepRule {
 
 /** Batch operation facts: item array, per-item status and message fields, and the limit read from the request schema. */
 export interface BatchSpec {
+  /**
+   * The profile's transitions the operation follows (`transitions.<name>`: the states it acts from, the state it
+   * leaves, its refusals); absent for a batch the profile has no transitions of (it acts on any payment it holds).
+   */
+  transition?: BatchTransition;
   orders: string;
   status: string;
   message: string;
@@ -386,6 +391,10 @@ function addOperationExtensions(
   if (batch) {
     const limit = findMaxItems(schemas, model.requestSchemaId, batch.orders);
     if (!limit) throw new Error(`spec: ${model.key} request schema has no maxItems on ${batch.orders}`);
+    if (batch.transition !== undefined && !BATCH_TRANSITIONS.includes(batch.transition))
+      throw new Error(
+        `spec: ${model.key} x-pagi-batch.transition is ${JSON.stringify(batch.transition)}; use one of the profile's batch transitions: ${BATCH_TRANSITIONS.join(', ')}`,
+      );
     model.batch = { ...batch, maxItems: limit.maxItems, limitRequirement: limit.requirement };
   }
   const selection = op['x-pagi-limit'];

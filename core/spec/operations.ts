@@ -4,7 +4,7 @@
  * probes name a set (`operations: 'batch'`) instead of listing operations, so an operation added to a copy of the spec
  * is covered by every set its entries put it in, with no code edit.
  */
-import type { OperationKey } from './terms.js';
+import type { BatchTransition, OperationKey } from './terms.js';
 import { itemsOf, propertiesOf, schemaView, topLevelNames, type OperationModel, type SpecModel } from './load.js';
 
 /** A set of operations the spec defines. */
@@ -116,6 +116,15 @@ export function recordSource(spec: SpecModel, op: OperationKey): OperationKey | 
   if (!model?.selectionLimit) return undefined;
   const names = topLevelNames(spec, model.responseSchemaId);
   return [...spec.operations.values()].find((o) => o.batch && names.has(o.batch.orders))?.key;
+}
+
+/**
+ * The profile's transitions a batch operation follows (`x-pagi-batch.transition`), read from its spec entry: a copy
+ * of the cancel batch under another path follows `transitions.cancel` as the cancel batch does. Undefined for an
+ * operation that is no batch, or a batch whose entry names none.
+ */
+export function batchTransition(spec: SpecModel, op: OperationKey): BatchTransition | undefined {
+  return spec.operations.get(op)?.batch?.transition;
 }
 
 /** Whether an operation is a batch (`x-pagi-batch`). */

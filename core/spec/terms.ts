@@ -27,6 +27,16 @@ export type OperationKey = KitOperationKey;
  */
 export type BatchOperationKey = KitBatchOperationKey;
 
+/**
+ * Which of the profile's transitions a batch operation follows (`x-pagi-batch.transition`): `transitions.<name>` of
+ * the profile format says from which payment states the operation acts, what it moves them to and how it refuses the
+ * others. An operation a copy of the spec adds by copying a batch's entry carries its transition with it.
+ */
+export type BatchTransition = 'capture' | 'review' | 'cancel' | 'refund';
+
+/** Every batch transition of the profile format. */
+export const BATCH_TRANSITIONS: readonly BatchTransition[] = ['capture', 'review', 'cancel', 'refund'];
+
 /** One normative statement of the interface document. */
 export interface Requirement {
   /** Stable id, `PAGI-<AREA>-<NNN>`. */

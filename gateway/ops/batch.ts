@@ -125,14 +125,20 @@ function echoable(gw: Gateway, resultSchemaId: string, field: string, value: unk
   return value !== undefined && (fn ? fn(value) === true : false);
 }
 
-/** Check one item in the profile's order; the first failure, or the transaction it may be applied to. */
+/** What a batch following none of the profile's transitions does: nothing beyond the checks of every item. */
+const NO_RULES: BatchRules = { apply: () => ({}) };
+
+/**
+ * Check one item in the profile's order; the first failure, or the transaction it may be applied to. `key`: the
+ * profile's transitions the operation follows (undefined: a batch with none, whose items are checked but for state).
+ */
 function check(
   gw: Gateway,
   req: GatewayRequest,
-  key: BatchKey,
+  key: BatchKey | undefined,
   raw: unknown,
 ): { failure: ItemFailure } | { txn: Transaction } {
-  const rules = RULES[key];
+  const rules = key ? RULES[key] : NO_RULES;
   const items = req.op.items!;
   const item = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Item) : undefined;
   const txn = item
@@ -157,7 +163,7 @@ function check(
       const original = key !== 'capture' || gw.profile.transitions.capture.itemAmount === 'original';
       failure = original && toMinor(item.amount) !== txn.amountMinor ? 'amountMismatch' : undefined;
     } else if (step === 'state') {
-      failure = stateFailure(gw, key, txn.state);
+      failure = key ? stateFailure(gw, key, txn.state) : undefined;
     } else if (step === 'overAmount' && amount !== undefined && rules.available) {
       const available = rules.available(txn, gw);
       // A profile refusing partial refunds (refunds.partial) takes only the whole remaining amount.
@@ -174,6 +180,31 @@ function check(
   if (!txn) return { failure: 'unknownTransaction' };
   if (rules.exhausted?.(txn, gw)) return { failure: 'invalidState' };
   return { txn };
+}
+
+/** The status and message of an item failed with `failure`, in the profile's form (`batch.itemFailures`); `key`: its transitions. */
+function failedItemFields(gw: Gateway, req: GatewayRequest, key: BatchKey | undefined, failure: ItemFailure): Item {
+  const batch = req.op.model.batch!;
+  const statuses = (gw.profile.statusValues as unknown as Record<string, { failure: string } | undefined>)[
+    batch.status
+  ];
+  const values: Item = { [batch.message]: codeMessage(gw.profile.batch.itemFailures[failure]) };
+  if (statuses) values[batch.status] = statuses.failure;
+  if (key === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')
+    Object.assign(values, { refund_reference_id: '', refund_reference: '' });
+  return values;
+}
+
+/**
+ * An item of a batch the gateway has no handler for (one a copy of the spec adds with `x-pagi-batch`), judged by what
+ * the gateway holds: the profile's `batch.checkOrder`, with the state check of the transition the operation's entry
+ * names (`x-pagi-batch.transition`; none without one). The status and message fields of its failure in the profile's
+ * form (as a real batch answers it), or undefined when it passes. Nothing is applied: the mock keeps no state.
+ */
+export function heldItemFailure(gw: Gateway, req: GatewayRequest, raw: unknown): Item | undefined {
+  const key = req.op.model.batch?.transition;
+  const outcome = check(gw, req, key, raw);
+  return 'failure' in outcome ? failedItemFields(gw, req, key, outcome.failure) : undefined;
 }
 
 /** The result of one item: its echoed fields, its status and message, and what the operation adds. */
@@ -193,10 +224,7 @@ function processItem(gw: Gateway, req: GatewayRequest, key: BatchKey, raw: unkno
   const statuses = gw.profile.statusValues[batch!.status as `${BatchKey}_status`];
   const outcome = check(gw, req, key, raw);
   if ('failure' in outcome) {
-    values[batch!.status] = statuses.failure;
-    values[batch!.message] = codeMessage(gw.profile.batch.itemFailures[outcome.failure]);
-    if (key === 'refund' && gw.profile.refunds.referenceId.failedItems === 'empty')
-      Object.assign(values, { refund_reference_id: '', refund_reference: '' });
+    Object.assign(values, failedItemFields(gw, req, key, outcome.failure));
   } else {
     Object.assign(values, RULES[key].apply(outcome.txn, item, gw));
     gw.store.changed(outcome.txn);

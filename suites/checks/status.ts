@@ -4,6 +4,7 @@
  * per-item failures for unknown transactions; no server error for any generated input.
  */
 import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import { batchTransition } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, stepEntries, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
 import {
@@ -112,7 +113,8 @@ export function expectedItemFailure(ctx: CheckContext, operation: OperationKey, 
   const op = operationOf(ctx.spec, operation);
   const failed = new Set<string>(['invalidItem']);
   if (field === FIELD.currency) failed.add('currencyMismatch');
-  if (field === FIELD.amount && (operation !== 'capture' || ctx.profile.transitions.capture.itemAmount === 'original'))
+  const capture = batchTransition(ctx.spec, operation) === 'capture';
+  if (field === FIELD.amount && (!capture || ctx.profile.transitions.capture.itemAmount === 'original'))
     failed.add('amountMismatch');
   if (field !== undefined && (op.echoItems?.key ?? []).includes(field)) failed.add('unknownTransaction');
   return firstItemFailure(ctx, [...failed]) as ItemFailure;

@@ -12,7 +12,6 @@ import { declaredNames, schemasAt } from '../schema-walk.js';
 import { operationSet } from '../../core/spec/operations.js';
 import {
   Inconclusive,
-  type BatchOperation,
   isBatch,
   isSelecting,
   recordSourceOf,
@@ -78,7 +77,7 @@ export async function happyBatch(
   client: ProbeClient,
   ctx: CheckContext,
   steps: Steps,
-  operation: BatchOperation,
+  operation: OperationKey,
   count: number,
 ) {
   const records = await paymentsIn(client, ctx, steps, startStateFor(ctx, operation), count);
@@ -91,7 +90,7 @@ async function processedPayment(
   client: ProbeClient,
   ctx: CheckContext,
   steps: Steps,
-  source: BatchOperation,
+  source: OperationKey,
 ): Promise<PaymentRecord> {
   const [record] = await paymentsIn(client, ctx, steps, startStateFor(ctx, source), 1);
   await batch(client, ctx, steps, source, [record!], (r) => happyItemFields(ctx, source, r), source, true);

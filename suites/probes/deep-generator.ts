@@ -23,7 +23,7 @@ import {
 } from '../observe.js';
 import { expand, propertySchemas, schemaRoot, schemasAt } from '../schema-walk.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
-import { isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
+import { batchTransition, isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
 import {
   type PaymentRecord,
   type SelectingOperation,
@@ -39,9 +39,8 @@ import {
   selectionBody,
   startStateFor,
 } from './support.js';
-import type { BatchOperationKey } from '../../core/spec/terms.js';
+import type { BatchTransition } from '../../core/spec/terms.js';
 
-type BatchOperation = BatchOperationKey;
 type Body = Record<string, unknown>;
 
 /** Payments each batch operation's valid requests name: one per 20 cases, between 6 and 60 (a capture or cancel moves one for good). */
@@ -249,10 +248,10 @@ interface GenState extends Omit<Pools, 'cancelled'> {
 /** The operation's payments in its start state (captures also cancelled ones) and the invalid pool apart. */
 async function batchPools(op: OperationKey, client: ProbeClient, ctx: CheckContext, steps: Steps): Promise<Pools> {
   const cancelled = new Set<string>();
-  const state = startStateFor(ctx, op as BatchOperation);
+  const state = startStateFor(ctx, op);
   const startCode = (ctx.profile.statusValues.payment_status as Record<string, string>)[state];
   const pool = await paymentsIn(client, ctx, steps, state, poolSize(ctx.config.depth ?? 0));
-  if (op === 'capture' && planTo(ctx, 'cancelled')) {
+  if (batchTransition(ctx.spec, op) === 'capture' && planTo(ctx, 'cancelled')) {
     const gone = await paymentsIn(client, ctx, steps, 'cancelled', 2);
     for (const r of gone) cancelled.add(String(r.fields[FIELD.transactionId]));
     pool.push(...gone);
@@ -285,12 +284,20 @@ async function selectionPools(
 }
 
 /** The ledger of the valid pool: a refund's payments start captured at their amount, the cancelled ones marked. */
-function openLedger(op: OperationKey, pool: readonly PaymentRecord[], cancelled: ReadonlySet<string>) {
+function openLedger(
+  transition: BatchTransition | undefined,
+  pool: readonly PaymentRecord[],
+  cancelled: ReadonlySet<string>,
+) {
   const ledger = new Map<string, LedgerEntry>();
   for (const r of pool) {
     const id = String(r.fields[FIELD.transactionId]);
     const amount = cents(r.fields[FIELD.amount]) ?? 0;
-    ledger.set(id, { capturedCents: op === 'refund' ? amount : 0, refundedCents: 0, cancelled: cancelled.has(id) });
+    ledger.set(id, {
+      capturedCents: transition === 'refund' ? amount : 0,
+      refundedCents: 0,
+      cancelled: cancelled.has(id),
+    });
   }
   return ledger;
 }
@@ -502,7 +509,7 @@ function invalidArbitrary(ctx: CheckContext, op: OperationKey, schemaId: string,
 async function invalidRecord(g: GenState, isolated: boolean): Promise<PaymentRecord | undefined> {
   if (!g.isBatch) return undefined;
   if (!isolated) return g.invalidPool[g.invalidTurn++ % g.invalidPool.length];
-  const [fresh] = await paymentsIn(g.client, g.ctx, new Steps(), startStateFor(g.ctx, g.op as BatchOperation), 1);
+  const [fresh] = await paymentsIn(g.client, g.ctx, new Steps(), startStateFor(g.ctx, g.op), 1);
   return fresh;
 }
 
@@ -591,7 +598,8 @@ async function sendInvalid(g: GenState, c: Exclude<DeepCase, { kind: 'valid' }>,
 /** Book a batch answer in the ledger; the entry of the first item breaking an invariant, if any. */
 function book(g: GenState, x: Exchange, body: Body): DeepFailure['ledger'] {
   const { ctx, op: operation } = g;
-  if (operation !== 'capture' && operation !== 'refund') return undefined;
+  const transition = batchTransition(ctx.spec, operation);
+  if (transition !== 'capture' && transition !== 'refund') return undefined;
   const results = batchResults(ctx.spec, operation, responseObject(x, ctx.spec)) ?? [];
   let broken: DeepFailure['ledger'];
   for (const result of results) {
@@ -600,7 +608,7 @@ function book(g: GenState, x: Exchange, body: Body): DeepFailure['ledger'] {
     const entry = g.ledger.get(id);
     if (!entry) continue;
     const item = batchItems(ctx.spec, operation, body).find((i) => i[FIELD.transactionId] === id);
-    if (operation === 'capture') entry.capturedCents += cents(item?.[FIELD.amount]) ?? 0;
+    if (transition === 'capture') entry.capturedCents += cents(item?.[FIELD.amount]) ?? 0;
     else entry.refundedCents += cents(item?.[FIELD.refundAmount]) ?? 0;
     if (!broken && (entry.refundedCents > entry.capturedCents || (entry.cancelled && entry.capturedCents > 0)))
       broken = { transactionId: id, ...entry };
@@ -658,7 +666,7 @@ export async function generator(
     schemaId: spec.requestSchemaId,
     isBatch,
     selecting,
-    ledger: openLedger(op, pools.pool, cancelled),
+    ledger: openLedger(batchTransition(ctx.spec, op), pools.pool, cancelled),
     invalidTurn: 0,
     bulkOrders: new Set(),
     bulkRecords: new Set(),

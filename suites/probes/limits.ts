@@ -17,9 +17,6 @@ import {
   startStateFor,
   unknownItem,
 } from './support.js';
-import type { BatchOperationKey } from '../../core/spec/terms.js';
-
-type BatchOperation = BatchOperationKey;
 
 function maxItems(ctx: CheckContext, op: OperationKey): number {
   const batch = operationOf(ctx.spec, op).batch;
@@ -35,7 +32,7 @@ function maxOrders(ctx: CheckContext, op: OperationKey): number {
 
 /** `atLimit`: a batch of exactly the limit, every item a payment in a state the operation starts from. */
 export const atLimit = defineProbe('atLimit', 'batch', {}, async (op, client, ctx, steps) => {
-  const { items } = await happyBatch(client, ctx, steps, op as BatchOperation, maxItems(ctx, op));
+  const { items } = await happyBatch(client, ctx, steps, op, maxItems(ctx, op));
   steps.facts.count = items.length;
   return steps.add(op, await client.send(op, batchBody(client, ctx, op, items)));
 });
@@ -49,8 +46,8 @@ export const overLimit = defineProbe(
   'batch',
   { followUp: 'the query showing whether the prepared payments moved' },
   async (op, client, ctx, steps) => {
-    const state = startStateFor(ctx, op as BatchOperation);
-    const { records, items } = await happyBatch(client, ctx, steps, op as BatchOperation, 2);
+    const state = startStateFor(ctx, op);
+    const { records, items } = await happyBatch(client, ctx, steps, op, 2);
     const fillers = Array.from({ length: maxItems(ctx, op) - 1 }, (_, i) =>
       unknownItem(client, ctx, op, i + 1, records[0]),
     );

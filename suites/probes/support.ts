@@ -14,7 +14,7 @@ import type {
   ProbeClient,
   ProbeOf,
 } from '../../core/model.js';
-import { isBatchOperation, recordSource, type OperationScope } from '../../core/spec/operations.js';
+import { batchTransition, isBatchOperation, recordSource, type OperationScope } from '../../core/spec/operations.js';
 import { answeredRetryLater } from '../../engine/inconclusive.js';
 import { FIELD } from '../fields.js';
 import {
@@ -341,9 +341,14 @@ export function planTo(ctx: CheckContext, state: string): Action[] | undefined {
   return undefined;
 }
 
-/** A state the profile allows an operation from, preferring the first listed one that can be reached. */
-export function startStateFor(ctx: CheckContext, operation: 'capture' | 'cancel' | 'refund' | 'review'): string {
-  const from = ctx.profile.transitions[operation].from as string[];
+/**
+ * A state the profile allows a batch operation from (`transitions.<its x-pagi-batch.transition>.from`), preferring
+ * the first listed one that can be reached; a batch following no transition acts on an approved payment.
+ */
+export function startStateFor(ctx: CheckContext, operation: OperationKey): string {
+  const transition = batchTransition(ctx.spec, operation);
+  if (!transition) return ctx.profile.transitions.afterAuthorise.approved;
+  const from = ctx.profile.transitions[transition].from as string[];
   const state = from.find((s) => planTo(ctx, s));
   if (!state)
     throw new Inconclusive(`no state the profile allows ${operation} from can be reached by the profile's transitions`);
@@ -429,13 +434,14 @@ export function happyItemFields(
   record: PaymentRecord,
   partOfAmount = 2,
 ): Record<string, unknown> {
-  if (operation === 'refund') {
+  const transition = batchTransition(ctx.spec, operation);
+  if (transition === 'refund') {
     // A profile refunding only the whole remaining amount (refunds.partial) gets the whole captured amount.
     const amount = cents(record.fields[FIELD.amount]) ?? 0;
     const part = refundRules(ctx).partial === true ? partOfAmount : 1;
     return { [FIELD.refundAmount]: money(Math.max(1, Math.floor(amount / part))) };
   }
-  if (operation === 'review') return actionFields(ctx, 'reviewApprove', record);
+  if (transition === 'review') return actionFields(ctx, 'reviewApprove', record);
   return {};
 }
 

@@ -1,17 +1,21 @@
 /**
- * The kit as a user installs it (takes 40 s to 4 minutes on 2 cores, by load: `npm pack` compiles dist/ with tsc in `prepack`,
- * then `npm install` of the tarball from the local npm cache, one run of the suites, one type-check). In an empty
- * temporary folder: `npx pagi-conform run` against the embedded reference gateway, the API imported from plain ESM
- * (`pagi-conformance`, `pagi-conformance/pact`, the JSON schemas), and a TypeScript consumer type-checked under
- * `strict` + `exactOptionalPropertyTypes` with `skipLibCheck` and no `@types` package of its own.
+ * The kit as a user installs it (takes 40 s to 4 minutes on 2 cores, by load: `npm pack` compiles dist/ with tsc and
+ * builds the offline docs page in `prepack`, then `npm install` of the tarball from the local npm cache, two runs of
+ * the suites, one type-check). In an empty temporary folder, as the README's install line says
+ * (`npm install --save-dev pagi-conformance`, then `npx pagi-conform …`): `npx pagi-conform run` against the embedded
+ * reference gateway, leaving no cache inside the installed package; `npx pagi-conform serve` and a run against it;
+ * the API imported from plain ESM (`pagi-conformance`, `pagi-conformance/pact`, the JSON schemas), and a TypeScript
+ * consumer type-checked under `strict` + `exactOptionalPropertyTypes` with `skipLibCheck` and no `@types` package of
+ * its own.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KIT_ROOT } from '../../core/spec/paths.js';
+import { KIT_VERSION } from '../../core/version.js';
 
 const exec = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -45,6 +49,21 @@ async function sh(
   }
 }
 
+/** Folders of vitest's and Vite's caches under `root` (relative), which a run must not write into the installed kit. */
+function cachesUnder(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const full = path.join(dir, entry.name);
+      if (['.vite', '.experimental-vitest-cache', '.cache'].includes(entry.name)) out.push(path.relative(root, full));
+      else walk(full);
+    }
+  };
+  walk(root);
+  return out;
+}
+
 describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by load)', { timeout: 600_000 }, () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-pack-'));
@@ -62,9 +81,10 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
       path.join(app, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
+    // The README's install line, offline from the npm cache (npm ci filled it on CI).
     const install = await sh(
       NPM,
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball],
+      ['install', '--save-dev', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball],
       app,
     );
     expect(install.code, install.stderr).toBe(0);
@@ -89,6 +109,8 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
       'examples/pagi.yaml',
       'README.md',
       'docs/running-and-ci.md',
+      'docs/index.html',
+      'CHANGELOG.md',
     ]) {
       expect(packed, f).toContain(f);
     }
@@ -109,6 +131,61 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
     const results = JSON.parse(fs.readFileSync(path.join(app, 'reports', 'results.json'), 'utf8'));
     expect(results).toMatchObject({ verdict: 'CONFORMANT', metadata: { seed: 11, target: { embedded: true } } });
     expect(fs.existsSync(path.join(app, 'reports', 'junit.xml'))).toBe(true);
+    expect(results.metadata.kitVersion).toBe(KIT_VERSION);
+    // The run's caches are the project's (node_modules/.cache/pagi-conformance), none inside the installed package.
+    const kit = path.join(app, 'node_modules', 'pagi-conformance');
+    expect(cachesUnder(kit)).toEqual([]);
+    expect(fs.existsSync(path.join(app, 'node_modules', '.cache', 'pagi-conformance', 'vitest-modules'))).toBe(true);
+    // The README's offline docs page of an installed kit.
+    expect(fs.statSync(path.join(kit, 'docs', 'index.html')).size).toBeGreaterThan(100_000);
+  });
+
+  it('npx pagi-conform answers from the installed folder with its command line', async () => {
+    // After `pagi-conform --version` lands: run ['--no-install', 'pagi-conform', '--version'] and expect
+    // `pagi-conform ${KIT_VERSION}` on stdout.
+    const help = await sh('npx', ['--no-install', 'pagi-conform', 'run', '--help'], path.join(dir, 'app'));
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: pagi-conform run /);
+    const installed = path.join(dir, 'app', 'node_modules', 'pagi-conformance', 'package.json');
+    expect(JSON.parse(fs.readFileSync(installed, 'utf8')).version).toBe(KIT_VERSION);
+  });
+
+  it('npx pagi-conform serve from the installed folder, and a run against it', async () => {
+    const app = path.join(dir, 'app');
+    const server = spawn('npx', ['--no-install', 'pagi-conform', 'serve', '--port', '0'], {
+      cwd: app,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    server.stdout!.on('data', (c: Buffer) => (log += c.toString()));
+    server.stderr!.on('data', (c: Buffer) => (log += c.toString()));
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    try {
+      for (const end = Date.now() + 60_000; !/listening on http:\/\/\S+/.test(log) && Date.now() < end; )
+        await new Promise((r) => setTimeout(r, 100));
+      const url = /listening on (http:\/\/\S+)/.exec(log)?.[1];
+      expect(url, log).toBeDefined();
+      // The sandbox's account (the banner names it; its secret is the one README and gateway/README.md give).
+      fs.writeFileSync(
+        path.join(app, 'pagi.yaml'),
+        'merchantId: M10001\naccountId: A20001\ncards:\n  approve: "4111111111111111"\n  decline: "4000000000000002"\ncardSecurityCode: "123"\n',
+      );
+      const run = await sh(
+        'npx',
+        [
+          ...['--no-install', 'pagi-conform', 'run', '--target', url!, '--config', 'pagi.yaml'],
+          ...['--only', 'limits', '--reporter', 'json', '--out', 'served'],
+        ],
+        app,
+        { PAGI_SECRET: 'reference-secret-0001' },
+      );
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const results = JSON.parse(fs.readFileSync(path.join(app, 'served', 'results.json'), 'utf8'));
+      expect(results).toMatchObject({ verdict: 'CONFORMANT', metadata: { target: { baseUrl: url, embedded: false } } });
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('imports the API, pagi-conformance/pact and the schemas from plain ESM', async () => {

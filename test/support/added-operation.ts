@@ -148,9 +148,14 @@ export function specWithCancelSubscription(): string {
 
 /**
  * A copy of the kit's spec with an existing operation's entry copied under a new path and operation name (`key`):
- * the same schemas, `x-pagi-*` entries and examples.
+ * the same schemas, `x-pagi-*` entries and examples, then `edit` applied to the copied entry.
  */
-export function specWithCopiedOperation(from: string, newPath: string, key: string): string {
+export function specWithCopiedOperation(
+  from: string,
+  newPath: string,
+  key: string,
+  edit: (entry: { post: Record<string, any> }) => void = () => {},
+): string {
   return specCopy((root) => {
     const file = path.join(root, 'spec', 'openapi.yaml');
     const openapi = parseYamlText(fs.readFileSync(file, 'utf8')) as any;
@@ -159,6 +164,7 @@ export function specWithCopiedOperation(from: string, newPath: string, key: stri
     const variants = entry.post['x-pagi-variants'] as { key: string }[];
     if (variants.length !== 1) throw new Error(`${from} has several variants`);
     variants[0]!.key = key;
+    edit(entry);
     openapi.paths[newPath] = entry;
     fs.writeFileSync(file, stringify(openapi, { lineWidth: 0 }));
   });
