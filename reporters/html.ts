@@ -175,7 +175,7 @@ function facts(result: RunResult): string {
     ['target', `${m.target.baseUrl}${m.target.embedded ? ' (embedded reference gateway)' : ''}`],
     [
       'profile',
-      `${m.profile.name} ${m.profile.version}${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`,
+      `${m.profile.name} (version ${m.profile.version})${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`,
     ],
     ['kit', `pagi-conformance ${m.kitVersion} · Node ${m.nodeVersion}`],
     ['spec digest', `sha256:${m.spec.digest}`],
@@ -396,5 +396,5 @@ ${EMPTY_SEAL}
 
 /** The report.html reporter; signs the report with `signKey` when given. */
 export function htmlReporter(signKey?: KeyObject): KitReporter {
-  return fileReporter('html', 'report.html', (result) => sealPage(reportPage(result), signKey));
+  return fileReporter('html', 'report.html', reportPage, (masked) => sealPage(masked, signKey));
 }

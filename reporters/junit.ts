@@ -103,7 +103,7 @@ export function junitXml(result: RunResult): string {
         ] as [string, string][])
       : []),
     ['target', m.target.baseUrl],
-    ['profile', `${m.profile.name} ${m.profile.version} sha256:${m.profile.digest}`],
+    ['profile', `${m.profile.name} (version ${m.profile.version}) sha256:${m.profile.digest}`],
     ['kitVersion', m.kitVersion],
     ['specDigest', `sha256:${m.spec.digest}`],
     ['seed', String(m.seed)],

@@ -124,7 +124,7 @@ export function markdownSummary(result: RunResult): string {
     '| | |',
     '|---|---|',
     `| target | ${mdText(m.target.baseUrl)}${m.target.embedded ? ' (embedded reference gateway)' : ''} |`,
-    `| profile | ${mdText(`${m.profile.name} ${m.profile.version}`)} (sha256 \`${m.profile.digest.slice(0, 12)}\`) |`,
+    `| profile | ${mdText(`${m.profile.name} (version ${m.profile.version})`)} (sha256 \`${m.profile.digest.slice(0, 12)}\`) |`,
     `| kit | ${mdText(m.kitVersion)}, spec sha256 \`${m.spec.digest.slice(0, 12)}\` |`,
     `| date | ${mdText(m.startedAt)} (${(m.durationMs / 1000).toFixed(1)} s${m.shards ? `, ${m.shards.length} shards` : ''}) |`,
     `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked |`,
