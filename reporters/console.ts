@@ -11,7 +11,9 @@ import {
   checkName,
   countByStatus,
   evidenceListOf,
+  failedRequirements,
   findingLine,
+  levelLabel,
   printable,
   problems,
   shownPath,
@@ -85,16 +87,16 @@ function statusTable(
  * whole list: under the first check that rests on it, with the other checks resting on it on one line after it.
  */
 function failedLines(
+  run: RunResult,
   result: CheckResult,
   paint: Paint,
   curls: Map<string, string>,
   users: ReadonlyMap<string, readonly string[]>,
 ): string[] {
-  const ids =
-    result.requirementIds.length > 6
-      ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`]
-      : result.requirementIds;
-  const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${result.severity}] ${ids.join(' ')}`];
+  // Labelled with the level it fails at and the requirements its findings name, as the verdict lines judge it.
+  const failing = failedRequirements(result);
+  const ids = failing.length > 6 ? [...failing.slice(0, 6), `… ${failing.length - 6} more`] : failing;
+  const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${levelLabel(run, result)}] ${ids.join(' ')}`];
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
@@ -132,7 +134,11 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   const curls = new Map<string, string>();
   const users = requestUsers(failed);
   if (failed.length)
-    lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls, users)));
+    lines.push(
+      '',
+      `failed checks (${failed.length}):`,
+      ...failed.flatMap((r) => failedLines(result, r, paint, curls, users)),
+    );
   if ([...curls.keys()].some((c) => c.includes('$PAGI_')))
     lines.push(
       paint(

@@ -1,8 +1,18 @@
 /** What several reporters share: status order and labels, counts, the catalogue's statements, evidence lookup. */
 import path from 'node:path';
-import type { CheckResult, CheckStatus, Evidence, Family, Finding, OperationKey, RunResult } from '../core/model.js';
+import type {
+  CheckResult,
+  CheckStatus,
+  Evidence,
+  Family,
+  Finding,
+  Level,
+  OperationKey,
+  RunResult,
+  Severity,
+} from '../core/model.js';
 import { kitSpec, loadSpec } from '../core/spec/load.js';
-import { SEVERITY_ORDER, severityRank } from '../core/run-result.js';
+import { SEVERITY_ORDER, failedAtLevel, severityRank } from '../core/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
@@ -154,6 +164,22 @@ export function seriousness(result: RunResult): (r: CheckResult) => number {
   for (const x of [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])])
     if (!rank.has(x.check)) rank.set(x.check, severityRank(x.level));
   return (r) => rank.get(checkName(r)) ?? SEVERITY_ORDER.length;
+}
+
+const catalogues = new WeakMap<RunResult, Map<string, { level: Level }>>();
+
+/**
+ * A check result's label, for every report: a failed or waived check's is the level it fails at, the one the verdicts
+ * judge it by (`failedAtLevel`, on the catalogue levels of the run's requirements); any other's is its severity (its
+ * requirements' strongest level).
+ */
+export function levelLabel(result: RunResult, r: CheckResult): Severity {
+  let catalogue = catalogues.get(result);
+  if (!catalogue) {
+    catalogue = new Map(result.requirements.map((q) => [q.id, { level: q.level }]));
+    catalogues.set(result, catalogue);
+  }
+  return failedAtLevel(catalogue, r) ?? r.severity;
 }
 
 /** The failed check results, most serious first (plan order among equals). */

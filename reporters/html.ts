@@ -20,6 +20,7 @@ import {
   failedBySeriousness,
   findingLine,
   groupsOf,
+  levelLabel,
   printable,
   problems,
   statements,
@@ -103,9 +104,10 @@ const SCRIPT = `
     box.appendChild(el('pre', 'response', e.response ? lines('HTTP ' + e.response.status, e.response.headers, e.response.bodyExcerpt) : 'no response'));
     return box;
   }
-  function detail(c) {
+  function detail(c, level) {
     var box = el('div', 'detail');
-    box.appendChild(el('p', 'muted', 'requirements: ' + c.requirementIds.join(', ') + ' · severity ' + c.severity + ' · ' + c.durationMs + ' ms'));
+    var at = level && level !== c.severity ? ' · fails at ' + level + ' (its requirements reach ' + c.severity + ')' : ' · level ' + c.severity;
+    box.appendChild(el('p', 'muted', 'requirements: ' + c.requirementIds.join(', ') + at + ' · ' + c.durationMs + ' ms'));
     if (c.reason) box.appendChild(el('p', 'reason', c.status.replace('_', ' ') + ': ' + c.reason));
     if (!c.findings.length) box.appendChild(el('p', 'muted', 'No findings.'));
     var shown = {};
@@ -130,7 +132,8 @@ const SCRIPT = `
   document.addEventListener('toggle', function (ev) {
     var d = ev.target;
     if (!d.matches || !d.matches('tr.check details') || !d.open || d.querySelector('.detail')) return;
-    d.appendChild(detail(checks[Number(d.closest('tr.check').getAttribute('data-check'))]));
+    var row = d.closest('tr.check');
+    d.appendChild(detail(checks[Number(row.getAttribute('data-check'))], row.getAttribute('data-level')));
   }, true);
   var f = { status: document.getElementById('f-status'), family: document.getElementById('f-family'), operation: document.getElementById('f-operation') };
   function apply() {
@@ -226,6 +229,7 @@ function requirementGroup(
   statement: string | undefined,
   index: Map<string, number>,
   checks: readonly CheckResult[],
+  label: (c: CheckResult) => string,
 ): string {
   const head = `<tr class="req-head"><th colspan="5"><span class="rid">${escapeHtml(req.id)}</span> <span class="level">${escapeHtml(req.level)}</span> ${badge(req.status)} ${escapeHtml(statement ?? '')}</th></tr>`;
   const rows = req.checks.map((name) => {
@@ -238,8 +242,8 @@ function requirementGroup(
       status === c.status
         ? ''
         : ` <span class="muted">(the check ${escapeHtml(statusLabel(c.status))} on other requirements)</span>`;
-    const data = `data-check="${i}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
-    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(c.severity)}</td><td>${badge(status)}${other}</td></tr>`;
+    const data = `data-check="${i}" data-level="${escapeHtml(label(c))}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
+    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(label(c))}</td><td>${badge(status)}${other}</td></tr>`;
   });
   const none = req.checks.length
     ? ''
@@ -253,8 +257,10 @@ function matrix(result: RunResult): string {
   const { families, operations } = groupsOf(result);
   const filters = `<form class="filters" id="filters">${select('f-status', 'status', STATUSES)}${select('f-family', 'family', families)}${select('f-operation', 'operation', operations)}<span id="shown"></span></form>`;
   const head =
-    '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>severity</th><th>status</th></tr></thead>';
-  const groups = result.requirements.map((r) => requirementGroup(r, texts.get(r.id), index, result.checks)).join('');
+    '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>level</th><th>status</th></tr></thead>';
+  const groups = result.requirements
+    .map((r) => requirementGroup(r, texts.get(r.id), index, result.checks, (c) => levelLabel(result, c)))
+    .join('');
   return `${filters}<table class="matrix" id="matrix">${head}${groups}</table>`;
 }
 
@@ -284,17 +290,11 @@ function failuresSection(result: RunResult): string {
   const breaches = new Map<string, string[]>();
   for (const b of result.verdicts?.integrity.broken ?? [])
     for (const c of b.checks) breaches.set(c, [...(breaches.get(c) ?? []), `${b.breach} (${b.id})`]);
-  const levels = new Map(
-    [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])].map((x) => [
-      x.check,
-      x.level,
-    ]),
-  );
   const shownRequests = new Map<string, string>();
   const items = failed.slice(0, FAILURES_SHOWN).map((r) => {
     const name = checkName(r);
     const broken = breaches.get(name) ?? [];
-    const level = broken.length ? 'invariant' : (levels.get(name) ?? r.severity);
+    const level = levelLabel(result, r);
     const what = broken.length
       ? `breaks payment integrity: ${broken.join('; ')}`
       : `fails at ${level}${result.verdicts?.document.warnings.some((w) => w.check === name) ? ' (a warning: below --fail-on)' : ''}`;

@@ -8,12 +8,13 @@
  * from the target are shown escaped, as XML 1.0 cannot carry them.
  */
 import { XMLBuilder } from 'fast-xml-parser';
-import type { CheckResult, RunResult } from '../core/model.js';
+import type { CheckResult, RunResult, Severity } from '../core/model.js';
 import {
   countByStatus,
   evidenceText,
   failedRequirements,
   findingEvidence,
+  levelLabel,
   printable,
   problems,
   verdictHeadline,
@@ -51,20 +52,24 @@ function findingsText(result: CheckResult): string {
 }
 
 /** The one-line failure message: which check failed where, for which requirements (those its findings name), and the first finding. */
-export function failureMessage(result: CheckResult): string {
+export function failureMessage(result: CheckResult, level?: Severity): string {
   const first = problems(result)[0];
-  return `${result.checkId} failed on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
+  return `${result.checkId} failed${level ? ` at ${level}` : ''} on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
 }
 
 /**
  * A check result as a `<testcase>`. Jenkins' strict JUnit schema allows no `<properties>` in a testcase and only text
- * in `<skipped>`: the requirement ids, severity, status, operation and family are `name: value` lines of its
- * `<system-out>` (after the findings of a waived check), and the skip reason is the text of `<skipped>`.
+ * in `<skipped>`: the requirement ids, severity, the level a failed check fails at (`fails at`, the verdicts' level),
+ * status, operation and family are `name: value` lines of its `<system-out>` (after the findings of a waived check),
+ * and the skip reason is the text of `<skipped>`.
  */
-function testcase(result: CheckResult): Node {
+function testcase(run: RunResult, result: CheckResult): Node {
+  const failed = result.status === 'failed' || result.status === 'waived';
+  const level = levelLabel(run, result);
   const facts = [
     `requirements: ${result.requirementIds.join(' ')}`,
     `severity: ${result.severity}`,
+    ...(failed ? [`fails at: ${level}`] : []),
     `status: ${result.status}`,
     `operation: ${result.operation}`,
     `family: ${result.family}`,
@@ -76,7 +81,7 @@ function testcase(result: CheckResult): Node {
   };
   if (result.status === 'failed') {
     node.failure = {
-      '@_message': attr(failureMessage(result)),
+      '@_message': attr(failureMessage(result, level)),
       '@_type': problems(result)[0]?.code ?? 'FAILED',
       '#text': printable(findingsText(result)),
     };
@@ -122,7 +127,7 @@ export function junitXml(result: RunResult): string {
       '@_time': (checks.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3),
       '@_timestamp': m.startedAt,
       properties: runProperties,
-      testcase: checks.map(testcase),
+      testcase: checks.map((c) => testcase(result, c)),
     };
   });
   const all = countByStatus(result.checks);

@@ -13,6 +13,7 @@ import {
   evidenceListOf,
   failedRequirements,
   findingLine,
+  levelLabel,
   printable,
   problems,
   failedBySeriousness,
@@ -76,9 +77,9 @@ function statusRows(result: RunResult): string[] {
   return rows;
 }
 
-function failedRow(r: CheckResult): string {
+function failedRow(result: RunResult, r: CheckResult): string {
   const first = problems(r)[0];
-  return `| \`${checkName(r)}\` | ${failedRequirements(r).map(mdText).join(' ')} | ${r.severity} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
+  return `| \`${checkName(r)}\` | ${failedRequirements(r).map(mdText).join(' ')} | ${levelLabel(result, r)} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
 }
 
 function responseText(evidence: Evidence): string {
@@ -140,9 +141,9 @@ export function markdownSummary(result: RunResult): string {
       '',
       `### Failed checks (${failed.length})`,
       '',
-      '| check | requirements | severity | first finding |',
+      '| check | requirements | level failed at | first finding |',
       '|---|---|---|---|',
-      ...failed.slice(0, FAILED_ROWS).map(failedRow),
+      ...failed.slice(0, FAILED_ROWS).map((r) => failedRow(result, r)),
     );
     if (failed.length > FAILED_ROWS)
       lines.push('', `_… and ${failed.length - FAILED_ROWS} more failed checks: see report.html._`);

@@ -78,9 +78,11 @@ describe('JUnit XML', () => {
     const failed = cases.find((c: { name: string }) => c.name === 'freeTextParsesBackExactly');
     expect(failed.classname).toBe('security.checkout');
     expect(failed.properties).toBeUndefined();
-    expect(failed['system-out']).toMatch(/^requirements: PAGI-SEC-002\nseverity: must\nstatus: failed\n/);
+    expect(failed['system-out']).toMatch(
+      /^requirements: PAGI-SEC-002\nseverity: must\nfails at: must\nstatus: failed\n/,
+    );
     expect(failed.failure.message).toMatch(
-      /^freeTextParsesBackExactly failed on checkout \(PAGI-SEC-002\): TEXT_ALTERED/,
+      /^freeTextParsesBackExactly failed at must on checkout \(PAGI-SEC-002\): TEXT_ALTERED/,
     );
     expect(failed.failure['#text']).toContain('</script><script>alert(1)</script>'); // escaped in the file, exact once parsed
     expect(failed.failure['#text']).toContain("reproduce: curl -sS -X POST 'http://127.0.0.1:9/v1/checkout'");
