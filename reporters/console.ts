@@ -19,6 +19,7 @@ import {
   shownPath,
   failedBySeriousness,
   statusLabel,
+  uncheckedLines,
   verdictLine,
   verdictLines,
 } from './format.js';
@@ -169,6 +170,12 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
     '',
     `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`,
   );
+  const unchecked = uncheckedLines(result);
+  if (unchecked.length) {
+    lines.push(`requirements not checked (${unchecked.length}):`);
+    for (const u of unchecked.slice(0, 10)) lines.push(`  - ${printable(u)}`);
+    if (unchecked.length > 10) lines.push(`  … ${unchecked.length - 10} more (report.html, results.json coverage)`);
+  }
   if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
   // The two verdicts, one line each, then the overall verdict on the last line.
   const v = result.verdicts;

@@ -182,6 +182,29 @@ export function levelLabel(result: RunResult, r: CheckResult): Severity {
   return failedAtLevel(catalogue, r) ?? r.severity;
 }
 
+/**
+ * The testable requirements no check ran for (`coverage.unchecked`), each with why: the reasons its checks give
+ * (not applicable, could not run, not selected), or that no check traces to it. `requirements checked: N/M` names
+ * these everywhere it is printed.
+ */
+export function uncheckedRequirements(result: RunResult): { id: string; level: string; why: string }[] {
+  const byName = new Map(result.checks.map((c) => [checkName(c), c]));
+  return result.coverage.unchecked.map((id) => {
+    const req = result.requirements.find((r) => r.id === id);
+    const checks = (req?.checks ?? []).flatMap((n) => byName.get(n) ?? []);
+    const reasons = [...new Set(checks.map((c) => `${statusLabel(c.status)}: ${c.reason ?? 'no reason given'}`))];
+    const why = reasons.length
+      ? `${reasons.slice(0, 2).join('; ')}${reasons.length > 2 ? ` (and ${reasons.length - 2} more reasons)` : ''}`
+      : 'no check traces to it';
+    return { id, level: req?.level ?? '?', why };
+  });
+}
+
+/** `uncheckedRequirements` as one line each: `PAGI-X-001 (level): why`. */
+export function uncheckedLines(result: RunResult): string[] {
+  return uncheckedRequirements(result).map((u) => `${u.id} (${u.level}): ${u.why}`);
+}
+
 /** The failed check results, most serious first (plan order among equals). */
 export function failedBySeriousness(result: RunResult): CheckResult[] {
   const rank = seriousness(result);

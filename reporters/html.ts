@@ -25,6 +25,7 @@ import {
   problems,
   statements,
   statusLabel,
+  uncheckedLines,
   verdictHeadline,
   verdictLines,
 } from './format.js';
@@ -362,8 +363,9 @@ export function reportPage(result: RunResult): string {
   const warnings = result.warnings.length
     ? `<h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
     : '';
-  const unchecked = result.coverage.unchecked.length
-    ? `<p class="muted">Testable requirements no check ran for: ${escapeHtml(result.coverage.unchecked.join(', '))}</p>`
+  const notChecked = uncheckedLines(result);
+  const unchecked = notChecked.length
+    ? `<p class="muted">Testable requirements no check ran for (${notChecked.length}):</p><ul class="unchecked">${notChecked.map((u) => `<li>${escapeHtml(u)}</li>`).join('')}</ul>`
     : '';
   return `<!doctype html>
 <html lang="en">

@@ -17,6 +17,7 @@ import {
   levelLabel,
   printable,
   problems,
+  uncheckedRequirements,
   verdictHeadline,
 } from './format.js';
 import { fileReporter } from './file.js';
@@ -113,6 +114,7 @@ export function junitXml(result: RunResult): string {
     ['specDigest', `sha256:${m.spec.digest}`],
     ['seed', String(m.seed)],
     ['coverage', `${result.coverage.checked}/${result.coverage.testable} requirements checked`],
+    ...uncheckedRequirements(result).map((u): [string, string] => [`unchecked.${u.id}`, `${u.level}: ${u.why}`]),
   ]);
   const families = [...new Set(result.checks.map((c) => c.family))];
   const suites = families.map((family) => {

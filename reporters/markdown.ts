@@ -18,6 +18,7 @@ import {
   problems,
   failedBySeriousness,
   statusLabel,
+  uncheckedLines,
   verdictHeadline,
   verdictLines,
 } from './format.js';
@@ -128,7 +129,7 @@ export function markdownSummary(result: RunResult): string {
     `| profile | ${mdText(`${m.profile.name} (version ${m.profile.version})`)} (sha256 \`${m.profile.digest.slice(0, 12)}\`) |`,
     `| kit | ${mdText(m.kitVersion)}, spec sha256 \`${m.spec.digest.slice(0, 12)}\` |`,
     `| date | ${mdText(m.startedAt)} (${(m.durationMs / 1000).toFixed(1)} s${m.shards ? `, ${m.shards.length} shards` : ''}) |`,
-    `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked |`,
+    `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked${result.coverage.unchecked.length ? `; not checked: ${uncheckedLines(result).map(mdText).join('; ')}` : ''} |`,
     `| checks | ${result.totals.checks} (${result.totals.exchanges} exchanges) |`,
     '',
     ...statusRows(result),
