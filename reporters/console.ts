@@ -209,6 +209,9 @@ export function consoleReporter(
   const live = Boolean(out.isTTY);
   const paint: Paint = (code, text) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
   const seen: CheckResult[] = [];
+  /** Results of the operations whose line is printed: the "done so far" of each line counts these only. */
+  const reported: CheckResult[] = [];
+  const inLine = new Set<CheckResult>();
   let liveShown = false;
   const clearLive = () => {
     if (liveShown) out.write('\r\u001b[K');
@@ -231,11 +234,16 @@ export function consoleReporter(
       liveShown = true;
     },
     onOperationEnd(family: Family, operation: OperationKey) {
-      const mine = seen.filter((r) => r.family === family && r.operation === operation);
+      // Suite files run side by side: results of operations still running arrive between this operation's. The
+      // line counts the results of the lines printed, so its figure grows by exactly the checks the line shows.
+      const mine = seen.filter((r) => r.family === family && r.operation === operation && !inLine.has(r));
       if (!mine.length) return;
+      for (const r of mine) inLine.add(r);
+      reported.push(...mine);
+      const n = reported.length;
       const mark = mine.some((r) => r.status === 'failed') ? paint(RED, '✗') : paint(GREEN, '✓');
       write(
-        `  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${seen.length} check${seen.length === 1 ? '' : 's'} done so far: ${counts(seen, (_, t) => t)})`)}`,
+        `  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${n} check${n === 1 ? '' : 's'} done so far: ${counts(reported, (_, t) => t)})`)}`,
       );
     },
     onRunEnd(result, end) {
