@@ -3645,9 +3645,9 @@ export interface ConformanceRunResults {
   verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
   verdicts?: ResultsVerdicts;
   /**
-   * Process exit code of the verdict: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE.
+   * The exit code of `pagi-conform run`: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE; a run stopped by a signal (`interrupted`) exits 128 + the signal's number whatever its verdict, 130 (SIGINT) or 143 (SIGTERM) (since 1.3).
    */
-  exitCode: 0 | 1 | 3;
+  exitCode: 0 | 1 | 3 | 130 | 143;
   /**
    * One sentence per reason behind the verdict.
    */
@@ -4192,7 +4192,7 @@ export interface ResultsTotalsBySeverity {
   info: number;
 }
 /**
- * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE and the process exits 128 + the signal's number (130 SIGINT, 143 SIGTERM).
+ * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE (NOT CONFORMANT when what ran already failed), and `exitCode` and the process's exit code are 128 + the signal's number (130 SIGINT, 143 SIGTERM).
  */
 export interface ResultsInterruption {
   /**
