@@ -81,6 +81,32 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * The objects of an array field of an answer; none when the field is absent or not an array (a gateway answering
+ * another shape fails the schema check; the checks reading the list find nothing in it).
+ */
+export function objectsIn(obj: Record<string, unknown> | undefined, field: string): Record<string, unknown>[] {
+  const v = obj?.[field];
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/** `value` when it is an absolute http(s) URL the kit can request; undefined otherwise. */
+export function httpUrl(value: unknown, base?: string): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the kit cannot follow an answer's URL field holding `value`: the format check of its schema reports the value. */
+export function notFollowable(field: string, value: string): string {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return `the answer's ${field} ${JSON.stringify(shown)} is not an http(s) URL the kit can request; the schema's format check (fieldFormatsFollowConventions) reports it`;
+}
+
 /** A field as a string, or undefined when absent or not a string. */
 export function text(obj: Record<string, unknown> | undefined, field: string): string | undefined {
   const v = obj?.[field];
