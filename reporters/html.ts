@@ -16,13 +16,15 @@ import {
   STATUSES,
   checkName,
   countByStatus,
-  evidenceListOf,
   failedBySeriousness,
   findingLine,
   groupsOf,
   levelLabel,
   printable,
   problems,
+  replayOf,
+  reproduceCommand,
+  resultsFileOf,
   statements,
   statusLabel,
   uncheckedLines,
@@ -72,6 +74,7 @@ details > summary { cursor: pointer; font-family: ui-monospace, monospace; }
 .detail { padding: 4px 0 8px 16px; }
 .finding { border-left: 3px solid var(--line); padding-left: 8px; margin: 8px 0; }
 .finding.sev-must, .finding.sev-invariant { border-color: var(--bad); } .finding.sev-expected, .finding.sev-profile { border-color: var(--warn); }
+p.step { font-family: ui-monospace, monospace; font-size: 12px; margin: 8px 0 2px; } p.step.failing { font-weight: 600; color: var(--bad); }
 .muted { color: var(--muted); }
 h2 { margin-top: 32px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 `;
@@ -123,7 +126,10 @@ const SCRIPT = `
         var key = x.exchangeId || x.evidence.curl;
         if (shown[key]) return;
         shown[key] = true;
-        if (rests.length > 1 && x.exchangeId) item.appendChild(el('p', 'muted', 'exchange ' + x.exchangeId));
+        if (rests.length > 1 && x.exchangeId) {
+          var uses = (x.uses || []).map(function (u) { return '; replaying, replace ' + JSON.stringify(u.value) + ' at ' + u.field + ' by the ' + u.fromField + ' of ' + u.from + "'s answer"; }).join('');
+          item.appendChild(el('p', 'muted', 'exchange ' + x.exchangeId + (x.exchangeId === f.location.exchangeId ? ' (the failing request)' : '') + uses));
+        }
         item.appendChild(evidence(x.evidence));
       });
       box.appendChild(item);
@@ -285,7 +291,7 @@ function evidenceHtml(e: Evidence): string {
  * What failed or warned, most serious first (a broken invariant, then must, expected, profile), each check with its
  * findings and the evidence of each request once: a request shown for an earlier check is named, not shown again.
  */
-function failuresSection(result: RunResult): string {
+function failuresSection(result: RunResult, resultsFile: string): string {
   const failed = failedBySeriousness(result);
   if (!failed.length) return '';
   const breaches = new Map<string, string[]>();
@@ -310,14 +316,19 @@ function failuresSection(result: RunResult): string {
       problems(r).length > 5
         ? `<p class="muted">… ${problems(r).length - 5} more finding(s) in the matrix below.</p>`
         : '';
-    const evidence = evidenceListOf(r)
-      .map((e) => {
-        const first = shownRequests.get(e.curl);
-        if (first) return `<p class="muted">Evidence: the same request as ${escapeHtml(first)} above.</p>`;
-        shownRequests.set(e.curl, name);
-        return evidenceHtml(e);
-      })
-      .join('');
+    const steps = replayOf(r);
+    // Several steps are shown whole, in the order sent, the failing one marked, then the command replaying them.
+    const evidence =
+      steps.length > 1
+        ? `${steps.map((st) => `<p class="step${st.failing ? ' failing' : ''}">${escapeHtml(st.comment!)}</p>${evidenceHtml(st.evidence)}`).join('')}<p class="reproduce">Replay the steps with fresh identifiers: <code>${escapeHtml(reproduceCommand(r, resultsFile))}</code></p>`
+        : steps
+            .map(({ evidence: e }) => {
+              const first = shownRequests.get(e.curl);
+              if (first) return `<p class="muted">Evidence: the same request as ${escapeHtml(first)} above.</p>`;
+              shownRequests.set(e.curl, name);
+              return evidenceHtml(e);
+            })
+            .join('');
     return `<div class="failure sev-${escapeHtml(level)}"><h3>${escapeHtml(name)}</h3><p>${escapeHtml(what)}</p>${findings}${more}${evidence}</div>`;
   });
   const rest =
@@ -357,7 +368,7 @@ function bannerBody(result: RunResult): string {
 }
 
 /** The report page, unsealed (with an empty seal element). */
-export function reportPage(result: RunResult): string {
+export function reportPage(result: RunResult, resultsFile = 'results.json'): string {
   const m = result.metadata;
   const headline = verdictHeadline(result);
   const warnings = result.warnings.length
@@ -379,7 +390,7 @@ export function reportPage(result: RunResult): string {
 <body>
 <header class="verdict ${bannerClass(result)}"><div><h1 id="verdict">${escapeHtml(headline)}</h1>${bannerBody(result)}</div></header>
 <main>
-${failuresSection(result)}
+${failuresSection(result, resultsFile)}
 ${facts(result)}
 <noscript><p>Filtering and each check's findings and evidence need JavaScript; the results are embedded in this file (script#pagi-results).</p></noscript>
 <h2>Checks by family</h2>
@@ -398,5 +409,10 @@ ${EMPTY_SEAL}
 
 /** The report.html reporter; signs the report with `signKey` when given. */
 export function htmlReporter(signKey?: KeyObject): KitReporter {
-  return fileReporter('html', 'report.html', reportPage, (masked) => sealPage(masked, signKey));
+  return fileReporter(
+    'html',
+    'report.html',
+    (result, end) => reportPage(result, resultsFileOf(end)),
+    (masked) => sealPage(masked, signKey),
+  );
 }

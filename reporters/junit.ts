@@ -13,10 +13,12 @@ import {
   countByStatus,
   evidenceText,
   failedRequirements,
-  findingEvidence,
+  findingReplay,
   levelLabel,
   printable,
   problems,
+  reproduceCommand,
+  resultsFileOf,
   uncheckedRequirements,
   verdictHeadline,
 } from './format.js';
@@ -42,12 +44,23 @@ function properties(pairs: [string, string][]): Node {
   return { property: pairs.map(([name, value]) => ({ '@_name': name, '@_value': attr(value) })) };
 }
 
-/** The findings of a result with their evidence, as the body of a failure. */
-function findingsText(result: CheckResult): string {
+/**
+ * The findings of a result with their evidence, as the body of a failure: several steps in the order sent, each after
+ * its comment (the failing one marked), then the command replaying them.
+ */
+function findingsText(result: CheckResult, resultsFile: string): string {
   return result.findings
     .map((f) => {
       const head = `[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
-      return [head, `  ${f.message}`, ...findingEvidence(f).map((x) => evidenceText(x.evidence))].join('\n');
+      const steps = findingReplay(f);
+      const replay =
+        steps.length > 1 ? [`replay the steps with fresh identifiers: ${reproduceCommand(result, resultsFile)}`] : [];
+      return [
+        head,
+        `  ${f.message}`,
+        ...steps.map((x) => `${x.comment ? `${x.comment}\n` : ''}${evidenceText(x.evidence)}`),
+        ...replay,
+      ].join('\n');
     })
     .join('\n\n');
 }
@@ -64,7 +77,7 @@ export function failureMessage(result: CheckResult, level?: Severity): string {
  * status, operation and family are `name: value` lines of its `<system-out>` (after the findings of a waived check),
  * and the skip reason is the text of `<skipped>`.
  */
-function testcase(run: RunResult, result: CheckResult): Node {
+function testcase(run: RunResult, result: CheckResult, resultsFile: string): Node {
   const failed = result.status === 'failed' || result.status === 'waived';
   const level = levelLabel(run, result);
   const facts = [
@@ -84,7 +97,7 @@ function testcase(run: RunResult, result: CheckResult): Node {
     node.failure = {
       '@_message': attr(failureMessage(result, level)),
       '@_type': problems(result)[0]?.code ?? 'FAILED',
-      '#text': printable(findingsText(result)),
+      '#text': printable(findingsText(result, resultsFile)),
     };
   } else if (result.status !== 'passed') {
     node.skipped = attr(
@@ -92,12 +105,14 @@ function testcase(run: RunResult, result: CheckResult): Node {
     );
   }
   node['system-out'] =
-    result.status === 'waived' ? `${printable(findingsText(result))}\n\n${printable(facts)}` : printable(facts);
+    result.status === 'waived'
+      ? `${printable(findingsText(result, resultsFile))}\n\n${printable(facts)}`
+      : printable(facts);
   return node;
 }
 
 /** The JUnit document of a run. */
-export function junitXml(result: RunResult): string {
+export function junitXml(result: RunResult, resultsFile = 'results.json'): string {
   const { metadata: m } = result;
   const runProperties = properties([
     ['verdict', verdictHeadline(result)],
@@ -129,7 +144,7 @@ export function junitXml(result: RunResult): string {
       '@_time': (checks.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3),
       '@_timestamp': m.startedAt,
       properties: runProperties,
-      testcase: checks.map((c) => testcase(result, c)),
+      testcase: checks.map((c) => testcase(result, c, resultsFile)),
     };
   });
   const all = countByStatus(result.checks);
@@ -149,5 +164,5 @@ export function junitXml(result: RunResult): string {
 
 /** The junit.xml reporter. */
 export function junitReporter(): KitReporter {
-  return fileReporter('junit', 'junit.xml', junitXml);
+  return fileReporter('junit', 'junit.xml', (result, end) => junitXml(result, resultsFileOf(end)));
 }

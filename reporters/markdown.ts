@@ -10,12 +10,14 @@ import {
   STATUSES,
   checkName,
   countByStatus,
-  evidenceListOf,
   failedRequirements,
   findingLine,
   levelLabel,
   printable,
   problems,
+  replayOf,
+  reproduceCommand,
+  resultsFileOf,
   failedBySeriousness,
   statusLabel,
   uncheckedLines,
@@ -89,13 +91,22 @@ function responseText(evidence: Evidence): string {
   return [`HTTP ${status}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', bodyExcerpt].join('\n');
 }
 
-function evidenceBlock(r: CheckResult): string {
-  const evidence = evidenceListOf(r);
+function evidenceBlock(r: CheckResult, resultsFile: string): string {
+  const steps = replayOf(r);
   const findings = problems(r).map((f) => `- ${mdText(`[${f.severity}] ${findingLine(f)}`)}`);
-  const body = evidence.length
-    ? evidence
-        .map((e) => [mdCode(cut(e.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(e), RESPONSE_CHARS))].join('\n\n'))
-        .join('\n\n')
+  // Several steps: in the order sent, each after its comment (the failing one marked), then the command replaying them.
+  const body = steps.length
+    ? [
+        ...steps.map(({ evidence: e, comment }) =>
+          [
+            mdCode(cut(comment ? `${comment}\n${e.curl}` : e.curl, CURL_CHARS), 'sh'),
+            mdCode(cut(responseText(e), RESPONSE_CHARS)),
+          ].join('\n\n'),
+        ),
+        ...(steps.length > 1
+          ? [`Replay the steps with fresh identifiers: ${mdCode(reproduceCommand(r, resultsFile), 'sh')}`]
+          : []),
+      ].join('\n\n')
     : '_no exchange recorded_';
   return [
     '<details>',
@@ -110,7 +121,7 @@ function evidenceBlock(r: CheckResult): string {
 }
 
 /** The Markdown summary of a run. */
-export function markdownSummary(result: RunResult): string {
+export function markdownSummary(result: RunResult, resultsFile = 'results.json'): string {
   const m = result.metadata;
   const head = [
     `## ${VERDICT_MARK[result.verdict]} PAGI conformance: ${mdText(verdictHeadline(result))}`,
@@ -163,7 +174,7 @@ export function markdownSummary(result: RunResult): string {
   let text = lines.join('\n');
   if (failed.length) text += '\n\n### Evidence\n';
   for (const [i, r] of failed.entries()) {
-    const block = `\n${evidenceBlock(r)}\n`;
+    const block = `\n${evidenceBlock(r, resultsFile)}\n`;
     if (text.length + block.length > MARKDOWN_LIMIT) {
       text += `\n_Evidence of ${failed.length - i} more failed check(s) is in report.html and results.json._\n`;
       break;
@@ -175,5 +186,5 @@ export function markdownSummary(result: RunResult): string {
 
 /** The summary.md reporter. */
 export function markdownReporter(): KitReporter {
-  return fileReporter('markdown', 'summary.md', markdownSummary);
+  return fileReporter('markdown', 'summary.md', (result, end) => markdownSummary(result, resultsFileOf(end)));
 }

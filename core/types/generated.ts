@@ -3997,7 +3997,7 @@ export interface ResultsFinding {
   location: ResultsFindingLocation;
   evidence?: ResultsEvidence;
   /**
-   * Present when the finding rests on more than one exchange (a refund, the payment it refunds, the query that shows it): each of them in order, the location's exchange first.
+   * Present when the finding rests on more than one exchange (a refund, the payment it refunds, the query that shows it): each of them in the order the kit sent them (since 1.3; before, the location's exchange first), the location's exchange being the failing one.
    *
    * @minItems 2
    */
@@ -4096,6 +4096,10 @@ export interface ResultsFindingExchange {
    */
   exchangeId: string;
   evidence: ResultsEvidence1;
+  /**
+   * Identifiers this request sends that an earlier exchange's answer produced (a transaction_id): replaying the steps, each is replaced by what the replayed earlier step answers (since 1.3).
+   */
+  uses?: ResultsFindingExchangeUse[];
 }
 /**
  * Evidence of the exchange.
@@ -4107,6 +4111,27 @@ export interface ResultsEvidence1 {
    * A curl command line reproducing the request (masked: card data and secrets replaced).
    */
   curl: string;
+}
+/**
+ * One identifier a request sends that an earlier answer produced.
+ */
+export interface ResultsFindingExchangeUse {
+  /**
+   * Where the request sends it: a JSON pointer into its body (`/transaction_id`, `/orders/0/transaction_id`).
+   */
+  field: string;
+  /**
+   * The value sent (masked).
+   */
+  value: string;
+  /**
+   * Id of the earlier exchange whose answer produced it.
+   */
+  from: string;
+  /**
+   * Where that answer holds it: a JSON pointer into its decoded body.
+   */
+  fromField: string;
 }
 /**
  * Roll-up of one catalogue requirement over the check results tracing to it.
