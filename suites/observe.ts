@@ -90,12 +90,14 @@ export function objectsIn(obj: Record<string, unknown> | undefined, field: strin
   return Array.isArray(v) ? v.filter(isObject) : [];
 }
 
-/** `value` when it is an absolute http(s) URL the kit can request; undefined otherwise. */
-export function httpUrl(value: unknown, base?: string): string | undefined {
+/**
+ * `value` as an absolute URL (resolved against `base`), or undefined when it does not parse as one. A URL of another
+ * scheme or host is still a URL: following it, the client refuses it (off-target) and the checks report that.
+ */
+export function absoluteUrl(value: unknown, base?: string): string | undefined {
   if (typeof value !== 'string') return undefined;
   try {
-    const url = new URL(value, base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+    return new URL(value, base).href;
   } catch {
     return undefined;
   }
@@ -104,7 +106,7 @@ export function httpUrl(value: unknown, base?: string): string | undefined {
 /** Why the kit cannot follow an answer's URL field holding `value`: the format check of its schema reports the value. */
 export function notFollowable(field: string, value: string): string {
   const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
-  return `the answer's ${field} ${JSON.stringify(shown)} is not an http(s) URL the kit can request; the schema's format check (fieldFormatsFollowConventions) reports it`;
+  return `the answer's ${field} ${JSON.stringify(shown)} is not a URL; the schema's format check (fieldFormatsFollowConventions) reports it`;
 }
 
 /** A field as a string, or undefined when absent or not a string. */

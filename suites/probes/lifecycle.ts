@@ -14,7 +14,16 @@
  */
 import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
-import { batchResults, cents, httpUrl, itemSucceeded, money, notFollowable, responseObject, text } from '../observe.js';
+import {
+  batchResults,
+  cents,
+  absoluteUrl,
+  itemSucceeded,
+  money,
+  notFollowable,
+  responseObject,
+  text,
+} from '../observe.js';
 import { freeTextFields, paymentBody, recordFacts } from './basic.js';
 import {
   Inconclusive,
@@ -340,7 +349,7 @@ export const apmCompletion = defineProbe(
     const payment = steps.add('payment', await client.send(op, body));
     steps.facts.orderNo = body[FIELD.orderNo];
     const given = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
-    const issuerUrl = httpUrl(given);
+    const issuerUrl = absoluteUrl(given);
     const why = cannotFollow(client) ?? (given && !issuerUrl ? notFollowable(FIELD.issuerUrl, given) : undefined);
     if (why) steps.facts.cannotFollow = why;
     if (!issuerUrl || why) return payment;
@@ -367,7 +376,7 @@ async function declineOnIssuerPage(
   const payment = steps.add('declinedPayment', await client.send(op, body));
   steps.facts.declinedOrderNo = body[FIELD.orderNo];
   const given = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
-  const issuerUrl = httpUrl(given);
+  const issuerUrl = absoluteUrl(given);
   if (given && !issuerUrl)
     steps.facts.declineCompletion = { formsFollowed: 0, stoppedAt: notFollowable(FIELD.issuerUrl, given) };
   if (!issuerUrl) return;
