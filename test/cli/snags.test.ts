@@ -92,12 +92,17 @@ describe('--list', { timeout: 60_000 }, () => {
     expect(total).toBeGreaterThan(10);
     // One JSON object per check, one per line (JSON Lines), as the option's description says.
     type Listed = { id: string; family: string; operations: { operation: string; severity: string }[] };
-    const jsonLines = (text: string) => text.trimEnd().split('\n').map((line) => JSON.parse(line) as Listed);
+    const jsonLines = (text: string) =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Listed);
     const items = jsonLines(json.stdout);
     expect(items.length).toBeGreaterThan(0);
     expect(items.length).toBeLessThan(total);
     expect(new Set(items.map((c) => c.id)).size).toBe(items.length);
-    for (const c of items) expect(Object.keys(c)).toEqual(['id', 'family', 'description', 'operations', 'requirements']);
+    for (const c of items)
+      expect(Object.keys(c)).toEqual(['id', 'family', 'description', 'operations', 'requirements']);
     expect(new Set(items.map((c) => c.family))).toEqual(new Set(['limits']));
     expect(limits.stdout.split('\n')[0]).toBe(`${items.length} of ${total} checks selected`);
     expect(limits.stdout).not.toMatch(/^(status|media|conventions) \(/m);
