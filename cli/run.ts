@@ -51,10 +51,10 @@ export async function runMain(argv: string[]): Promise<number> {
     if (files.length && !options.reporter.includes('console'))
       console.log(`reports: ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}`);
     if (result.interrupted) {
-      const code = INTERRUPTS[result.interrupted.signal];
-      // The suites may still be winding down: exit once the output is flushed, whatever still holds the loop.
+      // results.json holds the same code (128 + the signal's number). The suites may still be winding down: exit
+      // once the output is flushed, whatever still holds the loop.
+      const code = result.exitCode;
       setTimeout(() => process.exit(code), 300).unref();
-      return code;
     }
     return result.exitCode;
   } catch (e) {

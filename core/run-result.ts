@@ -98,3 +98,16 @@ export function breachOf(
   }
   return out;
 }
+
+/**
+ * The level a failed or waived result fails at, the one the verdicts judge it by (`breachOf`): `invariant` when its
+ * failing findings name an invariant, else the most serious document level they name; undefined for a result that
+ * did not fail (or whose failing findings name only information). Every report labels a failed check with it.
+ */
+export function failedAtLevel(
+  catalogue: ReadonlyMap<string, Pick<Requirement, 'level'>>,
+  result: Pick<CheckResult, 'status' | 'findings'>,
+): Severity | undefined {
+  const breach = breachOf(catalogue, result);
+  return breach.invariants.length ? 'invariant' : breach.document;
+}

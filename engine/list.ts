@@ -31,10 +31,14 @@ function selectedChecks(spec: SpecModel, registry: Registry, plan?: readonly Pla
   })).filter((c) => c.operations.length > 0);
 }
 
-/** `--list --format json`: the selected checks as a JSON document. */
+/**
+ * `--list --format json`: one JSON object per selected check, one per line (JSON Lines: `jq`, `grep` and a line
+ * reader take it as it comes), in the registry's order.
+ */
 export function listChecksJson(spec: SpecModel, registry: Registry, plan?: readonly PlannedTest[]): string {
-  const checks = selectedChecks(spec, registry, plan);
-  return JSON.stringify({ checks: checks.length, total: registry.CHECKS.length, items: checks }, null, 2);
+  return selectedChecks(spec, registry, plan)
+    .map((check) => JSON.stringify(check))
+    .join('\n');
 }
 
 /** Testable requirements (must, expected, profile) no check of the registry traces to. */

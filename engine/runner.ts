@@ -534,6 +534,8 @@ async function rollUp(
       result.exitCode = EXIT.inconclusive;
     }
     result.verdictReasons.unshift(`Interrupted (${interrupted}) after ${checksRun} of ${checksSelected} checks.`);
+    // An interrupted run exits 128 + the signal's number, whatever its verdict; results.json records that code.
+    result.exitCode = INTERRUPTS[interrupted];
   }
   return { result, runWarnings, incoming };
 }

@@ -11,17 +11,23 @@ import {
   checkName,
   countByStatus,
   evidenceListOf,
+  failedRequirements,
   findingLine,
+  levelLabel,
   printable,
   problems,
+  replayOf,
+  reproduceCommand,
+  resultsFileOf,
   shownPath,
   failedBySeriousness,
   statusLabel,
+  uncheckedRequirements,
   verdictLine,
   verdictLines,
 } from './format.js';
 import { NOT_SELECTED, atLeast } from '../core/run-result.js';
-import type { KitReporter } from '../core/reporter.js';
+import type { KitReporter, RunEnd } from '../core/reporter.js';
 
 type Paint = (code: string, text: string) => string;
 
@@ -80,25 +86,41 @@ function statusTable(
   return table([title, ...STATUSES.map((s) => SHORT[s]), 'total'], rows);
 }
 
+/** What the lines of the failed checks share: the run, the paint, the curl lines printed so far and who rests on each. */
+interface FailedContext {
+  run: RunResult;
+  paint: Paint;
+  curls: Map<string, string>;
+  users: ReadonlyMap<string, readonly string[]>;
+  /** The run's results.json as `pagi-conform reproduce` takes it. */
+  resultsFile: string;
+}
+
 /**
- * The lines of one failed check: its findings, then the requests they rest on, each request printed once for the
- * whole list: under the first check that rests on it, with the other checks resting on it on one line after it.
+ * The lines of one failed check: its findings, then the requests they rest on. A single request is printed once for
+ * the whole list: under the first check that rests on it, with the other checks resting on it on one line after it.
+ * Several steps are printed whole, in the order sent, each after a comment saying which step it is (the failing one
+ * marked, the identifiers to take from earlier answers named), then the `pagi-conform reproduce` command.
  */
-function failedLines(
-  result: CheckResult,
-  paint: Paint,
-  curls: Map<string, string>,
-  users: ReadonlyMap<string, readonly string[]>,
-): string[] {
-  const ids =
-    result.requirementIds.length > 6
-      ? [...result.requirementIds.slice(0, 6), `… ${result.requirementIds.length - 6} more`]
-      : result.requirementIds;
-  const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${result.severity}] ${ids.join(' ')}`];
+function failedLines(result: CheckResult, c: FailedContext): string[] {
+  const { paint, curls, users } = c;
+  // Labelled with the level it fails at and the requirements its findings name, as the verdict lines judge it.
+  const failing = failedRequirements(result);
+  const ids = failing.length > 6 ? [...failing.slice(0, 6), `… ${failing.length - 6} more`] : failing;
+  const lines = [`  ${paint(RED, '✗')} ${checkName(result)} [${levelLabel(c.run, result)}] ${ids.join(' ')}`];
   const findings = problems(result);
   for (const f of findings.slice(0, 3)) lines.push(`      ${printable(findingLine(f))}`);
   if (findings.length > 3) lines.push(`      … ${findings.length - 3} more finding(s)`);
-  for (const evidence of evidenceListOf(result)) {
+  const steps = replayOf(result);
+  if (steps.length > 1) {
+    for (const step of steps) {
+      curls.set(step.evidence.curl, curls.get(step.evidence.curl) ?? checkName(result));
+      lines.push(`      ${paint(DIM, printable(step.comment!))}`, `      ${paint(DIM, printable(step.evidence.curl))}`);
+    }
+    lines.push(`      replay the steps with fresh identifiers: ${printable(reproduceCommand(result, c.resultsFile))}`);
+    return lines;
+  }
+  for (const { evidence } of steps) {
     if (curls.has(evidence.curl)) continue;
     curls.set(evidence.curl, checkName(result));
     lines.push(`      ${paint(DIM, printable(evidence.curl))}`);
@@ -123,7 +145,8 @@ function requestUsers(failed: readonly CheckResult[]): Map<string, string[]> {
   return users;
 }
 
-function summary(result: RunResult, files: readonly string[], paint: Paint): string[] {
+function summary(result: RunResult, end: RunEnd, paint: Paint): string[] {
+  const files = end.files;
   const { checks } = result;
   const lines = ['', ...statusTable('family', [...new Set(checks.map((c) => c.family))], (r) => r.family, checks)];
   lines.push('', ...statusTable('operation', [...new Set(checks.map((c) => c.operation))], (r) => r.operation, checks));
@@ -132,7 +155,11 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
   const curls = new Map<string, string>();
   const users = requestUsers(failed);
   if (failed.length)
-    lines.push('', `failed checks (${failed.length}):`, ...failed.flatMap((r) => failedLines(r, paint, curls, users)));
+    lines.push(
+      '',
+      `failed checks (${failed.length}):`,
+      ...failed.flatMap((r) => failedLines(r, { run: result, paint, curls, users, resultsFile: resultsFileOf(end) })),
+    );
   if ([...curls.keys()].some((c) => c.includes('$PAGI_')))
     lines.push(
       paint(
@@ -163,6 +190,18 @@ function summary(result: RunResult, files: readonly string[], paint: Paint): str
     '',
     `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`,
   );
+  // Named with why; those a selected run left out are counted, not listed.
+  const all = uncheckedRequirements(result);
+  const unselected = all.filter((u) => u.why === `skipped: ${NOT_SELECTED}`).length;
+  const unchecked = all
+    .filter((u) => u.why !== `skipped: ${NOT_SELECTED}`)
+    .map((u) => `${u.id} (${u.level}): ${u.why}`);
+  if (all.length) {
+    lines.push(`requirements not checked (${all.length}):`);
+    for (const u of unchecked.slice(0, 10)) lines.push(`  - ${printable(u)}`);
+    if (unchecked.length > 10) lines.push(`  … ${unchecked.length - 10} more (report.html, results.json coverage)`);
+    if (unselected) lines.push(`  - ${unselected} whose checks --only/--skip left out`);
+  }
   if (files.length) lines.push(`reports: ${files.map(shownPath).join(', ')}`);
   // The two verdicts, one line each, then the overall verdict on the last line.
   const v = result.verdicts;
@@ -196,6 +235,9 @@ export function consoleReporter(
   const live = Boolean(out.isTTY);
   const paint: Paint = (code, text) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
   const seen: CheckResult[] = [];
+  /** Results of the operations whose line is printed: the "done so far" of each line counts these only. */
+  const reported: CheckResult[] = [];
+  const inLine = new Set<CheckResult>();
   let liveShown = false;
   const clearLive = () => {
     if (liveShown) out.write('\r\u001b[K');
@@ -218,15 +260,20 @@ export function consoleReporter(
       liveShown = true;
     },
     onOperationEnd(family: Family, operation: OperationKey) {
-      const mine = seen.filter((r) => r.family === family && r.operation === operation);
+      // Suite files run side by side: results of operations still running arrive between this operation's. The
+      // line counts the results of the lines printed, so its figure grows by exactly the checks the line shows.
+      const mine = seen.filter((r) => r.family === family && r.operation === operation && !inLine.has(r));
       if (!mine.length) return;
+      for (const r of mine) inLine.add(r);
+      reported.push(...mine);
+      const n = reported.length;
       const mark = mine.some((r) => r.status === 'failed') ? paint(RED, '✗') : paint(GREEN, '✓');
       write(
-        `  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${seen.length} check${seen.length === 1 ? '' : 's'} done so far: ${counts(seen, (_, t) => t)})`)}`,
+        `  ${mark} ${`${family}/${operation}`.padEnd(28)} ${counts(mine, paint)}  ${paint(DIM, `(${n} check${n === 1 ? '' : 's'} done so far: ${counts(reported, (_, t) => t)})`)}`,
       );
     },
     onRunEnd(result, end) {
-      for (const line of summary(result, end.files, paint)) write(line);
+      for (const line of summary(result, end, paint)) write(line);
     },
   };
 }

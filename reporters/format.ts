@@ -1,8 +1,19 @@
 /** What several reporters share: status order and labels, counts, the catalogue's statements, evidence lookup. */
 import path from 'node:path';
-import type { CheckResult, CheckStatus, Evidence, Family, Finding, OperationKey, RunResult } from '../core/model.js';
+import type {
+  CheckResult,
+  CheckStatus,
+  Evidence,
+  Family,
+  Finding,
+  Level,
+  OperationKey,
+  RunResult,
+  Severity,
+} from '../core/model.js';
 import { kitSpec, loadSpec } from '../core/spec/load.js';
-import { SEVERITY_ORDER, severityRank } from '../core/run-result.js';
+import type { RunEnd } from '../core/reporter.js';
+import { SEVERITY_ORDER, failedAtLevel, severityRank } from '../core/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
@@ -54,8 +65,11 @@ export function evidenceOf(result: CheckResult): Evidence | undefined {
   return result.findings.find((f) => f.evidence)?.evidence;
 }
 
-/** Every exchange a finding rests on with its evidence, the location's first (one, or none, for most findings). */
-export function findingEvidence(f: Finding): { exchangeId?: string; evidence: Evidence }[] {
+/** A step a finding rests on: the exchange's id and evidence, and the identifiers it takes from earlier answers. */
+type Rest = { exchangeId?: string; evidence: Evidence; uses?: NonNullable<Finding['exchanges']>[number]['uses'] };
+
+/** Every exchange a finding rests on with its evidence, in the order sent (one, or none, for most findings). */
+export function findingEvidence(f: Finding): Rest[] {
   if (f.exchanges?.length) return f.exchanges;
   return f.evidence
     ? [{ ...(f.location.exchangeId ? { exchangeId: f.location.exchangeId } : {}), evidence: f.evidence }]
@@ -66,6 +80,67 @@ export function findingEvidence(f: Finding): { exchangeId?: string; evidence: Ev
 export function evidenceListOf(result: CheckResult): Evidence[] {
   const first = result.findings.find((f) => f.evidence || f.exchanges?.length);
   return first ? findingEvidence(first).map((x) => x.evidence) : [];
+}
+
+/** One step replaying a finding: its evidence, and (when the finding rests on several) the comment saying which. */
+export interface ReplayStep {
+  evidence: Evidence;
+  /** `# step 2 of 3: POST /v1/refund, the failing request; …` (several steps only). */
+  comment?: string;
+  /** The exchange the finding is about (several steps only). */
+  failing?: boolean;
+}
+
+/**
+ * The steps replaying a finding, in the order the kit sent them (results 1.3; earlier results list the failing
+ * exchange first). With several, each has a comment line: its number, its request, whether it is the failing one,
+ * and the identifiers it takes from an earlier step's answer: a replay makes new transactions, so those values are
+ * to be taken from the replayed earlier answers.
+ */
+export function findingReplay(f: Finding): ReplayStep[] {
+  const steps = findingEvidence(f);
+  if (steps.length < 2) return steps.map((s) => ({ evidence: s.evidence }));
+  const number = new Map(steps.map((s, i) => [s.exchangeId, i + 1]));
+  return steps.map((s, i) => {
+    const uses = (s.uses ?? []).map(
+      (u) =>
+        `replaying, replace ${JSON.stringify(u.value)} at ${u.field} by the ${u.fromField} step ${number.get(u.from) ?? '?'} answers`,
+    );
+    let where = s.evidence.request.url;
+    try {
+      where = new URL(where).pathname;
+    } catch {
+      // a URL that does not parse is shown as it is
+    }
+    const failing = steps.findIndex((x) => x.exchangeId === f.location.exchangeId);
+    const role = i === failing ? 'the failing request' : failing >= 0 && i > failing ? 'a follow-up' : 'a set-up step';
+    return {
+      evidence: s.evidence,
+      failing: i === failing,
+      comment: `# step ${i + 1} of ${steps.length}: ${s.evidence.request.method} ${where}, ${role}${uses.length ? `; ${uses.join('; ')}` : ''}`,
+    };
+  });
+}
+
+/** The replay of a result: the steps of its first finding with evidence (none without). */
+export function replayOf(result: CheckResult): ReplayStep[] {
+  const first = result.findings.find((f) => f.evidence || f.exchanges?.length);
+  return first ? findingReplay(first) : [];
+}
+
+/** The run's results.json as the reports name it: the one written, else where `--reporter json` writes it. */
+export function resultsFileOf(end: Pick<RunEnd, 'files' | 'outDir'>): string {
+  const written = end.files.find((f) => path.basename(f) === 'results.json');
+  return shownPath(written ?? path.join(end.outDir, 'results.json'));
+}
+
+/**
+ * The command running a failed check again (`pagi-conform reproduce`), for a failure resting on several steps: it
+ * makes the set-up anew and takes the identifiers from the new answers, as the curl lines cannot.
+ */
+export function reproduceCommand(result: CheckResult, resultsFile: string): string {
+  const file = /^[A-Za-z0-9_./-]+$/.test(resultsFile) ? resultsFile : `'${resultsFile.replace(/'/g, `'\\''`)}'`;
+  return `pagi-conform reproduce ${file} ${result.checkId}@${result.operation}`;
 }
 
 /** The evidence of an exchange as text: the request line, the curl line reproducing it (headers and body), the response. */
@@ -154,6 +229,45 @@ export function seriousness(result: RunResult): (r: CheckResult) => number {
   for (const x of [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])])
     if (!rank.has(x.check)) rank.set(x.check, severityRank(x.level));
   return (r) => rank.get(checkName(r)) ?? SEVERITY_ORDER.length;
+}
+
+const catalogues = new WeakMap<RunResult, Map<string, { level: Level }>>();
+
+/**
+ * A check result's label, for every report: a failed or waived check's is the level it fails at, the one the verdicts
+ * judge it by (`failedAtLevel`, on the catalogue levels of the run's requirements); any other's is its severity (its
+ * requirements' strongest level).
+ */
+export function levelLabel(result: RunResult, r: CheckResult): Severity {
+  let catalogue = catalogues.get(result);
+  if (!catalogue) {
+    catalogue = new Map(result.requirements.map((q) => [q.id, { level: q.level }]));
+    catalogues.set(result, catalogue);
+  }
+  return failedAtLevel(catalogue, r) ?? r.severity;
+}
+
+/**
+ * The testable requirements no check ran for (`coverage.unchecked`), each with why: the reasons its checks give
+ * (not applicable, could not run, not selected), or that no check traces to it. `requirements checked: N/M` names
+ * these everywhere it is printed.
+ */
+export function uncheckedRequirements(result: RunResult): { id: string; level: string; why: string }[] {
+  const byName = new Map(result.checks.map((c) => [checkName(c), c]));
+  return result.coverage.unchecked.map((id) => {
+    const req = result.requirements.find((r) => r.id === id);
+    const checks = (req?.checks ?? []).flatMap((n) => byName.get(n) ?? []);
+    const reasons = [...new Set(checks.map((c) => `${statusLabel(c.status)}: ${c.reason ?? 'no reason given'}`))];
+    const why = reasons.length
+      ? `${reasons.slice(0, 2).join('; ')}${reasons.length > 2 ? ` (and ${reasons.length - 2} more reasons)` : ''}`
+      : 'no check traces to it';
+    return { id, level: req?.level ?? '?', why };
+  });
+}
+
+/** `uncheckedRequirements` as one line each: `PAGI-X-001 (level): why`. */
+export function uncheckedLines(result: RunResult): string[] {
+  return uncheckedRequirements(result).map((u) => `${u.id} (${u.level}): ${u.why}`);
 }
 
 /** The failed check results, most serious first (plan order among equals). */

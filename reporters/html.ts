@@ -16,14 +16,18 @@ import {
   STATUSES,
   checkName,
   countByStatus,
-  evidenceListOf,
   failedBySeriousness,
   findingLine,
   groupsOf,
+  levelLabel,
   printable,
   problems,
+  replayOf,
+  reproduceCommand,
+  resultsFileOf,
   statements,
   statusLabel,
+  uncheckedLines,
   verdictHeadline,
   verdictLines,
 } from './format.js';
@@ -70,6 +74,7 @@ details > summary { cursor: pointer; font-family: ui-monospace, monospace; }
 .detail { padding: 4px 0 8px 16px; }
 .finding { border-left: 3px solid var(--line); padding-left: 8px; margin: 8px 0; }
 .finding.sev-must, .finding.sev-invariant { border-color: var(--bad); } .finding.sev-expected, .finding.sev-profile { border-color: var(--warn); }
+p.step { font-family: ui-monospace, monospace; font-size: 12px; margin: 8px 0 2px; } p.step.failing { font-weight: 600; color: var(--bad); }
 .muted { color: var(--muted); }
 h2 { margin-top: 32px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 `;
@@ -103,9 +108,10 @@ const SCRIPT = `
     box.appendChild(el('pre', 'response', e.response ? lines('HTTP ' + e.response.status, e.response.headers, e.response.bodyExcerpt) : 'no response'));
     return box;
   }
-  function detail(c) {
+  function detail(c, level) {
     var box = el('div', 'detail');
-    box.appendChild(el('p', 'muted', 'requirements: ' + c.requirementIds.join(', ') + ' · severity ' + c.severity + ' · ' + c.durationMs + ' ms'));
+    var at = level && level !== c.severity ? ' · fails at ' + level + ' (its requirements reach ' + c.severity + ')' : ' · level ' + c.severity;
+    box.appendChild(el('p', 'muted', 'requirements: ' + c.requirementIds.join(', ') + at + ' · ' + c.durationMs + ' ms'));
     if (c.reason) box.appendChild(el('p', 'reason', c.status.replace('_', ' ') + ': ' + c.reason));
     if (!c.findings.length) box.appendChild(el('p', 'muted', 'No findings.'));
     var shown = {};
@@ -120,7 +126,10 @@ const SCRIPT = `
         var key = x.exchangeId || x.evidence.curl;
         if (shown[key]) return;
         shown[key] = true;
-        if (rests.length > 1 && x.exchangeId) item.appendChild(el('p', 'muted', 'exchange ' + x.exchangeId));
+        if (rests.length > 1 && x.exchangeId) {
+          var uses = (x.uses || []).map(function (u) { return '; replaying, replace ' + JSON.stringify(u.value) + ' at ' + u.field + ' by the ' + u.fromField + ' of ' + u.from + "'s answer"; }).join('');
+          item.appendChild(el('p', 'muted', 'exchange ' + x.exchangeId + (x.exchangeId === f.location.exchangeId ? ' (the failing request)' : '') + uses));
+        }
         item.appendChild(evidence(x.evidence));
       });
       box.appendChild(item);
@@ -130,7 +139,8 @@ const SCRIPT = `
   document.addEventListener('toggle', function (ev) {
     var d = ev.target;
     if (!d.matches || !d.matches('tr.check details') || !d.open || d.querySelector('.detail')) return;
-    d.appendChild(detail(checks[Number(d.closest('tr.check').getAttribute('data-check'))]));
+    var row = d.closest('tr.check');
+    d.appendChild(detail(checks[Number(row.getAttribute('data-check'))], row.getAttribute('data-level')));
   }, true);
   var f = { status: document.getElementById('f-status'), family: document.getElementById('f-family'), operation: document.getElementById('f-operation') };
   function apply() {
@@ -175,7 +185,7 @@ function facts(result: RunResult): string {
     ['target', `${m.target.baseUrl}${m.target.embedded ? ' (embedded reference gateway)' : ''}`],
     [
       'profile',
-      `${m.profile.name} ${m.profile.version}${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`,
+      `${m.profile.name} (version ${m.profile.version})${m.profile.description ? ` — ${m.profile.description}` : ''} · sha256:${m.profile.digest}`,
     ],
     ['kit', `pagi-conformance ${m.kitVersion} · Node ${m.nodeVersion}`],
     ['spec digest', `sha256:${m.spec.digest}`],
@@ -226,6 +236,7 @@ function requirementGroup(
   statement: string | undefined,
   index: Map<string, number>,
   checks: readonly CheckResult[],
+  label: (c: CheckResult) => string,
 ): string {
   const head = `<tr class="req-head"><th colspan="5"><span class="rid">${escapeHtml(req.id)}</span> <span class="level">${escapeHtml(req.level)}</span> ${badge(req.status)} ${escapeHtml(statement ?? '')}</th></tr>`;
   const rows = req.checks.map((name) => {
@@ -238,8 +249,8 @@ function requirementGroup(
       status === c.status
         ? ''
         : ` <span class="muted">(the check ${escapeHtml(statusLabel(c.status))} on other requirements)</span>`;
-    const data = `data-check="${i}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
-    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(c.severity)}</td><td>${badge(status)}${other}</td></tr>`;
+    const data = `data-check="${i}" data-level="${escapeHtml(label(c))}" data-status="${escapeHtml(status)}" data-family="${escapeHtml(c.family)}" data-operation="${escapeHtml(c.operation)}"`;
+    return `<tr class="check" ${data}><td><details><summary>${escapeHtml(checkName(c))}</summary></details></td><td>${escapeHtml(c.family)}</td><td>${escapeHtml(c.operation)}</td><td>${escapeHtml(label(c))}</td><td>${badge(status)}${other}</td></tr>`;
   });
   const none = req.checks.length
     ? ''
@@ -253,8 +264,10 @@ function matrix(result: RunResult): string {
   const { families, operations } = groupsOf(result);
   const filters = `<form class="filters" id="filters">${select('f-status', 'status', STATUSES)}${select('f-family', 'family', families)}${select('f-operation', 'operation', operations)}<span id="shown"></span></form>`;
   const head =
-    '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>severity</th><th>status</th></tr></thead>';
-  const groups = result.requirements.map((r) => requirementGroup(r, texts.get(r.id), index, result.checks)).join('');
+    '<thead><tr><th>check (expand for findings and evidence)</th><th>family</th><th>operation</th><th>level</th><th>status</th></tr></thead>';
+  const groups = result.requirements
+    .map((r) => requirementGroup(r, texts.get(r.id), index, result.checks, (c) => levelLabel(result, c)))
+    .join('');
   return `${filters}<table class="matrix" id="matrix">${head}${groups}</table>`;
 }
 
@@ -278,23 +291,17 @@ function evidenceHtml(e: Evidence): string {
  * What failed or warned, most serious first (a broken invariant, then must, expected, profile), each check with its
  * findings and the evidence of each request once: a request shown for an earlier check is named, not shown again.
  */
-function failuresSection(result: RunResult): string {
+function failuresSection(result: RunResult, resultsFile: string): string {
   const failed = failedBySeriousness(result);
   if (!failed.length) return '';
   const breaches = new Map<string, string[]>();
   for (const b of result.verdicts?.integrity.broken ?? [])
     for (const c of b.checks) breaches.set(c, [...(breaches.get(c) ?? []), `${b.breach} (${b.id})`]);
-  const levels = new Map(
-    [...(result.verdicts?.document.failed ?? []), ...(result.verdicts?.document.warnings ?? [])].map((x) => [
-      x.check,
-      x.level,
-    ]),
-  );
   const shownRequests = new Map<string, string>();
   const items = failed.slice(0, FAILURES_SHOWN).map((r) => {
     const name = checkName(r);
     const broken = breaches.get(name) ?? [];
-    const level = broken.length ? 'invariant' : (levels.get(name) ?? r.severity);
+    const level = levelLabel(result, r);
     const what = broken.length
       ? `breaks payment integrity: ${broken.join('; ')}`
       : `fails at ${level}${result.verdicts?.document.warnings.some((w) => w.check === name) ? ' (a warning: below --fail-on)' : ''}`;
@@ -309,14 +316,19 @@ function failuresSection(result: RunResult): string {
       problems(r).length > 5
         ? `<p class="muted">… ${problems(r).length - 5} more finding(s) in the matrix below.</p>`
         : '';
-    const evidence = evidenceListOf(r)
-      .map((e) => {
-        const first = shownRequests.get(e.curl);
-        if (first) return `<p class="muted">Evidence: the same request as ${escapeHtml(first)} above.</p>`;
-        shownRequests.set(e.curl, name);
-        return evidenceHtml(e);
-      })
-      .join('');
+    const steps = replayOf(r);
+    // Several steps are shown whole, in the order sent, the failing one marked, then the command replaying them.
+    const evidence =
+      steps.length > 1
+        ? `${steps.map((st) => `<p class="step${st.failing ? ' failing' : ''}">${escapeHtml(st.comment!)}</p>${evidenceHtml(st.evidence)}`).join('')}<p class="reproduce">Replay the steps with fresh identifiers: <code>${escapeHtml(reproduceCommand(r, resultsFile))}</code></p>`
+        : steps
+            .map(({ evidence: e }) => {
+              const first = shownRequests.get(e.curl);
+              if (first) return `<p class="muted">Evidence: the same request as ${escapeHtml(first)} above.</p>`;
+              shownRequests.set(e.curl, name);
+              return evidenceHtml(e);
+            })
+            .join('');
     return `<div class="failure sev-${escapeHtml(level)}"><h3>${escapeHtml(name)}</h3><p>${escapeHtml(what)}</p>${findings}${more}${evidence}</div>`;
   });
   const rest =
@@ -356,14 +368,15 @@ function bannerBody(result: RunResult): string {
 }
 
 /** The report page, unsealed (with an empty seal element). */
-export function reportPage(result: RunResult): string {
+export function reportPage(result: RunResult, resultsFile = 'results.json'): string {
   const m = result.metadata;
   const headline = verdictHeadline(result);
   const warnings = result.warnings.length
     ? `<h2>Warnings</h2><ul>${result.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
     : '';
-  const unchecked = result.coverage.unchecked.length
-    ? `<p class="muted">Testable requirements no check ran for: ${escapeHtml(result.coverage.unchecked.join(', '))}</p>`
+  const notChecked = uncheckedLines(result);
+  const unchecked = notChecked.length
+    ? `<p class="muted">Testable requirements no check ran for (${notChecked.length}):</p><ul class="unchecked">${notChecked.map((u) => `<li>${escapeHtml(u)}</li>`).join('')}</ul>`
     : '';
   return `<!doctype html>
 <html lang="en">
@@ -377,7 +390,7 @@ export function reportPage(result: RunResult): string {
 <body>
 <header class="verdict ${bannerClass(result)}"><div><h1 id="verdict">${escapeHtml(headline)}</h1>${bannerBody(result)}</div></header>
 <main>
-${failuresSection(result)}
+${failuresSection(result, resultsFile)}
 ${facts(result)}
 <noscript><p>Filtering and each check's findings and evidence need JavaScript; the results are embedded in this file (script#pagi-results).</p></noscript>
 <h2>Checks by family</h2>
@@ -396,5 +409,10 @@ ${EMPTY_SEAL}
 
 /** The report.html reporter; signs the report with `signKey` when given. */
 export function htmlReporter(signKey?: KeyObject): KitReporter {
-  return fileReporter('html', 'report.html', (result) => sealPage(reportPage(result), signKey));
+  return fileReporter(
+    'html',
+    'report.html',
+    (result, end) => reportPage(result, resultsFileOf(end)),
+    (masked) => sealPage(masked, signKey),
+  );
 }

@@ -8,14 +8,18 @@
  * from the target are shown escaped, as XML 1.0 cannot carry them.
  */
 import { XMLBuilder } from 'fast-xml-parser';
-import type { CheckResult, RunResult } from '../core/model.js';
+import type { CheckResult, RunResult, Severity } from '../core/model.js';
 import {
   countByStatus,
   evidenceText,
   failedRequirements,
-  findingEvidence,
+  findingReplay,
+  levelLabel,
   printable,
   problems,
+  reproduceCommand,
+  resultsFileOf,
+  uncheckedRequirements,
   verdictHeadline,
 } from './format.js';
 import { fileReporter } from './file.js';
@@ -40,31 +44,46 @@ function properties(pairs: [string, string][]): Node {
   return { property: pairs.map(([name, value]) => ({ '@_name': name, '@_value': attr(value) })) };
 }
 
-/** The findings of a result with their evidence, as the body of a failure. */
-function findingsText(result: CheckResult): string {
+/**
+ * The findings of a result with their evidence, as the body of a failure: several steps in the order sent, each after
+ * its comment (the failing one marked), then the command replaying them.
+ */
+function findingsText(result: CheckResult, resultsFile: string): string {
   return result.findings
     .map((f) => {
       const head = `[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
-      return [head, `  ${f.message}`, ...findingEvidence(f).map((x) => evidenceText(x.evidence))].join('\n');
+      const steps = findingReplay(f);
+      const replay =
+        steps.length > 1 ? [`replay the steps with fresh identifiers: ${reproduceCommand(result, resultsFile)}`] : [];
+      return [
+        head,
+        `  ${f.message}`,
+        ...steps.map((x) => `${x.comment ? `${x.comment}\n` : ''}${evidenceText(x.evidence)}`),
+        ...replay,
+      ].join('\n');
     })
     .join('\n\n');
 }
 
 /** The one-line failure message: which check failed where, for which requirements (those its findings name), and the first finding. */
-export function failureMessage(result: CheckResult): string {
+export function failureMessage(result: CheckResult, level?: Severity): string {
   const first = problems(result)[0];
-  return `${result.checkId} failed on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
+  return `${result.checkId} failed${level ? ` at ${level}` : ''} on ${result.operation} (${failedRequirements(result).join(', ')})${first ? `: ${first.code} ${first.location.pointer || '/'}: ${first.message}` : ''}`;
 }
 
 /**
  * A check result as a `<testcase>`. Jenkins' strict JUnit schema allows no `<properties>` in a testcase and only text
- * in `<skipped>`: the requirement ids, severity, status, operation and family are `name: value` lines of its
- * `<system-out>` (after the findings of a waived check), and the skip reason is the text of `<skipped>`.
+ * in `<skipped>`: the requirement ids, severity, the level a failed check fails at (`fails at`, the verdicts' level),
+ * status, operation and family are `name: value` lines of its `<system-out>` (after the findings of a waived check),
+ * and the skip reason is the text of `<skipped>`.
  */
-function testcase(result: CheckResult): Node {
+function testcase(run: RunResult, result: CheckResult, resultsFile: string): Node {
+  const failed = result.status === 'failed' || result.status === 'waived';
+  const level = levelLabel(run, result);
   const facts = [
     `requirements: ${result.requirementIds.join(' ')}`,
     `severity: ${result.severity}`,
+    ...(failed ? [`fails at: ${level}`] : []),
     `status: ${result.status}`,
     `operation: ${result.operation}`,
     `family: ${result.family}`,
@@ -76,9 +95,9 @@ function testcase(result: CheckResult): Node {
   };
   if (result.status === 'failed') {
     node.failure = {
-      '@_message': attr(failureMessage(result)),
+      '@_message': attr(failureMessage(result, level)),
       '@_type': problems(result)[0]?.code ?? 'FAILED',
-      '#text': printable(findingsText(result)),
+      '#text': printable(findingsText(result, resultsFile)),
     };
   } else if (result.status !== 'passed') {
     node.skipped = attr(
@@ -86,12 +105,14 @@ function testcase(result: CheckResult): Node {
     );
   }
   node['system-out'] =
-    result.status === 'waived' ? `${printable(findingsText(result))}\n\n${printable(facts)}` : printable(facts);
+    result.status === 'waived'
+      ? `${printable(findingsText(result, resultsFile))}\n\n${printable(facts)}`
+      : printable(facts);
   return node;
 }
 
 /** The JUnit document of a run. */
-export function junitXml(result: RunResult): string {
+export function junitXml(result: RunResult, resultsFile = 'results.json'): string {
   const { metadata: m } = result;
   const runProperties = properties([
     ['verdict', verdictHeadline(result)],
@@ -103,11 +124,12 @@ export function junitXml(result: RunResult): string {
         ] as [string, string][])
       : []),
     ['target', m.target.baseUrl],
-    ['profile', `${m.profile.name} ${m.profile.version} sha256:${m.profile.digest}`],
+    ['profile', `${m.profile.name} (version ${m.profile.version}) sha256:${m.profile.digest}`],
     ['kitVersion', m.kitVersion],
     ['specDigest', `sha256:${m.spec.digest}`],
     ['seed', String(m.seed)],
     ['coverage', `${result.coverage.checked}/${result.coverage.testable} requirements checked`],
+    ...uncheckedRequirements(result).map((u): [string, string] => [`unchecked.${u.id}`, `${u.level}: ${u.why}`]),
   ]);
   const families = [...new Set(result.checks.map((c) => c.family))];
   const suites = families.map((family) => {
@@ -122,7 +144,7 @@ export function junitXml(result: RunResult): string {
       '@_time': (checks.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3),
       '@_timestamp': m.startedAt,
       properties: runProperties,
-      testcase: checks.map(testcase),
+      testcase: checks.map((c) => testcase(result, c, resultsFile)),
     };
   });
   const all = countByStatus(result.checks);
@@ -142,5 +164,5 @@ export function junitXml(result: RunResult): string {
 
 /** The junit.xml reporter. */
 export function junitReporter(): KitReporter {
-  return fileReporter('junit', 'junit.xml', junitXml);
+  return fileReporter('junit', 'junit.xml', (result, end) => junitXml(result, resultsFileOf(end)));
 }

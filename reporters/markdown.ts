@@ -10,13 +10,17 @@ import {
   STATUSES,
   checkName,
   countByStatus,
-  evidenceListOf,
   failedRequirements,
   findingLine,
+  levelLabel,
   printable,
   problems,
+  replayOf,
+  reproduceCommand,
+  resultsFileOf,
   failedBySeriousness,
   statusLabel,
+  uncheckedLines,
   verdictHeadline,
   verdictLines,
 } from './format.js';
@@ -76,9 +80,9 @@ function statusRows(result: RunResult): string[] {
   return rows;
 }
 
-function failedRow(r: CheckResult): string {
+function failedRow(result: RunResult, r: CheckResult): string {
   const first = problems(r)[0];
-  return `| \`${checkName(r)}\` | ${failedRequirements(r).map(mdText).join(' ')} | ${r.severity} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
+  return `| \`${checkName(r)}\` | ${failedRequirements(r).map(mdText).join(' ')} | ${levelLabel(result, r)} | ${first ? mdText(cut(findingLine(first), FINDING_CHARS, ' …')) : ''} |`;
 }
 
 function responseText(evidence: Evidence): string {
@@ -87,13 +91,22 @@ function responseText(evidence: Evidence): string {
   return [`HTTP ${status}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', bodyExcerpt].join('\n');
 }
 
-function evidenceBlock(r: CheckResult): string {
-  const evidence = evidenceListOf(r);
+function evidenceBlock(r: CheckResult, resultsFile: string): string {
+  const steps = replayOf(r);
   const findings = problems(r).map((f) => `- ${mdText(`[${f.severity}] ${findingLine(f)}`)}`);
-  const body = evidence.length
-    ? evidence
-        .map((e) => [mdCode(cut(e.curl, CURL_CHARS), 'sh'), mdCode(cut(responseText(e), RESPONSE_CHARS))].join('\n\n'))
-        .join('\n\n')
+  // Several steps: in the order sent, each after its comment (the failing one marked), then the command replaying them.
+  const body = steps.length
+    ? [
+        ...steps.map(({ evidence: e, comment }) =>
+          [
+            mdCode(cut(comment ? `${comment}\n${e.curl}` : e.curl, CURL_CHARS), 'sh'),
+            mdCode(cut(responseText(e), RESPONSE_CHARS)),
+          ].join('\n\n'),
+        ),
+        ...(steps.length > 1
+          ? [`Replay the steps with fresh identifiers: ${mdCode(reproduceCommand(r, resultsFile), 'sh')}`]
+          : []),
+      ].join('\n\n')
     : '_no exchange recorded_';
   return [
     '<details>',
@@ -108,7 +121,7 @@ function evidenceBlock(r: CheckResult): string {
 }
 
 /** The Markdown summary of a run. */
-export function markdownSummary(result: RunResult): string {
+export function markdownSummary(result: RunResult, resultsFile = 'results.json'): string {
   const m = result.metadata;
   const head = [
     `## ${VERDICT_MARK[result.verdict]} PAGI conformance: ${mdText(verdictHeadline(result))}`,
@@ -124,10 +137,10 @@ export function markdownSummary(result: RunResult): string {
     '| | |',
     '|---|---|',
     `| target | ${mdText(m.target.baseUrl)}${m.target.embedded ? ' (embedded reference gateway)' : ''} |`,
-    `| profile | ${mdText(`${m.profile.name} ${m.profile.version}`)} (sha256 \`${m.profile.digest.slice(0, 12)}\`) |`,
+    `| profile | ${mdText(`${m.profile.name} (version ${m.profile.version})`)} (sha256 \`${m.profile.digest.slice(0, 12)}\`) |`,
     `| kit | ${mdText(m.kitVersion)}, spec sha256 \`${m.spec.digest.slice(0, 12)}\` |`,
     `| date | ${mdText(m.startedAt)} (${(m.durationMs / 1000).toFixed(1)} s${m.shards ? `, ${m.shards.length} shards` : ''}) |`,
-    `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked |`,
+    `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked${result.coverage.unchecked.length ? `; not checked: ${uncheckedLines(result).map(mdText).join('; ')}` : ''} |`,
     `| checks | ${result.totals.checks} (${result.totals.exchanges} exchanges) |`,
     '',
     ...statusRows(result),
@@ -140,9 +153,9 @@ export function markdownSummary(result: RunResult): string {
       '',
       `### Failed checks (${failed.length})`,
       '',
-      '| check | requirements | severity | first finding |',
+      '| check | requirements | level failed at | first finding |',
       '|---|---|---|---|',
-      ...failed.slice(0, FAILED_ROWS).map(failedRow),
+      ...failed.slice(0, FAILED_ROWS).map((r) => failedRow(result, r)),
     );
     if (failed.length > FAILED_ROWS)
       lines.push('', `_… and ${failed.length - FAILED_ROWS} more failed checks: see report.html._`);
@@ -161,7 +174,7 @@ export function markdownSummary(result: RunResult): string {
   let text = lines.join('\n');
   if (failed.length) text += '\n\n### Evidence\n';
   for (const [i, r] of failed.entries()) {
-    const block = `\n${evidenceBlock(r)}\n`;
+    const block = `\n${evidenceBlock(r, resultsFile)}\n`;
     if (text.length + block.length > MARKDOWN_LIMIT) {
       text += `\n_Evidence of ${failed.length - i} more failed check(s) is in report.html and results.json._\n`;
       break;
@@ -173,5 +186,5 @@ export function markdownSummary(result: RunResult): string {
 
 /** The summary.md reporter. */
 export function markdownReporter(): KitReporter {
-  return fileReporter('markdown', 'summary.md', markdownSummary);
+  return fileReporter('markdown', 'summary.md', (result, end) => markdownSummary(result, resultsFileOf(end)));
 }

@@ -20,6 +20,7 @@ import type { SchemaViolation } from '../core/spec/ajv.js';
 import { type FindingCode, findingTitle } from '../core/types/finding-codes.js';
 import { valueAt } from '../core/spec/pointer.js';
 import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from './schema-walk.js';
+import { findingSteps } from './finding-steps.js';
 
 /**
  * A value as data in a finding: `value` is what was expected or received (masked before it is kept), `before` and
@@ -163,7 +164,8 @@ export function makeFinding(
       ...(exchange ? { exchangeId: exchange.id } : {}),
     },
     ...(exchange ? { evidence: exchange.evidence } : {}),
-    ...(rests.length > 1 ? { exchanges: rests.map((x) => ({ exchangeId: x.id, evidence: x.evidence })) } : {}),
+    // The steps in the order they were sent, with the identifiers each takes from an earlier answer.
+    ...(rests.length > 1 ? { exchanges: findingSteps(rests) } : {}),
   };
 }
 

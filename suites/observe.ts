@@ -81,6 +81,34 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * The objects of an array field of an answer; none when the field is absent or not an array (a gateway answering
+ * another shape fails the schema check; the checks reading the list find nothing in it).
+ */
+export function objectsIn(obj: Record<string, unknown> | undefined, field: string): Record<string, unknown>[] {
+  const v = obj?.[field];
+  return Array.isArray(v) ? v.filter(isObject) : [];
+}
+
+/**
+ * `value` as an absolute URL (resolved against `base`), or undefined when it does not parse as one. A URL of another
+ * scheme or host is still a URL: following it, the client refuses it (off-target) and the checks report that.
+ */
+export function absoluteUrl(value: unknown, base?: string): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return new URL(value, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the kit cannot follow an answer's URL field holding `value`: the format check of its schema reports the value. */
+export function notFollowable(field: string, value: string): string {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return `the answer's ${field} ${JSON.stringify(shown)} is not a URL; the schema's format check (fieldFormatsFollowConventions) reports it`;
+}
+
 /** A field as a string, or undefined when absent or not a string. */
 export function text(obj: Record<string, unknown> | undefined, field: string): string | undefined {
   const v = obj?.[field];

@@ -405,7 +405,7 @@ export const OPTIONS = [
     type: oneOf(['text', 'json'] as const),
     configFile: false,
     affectsResults: false,
-    description: 'Output of --list: text (default) or json (one object per check).',
+    description: 'Output of --list: text (default) or json (one JSON object per check, one per line).',
   }),
   opt({
     key: 'shard',

@@ -3645,9 +3645,9 @@ export interface ConformanceRunResults {
   verdict: "CONFORMANT" | "NOT CONFORMANT" | "INCONCLUSIVE";
   verdicts?: ResultsVerdicts;
   /**
-   * Process exit code of the verdict: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE.
+   * The exit code of `pagi-conform run`: 0 CONFORMANT (a partial run included), 1 NOT CONFORMANT, 3 INCONCLUSIVE; a run stopped by a signal (`interrupted`) exits 128 + the signal's number whatever its verdict, 130 (SIGINT) or 143 (SIGTERM) (since 1.3).
    */
-  exitCode: 0 | 1 | 3;
+  exitCode: 0 | 1 | 3 | 130 | 143;
   /**
    * One sentence per reason behind the verdict.
    */
@@ -3997,7 +3997,7 @@ export interface ResultsFinding {
   location: ResultsFindingLocation;
   evidence?: ResultsEvidence;
   /**
-   * Present when the finding rests on more than one exchange (a refund, the payment it refunds, the query that shows it): each of them in order, the location's exchange first.
+   * Present when the finding rests on more than one exchange (a refund, the payment it refunds, the query that shows it): each of them in the order the kit sent them (since 1.3; before, the location's exchange first), the location's exchange being the failing one.
    *
    * @minItems 2
    */
@@ -4108,6 +4108,10 @@ export interface ResultsFindingExchange {
    */
   exchangeId: string;
   evidence: ResultsEvidence1;
+  /**
+   * Identifiers this request sends that an earlier exchange's answer produced (a transaction_id): replaying the steps, each is replaced by what the replayed earlier step answers (since 1.3).
+   */
+  uses?: ResultsFindingExchangeUse[];
 }
 /**
  * Evidence of the exchange.
@@ -4119,6 +4123,27 @@ export interface ResultsEvidence1 {
    * A curl command line reproducing the request (masked: card data and secrets replaced).
    */
   curl: string;
+}
+/**
+ * One identifier a request sends that an earlier answer produced.
+ */
+export interface ResultsFindingExchangeUse {
+  /**
+   * Where the request sends it: a JSON pointer into its body (`/transaction_id`, `/orders/0/transaction_id`).
+   */
+  field: string;
+  /**
+   * The value sent (masked).
+   */
+  value: string;
+  /**
+   * Id of the earlier exchange whose answer produced it.
+   */
+  from: string;
+  /**
+   * Where that answer holds it: a JSON pointer into its decoded body.
+   */
+  fromField: string;
 }
 /**
  * Roll-up of one catalogue requirement over the check results tracing to it.
@@ -4204,7 +4229,7 @@ export interface ResultsTotalsBySeverity {
   info: number;
 }
 /**
- * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE and the process exits 128 + the signal's number (130 SIGINT, 143 SIGTERM).
+ * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE (NOT CONFORMANT when what ran already failed), and `exitCode` and the process's exit code are 128 + the signal's number (130 SIGINT, 143 SIGTERM).
  */
 export interface ResultsInterruption {
   /**

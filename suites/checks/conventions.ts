@@ -12,6 +12,7 @@ import {
   envelopeSucceeded,
   expectedCodeMessage,
   isObject,
+  objectsIn,
   matchesCodeMessage,
   operationOf,
   queryRecords,
@@ -697,10 +698,7 @@ export const selectionReturnsSelectedRecords = onlyOnSuccess(
       if (!field) return { notApplicable: 'the request selected nothing' };
       const values = String(sent[field]).split(selection.listSeparator);
       const body = responseObject(o.main, ctx.spec);
-      const list =
-        (o.operation === 'retrievalTrans'
-          ? queryRecords(ctx, body, {})
-          : (body?.[FIELD.refundOrders] as unknown[] | undefined)?.filter(isObject)) ?? [];
+      const list = o.operation === 'retrievalTrans' ? queryRecords(ctx, body, {}) : objectsIn(body, FIELD.refundOrders);
       for (const value of values) {
         if (!list.some((r) => r[field] === value)) {
           report({

@@ -288,11 +288,12 @@ export const apmPaymentDeclinedViaIssuerPage = wrap(
       }
     },
   }),
+  // The page flow first: when the kit could not follow the first payment's page it made no second payment.
+  onlyWhenFollowed,
   onlyWhen(
     (o) => succeeded(o.steps.declinedPayment),
     (o) => `the second APM payment was not answered with success (${outcomeOf(o.steps.declinedPayment)})`,
   ),
-  onlyWhenFollowed,
   onlyWithSteps('declinedIssuerPage', 'declinedQuery'),
 );
 

@@ -14,6 +14,7 @@ import {
   formatOfMediaType,
   headerOf,
   isObject,
+  objectsIn,
   itemSucceeded,
   matchesCodeMessage,
   operationOf,
@@ -171,10 +172,7 @@ export const selectionResultsInProfileOrder = defineCheck({
     const body = responseObject(o.main, ctx.spec);
     // The array the selection answers in (orders_list, refund_orders); a query's records without its not-found ones.
     const results = selectionResults(ctx.spec, op) ?? '';
-    const list =
-      recordSource(ctx.spec, op) === undefined
-        ? queryRecords(ctx, body, {})
-        : ((body?.[results] as unknown[] | undefined) ?? []).filter(isObject);
+    const list = recordSource(ctx.spec, op) === undefined ? queryRecords(ctx, body, {}) : objectsIn(body, results);
     const shown = list.filter((r) => sent.includes(r[FIELD.transactionId]));
     if (!succeeded(o.main) || shown.length !== sent.length) {
       return {
@@ -239,7 +237,7 @@ export const selectionCombinedPerProfile = defineCheck({
     }
     const body = responseObject(o.main, ctx.spec);
     const listName = op === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
-    const all = ((body?.[listName] as unknown[] | undefined) ?? []).filter(isObject);
+    const all = objectsIn(body, listName);
     const records = op === 'retrievalTrans' ? queryRecords(ctx, body, {}) : all;
     const shown = new Set(records.map((r) => r[FIELD.transactionId]));
     for (const id of [a, b]) {

@@ -5,7 +5,7 @@
  */
 import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
-import { responseObject, text } from '../observe.js';
+import { absoluteUrl, notFollowable, responseObject, text } from '../observe.js';
 import { paymentBody } from './basic.js';
 import { Inconclusive, type Steps, cannotFollow, defineProbe, followForms } from './support.js';
 
@@ -22,7 +22,7 @@ async function complete(
   steps: Steps<'issuerPage'>,
   payment: Exchange,
 ): Promise<void> {
-  const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  const issuerUrl = absoluteUrl(text(responseObject(payment, ctx.spec), FIELD.issuerUrl));
   const start = issuerUrl ? steps.add('issuerPage', await client.follow!(issuerUrl, { method: 'GET' })) : payment;
   const { pages } = await followForms(client, ctx, steps, start);
   steps.facts.formsFollowed = pages.length;
@@ -88,8 +88,10 @@ export const notified = defineProbe(
     if (op === 'authoriseApm' || op === 'checkout') {
       const why = cannotFollow(client);
       // A page payment is completed by the shopper; when the kit cannot act as one, waiting would only cost time.
-      if (why) {
-        steps.facts.cannotComplete = why;
+      const given = text(responseObject(main, ctx.spec), FIELD.issuerUrl);
+      const unusable = given !== undefined && !absoluteUrl(given) ? notFollowable(FIELD.issuerUrl, given) : undefined;
+      if (why ?? unusable) {
+        steps.facts.cannotComplete = (why ?? unusable)!;
         return main;
       }
       await complete(client, ctx, steps, main);

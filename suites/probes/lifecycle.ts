@@ -14,7 +14,16 @@
  */
 import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
-import { batchResults, cents, itemSucceeded, money, responseObject, text } from '../observe.js';
+import {
+  batchResults,
+  cents,
+  absoluteUrl,
+  itemSucceeded,
+  money,
+  notFollowable,
+  responseObject,
+  text,
+} from '../observe.js';
 import { freeTextFields, paymentBody, recordFacts } from './basic.js';
 import {
   Inconclusive,
@@ -339,8 +348,9 @@ export const apmCompletion = defineProbe(
     const body = paymentBody(client, ctx, op);
     const payment = steps.add('payment', await client.send(op, body));
     steps.facts.orderNo = body[FIELD.orderNo];
-    const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
-    const why = cannotFollow(client);
+    const given = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+    const issuerUrl = absoluteUrl(given);
+    const why = cannotFollow(client) ?? (given && !issuerUrl ? notFollowable(FIELD.issuerUrl, given) : undefined);
     if (why) steps.facts.cannotFollow = why;
     if (!issuerUrl || why) return payment;
     const page = steps.add('issuerPage', await client.follow!(issuerUrl, { method: 'GET' }));
@@ -365,7 +375,10 @@ async function declineOnIssuerPage(
   const body = paymentBody(client, ctx, op);
   const payment = steps.add('declinedPayment', await client.send(op, body));
   steps.facts.declinedOrderNo = body[FIELD.orderNo];
-  const issuerUrl = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  const given = text(responseObject(payment, ctx.spec), FIELD.issuerUrl);
+  const issuerUrl = absoluteUrl(given);
+  if (given && !issuerUrl)
+    steps.facts.declineCompletion = { formsFollowed: 0, stoppedAt: notFollowable(FIELD.issuerUrl, given) };
   if (!issuerUrl) return;
   const page = steps.add('declinedIssuerPage', await client.follow!(issuerUrl, { method: 'GET' }));
   const { pages, stoppedAt } = await followForms(client, ctx, steps, page, 4, DECLINE_BUTTON, 'declinePage');

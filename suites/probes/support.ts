@@ -22,6 +22,7 @@ import {
   cents,
   envelopeSucceeded,
   formOf,
+  absoluteUrl,
   isObject,
   itemSucceeded,
   money,
@@ -667,7 +668,12 @@ export async function followForms<S extends string>(
   for (let i = 0; i < hops; i++) {
     const form = formOf(page);
     if (!form || form.forms === 0 || !form.action) return { pages, stoppedAt: 'a page without a form' };
-    const action = new URL(form.action, page.request.url).href;
+    const action = absoluteUrl(form.action, page.request.url);
+    if (!action)
+      return {
+        pages,
+        stoppedAt: `a form whose action ${JSON.stringify(form.action.slice(0, 80))} is not a URL`,
+      };
     // The checkout page's form goes to the documented action or nowhere: no data for an action that fails its check.
     const documented = page.operation === 'checkout' ? checkoutAction(ctx) : undefined;
     if (documented && action !== documented)

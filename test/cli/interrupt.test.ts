@@ -1,6 +1,7 @@
 /**
  * Interrupted runs: SIGINT or SIGTERM mid-run stops sending and still writes every selected report, with verdict
- * INCONCLUSIVE and the reason ("interrupted after N of M checks"); the process exits 130 (SIGINT) or 143 (SIGTERM).
+ * INCONCLUSIVE and the reason ("interrupted after N of M checks"); the process exits 130 (SIGINT) or 143 (SIGTERM),
+ * the code results.json records.
  * A second signal exits at once.
  */
 import fs from 'node:fs';
@@ -60,6 +61,8 @@ describe('an interrupted run', () => {
     ]);
     const results = JSON.parse(fs.readFileSync(path.join(run.out, 'results.json'), 'utf8')) as ResultsDocument;
     expect(results.verdict).toBe('INCONCLUSIVE');
+    // One contract: the process's exit code and the one results.json records are both 130.
+    expect(results.exitCode).toBe(130);
     const { checksRun, checksSelected } = results.interrupted!;
     expect(results.interrupted!.signal).toBe('SIGINT');
     expect(checksRun).toBeGreaterThan(0);

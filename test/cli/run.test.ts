@@ -116,7 +116,7 @@ describe.concurrent('pagi-conform run', { timeout: 240_000 }, () => {
     ]);
     const junit = fs.readFileSync(path.join(run.out, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<system-out>requirements: PAGI-GEN-005\n/);
-    expect(junit).toMatch(/<failure message="fakeExpectedFails failed on capture/);
+    expect(junit).toMatch(/<failure message="fakeExpectedFails failed at expected on capture/);
   });
 
   it('turns a named failure into a waived one until its waiver expires', async () => {

@@ -250,3 +250,68 @@ describe('the two verdicts', () => {
     });
   });
 });
+
+describe('a failed check is labelled with the level it fails at, in every report', () => {
+  // Declared must (PAGI-FMT-001) and invariant (PAGI-INV-006), each failing only an expected requirement: what a
+  // gateway answering a lower-case currency breaks (serve --fault direct-currency-lower-case).
+  const formats = result('fieldFormatsFollowConventions', 'failed', ['PAGI-FMT-001', 'PAGI-FMT-004'], 'must', [
+    finding('fieldFormatsFollowConventions', ['PAGI-FMT-004'], 'expected', 1),
+  ]);
+  const echoes = result(
+    'responseEchoesRequestFields',
+    'failed',
+    ['PAGI-GEN-005', 'PAGI-PAY-007', 'PAGI-INV-006'],
+    'invariant',
+    [finding('responseEchoesRequestFields', ['PAGI-GEN-005'], 'expected', 1)],
+  );
+  const r = run([passed, formats, echoes]);
+
+  it('the verdicts count them as expected warnings; the labels say expected too', async () => {
+    expect(r.verdicts!.integrity.verdict).toBe('PASSED');
+    expect(r.verdicts!.document.warnings.map((w) => `${w.check} ${w.level}`)).toEqual([
+      'refund/fieldFormatsFollowConventions expected',
+      'refund/responseEchoesRequestFields expected',
+    ]);
+    const text = (await consoleText(r)).join('\n');
+    expect(text).toContain('✗ refund/fieldFormatsFollowConventions [expected] PAGI-FMT-004\n');
+    expect(text).toContain('✗ refund/responseEchoesRequestFields [expected] PAGI-GEN-005\n');
+    expect(text).not.toMatch(/\[(must|invariant)\]/);
+
+    const page = new JSDOM(reportPage(r), { runScripts: 'dangerously' }).window.document;
+    expect(
+      [...page.querySelectorAll('section.failures .failure')].map((f) => [
+        f.className,
+        f.querySelector('p')!.textContent,
+      ]),
+    ).toEqual([
+      ['failure sev-expected', 'fails at expected (a warning: below --fail-on)'],
+      ['failure sev-expected', 'fails at expected (a warning: below --fail-on)'],
+    ]);
+    const rows = [...page.querySelectorAll('tr.check')].filter((row) => row.getAttribute('data-check') !== '0');
+    expect(new Set(rows.map((row) => row.children[3]!.textContent))).toEqual(new Set(['expected']));
+    const details = rows[0]!.querySelector('details')!;
+    details.open = true;
+    details.dispatchEvent(new page.defaultView!.Event('toggle'));
+    expect(details.querySelector('.detail p')!.textContent).toMatch(
+      / · fails at expected \(its requirements reach (must|invariant)\) · /,
+    );
+
+    const md = markdownSummary(r);
+    expect(md).toContain('| `refund/fieldFormatsFollowConventions` | PAGI-FMT-004 | expected |');
+    expect(md).toContain('| `refund/responseEchoesRequestFields` | PAGI-GEN-005 | expected |');
+
+    const xml = new XMLParser({ ignoreAttributes: false }).parse(junitXml(r));
+    const cases = (
+      xml.testsuites.testsuite.testcase as {
+        '@_name': string;
+        failure?: { '@_message': string };
+        'system-out': string;
+      }[]
+    ).filter((c) => c.failure);
+    expect(cases.map((c) => c.failure!['@_message'].split(' (')[0])).toEqual([
+      'fieldFormatsFollowConventions failed at expected on refund',
+      'responseEchoesRequestFields failed at expected on refund',
+    ]);
+    for (const c of cases) expect(c['system-out']).toContain('\nfails at: expected\n');
+  });
+});

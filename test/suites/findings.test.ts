@@ -121,7 +121,7 @@ describe('makeFinding', () => {
     });
   });
 
-  it('points at every exchange it rests on, the location exchange first, each once', () => {
+  it('points at every exchange it rests on, in the order sent, each once', () => {
     const y = exchange('retrievalTrans', { status: 200, json: {} });
     const f = makeFinding(
       ctx,

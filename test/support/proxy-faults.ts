@@ -189,6 +189,37 @@ export const PROXY_FAULTS = {
       return true;
     },
   },
+  // Hostile shapes (test/engine/hostile-answers.test.ts): a value of the wrong type where the kit reads a list or
+  // follows a URL. Not cases of PROXY_CASES: they break the schema, no integrity invariant.
+  queryOrdersListObject: {
+    name: 'query-orders-list-object',
+    description: 'every query answers its orders_list as an object keyed by position instead of an array',
+    answer(ctx, answer) {
+      const list = ctx.operation === 'retrievalTrans' ? answer.body?.orders_list : undefined;
+      if (!Array.isArray(list) || !answer.body) return false;
+      answer.body.orders_list = Object.fromEntries(list.map((r, i) => [`order${i}`, r]));
+      return true;
+    },
+  },
+  refundSearchOrdersObject: {
+    name: 'refund-search-orders-object',
+    description: 'every refund search answers its refund_orders as one object instead of an array',
+    answer(ctx, answer) {
+      const list = ctx.operation === 'retrievalRefund' ? answer.body?.refund_orders : undefined;
+      if (!Array.isArray(list) || !answer.body) return false;
+      answer.body.refund_orders = list[0] ?? {};
+      return true;
+    },
+  },
+  apmIssuerUrlNotUrl: {
+    name: 'apm-issuer-url-not-url',
+    description: 'every APM payment answers an issuer_url that is not a URL',
+    answer(ctx, answer) {
+      if (ctx.operation !== 'authoriseApm' || typeof answer.body?.issuer_url !== 'string') return false;
+      answer.body.issuer_url = 'see your bank: http//issuer page';
+      return true;
+    },
+  },
 } satisfies Record<string, ProxyFault>;
 
 /** The end-to-end cases, named by the requirement each fault breaks. */
