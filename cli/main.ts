@@ -3,6 +3,10 @@
  * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration, connection or set-up
  * error (credentials refused, no PAGI gateway at the target), 3 INCONCLUSIVE.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { didYouMean } from '../core/config/suggest.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
 import { EXIT } from '../core/types/errors.js';
 const USAGE = `usage: pagi-conform <command> [options]
 
@@ -19,6 +23,7 @@ commands:
   pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text
+  --version, -v     print the kit's version (pagi-conform <version>)
 
 'pagi-conform <command> --help' shows a command's options.`;
 
@@ -35,6 +40,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pact: async () => (await import('./pact.js')).pactMain,
 };
 
+/** The kit's version, as its package.json says (the one file that holds it). */
+function kitVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -42,9 +52,16 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return name ? EXIT.ok : EXIT.usage;
   }
+  if (name === '--version' || name === '-v') {
+    console.log(`pagi-conform ${kitVersion()}`);
+    return EXIT.ok;
+  }
   const load = COMMANDS[name];
   if (!load) {
-    console.error(`pagi-conform: unknown command '${name}'. Run 'pagi-conform help' for the list.`);
+    const hint = didYouMean(name.replace(/^-+/, ''), [...Object.keys(COMMANDS), 'help', 'version'], (c) =>
+      c === 'version' ? '--version' : c,
+    );
+    console.error(`pagi-conform: unknown command '${name}'${hint || '.'} Run 'pagi-conform help' for the list.`);
     return EXIT.usage;
   }
   return (await load())(rest);

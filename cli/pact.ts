@@ -9,6 +9,7 @@ import { optionLines, parseCommandLine, readEnv } from '../core/config/load.js';
 import { defaults, type Command, type RunOptions } from '../core/config/options.js';
 import { EXIT, UsageError } from '../core/types/errors.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 /** What each `pact` command does, above its options (generated from the options table). */
 const ABOUT: Record<'generate' | 'verify' | 'check', string> = {
@@ -217,7 +218,9 @@ export async function pactMain(argv: string[]): Promise<number> {
   }
   try {
     if (!(SUBCOMMANDS as readonly string[]).includes(sub))
-      throw new UsageError(`unknown pact command '${sub}'; use generate, verify or check`);
+      throw new UsageError(
+        `Unknown pact command '${sub}'${didYouMean(sub, SUBCOMMANDS, (c) => `pact ${c}`) || '.'} The commands are pact generate, pact verify and pact check.`,
+      );
     const name = sub as (typeof SUBCOMMANDS)[number];
     if (rest.includes('-h')) {
       console.log(usage(name));

@@ -5,6 +5,7 @@ import { deprecationLine, ProfileFormatError, readProfile } from '../core/profil
 import { formatLabel } from '../core/profile/formats.js';
 import { SPEC_DIR } from '../core/spec/paths.js';
 import { EXIT } from '../core/types/errors.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 const USAGE = [
   'usage: pagi-conform profile validate FILE|NAME',
@@ -45,6 +46,13 @@ export async function profileMain(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const [sub, name, ...extra] = argv;
+  if (sub && !['validate', 'migrate', 'discover'].includes(sub) && !sub.startsWith('-')) {
+    const hint = didYouMean(sub, ['validate', 'migrate', 'discover'], (c) => `profile ${c}`);
+    console.error(
+      `pagi-conform: unknown profile command '${sub}'${hint || '.'} The commands are profile validate, profile migrate and profile discover.`,
+    );
+    return EXIT.usage;
+  }
   if (sub !== 'validate' || !name || extra.length || name.startsWith('-')) {
     console.error(`${USAGE}\n'pagi-conform profile --help' says more.`);
     return EXIT.usage;

@@ -68,7 +68,7 @@ export async function selftestMain(argv: string[]): Promise<number> {
   let options: Parameters<typeof runSelftest>[0];
   let out: string;
   try {
-    const { values, help } = parseFlags(SELFTEST_FLAGS, argv);
+    const { values, help } = parseFlags(SELFTEST_FLAGS, argv, 'selftest');
     if (help) {
       console.log(USAGE);
       return EXIT.ok;
@@ -87,8 +87,9 @@ export async function selftestMain(argv: string[]): Promise<number> {
         ),
     };
   } catch (error) {
+    const message = (error as Error).message.split('\n')[0]!;
     console.error(
-      `pagi-conform selftest: ${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`,
+      `pagi-conform selftest: ${/--help/.test(message) ? message : `${message.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`}`,
     );
     return EXIT.usage;
   }

@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../core/config/options.js';
+import { didYouMean } from '../core/config/suggest.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../core/mask.js';
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../core/model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../core/profile/load.js';
@@ -209,8 +210,11 @@ export function examplePaymentMethod(spec: SpecModel): string[] {
   return [];
 }
 
-function unknownSelectorMessage(selector: string): string {
-  return `'${selector}' names no family, check, operation or requirement of the plan; 'pagi-conform run --list' shows them.`;
+/** An --only/--skip selector that matches nothing, with the closest family, check, operation or requirement id. */
+function unknownSelectorMessage(selector: string, plan: readonly PlannedTest[]): string {
+  const names = new Set(plan.flatMap((t) => [t.family, t.checkId, t.operation, ...t.requirementIds]));
+  const hint = didYouMean(selector.split('/').pop()!, [...names]);
+  return `'${selector}' names no family, check, operation or requirement of the plan${hint || ';'} 'pagi-conform run --list' shows them.`;
 }
 
 /** The registry and the plan of a run, checked: registry against the spec, selectors against the plan. */
@@ -225,7 +229,7 @@ export async function loadPlan(
   const selection = { only: options.only, skip: options.skip };
   const plan = planTests(spec, registry.CHECKS, selection);
   const unknown = unknownSelectors(plan, selection);
-  if (unknown.length) throw new UsageError(unknownSelectorMessage(unknown[0]!));
+  if (unknown.length) throw new UsageError(unknownSelectorMessage(unknown[0]!, plan));
   return { registry, plan };
 }
 
@@ -737,6 +741,6 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
   }
   if (plan.problems.length)
     throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
-  if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
+  if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!, plan.plan));
   return plan;
 }

@@ -72,16 +72,6 @@ ${flagHelp(SERVE_FLAGS)}
 faults:
 ${FAULTS.map((f) => `  ${f.name.padEnd(36)}${f.kind === 'neutral' ? '(neutral) ' : ''}${f.description}`).join('\n')}`;
 
-/** One sentence for a parseArgs error. */
-function usageProblem(error: unknown): string {
-  const e = error as { code?: string; message?: string };
-  const name = /'([^']+)'/.exec(e.message ?? '')?.[1] ?? '';
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option '${name}'`;
-  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `option '${name.split(' ')[0]}' needs a value`;
-  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument '${name}'`;
-  return (e.message ?? String(error)).split('\n')[0]!;
-}
-
 /** Run `serve` with its arguments; resolves with the exit code once the gateway stopped. */
 export async function serveMain(argv: string[]): Promise<number> {
   let values: Partial<ServeFlags>;
@@ -93,12 +83,9 @@ export async function serveMain(argv: string[]): Promise<number> {
     }
     values = parsed.values;
   } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`pagi-conform serve: ${error.message}`);
-      return EXIT.usage;
-    }
-    console.error(`pagi-conform serve: ${usageProblem(error)}; run 'pagi-conform serve --help' for the options.`);
-    return EXIT.usage;
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`pagi-conform serve: ${error.message}`);
+    return error.exitCode;
   }
   const port = values.port!;
   const drainSeconds = values.drainSeconds;

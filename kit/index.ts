@@ -4,7 +4,8 @@
  * (core/config/options.ts); unset keys take the config file's, the environment's and the table's values.
  */
 import { checkOptions, resolveOptions } from '../core/config/load.js';
-import type { RunOptions } from '../core/config/options.js';
+import { UsageError, type RunOptions } from '../core/config/options.js';
+import { didYouMean } from '../core/config/suggest.js';
 import type { RunHooks } from '../engine/runner.js';
 import { runKit } from './kit.js';
 import type { RunResult } from '../core/model.js';
@@ -17,12 +18,25 @@ export async function run(
   options: Partial<RunOptions> = {},
   hooks: Omit<RunHooks, 'commandLine'> = {},
 ): Promise<RunResult> {
+  checkHooks(hooks);
   const resolved = resolveOptions(checkOptions(options));
   const { result } = await runKit(resolved, {
     ...hooks,
     commandLine: ['run()', JSON.stringify({ ...options, secret: options.secret ? '[SECRET]' : undefined })],
   });
   return result;
+}
+
+/** The keys `run()`'s hooks take. */
+const HOOKS = ['reporters', 'stop'] as const satisfies readonly (keyof Omit<RunHooks, 'commandLine'>)[];
+
+/** Refuse a hook key `run()` does not take, with the closest one (UsageError). */
+function checkHooks(hooks: object): void {
+  for (const key of Object.keys(hooks))
+    if (!(HOOKS as readonly string[]).includes(key))
+      throw new UsageError(
+        `Unknown hook '${key}' of run()${didYouMean(key, HOOKS) || '.'} The hooks are ${HOOKS.join(' and ')}.`,
+      );
 }
 
 export { UsageError, OPTIONS } from '../core/config/options.js';

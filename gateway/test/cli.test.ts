@@ -20,12 +20,14 @@ async function usage(args: string[]) {
 describe('usage errors', () => {
   it('an unknown option or fault, a bad port or configuration: one clear sentence, exit 2', async () => {
     const cases: [string[], RegExp][] = [
-      [['--bogus'], /unknown option '--bogus'/],
-      [['--port'], /option '--port' needs a value/],
+      [['--bogus'], /Unknown option '--bogus'\. Run 'pagi-conform serve --help'/],
+      [['--prot', '1'], /Unknown option '--prot'; did you mean '--port'\?/],
+      [['--port'], /Option '--port' needs a value/],
       [['--port', 'eighty'], /--port must be an integer/],
       [['--fault', 'no-such-fault'], /unknown fault 'no-such-fault'; known faults: [a-z0-9-]+, .*xml-root-wrong, /],
       [['--config', '/nonexistent/gateway.yaml'], /cannot read configuration file/],
-      [['extra'], /unexpected argument 'extra'/],
+      [['extra'], /Unexpected argument 'extra'/],
+      [['--fault', 'xml-root-wrng'], /unknown fault 'xml-root-wrng'; did you mean 'xml-root-wrong'\?/],
     ];
     for (const [args, message] of cases) {
       const { code, errors } = await usage(args);

@@ -129,7 +129,12 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
     const use = await sh(process.execPath, ['use.mjs'], app);
     expect(use.stderr).toBe('');
     const out = JSON.parse(use.stdout.trim().split('\n').at(-1)!);
-    expect(out).toMatchObject({ run: 'function', refused: "Unknown option 'reporters'.", verdict: 'CONFORMANT' });
+    expect(out).toMatchObject({
+      run: 'function',
+      refused:
+        "Unknown option 'reporters'; did you mean 'reporter'? The options are the keys of the OPTIONS table the package exports.",
+      verdict: 'CONFORMANT',
+    });
     expect(out.options).toBeGreaterThan(20);
     expect(out.pact).toBeGreaterThan(0);
     expect(out.results).toMatch(/results\.schema\.json$/);
