@@ -4,7 +4,7 @@ import path from 'node:path';
 import { optionLines, parseCommandLine } from '../core/config/load.js';
 import { UsageError } from '../core/config/options.js';
 import { CURRENT_PROFILE_FORMAT, formatLabel } from '../core/profile/formats.js';
-import { changeCounts, ProfileFormatError, readProfile } from '../core/profile/load.js';
+import { changeCounts, locatedProblems, ProfileFormatError, readProfile } from '../core/profile/load.js';
 import { migratedYaml, type Migration, type ProfileChange } from '../core/profile/migrate.js';
 import { EXIT } from '../core/types/errors.js';
 import { parseYamlText } from '../core/yaml.js';
@@ -84,12 +84,7 @@ export async function profileMigrateMain(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
     }
-    let value: unknown;
-    try {
-      value = parseYamlText(text);
-    } catch (e) {
-      throw new UsageError(`${file} is not YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
+    const value: unknown = parseYamlText(text, file);
     const read = readProfile(value, file);
     const out = options.profileOut;
     // With --out the changes are the command's output; without, the profile is, and the changes go to stderr.
@@ -99,7 +94,7 @@ export async function profileMigrateMain(argv: string[]): Promise<number> {
       console.error(
         `${file}: NOT MIGRATED: not a valid profile of ${read.closest ? `any format the kit knows (closest: ${as})` : as} (${read.problems.length} problem${read.problems.length === 1 ? '' : 's'}):`,
       );
-      for (const p of read.problems) console.error(`  - ${p}`);
+      for (const p of locatedProblems(read.problems, text, file)) console.error(`  - ${p}`);
       return EXIT.failed;
     }
     if (!read.migration) {

@@ -1,10 +1,10 @@
 /** `pagi-conform run`: parse the options, run, print where the reports are, exit with the verdict's code. */
 import path from 'node:path';
 import { helpText, parseArgv, resolveOptions } from '../core/config/load.js';
-import { UsageError, type RunOptions } from '../core/config/options.js';
+import type { RunOptions } from '../core/config/options.js';
 import { guardStandardStreams, protectOutput } from '../core/mask.js';
 import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
-import { EXIT } from '../core/types/errors.js';
+import { EXIT, KitError } from '../core/types/errors.js';
 
 async function list(options: RunOptions): Promise<number> {
   const { prepareKitRun } = await import('../kit/kit.js');
@@ -59,11 +59,11 @@ export async function runMain(argv: string[]): Promise<number> {
     return result.exitCode;
   } catch (e) {
     // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
-    console.error(
-      e instanceof UsageError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: the run could not complete: ${(e as Error).message}`,
-    );
+    if (e instanceof KitError) {
+      console.error(`pagi-conform: ${e.message}`);
+      return e.exitCode;
+    }
+    console.error(`pagi-conform: the run could not complete: ${(e as Error).message}`);
     return EXIT.usage;
   } finally {
     if (!stop.signal.aborted) release();

@@ -151,12 +151,8 @@ function profileOfSpec(loaded: LoadedProfile, spec: SpecModel): LoadedProfile {
 
 /** The run's profile; one deprecation line on stderr when it is of an earlier format (migrated in memory). */
 function loadProfileForRun(nameOrFile: string): LoadedProfile {
-  let loaded: LoadedProfile;
-  try {
-    loaded = loadProfile(nameOrFile);
-  } catch (e) {
-    throw new UsageError(`The profile ${nameOrFile} cannot be used: ${(e as Error).message.split('\n').join(' ')}`);
-  }
+  // Its errors are the user's, each one sentence saying where (ProfileError, YamlSyntaxError, UsageError, ProfileFormatError).
+  const loaded = loadProfile(nameOrFile);
   if (loaded.migration) process.stderr.write(`${deprecationLine(nameOrFile, loaded.migration)}\n`);
   return loaded;
 }

@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readYamlFile } from '../yaml.js';
+import { shownValue } from '../mask.js';
+import { parseYamlText, yamlPosition } from '../yaml.js';
 import { UsageError, defaults, flagOf, optionsOf, type Command, type OptionDef, type RunOptions } from './options.js';
 import { didYouMean } from './suggest.js';
 import { argvError } from './flags.js';
@@ -73,27 +75,39 @@ export function readEnv(env: NodeJS.ProcessEnv, command: Command = 'run'): Parti
   return out as Partial<RunOptions>;
 }
 
-/** Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. */
+/**
+ * Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. Each error
+ * is one sentence starting with `file:line:column` (the key, or its value), the value seen masked.
+ */
 export function readConfigFile(file: string): Partial<RunOptions> {
-  let doc: unknown;
+  let text: string;
   try {
-    doc = readYamlFile(file);
+    text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`Cannot read the config file ${file}: ${(e as Error).message.split('\n')[0]}`);
+    throw new UsageError(
+      `Cannot read the config file ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the --config path or PAGI_CONFIG.`,
+    );
   }
+  const doc: unknown = parseYamlText(text, file);
   if (doc === null || doc === undefined) return {};
+  const at = (keys: string[], key = false) => {
+    const p = yamlPosition(text, keys, key);
+    return p ? `${file}:${p.line}:${p.column}` : file;
+  };
   if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new UsageError(`The config file ${file} must hold a YAML mapping of option keys.`);
+    throw new UsageError(
+      `${at([])}: the config file must hold a YAML mapping of option keys (found ${shownValue(doc)}).`,
+    );
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(doc)) {
     const def = TABLE.find((d) => d.key === key && d.configFile !== false);
     if (!def) {
       const keys = TABLE.filter((d) => d.configFile !== false).map((d) => d.key as string);
       throw new UsageError(
-        `The config file ${file} has an unknown key '${key}'${didYouMean(key, keys) || ';'} 'pagi-conform run --help' lists the keys.`,
+        `${at([key], true)}: unknown key '${key}'${didYouMean(key, keys) || '.'} 'pagi-conform run --help' lists the keys.`,
       );
     }
-    const value = parseValue(def, raw, `${key} in ${file}`);
+    const value = parseValue(def, raw, `${at([key])}: ${key}`);
     out[key] =
       def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value))
         ? path.resolve(path.dirname(file), value)

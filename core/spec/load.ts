@@ -457,8 +457,8 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
 
   const specText = fs.readFileSync(specFile, 'utf8');
   const catalogueText = fs.readFileSync(catalogueFile, 'utf8');
-  const openapi = parseYamlText(specText);
-  const catalogue = parseYamlText(catalogueText);
+  const openapi = parseYamlText(specText, specFile);
+  const catalogue = parseYamlText(catalogueText, catalogueFile);
   hash.update(specText).update(catalogueText);
 
   const { set, schemas } = readSchemas(path.join(root, 'schemas'), hash);

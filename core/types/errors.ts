@@ -33,6 +33,21 @@ export class UsageError extends KitError {
   override readonly code: string = 'PAGI_E_USAGE';
 }
 
+/**
+ * A YAML file that is not valid YAML (a syntax error, a repeated key): the message is one sentence starting with
+ * `file:line:column`, saying what the parser found there and to correct it (exit 2).
+ */
+export class YamlSyntaxError extends UsageError {
+  override name = 'YamlSyntaxError';
+  override readonly code = 'PAGI_E_YAML_SYNTAX';
+}
+
+/** A profile that breaks its schema or its consistency rules: one sentence naming each problem where it is (exit 2). */
+export class ProfileError extends UsageError {
+  override name = 'ProfileError';
+  override readonly code = 'PAGI_E_PROFILE';
+}
+
 /** A set-up mistake found before any check ran (credentials refused, no PAGI gateway): exit 2 with this one sentence, no report. */
 export class SetupError extends UsageError {
   override name = 'SetupError';
