@@ -66,6 +66,24 @@ async function generate(values: RunOptions): Promise<number> {
   return EXIT.ok;
 }
 
+/** ANSI escape sequences (colours, cursor movements) as Pact's native core writes them. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[ -/]*[@-~]`, 'g');
+
+/**
+ * Whether output written to a stream may keep its colours: not when NO_COLOR is set (https://no-color.org), and not
+ * when the stream is no terminal (a file, a pipe, a CI log) unless FORCE_COLOR asks for them.
+ */
+export function keepsColours(env: NodeJS.ProcessEnv, isTTY: boolean | undefined): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return Boolean(isTTY);
+}
+
+/** A line of the Verifier's output as it is written out: colours dropped unless the stream keeps them. */
+export function outputLine(line: string, colours: boolean): string {
+  return colours ? line : line.replace(ANSI, '');
+}
+
 /**
  * Run the verification in a child process whose output is masked line by line: Pact's native core prints the bodies
  * a gateway answered straight to the process's stdout, where the kit cannot mask them otherwise.
@@ -84,17 +102,25 @@ async function maskedChild(argv: string[], values: RunOptions): Promise<number> 
     fields: [profile.fields.card.number, profile.fields.card.securityCode],
   };
   const entry = path.join(KIT_ROOT, 'bin', 'pagi-conform.js');
+  // Pact's native core colours its report whatever NO_COLOR says: the colours are dropped here, line by line.
+  const colours = {
+    out: keepsColours(process.env, process.stdout.isTTY),
+    err: keepsColours(process.env, process.stderr.isTTY),
+  };
   const child = spawn(process.execPath, [entry, 'pact', ...argv], {
-    env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1' },
+    env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1', ...(colours.out ? {} : { NO_COLOR: '1' }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
+  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream, keep: boolean) =>
     new Promise<void>((resolve) =>
       createInterface({ input: from, crlfDelay: Infinity })
-        .on('line', (line) => to.write(`${maskText(line, rules)}\n`))
+        .on('line', (line) => to.write(`${maskText(outputLine(line, keep), rules)}\n`))
         .on('close', resolve),
     );
-  const done = Promise.all([pipe(child.stdout!, process.stdout), pipe(child.stderr!, process.stderr)]);
+  const done = Promise.all([
+    pipe(child.stdout!, process.stdout, colours.out),
+    pipe(child.stderr!, process.stderr, colours.err),
+  ]);
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 2)));
   await done;
   return code;
