@@ -39,7 +39,7 @@ import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
-import { EXIT } from '../core/types/errors.js';
+import { EXIT, RegistryError, SpecError } from '../core/types/errors.js';
 import { UnreachableError } from '../core/types/errors.js';
 
 /** Extra inputs of a run that are not options. */
@@ -157,12 +157,22 @@ function loadProfileForRun(nameOrFile: string): LoadedProfile {
   return loaded;
 }
 
+/** The run's spec: the kit's, or the copy under --spec-root (a SpecError says what in it cannot be used, and where). */
 function loadSpecForRun(root: string | undefined): SpecModel {
   if (!root) return kitSpec();
   try {
     return loadSpec(path.resolve(root));
   } catch (e) {
-    throw new UsageError(`The spec under ${root} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof SpecError)
+      throw new SpecError(
+        `The spec under ${root} cannot be used: ${e.message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '')}; correct the copy, or leave --spec-root out to use the kit's.`,
+      );
+    if (code === 'ENOENT' || code === 'EACCES')
+      throw new UsageError(
+        `The spec under ${root} cannot be read (${code}: ${(e as Error).message.split('\n')[0]}); --spec-root names a folder holding spec/ and schemas/.`,
+      );
+    throw e;
   }
 }
 
@@ -221,7 +231,10 @@ export async function loadPlan(
 ): Promise<{ registry: Registry; plan: PlannedTest[] }> {
   const registry: Registry = await loadRegistry(options.registry ?? parts.registry);
   const problems = registryProblems(registry, spec);
-  if (problems.length) throw new Error(`the check registry is not consistent with the spec: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new RegistryError(
+      `The check registry is not consistent with the spec: ${problems.join('; ')}; correct the registry module (--registry).`,
+    );
   const selection = { only: options.only, skip: options.skip };
   const plan = planTests(spec, registry.CHECKS, selection);
   const unknown = unknownSelectors(plan, selection);
@@ -736,7 +749,9 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
     fs.rmSync(file, { force: true });
   }
   if (plan.problems.length)
-    throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
+    throw new RegistryError(
+      `The check registry is not consistent with the spec: ${plan.problems.join('; ')}; correct the registry module (--registry).`,
+    );
   if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!, plan.plan));
   return plan;
 }
