@@ -57,10 +57,12 @@ export function findFault(name: string): FaultDefinition {
   const fault = FAULTS.find((f) => f.name === name);
   if (!fault)
     throw new UnknownFaultError(
-      `unknown fault '${name}'${didYouMean(
-        name,
-        FAULTS.map((f) => f.name),
-      )}; known faults: ${FAULTS.map((f) => f.name).join(', ')}`,
+      `Unknown fault '${name}'${
+        didYouMean(
+          name,
+          FAULTS.map((f) => f.name),
+        ) || '.'
+      } The faults are ${FAULTS.map((f) => f.name).join(', ')}.`,
     );
   return fault;
 }
