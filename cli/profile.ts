@@ -4,7 +4,7 @@ import { parseYamlText } from '../core/yaml.js';
 import { deprecationLine, locatedProblems, readProfile, readProfileBytes } from '../core/profile/load.js';
 import { formatLabel } from '../core/profile/formats.js';
 import { SPEC_DIR } from '../core/spec/paths.js';
-import { EXIT, KitError } from '../core/types/errors.js';
+import { EXIT, UsageError } from '../core/types/errors.js';
 import { didYouMean } from '../core/config/suggest.js';
 
 const USAGE = [
@@ -46,28 +46,19 @@ export async function profileMain(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const [sub, name, ...extra] = argv;
-  if (sub && !['validate', 'migrate', 'discover'].includes(sub) && !sub.startsWith('-')) {
-    const hint = didYouMean(sub, ['validate', 'migrate', 'discover'], (c) => `profile ${c}`);
-    console.error(
-      `pagi-conform: unknown profile command '${sub}'${hint || '.'} The commands are profile validate, profile migrate and profile discover.`,
+  if (sub !== 'validate') {
+    const hint = sub ? didYouMean(sub, ['validate', 'migrate', 'discover'], (c) => `profile ${c}`) : '';
+    throw new UsageError(
+      `${sub ? `Unknown profile command '${sub}'${hint || '.'}` : 'Name a profile command.'} The commands are profile validate, profile migrate and profile discover; 'pagi-conform profile --help' says more.`,
     );
-    return EXIT.usage;
   }
-  if (sub !== 'validate' || !name || extra.length || name.startsWith('-')) {
-    console.error(`${USAGE}\n'pagi-conform profile --help' says more.`);
-    return EXIT.usage;
-  }
+  if (!name || extra.length || name.startsWith('-'))
+    throw new UsageError(
+      `Name one profile to validate ('pagi-conform profile validate FILE|NAME'${extra.length ? `; received also '${extra.join(' ')}'` : ''}); 'pagi-conform profile --help' says more.`,
+    );
   const file = profileFile(name);
-  let text: string;
-  let read: ReturnType<typeof readProfile>;
-  try {
-    text = readProfileBytes(name, path.resolve(file)).toString('utf8');
-    read = readProfile(parseYamlText(text, file), name);
-  } catch (e) {
-    if (!(e instanceof KitError)) throw e;
-    console.error(`pagi-conform: ${e.message}`);
-    return e.exitCode;
-  }
+  const text = readProfileBytes(name, path.resolve(file)).toString('utf8');
+  const read = readProfile(parseYamlText(text, file), name);
   if (read.migration) console.error(deprecationLine(name, read.migration));
   const { problems } = read;
   if (problems.length) {

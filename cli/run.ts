@@ -4,7 +4,7 @@ import { helpText, parseArgv, resolveOptions } from '../core/config/load.js';
 import type { RunOptions } from '../core/config/options.js';
 import { guardStandardStreams, protectOutput } from '../core/mask.js';
 import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
-import { EXIT, KitError } from '../core/types/errors.js';
+import { EXIT } from '../core/types/errors.js';
 
 async function list(options: RunOptions): Promise<number> {
   const { prepareKitRun } = await import('../kit/kit.js');
@@ -14,7 +14,10 @@ async function list(options: RunOptions): Promise<number> {
   return EXIT.ok;
 }
 
-/** Run the command with its arguments; returns the exit code (0, 1, 2 or 3; 130 or 143 when interrupted). */
+/**
+ * Run the command with its arguments; returns the exit code (0, 1 or 3; 130 or 143 when interrupted), or throws the
+ * KitError that stopped it (cli/main.ts prints it and exits with its class's code).
+ */
 export async function runMain(argv: string[]): Promise<number> {
   // SIGINT/SIGTERM: stop sending, write the reports of the checks run so far, exit 130/143. A second one exits at
   // once. A signal while the run is being prepared stops it before anything is sent (the reports still say so).
@@ -57,14 +60,6 @@ export async function runMain(argv: string[]): Promise<number> {
       return code;
     }
     return result.exitCode;
-  } catch (e) {
-    // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
-    if (e instanceof KitError) {
-      console.error(`pagi-conform: ${e.message}`);
-      return e.exitCode;
-    }
-    console.error(`pagi-conform: the run could not complete: ${(e as Error).message}`);
-    return EXIT.usage;
   } finally {
     if (!stop.signal.aborted) release();
   }

@@ -1,6 +1,6 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
 import { flagHelp, parseFlags, type FlagTable } from '../core/config/flags.js';
-import { flag, integer, seconds, text, UsageError } from '../core/config/options.js';
+import { flag, integer, seconds, text } from '../core/config/options.js';
 import { deprecationLine } from '../core/profile/load.js';
 import { EXIT } from '../core/types/errors.js';
 import path from 'node:path';
@@ -72,21 +72,17 @@ ${flagHelp(SERVE_FLAGS)}
 faults:
 ${FAULTS.map((f) => `  ${f.name.padEnd(36)}${f.kind === 'neutral' ? '(neutral) ' : ''}${f.description}`).join('\n')}`;
 
-/** Run `serve` with its arguments; resolves with the exit code once the gateway stopped. */
+/**
+ * Run `serve` with its arguments; resolves with the exit code once the gateway stopped, or throws the KitError that
+ * kept it from starting (cli/main.ts prints it and exits with its code).
+ */
 export async function serveMain(argv: string[]): Promise<number> {
-  let values: Partial<ServeFlags>;
-  try {
-    const parsed = parseFlags(SERVE_FLAGS, argv);
-    if (parsed.help) {
-      console.log(USAGE);
-      return EXIT.ok;
-    }
-    values = parsed.values;
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`pagi-conform serve: ${error.message}`);
-    return error.exitCode;
+  const parsed = parseFlags(SERVE_FLAGS, argv);
+  if (parsed.help) {
+    console.log(USAGE);
+    return EXIT.ok;
   }
+  const values: Partial<ServeFlags> = parsed.values;
   const port = values.port!;
   const drainSeconds = values.drainSeconds;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -102,17 +98,9 @@ export async function serveMain(argv: string[]): Promise<number> {
       log: (line) => console.log(line),
     });
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why =
-      error instanceof JournalError
-        ? `--data: ${e.message}`
-        : e.code === 'EADDRINUSE'
-          ? `port ${port} is already in use`
-          : e.code === 'EADDRNOTAVAIL'
-            ? `cannot listen on ${values.host}`
-            : e.message;
-    console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
-    return EXIT.usage;
+    // The journal's messages (gateway/journal.ts) name the folder, not the flag it came from.
+    if (error instanceof JournalError) throw new JournalError(`--data: ${error.message}`);
+    throw error;
   }
   // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
   // The first signal starts the drain; a second one ends it at once.

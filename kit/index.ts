@@ -11,8 +11,10 @@ import { runKit } from './kit.js';
 import type { RunResult } from '../core/model.js';
 
 /**
- * Run the conformance suites; throws `UsageError` (exit-2 cases of the CLI: bad option, unreachable target, and
- * `SetupError` when the pre-flight finds the credentials refused or no PAGI gateway at the target).
+ * Run the conformance suites; throws a `KitError` subclass for the exit-2 cases of the CLI, each one sentence: a
+ * `UsageError` (bad option, with the closest name), `YamlSyntaxError` and `ProfileError` (file:line:column),
+ * `ProfileFormatError`, `SpecError` (--spec-root), `RegistryError` (--registry), `UnreachableError`, and
+ * `SetupError` when the pre-flight finds the credentials refused or no PAGI gateway at the target.
  */
 export async function run(
   options: Partial<RunOptions> = {},
@@ -43,6 +45,15 @@ export { UsageError, OPTIONS } from '../core/config/options.js';
 export type { RunOptions, FailOn, PaymentMethodsConfig } from '../core/config/options.js';
 export { UnreachableError, type RunHooks } from '../engine/runner.js';
 export { SetupError } from '../engine/preflight.js';
+/** The error classes `run()` throws, each with its stable `code` and the `exitCode` the CLI ends with. */
+export {
+  KitError,
+  ProfileError,
+  ProfileFormatError,
+  RegistryError,
+  SpecError,
+  YamlSyntaxError,
+} from '../core/types/errors.js';
 export type { KitReporter, RunEnd, RunStart } from '../core/reporter.js';
 export type {
   Check,

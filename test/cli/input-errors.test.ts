@@ -72,7 +72,7 @@ describe('a YAML syntax error', () => {
     );
     const syntax = `${profile}:4:1: not valid YAML: flow sequence in block collection must be sufficiently indented and end with a ]; correct the file there.`;
     expect(runProfile).toMatchObject({ code: 2, stderr: `pagi-conform: ${syntax}\n` });
-    expect(served).toMatchObject({ code: 2, stderr: `pagi-conform serve: ${syntax}\n` });
+    expect(served).toMatchObject({ code: 2, stderr: `pagi-conform: ${syntax}\n` });
     expect(validated).toMatchObject({ code: 2, stderr: `pagi-conform: ${syntax}\n` });
   });
 });

@@ -7,8 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.js';
-import { pactMain } from '../../cli/pact.js';
-import { profileMain } from '../../cli/profile.js';
 import { SELFTEST_FLAGS } from '../../cli/selftest.js';
 import { parseFlags } from '../../core/config/flags.js';
 import { checkOptions, parseCommandLine, readConfigFile } from '../../core/config/load.js';
@@ -69,12 +67,12 @@ describe('one suggestion helper', () => {
     expect((await inProcess(() => main(['xyzzy']))).err).toBe(
       "pagi-conform: unknown command 'xyzzy'. Run 'pagi-conform help' for the list.",
     );
-    const pact = await inProcess(() => pactMain(['verfy']));
+    const pact = await inProcess(() => main(['pact', 'verfy']));
     expect(pact.code).toBe(2);
     expect(pact.err).toMatch(/Unknown pact command 'verfy'; did you mean 'pact verify'\?/);
-    const profile = await inProcess(() => profileMain(['valdate', 'reference']));
+    const profile = await inProcess(() => main(['profile', 'valdate', 'reference']));
     expect(profile.code).toBe(2);
-    expect(profile.err).toMatch(/unknown profile command 'valdate'; did you mean 'profile validate'\?/);
+    expect(profile.err).toMatch(/Unknown profile command 'valdate'; did you mean 'profile validate'\?/);
   });
 
   it('suggests a flag of serve and selftest (their own tables) and of every command of the options table', () => {

@@ -126,7 +126,7 @@ describe('a profile of a newer format', () => {
     );
     expect(fs.existsSync(path.join(dir, 'never'))).toBe(false);
     expect(served.code).toBe(EXIT.usage);
-    expect(served.stderr).toMatch(/^pagi-conform serve: profile .*newer\.yaml is in profile format 6/);
+    expect(served.stderr).toMatch(/^pagi-conform: profile .*newer\.yaml is in profile format 6/);
   });
 });
 
