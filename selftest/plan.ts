@@ -56,10 +56,12 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
   const unknown = only.filter((name) => !FAULTS.some((f) => f.name === name));
   if (unknown.length)
     throw new UsageError(
-      `--only names an unknown variant '${unknown[0]}'${didYouMean(
-        unknown[0]!,
-        FAULTS.map((f) => f.name),
-      )}; the variants are ${FAULTS.map((f) => f.name).join(', ')}.`,
+      `--only names an unknown variant '${unknown[0]}'${
+        didYouMean(
+          unknown[0]!,
+          FAULTS.map((f) => f.name),
+        ) || '.'
+      } The variants are ${FAULTS.map((f) => f.name).join(', ')}.`,
     );
   return FAULTS.filter((f) => !only.length || only.includes(f.name)).map((f) =>
     f.kind === 'fault'
