@@ -166,11 +166,14 @@ function loadSpecForRun(root: string | undefined): SpecModel {
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof SpecError)
       throw new SpecError(
-        `The spec under ${root} cannot be used: ${e.message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '')}; correct the copy, or leave --spec-root out to use the kit's.`,
+        `The spec under ${root} cannot be used: ${e.message
+          .replace(/^spec: /, '')
+          .replace(/\s*\n\s*/g, ' ')
+          .replace(/\.$/, '')}; correct the copy, or leave --spec-root out to use the kit's.`,
       );
     if (code === 'ENOENT' || code === 'EACCES')
       throw new UsageError(
-        `The spec under ${root} cannot be read (${code}: ${(e as Error).message.split('\n')[0]}); --spec-root names a folder holding spec/ and schemas/.`,
+        `The spec under ${root} cannot be read (${(e as Error).message.split('\n')[0]}); --spec-root names a folder holding spec/ and schemas/.`,
       );
     throw e;
   }
