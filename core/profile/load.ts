@@ -12,6 +12,7 @@ import {
   problemsInFormat,
   profileFormat,
   recogniseFormat,
+  valueAt,
   violationLines,
 } from './formats.js';
 import { allChanges, migrateValue, type Migration } from './migrate.js';
@@ -134,13 +135,21 @@ function mask(card: string): string {
   return card.length > 10 ? `${card.slice(0, 6)}${'*'.repeat(card.length - 10)}${card.slice(-4)}` : '****';
 }
 
+let reference: unknown;
+/** The keys the reference profile has at a pointer's keys: the names a mistyped key of a profile is matched with. */
+function referenceKeys(keys: readonly string[]): string[] {
+  reference ??= parseYamlText(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
+  const at = valueAt(reference, keys);
+  return at && typeof at === 'object' && !Array.isArray(at) ? Object.keys(at) : [];
+}
+
 /**
  * Every problem of a parsed profile: schema violations (as `pointer: message`, with the value seen, masked, or the
  * key or values concerned) and consistency rules.
  */
 export function profileProblems(value: unknown): string[] {
   const validate = schemaValidator();
-  if (!validate(value)) return violationLines(validate.errors, value);
+  if (!validate(value)) return violationLines(validate.errors, value, referenceKeys);
   return consistencyProblems(value as Profile);
 }
 

@@ -103,6 +103,10 @@ describe('a schema error of a profile', () => {
       `${file}:${lineOf('approve: 4111')}:14: payments.testCards.approve must be array (found 411111******1111)`,
     );
     expect(problems.join()).not.toContain('4111111111111111');
+    const mistyped = reference.replace('keepFirst: 6', 'keepFrist: 6');
+    expect(profileProblems(parseYamlText(mistyped))).toContain(
+      "/fields/cardMask: must NOT have additional properties (keepFrist; did you mean 'keepFirst'?)",
+    );
     const declined = write(
       'declined.yaml',
       reference.replace('approve: ["4111111111111111"]', 'approve: ["4000000000000002"]'),
