@@ -212,7 +212,7 @@ function answeredAsNoOperation(
   exchanges: readonly Exchange[],
   control: Exchange | undefined,
 ): boolean {
-  if (!control?.response || control.response.status !== 404) return false;
+  if (control?.response?.status !== 404) return false;
   const sign = (x: Exchange) =>
     `${x.response?.status} ${codeText(profile, x) ?? x.response?.headers['content-type']?.split(';')[0]?.trim() ?? ''}`;
   return exchanges.every((x) => x.response?.status === 404 && sign(x) === sign(control));

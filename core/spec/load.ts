@@ -329,7 +329,8 @@ function readRequirements(
   if (violations.length) throw new SpecError(catalogueError(catalogueFile, violations));
   const requirements = new Map<string, Requirement>();
   for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
-    if (requirements.has(entry.id)) throw new SpecError(`spec: ${catalogueFile} lists the requirement id ${entry.id} twice`);
+    if (requirements.has(entry.id))
+      throw new SpecError(`spec: ${catalogueFile} lists the requirement id ${entry.id} twice`);
     requirements.set(entry.id, entry);
   }
   return requirements;

@@ -253,7 +253,7 @@ describe('through the command line', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(
         new RegExp(
-          `^pagi-conform: Nothing answers at ${target.replace(/[.]/g, '\\.')}/v1/\u2026: .*path prefix included\.\n$`,
+          `^pagi-conform: Nothing answers at ${target.replace(/[.]/g, '\\.')}/v1/\u2026: .*path prefix included.\n$`,
         ),
       );
       expect(run.stderr.split('\n')).toHaveLength(2);
