@@ -1,9 +1,15 @@
 /**
  * `pagi-conform` command dispatcher. Each subcommand lives in its own module and returns an exit code:
  * 0 success/CONFORMANT, 1 NOT CONFORMANT (or a failed verification), 2 usage, configuration, connection or set-up
- * error (credentials refused, no PAGI gateway at the target), 3 INCONCLUSIVE.
+ * error (credentials refused, no PAGI gateway at the target), 3 INCONCLUSIVE. An error a command throws is printed
+ * here, the one place that maps errors to exit codes: a KitError as its one sentence with its class's `exitCode`,
+ * anything else as a defect of the kit (exit 2).
  */
-import { EXIT } from '../core/types/errors.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { didYouMean } from '../core/config/suggest.js';
+import { KIT_ROOT } from '../core/spec/paths.js';
+import { EXIT, KitError } from '../core/types/errors.js';
 const USAGE = `usage: pagi-conform <command> [options]
 
 commands:
@@ -19,6 +25,7 @@ commands:
   pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text
+  --version, -v     print the kit's version (pagi-conform <version>)
 
 'pagi-conform <command> --help' shows a command's options.`;
 
@@ -35,6 +42,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pact: async () => (await import('./pact.js')).pactMain,
 };
 
+/** The kit's version, as its package.json says (the one file that holds it). */
+function kitVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -42,12 +54,43 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return name ? EXIT.ok : EXIT.usage;
   }
+  if (name === '--version' || name === '-v') {
+    console.log(`pagi-conform ${kitVersion()}`);
+    return EXIT.ok;
+  }
   const load = COMMANDS[name];
   if (!load) {
-    console.error(`pagi-conform: unknown command '${name}'. Run 'pagi-conform help' for the list.`);
+    const hint = didYouMean(name.replace(/^-+/, ''), [...Object.keys(COMMANDS), 'help', 'version'], (c) =>
+      c === 'version' ? '--version' : c,
+    );
+    console.error(`pagi-conform: unknown command '${name}'${hint || '.'} Run 'pagi-conform help' for the list.`);
     return EXIT.usage;
   }
-  return (await load())(rest);
+  try {
+    return await (await load())(rest);
+  } catch (error) {
+    return failed(error);
+  }
+}
+
+/**
+ * Print what a command threw and give its exit code: a KitError's message (one sentence, on one line) and its
+ * class's `exitCode`; any other error is the kit's own defect, printed with where it arose, exit 2.
+ */
+export function failed(error: unknown): number {
+  if (error instanceof KitError) {
+    console.error(`pagi-conform: ${error.message.replace(/\s*\n\s*/g, ' ')}`);
+    return error.exitCode;
+  }
+  const e = error instanceof Error ? error : new Error(String(error));
+  const at = e.stack
+    ?.split('\n')
+    .find((l) => /^\s+at /.test(l))
+    ?.trim();
+  console.error(
+    `pagi-conform: the command failed on a defect of the kit (${e.message.split('\n')[0]}${at ? `, ${at}` : ''}); please report it with the command line.`,
+  );
+  return EXIT.usage;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

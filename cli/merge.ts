@@ -18,24 +18,15 @@ const HELP = [
 
 /** Run the command with its arguments; returns the exit code. */
 export async function mergeMain(argv: string[]): Promise<number> {
-  try {
-    const { options: explicit, positionals } = parseCommandLine('merge', argv, true);
-    if (explicit.help) {
-      console.log(HELP);
-      return EXIT.ok;
-    }
-    if (!positionals.length)
-      throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
-    const options = { ...defaults('merge'), ...readEnv(process.env, 'merge'), ...explicit } as RunOptions;
-    const { mergeKitShards } = await import('../kit/kit.js');
-    const { result } = await mergeKitShards(positionals, options, ['pagi-conform', 'merge', ...argv]);
-    return result.exitCode;
-  } catch (e) {
-    console.error(
-      e instanceof UsageError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: the merge could not complete: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
+  const { options: explicit, positionals } = parseCommandLine('merge', argv, true);
+  if (explicit.help) {
+    console.log(HELP);
+    return EXIT.ok;
   }
+  if (!positionals.length)
+    throw new UsageError("Name the folders of the shard runs to merge; 'pagi-conform merge --help' shows how.");
+  const options = { ...defaults('merge'), ...readEnv(process.env, 'merge'), ...explicit } as RunOptions;
+  const { mergeKitShards } = await import('../kit/kit.js');
+  const { result } = await mergeKitShards(positionals, options, ['pagi-conform', 'merge', ...argv]);
+  return result.exitCode;
 }

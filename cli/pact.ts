@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { optionLines, parseCommandLine, readEnv } from '../core/config/load.js';
 import { defaults, type Command, type RunOptions } from '../core/config/options.js';
-import { EXIT, UsageError } from '../core/types/errors.js';
+import { EXIT, PactFileError, UsageError } from '../core/types/errors.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 /** What each `pact` command does, above its options (generated from the options table). */
 const ABOUT: Record<'generate' | 'verify' | 'check', string> = {
@@ -46,7 +47,7 @@ function pactFiles(where: string): string[] {
   try {
     stat = fs.statSync(where);
   } catch {
-    throw new UsageError(`no pact file or folder ${where}`);
+    throw new UsageError(`No pact file or folder ${where}; check --pact.`);
   }
   if (stat.isFile()) return [path.resolve(where)];
   const files = fs
@@ -54,7 +55,7 @@ function pactFiles(where: string): string[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => path.resolve(where, f));
-  if (!files.length) throw new UsageError(`the folder ${where} holds no .json pact file`);
+  if (!files.length) throw new UsageError(`The folder ${where} holds no .json pact file; check --pact.`);
   return files;
 }
 
@@ -63,6 +64,24 @@ async function generate(values: RunOptions): Promise<number> {
   const file = writePact(values.pactOut!, { profile: values.profile });
   console.log(`pact written: ${path.relative(process.cwd(), file) || file}`);
   return EXIT.ok;
+}
+
+/** ANSI escape sequences (colours, cursor movements) as Pact's native core writes them. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[ -/]*[@-~]`, 'g');
+
+/**
+ * Whether output written to a stream may keep its colours: not when NO_COLOR is set (https://no-color.org), and not
+ * when the stream is no terminal (a file, a pipe, a CI log) unless FORCE_COLOR asks for them.
+ */
+export function keepsColours(env: NodeJS.ProcessEnv, isTTY: boolean | undefined): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return Boolean(isTTY);
+}
+
+/** A line of the Verifier's output as it is written out: colours dropped unless the stream keeps them. */
+export function outputLine(line: string, colours: boolean): string {
+  return colours ? line : line.replace(ANSI, '');
 }
 
 /**
@@ -83,17 +102,25 @@ async function maskedChild(argv: string[], values: RunOptions): Promise<number> 
     fields: [profile.fields.card.number, profile.fields.card.securityCode],
   };
   const entry = path.join(KIT_ROOT, 'bin', 'pagi-conform.js');
+  // Pact's native core colours its report whatever NO_COLOR says: the colours are dropped here, line by line.
+  const colours = {
+    out: keepsColours(process.env, process.stdout.isTTY),
+    err: keepsColours(process.env, process.stderr.isTTY),
+  };
   const child = spawn(process.execPath, [entry, 'pact', ...argv], {
-    env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1' },
+    env: { ...process.env, PAGI_PACT_VERIFY_CHILD: '1', ...(colours.out ? {} : { NO_COLOR: '1' }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
+  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream, keep: boolean) =>
     new Promise<void>((resolve) =>
       createInterface({ input: from, crlfDelay: Infinity })
-        .on('line', (line) => to.write(`${maskText(line, rules)}\n`))
+        .on('line', (line) => to.write(`${maskText(outputLine(line, keep), rules)}\n`))
         .on('close', resolve),
     );
-  const done = Promise.all([pipe(child.stdout!, process.stdout), pipe(child.stderr!, process.stderr)]);
+  const done = Promise.all([
+    pipe(child.stdout!, process.stdout, colours.out),
+    pipe(child.stderr!, process.stderr, colours.err),
+  ]);
   const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 2)));
   await done;
   return code;
@@ -102,8 +129,10 @@ async function maskedChild(argv: string[], values: RunOptions): Promise<number> 
 async function verify(values: RunOptions, argv: string[] = []): Promise<number> {
   if (!process.env.PAGI_PACT_VERIFY_CHILD) return maskedChild(argv, values);
   const brokerUrl = values.brokerUrl;
-  if (!values.target) throw new UsageError('name the gateway to verify with --target URL');
-  if (values.publish && !values.providerVersion) throw new UsageError('--publish needs --provider-version');
+  if (!values.target)
+    throw new UsageError("Name the gateway to verify with --target URL; 'pagi-conform pact --help' shows how.");
+  if (values.publish && !values.providerVersion)
+    throw new UsageError('--publish needs --provider-version: name the version of the gateway the results are for.');
   const { kitSpec } = await import('../core/spec/load.js');
   const { loadProfile } = await import('../core/profile/load.js');
   const { sandboxCredentials, writePact } = await import('../pact/interactions.js');
@@ -152,10 +181,9 @@ async function verify(values: RunOptions, argv: string[] = []): Promise<number> 
     const loading = outcome.mismatches.filter((m) => /^Failed to load pact/.test(m.interaction));
     if (loading.length && loading.length === outcome.mismatches.length) {
       // A set-up failure (broker or pact file unreachable), not a verdict on the gateway.
-      console.error(
-        `pagi-conform pact verify: could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}`,
+      throw new PactFileError(
+        `pact verify could not load the pacts: ${loading[0]!.message.split('\n')[0]!.slice(0, 300)}; check --pact or --broker-url.`,
       );
-      return EXIT.usage;
     }
     console.log(
       `pact verify: ${new Set(outcome.mismatches.map((m) => m.interaction)).size} interaction(s) failed against ${values.target}:`,
@@ -171,15 +199,10 @@ async function verify(values: RunOptions, argv: string[] = []): Promise<number> 
 }
 
 async function check(values: RunOptions, positionals: string[]): Promise<number> {
-  if (positionals.length !== 1) throw new UsageError("name one pact file: 'pagi-conform pact check FILE'");
+  if (positionals.length !== 1) throw new UsageError("Name one pact file: 'pagi-conform pact check FILE'.");
   const failOn = values.failOn;
   const { readPactFile, checkPact, reportCheck } = await import('../pact/check.js');
-  let pact: ReturnType<typeof readPactFile>;
-  try {
-    pact = readPactFile(positionals[0]!);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const pact = readPactFile(positionals[0]!);
   const result = checkPact(pact, {
     profile: values.profile,
     failOn,
@@ -215,31 +238,21 @@ export async function pactMain(argv: string[]): Promise<number> {
     console.log(usage());
     return sub ? 0 : 2;
   }
-  try {
-    if (!(SUBCOMMANDS as readonly string[]).includes(sub))
-      throw new UsageError(`unknown pact command '${sub}'; use generate, verify or check`);
-    const name = sub as (typeof SUBCOMMANDS)[number];
-    if (rest.includes('-h')) {
-      console.log(usage(name));
-      return EXIT.ok;
-    }
-    const { values, positionals } = optionsOf(`pact ${name}`, rest);
-    if (values.help) {
-      console.log(usage(name));
-      return EXIT.ok;
-    }
-    if (name === 'generate') return await generate(values);
-    if (name === 'verify') return await verify(values, argv);
-    return await check(values, positionals);
-  } catch (e) {
-    const message = (e as Error).message.split('\n')[0];
-    if (e instanceof UsageError) {
-      console.error(
-        `pagi-conform pact: ${message}${/--help/.test(message ?? '') ? '' : "; run 'pagi-conform pact --help' for the options."}`,
-      );
-      return EXIT.usage;
-    }
-    console.error(`pagi-conform pact ${sub}: ${message}`);
-    return EXIT.usage;
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub))
+    throw new UsageError(
+      `Unknown pact command '${sub}'${didYouMean(sub, SUBCOMMANDS, (c) => `pact ${c}`) || '.'} The commands are pact generate, pact verify and pact check.`,
+    );
+  const name = sub as (typeof SUBCOMMANDS)[number];
+  if (rest.includes('-h')) {
+    console.log(usage(name));
+    return EXIT.ok;
   }
+  const { values, positionals } = optionsOf(`pact ${name}`, rest);
+  if (values.help) {
+    console.log(usage(name));
+    return EXIT.ok;
+  }
+  if (name === 'generate') return await generate(values);
+  if (name === 'verify') return await verify(values, argv);
+  return await check(values, positionals);
 }

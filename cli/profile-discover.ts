@@ -142,12 +142,9 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   } catch (e) {
-    console.error(
-      e instanceof UsageError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: profile discover failed: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
+    // Left guarded: cli/main.ts prints the error through the same masking.
+    release = () => {};
+    throw e;
   } finally {
     release();
   }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { optionLines, parseCommandLine } from '../core/config/load.js';
 import { UsageError } from '../core/config/options.js';
 import { CURRENT_PROFILE_FORMAT, formatLabel } from '../core/profile/formats.js';
-import { changeCounts, ProfileFormatError, readProfile } from '../core/profile/load.js';
+import { changeCounts, locatedProblems, readProfile } from '../core/profile/load.js';
 import { migratedYaml, type Migration, type ProfileChange } from '../core/profile/migrate.js';
 import { EXIT } from '../core/types/errors.js';
 import { parseYamlText } from '../core/yaml.js';
@@ -69,71 +69,57 @@ export function writeFile(file: string, text: string): void {
 
 /** Run the command with its arguments (after `profile migrate`); returns the exit code. */
 export async function profileMigrateMain(argv: string[]): Promise<number> {
-  try {
-    const { options, positionals } = parseCommandLine('profile migrate', argv, true);
-    if (options.help) {
-      console.log(HELP);
-      return EXIT.ok;
-    }
-    if (positionals.length !== 1)
-      throw new UsageError("Name one profile file; 'pagi-conform profile migrate --help' shows how.");
-    const file = positionals[0]!;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
-    }
-    let value: unknown;
-    try {
-      value = parseYamlText(text);
-    } catch (e) {
-      throw new UsageError(`${file} is not YAML: ${(e as Error).message.split('\n')[0]}`);
-    }
-    const read = readProfile(value, file);
-    const out = options.profileOut;
-    // With --out the changes are the command's output; without, the profile is, and the changes go to stderr.
-    const say = out ? (line: string) => console.log(line) : (line: string) => console.error(line);
-    if (!read.profile && !read.migration) {
-      const as = read.problemsOf ? formatLabel(read.problemsOf) : `format ${CURRENT_PROFILE_FORMAT}`;
-      console.error(
-        `${file}: NOT MIGRATED: not a valid profile of ${read.closest ? `any format the kit knows (closest: ${as})` : as} (${read.problems.length} problem${read.problems.length === 1 ? '' : 's'}):`,
-      );
-      for (const p of read.problems) console.error(`  - ${p}`);
-      return EXIT.failed;
-    }
-    if (!read.migration) {
-      say(`${file}: already a profile of format ${CURRENT_PROFILE_FORMAT}; nothing to migrate`);
-      if (!out) process.stdout.write(text);
-      else if (path.resolve(out) !== path.resolve(file)) writeFile(out, text);
-      return EXIT.ok;
-    }
-    for (const line of report(file, read.migration, read.alsoValidIn)) say(line);
-    if (!read.profile) {
-      console.error(
-        `${file}: NOT MIGRATED: the migrated profile breaks ${read.problems.length} rule${read.problems.length === 1 ? '' : 's'} of format ${CURRENT_PROFILE_FORMAT}:`,
-      );
-      for (const p of read.problems) console.error(`  - ${p}`);
-      return EXIT.failed;
-    }
-    const migrated = migratedYaml(text, value as Record<string, unknown>, read.migration);
-    const how = migrated.layoutKept
-      ? 'only the changed keys edited, the rest as written'
-      : 'written again by the yaml library: comments kept, alignment not (a change fell in a flow collection)';
-    if (out) {
-      writeFile(out, migrated.text);
-      say(`wrote ${out}: a valid profile of format ${CURRENT_PROFILE_FORMAT} (${how})`);
-    } else {
-      process.stdout.write(migrated.text);
-      say(`a valid profile of format ${CURRENT_PROFILE_FORMAT} written to standard output (${how})`);
-    }
+  const { options, positionals } = parseCommandLine('profile migrate', argv, true);
+  if (options.help) {
+    console.log(HELP);
     return EXIT.ok;
-  } catch (e) {
-    console.error(
-      e instanceof UsageError || e instanceof ProfileFormatError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: profile migrate failed: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
   }
+  if (positionals.length !== 1)
+    throw new UsageError("Name one profile file; 'pagi-conform profile migrate --help' shows how.");
+  const file = positionals[0]!;
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+  const value: unknown = parseYamlText(text, file);
+  const read = readProfile(value, file);
+  const out = options.profileOut;
+  // With --out the changes are the command's output; without, the profile is, and the changes go to stderr.
+  const say = out ? (line: string) => console.log(line) : (line: string) => console.error(line);
+  if (!read.profile && !read.migration) {
+    const as = read.problemsOf ? formatLabel(read.problemsOf) : `format ${CURRENT_PROFILE_FORMAT}`;
+    console.error(
+      `${file}: NOT MIGRATED: not a valid profile of ${read.closest ? `any format the kit knows (closest: ${as})` : as} (${read.problems.length} problem${read.problems.length === 1 ? '' : 's'}):`,
+    );
+    for (const p of locatedProblems(read.problems, text, file)) console.error(`  - ${p}`);
+    return EXIT.failed;
+  }
+  if (!read.migration) {
+    say(`${file}: already a profile of format ${CURRENT_PROFILE_FORMAT}; nothing to migrate`);
+    if (!out) process.stdout.write(text);
+    else if (path.resolve(out) !== path.resolve(file)) writeFile(out, text);
+    return EXIT.ok;
+  }
+  for (const line of report(file, read.migration, read.alsoValidIn)) say(line);
+  if (!read.profile) {
+    console.error(
+      `${file}: NOT MIGRATED: the migrated profile breaks ${read.problems.length} rule${read.problems.length === 1 ? '' : 's'} of format ${CURRENT_PROFILE_FORMAT}:`,
+    );
+    for (const p of read.problems) console.error(`  - ${p}`);
+    return EXIT.failed;
+  }
+  const migrated = migratedYaml(text, value as Record<string, unknown>, read.migration);
+  const how = migrated.layoutKept
+    ? 'only the changed keys edited, the rest as written'
+    : 'written again by the yaml library: comments kept, alignment not (a change fell in a flow collection)';
+  if (out) {
+    writeFile(out, migrated.text);
+    say(`wrote ${out}: a valid profile of format ${CURRENT_PROFILE_FORMAT} (${how})`);
+  } else {
+    process.stdout.write(migrated.text);
+    say(`a valid profile of format ${CURRENT_PROFILE_FORMAT} written to standard output (${how})`);
+  }
+  return EXIT.ok;
 }

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readYamlFile } from '../core/yaml.js';
-import { deprecationLine, ProfileFormatError, readProfile } from '../core/profile/load.js';
+import { parseYamlText } from '../core/yaml.js';
+import { deprecationLine, locatedProblems, readProfile, readProfileBytes } from '../core/profile/load.js';
 import { formatLabel } from '../core/profile/formats.js';
 import { SPEC_DIR } from '../core/spec/paths.js';
-import { EXIT } from '../core/types/errors.js';
+import { EXIT, UsageError } from '../core/types/errors.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 const USAGE = [
   'usage: pagi-conform profile validate FILE|NAME',
@@ -45,35 +46,19 @@ export async function profileMain(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const [sub, name, ...extra] = argv;
-  if (sub !== 'validate' || !name || extra.length || name.startsWith('-')) {
-    console.error(`${USAGE}\n'pagi-conform profile --help' says more.`);
-    return EXIT.usage;
-  }
-  const file = profileFile(name);
-  let value: unknown;
-  try {
-    value = readYamlFile(file);
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT' && file !== name;
-    console.error(
-      missing
-        ? `pagi-conform: no profile named '${name}' (spec/profiles has ${fs
-            .readdirSync(path.join(SPEC_DIR, 'profiles'))
-            .filter((f) => f.endsWith('.yaml'))
-            .map((f) => f.slice(0, -5))
-            .join(', ')}); a file path needs a '/' or an extension.`
-        : `pagi-conform: cannot read profile ${name}: ${(e as Error).message.split('\n')[0]}`,
+  if (sub !== 'validate') {
+    const hint = sub ? didYouMean(sub, ['validate', 'migrate', 'discover'], (c) => `profile ${c}`) : '';
+    throw new UsageError(
+      `${sub ? `Unknown profile command '${sub}'${hint || '.'}` : 'Name a profile command.'} The commands are profile validate, profile migrate and profile discover; 'pagi-conform profile --help' says more.`,
     );
-    return EXIT.usage;
   }
-  let read: ReturnType<typeof readProfile>;
-  try {
-    read = readProfile(value, name);
-  } catch (e) {
-    if (!(e instanceof ProfileFormatError)) throw e;
-    console.error(`pagi-conform: ${e.message}`);
-    return EXIT.usage;
-  }
+  if (!name || extra.length || name.startsWith('-'))
+    throw new UsageError(
+      `Name one profile to validate ('pagi-conform profile validate FILE|NAME'${extra.length ? `; received also '${extra.join(' ')}'` : ''}); 'pagi-conform profile --help' says more.`,
+    );
+  const file = profileFile(name);
+  const text = readProfileBytes(name, path.resolve(file)).toString('utf8');
+  const read = readProfile(parseYamlText(text, file), name);
   if (read.migration) console.error(deprecationLine(name, read.migration));
   const { problems } = read;
   if (problems.length) {
@@ -81,7 +66,7 @@ export async function profileMain(argv: string[]): Promise<number> {
       ? `, read as ${formatLabel(read.problemsOf)}${read.closest ? ', the closest format' : ''}`
       : '';
     console.error(`${name}: NOT VALID (${problems.length} problem${problems.length > 1 ? 's' : ''}${as})`);
-    for (const p of problems) console.error(`  - ${p}`);
+    for (const p of locatedProblems(problems, text, file)) console.error(`  - ${p}`);
     return EXIT.failed;
   }
   console.log(

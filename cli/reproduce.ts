@@ -40,88 +40,77 @@ function outcomeLines(now: CheckResult, before: CheckResult | undefined): string
 
 /** Run the command with its arguments; returns the exit code. */
 export async function reproduceMain(argv: string[]): Promise<number> {
-  try {
-    const { options: explicit, positionals } = parseCommandLine('run', argv, true);
-    if (explicit.help) {
-      console.log(HELP);
-      return EXIT.ok;
-    }
-    if (positionals.length !== 2)
-      throw new UsageError(
-        "Name a results.json and a check (CHECK or CHECK@operation); 'pagi-conform reproduce --help' shows how.",
-      );
-    const [file, selector] = positionals as [string, string];
-    let results: RunResult;
-    try {
-      results = JSON.parse(fs.readFileSync(file, 'utf8')) as RunResult;
-    } catch (e) {
-      throw new UsageError(
-        `Cannot read ${file} as results.json: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
-      );
-    }
-    if (!results?.metadata || !Array.isArray(results.checks))
-      throw new UsageError(`${file} is not a results.json of pagi-conform run.`);
-    const [checkId, operation] = selector.split('@') as [string, string | undefined];
-    const before = results.checks.filter((c) => c.checkId === checkId && (!operation || c.operation === operation));
-    if (!before.length)
-      throw new UsageError(
-        `${file} has no result of ${selector}; the check ids are those of 'pagi-conform run --list'.`,
-      );
-    const m = results.metadata;
-    const profile = fs.existsSync(m.profile.file) ? m.profile.file : m.profile.name;
-    const recorded: Partial<RunOptions> = {
-      ...(m.target.embedded ? {} : { target: m.target.baseUrl }),
-      profile,
-      seed: m.seed,
-    };
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-reproduce-'));
-    const options = resolveOptions({
-      ...recorded,
-      ...explicit,
-      only: before.map((c) => `${c.operation}/${c.checkId}`),
-      skip: [],
-      reporter: [],
-      out,
-      list: false,
-    });
-    guardStandardStreams();
-    protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
-    console.log(
-      printable(
-        `reproducing ${selector} of ${file}: target ${options.target ?? 'the embedded reference gateway'}, seed ${options.seed}, profile ${m.profile.name}`,
-      ),
-    );
-    const { runKit } = await import('../kit/kit.js');
-    let result: RunResult;
-    try {
-      ({ result } = await runKit(options, { commandLine: ['pagi-conform', 'reproduce', ...argv] }));
-    } finally {
-      fs.rmSync(out, { recursive: true, force: true });
-    }
-    const now = result.checks.filter((c) => before.some((b) => b.checkId === c.checkId && b.operation === c.operation));
-    for (const r of now)
-      for (const line of outcomeLines(
-        r,
-        before.find((b) => b.operation === r.operation),
-      ))
-        console.log(line);
-    if (now.some((r) => evidenceOf(r)?.curl.includes('$PAGI_')))
-      console.log(
-        '  (export PAGI_CARD, PAGI_CARD_MONTH, PAGI_CARD_YEAR, PAGI_CVC and PAGI_SECRET, the test card, its expiry, security code and secret of the config, before running a curl line)',
-      );
-    const failing = now.filter((r) => r.status === 'failed').length;
-    console.log(
-      failing
-        ? `reproduced: ${failing} of ${now.length} fail again`
-        : `not reproduced: ${now.length ? 'the check no longer fails' : 'the check did not run'}`,
-    );
-    return failing ? 1 : 0;
-  } catch (e) {
-    console.error(
-      e instanceof UsageError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: reproduce failed: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
+  const { options: explicit, positionals } = parseCommandLine('run', argv, true);
+  if (explicit.help) {
+    console.log(HELP);
+    return EXIT.ok;
   }
+  if (positionals.length !== 2)
+    throw new UsageError(
+      "Name a results.json and a check (CHECK or CHECK@operation); 'pagi-conform reproduce --help' shows how.",
+    );
+  const [file, selector] = positionals as [string, string];
+  let results: RunResult;
+  try {
+    results = JSON.parse(fs.readFileSync(file, 'utf8')) as RunResult;
+  } catch (e) {
+    throw new UsageError(
+      `Cannot read ${file} as results.json: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+    );
+  }
+  if (!results?.metadata || !Array.isArray(results.checks))
+    throw new UsageError(`${file} is not a results.json of pagi-conform run.`);
+  const [checkId, operation] = selector.split('@') as [string, string | undefined];
+  const before = results.checks.filter((c) => c.checkId === checkId && (!operation || c.operation === operation));
+  if (!before.length)
+    throw new UsageError(`${file} has no result of ${selector}; the check ids are those of 'pagi-conform run --list'.`);
+  const m = results.metadata;
+  const profile = fs.existsSync(m.profile.file) ? m.profile.file : m.profile.name;
+  const recorded: Partial<RunOptions> = {
+    ...(m.target.embedded ? {} : { target: m.target.baseUrl }),
+    profile,
+    seed: m.seed,
+  };
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-reproduce-'));
+  const options = resolveOptions({
+    ...recorded,
+    ...explicit,
+    only: before.map((c) => `${c.operation}/${c.checkId}`),
+    skip: [],
+    reporter: [],
+    out,
+    list: false,
+  });
+  guardStandardStreams();
+  protectOutput({ secrets: options.secret ? [options.secret] : [], cards: Object.values(options.cards ?? {}) });
+  console.log(
+    printable(
+      `reproducing ${selector} of ${file}: target ${options.target ?? 'the embedded reference gateway'}, seed ${options.seed}, profile ${m.profile.name}`,
+    ),
+  );
+  const { runKit } = await import('../kit/kit.js');
+  let result: RunResult;
+  try {
+    ({ result } = await runKit(options, { commandLine: ['pagi-conform', 'reproduce', ...argv] }));
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+  const now = result.checks.filter((c) => before.some((b) => b.checkId === c.checkId && b.operation === c.operation));
+  for (const r of now)
+    for (const line of outcomeLines(
+      r,
+      before.find((b) => b.operation === r.operation),
+    ))
+      console.log(line);
+  if (now.some((r) => evidenceOf(r)?.curl.includes('$PAGI_')))
+    console.log(
+      '  (export PAGI_CARD, PAGI_CARD_MONTH, PAGI_CARD_YEAR, PAGI_CVC and PAGI_SECRET, the test card, its expiry, security code and secret of the config, before running a curl line)',
+    );
+  const failing = now.filter((r) => r.status === 'failed').length;
+  console.log(
+    failing
+      ? `reproduced: ${failing} of ${now.length} fail again`
+      : `not reproduced: ${now.length ? 'the check no longer fails' : 'the check did not run'}`,
+  );
+  return failing ? 1 : 0;
 }

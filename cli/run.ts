@@ -1,7 +1,7 @@
 /** `pagi-conform run`: parse the options, run, print where the reports are, exit with the verdict's code. */
 import path from 'node:path';
 import { helpText, parseArgv, resolveOptions } from '../core/config/load.js';
-import { UsageError, type RunOptions } from '../core/config/options.js';
+import type { RunOptions } from '../core/config/options.js';
 import { guardStandardStreams, protectOutput } from '../core/mask.js';
 import { INTERRUPTS, type Interrupt } from '../engine/interrupts.js';
 import { EXIT } from '../core/types/errors.js';
@@ -14,7 +14,10 @@ async function list(options: RunOptions): Promise<number> {
   return EXIT.ok;
 }
 
-/** Run the command with its arguments; returns the exit code (0, 1, 2 or 3; 130 or 143 when interrupted). */
+/**
+ * Run the command with its arguments; returns the exit code (0, 1 or 3; 130 or 143 when interrupted), or throws the
+ * KitError that stopped it (cli/main.ts prints it and exits with its class's code).
+ */
 export async function runMain(argv: string[]): Promise<number> {
   // SIGINT/SIGTERM: stop sending, write the reports of the checks run so far, exit 130/143. A second one exits at
   // once. A signal while the run is being prepared stops it before anything is sent (the reports still say so).
@@ -57,14 +60,6 @@ export async function runMain(argv: string[]): Promise<number> {
       setTimeout(() => process.exit(code), 300).unref();
     }
     return result.exitCode;
-  } catch (e) {
-    // Usage, configuration and connection errors are one sentence; anything else is the kit's own failure.
-    console.error(
-      e instanceof UsageError
-        ? `pagi-conform: ${e.message}`
-        : `pagi-conform: the run could not complete: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
   } finally {
     if (!stop.signal.aborted) release();
   }

@@ -65,40 +65,26 @@ ${flagHelp(SELFTEST_FLAGS)}`;
 
 /** Run the command with its arguments; returns the exit code. */
 export async function selftestMain(argv: string[]): Promise<number> {
-  let options: Parameters<typeof runSelftest>[0];
-  let out: string;
-  try {
-    const { values, help } = parseFlags(SELFTEST_FLAGS, argv);
-    if (help) {
-      console.log(USAGE);
-      return EXIT.ok;
-    }
-    const flags = values as SelftestFlags;
-    out = path.resolve(flags.out);
-    options = {
-      jobs: flags.jobs ?? SELFTEST_DEFAULTS.jobs,
-      only: flags.only,
-      seed: flags.seed,
-      notifyWait: flags.notifyWait,
-      concurrency: flags.concurrency,
-      onRun: (run, done, total) =>
-        console.error(
-          `[${done}/${total}] ${run.name}: ${run.verdict} (${run.failed.length} failed checks, ${(run.durationMs / 1000).toFixed(1)} s)`,
-        ),
-    };
-  } catch (error) {
-    console.error(
-      `pagi-conform selftest: ${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}; run 'pagi-conform selftest --help' for the options.`,
-    );
-    return EXIT.usage;
+  const { values, help } = parseFlags(SELFTEST_FLAGS, argv, 'selftest');
+  if (help) {
+    console.log(USAGE);
+    return EXIT.ok;
   }
-  try {
-    const result = await runSelftest(options);
-    console.log(selftestText(result));
-    console.log(`report: ${path.relative(process.cwd(), writeSelftestJson(result, out)) || out}`);
-    return result.score.passed ? EXIT.ok : EXIT.failed;
-  } catch (error) {
-    console.error(`pagi-conform selftest: ${(error as Error).message}`);
-    return EXIT.usage;
-  }
+  const flags = values as SelftestFlags;
+  const out = path.resolve(flags.out);
+  const options: Parameters<typeof runSelftest>[0] = {
+    jobs: flags.jobs ?? SELFTEST_DEFAULTS.jobs,
+    only: flags.only,
+    seed: flags.seed,
+    notifyWait: flags.notifyWait,
+    concurrency: flags.concurrency,
+    onRun: (run, done, total) =>
+      console.error(
+        `[${done}/${total}] ${run.name}: ${run.verdict} (${run.failed.length} failed checks, ${(run.durationMs / 1000).toFixed(1)} s)`,
+      ),
+  };
+  const result = await runSelftest(options);
+  console.log(selftestText(result));
+  console.log(`report: ${path.relative(process.cwd(), writeSelftestJson(result, out)) || out}`);
+  return result.score.passed ? EXIT.ok : EXIT.failed;
 }

@@ -19,27 +19,20 @@ const HELP = [
 
 /** Run the command with its arguments; returns the exit code. */
 export async function verifyMain(argv: string[]): Promise<number> {
-  try {
-    const { options, positionals } = parseCommandLine('verify', argv, true);
-    if (options.help) {
-      console.log(HELP);
-      return EXIT.ok;
-    }
-    if (positionals.length !== 1) throw new UsageError("Name one report file; 'pagi-conform verify --help' shows how.");
-    const file = positionals[0]!;
-    let html: string;
-    try {
-      html = fs.readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
-    }
-    const verification = verifyReport(html, options.publicKey ? loadPublicKey(options.publicKey) : undefined);
-    for (const line of verification.lines) console.log(`${file}: ${line}`);
-    return verification.ok ? 0 : 1;
-  } catch (e) {
-    console.error(
-      e instanceof UsageError ? `pagi-conform: ${e.message}` : `pagi-conform: verify failed: ${(e as Error).message}`,
-    );
-    return EXIT.usage;
+  const { options, positionals } = parseCommandLine('verify', argv, true);
+  if (options.help) {
+    console.log(HELP);
+    return EXIT.ok;
   }
+  if (positionals.length !== 1) throw new UsageError("Name one report file; 'pagi-conform verify --help' shows how.");
+  const file = positionals[0]!;
+  let html: string;
+  try {
+    html = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`Cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`);
+  }
+  const verification = verifyReport(html, options.publicKey ? loadPublicKey(options.publicKey) : undefined);
+  for (const line of verification.lines) console.log(`${file}: ${line}`);
+  return verification.ok ? 0 : 1;
 }

@@ -341,3 +341,22 @@ export function guardStandardStreams(): () => void {
     if (--guards === 0) restoreStreams?.();
   };
 }
+
+/** Keys whose values an error message never shows. */
+const SECRET_KEY = /secret|password|token|security.?code|cvc|cvv|private|cards?\b/i;
+
+/**
+ * A value as an error message shows it ("the value seen"): a scalar as written (strings quoted, cut after 40
+ * characters), card-like digit runs masked, the value of a key that names a secret replaced; a collection as its
+ * kind. `key` is the last key of the value's path, or the flag, variable or key the value was given as.
+ */
+export function shownValue(value: unknown, key?: string): string {
+  if (key && SECRET_KEY.test(key) && value !== null && typeof value !== 'object') return '[SECRET]';
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (value && typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') {
+    const text = maskText(value);
+    return `'${text.length > 40 ? `${text.slice(0, 37)}...` : text}'`;
+  }
+  return maskText(String(value));
+}

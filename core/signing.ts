@@ -1,6 +1,7 @@
 import { createHmac, hash } from 'node:crypto';
 import type { OperationKey } from './model.js';
 import type { PAGIProfile } from './types/generated.js';
+import { ProfileError } from './types/errors.js';
 
 /** The signature section of a profile. */
 export type SignatureProfile = PAGIProfile['signature'];
@@ -41,7 +42,7 @@ function scalarText(value: unknown): string | undefined {
 
 function fromFieldList(rule: ListRule, operation: OperationKey, body: Record<string, unknown>): string {
   const fields = rule.fields[operation];
-  if (!fields) throw new Error(`signature: the profile has no field list for ${operation}`);
+  if (!fields) throw new ProfileError(`signature: the profile has no field list for ${operation}`);
   const parts: string[] = [];
   for (const field of fields) {
     if (leftOut(rule, body[field])) continue;
@@ -102,11 +103,11 @@ export function stringToSign(
   const rule = sig.response;
   if (!rule.signed) return undefined;
   if ('pairs' in rule) {
-    if (rule.pairs.mode !== 'sortedPairs') throw new Error('signature: response pairs without mode sortedPairs');
+    if (rule.pairs.mode !== 'sortedPairs') throw new ProfileError('signature: response pairs without mode sortedPairs');
     return fromSortedPairs(rule.pairs, body);
   }
   if (rule.mode !== 'fieldList')
-    throw new Error('signature: a signed response rule is either sorted pairs or field lists');
+    throw new ProfileError('signature: a signed response rule is either sorted pairs or field lists');
   if (!(rule.fields as Record<string, unknown>)[operation]) return undefined;
   return fromFieldList(rule as ListRule, operation, body);
 }

@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { isMap, isNode, isSeq, LineCounter, parse as parseYaml, parseDocument, YAMLParseError } from 'yaml';
 import { kitCacheDir } from './cache.js';
+import { YamlSyntaxError } from './types/errors.js';
 
 const memory = new Map<string, string>();
 let cacheDir: string | null | undefined;
@@ -31,8 +32,11 @@ function dir(): string | null {
   return cacheDir;
 }
 
-/** Parse YAML text (through the cache; repeated keys refused, as `yaml` does by default). The value is a fresh copy the caller may change. */
-export function parseYamlText(text: string): any {
+/**
+ * Parse YAML text (through the cache; repeated keys refused, as `yaml` does by default). The value is a fresh copy the
+ * caller may change. A syntax error is a YamlSyntaxError naming `source` (what the text was read from) and the place.
+ */
+export function parseYamlText(text: string, source = 'the YAML text'): any {
   const key = createHash('sha256').update(text).digest('hex');
   const remembered = memory.get(key);
   if (remembered !== undefined) return JSON.parse(remembered);
@@ -47,7 +51,12 @@ export function parseYamlText(text: string): any {
       // not cached yet (or unreadable): parse
     }
   }
-  const value = parseYaml(text, { uniqueKeys: true });
+  let value: unknown;
+  try {
+    value = parseYaml(text, { uniqueKeys: true });
+  } catch (e) {
+    throw e instanceof YAMLParseError ? syntaxError(e, source) : e;
+  }
   const json = JSON.stringify(value);
   if (json !== undefined && isPlainJson(value)) {
     memory.set(key, json);
@@ -64,9 +73,76 @@ export function parseYamlText(text: string): any {
   return value;
 }
 
-/** Read and parse a YAML file (through the cache). */
+/** Read and parse a YAML file (through the cache); a syntax error is a YamlSyntaxError naming the file and the place. */
 export function readYamlFile(file: string): any {
-  return parseYamlText(fs.readFileSync(file, 'utf8'));
+  return parseYamlText(fs.readFileSync(file, 'utf8'), file);
+}
+
+/**
+ * The parser's error as one sentence: `file:line:column: not valid YAML: what the parser found; correct the file there.`
+ * The parser's excerpt of the line is left out: the line may hold a secret or a card number.
+ */
+function syntaxError(e: YAMLParseError, file: string): YamlSyntaxError {
+  const [line, column] = e.linePos ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
+  const what = e.message
+    .split('\n')[0]!
+    .replace(/ at line [0-9]+, column [0-9]+:?\s*$/, '')
+    .replace(/[.:]\s*$/, '');
+  const at = line === undefined ? file : `${file}:${line}:${column}`;
+  return new YamlSyntaxError(
+    `${at}: not valid YAML: ${what.charAt(0).toLowerCase()}${what.slice(1)}; correct the file there.`,
+  );
+}
+
+/** A place in a YAML text, 1-based. */
+export interface YamlPosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Where the node at `path` (keys and indexes) is written in YAML `text`: the value's position, or its key's with
+ * `key`; the deepest node of the path that exists when the path goes further than the text (a missing key lies in the
+ * mapping that lacks it). Undefined when the text cannot be parsed or has no root node.
+ */
+export function yamlPosition(text: string, path: readonly (string | number)[], key = false): YamlPosition | undefined {
+  const lineCounter = new LineCounter();
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: false });
+  } catch {
+    return undefined;
+  }
+  let node: unknown = doc.contents;
+  let at: [number, number, number] | undefined = isNode(node) ? (node.range ?? undefined) : undefined;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => String((p.key as { value?: unknown } | null)?.value ?? p.key) === String(segment),
+      );
+      if (!pair) break;
+      const k = isNode(pair.key) ? pair.key.range : undefined;
+      node = pair.value;
+      const v = isNode(node) ? node.range : undefined;
+      at = (key && segment === path[path.length - 1] ? k : (v ?? k)) ?? at;
+    } else if (isSeq(node) && /^[0-9]+$/.test(String(segment))) {
+      const item = node.items[Number(segment)];
+      if (item === undefined) break;
+      node = item;
+      at = (isNode(item) ? item.range : undefined) ?? at;
+    } else break;
+  }
+  if (!at) return undefined;
+  const { line, col } = lineCounter.linePos(at[0]);
+  return { line, column: col };
+}
+
+/** The keys of a JSON pointer (`/a/b~1c/0` → `a`, `b/c`, `0`). */
+export function pointerKeys(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** Whether a parsed value survives JSON unchanged (no Infinity, NaN, Date, Map …). */

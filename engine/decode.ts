@@ -8,6 +8,7 @@ import type { DecodedBody, OperationKey, ReceivedResponse } from '../core/model.
 import type { Profile } from '../core/profile/load.js';
 import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { resolveRef } from '../core/spec/pointer.js';
+import { SpecError } from '../core/types/errors.js';
 
 /** Body formats the kit reads. */
 export type BodyFormat = 'json' | 'xml' | 'html';
@@ -38,7 +39,7 @@ function responseFormat(op: OperationModel): BodyFormat {
     const format = formatOfMediaType(media.type);
     if (format) return format;
   }
-  throw new Error(`spec: ${op.key} has no JSON, XML or HTML response media`);
+  throw new SpecError(`spec: ${op.key} has no JSON, XML or HTML response media`);
 }
 
 type Node = Record<string, any>;

@@ -34,8 +34,11 @@ function candidates(spec: SpecModel): OperationKey[] {
   ];
 }
 
-/** Requests the pre-flight sends. */
+/** Requests the pre-flight sends to operations (besides the one to a path of no operation). */
 const REQUESTS = 2;
+
+/** A path no operation has, under the base URL: what the target answers there is what "not served" looks like. */
+export const NO_OPERATION_PATH = '/v1/pagiKitNoSuchOperation';
 
 /** Statuses a web server gives a path or method it does not serve. */
 const NOT_SERVED_STATUSES = new Set([404, 405, 501]);
@@ -198,11 +201,32 @@ function requestsOf(exchanges: readonly Exchange[]): string {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]!;
 }
 
-/** The sentence for answers that all say the same thing, or undefined when the run goes on. */
+/**
+ * Whether every operation was answered HTTP 404 exactly as the path of no operation (`control`) was: same status, same
+ * code text (or, without one, same media type). A gateway that serves the operations answers a path of none with its
+ * unknown-path refusal, which differs from any answer of an operation (an unknown record is a 404 too, with its own
+ * code); a base URL with a wrong path prefix gets the same answer everywhere.
+ */
+function answeredAsNoOperation(
+  profile: Profile,
+  exchanges: readonly Exchange[],
+  control: Exchange | undefined,
+): boolean {
+  if (control?.response?.status !== 404) return false;
+  const sign = (x: Exchange) =>
+    `${x.response?.status} ${codeText(profile, x) ?? x.response?.headers['content-type']?.split(';')[0]?.trim() ?? ''}`;
+  return exchanges.every((x) => x.response?.status === 404 && sign(x) === sign(control));
+}
+
+/**
+ * The sentence for answers that all say the same thing, or undefined when the run goes on. `control` is the answer to
+ * a request of a path no operation has (NO_OPERATION_PATH), when one was sent.
+ */
 export function verdictOfPreflight(
   input: Pick<PreflightInput, 'profile' | 'config' | 'options' | 'embedded'>,
   exchanges: readonly Exchange[],
   rules: MaskRules,
+  control?: Exchange,
 ): string | undefined {
   if (!exchanges.length) return undefined;
   const classes = exchanges.map((x) => classify(input.profile, x));
@@ -229,6 +253,10 @@ export function verdictOfPreflight(
       : '; check --target: it is the base URL the operations\u2019 /v1/… paths are added to';
     return `${target} is not a PAGI gateway: ${requestsOf(exchanges)} ${both} ${shown}, not by an operation of the interface, so no check ran${hint}.`;
   }
+  if (answeredAsNoOperation(input.profile, exchanges, control)) {
+    const at = `${base}/v1/\u2026`;
+    return `Nothing answers at ${at}: ${requestsOf(exchanges)} ${both} ${answered(input.profile, first, rules)}, as ${requestsOf([control!])} (a path of no operation) was, so none of the operations is served there and no check ran; check the base URL (--target): the operations' /v1/\u2026 paths are added to it, path prefix included.`;
+  }
   return undefined;
 }
 
@@ -250,10 +278,13 @@ export async function preflight(input: PreflightInput): Promise<void> {
     readPages: false,
   });
   try {
-    const exchanges = await Promise.all(
-      operations.map((op) => client.send(op, harmlessBody(input.spec, op, client, input.config))),
-    );
-    const sentence = verdictOfPreflight(input, exchanges, client.maskRules);
+    const [control, ...exchanges] = await Promise.all([
+      client.send(operations[0]!, harmlessBody(input.spec, operations[0]!, client, input.config), {
+        path: NO_OPERATION_PATH,
+      }),
+      ...operations.map((op) => client.send(op, harmlessBody(input.spec, op, client, input.config))),
+    ]);
+    const sentence = verdictOfPreflight(input, exchanges, client.maskRules, control);
     if (sentence) throw new SetupError(sentence);
   } finally {
     await client.close();

@@ -13,6 +13,7 @@ import type { MaskRules } from '../core/mask.js';
 import type { Exchange, SentRequest } from '../core/model.js';
 import { buildEvidence } from './evidence.js';
 import { isSinkRequest } from './sink.js';
+import { UsageError } from '../core/types/errors.js';
 
 /** Where probes get the notifications the kit received. */
 export interface NotificationSource {
@@ -421,7 +422,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
 /** Split `host:port` (IPv6 in brackets). */
 function splitHostPort(value: string): [string, string] {
   const m = /^\[?([^\]]*?)\]?:([0-9]+)$/.exec(value);
-  if (!m) throw new Error(`not host:port: ${value}`);
+  if (!m) throw new UsageError(`not host:port: ${value}`);
   return [m[1]!, m[2]!];
 }
 

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { FAMILIES, type Check, type Probe } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { covers, operationsIn, scopeRequirement, unknownOperations } from '../core/spec/operations.js';
+import { RegistryError } from '../core/types/errors.js';
 
 /** What a registry module exports. */
 export interface Registry {
@@ -13,9 +14,16 @@ export interface Registry {
 
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
 export async function loadRegistry(file: string): Promise<Registry> {
-  const mod = (await import(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
+  let mod: Partial<Registry>;
+  try {
+    mod = (await import(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
+  } catch (e) {
+    throw new RegistryError(
+      `The registry module ${file} cannot be loaded (${((e as Error).message ?? String(e)).split('\n')[0]}); fix the module or leave --registry out.`,
+    );
+  }
   if (!Array.isArray(mod.CHECKS) || !Array.isArray(mod.PROBES))
-    throw new Error(`registry ${file} must export CHECKS and PROBES arrays`);
+    throw new RegistryError(`The registry module ${file} must export CHECKS and PROBES arrays; export both from it.`);
   return { CHECKS: mod.CHECKS, PROBES: mod.PROBES };
 }
 

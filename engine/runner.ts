@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../core/config/options.js';
+import { didYouMean } from '../core/config/suggest.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../core/mask.js';
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../core/model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../core/profile/load.js';
@@ -41,7 +42,7 @@ import { requestExamples } from './sample.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
 import { blobFile, writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
-import { EXIT } from '../core/types/errors.js';
+import { EXIT, RegistryError, SpecError } from '../core/types/errors.js';
 import { UnreachableError } from '../core/types/errors.js';
 
 /** Extra inputs of a run that are not options. */
@@ -153,22 +154,31 @@ function profileOfSpec(loaded: LoadedProfile, spec: SpecModel): LoadedProfile {
 
 /** The run's profile; one deprecation line on stderr when it is of an earlier format (migrated in memory). */
 function loadProfileForRun(nameOrFile: string): LoadedProfile {
-  let loaded: LoadedProfile;
-  try {
-    loaded = loadProfile(nameOrFile);
-  } catch (e) {
-    throw new UsageError(`The profile ${nameOrFile} cannot be used: ${(e as Error).message.split('\n').join(' ')}`);
-  }
+  // Its errors are the user's, each one sentence saying where (ProfileError, YamlSyntaxError, UsageError, ProfileFormatError).
+  const loaded = loadProfile(nameOrFile);
   if (loaded.migration) process.stderr.write(`${deprecationLine(nameOrFile, loaded.migration)}\n`);
   return loaded;
 }
 
+/** The run's spec: the kit's, or the copy under --spec-root (a SpecError says what in it cannot be used, and where). */
 function loadSpecForRun(root: string | undefined): SpecModel {
   if (!root) return kitSpec();
   try {
     return loadSpec(path.resolve(root));
   } catch (e) {
-    throw new UsageError(`The spec under ${root} cannot be loaded: ${(e as Error).message.split('\n')[0]}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof SpecError)
+      throw new SpecError(
+        `The spec under ${root} cannot be used: ${e.message
+          .replace(/^spec: /, '')
+          .replace(/\s*\n\s*/g, ' ')
+          .replace(/\.$/, '')}; correct the copy, or leave --spec-root out to use the kit's.`,
+      );
+    if (code === 'ENOENT' || code === 'EACCES')
+      throw new UsageError(
+        `The spec under ${root} cannot be read (${(e as Error).message.split('\n')[0]}); --spec-root names a folder holding spec/ and schemas/.`,
+      );
+    throw e;
   }
 }
 
@@ -208,8 +218,11 @@ export function examplePaymentMethod(spec: SpecModel): string[] {
   return [];
 }
 
-function unknownSelectorMessage(selector: string): string {
-  return `'${selector}' names no family, check, operation or requirement of the plan; 'pagi-conform run --list' shows them.`;
+/** An --only/--skip selector that matches nothing, with the closest family, check, operation or requirement id. */
+function unknownSelectorMessage(selector: string, plan: readonly PlannedTest[]): string {
+  const names = new Set(plan.flatMap((t) => [t.family, t.checkId, t.operation, ...t.requirementIds]));
+  const hint = didYouMean(selector.split('/').pop()!, [...names]);
+  return `'${selector}' names no family, check, operation or requirement of the plan${hint || ';'} 'pagi-conform run --list' shows them.`;
 }
 
 /** The registry and the plan of a run, checked: registry against the spec, selectors against the plan. */
@@ -220,11 +233,14 @@ export async function loadPlan(
 ): Promise<{ registry: Registry; plan: PlannedTest[] }> {
   const registry: Registry = await loadRegistry(options.registry ?? parts.registry);
   const problems = registryProblems(registry, spec);
-  if (problems.length) throw new Error(`the check registry is not consistent with the spec: ${problems.join('; ')}`);
+  if (problems.length)
+    throw new RegistryError(
+      `The check registry is not consistent with the spec: ${problems.join('; ')}; correct the registry module (--registry).`,
+    );
   const selection = { only: options.only, skip: options.skip };
   const plan = planTests(spec, registry.CHECKS, selection);
   const unknown = unknownSelectors(plan, selection);
-  if (unknown.length) throw new UsageError(unknownSelectorMessage(unknown[0]!));
+  if (unknown.length) throw new UsageError(unknownSelectorMessage(unknown[0]!, plan));
   return { registry, plan };
 }
 
@@ -746,7 +762,9 @@ function readWorkerPlan(file: string, adapter: VitestAdapter): WorkerPlan {
     fs.rmSync(file, { force: true });
   }
   if (plan.problems.length)
-    throw new Error(`the check registry is not consistent with the spec: ${plan.problems.join('; ')}`);
-  if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!));
+    throw new RegistryError(
+      `The check registry is not consistent with the spec: ${plan.problems.join('; ')}; correct the registry module (--registry).`,
+    );
+  if (plan.unknownSelectors.length) throw new UsageError(unknownSelectorMessage(plan.unknownSelectors[0]!, plan.plan));
   return plan;
 }

@@ -9,6 +9,7 @@ import type { Profile } from '../core/profile/load.js';
 import type { OperationKey, RunConfigView } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { sinkUrlOf } from './sink.js';
+import { SpecError, UsageError } from '../core/types/errors.js';
 
 const examplesCache = new WeakMap<SpecModel, Map<OperationKey, Record<string, unknown>>>();
 
@@ -35,7 +36,7 @@ export function requestExamples(spec: SpecModel): Map<OperationKey, Record<strin
           out.set(op.key, value);
       }
     }
-    if (!out.has(op.key)) throw new Error(`spec: no request example for ${op.key}`);
+    if (!out.has(op.key)) throw new SpecError(`spec: no request example for ${op.key}`);
   }
   examplesCache.set(spec, out);
   return out;
@@ -133,7 +134,7 @@ function prepare(
   now: Date,
 ): Prepared {
   const example = requestExamples(spec).get(operation);
-  if (!example) throw new Error(`spec: no request example for ${operation}`);
+  if (!example) throw new SpecError(`spec: no request example for ${operation}`);
   const body = JSON.parse(JSON.stringify(example)) as Record<string, unknown>;
   const { config } = settings;
   delete body.encryption_data;
@@ -155,7 +156,7 @@ function prepare(
   // The profile's card fields belong to the direct card payment request (schemas/profile.schema.json fields.card).
   if (operation === 'authoriseDirect') {
     const approve = config.cards.approve;
-    if (!approve) throw new Error('config: no test card for the approve outcome');
+    if (!approve) throw new UsageError('config: no test card for the approve outcome');
     Object.assign(body, cardFields(profile, approve, settings.cardSecurityCode, now));
   }
   const template = templateOf(body);

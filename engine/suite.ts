@@ -39,6 +39,7 @@ import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import type { RunSetup, WorkerPlan } from './setup.js';
+import { RegistryError } from '../core/types/errors.js';
 
 /** What a test leaves in `task.meta.pagi` for the reporter adapter. */
 export interface TestMeta {
@@ -347,7 +348,7 @@ function observeEntry(store: ObservationStore, probeId: string, operation: Opera
   let entry = store.observations.get(key);
   if (!entry) {
     const probe = store.probes.get(probeId);
-    if (!probe) throw new Error(`no probe ${probeId} in the registry`);
+    if (!probe) throw new RegistryError(`no probe ${probeId} in the registry`);
     const scoped = store.client.scoped();
     // A probe reading the run's ledger starts once every other observation of the worker is made.
     const others = probe.readsLedger

@@ -1,4 +1,5 @@
 /** Waivers: a YAML list of {check, reason, expires[, operation]} turning named failures into waived ones until expiry. */
+import { didYouMean } from '../core/config/suggest.js';
 import { readYamlFile } from '../core/yaml.js';
 import type { OperationKey } from '../core/model.js';
 import { UsageError } from '../core/config/options.js';
@@ -26,7 +27,10 @@ export function loadWaivers(file: string): Waiver[] {
   try {
     doc = readYamlFile(file);
   } catch (e) {
-    throw new UsageError(`Cannot read the waiver file ${file}: ${(e as Error).message.split('\n')[0]}`);
+    if (e instanceof UsageError) throw e; // not YAML: file:line:column already
+    throw new UsageError(
+      `Cannot read the waiver file ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the --waivers path.`,
+    );
   }
   if (doc === null || doc === undefined) return [];
   if (!Array.isArray(doc))
@@ -37,7 +41,10 @@ export function loadWaivers(file: string): Waiver[] {
       throw new UsageError(`${where} must be a mapping with check, reason and expires.`);
     const known = new Set(['check', 'reason', 'expires', 'operation']);
     const extra = Object.keys(entry).find((k) => !known.has(k));
-    if (extra) throw new UsageError(`${where} has an unknown key '${extra}'.`);
+    if (extra)
+      throw new UsageError(
+        `${where} has an unknown key '${extra}'${didYouMean(extra, [...known]) || '.'} A waiver holds check, reason, expires and operation.`,
+      );
     const waiver: Waiver = {
       check: field(entry, 'check', where),
       reason: field(entry, 'reason', where),

@@ -1,7 +1,7 @@
 /** `pagi-conform serve`: start the reference gateway from the command line. */
 import { watchLaunchers } from './launcher.js';
 import { flagHelp, parseFlags, type FlagTable } from '../core/config/flags.js';
-import { flag, integer, seconds, text, UsageError } from '../core/config/options.js';
+import { flag, integer, seconds, text } from '../core/config/options.js';
 import { deprecationLine } from '../core/profile/load.js';
 import { EXIT } from '../core/types/errors.js';
 import path from 'node:path';
@@ -74,34 +74,17 @@ ${flagHelp(SERVE_FLAGS)}
 faults:
 ${FAULTS.map((f) => `  ${f.name.padEnd(36)}${f.kind === 'neutral' ? '(neutral) ' : ''}${f.description}`).join('\n')}`;
 
-/** One sentence for a parseArgs error. */
-function usageProblem(error: unknown): string {
-  const e = error as { code?: string; message?: string };
-  const name = /'([^']+)'/.exec(e.message ?? '')?.[1] ?? '';
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option '${name}'`;
-  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `option '${name.split(' ')[0]}' needs a value`;
-  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument '${name}'`;
-  return (e.message ?? String(error)).split('\n')[0]!;
-}
-
-/** Run `serve` with its arguments; resolves with the exit code once the gateway stopped. */
+/**
+ * Run `serve` with its arguments; resolves with the exit code once the gateway stopped, or throws the KitError that
+ * kept it from starting (cli/main.ts prints it and exits with its code).
+ */
 export async function serveMain(argv: string[]): Promise<number> {
-  let values: Partial<ServeFlags>;
-  try {
-    const parsed = parseFlags(SERVE_FLAGS, argv);
-    if (parsed.help) {
-      console.log(USAGE);
-      return EXIT.ok;
-    }
-    values = parsed.values;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`pagi-conform serve: ${error.message}`);
-      return EXIT.usage;
-    }
-    console.error(`pagi-conform serve: ${usageProblem(error)}; run 'pagi-conform serve --help' for the options.`);
-    return EXIT.usage;
+  const parsed = parseFlags(SERVE_FLAGS, argv);
+  if (parsed.help) {
+    console.log(USAGE);
+    return EXIT.ok;
   }
+  const values: Partial<ServeFlags> = parsed.values;
   const port = values.port!;
   const drainSeconds = values.drainSeconds;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -117,17 +100,9 @@ export async function serveMain(argv: string[]): Promise<number> {
       log: (line) => console.log(line),
     });
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why =
-      error instanceof JournalError
-        ? `--data: ${e.message}`
-        : e.code === 'EADDRINUSE'
-          ? `port ${port} is already in use`
-          : e.code === 'EADDRNOTAVAIL'
-            ? `cannot listen on ${values.host}`
-            : e.message;
-    console.error(`pagi-conform serve: ${why.split('\n').join(' ')}`);
-    return EXIT.usage;
+    // The journal's messages (gateway/journal.ts) name the folder, not the flag it came from.
+    if (error instanceof JournalError) throw new JournalError(`--data: ${error.message}`);
+    throw error;
   }
   // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
   // The first signal starts the drain; a second one ends it at once.

@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseYamlText } from '../core/yaml.js';
+import { didYouMean } from '../core/config/suggest.js';
+import { shownValue } from '../core/mask.js';
+import { parseYamlText, pointerKeys, yamlPosition } from '../core/yaml.js';
 import { toViolations } from '../core/spec/ajv.js';
 import { kitValidator } from '../core/spec/validators.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
@@ -75,23 +77,31 @@ function validator() {
   return kitValidator('https://pagi-conformance.dev/gateway/config.schema.json');
 }
 
-function readYamlFile(file: string): Record<string, unknown> {
-  let text: string;
+/** A configuration file's text. */
+function readText(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read configuration file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(
+      `cannot read configuration file ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the --config path`,
+    );
   }
-  let value: unknown;
-  try {
-    value = parseYamlText(text);
-  } catch (error) {
-    throw new ConfigError(`configuration file ${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+}
+
+/** A configuration file's mapping; a YamlSyntaxError (file:line:column) for text that is not YAML. */
+function readYamlFile(file: string, text = readText(file)): Record<string, unknown> {
+  const value: unknown = parseYamlText(text, file);
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value))
-    throw new ConfigError(`configuration file ${file} does not hold a mapping`);
+    throw new ConfigError(`configuration file ${file} does not hold a mapping (found ${shownValue(value)})`);
   return value as Record<string, unknown>;
+}
+
+/** Where a JSON pointer of the configuration is written in the file, when it is (a default is in no file). */
+function placeOf(pointer: string, source: { file: string; text: string } | undefined, key?: string): string {
+  const keys = pointerKeys(pointer);
+  const at = source && yamlPosition(source.text, key ? [...keys, key] : keys, Boolean(key));
+  return at ? `${source.file}:${at.line}:${at.column}: ` : '';
 }
 
 /** The local defaults (`gateway/config.default.yaml`). */
@@ -99,17 +109,31 @@ export function defaultConfig(): GatewayConfig {
   return readYamlFile(path.join(KIT_ROOT, 'gateway', 'config.default.yaml')) as unknown as GatewayConfig;
 }
 
-/** Check a configuration object; throws ConfigError listing every problem. */
-function validateConfig(value: unknown, origin = 'configuration'): GatewayConfig {
+/**
+ * Check a configuration object; throws ConfigError listing every problem, each where `source` (the file read) has
+ * it, with the value seen (masked) or the closest known key of a mistyped one.
+ */
+function validateConfig(
+  value: unknown,
+  origin = 'configuration',
+  source?: { file: string; text: string },
+): GatewayConfig {
   const validate = validator();
   if (!validate(value)) {
     const problems = toViolations(validate.errors)
       .filter((v) => v.keyword !== 'if')
-      .map(
-        (v) =>
-          `${v.instancePath || '/'} ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`,
-      );
-    throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}`);
+      .map((v) => {
+        const keys = pointerKeys(v.instancePath);
+        const name = keys.length ? `${keys.join('.')} ` : '';
+        const extra = v.params.additionalProperty;
+        if (extra !== undefined) {
+          const known = Object.keys(valueAtDefaults(keys));
+          return `${placeOf(v.instancePath, source, String(extra))}${name}${v.message} ('${String(extra)}'${didYouMean(String(extra), known)})`;
+        }
+        const seen = valueAt(value, keys);
+        return `${placeOf(v.instancePath, source)}${name}${v.message}${keys.length && seen !== undefined && v.keyword !== 'required' ? ` (found ${shownValue(seen, keys.at(-1))})` : ''}`;
+      });
+    throw new ConfigError(`${origin} is not valid: ${problems.join('; ')}; correct it (gateway/config.schema.json)`);
   }
   const config = value as GatewayConfig;
   if (config.server.headersTimeoutSeconds > config.server.requestTimeoutSeconds) {
@@ -123,6 +147,19 @@ function validateConfig(value: unknown, origin = 'configuration'): GatewayConfig
     seen.add(merchant.merchantId);
   }
   return config;
+}
+
+/** The value at a JSON pointer's keys, or undefined. */
+function valueAt(value: unknown, keys: readonly string[]): unknown {
+  let at = value;
+  for (const k of keys) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined;
+  return at;
+}
+
+/** The mapping of the defaults at `keys` (the keys a section knows), or an empty one. */
+function valueAtDefaults(keys: readonly string[]): Record<string, unknown> {
+  const at = valueAt(defaultConfig(), keys.filter((k) => !/^[0-9]+$/.test(k)).length === keys.length ? keys : []);
+  return at && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : {};
 }
 
 /** Configuration given in-process: any section may be left out, and any key of a mapping section. */
@@ -154,9 +191,11 @@ export function loadGatewayConfig(source?: { file?: string; config?: GatewayConf
       'the configuration given',
     );
   if (!source?.file) return validateConfig(defaults, 'the default configuration');
+  const text = readText(source.file);
   return validateConfig(
-    overDefaults(defaults as unknown as Record<string, unknown>, readYamlFile(source.file)),
+    overDefaults(defaults as unknown as Record<string, unknown>, readYamlFile(source.file, text)),
     `configuration file ${source.file}`,
+    { file: source.file, text },
   );
 }
 

@@ -12,6 +12,7 @@ import type { Notifier } from './notify.js';
 import type { Reply } from './reply.js';
 import type { BehaviourSwitches, FaultDefinition } from './faults.js';
 import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
+import { SpecError } from '../core/types/errors.js';
 
 export type { ErrorKind };
 
@@ -115,7 +116,7 @@ export function operationFacts(spec: SpecModel): Map<OperationKey, OperationFact
       const list = facts.responseFields.find(
         (f) => f !== 'encryption_data' && nestedFields(spec, model.responseSchemaId).has(f),
       );
-      if (!list) throw new Error(`gateway: ${model.key} response has no result list`);
+      if (!list) throw new SpecError(`gateway: ${model.key} response has no result list`);
       const schemaId = itemSchemaId(spec, model.responseSchemaId, list);
       const fields = propertyNames(spec, schemaId);
       const objects = Object.fromEntries(
@@ -131,7 +132,7 @@ export function operationFacts(spec: SpecModel): Map<OperationKey, OperationFact
 /** The facts of an operation (every operation of the spec has them). */
 export function factsOf(gw: Gateway, key: OperationKey): OperationFacts {
   const facts = gw.facts.get(key);
-  if (!facts) throw new Error(`gateway: the spec has no operation ${key}`);
+  if (!facts) throw new SpecError(`gateway: the spec has no operation ${key}`);
   return facts;
 }
 

@@ -13,6 +13,7 @@
  * Adding a variant means adding one entry to its family's file (faults-<family>.ts, faults-neutral.ts); operations only
  * read `BehaviourSwitches`.
  */
+import { didYouMean } from '../core/config/suggest.js';
 import type { BehaviourSwitches, FaultDefinition } from './fault-hooks.js';
 import { CONVENTIONS_FAULTS } from './faults-conventions.js';
 import { DEEP_FAULTS } from './faults-deep.js';
@@ -57,7 +58,14 @@ export { UnknownFaultError };
 export function findFault(name: string): FaultDefinition {
   const fault = FAULTS.find((f) => f.name === name);
   if (!fault)
-    throw new UnknownFaultError(`unknown fault '${name}'; known faults: ${FAULTS.map((f) => f.name).join(', ')}`);
+    throw new UnknownFaultError(
+      `Unknown fault '${name}'${
+        didYouMean(
+          name,
+          FAULTS.map((f) => f.name),
+        ) || '.'
+      } The faults are ${FAULTS.map((f) => f.name).join(', ')}.`,
+    );
   return fault;
 }
 

@@ -25,6 +25,7 @@ import { openPersistence, type Persistence, type Restored } from './persist.js';
 import { createGatewayServer, type DrainResult, type GatewayServer, type ServerStats } from './server.js';
 import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
+import { UsageError } from '../core/types/errors.js';
 
 export type { GatewayConfig, GatewayConfigOverrides, MerchantConfig, AccountConfig } from './config.js';
 export { ConfigError, defaultConfig, loadGatewayConfig } from './config.js';
@@ -211,7 +212,18 @@ function openData(dir: string, gw: Gateway, mask: LogMask): Persistence {
 
 /** Listen; rejects with the server's error (address in use, …). */
 function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<void>((resolve, fail) => {
+    // The two refusals a user causes (a port taken, an address not of this host) are theirs: one sentence each.
+    const reject = (error: NodeJS.ErrnoException) =>
+      fail(
+        error.code === 'EADDRINUSE'
+          ? new UsageError(`Port ${port} is already in use; stop what listens there or choose another with --port.`)
+          : error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES'
+            ? new UsageError(
+                `Cannot listen on ${host}:${port} (${error.code}); give an address of this host (--host) and a port you may open (--port).`,
+              )
+            : error,
+      );
     server.once('error', reject);
     // A deep accept queue: a burst of new connections (a thousand clients at once) waits there instead of being
     // dropped and retried a second later (the kernel may bound it lower: net.core.somaxconn).

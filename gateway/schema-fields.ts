@@ -5,6 +5,7 @@
  */
 import type { SpecModel } from '../core/spec/load.js';
 import { absoluteRef, refBelow as below, resolveRef } from '../core/spec/pointer.js';
+import { SpecError } from '../core/types/errors.js';
 
 interface Located {
   node: Record<string, any>;
@@ -19,7 +20,7 @@ function refTarget(spec: SpecModel, ref: string, base: string): Located | undefi
 
 function locate(spec: SpecModel, schemaId: string): Located {
   const found = refTarget(spec, schemaId, schemaId);
-  if (!found) throw new Error(`gateway: no schema ${schemaId}`);
+  if (!found) throw new SpecError(`gateway: no schema ${schemaId}`);
   return found;
 }
 
@@ -98,7 +99,7 @@ export function itemSchemaId(spec: SpecModel, schemaId: string, prop: string): s
     const target = resolveRef(spec.schemas, ref, part.at);
     return target.pointer ? absoluteRef(target) : target.base;
   }
-  throw new Error(`gateway: ${schemaId} has no item schema for ${prop}`);
+  throw new SpecError(`gateway: ${schemaId} has no item schema for ${prop}`);
 }
 
 /** Absolute schema id of one property of a schema, usable with `spec.validator`. */

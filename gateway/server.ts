@@ -304,10 +304,37 @@ function operational(st: ServerState, method: string, path: string): WireRespons
   return undefined;
 }
 
+/** The path of a base URL (`http://h:1/pay` → `/pay`), '' for none; remembered for the last base URL seen. */
+let lastBase: { url: string; prefix: string } = { url: '', prefix: '' };
+function basePrefix(baseUrl: string): string {
+  if (lastBase.url !== baseUrl) {
+    let prefix = '';
+    try {
+      prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+    } catch {
+      // not a URL (a test's placeholder): no prefix
+    }
+    lastBase = { url: baseUrl, prefix };
+  }
+  return lastBase.prefix;
+}
+
+/**
+ * The request's path as the routes know it: a base URL with a path (`baseUrl: http://h:1/pay`) puts the operations
+ * and the gateway's pages under it (`/pay/v1/authorise`), so the prefix is taken off; a path without it is routed as
+ * it is (a reverse proxy that strips the prefix reaches the same routes).
+ */
+function routedPath(gw: Gateway, path: string): string {
+  const prefix = basePrefix(gw.baseUrl);
+  return prefix && (path === prefix || path.startsWith(`${prefix}/`)) ? path.slice(prefix.length) || '/' : path;
+}
+
 /** The answer to a request whose body has been read (`size` bytes; the text is empty when over the cap). */
 function answerOf(st: ServerState, incoming: Incoming): { handled?: Handled; wire: WireResponse } {
   const ops = operational(st, incoming.method, incoming.path);
-  return ops ? { wire: ops } : respond(st.gw, st.routes, incoming, st.options);
+  if (ops) return { wire: ops };
+  const path = routedPath(st.gw, incoming.path);
+  return respond(st.gw, st.routes, path === incoming.path ? incoming : { ...incoming, path }, st.options);
 }
 
 /** Sends the answer to a request once its body has been read (`size` bytes; the text is empty when over the cap). */

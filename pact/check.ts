@@ -17,6 +17,7 @@ import type { KitReporter } from '../core/reporter.js';
 import { kitSpec, type SpecModel } from '../core/spec/load.js';
 import { covers } from '../core/spec/operations.js';
 import { KIT_VERSION } from '../core/version.js';
+import { didYouMean } from '../core/config/suggest.js';
 import { PACT_CHECKS } from './checks.js';
 import { PACT_FINDING_CODES } from './codes.js';
 import { pactObservation, viewInteraction, type PactView } from './observation.js';
@@ -57,10 +58,27 @@ function pactContext(spec: SpecModel, profile: Profile, rules: MaskRules): Check
   };
 }
 
-/** The warning of an interaction whose path the interface does not have. */
-function pathNotShown(spec: SpecModel, view: PactView): string {
-  const paths = [...new Set([...spec.operations.values()].map((o) => o.path))].join(', ');
-  return `${view.interaction.description}: ${PACT_FINDING_CODES.PATH_NOT_SHOWN}: expected a path of the interface (${paths}) / received ${JSON.stringify(view.interaction.request?.path)}`;
+/** An interaction whose path the interface does not have: how the verdict names it, and why it fails it. */
+interface OutsideInteraction {
+  /** `<METHOD> <path> (<description>)`: the name the document verdict's failed list gives it. */
+  name: string;
+  /** The sentence of the verdict's reasons. */
+  reason: string;
+}
+
+/**
+ * An interaction whose path the interface does not have, with the closest path of the interface: it belongs to no
+ * operation, so no check judges it, and the verdict fails on it at must (the interface's operations are its paths).
+ */
+function pathNotShown(spec: SpecModel, view: PactView): OutsideInteraction {
+  const paths = [...new Set([...spec.operations.values()].map((o) => o.path))];
+  const received = String(view.interaction.request?.path ?? '');
+  const method = String(view.interaction.request?.method ?? 'POST').toUpperCase();
+  const hint = didYouMean(received, paths);
+  return {
+    name: `${method} ${received} (${view.interaction.description})`,
+    reason: `${view.interaction.description}: ${PACT_FINDING_CODES.PATH_NOT_SHOWN} (must): expected a path of the interface (${paths.join(', ')}) / received ${JSON.stringify(received)}${hint || '.'}`,
+  };
 }
 
 /**
@@ -87,10 +105,12 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
   const ctx = pactContext(spec, loaded.profile, rules);
   const outcomes = new Map<string, { check: Check; operation: OperationKey; findings: Finding[]; ms: number }>();
   const warnings: string[] = [];
+  const outside: OutsideInteraction[] = [];
   pact.interactions.forEach((interaction, index) => {
     const view = viewInteraction(spec, interaction, index);
     if (!view.operation) {
-      warnings.push(maskText(pathNotShown(spec, view), rules));
+      const o = pathNotShown(spec, view);
+      outside.push({ name: maskText(o.name, rules), reason: maskText(o.reason, rules) });
       return;
     }
     const observation = pactObservation({ ...view, operation: view.operation });
@@ -142,18 +162,26 @@ export function checkPact(pact: PactFile, options: CheckOptions = {}): RunResult
     warnings,
     failOn,
   });
-  // An interaction outside every operation has no check result to fail: the one verdict reason not from a check.
-  if (warnings.length && result.exitCode === 0) {
-    const reason = `${warnings.length} interaction(s) name a path the interface does not have.`;
-    result.exitCode = 1;
-    result.verdict = 'NOT CONFORMANT';
-    result.verdictReasons.push(reason);
-    if (result.verdicts) {
-      result.verdicts.document.verdict = 'NOT CONFORMANT';
-      result.verdicts.document.reasons.push(reason);
-    }
-  }
+  failOutside(result, outside);
   return result;
+}
+
+/**
+ * An interaction outside every operation has no check result to fail: it fails the document verdict itself, at must
+ * (whatever --fail-on says), listed among the failed at that level and named in the reasons.
+ */
+function failOutside(result: RunResult, outside: readonly OutsideInteraction[]): void {
+  if (!outside.length) return;
+  const reasons = outside.map((o) => o.reason);
+  result.exitCode = 1;
+  result.verdict = 'NOT CONFORMANT';
+  result.verdictReasons.push(...reasons);
+  if (result.verdicts) {
+    const d = result.verdicts.document;
+    d.verdict = 'NOT CONFORMANT';
+    d.failed.unshift(...outside.map((o) => ({ check: o.name, level: 'must' as const })));
+    d.reasons.push(...reasons);
+  }
 }
 
 /** Every finding of a check result list, flattened. */

@@ -9,6 +9,8 @@ import { interactions as generated, type InteractionOptions } from './interactio
 import { buildTemplate, toPactJs } from './matchers.js';
 import type { PactInteraction } from './pact-file.js';
 import { flatten } from './schema.js';
+import { UsageError } from '../core/types/errors.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 export type { PactFile, PactInteraction, Matcher, MatcherList } from './pact-file.js';
 export { generatePact, CONSUMER, PROVIDER } from './interactions.js';
@@ -85,7 +87,9 @@ export function interactions(options: InteractionOptions = {}): ConsumerInteract
 /** The guaranteed JSON response of a generated interaction as V3 matchers (its array minima kept). */
 function responseMatchers(spec: SpecModel, operation: OperationKey, pact: PactInteraction): unknown {
   if (pact.response.body?.contentType !== 'application/json')
-    throw new Error(`${operation} has no JSON response to match`);
+    throw new UsageError(
+      `The operation ${operation} has no JSON response to match; its response is XML or HTML (use its text).`,
+    );
   const op = spec.operations.get(operation)!;
   const rules = pact.response.matchingRules?.body ?? {};
   const template = buildTemplate(spec, flatten(spec, op.responseSchemaId), pact.response.body.content, {
@@ -99,6 +103,14 @@ function responseMatchers(spec: SpecModel, operation: OperationKey, pact: PactIn
   return toPactJs(template);
 }
 
+/** An operation no interaction of the interface answers with 200, with the closest one that does. */
+function noInteraction(operation: string, options: InteractionOptions): UsageError {
+  const operations = [...(options.spec ?? kitSpec()).operations.keys()];
+  return new UsageError(
+    `No interaction for the operation '${operation}'${didYouMean(operation, operations) || '.'} The operations are ${operations.join(', ')}.`,
+  );
+}
+
 function formats(): Record<string, unknown> {
   const spec = kitSpec();
   const common = spec.schemas.get('https://pagi-conformance.dev/schemas/common.schema.json')!;
@@ -110,7 +122,10 @@ export const matchers = {
   /** A matcher for a format of common.schema.json (`amount`, `currency`, `compactTimestamp`, …), with an example. */
   format(name: string, example?: unknown): unknown {
     const spec = kitSpec();
-    if (!(name in formats())) throw new Error(`no format ${name} in schemas/common.schema.json`);
+    if (!(name in formats()))
+      throw new UsageError(
+        `No format '${name}' in schemas/common.schema.json${didYouMean(name, Object.keys(formats())) || '.'} matchers.formatNames() lists them.`,
+      );
     const flat = flatten(spec, `https://pagi-conformance.dev/schemas/common.schema.json#/$defs/${name}`);
     return toPactJs(buildTemplate(spec, flat, example, { fields: 'all' }));
   },
@@ -121,13 +136,13 @@ export const matchers = {
   /** What the interface guarantees in the 200 response of an operation (required fields, their forms), as V3 matchers. */
   response(operation: OperationKey, options: InteractionOptions = {}): unknown {
     const pact = generated(options).find((i) => i.key === `${operation}-200`);
-    if (!pact) throw new Error(`no interaction for ${operation}`);
+    if (!pact) throw noInteraction(operation, options);
     return responseMatchers(options.spec ?? kitSpec(), operation, pact);
   },
   /** An operation's request body as V3 matchers: every field of the spec's example, by type and format. */
   request(operation: OperationKey, options: InteractionOptions = {}): unknown {
     const found = interactions(options).find((i) => i.key === `${operation}-200`);
-    if (!found) throw new Error(`no interaction for ${operation}`);
+    if (!found) throw noInteraction(operation, options);
     return found.request.matchers;
   },
   /** The plain example a matcher tree stands for. */

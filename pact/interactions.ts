@@ -28,6 +28,7 @@ import type {
 import { flatten, shownRecordGuarantee } from './schema.js';
 import { PACT_NOTIFY_URL, profileHeaders, STATES, type StateKey } from './states.js';
 import type { BatchOperationKey } from '../core/spec/terms.js';
+import { SpecError } from '../core/types/errors.js';
 
 /** Consumer and provider names of the generated pact. */
 export const CONSUMER = 'merchant';
@@ -219,7 +220,7 @@ function responseExample(spec: SpecModel, operation: OperationKey): Record<strin
       }
     }
   }
-  throw new Error(`spec: no response example for ${operation}`);
+  throw new SpecError(`spec: no response example for ${operation}`);
 }
 
 /** The requirement ids a template's matchers stand on. */

@@ -11,6 +11,7 @@ import type { SpecModel } from '../core/spec/load.js';
 import { PACT_FINDING_CODES, type PactFindingCode } from './codes.js';
 import { bodyText, headerValue, type PactBody, type PactFile, type PactInteraction } from './pact-file.js';
 import { operationOf } from './verify.js';
+import { PactFileError } from '../core/types/errors.js';
 
 /** Id of the pact checks' observation source: a merchant's pact file, read, never sent. */
 export const PACT_PROBE_ID = 'pact';
@@ -21,16 +22,22 @@ export function readPactFile(file: string): PactFile {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read pact ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new PactFileError(
+      `Cannot read the pact ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the path.`,
+    );
   }
   let value: any;
   try {
     value = JSON.parse(text);
-  } catch {
-    throw new Error(`${file} is not JSON`);
+  } catch (e) {
+    throw new PactFileError(
+      `${file} is not JSON (${(e as Error).message}); a pact file is the JSON a Pact test writes (V3 or V4).`,
+    );
   }
   if (!value || !Array.isArray(value.interactions))
-    throw new Error(`${file} is not a pact: it has no interactions list`);
+    throw new PactFileError(
+      `${file} is not a pact: it has no interactions list; give the JSON file a Pact test writes (V3 or V4).`,
+    );
   return value as PactFile;
 }
 

@@ -7,6 +7,7 @@ import type { SpecModel } from '../core/spec/load.js';
 import { resolveRef } from '../core/spec/pointer.js';
 import { selectionResults } from '../core/spec/operations.js';
 import type { OperationKey } from '../core/spec/terms.js';
+import { SpecError } from '../core/types/errors.js';
 
 /** A schema node with the `$id` its relative `$ref`s resolve against. */
 export interface SchemaRef {
@@ -46,7 +47,7 @@ export interface FlatSchema {
 
 function resolve(spec: SpecModel, ref: string, base: string): SchemaRef {
   const { node, base: id } = resolveRef(spec.schemas, ref, base);
-  if (!spec.schemas.has(id)) throw new Error(`spec: no schema ${id} (from ${ref} in ${base})`);
+  if (!spec.schemas.has(id)) throw new SpecError(`spec: no schema ${id} (from ${ref} in ${base})`);
   return { node, base: id };
 }
 

@@ -6,7 +6,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
-import { UsageError } from '../core/config/options.js';
+import { UsageError } from '../core/types/errors.js';
 
 /** Format tag of the seal. */
 const SEAL_FORMAT = 'pagi-report-seal/1';

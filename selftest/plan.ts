@@ -8,6 +8,8 @@ import { FAULTS, type FaultDefinition } from '../gateway/faults.js';
 import { CHECKS, checkOf } from '../suites/registry.js';
 import { FAMILIES, type Family, type OperationKey } from '../core/model.js';
 import { kitSpec } from '../core/spec/load.js';
+import { UsageError } from '../core/types/errors.js';
+import { didYouMean } from '../core/config/suggest.js';
 
 /** One variant as the self-test runs it. */
 export interface PlannedVariant {
@@ -53,7 +55,14 @@ export function planVariants(only: readonly string[] = []): PlannedVariant[] {
   if (problems.length) throw new Error(`the fault registry does not fit the checks:\n- ${problems.join('\n- ')}`);
   const unknown = only.filter((name) => !FAULTS.some((f) => f.name === name));
   if (unknown.length)
-    throw new Error(`unknown variant ${unknown.join(', ')}; known: ${FAULTS.map((f) => f.name).join(', ')}`);
+    throw new UsageError(
+      `--only names an unknown variant '${unknown[0]}'${
+        didYouMean(
+          unknown[0]!,
+          FAULTS.map((f) => f.name),
+        ) || '.'
+      } The variants are ${FAULTS.map((f) => f.name).join(', ')}.`,
+    );
   return FAULTS.filter((f) => !only.length || only.includes(f.name)).map((f) =>
     f.kind === 'fault'
       ? {

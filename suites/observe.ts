@@ -4,6 +4,7 @@ import type { CheckContext, CheckoutFormModel, Exchange, OperationKey } from '..
 import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { FIELD } from './fields.js';
 import { arrayProperties } from './schema-walk.js';
+import { SpecError } from '../core/types/errors.js';
 
 /** Body formats of responses. */
 export type BodyFormat = 'json' | 'xml' | 'html';
@@ -29,7 +30,7 @@ export function expectedFormat(op: OperationModel): BodyFormat | undefined {
 /** The operation model, or a kit error. */
 export function operationOf(spec: SpecModel, key: OperationKey): OperationModel {
   const op = spec.operations.get(key);
-  if (!op) throw new Error(`spec: no operation ${key}`);
+  if (!op) throw new SpecError(`spec: no operation ${key}`);
   return op;
 }
 

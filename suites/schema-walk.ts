@@ -5,6 +5,7 @@
  */
 import type { SpecModel } from '../core/spec/load.js';
 import { pointerOf, resolveRef, tokensOf } from '../core/spec/pointer.js';
+import { SpecError } from '../core/types/errors.js';
 
 type Node = Record<string, any>;
 
@@ -45,7 +46,7 @@ function refTarget(spec: SpecModel, ref: string, base: string): SchemaAt | undef
 /** The root schema of a `$id`. */
 export function schemaRoot(spec: SpecModel, schemaId: string): SchemaAt {
   const node = spec.schemas.get(schemaId);
-  if (!node) throw new Error(`spec: no schema ${schemaId}`);
+  if (!node) throw new SpecError(`spec: no schema ${schemaId}`);
   return { node, base: schemaId };
 }
 

@@ -5,7 +5,8 @@
  * value types. A table is typed against its options object, so an option without a row is a compile error.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ValueType } from './options.js';
+import { UsageError, type ValueType } from './options.js';
+import { didYouMean } from './suggest.js';
 
 /** One flag of a command. */
 export interface FlagRow<T> {
@@ -27,16 +28,50 @@ function parseArgsOptions<O>(table: FlagTable<O>): NonNullable<ParseArgsConfig['
 }
 
 /**
- * Parse a command's flags against its table. Throws the parseArgs error as it is (callers word it), or a
- * UsageError naming the flag whose value its type refuses. `help` is true when `--help` was given.
+ * A parseArgs error as the one sentence of a UsageError: what is wrong with which argument, the closest flag of
+ * `flags` (without `--`) for an unknown one, and where the options are listed (`pagi-conform COMMAND --help`).
  */
-export function parseFlags<O>(table: FlagTable<O>, argv: readonly string[]): { values: Partial<O>; help: boolean } {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: parseArgsOptions(table),
-    strict: true,
-    allowPositionals: false,
-  });
+export function argvError(error: unknown, command: string, flags: readonly string[]): UsageError {
+  const e = error as { code?: string; message?: string };
+  const message = e.message ?? String(error);
+  const name = /'([^']+)'/.exec(message)?.[1] ?? '';
+  const help = `Run 'pagi-conform ${command} --help' for the options.`;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || /^Unknown option/.test(message)) {
+    const hint = didYouMean(name.replace(/^-+/, ''), flags, (f) => `--${f}`);
+    return new UsageError(`Unknown option '${name}'${hint || '.'} ${help}`);
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return new UsageError(`Option '${name.split(' ')[0]}' needs a value. ${help}`);
+  if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return new UsageError(`Unexpected argument '${name}': this command takes options only. ${help}`);
+  return new UsageError(`${message.split('\n')[0]!.replace(/\.?$/, '.')} ${help}`);
+}
+
+/**
+ * Parse a command's flags against its table. Throws a UsageError naming the argument parseArgs refuses (an unknown
+ * flag with the closest one of the table), or the flag whose value its type refuses. `help` is true when `--help`
+ * was given.
+ */
+export function parseFlags<O>(
+  table: FlagTable<O>,
+  argv: readonly string[],
+  command = 'serve',
+): { values: Partial<O>; help: boolean } {
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: parseArgsOptions(table),
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw argvError(
+      e,
+      command,
+      (Object.values(table) as FlagRow<unknown>[]).map((r) => r.flag),
+    );
+  }
   const out: Record<string, unknown> = {};
   for (const [key, row] of Object.entries(table) as [string, FlagRow<unknown>][]) {
     const raw = values[row.flag];

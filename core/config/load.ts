@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readYamlFile } from '../yaml.js';
+import { shownValue } from '../mask.js';
+import { parseYamlText, yamlPosition } from '../yaml.js';
 import {
   UsageError,
   defaultOf,
@@ -11,6 +13,8 @@ import {
   type OptionDef,
   type RunOptions,
 } from './options.js';
+import { didYouMean } from './suggest.js';
+import { argvError } from './flags.js';
 
 /** The rows of `pagi-conform run` (flags, config-file keys, environment). */
 const TABLE = optionsOf('run');
@@ -37,25 +41,6 @@ function attachValues(argv: readonly string[], options: NonNullable<ParseArgsCon
   return out;
 }
 
-/** Edit distance of two words (Levenshtein). */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
-/** The known flag closest to a mistyped one (at most 2 edits, or a prefix of it), if any. */
-function didYouMean(word: string, known: readonly string[]): string | undefined {
-  const scored = known.map((k) => ({ k, d: k.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, k) }));
-  const best = scored.sort((x, y) => x.d - y.d)[0];
-  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.k : undefined;
-}
-
 /** Parse a command's arguments with parseArgs options generated from its rows of the table; positionals apart. */
 export function parseCommandLine(
   command: Command,
@@ -74,15 +59,7 @@ export function parseCommandLine(
   try {
     parsed = parseArgs({ args: attachValues(argv, options), options, strict: true, allowPositionals });
   } catch (e) {
-    const unknown = /Unknown option '(--?[^']+)'/.exec((e as Error).message)?.[1];
-    const hint = unknown ? didYouMean(unknown.replace(/^-+/, ''), Object.keys(options)) : undefined;
-    if (unknown)
-      throw new UsageError(
-        `Unknown option '${unknown}'${hint ? `; did you mean '--${hint}'?` : '.'} Run 'pagi-conform ${command} --help' for the options.`,
-      );
-    throw new UsageError(
-      `${(e as Error).message.split('\n')[0]} Run 'pagi-conform ${command} --help' for the options.`,
-    );
+    throw argvError(e, command, Object.keys(options));
   }
   const out: Record<string, unknown> = {};
   for (const def of rows) {
@@ -107,25 +84,39 @@ export function readEnv(env: NodeJS.ProcessEnv, command: Command = 'run'): Parti
   return out as Partial<RunOptions>;
 }
 
-/** Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. */
+/**
+ * Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. Each error
+ * is one sentence starting with `file:line:column` (the key, or its value), the value seen masked.
+ */
 export function readConfigFile(file: string): Partial<RunOptions> {
-  let doc: unknown;
+  let text: string;
   try {
-    doc = readYamlFile(file);
+    text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`Cannot read the config file ${file}: ${(e as Error).message.split('\n')[0]}`);
+    throw new UsageError(
+      `Cannot read the config file ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); check the --config path or PAGI_CONFIG.`,
+    );
   }
+  const doc: unknown = parseYamlText(text, file);
   if (doc === null || doc === undefined) return {};
+  const at = (keys: string[], key = false) => {
+    const p = yamlPosition(text, keys, key);
+    return p ? `${file}:${p.line}:${p.column}` : file;
+  };
   if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new UsageError(`The config file ${file} must hold a YAML mapping of option keys.`);
+    throw new UsageError(
+      `${at([])}: the config file must hold a YAML mapping of option keys (found ${shownValue(doc)}).`,
+    );
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(doc)) {
     const def = TABLE.find((d) => d.key === key && d.configFile !== false);
-    if (!def)
+    if (!def) {
+      const keys = TABLE.filter((d) => d.configFile !== false).map((d) => d.key as string);
       throw new UsageError(
-        `The config file ${file} has an unknown key '${key}'; 'pagi-conform run --help' lists the keys.`,
+        `${at([key], true)}: unknown key '${key}'${didYouMean(key, keys) || '.'} 'pagi-conform run --help' lists the keys.`,
       );
-    const value = parseValue(def, raw, `${key} in ${file}`);
+    }
+    const value = parseValue(def, raw, `${at([key])}: ${key}`);
     out[key] =
       def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value))
         ? path.resolve(path.dirname(file), value)
@@ -140,7 +131,15 @@ export function checkOptions(given: Partial<RunOptions>): Partial<RunOptions> {
   for (const [key, raw] of Object.entries(given)) {
     if (raw === undefined) continue;
     const def = TABLE.find((d) => d.key === key);
-    if (!def) throw new UsageError(`Unknown option '${key}'.`);
+    if (!def) {
+      const hint = didYouMean(
+        key,
+        TABLE.map((d) => d.key as string),
+      );
+      throw new UsageError(
+        `Unknown option '${key}'${hint || '.'} The options are the keys of the OPTIONS table the package exports.`,
+      );
+    }
     out[key] = parseValue(def, raw, key);
   }
   return out as Partial<RunOptions>;

@@ -96,6 +96,7 @@ export type Command =
 
 export { UsageError } from '../types/errors.js';
 import { UsageError } from '../types/errors.js';
+import { shownValue } from '../mask.js';
 import { DOCUMENT_LEVELS, type DocumentLevel } from '../run-result.js';
 
 /** How a value is written and read. `parse` gets a CLI/env string or a config-file/programmatic value. */
@@ -132,9 +133,9 @@ export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
   description: string;
 }
 
+/** A value its type refuses: where it was given, what it must be and the value seen (masked: a secret, a card). */
 function fail(where: string, expected: string, raw: unknown): never {
-  const shown = typeof raw === 'string' ? `'${raw}'` : JSON.stringify(raw);
-  throw new UsageError(`${where} must be ${expected} (received ${shown}).`);
+  throw new UsageError(`${where} must be ${expected} (received ${shownValue(raw, where)}).`);
 }
 
 /** A non-empty string (a file path when `isPath`). */

@@ -5,6 +5,7 @@
  * gives (`payments.declineRules`), and how a message text is compared (`pinned`).
  */
 import type { PAGIProfile } from '../types/generated.js';
+import { ProfileError } from '../types/errors.js';
 
 type Profile = PAGIProfile;
 /** An operation key (core/model.ts imports this module's loader: the key is named from the profile's own type). */
@@ -36,7 +37,7 @@ export function definedKinds(profile: Profile): ErrorKindName[] {
  */
 export function errorKindSpec(profile: Profile, kind: ErrorKindName, operation?: OperationKey): KindSpec {
   const base = profile.errors.kinds[kind];
-  if (!base) throw new Error(`profile: the error kind ${kind} is not defined in errors.kinds`);
+  if (!base) throw new ProfileError(`profile: the error kind ${kind} is not defined in errors.kinds`);
   const wording = operation ? profile.errors.byOperation?.[operation]?.[kind] : undefined;
   return wording ? { ...base, ...wording } : base;
 }

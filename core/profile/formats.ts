@@ -6,6 +6,9 @@
  * earlier format is kept under `schemas/profile/format-<n>.schema.json`, exactly as released but for its `$id`, title
  * and `$comment`; the current one is `schemas/profile.schema.json` (its `format` const is the current number).
  */
+import { shownValue } from '../mask.js';
+import { pointerKeys } from '../yaml.js';
+import { didYouMean } from '../config/suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
@@ -107,14 +110,41 @@ function keptValidator(number: number): ValidateFunction {
   return fn;
 }
 
+/** The value at a JSON pointer's keys, or undefined. */
+export function valueAt(value: unknown, keys: readonly string[]): unknown {
+  let at = value;
+  for (const k of keys) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined;
+  return at;
+}
+
+/**
+ * Schema violations of a profile as `pointer: message`, with the unknown key (and the closest of `knownKeys`, the
+ * keys the mapping at a pointer may hold), or the allowed values, or the value seen (masked: a card number, a secret).
+ */
+export function violationLines(
+  errors: Parameters<typeof toViolations>[0],
+  value: unknown,
+  knownKeys: (keys: readonly string[]) => readonly string[] = () => [],
+): string[] {
+  return toViolations(errors).map((v) => {
+    const keys = pointerKeys(v.instancePath);
+    const seen = valueAt(value, keys);
+    const extra = v.params.additionalProperty
+      ? ` (${String(v.params.additionalProperty)}${didYouMean(String(v.params.additionalProperty), knownKeys(keys))})`
+      : Array.isArray(v.params.allowedValues)
+        ? ` (${(v.params.allowedValues as unknown[]).map(String).join(', ')}; found ${shownValue(seen, keys.at(-1))})`
+        : keys.length && seen !== undefined && v.keyword !== 'required'
+          ? ` (found ${shownValue(seen, keys.at(-1))})`
+          : '';
+    return `${v.instancePath || '/'}: ${v.message}${extra}`;
+  });
+}
+
 /** The problems of a value as a profile of an earlier format (`pointer: message`), empty when it is one. */
 export function problemsInFormat(value: unknown, number: number): string[] {
   const validate = keptValidator(number);
   if (validate(value)) return [];
-  return toViolations(validate.errors).map(
-    (v) =>
-      `${v.instancePath || '/'}: ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`,
-  );
+  return violationLines(validate.errors, value);
 }
 
 /** The unversioned formats, newest first. */

@@ -1,16 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { parseYamlText } from '../yaml.js';
-import { toViolations } from '../spec/ajv.js';
+import { parseYamlText, pointerKeys, yamlPosition } from '../yaml.js';
+import { didYouMean } from '../config/suggest.js';
 import { SCHEMA_BASE, SPEC_DIR } from '../spec/paths.js';
 import { kitValidator } from '../spec/validators.js';
 import type { PAGIProfile } from '../types/generated.js';
-import { CURRENT_PROFILE_FORMAT, formatLabel, problemsInFormat, profileFormat, recogniseFormat } from './formats.js';
+import {
+  CURRENT_PROFILE_FORMAT,
+  formatLabel,
+  problemsInFormat,
+  profileFormat,
+  recogniseFormat,
+  valueAt,
+  violationLines,
+} from './formats.js';
 import { allChanges, migrateValue, type Migration } from './migrate.js';
 import { definedKinds } from './choices.js';
 import { notificationSchemaValidator } from './notification-shape.js';
-import { ProfileFormatError } from '../types/errors.js';
+import { ProfileError, ProfileFormatError, UsageError } from '../types/errors.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
@@ -28,7 +36,7 @@ export interface LoadedProfile {
   migration?: Migration;
 }
 
-export { ProfileFormatError };
+export { ProfileError, ProfileFormatError };
 
 function schemaValidator() {
   return kitValidator(`${SCHEMA_BASE}profile.schema.json`);
@@ -127,16 +135,43 @@ function mask(card: string): string {
   return card.length > 10 ? `${card.slice(0, 6)}${'*'.repeat(card.length - 10)}${card.slice(-4)}` : '****';
 }
 
-/** Every problem of a parsed profile: schema violations (as `pointer: message`) and consistency rules. */
+let reference: unknown;
+/** The keys the reference profile has at a pointer's keys: the names a mistyped key of a profile is matched with. */
+function referenceKeys(keys: readonly string[]): string[] {
+  reference ??= parseYamlText(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
+  const at = valueAt(reference, keys);
+  return at && typeof at === 'object' && !Array.isArray(at) ? Object.keys(at) : [];
+}
+
+/**
+ * Every problem of a parsed profile: schema violations (as `pointer: message`, with the value seen, masked, or the
+ * key or values concerned) and consistency rules.
+ */
 export function profileProblems(value: unknown): string[] {
   const validate = schemaValidator();
-  if (!validate(value)) {
-    return toViolations(validate.errors).map(
-      (v) =>
-        `${v.instancePath || '/'}: ${v.message}${v.params.additionalProperty ? ` (${String(v.params.additionalProperty)})` : ''}`,
-    );
-  }
+  if (!validate(value)) return violationLines(validate.errors, value, referenceKeys);
   return consistencyProblems(value as Profile);
+}
+
+/**
+ * Problems of a profile read from `text` as each starts at its place in `file`: `file:line:column: key.path
+ * message`. A schema problem (`/a/b: ...`) is placed at the value of its pointer (an unknown key at the key, a missing
+ * one at the mapping that lacks it), a consistency rule's (`a.b ...`) at the key path it starts with.
+ */
+export function locatedProblems(problems: readonly string[], text: string, file: string): string[] {
+  return problems.map((problem) => {
+    const schema = /^(\/[^:]*): (.*)$/.exec(problem);
+    if (schema) {
+      const keys = pointerKeys(schema[1] === '/' ? '' : schema[1]!);
+      const unknownKey = / additional properties \(([^)]+)\)$/.exec(schema[2]!)?.[1];
+      const at = unknownKey ? yamlPosition(text, [...keys, unknownKey], true) : yamlPosition(text, keys);
+      const where = at ? `${file}:${at.line}:${at.column}` : file;
+      return `${where}: ${keys.length ? `${keys.join('.')} ` : ''}${schema[2]}`;
+    }
+    const dotted = /^([A-Za-z][\w-]*(?:\.[\w-]+)*)/.exec(problem)?.[1];
+    const at = dotted ? yamlPosition(text, dotted.split('.')) : undefined;
+    return at ? `${file}:${at.line}:${at.column}: ${problem}` : `${file}: ${problem}`;
+  });
 }
 
 /** A parsed profile of any format the kit knows, taken to the current format. */
@@ -218,17 +253,44 @@ export function deprecationLine(shown: string, migration: Migration): string {
   return `pagi-conform: warning: ${shown} is a profile of ${formatLabel(migration.from)}, migrated in memory to format ${migration.to} (${changeCounts(migration)}); rewrite it with 'pagi-conform profile migrate ${shown} --out ${shown}'`;
 }
 
+/** The names of the profiles shipped under spec/profiles. */
+export function shippedProfiles(): string[] {
+  return fs
+    .readdirSync(path.join(SPEC_DIR, 'profiles'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}
+
+/** A profile file's bytes; a UsageError naming the shipped profiles (and the closest) for a name none has. */
+export function readProfileBytes(fileOrName: string, file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    if (code === 'ENOENT' && file !== path.resolve(fileOrName) && !/[\\/.]/.test(fileOrName)) {
+      const names = shippedProfiles();
+      throw new UsageError(
+        `No profile named '${fileOrName}'${didYouMean(fileOrName, names) || '.'} The profiles under spec/profiles are ${names.join(', ')}; a file path needs a '/' or an extension.`,
+      );
+    }
+    throw new UsageError(`Cannot read the profile ${file} (${code}); check the path.`);
+  }
+}
+
 /**
  * Load a profile by file path, or by name from spec/profiles (`reference`). A profile of an earlier format is
- * migrated in memory (`migration` says how; the caller prints the deprecation line). Throws with every problem
- * listed, or ProfileFormatError for a format newer than the kit's.
+ * migrated in memory (`migration` says how; the caller prints the deprecation line). Throws a ProfileError with every
+ * problem listed where it is, a YamlSyntaxError, a UsageError for a file or name that is not there, or
+ * ProfileFormatError for a format newer than the kit's.
  */
 export function loadProfile(fileOrName = 'reference'): LoadedProfile {
   const file = /[\\/.]/.test(fileOrName)
     ? path.resolve(fileOrName)
     : path.join(SPEC_DIR, 'profiles', `${fileOrName}.yaml`);
-  const bytes = fs.readFileSync(file);
-  const value = parseYamlText(bytes.toString('utf8'));
+  const bytes = readProfileBytes(fileOrName, file);
+  const text = bytes.toString('utf8');
+  const value = parseYamlText(text, file);
   const read = readProfile(value, `profile ${file}`);
   if (!read.profile) {
     const as = read.problemsOf
@@ -236,7 +298,10 @@ export function loadProfile(fileOrName = 'reference'): LoadedProfile {
       : read.migration
         ? ` (migrated from ${formatLabel(read.migration.from)})`
         : '';
-    throw new Error(`profile ${file} is not valid${as}:\n- ${read.problems.join('\n- ')}`);
+    const n = read.problems.length;
+    throw new ProfileError(
+      `The profile ${file} is not valid${as}, ${n} problem${n === 1 ? '' : 's'}: ${locatedProblems(read.problems, text, file).join('; ')}; correct ${n === 1 ? 'it' : 'them'} and check with 'pagi-conform profile validate ${fileOrName}'.`,
+    );
   }
   return {
     profile: read.profile,

@@ -15,6 +15,7 @@ import {
 } from './validators.js';
 import { KIT_ROOT, SCHEMA_BASE, SCHEMAS_DIR } from './paths.js';
 import { resolveRef } from './pointer.js';
+import { SpecError } from '../types/errors.js';
 
 /** A media type of a request or response body, and why the spec lists it. */
 export interface MediaEntry {
@@ -162,7 +163,7 @@ function componentSchemaId(openapi: Record<string, any>, pointer: string): strin
   const name = pointer.replace(/^#\/components\/schemas\//, '');
   const ref = openapi.components?.schemas?.[name]?.$ref;
   if (typeof ref !== 'string')
-    throw new Error(`spec: ${pointer} is not a component schema with a $ref to a schema file`);
+    throw new SpecError(`spec: ${pointer} is not a component schema with a $ref to a schema file`);
   return schemaIdOfFileRef(ref);
 }
 
@@ -306,7 +307,7 @@ function readSchemas(
     hash.update(file.name).update(file.text);
     const schema = file.doc;
     if (schema.$id !== SCHEMA_BASE + file.name)
-      throw new Error(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
+      throw new SpecError(`spec: schemas/${file.name} has $id ${schema.$id}, expected ${SCHEMA_BASE + file.name}`);
     schemas.set(schema.$id, schema);
   }
   return { set, schemas };
@@ -330,10 +331,11 @@ function readRequirements(
   const violations = validateCatalogue(catalogue) ? [] : toViolations(validateCatalogue.errors);
   const reported = new Set(violations.map((v) => v.instancePath));
   violations.push(...foreignOperations(catalogue, operations).filter((v) => !reported.has(v.instancePath)));
-  if (violations.length) throw new Error(catalogueError(catalogueFile, violations));
+  if (violations.length) throw new SpecError(catalogueError(catalogueFile, violations));
   const requirements = new Map<string, Requirement>();
   for (const entry of (catalogue as { requirements: Requirement[] }).requirements) {
-    if (requirements.has(entry.id)) throw new Error(`spec: duplicate requirement id ${entry.id}`);
+    if (requirements.has(entry.id))
+      throw new SpecError(`spec: ${catalogueFile} lists the requirement id ${entry.id} twice`);
     requirements.set(entry.id, entry);
   }
   return requirements;
@@ -390,9 +392,9 @@ function addOperationExtensions(
   const batch = op['x-pagi-batch'];
   if (batch) {
     const limit = findMaxItems(schemas, model.requestSchemaId, batch.orders);
-    if (!limit) throw new Error(`spec: ${model.key} request schema has no maxItems on ${batch.orders}`);
+    if (!limit) throw new SpecError(`spec: ${model.key} request schema has no maxItems on ${batch.orders}`);
     if (batch.transition !== undefined && !BATCH_TRANSITIONS.includes(batch.transition))
-      throw new Error(
+      throw new SpecError(
         `spec: ${model.key} x-pagi-batch.transition is ${JSON.stringify(batch.transition)}; use one of the profile's batch transitions: ${BATCH_TRANSITIONS.join(', ')}`,
       );
     model.batch = { ...batch, maxItems: limit.maxItems, limitRequirement: limit.requirement };
@@ -448,10 +450,10 @@ function readOperations(
   const operations = new Map<OperationKey, OperationModel>();
   for (const [opPath, item] of Object.entries<Record<string, any>>(openapi.paths)) {
     const op = item.post;
-    if (!op) throw new Error(`spec: ${opPath} has no POST operation`);
+    if (!op) throw new SpecError(`spec: ${opPath} has no POST operation`);
     for (const variant of op['x-pagi-variants'] as any[]) {
       const model = variantModel(openapi, schemas, opPath, op, variant);
-      if (operations.has(model.key)) throw new Error(`spec: duplicate operation key ${model.key}`);
+      if (operations.has(model.key)) throw new SpecError(`spec: duplicate operation key ${model.key}`);
       operations.set(model.key, model);
     }
   }
@@ -466,8 +468,8 @@ export function loadSpec(root: string = KIT_ROOT): SpecModel {
 
   const specText = fs.readFileSync(specFile, 'utf8');
   const catalogueText = fs.readFileSync(catalogueFile, 'utf8');
-  const openapi = parseYamlText(specText);
-  const catalogue = parseYamlText(catalogueText);
+  const openapi = parseYamlText(specText, specFile);
+  const catalogue = parseYamlText(catalogueText, catalogueFile);
   hash.update(specText).update(catalogueText);
 
   const { set, schemas } = readSchemas(path.join(root, 'schemas'), hash);

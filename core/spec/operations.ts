@@ -6,6 +6,7 @@
  */
 import type { BatchTransition, OperationKey } from './terms.js';
 import { itemsOf, propertiesOf, schemaView, topLevelNames, type OperationModel, type SpecModel } from './load.js';
+import { SpecError } from '../types/errors.js';
 
 /** A set of operations the spec defines. */
 export type OperationSetName =
@@ -80,7 +81,7 @@ export function operationsIn(spec: SpecModel, scope: OperationScope): readonly O
   if (typeof scope === 'string') return operationSet(spec, scope);
   if (isRequirementScope(scope)) {
     const entry = spec.requirements.get(scope.requirement);
-    if (!entry) throw new Error(`spec: no requirement ${scope.requirement} for an operation scope`);
+    if (!entry) throw new SpecError(`spec: no requirement ${scope.requirement} for an operation scope`);
     const within = operationSet(spec, scope.within ?? 'all');
     return within.filter((op) => entry.operations.includes(op));
   }

@@ -13,6 +13,7 @@ import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
 import { KIT_ROOT, SCHEMAS_DIR } from './paths.js';
 import { escapeToken } from './pointer.js';
+import { SpecError } from '../types/errors.js';
 
 /** The schema documents a validator set is built from, with the digest that identifies them. */
 export interface SchemaSet {
@@ -135,7 +136,7 @@ export function validatorSource(set: SchemaSet): ValidatorSource {
       else {
         ajv ??= ajvForSet(set.documents);
         fn = ajv.getSchema(schemaId);
-        if (!fn) throw new Error(`spec: no schema ${schemaId}`);
+        if (!fn) throw new SpecError(`spec: no schema ${schemaId}`);
       }
       compiled.set(schemaId, fn);
       return fn;

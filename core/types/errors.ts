@@ -33,6 +33,42 @@ export class UsageError extends KitError {
   override readonly code: string = 'PAGI_E_USAGE';
 }
 
+/**
+ * A YAML file that is not valid YAML (a syntax error, a repeated key): the message is one sentence starting with
+ * `file:line:column`, saying what the parser found there and to correct it (exit 2).
+ */
+export class YamlSyntaxError extends UsageError {
+  override name = 'YamlSyntaxError';
+  override readonly code = 'PAGI_E_YAML_SYNTAX';
+}
+
+/** A profile that breaks its schema or its consistency rules: one sentence naming each problem where it is (exit 2). */
+export class ProfileError extends UsageError {
+  override name = 'ProfileError';
+  override readonly code = 'PAGI_E_PROFILE';
+}
+
+/**
+ * A spec, catalogue or schema set that cannot be used (a copy given with --spec-root, or one a custom registry or the
+ * gateway reads): what is inconsistent and in which file (exit 2).
+ */
+export class SpecError extends UsageError {
+  override name = 'SpecError';
+  override readonly code = 'PAGI_E_SPEC';
+}
+
+/** A registry of checks and probes (--registry) that does not fit the spec, or a check or probe it lacks (exit 2). */
+export class RegistryError extends UsageError {
+  override name = 'RegistryError';
+  override readonly code = 'PAGI_E_REGISTRY';
+}
+
+/** A pact file that cannot be read as a pact (pact check, pact verify --pact): which file and why (exit 2). */
+export class PactFileError extends UsageError {
+  override name = 'PactFileError';
+  override readonly code = 'PAGI_E_PACT_FILE';
+}
+
 /** A set-up mistake found before any check ran (credentials refused, no PAGI gateway): exit 2 with this one sentence, no report. */
 export class SetupError extends UsageError {
   override name = 'SetupError';

@@ -33,6 +33,7 @@ import {
 import { searchCards } from './cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 import { operationSet } from '../../core/spec/operations.js';
+import { SetupError } from '../../core/types/errors.js';
 
 /** A request sent: its exchange and its refusal (undefined: taken). */
 type Attempt = Awaited<ReturnType<typeof attempt>>;
@@ -169,7 +170,7 @@ async function firstRefusals(
   // Every request carries a signature (Authentication 1): a target taking a capture with a wrong one, or an
   // unreadable body, alike is no gateway discovery can describe.
   if (!base.refusal || !m.refusal)
-    throw new Error(
+    throw new SetupError(
       `the target took a capture ${!m.refusal ? 'with an unreadable body' : 'with a wrong signature'} (${s.evidence(base.x)}): it is no PAGI gateway, or checks nothing`,
     );
   s.work.requestMedia.types.capture = captureMedia;
@@ -235,7 +236,7 @@ async function captureScheme(
     }
   }
   d.unknown('signature', 'no scheme of the catalogue was accepted: state the signature from the gateway documentation');
-  throw new Error('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
+  throw new SetupError('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
 }
 
 /** Whether hex signatures are compared in either letter case (base64 ones exactly). */

@@ -16,13 +16,14 @@ import { batchLimit, refusesOverLimit, type Gateway, type GatewayRequest, type O
 import { signResponse } from '../errors.js';
 import { jsonReply, type Reply } from '../reply.js';
 import { heldItemFailure } from './batch.js';
+import { SpecError } from '../../core/types/errors.js';
 
 /** The first response example valid against the operation's response schema (its signature left out). */
 function template(gw: Gateway, req: GatewayRequest): Record<string, unknown> {
   const model = req.op.model;
   const examples = operationExamples(gw.spec, model, 'response');
   const valid = examples.find((e) => gw.spec.validate(model.responseSchemaId, e).length === 0) ?? examples[0];
-  if (!valid) throw new Error(`gateway: ${model.key} has no response example to answer from`);
+  if (!valid) throw new SpecError(`gateway: ${model.key} has no response example to answer from`);
   const { encryption_data: _, ...body } = structuredClone(valid);
   return body;
 }

@@ -4,28 +4,30 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serve } from '../../test/support/cli.js';
 import { tempDir } from '../../test/support/temp.js';
-import { serveMain } from '../cli.js';
+import { main } from '../../cli/main.js';
 import * as h from './helpers.js';
 
 afterEach(() => vi.restoreAllMocks());
 
-/** Run serveMain in-process for an argument list that ends before listening; returns exit code and stderr. */
+/** Run `pagi-conform serve` in-process for an argument list that ends before listening; returns exit code and stderr. */
 async function usage(args: string[]) {
   const errors: string[] = [];
   vi.spyOn(console, 'error').mockImplementation((line: unknown) => void errors.push(String(line)));
   vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  return { code: await serveMain(args), errors };
+  return { code: await main(['serve', ...args]), errors };
 }
 
 describe('usage errors', () => {
   it('an unknown option or fault, a bad port or configuration: one clear sentence, exit 2', async () => {
     const cases: [string[], RegExp][] = [
-      [['--bogus'], /unknown option '--bogus'/],
-      [['--port'], /option '--port' needs a value/],
+      [['--bogus'], /Unknown option '--bogus'\. Run 'pagi-conform serve --help'/],
+      [['--prot', '1'], /Unknown option '--prot'; did you mean '--port'\?/],
+      [['--port'], /Option '--port' needs a value/],
       [['--port', 'eighty'], /--port must be an integer/],
-      [['--fault', 'no-such-fault'], /unknown fault 'no-such-fault'; known faults: [a-z0-9-]+, .*xml-root-wrong, /],
+      [['--fault', 'no-such-fault'], /Unknown fault 'no-such-fault'\. The faults are [a-z0-9-]+, .*xml-root-wrong, /],
       [['--config', '/nonexistent/gateway.yaml'], /cannot read configuration file/],
-      [['extra'], /unexpected argument 'extra'/],
+      [['extra'], /Unexpected argument 'extra'/],
+      [['--fault', 'xml-root-wrng'], /Unknown fault 'xml-root-wrng'; did you mean 'xml-root-wrong'\?/],
     ];
     for (const [args, message] of cases) {
       const { code, errors } = await usage(args);
@@ -118,7 +120,7 @@ describe('profiles the reference gateway cannot follow', () => {
       stringify({ ...h.profile, name: 'unordered', batch: { ...h.profile.batch, sequential: false } }),
     );
     await expect(h.gateway({ profile: file })).rejects.toThrow(
-      /\/batch: must NOT have additional properties \(sequential\)/,
+      /unordered\.yaml:[0-9]+:3: batch must NOT have additional properties \(sequential\)/,
     );
   });
 });

@@ -179,7 +179,7 @@ describe('variant registry', () => {
     expect(() => findFault('no-such-fault')).toThrow(UnknownFaultError);
     expect(() => findFault('no-such-fault')).toThrow(FAULTS.map((f) => f.name).join(', '));
     await expect(startGateway({ fault: 'no-such-fault' })).rejects.toThrow(
-      /unknown fault 'no-such-fault'; known faults: /,
+      /Unknown fault 'no-such-fault'\. The faults are /,
     );
   });
 

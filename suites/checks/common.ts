@@ -22,6 +22,7 @@ import {
   stateOfCode,
   statusOf,
 } from '../observe.js';
+import { ProfileError } from '../../core/types/errors.js';
 
 /** The first of `candidates` the operation's requirements include (the catalogue ties requirements to operations). */
 export function requirementFor(ctx: CheckContext, operation: OperationKey, candidates: readonly string[]): string {
@@ -547,6 +548,6 @@ export function firstItemFailure<T extends string>(ctx: CheckContext, failures: 
 /** The payment-status code of a state, or a kit error naming the profile gap. */
 export function codeOfState(ctx: CheckContext, state: string): string {
   const code = paymentStatusCode(ctx, state);
-  if (code === undefined) throw new Error(`profile: no payment_status value for state ${state}`);
+  if (code === undefined) throw new ProfileError(`profile: no payment_status value for state ${state}`);
   return code;
 }

@@ -11,6 +11,7 @@ import { defineCheck, stepEntries, onlyWhen, quoted, wrap, type Report } from '.
 import { formatOfMediaType, headerOf, isObject, responseObject } from '../observe.js';
 import { retryDelays } from '../probes/events.js';
 import { notificationRetry, notified } from '../probes/events.js';
+import { ProfileError } from '../../core/types/errors.js';
 
 /** The notifications a probe received, in arrival order. */
 function notificationsOf(o: Observation): Exchange[] {
@@ -134,7 +135,7 @@ function checkOwnShape(
 ): void {
   const validate = notificationSchemaValidator(kind.ownShape.schema);
   if (validate instanceof Error)
-    throw new Error(`profile: the notification schema does not compile: ${validate.message}`);
+    throw new ProfileError(`profile: the notification schema does not compile: ${validate.message}`);
   if (!validate(body)) {
     for (const e of (validate.errors ?? []).slice(0, 5)) {
       report({

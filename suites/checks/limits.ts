@@ -20,6 +20,7 @@ import {
 import { checkErrorAnswer } from './common.js';
 import { batchAccepted, checkItemsAnswered } from './conventions.js';
 import { atLimit, emptyBatch, overLimit, selectionAtLimit, selectionOverLimit } from '../probes/limits.js';
+import { SpecError } from '../../core/types/errors.js';
 
 const LIMIT_REQUIREMENTS = ['PAGI-LIM-003', 'PAGI-LIM-004', 'PAGI-LIM-005', 'PAGI-LIM-006'];
 const SELECTION_LIMIT_REQUIREMENTS = ['PAGI-LIM-001', 'PAGI-LIM-002'];
@@ -28,7 +29,7 @@ const SELECTION_LIMIT_REQUIREMENTS = ['PAGI-LIM-001', 'PAGI-LIM-002'];
 function limitRequirement(ctx: CheckContext, o: Observation): string {
   const op = operationOf(ctx.spec, o.operation);
   const id = op.batch?.limitRequirement ?? op.selectionLimit?.requirement;
-  if (!id) throw new Error(`spec: ${o.operation} has no limit requirement`);
+  if (!id) throw new SpecError(`spec: ${o.operation} has no limit requirement`);
   return id;
 }
 

@@ -9,6 +9,7 @@ import { expectedFormat, formOf, formatOfMediaType, headerOf, operationOf, statu
 import { renderHeaderValue, renderTemplate } from '../../core/profile/template.js';
 import { errorKindOf, requirementFor, sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
+import { SpecError } from '../../core/types/errors.js';
 
 const BODY_FORMAT_REQUIREMENTS = ['PAGI-MED-006', 'PAGI-MED-007', 'PAGI-MED-008'];
 
@@ -70,7 +71,7 @@ export const xmlRootIsRespon = onlyOnSuccess(
     description: 'The XML response is well-formed with the documented root element (respon).',
     verify(o, ctx, report) {
       const root = xmlRootName(ctx, o.operation);
-      if (!root) throw new Error(`spec: no XML root name for ${o.operation}`);
+      if (!root) throw new SpecError(`spec: no XML root name for ${o.operation}`);
       const decoded = o.main.response?.decoded;
       if (decoded?.kind === 'xml' && decoded.root !== root) {
         report({

@@ -32,11 +32,12 @@ import {
 } from '../schema-walk.js';
 import { refusalInBody, sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
+import { SpecError } from '../../core/types/errors.js';
 
 /** The requirement a schema's root carries (`x-requirement`), the fallback of its unannotated constraints. */
 export function rootRequirement(ctx: CheckContext, schemaId: string): string {
   const id = schemaRoot(ctx.spec, schemaId).node['x-requirement'];
-  if (typeof id !== 'string') throw new Error(`spec: schema ${schemaId} carries no x-requirement at its root`);
+  if (typeof id !== 'string') throw new SpecError(`spec: schema ${schemaId} carries no x-requirement at its root`);
   return id;
 }
 

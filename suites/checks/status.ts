@@ -37,6 +37,7 @@ import {
   unknownTransaction,
   wrongFormat,
 } from '../probes/basic.js';
+import { SpecError } from '../../core/types/errors.js';
 
 export const successAnsweredWith200 = defineCheck({
   id: 'successAnsweredWith200',
@@ -77,7 +78,7 @@ export const operationServedAtVersionedPath = defineCheck({
         received: outcomeOf(o.main),
       });
     }
-    if (!/^\/v1\//.test(op.path)) throw new Error(`spec: ${o.operation} path ${op.path} is not under /v1`);
+    if (!/^\/v1\//.test(op.path)) throw new SpecError(`spec: ${o.operation} path ${op.path} is not under /v1`);
   },
 });
 

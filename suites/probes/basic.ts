@@ -34,6 +34,7 @@ import {
   startStateFor,
   unknownItem,
 } from './support.js';
+import { SpecError } from '../../core/types/errors.js';
 
 /** The identifying fields of a payment, the only part of it kept in facts (never card data). */
 export function recordFacts(record: PaymentRecord): Record<string, unknown> {
@@ -292,7 +293,7 @@ export const noSignature = defineProbe(
 /** `unknownRecord`: an APM payment for the payment method the configuration names as unknown to the target. */
 export const unknownRecord = defineProbe('unknownRecord', ['authoriseApm'], {}, async (op, client, ctx, steps) => {
   const selector = operationOf(ctx.spec, op).when?.present;
-  if (!selector) throw new Error('spec: the APM variant has no selecting field');
+  if (!selector) throw new SpecError('spec: the APM variant has no selecting field');
   return steps.add(op, await client.send(op, client.sample(op, { [selector]: ctx.config.paymentMethods.unknown })));
 });
 

@@ -17,16 +17,17 @@ import {
   startStateFor,
   unknownItem,
 } from './support.js';
+import { SpecError } from '../../core/types/errors.js';
 
 function maxItems(ctx: CheckContext, op: OperationKey): number {
   const batch = operationOf(ctx.spec, op).batch;
-  if (!batch) throw new Error(`${op} is not a batch operation`);
+  if (!batch) throw new SpecError(`${op} is not a batch operation`);
   return batch.maxItems;
 }
 
 function maxOrders(ctx: CheckContext, op: OperationKey): number {
   const limit = operationOf(ctx.spec, op).selectionLimit;
-  if (!limit) throw new Error(`${op} has no selection limit`);
+  if (!limit) throw new SpecError(`${op} has no selection limit`);
   return limit.maxOrders;
 }
 

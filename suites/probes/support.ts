@@ -32,7 +32,7 @@ import {
   statusOf,
   text,
 } from '../observe.js';
-import { Inconclusive, SetupFailed } from '../../core/types/errors.js';
+import { Inconclusive, SetupFailed, SpecError } from '../../core/types/errors.js';
 
 export { Inconclusive, SetupFailed };
 
@@ -458,7 +458,7 @@ export function itemFor(
   extra: Record<string, unknown> = {},
 ) {
   const orders = operationOf(ctx.spec, operation).batch?.orders;
-  if (!orders) throw new Error(`${operation} is not a batch operation`);
+  if (!orders) throw new SpecError(`${operation} is not a batch operation`);
   const template = (client.sample(operation)[orders] as unknown[] | undefined)?.find(isObject) ?? {};
   const item: Record<string, unknown> = { ...template };
   for (const key of Object.keys(item)) if (record && record.fields[key] !== undefined) item[key] = record.fields[key];
@@ -487,7 +487,7 @@ export function batchBody(
   items: unknown[],
 ): Record<string, unknown> {
   const orders = operationOf(ctx.spec, operation).batch?.orders;
-  if (!orders) throw new Error(`${operation} is not a batch operation`);
+  if (!orders) throw new SpecError(`${operation} is not a batch operation`);
   return client.sample(operation, { [orders]: items });
 }
 

@@ -166,7 +166,7 @@ describe('config file and environment', () => {
     expect(() => readConfigFile(write('bad1.yaml', 'targte: x\n'))).toThrow(/unknown key 'targte'/);
     expect(() => readConfigFile(write('bad2.yaml', 'list: true\n'))).toThrow(/unknown key 'list'/);
     expect(() => readConfigFile(write('bad3.yaml', '- a\n'))).toThrow(/YAML mapping/);
-    expect(() => readConfigFile(write('bad4.yaml', 'cards: [1]\n'))).toThrow(/cards in .* must be a mapping/);
+    expect(() => readConfigFile(write('bad4.yaml', 'cards: [1]\n'))).toThrow(/bad4\.yaml:1:8: cards must be a mapping/);
   });
 
   it('checks programmatic options with the same parsers', () => {

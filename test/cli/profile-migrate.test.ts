@@ -100,7 +100,7 @@ describe('pagi-conform profile migrate', () => {
     const run = await cli(['profile', 'migrate', file, '--out', out]);
     expect(run.code).toBe(EXIT.failed);
     expect(run.stderr).toContain(
-      `${file}: NOT MIGRATED: not a valid profile of any format the kit knows (closest: format 1 (unversioned, kit 0.1.0)) (1 problem):\n  - /limits/maxBodyBytes: must be integer`,
+      `${file}: NOT MIGRATED: not a valid profile of any format the kit knows (closest: format 1 (unversioned, kit 0.1.0)) (1 problem):\n  - ${file}:1:${JSON.stringify(broken).indexOf('"big"') + 1}: limits.maxBodyBytes must be integer (found 'big')`,
     );
     expect(fs.existsSync(out)).toBe(false);
   });

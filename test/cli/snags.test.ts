@@ -58,7 +58,9 @@ describe('profile validate', () => {
     });
     const unknown = await inProcess(['profile', 'validate', 'nosuch']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no profile named 'nosuch' \(spec\/profiles has [a-z0-9, -]*reference/);
+    expect(unknown.stderr).toMatch(
+      /No profile named 'nosuch'\. The profiles under spec\/profiles are [a-z0-9, -]*reference/,
+    );
   });
 });
 

@@ -2,7 +2,12 @@
  * The pre-flight's reading of answers: an authentication refusal (whatever HTTP status the profile's refusal comes
  * with), a target that serves no operation, or answers to judge as usual (a decline, an unknown record, a failed item).
  */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { classify, credentialSources, errorKindOf, verdictOfPreflight } from '../../engine/preflight.js';
 import { defaults, type RunOptions } from '../../core/config/options.js';
 import type { DecodedBody, Exchange, OperationKey, RunConfigView } from '../../core/model.js';
@@ -179,6 +184,48 @@ describe('pre-flight answers', () => {
     expect(verdictOfPreflight(input, [noAnswer('retrievalRefund'), noAnswer('capture')], {})).toBeUndefined();
   });
 
+  it('stops the run when every operation answers HTTP 404 as a path of no operation does (a wrong base URL)', () => {
+    const input = { profile: reference, config, options, embedded: false };
+    const pageNotFound = (operation: OperationKey) =>
+      answer(404, 'text/html', '<p>1004:Record not found</p>', operation);
+    const sentence = verdictOfPreflight(
+      input,
+      [pageNotFound('retrievalRefund'), pageNotFound('capture')],
+      {},
+      pageNotFound('pagiKitNoSuchOperation' as OperationKey),
+    );
+    expect(sentence).toBe(
+      "Nothing answers at http://127.0.0.1:8080/v1/\u2026: POST /v1/retrievalRefund and POST /v1/capture were each answered HTTP 404 (text/html), as POST /v1/pagiKitNoSuchOperation (a path of no operation) was, so none of the operations is served there and no check ran; check the base URL (--target): the operations' /v1/\u2026 paths are added to it, path prefix included.",
+    );
+    // A JSON 404 carrying PAGI fields everywhere reads as served, answer by answer; compared with the path of no
+    // operation it is nothing served.
+    const json404 = (operation: OperationKey) =>
+      answer(404, json, '{"merchant_id":"","return_status":"0","return_message":"not found"}', operation);
+    expect(classify(reference, json404('capture'))).toBe('served');
+    expect(verdictOfPreflight(input, [json404('retrievalRefund'), json404('capture')], {}, json404('capture'))).toMatch(
+      /^Nothing answers at /,
+    );
+  });
+
+  it('does not fire on a gateway that answers its operations 404 legitimately (an unknown record)', () => {
+    const input = { profile: reference, config, options, embedded: false };
+    const unknownRecord = (operation: OperationKey) =>
+      answer(404, json, '{"merchant_id":"M1","return_status":"0","return_message":"1004:Record not found"}', operation);
+    const unknownPath = answer(
+      404,
+      json,
+      '{"merchant_id":"","return_status":"0","return_message":"1008:Unknown path"}',
+    );
+    expect(
+      verdictOfPreflight(input, [unknownRecord('retrievalRefund'), unknownRecord('capture')], {}, unknownPath),
+    ).toBeUndefined();
+    // One operation served (200), one answering 404 like the path of no operation: judged as usual.
+    const ok = answer(200, json, '{"return_status":"1","return_message":"OK"}');
+    expect(verdictOfPreflight(input, [ok, unknownRecord('capture')], {}, unknownRecord('capture'))).toBeUndefined();
+    // No request to a path of no operation: no comparison.
+    expect(verdictOfPreflight(input, [unknownRecord('retrievalRefund'), unknownRecord('capture')], {})).toBeUndefined();
+  });
+
   it('never shows the secret, even when the target echoes it', () => {
     const echoed = answer(401, json, '{"return_status":"0","return_message":"1001:bad signature for s3cret-value"}');
     const sentence = verdictOfPreflight({ profile: reference, config, options, embedded: false }, [echoed], {
@@ -200,5 +247,37 @@ describe('credential sources', () => {
       `merchant id and account id from the config file ${file} and secret from the environment (PAGI_SECRET)`,
     );
     expect(credentialSources(options, false, {})).toBe('merchant id, account id and secret from the options of run()');
+  });
+});
+
+describe('through the command line', () => {
+  it('a target whose every path answers a JSON 404 is a set-up error (exit 2, one sentence, no report)', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"merchant_id":"","return_status":"0","return_message":"no route"}'),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pay`;
+    try {
+      const run = await runCli(['--target', target, '--reporter', 'json'], {
+        PAGI_MERCHANT_ID: 'M1',
+        PAGI_ACCOUNT_ID: 'A1',
+        PAGI_SECRET: 's3cret-value',
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^pagi-conform: Nothing answers at ${target.replace(/[.]/g, '\\.')}/v1/\u2026: .*path prefix included.\n$`,
+        ),
+      );
+      expect(run.stderr.split('\n')).toHaveLength(2);
+      expect(fs.existsSync(path.join(run.out, 'results.json'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

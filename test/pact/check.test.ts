@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { verdictLines } from '../../reporters/format.js';
 import { describe, expect, it } from 'vitest';
 import { KIT_ROOT } from '../../core/spec/paths.js';
 import { checkPact, findingsOf, readPactFile } from '../../pact/check.js';
@@ -140,8 +141,23 @@ describe('pact check table', () => {
     const pact = generatePact() as PactFile;
     pact.interactions[0]!.request.path = '/v1/nothing';
     const result = checkPact(pact);
-    expect(result.warnings).toEqual([expect.stringMatching(/Path not in the interface: expected a path/)]);
     expect([result.verdict, result.exitCode]).toEqual(['NOT CONFORMANT', 1]);
+    // What decides the verdict is reported at the level that decides it, and named: not a warning.
+    const name = `POST /v1/nothing (${pact.interactions[0]!.description})`;
+    expect(result.warnings).toEqual([]);
+    expect(result.verdicts?.document.failed[0]).toEqual({ check: name, level: 'must' });
+    expect(result.verdictReasons).toEqual([
+      expect.stringMatching(
+        /Path not in the interface \(must\): expected a path of the interface .* \/ received "\/v1\/nothing"\.$/,
+      ),
+    ]);
+    expect(verdictLines(result)[0]).toBe(
+      `document conformance (--fail-on must): NOT CONFORMANT — 1 check failed at or above must: ${name} (must)`,
+    );
+    // Whatever --fail-on says; a mistyped path gets the closest one.
+    expect(checkPact(pact, { failOn: 'profile' }).verdict).toBe('NOT CONFORMANT');
+    pact.interactions[0]!.request.path = '/v1/captur';
+    expect(checkPact(pact).verdictReasons[0]).toMatch(/received "\/v1\/captur"; did you mean '\/v1\/capture'\?$/);
   });
 });
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { generatePact, pactText } from '../../pact/interactions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../gateway/index.js';
+import { keepsColours, outputLine } from '../../cli/pact.js';
 import { pagiConform } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
@@ -17,6 +18,20 @@ async function cli(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('colours of the Verifier', () => {
+  it('are kept on a terminal only, never with NO_COLOR, and on no terminal only with FORCE_COLOR', () => {
+    expect(keepsColours({}, true)).toBe(true);
+    expect(keepsColours({ NO_COLOR: '1' }, true)).toBe(false);
+    expect(keepsColours({}, false)).toBe(false);
+    expect(keepsColours({}, undefined)).toBe(false);
+    expect(keepsColours({ FORCE_COLOR: '1' }, false)).toBe(true);
+    expect(keepsColours({ NO_COLOR: '1', FORCE_COLOR: '1' }, true)).toBe(false);
+    const coloured = '\u001b[31mFailures:\u001b[0m \u001b[1;32mok\u001b[0m';
+    expect(outputLine(coloured, false)).toBe('Failures: ok');
+    expect(outputLine(coloured, true)).toBe(coloured);
+  });
+});
 
 describe('pact verify', { timeout: 120_000 }, () => {
   let reference: RunningGateway;
@@ -32,12 +47,15 @@ describe('pact verify', { timeout: 120_000 }, () => {
 
   it('verifies every interaction of the generated pact against the reference gateway', async () => {
     const { code, out } = await cli(['pact', 'verify', '--target', reference.url, '--pact', 'pacts']);
-    expect(plain(out)).toContain('pact verify: all interactions verified');
+    expect(out).toContain('pact verify: all interactions verified');
+    // NO_COLOR (and output that is no terminal): the Verifier's report without its colours.
+    expect(out.includes('\u001b')).toBe(false);
     expect(code).toBe(0);
   });
 
   it('fails the interaction whose response lacks a field, naming the field', async () => {
     const { code, out } = await cli(['pact', 'verify', '--target', faulty.url]);
+    expect(out.includes('\u001b')).toBe(false);
     const text = plain(out);
     expect(code).toBe(1);
     expect(text).toContain('1 interaction(s) failed');

@@ -72,7 +72,7 @@ describe('profile formats', () => {
     const unnumbered = fixture('reference-at-e07f403');
     unnumbered.limits.maxBodyBytes = 'big';
     expect(readProfile(unnumbered)).toEqual({
-      problems: ["/: must have required property 'format'", '/limits/maxBodyBytes: must be integer'],
+      problems: ["/: must have required property 'format'", "/limits/maxBodyBytes: must be integer (found 'big')"],
     });
   });
 
@@ -87,7 +87,7 @@ describe('profile formats', () => {
     expect(() => readProfile({ ...current('reference'), format: CURRENT_PROFILE_FORMAT + 1 }, 'vendor.yaml')).toThrow(
       `vendor.yaml is in profile format ${CURRENT_PROFILE_FORMAT + 1}, newer than the formats this kit reads (1 to ${CURRENT_PROFILE_FORMAT})`,
     );
-    expect(profileProblems({ ...current('reference'), format: '5' })).toContain('/format: must be integer');
+    expect(profileProblems({ ...current('reference'), format: '5' })).toContain("/format: must be integer (found '5')");
   });
 
   it('the kept schemas accept each format and refuse the others (no two formats overlap)', () => {
