@@ -5,10 +5,8 @@
  * here, the one place that maps errors to exit codes: a KitError as its one sentence with its class's `exitCode`,
  * anything else as a defect of the kit (exit 2).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { didYouMean } from '../core/config/suggest.js';
-import { KIT_ROOT } from '../core/spec/paths.js';
+import { KIT_VERSION } from '../core/version.js';
 import { EXIT, KitError } from '../core/types/errors.js';
 const USAGE = `usage: pagi-conform <command> [options]
 
@@ -42,11 +40,6 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pact: async () => (await import('./pact.js')).pactMain,
 };
 
-/** The kit's version, as its package.json says (the one file that holds it). */
-function kitVersion(): string {
-  return (JSON.parse(fs.readFileSync(path.join(KIT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 /** Run the CLI with `argv` (without node and script) and return the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -55,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     return name ? EXIT.ok : EXIT.usage;
   }
   if (name === '--version' || name === '-v') {
-    console.log(`pagi-conform ${kitVersion()}`);
+    console.log(`pagi-conform ${KIT_VERSION}`);
     return EXIT.ok;
   }
   const load = COMMANDS[name];
