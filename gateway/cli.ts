@@ -4,7 +4,7 @@ import { flag, integer, seconds, text, UsageError } from '../core/config/options
 import { deprecationLine } from '../core/profile/load.js';
 import { EXIT } from '../core/types/errors.js';
 import path from 'node:path';
-import { FAULTS, JournalError, startGateway } from './index.js';
+import { checkDatabase, FAULTS, JournalError, startGateway } from './index.js';
 
 /** What `serve` takes. */
 interface ServeFlags {
@@ -16,6 +16,7 @@ interface ServeFlags {
   admin: boolean;
   drainSeconds: number;
   data: string;
+  check: boolean;
 }
 
 /** The command's options: one row each (a missing row is a compile error). */
@@ -56,7 +57,14 @@ export const SERVE_FLAGS = {
     flag: 'data',
     type: text('DIR', true),
     description:
-      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a journal replayed on start, each change written before its answer (default: in memory only)',
+      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a SQLite database (DIR/gateway.sqlite) read back on start, each change committed before its answer; a journal of an earlier version is imported once (default: in memory only)',
+  },
+  check: {
+    flag: 'check',
+    type: flag,
+    default: false,
+    description:
+      "with --data: run SQLite's integrity check on the folder's database, print what it holds, and exit (0 sound, 2 damaged) without serving",
   },
 } satisfies FlagTable<ServeFlags>;
 
@@ -100,6 +108,7 @@ export async function serveMain(argv: string[]): Promise<number> {
     console.error(`pagi-conform serve: ${usageProblem(error)}; run 'pagi-conform serve --help' for the options.`);
     return EXIT.usage;
   }
+  if (values.check) return checkMain(values.data);
   const port = values.port!;
   const drainSeconds = values.drainSeconds;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -161,6 +170,28 @@ export async function serveMain(argv: string[]): Promise<number> {
   return EXIT.failed;
 }
 
+/** `serve --data DIR --check`: the database's integrity check and counts; exit 0 when sound, 2 when not. */
+function checkMain(dir: string | undefined): number {
+  if (!dir) {
+    console.error(
+      "pagi-conform serve: --check needs --data DIR (the folder to check); run 'pagi-conform serve --help' for the options.",
+    );
+    return EXIT.usage;
+  }
+  try {
+    const { file, counts: c, bytes } = checkDatabase(dir);
+    console.log(`${path.resolve(file)}: integrity check ok (${bytes} bytes)`);
+    console.log(
+      `holds ${c.payments} payments, ${c.refunds} refunds, ${c.tokens} tokens, ${c.payouts} payouts, ${c.sessions} sessions, ${c.notifications} pending notifications`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof JournalError)) throw error;
+    console.error(`pagi-conform serve: --data: ${error.message}`);
+    return EXIT.usage;
+  }
+}
+
 /** What an integrator needs to start: where, as whom (never the secret itself), with which profile and bounds. */
 function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolean): string[] {
   const lines = [`listening on ${gateway.url}`, `base URL ${gateway.baseUrl} (operations under ${gateway.baseUrl}/v1)`];
@@ -183,8 +214,9 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   const data = gateway.data;
   if (data) {
     const r = data.restored;
+    if (r.imported) lines.push(r.imported);
     lines.push(
-      `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications sent again`,
+      `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications to send again (at most ${gateway.config.notifications.resendPerSecond ?? 100} a second)`,
     );
   } else lines.push('state in memory only (--data DIR keeps it across restarts)');
   if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);

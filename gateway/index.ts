@@ -40,7 +40,8 @@ export {
 export type { NotificationAttempt } from './notify.js';
 export type { DrainResult, ServerStats } from './server.js';
 export type { Restored } from './persist.js';
-export { JournalError } from './journal.js';
+export { JournalError } from '../core/types/errors.js';
+export { checkDatabase, DATABASE_FILE, DatabaseDamage } from './database.js';
 
 /** How to start the gateway. */
 export interface GatewayOptions {
@@ -68,8 +69,8 @@ export interface GatewayOptions {
   /** Serve `POST /_admin/reset` and `GET /_admin/stats` (off by default). */
   admin?: boolean;
   /**
-   * Keep the state in this folder (`serve --data DIR`): replayed on start, every change durable before its answer
-   * is sent, compacted on stop. Without it the state lives in memory only.
+   * Keep the state in this folder (`serve --data DIR`): a SQLite database read back on start, every change committed
+   * before its answer is sent. Without it the state lives in memory only.
    */
   dataDir?: string;
 }
@@ -93,7 +94,7 @@ export interface RunningGateway {
   /** Open connections allowed (configuration, bounded by the open-file limit). */
   connectionCap: number;
   /** The folder the state is kept in, and what was found there on start (none: in memory only). */
-  data?: { dir: string; restored: Restored; journalBytes(): number };
+  data?: { dir: string; restored: Restored; databaseBytes(): number };
   /** Connection and request counters. */
   serverStats(): ServerStats;
   /** Records evicted to stay under the store's caps. */
@@ -191,7 +192,7 @@ function prepareGateway(options: GatewayOptions): Prepared {
   return { gw, fault, mask, profileFile, profileMigration };
 }
 
-/** Open the data folder (`serve --data DIR`): replay it into the store; the server then waits on its durability. */
+/** Open the data folder (`serve --data DIR`): read it into the store; the server then waits on its commits. */
 function openData(dir: string, gw: Gateway, mask: LogMask): Persistence {
   const persistence = openPersistence(dir, {
     store: gw.store,
@@ -239,7 +240,7 @@ function runningGateway(
     connectionCap: gs.connectionCap,
     data:
       persistence && options.dataDir
-        ? { dir: options.dataDir, restored: persistence.restored, journalBytes: persistence.journalBytes }
+        ? { dir: options.dataDir, restored: persistence.restored, databaseBytes: persistence.databaseBytes }
         : undefined,
     serverStats: () => gs.stats(),
     evictions: () => store.evictions(),

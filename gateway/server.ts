@@ -85,7 +85,7 @@ function respond(
   return { handled, wire };
 }
 
-/** The answer when the journal could not be written: the change may not survive a restart. */
+/** The answer when the database could not be written: the change may not survive a restart. */
 function unsaved(error: Error): { wire: WireResponse } {
   return {
     wire: {
@@ -325,7 +325,7 @@ function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: bool
     tooLarge,
   };
   const { handled, wire } = answerOf(st, incoming);
-  // With a journal (`serve --data`), the answer waits until every change made so far is durable (group commit:
+  // With a database (`serve --data`), the answer waits until every change made so far is committed (group commit:
   // one write and one sync for the changes of all the requests handled meanwhile). A read waits too: it may
   // show a change not yet durable.
   const durability = st.gw.durability;

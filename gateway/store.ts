@@ -144,8 +144,10 @@ export class CappedMap<K, V> extends Map<K, V> {
 
   constructor(
     readonly max: number,
-    /** Told of every value set (the journal of `serve --data`). */
+    /** Told of every value set (the database of `serve --data`). */
     private readonly onSet?: (value: V) => void,
+    /** Told of every key evicted to stay under the cap. */
+    private readonly onEvict?: (key: K) => void,
   ) {
     super();
   }
@@ -155,8 +157,10 @@ export class CappedMap<K, V> extends Map<K, V> {
     super.set(key, value);
     this.onSet?.(value);
     if (fresh && this.size > this.max) {
-      this.delete(this.oldest.peek()![0]);
+      const key = this.oldest.peek()![0];
+      this.delete(key);
       this.evicted += 1;
+      this.onEvict?.(key);
     }
     return this;
   }
@@ -206,7 +210,7 @@ const UNCAPPED: StoreCaps = {
 };
 
 /**
- * Told of every change of the state, as it is made (gateway/persist.ts writes them to the journal of
+ * Told of every change of the state, as it is made (gateway/persist.ts writes them to the database of
  * `serve --data`). Operations change a transaction in place, then call `Store#changed`.
  */
 export interface StoreWatcher {
@@ -219,6 +223,8 @@ export interface StoreWatcher {
   session(s: Session): void;
   /** Everything forgotten (admin reset). */
   cleared(): void;
+  /** A record dropped to stay under a cap, or past its lifetime (a payment's refunds go with it). */
+  evicted?(kind: 'transaction' | 'token' | 'payout' | 'session', key: string): void;
 }
 
 /** The whole state, with the counters that identifiers are made from. */
@@ -246,8 +252,16 @@ export class Store {
   watcher: StoreWatcher | undefined;
 
   constructor(readonly caps: StoreCaps = UNCAPPED) {
-    this.tokens = new CappedMap(caps.maxTokens, (t) => this.watcher?.token(t));
-    this.payouts = new CappedMap(caps.maxPayouts, (p) => this.watcher?.payout(p));
+    this.tokens = new CappedMap(
+      caps.maxTokens,
+      (t) => this.watcher?.token(t),
+      (key) => this.watcher?.evicted?.('token', key),
+    );
+    this.payouts = new CappedMap(
+      caps.maxPayouts,
+      (p) => this.watcher?.payout(p),
+      (key) => this.watcher?.evicted?.('payout', key),
+    );
   }
 
   /** The identifier counter and this instance's tag (written to the journal, restored on start). */
@@ -317,12 +331,15 @@ export class Store {
       e = this.oldestSession.peek()
     ) {
       this.sessions.delete(e[0]);
+      this.watcher?.evicted?.('session', e[0]);
     }
     this.sessions.set(session.token, session);
     this.watcher?.session(session);
     while (this.sessions.size > max) {
-      this.sessions.delete(this.oldestSession.peek()![0]);
+      const token = this.oldestSession.peek()![0];
+      this.sessions.delete(token);
       this.evictedSessions += 1;
+      this.watcher?.evicted?.('session', token);
     }
   }
 
@@ -360,6 +377,7 @@ export class Store {
     const oldest = this.oldestTransaction.peek()![1];
     this.transactions.delete(oldest.transactionId);
     this.evictedTransactions += 1;
+    this.watcher?.evicted?.('transaction', oldest.transactionId);
     const key = Store.accountKey(oldest.merchantId, oldest.accountId);
     const list = this.byAccount.get(key)!;
     list.dropWhile((t) => !this.held(t));
