@@ -9,9 +9,12 @@
  *   crash or kill of the gateway; with `sync` (synchronous=FULL) it is on disk too, through a crash of the machine.
  * - **Damage**: a database that cannot be opened, fails SQLite's quick check at start, is empty, or is of another
  *   format is refused with one sentence naming the file and what to do (`DatabaseDamage`); nothing is written to it.
+ *   SQLite checks its pages' structure, not their content: each row carries the CRC-32 of its JSON (`crc`), checked
+ *   when it is read back, so a damaged record refuses the folder instead of being read as another.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { JournalError } from '../core/types/errors.js';
 import type { Durability } from './context.js';
@@ -28,14 +31,14 @@ export type Table = (typeof TABLES)[number];
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE payments (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
+CREATE TABLE payments (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
 CREATE TABLE refunds (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
-  payment TEXT NOT NULL REFERENCES payments(id) ON DELETE CASCADE, body TEXT NOT NULL);
+  payment TEXT NOT NULL REFERENCES payments(id) ON DELETE CASCADE, body TEXT NOT NULL, crc INTEGER NOT NULL);
 CREATE INDEX refunds_payment ON refunds(payment);
-CREATE TABLE tokens (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
-CREATE TABLE payouts (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
-CREATE TABLE sessions (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
-CREATE TABLE notifications (n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL);
+CREATE TABLE tokens (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE payouts (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE sessions (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE notifications (n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
 PRAGMA user_version = ${FORMAT};
 `;
 
@@ -149,7 +152,13 @@ export interface Row {
   n: number;
   id: string;
   body: string;
+  crc: number;
   payment?: string;
+}
+
+/** The checksum column of a row's JSON. */
+export function checksum(body: string): number {
+  return crc32(body);
 }
 
 /** Every row of a table in the order its records were first written; a read error throws DatabaseDamage. */

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { GatewayConfig } from './config.js';
 import type { Durability } from './context.js';
 import {
+  checksum,
   DATABASE_FILE,
   DatabaseDamage,
   GroupCommit,
@@ -82,6 +83,8 @@ interface Folder {
 
 /** A row's JSON, checked by `valid`; a row that is not refuses the whole folder with one sentence. */
 function parseRow<T>(open: OpenDatabase, table: Table, row: Row, valid: (v: any) => boolean): T {
+  if (typeof row.body !== 'string' || checksum(row.body) !== row.crc)
+    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: its checksum does not match)`);
   let value: unknown;
   try {
     value = JSON.parse(row.body);
@@ -156,15 +159,22 @@ function load(f: Folder, open: OpenDatabase): number {
 
 // ------------------------------------------------------------------ writing rows
 
+/** A record's row values: its JSON and the JSON's checksum. */
+function rowOf(value: unknown): [string, number] {
+  const body = JSON.stringify(value);
+  return [body, checksum(body)];
+}
+
 const UPSERT = (table: Table) =>
-  `INSERT INTO ${table} (id, body) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body`;
+  `INSERT INTO ${table} (id, body, crc) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc`;
 const SQL = {
   payment: UPSERT('payments'),
-  refund: 'INSERT INTO refunds (id, payment, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body',
+  refund:
+    'INSERT INTO refunds (id, payment, body, crc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc',
   token: UPSERT('tokens'),
   payout: UPSERT('payouts'),
   session: UPSERT('sessions'),
-  notification: 'INSERT OR REPLACE INTO notifications (n, id, body) VALUES (?, ?, ?)',
+  notification: 'INSERT OR REPLACE INTO notifications (n, id, body, crc) VALUES (?, ?, ?, ?)',
   notificationDone: 'DELETE FROM notifications WHERE n = ?',
   counters: "INSERT OR REPLACE INTO meta (key, value) VALUES ('counters', ?)",
 } as const;
@@ -178,14 +188,14 @@ const EVICT: Record<NonNullable<Parameters<NonNullable<StoreWatcher['evicted']>>
 /** The store's watcher: every change written in the current group. */
 function storeWatcher(f: Folder, writes: GroupCommit): StoreWatcher {
   return {
-    transaction: (t) => writes.run(SQL.payment, t.transactionId, JSON.stringify(encodeTransaction(t))),
-    refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, JSON.stringify(encode(refund))),
+    transaction: (t) => writes.run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t))),
+    refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, ...rowOf(encode(refund))),
     token: (t) => {
       const sealed = sealToken(t, f.config);
-      if (sealed) writes.run(SQL.token, t.tokenId, JSON.stringify(sealed));
+      if (sealed) writes.run(SQL.token, t.tokenId, ...rowOf(sealed));
     },
-    payout: (p) => writes.run(SQL.payout, p.key, JSON.stringify(p)),
-    session: (s) => writes.run(SQL.session, s.token, JSON.stringify(encodeSession(s))),
+    payout: (p) => writes.run(SQL.payout, p.key, ...rowOf(p)),
+    session: (s) => writes.run(SQL.session, s.token, ...rowOf(encodeSession(s))),
     evicted: (kind, key) => writes.run(EVICT[kind], key),
     cleared: () => {
       f.pending.clear();
@@ -204,7 +214,7 @@ function notificationTracker(f: Folder, writes: GroupCommit): NotificationTracke
       ids.set(n, id);
       const record = pendingOf(n);
       f.pending.set(id, record);
-      writes.run(SQL.notification, id, String(id), JSON.stringify(record));
+      writes.run(SQL.notification, id, String(id), ...rowOf(record));
     },
     settled(n) {
       const id = ids.get(n);
@@ -219,17 +229,16 @@ function writeAll(f: Folder, open: OpenDatabase): void {
   const { store } = f;
   const run = (sql: string, ...params: unknown[]) => open.db.prepare(sql).run(...params);
   open.db.transaction(() => {
-    for (const t of store.transactions.values())
-      run(SQL.payment, t.transactionId, JSON.stringify(encodeTransaction(t)));
+    for (const t of store.transactions.values()) run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t)));
     for (const { txn, refund } of store.allRefunds())
-      run(SQL.refund, refund.referenceId, txn.transactionId, JSON.stringify(encode(refund)));
+      run(SQL.refund, refund.referenceId, txn.transactionId, ...rowOf(encode(refund)));
     for (const t of store.tokens.values()) {
       const sealed = sealToken(t, f.config);
-      if (sealed) run(SQL.token, t.tokenId, JSON.stringify(sealed));
+      if (sealed) run(SQL.token, t.tokenId, ...rowOf(sealed));
     }
-    for (const p of store.payouts.values()) run(SQL.payout, p.key, JSON.stringify(p));
-    for (const s of store.sessions.values()) run(SQL.session, s.token, JSON.stringify(encodeSession(s)));
-    for (const [id, n] of f.pending) run(SQL.notification, id, String(id), JSON.stringify(n));
+    for (const p of store.payouts.values()) run(SQL.payout, p.key, ...rowOf(p));
+    for (const s of store.sessions.values()) run(SQL.session, s.token, ...rowOf(encodeSession(s)));
+    for (const [id, n] of f.pending) run(SQL.notification, id, String(id), ...rowOf(n));
     run(SQL.counters, countersText(f));
   })();
 }
