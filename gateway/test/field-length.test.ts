@@ -29,7 +29,9 @@ describe('limits.maxFieldLength: the longest text value of a field', () => {
     const res = await h.call(gw, 'payout', h.payoutBody({ reason: 'x'.repeat(8193) }));
     expect(res.status).toBe(invalid.status);
     expect(res.text).toContain(invalid.code);
-    expect(res.headers[REASON]).toBe("invalidInput: /reason is longer than 8192 characters (the sandbox's limits.maxFieldLength)");
+    expect(res.headers[REASON]).toBe(
+      "invalidInput: /reason is longer than 8192 characters (the sandbox's limits.maxFieldLength)",
+    );
     expect(gw.stateDigest()).toBe(before);
   });
 
@@ -39,7 +41,11 @@ describe('limits.maxFieldLength: the longest text value of a field', () => {
     const nested = await h.call(small, 'payout', payout);
     expect(nested.status).toBe(invalid.status);
     expect(nested.headers[REASON]).toMatch(/^invalidInput: \/beneficiary\/company_name is longer than 100 characters/);
-    const paid = await h.call(small, 'authoriseDirect', h.directBody({ website: `https://${'w'.repeat(100)}.example` }));
+    const paid = await h.call(
+      small,
+      'authoriseDirect',
+      h.directBody({ website: `https://${'w'.repeat(100)}.example` }),
+    );
     expect(paid.status).toBe(invalid.status);
     expect(paid.headers[REASON]).toMatch(/^invalidInput: \/website is longer than 100 characters/);
     expect((await h.call(small, 'authoriseDirect', h.directBody())).status).toBe(200);
