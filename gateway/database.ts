@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { JournalError } from '../core/types/errors.js';
+import { DatabaseDamage, JournalError } from '../core/types/errors.js';
 import type { Durability } from './context.js';
 
 /** The database's file name in the folder. */
@@ -42,14 +42,7 @@ CREATE TABLE notifications (n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, body
 PRAGMA user_version = ${FORMAT};
 `;
 
-/** The sentence of a database that cannot be used: the file, what is wrong, what to do. */
-export class DatabaseDamage extends JournalError {
-  constructor(file: string, what: string) {
-    super(
-      `${file} ${what}: nothing was changed; restore the folder from a copy, or start afresh with --data pointing at a new folder`,
-    );
-  }
-}
+export { DatabaseDamage };
 
 /** SQLite's message, on one line. */
 function reason(e: unknown): string {

@@ -84,6 +84,17 @@ export class JournalError extends KitError {
   override readonly code = 'PAGI_E_JOURNAL';
 }
 
+/** A gateway database (`serve --data DIR`) that cannot be used: one sentence naming the file, what is wrong, what to do. */
+export class DatabaseDamage extends JournalError {
+  override name = 'DatabaseDamage';
+  override readonly code = 'PAGI_E_DATABASE_DAMAGE';
+  constructor(file: string, what: string) {
+    super(
+      `${file} ${what}: nothing was changed; restore the folder from a copy, or start afresh with --data pointing at a new folder`,
+    );
+  }
+}
+
 /** A provider state of a pact that could not be made true: the gateway refused a step. */
 export class ProviderStateError extends KitError {
   override name = 'ProviderStateError';
