@@ -54,6 +54,8 @@ export interface GatewayConfig {
     maxTransactions: number;
     maxPayouts: number;
     maxTokens: number;
+    /** Most MiB the records may take (estimated); past it the oldest of the kind holding the most is evicted. */
+    maxMiB?: number;
     compactAfterMiB?: number;
     syncWrites?: boolean;
   };
