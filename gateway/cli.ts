@@ -17,6 +17,7 @@ interface ServeFlags {
   drainSeconds: number;
   data: string;
   check: boolean;
+  database: string;
 }
 
 /** The command's options: one row each (a missing row is a compile error). */
@@ -58,6 +59,12 @@ export const SERVE_FLAGS = {
     type: text('DIR', true),
     description:
       'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a SQLite database (DIR/gateway.sqlite) read back on start, each change committed before its answer; a journal of an earlier version is imported once (default: in memory only)',
+  },
+  database: {
+    flag: 'database',
+    type: text('URL'),
+    description:
+      'keep the state in this PostgreSQL database (postgres://user:password@host/db) shared by every gateway process given it: one sandbox behind one address, requests one at a time across them (not with --data)',
   },
   check: {
     flag: 'check',
@@ -121,13 +128,14 @@ export async function serveMain(argv: string[]): Promise<number> {
       profile: values.profile,
       admin: values.admin!,
       dataDir: values.data,
+      database: values.database,
       log: (line) => console.log(line),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     const why =
       error instanceof JournalError
-        ? `--data: ${e.message}`
+        ? `${values.database ? '--database' : '--data'}: ${e.message}`
         : e.code === 'EADDRINUSE'
           ? `port ${port} is already in use`
           : e.code === 'EADDRNOTAVAIL'
@@ -217,6 +225,11 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
     if (r.imported) lines.push(r.imported);
     lines.push(
       `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications to send again (at most ${gateway.config.notifications.resendPerSecond ?? 100} a second)`,
+    );
+  } else if (gateway.shared) {
+    const r = gateway.shared.restored;
+    lines.push(
+      `state shared in ${gateway.shared.database}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions found`,
     );
   } else lines.push('state in memory only (--data DIR keeps it across restarts)');
   if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);

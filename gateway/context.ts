@@ -49,6 +49,11 @@ export interface Gateway {
   now(): Date;
   /** The database of `serve --data`: an answer waits until every change made before it is committed. */
   durability?: Durability;
+  /**
+   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one at a time
+   * across the processes, with the state brought up to date first and its changes committed before its answer.
+   */
+  shared?: { run<T>(handle: () => T): Promise<T> };
 }
 
 /** What the server needs of the database: whether changes wait to be committed, and a call once they are. */

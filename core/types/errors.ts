@@ -81,7 +81,7 @@ export class UnknownFaultError extends KitError {
 /** A gateway data folder that cannot be used (another gateway holds it, or it cannot be read or written). */
 export class JournalError extends KitError {
   override name = 'JournalError';
-  override readonly code = 'PAGI_E_JOURNAL';
+  override readonly code: string = 'PAGI_E_JOURNAL';
 }
 
 /** A gateway database (`serve --data DIR`) that cannot be used: one sentence naming the file, what is wrong, what to do. */
