@@ -73,7 +73,9 @@ const MEMORY_SAMPLE_S = Number(process.env.BENCH_MEMORY_SAMPLE_S ?? 30);
 async function child(): Promise<void> {
   const { startGateway } = await import('../gateway/index.js');
   const data = process.argv.indexOf('--data');
+  const database = process.argv.indexOf('--database');
   const gw = await startGateway({
+    database: database > 0 ? process.argv[database + 1] : undefined,
     port: 0,
     config: {
       notifications: { enabled: process.argv.includes('--notify') },
@@ -196,7 +198,7 @@ const selected = (name: string) =>
   !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
 
 /** The gateway in a child process (its state in `dataDir` when given); its URL once it listens. */
-async function startChild(dataDir?: string, sync = false, notify = false) {
+async function startChild(dataDir?: string, sync = false, notify = false, database?: string) {
   const proc = spawn(
     process.execPath,
     [
@@ -209,6 +211,7 @@ async function startChild(dataDir?: string, sync = false, notify = false) {
       ...(dataDir ? ['--data', dataDir] : []),
       ...(sync ? ['--sync'] : []),
       ...(notify ? ['--notify'] : []),
+      ...(database ? ['--database', database] : []),
     ],
     {
       cwd: KIT_ROOT,
@@ -342,6 +345,28 @@ async function restartScenario(): Promise<Record<string, unknown>> {
 /** Name of the direct payment scenario against a gateway keeping its state in a folder. */
 const DATA_SCENARIO = 'direct payment (--data)';
 const DATA_SYNC_SCENARIO = 'direct payment (--data, syncWrites: true)';
+/** The same against a shared sandbox on PostgreSQL (BENCH_POSTGRES, else PAGI_TEST_POSTGRES; skipped without). */
+const DATABASE_SCENARIO = 'direct payment (--database)';
+const POSTGRES = process.env.BENCH_POSTGRES ?? process.env.PAGI_TEST_POSTGRES;
+
+/** Direct payments against a gateway on PostgreSQL, its tables emptied first. */
+async function databaseRow(direct: string): Promise<Row | undefined> {
+  if (!POSTGRES) {
+    console.log(`${DATABASE_SCENARIO}: skipped (no BENCH_POSTGRES or PAGI_TEST_POSTGRES)`);
+    return undefined;
+  }
+  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
+  const client = new pg.Client({ connectionString: POSTGRES });
+  await client.connect();
+  await client.query('DROP TABLE IF EXISTS pagi_rows, pagi_meta; DROP SEQUENCE IF EXISTS pagi_version');
+  await client.end();
+  const gw = await startChild(undefined, false, false, POSTGRES);
+  try {
+    return await measure(gw.url, gw.proc.pid!, { name: DATABASE_SCENARIO, path: '/v1/authorise', body: direct });
+  } finally {
+    await gw.stop();
+  }
+}
 
 async function main(): Promise<void> {
   const { proc, url, nextLine } = await startChild();
@@ -409,6 +434,10 @@ async function main(): Promise<void> {
         await data.stop();
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    }
+    if (selected(DATABASE_SCENARIO)) {
+      const row = await databaseRow(direct);
+      if (row) rows.push(row);
     }
     const restart = selected('restart') ? await restartScenario() : undefined;
     let memory: Record<string, unknown> | undefined;
@@ -513,7 +542,7 @@ async function main(): Promise<void> {
     }
     const all = [...kept, ...rows];
     const memoryRow = all.find((r) => r.scenario === 'direct payment' && r.connections === CONNECTIONS);
-    for (const name of [DATA_SCENARIO, DATA_SYNC_SCENARIO]) {
+    for (const name of [DATA_SCENARIO, DATA_SYNC_SCENARIO, DATABASE_SCENARIO]) {
       const dataRow = all.find((r) => r.scenario === name && r.connections === CONNECTIONS);
       if (!memoryRow || !dataRow) continue;
       const ratio = dataRow.requestsPerSec / memoryRow.requestsPerSec;

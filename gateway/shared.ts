@@ -42,6 +42,13 @@ type Kind = 'payment' | 'refund' | 'token' | 'payout' | 'session';
 /** One change a request made, written before its answer. */
 type Write = { kind: Kind; id: string; payment?: string; body: unknown } | { delete: Kind; id: string } | 'clear';
 
+/** A request waiting for its turn. */
+interface Waiting {
+  handle: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
 /** A shared sandbox, open. */
 export interface SharedState {
   restored: Restored;
@@ -68,7 +75,9 @@ class Shared implements SharedState {
   private generation = '';
   private writes: Write[] = [];
   private applying = false;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly waiting: Waiting[] = [];
+  private busy = false;
+  private readonly idle: (() => void)[] = [];
   /** A request failed after changing the store: reload everything before the next one. */
   private stale = false;
 
@@ -99,22 +108,42 @@ class Shared implements SharedState {
   }
 
   run<T>(handle: () => T): Promise<T> {
-    const next = this.queue.then(() => this.locked(handle));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ handle, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.busy) void this.drain();
+    });
   }
 
-  private async locked<T>(handle: () => T): Promise<T> {
+  /**
+   * Handle the requests waiting, in groups: each group in one transaction under the lock (the requests that arrived
+   * while the previous group was committed go together: one catch-up and one commit for all of them).
+   */
+  private async drain(): Promise<void> {
+    this.busy = true;
+    while (this.waiting.length) {
+      const group = this.waiting.splice(0);
+      try {
+        const results = await this.locked(group);
+        group.forEach((w, i) => w.resolve(results[i]));
+      } catch (e) {
+        for (const w of group) w.reject(e as Error);
+      }
+    }
+    this.busy = false;
+    for (const done of this.idle.splice(0)) done();
+  }
+
+  private async locked(group: Waiting[]): Promise<unknown[]> {
     const { client } = this;
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [LOCK]);
       await this.catchUp();
-      // Writes queued since the last request (evictions to the byte budget) go with this one's.
-      const result = handle();
+      // Writes queued since the last group (evictions to the byte budget) go with this one's.
+      const results = group.map((w) => w.handle());
       await this.write(this.writes.splice(0));
       await client.query('COMMIT');
-      return result;
+      return results;
     } catch (e) {
       this.stale = true;
       await client.query('ROLLBACK').catch(() => undefined);
@@ -187,7 +216,7 @@ class Shared implements SharedState {
   /** The request's changes, and the counters, in its transaction; this process's version follows its own writes. */
   private async write(writes: Write[]): Promise<void> {
     const { client } = this;
-    let wrote = false;
+    let newest: bigint | undefined;
     for (const w of writes) {
       if (w === 'clear') {
         await client.query('DELETE FROM pagi_rows');
@@ -198,12 +227,12 @@ class Shared implements SharedState {
       } else if ('delete' in w) {
         await client.query('DELETE FROM pagi_rows WHERE kind = $1 AND id = $2', [w.delete, w.id]);
       } else {
-        await client.query(
+        const written = await client.query<{ version: string }>(
           `INSERT INTO pagi_rows (kind, id, payment, body, version) VALUES ($1, $2, $3, $4, nextval('pagi_version'))
-           ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, version = excluded.version`,
+           ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, version = excluded.version RETURNING version`,
           [w.kind, w.id, w.payment ?? null, JSON.stringify(w.body)],
         );
-        wrote = true;
+        newest = BigInt(written.rows[0]!.version);
       }
     }
     if (!writes.length) return;
@@ -211,14 +240,14 @@ class Shared implements SharedState {
       String(this.store.counters().seq),
     ]);
     // Under the lock no other process allocates versions: ours are the newest, and we hold every row before them.
-    if (wrote)
-      this.version = BigInt((await client.query<{ v: string }>("SELECT currval('pagi_version') AS v")).rows[0]!.v);
+    if (newest !== undefined) this.version = newest;
   }
 
   private closed: Promise<void> | undefined;
 
   close(): Promise<void> {
-    this.closed ??= this.queue.then(() => this.client.end()).catch(() => undefined);
+    const settled = this.busy ? new Promise<void>((resolve) => this.idle.push(resolve)) : Promise.resolve();
+    this.closed ??= settled.then(() => this.client.end()).catch(() => undefined);
     return this.closed;
   }
 }
