@@ -107,6 +107,8 @@ export function openDatabase(dir: string, sync: boolean): OpenDatabase {
   const file = path.join(dir, DATABASE_FILE);
   const exists = fs.existsSync(file);
   if (exists && fs.statSync(file).size === 0) throw new DatabaseDamage(file, 'is empty (0 bytes: it was cut)');
+  // Readable by its owner only, like the journal before it (SQLite gives its WAL the same mode).
+  if (!exists) fs.closeSync(fs.openSync(file, 'wx', 0o600));
   const db = connect(file, { sync });
   try {
     if (exists) verify(db, file, false);
@@ -191,9 +193,13 @@ export class GroupCommit implements Durability {
   run(sql: string, ...params: unknown[]): void {
     if (this.closed) return;
     if (!this.open) {
-      this.database.db.exec('BEGIN IMMEDIATE');
       this.open = true;
       setImmediate(() => this.commit());
+      try {
+        this.database.db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        this.failed = e as Error; // the group's answers are refused (503), nothing is half written
+      }
     }
     if (this.failed) return;
     let statement = this.statements.get(sql);

@@ -112,6 +112,8 @@ describe('serve --data: state across a restart', () => {
     expect(first.status).toBe(200);
     const digest = gw.stateDigest();
     expect(stored(dir)).toContain(transactionId); // written while running (the reader below is no blind one)
+    expect(fs.statSync(path.join(dir, DATABASE_FILE)).mode & 0o777).toBe(0o600); // its owner's only
+    expect(fs.statSync(path.join(dir, `${DATABASE_FILE}-wal`)).mode & 0o777).toBe(0o600);
     await stop(gw);
     expect(stored(dir)).not.toContain(h.APPROVE_CARD);
     expect(stored(dir)).not.toContain(h.SECRET);
