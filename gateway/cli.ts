@@ -129,7 +129,8 @@ export async function serveMain(argv: string[]): Promise<number> {
       admin: values.admin!,
       dataDir: values.data,
       database: values.database,
-      log: (line) => console.log(line),
+      // Warnings (a journal line skipped on import, a stored card dropped) on standard error, the rest on standard output.
+      log: (line) => (line.startsWith('warning: ') ? console.error(line) : console.log(line)),
     });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;

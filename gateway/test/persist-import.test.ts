@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, JournalError, type RunningGateway } from '../index.js';
 import { frame, JOURNAL_FILE } from '../journal.js';
+import { spawnKit } from '../../test/support/cli.js';
 import { tempDir } from '../../test/support/temp.js';
 import * as h from './helpers.js';
 
@@ -17,6 +18,9 @@ const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'journal-v1.txt');
 /** The fixture's state digest, printed by the gateway that wrote it (stateDigest()). */
 const DIGEST = 'f7c308d3e191121e596a5e2e664aa16b26ae0c0be4c872ec27ed639a0823d37f';
 const PAID = 'T202612016F78000001';
+/** A configuration with notifications off (the fixture's pending ones name addresses nothing listens on). */
+const CONFIG = path.join(tempDir('pagi-import-config-'), 'gateway.yaml');
+fs.writeFileSync(CONFIG, 'notifications:\n  enabled: false\n');
 
 const open: RunningGateway[] = [];
 afterEach(async () => {
@@ -74,4 +78,26 @@ describe('serve --data: a journal of an earlier version', () => {
     expect(fs.existsSync(path.join(dir, DATABASE_FILE))).toBe(false);
     expect(fs.existsSync(path.join(dir, JOURNAL_FILE))).toBe(true); // left as it was
   });
+});
+
+describe('serve --data DIR with a journal of an earlier version (the command line)', () => {
+  it('prints the import line with the banner, and a skipped journal line as a warning on standard error', async () => {
+    const lines = fs.readFileSync(FIXTURE, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('"pay"', '"pax"'); // the second payment's checksum no longer matches
+    const dir = folderWith(lines.join('\n'));
+    const child = spawnKit(['serve', '--port', '0', '--data', dir, '--config', CONFIG]);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for (const end = Date.now() + 30_000; !/state kept in/.test(out) && child.exitCode === null && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toMatch(/^imported 9 records of .*journal\.log .* once; the journal is kept as journal\.log\.imported$/m);
+    expect(out).toMatch(/state kept in .*: 1 payments, 1 refunds, 1 tokens, 1 payouts, 1 sessions restored; 3 notifications/);
+    expect(err).toMatch(/^warning: journal: journal\.log line 3: a damaged record \(its checksum does not match\); skipped$/m);
+    expect(out).not.toMatch(/warning/);
+  }, 60_000);
 });
