@@ -46,8 +46,8 @@ beforeEach(async () => {
   await client.end();
 });
 
-async function gateway(): Promise<RunningGateway> {
-  const gw = await h.gateway({ database: URL, config: { notifications: { enabled: false } } });
+async function gateway(admin = false): Promise<RunningGateway> {
+  const gw = await h.gateway({ database: URL, admin, config: { notifications: { enabled: false } } });
   open.push(gw);
   return gw;
 }
@@ -79,6 +79,17 @@ describe.skipIf(why !== undefined)('serve --database: one sandbox, several gatew
       h.item(transactionId, body, { refund_amount: '6.00', refund_reason: 'r' }),
     ]);
     expect(rest.results[0]!.refund_reference_id).toBe(`${transactionId}-02`);
+  });
+
+  it('an admin reset on one empties the sandbox for all; identifiers go on', async () => {
+    const [a, b] = [await gateway(true), await gateway()];
+    const first = await h.pay(b);
+    expect((await h.send(`${a.url}/_admin/reset`, { method: 'POST' })).status).toBe(200);
+    const { json } = await h.query(b, { transaction_id: first.transactionId });
+    expect(json.orders_list[0].query_result).toBe(h.profile.statusValues.query_result.notFound);
+    expect(b.counts().transactions).toBe(0);
+    const next = await h.pay(a);
+    expect(Number(next.transactionId.slice(-6))).toBeGreaterThan(Number(first.transactionId.slice(-6)));
   });
 
   it('two gateway processes: concurrent refunds of one payment from both never exceed its capture', async () => {
