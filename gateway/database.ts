@@ -62,8 +62,21 @@ function connect(file: string, options: { readonly?: boolean; sync?: boolean }):
     return db;
   } catch (e) {
     db?.close();
-    throw new DatabaseDamage(file, `cannot be opened as a database (${reason(e)})`);
+    throw openProblem(file, e);
   }
+}
+
+/**
+ * Why a database could not be opened: the native module of better-sqlite3 missing or built for another Node (the
+ * folder is not at fault: how to build it), or the file.
+ */
+export function openProblem(file: string, e: unknown): JournalError {
+  const why = reason(e);
+  if (/bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|invalid ELF/i.test(why))
+    return new JournalError(
+      `cannot open ${file}: better-sqlite3's native module is not built for this Node (${why}); run 'npm rebuild better-sqlite3' where the kit is installed (npm 11 runs a dependency's install script only once allowed: 'npm install-scripts approve better-sqlite3')`,
+    );
+  return new DatabaseDamage(file, `cannot be opened as a database (${why})`);
 }
 
 /** Check the format of an existing database and run SQLite's quick check (`integrity` for the full one). */
@@ -109,12 +122,15 @@ export function openDatabase(dir: string, sync: boolean): OpenDatabase {
   if (exists && fs.statSync(file).size === 0) throw new DatabaseDamage(file, 'is empty (0 bytes: it was cut)');
   // Readable by its owner only, like the journal before it (SQLite gives its WAL the same mode).
   if (!exists) fs.closeSync(fs.openSync(file, 'wx', 0o600));
-  const db = connect(file, { sync });
+  let db: Database.Database | undefined;
   try {
+    db = connect(file, { sync });
     if (exists) verify(db, file, false);
-    else db.transaction(() => db.exec(SCHEMA))();
+    else db.transaction(() => db!.exec(SCHEMA))();
   } catch (e) {
-    db.close();
+    db?.close();
+    // A file this start created and could not fill: gone, so that the next start begins afresh.
+    if (!exists) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
     throw e;
   }
   return { file, db, created: !exists };

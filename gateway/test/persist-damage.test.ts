@@ -152,3 +152,20 @@ describe('serve --data DIR: a crash copy cut at any point', () => {
     expect(opened).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('serve --data DIR: better-sqlite3 not built', () => {
+  it('says how to build it, not that the folder is damaged', async () => {
+    const { openProblem } = await import('../database.js');
+    const missing = openProblem(
+      '/srv/pagi/gateway.sqlite',
+      new Error('Could not locate the bindings file. Tried:\n → /x/build/better_sqlite3.node'),
+    );
+    expect(missing).not.toBeInstanceOf(DatabaseDamage);
+    expect(missing.message).toMatch(
+      /^cannot open \/srv\/pagi\/gateway\.sqlite: better-sqlite3's native module is not built for this Node \(Could not locate the bindings file\. Tried:\); run 'npm rebuild better-sqlite3'/,
+    );
+    const damaged = openProblem('/srv/pagi/gateway.sqlite', new Error('file is not a database'));
+    expect(damaged).toBeInstanceOf(DatabaseDamage);
+    expect(damaged.message).toMatch(/cannot be opened as a database \(file is not a database\): nothing was changed/);
+  });
+});
