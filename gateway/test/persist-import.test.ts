@@ -95,9 +95,15 @@ describe('serve --data DIR with a journal of an earlier version (the command lin
       await new Promise((r) => setTimeout(r, 25));
     child.kill('SIGTERM');
     await exited;
-    expect(out).toMatch(/^imported 9 records of .*journal\.log .* once; the journal is kept as journal\.log\.imported$/m);
-    expect(out).toMatch(/state kept in .*: 1 payments, 1 refunds, 1 tokens, 1 payouts, 1 sessions restored; 3 notifications/);
-    expect(err).toMatch(/^warning: journal: journal\.log line 3: a damaged record \(its checksum does not match\); skipped$/m);
+    expect(out).toMatch(
+      /^imported 9 records of .*journal\.log .* once; the journal is kept as journal\.log\.imported$/m,
+    );
+    expect(out).toMatch(
+      /state kept in .*: 1 payments, 1 refunds, 1 tokens, 1 payouts, 1 sessions restored; 3 notifications/,
+    );
+    expect(err).toMatch(
+      /^warning: journal: journal\.log line 3: a damaged record \(its checksum does not match\); skipped$/m,
+    );
     expect(out).not.toMatch(/warning/);
   }, 60_000);
 });
