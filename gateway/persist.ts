@@ -77,6 +77,8 @@ interface Folder {
   /** The last notification id given. */
   notificationSeq: number;
   droppedTokens: number;
+  /** Stops sending again the notifications of before the restart (an admin reset forgets them too). */
+  stopResend: () => void;
 }
 
 // ------------------------------------------------------------------ reading rows back
@@ -198,6 +200,7 @@ function storeWatcher(f: Folder, writes: GroupCommit): StoreWatcher {
     session: (s) => writes.run(SQL.session, s.token, ...rowOf(encodeSession(s))),
     evicted: (kind, key) => writes.run(EVICT[kind], key),
     cleared: () => {
+      f.stopResend();
       f.pending.clear();
       for (const table of ['refunds', 'payments', 'tokens', 'payouts', 'sessions', 'notifications'])
         writes.run(`DELETE FROM ${table}`);
@@ -329,7 +332,16 @@ export function openPersistence(
 ): Persistence {
   const { store, notifier, config, warn } = parts;
   const lockFile = takeLock(dir);
-  const f: Folder = { store, notifier, config, warn, pending: new Map(), notificationSeq: 0, droppedTokens: 0 };
+  const f: Folder = {
+    store,
+    notifier,
+    config,
+    warn,
+    pending: new Map(),
+    notificationSeq: 0,
+    droppedTokens: 0,
+    stopResend: () => undefined,
+  };
   let open: OpenDatabase | undefined;
   let restored: Restored;
   try {
@@ -350,15 +362,14 @@ export function openPersistence(
   const writes = new GroupCommit(database, () => writes.run(SQL.counters, countersText(f)), warn);
   store.watcher = storeWatcher(f, writes);
   notifier.tracker = notificationTracker(f, writes);
-  let stopResend = () => undefined as void;
   return {
     durability: writes,
     restored,
     resend: () => {
-      stopResend = resendPending(f, writes, config.notifications.resendPerSecond ?? 100);
+      f.stopResend = resendPending(f, writes, config.notifications.resendPerSecond ?? 100);
     },
     close: async () => {
-      stopResend();
+      f.stopResend();
       writes.close();
       releaseLock(lockFile);
     },

@@ -73,6 +73,25 @@ describe('serve --data: notifications pending at a restart', () => {
     }
   }, 60_000);
 
+  it('an admin reset while they are being sent again stops them: none is sent after it, none pending', async () => {
+    const rx = await h.receiver(() => 200);
+    try {
+      const dir = await folderWithPending(1000, rx.url);
+      const gw = await h.gateway({ dataDir: dir, admin: true });
+      open.push(gw);
+      expect((await h.send(`${gw.url}/_admin/reset`, { method: 'POST' })).status).toBe(200);
+      await gw.notificationsIdle();
+      const after = rx.received.length;
+      expect(after).toBeLessThan(1000);
+      await new Promise((r) => setTimeout(r, 300)); // three turns of the resend, were it still going
+      expect(rx.received.length).toBe(after);
+      expect(notYetResent(dir, 1000)).toBe(0);
+    } finally {
+      await Promise.all(open.splice(0).map((gw) => gw.close()));
+      await rx.close();
+    }
+  }, 60_000);
+
   it('are all delivered, oldest first, at the configured pace; then none is pending', async () => {
     const rx = await h.receiver(() => 200);
     try {
