@@ -41,6 +41,8 @@ export const SLOW_FILES = [
   'gateway/test/connections.test.ts',
   'gateway/test/fuzz.test.ts',
   'gateway/test/never-5xx.test.ts',
+  'gateway/test/persist-memory.test.ts', // 3,000 payouts of 1 MB through serve --data (about a minute)
+  'gateway/test/shared.test.ts', // serve --database processes on a PostgreSQL
   // the generated files and redocly lint (`npm run spec:check` checks the same)
   'test/spec/tooling.test.ts',
 ];

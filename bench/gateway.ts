@@ -3,20 +3,24 @@
  * latency of a direct payment (at 10, 100 and 1000 connections), a 50-item capture, a checkout page, the refusal
  * of a form of 100,000 fields (refused before it is parsed), and memory over a long full-load run (direct payments
  * and checkout pages, so that both the payment and the session caps are reached; the gateway's heap and RSS after
- * a forced GC, sampled). The gateway runs in a child process (so the load generator does not share its event
+ * a forced GC, sampled), and a restart of `--data` with 10,000 notifications pending (when the first payment is
+ * answered after listening). The gateway runs in a child process (so the load generator does not share its event
  * loop), started in-process there with no request log. Writes bench/results/gateway.json (rows of the scenarios
  * run replace the same rows of the file; others are kept) and prints a table.
  *
  * Goals on a 2-core machine: at least 5,000 direct payments per second with p99 at most 10 ms at 10
- * connections; the 100,000-field form refused in under 20 ms; memory flat once the caps are reached.
+ * connections; the 100,000-field form refused in under 20 ms; memory flat once the caps are reached; after a restart
+ * with 10,000 notifications pending, the first payment answered within 1 s of listening.
  *
  * Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_SCALE_CONNECTIONS (default
  * `100,1000`: the direct payment again at these), BENCH_MEMORY_S (length of the memory run, s, default 600),
  * BENCH_MEMORY_SAMPLE_S (default 30), BENCH_ONLY (run only the scenarios whose name starts with it, e.g. `direct`,
- * `memory`, `form`), BENCH_CHILD_ARGS (extra node flags for the gateway process, e.g. `--cpu-prof
+ * `memory`, `form`, `restart`), BENCH_CHILD_ARGS (extra node flags for the gateway process, e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof` to profile it under load).
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,10 +73,12 @@ const MEMORY_SAMPLE_S = Number(process.env.BENCH_MEMORY_SAMPLE_S ?? 30);
 async function child(): Promise<void> {
   const { startGateway } = await import('../gateway/index.js');
   const data = process.argv.indexOf('--data');
+  const database = process.argv.indexOf('--database');
   const gw = await startGateway({
+    database: database > 0 ? process.argv[database + 1] : undefined,
     port: 0,
     config: {
-      notifications: { enabled: false },
+      notifications: { enabled: process.argv.includes('--notify') },
       ...(process.argv.includes('--sync') ? { store: { syncWrites: true } } : {}),
     },
     dataDir: data > 0 ? process.argv[data + 1] : undefined,
@@ -192,7 +198,7 @@ const selected = (name: string) =>
   !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((prefix) => name.startsWith(prefix));
 
 /** The gateway in a child process (its state in `dataDir` when given); its URL once it listens. */
-async function startChild(dataDir?: string, sync = false) {
+async function startChild(dataDir?: string, sync = false, notify = false, database?: string) {
   const proc = spawn(
     process.execPath,
     [
@@ -204,6 +210,8 @@ async function startChild(dataDir?: string, sync = false) {
       '--child',
       ...(dataDir ? ['--data', dataDir] : []),
       ...(sync ? ['--sync'] : []),
+      ...(notify ? ['--notify'] : []),
+      ...(database ? ['--database', database] : []),
     ],
     {
       cwd: KIT_ROOT,
@@ -264,9 +272,101 @@ async function measure(url: string, pid: number, s: Scenario): Promise<Row> {
   };
 }
 
+/** Notifications pending at the restart of the `restart` scenario. */
+const RESTART_PENDING = 10_000;
+
+/**
+ * Restart with RESTART_PENDING notifications pending (to a receiver here that acknowledges each): how long the start
+ * took, when the first payment was answered after the gateway listened, and the latency of 200 payments after it
+ * while the notifications are sent again (goal: first payment answered within 1 s of listening).
+ */
+async function restartScenario(): Promise<Record<string, unknown>> {
+  let received = 0;
+  const rx = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => rx.listen(0, '127.0.0.1', resolve));
+  const notifyUrl = `http://127.0.0.1:${(rx.address() as AddressInfo).port}/notify`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-restart-'));
+  try {
+    await (await startChild(dir)).stop();
+    const { checksum, DATABASE_FILE } = await import('../gateway/database.js');
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+    const db = new Database(path.join(dir, DATABASE_FILE));
+    const insert = db.prepare('INSERT INTO notifications (n, id, body, crc) VALUES (?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let n = 1; n <= RESTART_PENDING; n++) {
+        const body = JSON.stringify({
+          kind: 'payment',
+          key: `BENCH-NOTIFY-${n}`,
+          url: notifyUrl,
+          body: { merchant_id: merchant.merchantId, account_id: account.accountId, order_no: `BENCH-NOTIFY-${n}` },
+          merchantId: merchant.merchantId,
+          accountId: account.accountId,
+        });
+        insert.run(n, String(n), body, checksum(body));
+      }
+    })();
+    db.close();
+    const started = performance.now();
+    const gw = await startChild(dir, false, true);
+    const listening = performance.now();
+    await post(`${gw.url}/v1/authorise`, directBody('BENCH-RESTART-0'));
+    const first = performance.now() - listening;
+    const latencies: number[] = [];
+    for (let i = 1; i <= 200; i++) {
+      const t = performance.now();
+      await post(`${gw.url}/v1/authorise`, directBody(`BENCH-RESTART-${i}`));
+      latencies.push(performance.now() - t);
+    }
+    latencies.sort((a, b) => a - b);
+    const meanwhile = received;
+    await gw.stop();
+    const ms = (x: number) => Math.round(x * 10) / 10;
+    return {
+      date: new Date().toISOString(),
+      pending: RESTART_PENDING,
+      startMs: Math.round(listening - started),
+      firstPaymentMsAfterListening: ms(first),
+      next200P50Ms: ms(latencies[99]!),
+      next200P99Ms: ms(latencies[197]!),
+      notificationsReceivedMeanwhile: meanwhile,
+    };
+  } finally {
+    rx.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Name of the direct payment scenario against a gateway keeping its state in a folder. */
 const DATA_SCENARIO = 'direct payment (--data)';
 const DATA_SYNC_SCENARIO = 'direct payment (--data, syncWrites: true)';
+/** The same against a shared sandbox on PostgreSQL (BENCH_POSTGRES, else PAGI_TEST_POSTGRES; skipped without). */
+const DATABASE_SCENARIO = 'direct payment (--database)';
+const POSTGRES = process.env.BENCH_POSTGRES ?? process.env.PAGI_TEST_POSTGRES;
+
+/** Direct payments against a gateway on PostgreSQL, its tables emptied first. */
+async function databaseRow(direct: string): Promise<Row | undefined> {
+  if (!POSTGRES) {
+    console.log(`${DATABASE_SCENARIO}: skipped (no BENCH_POSTGRES or PAGI_TEST_POSTGRES)`);
+    return undefined;
+  }
+  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
+  const client = new pg.Client({ connectionString: POSTGRES });
+  await client.connect();
+  await client.query('DROP TABLE IF EXISTS pagi_rows, pagi_meta; DROP SEQUENCE IF EXISTS pagi_version');
+  await client.end();
+  const gw = await startChild(undefined, false, false, POSTGRES);
+  try {
+    return await measure(gw.url, gw.proc.pid!, { name: DATABASE_SCENARIO, path: '/v1/authorise', body: direct });
+  } finally {
+    await gw.stop();
+  }
+}
 
 async function main(): Promise<void> {
   const { proc, url, nextLine } = await startChild();
@@ -335,6 +435,11 @@ async function main(): Promise<void> {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     }
+    if (selected(DATABASE_SCENARIO)) {
+      const row = await databaseRow(direct);
+      if (row) rows.push(row);
+    }
+    const restart = selected('restart') ? await restartScenario() : undefined;
     let memory: Record<string, unknown> | undefined;
     if (selected('memory')) {
       // Full load for MEMORY_S seconds: direct payments and checkout pages alternating on every connection.
@@ -407,6 +512,7 @@ async function main(): Promise<void> {
       },
       results: [...kept, ...rows],
       memory: memory ?? previous.memory,
+      restart: restart ?? (previous as { restart?: unknown }).restart,
     };
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
@@ -436,7 +542,7 @@ async function main(): Promise<void> {
     }
     const all = [...kept, ...rows];
     const memoryRow = all.find((r) => r.scenario === 'direct payment' && r.connections === CONNECTIONS);
-    for (const name of [DATA_SCENARIO, DATA_SYNC_SCENARIO]) {
+    for (const name of [DATA_SCENARIO, DATA_SYNC_SCENARIO, DATABASE_SCENARIO]) {
       const dataRow = all.find((r) => r.scenario === name && r.connections === CONNECTIONS);
       if (!memoryRow || !dataRow) continue;
       const ratio = dataRow.requestsPerSec / memoryRow.requestsPerSec;
@@ -448,6 +554,10 @@ async function main(): Promise<void> {
     if (big)
       console.log(
         `100,000-field form refused: p50 ${big.latencyP50Ms} ms, p99 ${big.latencyP99Ms} ms, gateway CPU ${big.gatewayCpuUsPerRequest ?? '-'} µs per request (goal < ${out.goal.bigFormRefusedMs} ms)`,
+      );
+    if (restart)
+      console.log(
+        `restart with ${String(restart.pending)} pending notifications: listening after ${String(restart.startMs)} ms; first payment answered ${String(restart.firstPaymentMsAfterListening)} ms after listening (goal <= 1000 ms); the next 200 p50 ${String(restart.next200P50Ms)} ms, p99 ${String(restart.next200P99Ms)} ms; ${String(restart.notificationsReceivedMeanwhile)} notifications received meanwhile`,
       );
     if (memory) {
       const samples = memory.samples as MemorySample[];

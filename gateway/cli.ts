@@ -5,7 +5,7 @@ import { flag, integer, seconds, text } from '../core/config/options.js';
 import { deprecationLine } from '../core/profile/load.js';
 import { EXIT } from '../core/types/errors.js';
 import path from 'node:path';
-import { FAULTS, JournalError, startGateway } from './index.js';
+import { checkDatabase, FAULTS, JournalError, startGateway } from './index.js';
 
 /** What `serve` takes. */
 interface ServeFlags {
@@ -17,6 +17,8 @@ interface ServeFlags {
   admin: boolean;
   drainSeconds: number;
   data: string;
+  check: boolean;
+  database: string;
 }
 
 /** The command's options: one row each (a missing row is a compile error). */
@@ -57,7 +59,20 @@ export const SERVE_FLAGS = {
     flag: 'data',
     type: text('DIR', true),
     description:
-      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a journal replayed on start, each change written before its answer (default: in memory only)',
+      'keep the state (payments, refunds, tokens, payouts, sessions, pending notifications, counters) in this folder: a SQLite database (DIR/gateway.sqlite) read back on start, each change committed before its answer; a journal of an earlier version is imported once (default: in memory only)',
+  },
+  database: {
+    flag: 'database',
+    type: text('URL'),
+    description:
+      'keep the state in this PostgreSQL database (postgres://user:password@host/db) shared by every gateway process given it: one sandbox behind one address, requests one at a time across them (not with --data)',
+  },
+  check: {
+    flag: 'check',
+    type: flag,
+    default: false,
+    description:
+      "with --data: run SQLite's integrity check on the folder's database, print what it holds, and exit (0 sound, 2 damaged) without serving",
   },
 } satisfies FlagTable<ServeFlags>;
 
@@ -85,6 +100,7 @@ export async function serveMain(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const values: Partial<ServeFlags> = parsed.values;
+  if (values.check) return checkMain(values.data);
   const port = values.port!;
   const drainSeconds = values.drainSeconds;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
@@ -97,11 +113,14 @@ export async function serveMain(argv: string[]): Promise<number> {
       profile: values.profile,
       admin: values.admin!,
       dataDir: values.data,
-      log: (line) => console.log(line),
+      database: values.database,
+      // Warnings (a journal line skipped on import, a stored card dropped) on standard error, the rest on standard output.
+      log: (line) => (line.startsWith('warning: ') ? console.error(line) : console.log(line)),
     });
   } catch (error) {
-    // The journal's messages (gateway/journal.ts) name the folder, not the flag it came from.
-    if (error instanceof JournalError) throw new JournalError(`--data: ${error.message}`);
+    // The store's messages name the folder or database, not the flag it came from.
+    if (error instanceof JournalError)
+      throw new JournalError(`${values.database ? '--database' : '--data'}: ${error.message}`);
     throw error;
   }
   // Signal handlers first, then the banner: a signal sent as soon as the banner shows must find them in place.
@@ -144,6 +163,28 @@ export async function serveMain(argv: string[]): Promise<number> {
   return EXIT.failed;
 }
 
+/** `serve --data DIR --check`: the database's integrity check and counts; exit 0 when sound, 2 when not. */
+function checkMain(dir: string | undefined): number {
+  if (!dir) {
+    console.error(
+      "pagi-conform serve: --check needs --data DIR (the folder to check); run 'pagi-conform serve --help' for the options.",
+    );
+    return EXIT.usage;
+  }
+  try {
+    const { file, counts: c, bytes } = checkDatabase(dir);
+    console.log(`${path.resolve(file)}: integrity check ok (${bytes} bytes)`);
+    console.log(
+      `holds ${c.payments} payments, ${c.refunds} refunds, ${c.tokens} tokens, ${c.payouts} payouts, ${c.sessions} sessions, ${c.notifications} pending notifications`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof JournalError)) throw error;
+    console.error(`pagi-conform serve: --data: ${error.message}`);
+    return EXIT.usage;
+  }
+}
+
 /** What an integrator needs to start: where, as whom (never the secret itself), with which profile and bounds. */
 function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolean): string[] {
   const lines = [`listening on ${gateway.url}`, `base URL ${gateway.baseUrl} (operations under ${gateway.baseUrl}/v1)`];
@@ -156,7 +197,7 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   const { server, limits, store, sessions } = gateway.config;
   lines.push(
     `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes${server.earlyTooLarge ? ' (past them answered early, connection closed)' : ''}, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
-      `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens (oldest evicted); drain ${server.drainSeconds} s`,
+      `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens, ${store.maxMiB ?? 512} MiB (oldest evicted); drain ${server.drainSeconds} s`,
   );
   lines.push(
     admin
@@ -166,8 +207,14 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   const data = gateway.data;
   if (data) {
     const r = data.restored;
+    if (r.imported) lines.push(r.imported);
     lines.push(
-      `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications sent again`,
+      `state kept in ${path.resolve(data.dir)}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions restored; ${r.notifications} notifications to send again (at most ${gateway.config.notifications.resendPerSecond ?? 100} a second)`,
+    );
+  } else if (gateway.shared) {
+    const r = gateway.shared.restored;
+    lines.push(
+      `state shared in ${gateway.shared.database}: ${r.transactions} payments, ${r.refunds} refunds, ${r.tokens} tokens, ${r.payouts} payouts, ${r.sessions} sessions found`,
     );
   } else lines.push('state in memory only (--data DIR keeps it across restarts)');
   if (gateway.fault) lines.push(`fault '${gateway.fault.name}' is on: ${gateway.fault.description}`);

@@ -36,16 +36,28 @@ export interface GatewayConfig {
   merchants: MerchantConfig[];
   apm: { paymentMethods: string[]; issuer: { mode: 'shopper' | 'autoApprove' | 'autoDecline' } };
   sessions: { ttlSeconds: number; maxSessions: number };
-  notifications: { enabled: boolean };
+  /** `resendPerSecond`: with `serve --data`, the pace at which notifications pending at a restart are sent again. */
+  notifications: { enabled: boolean; resendPerSecond?: number };
   /** Connections, time-outs and the drain on stop. */
   server: ServerConfig;
-  /** Caps checked before a body is parsed. */
-  limits: { maxFormFields: number; maxJsonKeys: number; maxJsonItems: number; maxDepth: number };
+  /**
+   * Caps checked before a body is parsed; `maxFieldLength`, checked after: the longest text value of a field (the
+   * sandbox's own limit, not a profile point: the interface shows no lengths).
+   */
+  limits: {
+    maxFormFields: number;
+    maxJsonKeys: number;
+    maxJsonItems: number;
+    maxDepth: number;
+    maxFieldLength?: number;
+  };
   /** Caps on the state kept in memory; past one, a new record evicts the oldest. */
   store: {
     maxTransactions: number;
     maxPayouts: number;
     maxTokens: number;
+    /** Most MiB the records may take (estimated); past it the oldest of the kind holding the most is evicted. */
+    maxMiB?: number;
     compactAfterMiB?: number;
     syncWrites?: boolean;
   };

@@ -48,11 +48,16 @@ export interface Gateway {
   facts: Map<OperationKey, OperationFacts>;
   log(line: string): void;
   now(): Date;
-  /** The journal of `serve --data`: an answer waits until every change made before it is durable. */
+  /** The database of `serve --data`: an answer waits until every change made before it is committed. */
   durability?: Durability;
+  /**
+   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one at a time
+   * across the processes, with the state brought up to date first and its changes committed before its answer.
+   */
+  shared?: { run<T>(handle: () => T): Promise<T> };
 }
 
-/** What the server needs of the journal: whether changes wait to be durable, and a call once they are. */
+/** What the server needs of the database: whether changes wait to be committed, and a call once they are. */
 export interface Durability {
   pending(): boolean;
   whenDurable(done: (error?: Error) => void): void;
@@ -187,7 +192,7 @@ export function str(body: Record<string, unknown>, field: string): string | unde
 /**
  * Open an APM or checkout session, with the configured lifetime and cap. The session keeps the request without the
  * profile's card fields (the payment is made with the card of the payment page, if any): no full card number or
- * security code is kept, nor written to the journal of `serve --data`.
+ * security code is kept, nor written to the database of `serve --data`.
  */
 export function openSession(gw: Gateway, session: Session): void {
   const c = gw.profile.fields.card;

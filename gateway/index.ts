@@ -22,6 +22,7 @@ import { operationFacts, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
 import { openPersistence, type Persistence, type Restored } from './persist.js';
+import { databaseName, openShared, type SharedState } from './shared.js';
 import { createGatewayServer, type DrainResult, type GatewayServer, type ServerStats } from './server.js';
 import type { WireResponse } from './reply.js';
 import { Store } from './store.js';
@@ -41,7 +42,8 @@ export {
 export type { NotificationAttempt } from './notify.js';
 export type { DrainResult, ServerStats } from './server.js';
 export type { Restored } from './persist.js';
-export { JournalError } from './journal.js';
+export { JournalError } from '../core/types/errors.js';
+export { checkDatabase, DATABASE_FILE, DatabaseDamage } from './database.js';
 
 /** How to start the gateway. */
 export interface GatewayOptions {
@@ -69,10 +71,15 @@ export interface GatewayOptions {
   /** Serve `POST /_admin/reset` and `GET /_admin/stats` (off by default). */
   admin?: boolean;
   /**
-   * Keep the state in this folder (`serve --data DIR`): replayed on start, every change durable before its answer
-   * is sent, compacted on stop. Without it the state lives in memory only.
+   * Keep the state in this folder (`serve --data DIR`): a SQLite database read back on start, every change committed
+   * before its answer is sent. Without it the state lives in memory only.
    */
   dataDir?: string;
+  /**
+   * Keep the state in this PostgreSQL database (`serve --database postgres://…`), shared with the other gateway
+   * processes using it (one sandbox behind one address). Not with `dataDir`.
+   */
+  database?: string;
 }
 
 /** A started gateway. */
@@ -94,7 +101,9 @@ export interface RunningGateway {
   /** Open connections allowed (configuration, bounded by the open-file limit). */
   connectionCap: number;
   /** The folder the state is kept in, and what was found there on start (none: in memory only). */
-  data?: { dir: string; restored: Restored; journalBytes(): number };
+  data?: { dir: string; restored: Restored; databaseBytes(): number };
+  /** The PostgreSQL of a shared sandbox (its address without password), and what was found there on start. */
+  shared?: { database: string; restored: Restored };
   /** Connection and request counters. */
   serverStats(): ServerStats;
   /** Records evicted to stay under the store's caps. */
@@ -198,7 +207,7 @@ function prepareGateway(options: GatewayOptions): Prepared {
   return { gw, fault, mask, profileFile, profileMigration };
 }
 
-/** Open the data folder (`serve --data DIR`): replay it into the store; the server then waits on its durability. */
+/** Open the data folder (`serve --data DIR`): read it into the store; the server then waits on its commits. */
 function openData(dir: string, gw: Gateway, mask: LogMask): Persistence {
   const persistence = openPersistence(dir, {
     store: gw.store,
@@ -257,7 +266,7 @@ function runningGateway(
     connectionCap: gs.connectionCap,
     data:
       persistence && options.dataDir
-        ? { dir: options.dataDir, restored: persistence.restored, journalBytes: persistence.journalBytes }
+        ? { dir: options.dataDir, restored: persistence.restored, databaseBytes: persistence.databaseBytes }
         : undefined,
     serverStats: () => gs.stats(),
     evictions: () => store.evictions(),
@@ -291,17 +300,40 @@ function runningGateway(
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const prepared = prepareGateway(options);
   const { gw, fault, mask } = prepared;
+  if (options.dataDir && options.database)
+    throw new ConfigError('--data and --database name two stores: give one (a folder, or a shared PostgreSQL)');
   const persistence = options.dataDir ? openData(options.dataDir, gw, mask) : undefined;
+  const shared = options.database ? await openShared(options.database, gw.store, gw.config) : undefined;
+  gw.shared = shared;
   const gs = createGatewayServer(gw, { fault, logRequests: options.log !== undefined, mask, admin: options.admin });
   try {
     await listen(gs.server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (error) {
     await persistence?.close();
+    await shared?.close();
     throw error;
   }
   const address = gs.server.address() as AddressInfo;
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
   gw.baseUrl = (options.baseUrl || gw.config.baseUrl || url).replace(/\/+$/, '');
   persistence?.resend();
-  return runningGateway(options, prepared, gs, persistence, url, address.port);
+  const running = runningGateway(options, prepared, gs, persistence, url, address.port);
+  return shared ? withShared(running, shared, options.database!) : running;
+}
+
+/** The handle of a gateway on a shared PostgreSQL: its stop closes the connection too. */
+function withShared(running: RunningGateway, shared: SharedState, url: string): RunningGateway {
+  return {
+    ...running,
+    shared: { database: databaseName(url), restored: shared.restored },
+    drain: async (deadlineMs, abort) => {
+      const result = await running.drain(deadlineMs, abort);
+      await shared.close();
+      return result;
+    },
+    close: async () => {
+      await running.close();
+      await shared.close();
+    },
+  };
 }

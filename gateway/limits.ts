@@ -174,6 +174,34 @@ export function loneSurrogateProblem(
   return at && `${at} holds a lone UTF-16 surrogate (not Unicode text)`;
 }
 
+/** JSON pointer of the first string (key or value) longer than `max` characters; undefined when none. */
+function longTextAt(value: unknown, max: number, at = ''): string | undefined {
+  if (typeof value === 'string') return value.length > max ? at || '/' : undefined;
+  if (!value || typeof value !== 'object') return undefined;
+  for (const [key, v] of Object.entries(value)) {
+    const path = childPointer(at, key.length > max ? `${key.slice(0, 40)}...` : key);
+    if (key.length > max) return path;
+    const hit = longTextAt(v, max, path);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * A field of a parsed body whose text is longer than `max` characters (gateway configuration
+ * `limits.maxFieldLength`: the sandbox's own limit; the interface shows no lengths). A body whose text is no longer
+ * than `max` cannot hold one (a decoded value is never longer than its text) and is not walked.
+ */
+export function longFieldProblem(
+  text: string,
+  body: Record<string, unknown>,
+  max: number | undefined,
+): string | undefined {
+  if (max === undefined || text.length <= max) return undefined;
+  const at = longTextAt(body, max);
+  return at && `${at} is longer than ${max} characters (the sandbox's limits.maxFieldLength)`;
+}
+
 /** Longest `x-pagi-reason` value sent. */
 const REASON_MAX = 400;
 

@@ -1,20 +1,44 @@
 /**
  * The gateway's state kept in a folder (`serve --data DIR`): every change of the store and every notification
- * queued or settled becomes a journal record (gateway/journal.ts); on start the records are replayed into an empty
- * store with the store's own methods, so its caps and eviction rules apply as they did, and the notifications still
- * pending are sent again. Full card numbers are never written in clear: a stored-card token's card is encrypted
- * (AES-256-GCM) with a key derived from its account's secret, which lives in the configuration, not in the folder;
- * sessions keep no card field (`openSession`); secrets are never written (a notification names its account).
+ * queued or settled becomes a row of the SQLite database (gateway/database.ts), committed with the other changes of
+ * its turn before any answer of that turn is sent. On start the rows are read back into the empty store with the
+ * store's own methods, so its caps and eviction rules apply as they did; the notifications still pending are sent
+ * again at a bounded rate once the server listens. A folder holding only the journal of an earlier version
+ * (gateway/journal.ts) is imported once. Full card numbers are never written in clear, nor secrets
+ * (gateway/persist-codec.ts); sessions keep no card field.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { resolveAccount, type GatewayConfig } from './config.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { GatewayConfig } from './config.js';
 import type { Durability } from './context.js';
-import { Journal, type JournalRecord } from './journal.js';
-import type { Notification, NotificationTracker, Notifier } from './notify.js';
-import type { PayoutRecord, RefundRecord, Session, StoredToken, Store, StoreWatcher, Transaction } from './store.js';
-
-/** Version of the record format, in the snapshot's first record. */
-const FORMAT = 1;
+import {
+  checksum,
+  DATABASE_FILE,
+  DatabaseDamage,
+  GroupCommit,
+  openDatabase,
+  readMeta,
+  rows,
+  type OpenDatabase,
+  type Row,
+  type Table,
+} from './database.js';
+import { releaseLock, takeLock } from './folder-lock.js';
+import { JOURNAL_FILE, replayJournal } from './journal.js';
+import type { NotificationTracker, Notifier } from './notify.js';
+import {
+  decode,
+  decodeSession,
+  encode,
+  encodeSession,
+  encodeTransaction,
+  openToken,
+  pendingOf,
+  sealToken,
+  secretOf,
+  type PendingNotification,
+} from './persist-codec.js';
+import type { PayoutRecord, RefundRecord, Store, StoreWatcher, Transaction } from './store.js';
 
 /** What a start found in the folder, for the banner. */
 export interface Restored {
@@ -24,107 +48,25 @@ export interface Restored {
   payouts: number;
   sessions: number;
   notifications: number;
-  /** Records read from the journal. */
+  /** Rows read from the database (or records from the journal imported). */
   records: number;
+  /** The line saying a journal of an earlier version was imported, on the start that imported it. */
+  imported?: string;
 }
 
 /** An open folder: the durability the server waits on, what was restored, and the stop. */
 export interface Persistence {
   durability: Durability;
   restored: Restored;
-  /** Queue the notifications that were pending when the last gateway stopped (after the server listens). */
+  /** Start sending again the notifications pending when the last gateway stopped (after the server listens). */
   resend(): void;
-  /** Wait for the writes, compact, release the folder. */
+  /** Commit what is pending, close the database, release the folder. */
   close(): Promise<void>;
-  /** Bytes of the journal file. */
-  journalBytes(): number;
+  /** Bytes of the database file and its WAL. */
+  databaseBytes(): number;
 }
 
-// ------------------------------------------------------------------ values
-
-/** Our records' values as JSON: bigints and dates tagged (no value of a request is passed through this). */
-function encode(value: unknown): unknown {
-  if (typeof value === 'bigint') return { $big: value.toString() };
-  if (value instanceof Date) return { $date: value.toISOString() };
-  if (Array.isArray(value)) return value.map(encode);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = encode(v);
-    return out;
-  }
-  return value;
-}
-
-function decode(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(decode);
-  if (value && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    if (typeof o.$big === 'string' && Object.keys(o).length === 1) return BigInt(o.$big);
-    if (typeof o.$date === 'string' && Object.keys(o).length === 1) return new Date(o.$date);
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(o)) out[k] = decode(v);
-    return out;
-  }
-  return value;
-}
-
-/** A transaction without its refunds (they are records of their own, in the order they were made). */
-function encodeTransaction(t: Transaction): unknown {
-  return encode({ ...t, refunds: [] });
-}
-
-function encodeSession(s: Session): unknown {
-  // The request is a client's data: kept as JSON as it came, never tagged or untagged.
-  return { ...s, createdAt: s.createdAt.toISOString() };
-}
-
-function decodeSession(raw: Record<string, unknown>): Session {
-  return { ...(raw as unknown as Session), createdAt: new Date(String(raw.createdAt)) };
-}
-
-/** The key that encrypts an account's stored cards: derived from its secret, which the folder does not hold. */
-function cardKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'pagi-conformance gateway', 'stored card', 32));
-}
-
-function sealCard(t: StoredToken, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', cardKey(secret), iv);
-  cipher.setAAD(Buffer.from(t.tokenId));
-  const text = JSON.stringify([t.cardNumber, t.expiryMonth, t.expiryYear]);
-  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
-}
-
-function openCard(tokenId: string, sealed: string, secret: string): [string, string, string] | undefined {
-  try {
-    const raw = Buffer.from(sealed, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', cardKey(secret), raw.subarray(0, 12));
-    decipher.setAAD(Buffer.from(tokenId));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    const card = JSON.parse(text) as unknown;
-    return Array.isArray(card) && card.length === 3 && card.every((v) => typeof v === 'string')
-      ? (card as [string, string, string])
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// ------------------------------------------------------------------ the folder
-
-/** What a notification record keeps: everything but the secret (its account's, looked up again on start). */
-interface PendingNotification {
-  kind: Notification['kind'];
-  key: string;
-  url: string;
-  body: Record<string, unknown>;
-  merchantId?: string;
-  accountId?: string;
-}
-
-/** What the folder's stages share: the parts it journals, and the notifications still pending with their last id. */
+/** What the folder's stages share. */
 interface Folder {
   store: Store;
   notifier: Notifier;
@@ -134,215 +76,303 @@ interface Folder {
   pending: Map<number, PendingNotification>;
   /** The last notification id given. */
   notificationSeq: number;
+  droppedTokens: number;
+  /** Stops sending again the notifications of before the restart (an admin reset forgets them too). */
+  stopResend: () => void;
 }
 
-/** The secret of an account still configured; undefined when it is not. */
-function secretOf(config: GatewayConfig, merchantId: unknown, accountId: unknown): string | undefined {
-  return resolveAccount(config, merchantId, accountId)?.secret;
-}
+// ------------------------------------------------------------------ reading rows back
 
-/** Restore a stored-card token from its record; false when its card cannot be opened (account gone, secret changed). */
-function restoreToken(f: Folder, v: Record<string, string>): boolean {
-  const secret = secretOf(f.config, v.merchantId, v.accountId);
-  const card = secret ? openCard(String(v.tokenId), String(v.card), secret) : undefined;
-  if (!card) return false;
-  const [cardNumber, expiryMonth, expiryYear] = card;
-  f.store.tokens.set(String(v.tokenId), {
-    tokenId: String(v.tokenId),
-    merchantId: String(v.merchantId),
-    accountId: String(v.accountId),
-    cardNumber,
-    expiryMonth,
-    expiryYear,
-  });
-  return true;
-}
-
-/**
- * Replay one record with the store's own methods, so caps and eviction apply as they did; false when it was a
- * stored-card token dropped.
- */
-function replayRecord(f: Folder, r: JournalRecord, ttlMs: number): boolean {
-  const { store } = f;
-  switch (r.k) {
-    case 'head':
-      store.restoreCounters({ seq: r.seq, tag: r.tag });
-      f.notificationSeq = Math.max(f.notificationSeq, Number(r.notificationSeq) || 0);
-      break;
-    case 'pay':
-    case 'upd': {
-      const t = decode(r.t) as Transaction;
-      const held = store.transactions.get(t.transactionId);
-      if (held) Object.assign(held, t, { refunds: held.refunds });
-      else if (r.k === 'pay') store.addTransaction(t);
-      store.restoreCounters({ seq: r.n });
-      break;
-    }
-    case 'ref': {
-      const t = store.transactions.get(String(r.id));
-      const refund = decode(r.r) as RefundRecord;
-      if (t && !t.refunds.some((x) => x.referenceId === refund.referenceId)) store.addRefund(t, refund);
-      break;
-    }
-    case 'tok':
-      return restoreToken(f, r.t as Record<string, string>);
-    case 'po': {
-      const p = r.p as PayoutRecord;
-      store.payouts.set(p.key, p);
-      store.restoreCounters({ seq: r.n });
-      break;
-    }
-    case 'ses': {
-      const s = decodeSession(r.s as Record<string, unknown>);
-      const held = store.sessions.get(s.token);
-      if (held) Object.assign(held, s);
-      else store.addSession(s, ttlMs, f.config.sessions.maxSessions);
-      break;
-    }
-    case 'ntf':
-      f.pending.set(Number(r.id), r.n as PendingNotification);
-      f.notificationSeq = Math.max(f.notificationSeq, Number(r.id));
-      break;
-    case 'ntfd':
-      f.pending.delete(Number(r.id));
-      break;
-    case 'reset':
-      store.clear();
-      f.pending.clear();
-      break;
-    default:
-      f.warn(`journal: a record of unknown kind '${r.k}' skipped`);
+/** A row's JSON, checked by `valid`; a row that is not refuses the whole folder with one sentence. */
+function parseRow<T>(open: OpenDatabase, table: Table, row: Row, valid: (v: any) => boolean): T {
+  if (typeof row.body !== 'string' || checksum(row.body) !== row.crc)
+    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: its checksum does not match)`);
+  let value: unknown;
+  try {
+    value = JSON.parse(row.body);
+  } catch {
+    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: not JSON)`);
   }
-  return true;
+  if (!value || typeof value !== 'object' || !valid(value))
+    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: not a record of ${table})`);
+  return value as T;
 }
 
-/** Replay the journal's records into the empty store (no watcher yet: nothing is re-written); warn of dropped cards. */
-function replay(f: Folder, records: JournalRecord[]): void {
+const str = (v: unknown): boolean => typeof v === 'string';
+const big = (v: unknown): boolean => !!v && typeof (v as { $big?: unknown }).$big === 'string';
+
+const VALID = {
+  payments: (v: any) =>
+    str(v.transactionId) && str(v.merchantId) && str(v.accountId) && str(v.orderNo) && big(v.amountMinor),
+  refunds: (v: any) => str(v.referenceId) && big(v.amountMinor),
+  tokens: (v: any) => str(v.tokenId) && str(v.merchantId) && str(v.accountId) && str(v.card),
+  payouts: (v: any) => str(v.key) && str(v.bodyDigest) && str(v.responseText),
+  sessions: (v: any) => str(v.token) && str(v.merchantId) && str(v.createdAt) && !!v.request,
+  notifications: (v: any) => str(v.kind) && str(v.key) && str(v.url) && !!v.body,
+} satisfies Record<Table, (v: any) => boolean>;
+
+/** Read every row back into the empty store (no watcher yet but the evictions': caps lowered since apply). */
+function load(f: Folder, open: OpenDatabase): number {
+  const { store } = f;
+  const counters = (readMeta(open, 'counters') ?? {}) as Record<string, unknown>;
+  store.restoreCounters(counters);
+  f.notificationSeq = Number(counters.notificationSeq) || 0;
+  let n = 0;
+  for (const row of rows(open, 'payments')) {
+    store.addTransaction({ ...(decode(parseRow(open, 'payments', row, VALID.payments)) as Transaction), refunds: [] });
+    n += 1;
+  }
+  for (const row of rows(open, 'refunds')) {
+    const refund = decode(parseRow(open, 'refunds', row, VALID.refunds)) as RefundRecord;
+    const t = store.transactions.get(String(row.payment));
+    if (t) store.addRefund(t, refund);
+    n += 1;
+  }
+  for (const row of rows(open, 'tokens')) {
+    const token = openToken(parseRow(open, 'tokens', row, VALID.tokens), f.config);
+    if (token) store.tokens.set(token.tokenId, token);
+    else {
+      f.droppedTokens += 1;
+      store.watcher?.evicted?.('token', row.id);
+    }
+    n += 1;
+  }
+  for (const row of rows(open, 'payouts')) {
+    const p = parseRow<PayoutRecord>(open, 'payouts', row, VALID.payouts);
+    store.payouts.set(p.key, p);
+    n += 1;
+  }
   const ttlMs = f.config.sessions.ttlSeconds * 1000;
-  let undecryptable = 0;
-  for (const r of records) if (!replayRecord(f, r, ttlMs)) undecryptable += 1;
-  if (undecryptable)
-    f.warn(
-      `journal: ${undecryptable} stored-card token${undecryptable === 1 ? '' : 's'} dropped: its account is no longer configured, or its secret changed (the card is encrypted with a key derived from it)`,
+  for (const row of rows(open, 'sessions')) {
+    store.addSession(
+      decodeSession(parseRow(open, 'sessions', row, VALID.sessions)),
+      ttlMs,
+      f.config.sessions.maxSessions,
     );
-}
-
-/** The records of the whole state now: what a compacted journal holds. */
-function* snapshot(f: Folder): Generator<JournalRecord> {
-  const { store } = f;
-  yield { k: 'head', format: FORMAT, ...store.counters(), notificationSeq: f.notificationSeq };
-  for (const t of store.transactions.values()) yield { k: 'pay', t: encodeTransaction(t) };
-  for (const { txn, refund } of store.allRefunds()) yield { k: 'ref', id: txn.transactionId, r: encode(refund) };
-  for (const t of store.tokens.values()) {
-    const secret = secretOf(f.config, t.merchantId, t.accountId);
-    if (secret) yield tokenRecord(t, secret);
+    n += 1;
   }
-  for (const p of store.payouts.values()) yield { k: 'po', p };
-  for (const s of store.sessions.values()) yield { k: 'ses', s: encodeSession(s) };
-  for (const [id, n] of f.pending) yield { k: 'ntf', id, n };
+  for (const row of rows(open, 'notifications')) {
+    f.pending.set(row.n, parseRow<PendingNotification>(open, 'notifications', row, VALID.notifications));
+    f.notificationSeq = Math.max(f.notificationSeq, row.n);
+    n += 1;
+  }
+  return n;
 }
 
-/** The store's watcher: every change journalled. */
-function storeWatcher(f: Folder, journal: Journal): StoreWatcher {
-  const { store } = f;
+// ------------------------------------------------------------------ writing rows
+
+/** A record's row values: its JSON and the JSON's checksum. */
+function rowOf(value: unknown): [string, number] {
+  const body = JSON.stringify(value);
+  return [body, checksum(body)];
+}
+
+const UPSERT = (table: Table) =>
+  `INSERT INTO ${table} (id, body, crc) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc`;
+const SQL = {
+  payment: UPSERT('payments'),
+  refund:
+    'INSERT INTO refunds (id, payment, body, crc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc',
+  token: UPSERT('tokens'),
+  payout: UPSERT('payouts'),
+  session: UPSERT('sessions'),
+  notification: 'INSERT OR REPLACE INTO notifications (n, id, body, crc) VALUES (?, ?, ?, ?)',
+  notificationDone: 'DELETE FROM notifications WHERE n = ?',
+  counters: "INSERT OR REPLACE INTO meta (key, value) VALUES ('counters', ?)",
+} as const;
+const EVICT: Record<NonNullable<Parameters<NonNullable<StoreWatcher['evicted']>>[0]>, string> = {
+  transaction: 'DELETE FROM payments WHERE id = ?',
+  token: 'DELETE FROM tokens WHERE id = ?',
+  payout: 'DELETE FROM payouts WHERE id = ?',
+  session: 'DELETE FROM sessions WHERE id = ?',
+};
+
+/** The store's watcher: every change written in the current group. */
+function storeWatcher(f: Folder, writes: GroupCommit): StoreWatcher {
   return {
-    transaction: (t, created) =>
-      journal.append(
-        created
-          ? { k: 'pay', n: store.counters().seq, t: encodeTransaction(t) }
-          : { k: 'upd', t: encodeTransaction(t) },
-      ),
-    refund: (t, refund) => journal.append({ k: 'ref', id: t.transactionId, r: encode(refund) }),
+    transaction: (t) => writes.run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t))),
+    refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, ...rowOf(encode(refund))),
     token: (t) => {
-      const secret = secretOf(f.config, t.merchantId, t.accountId);
-      if (secret) journal.append(tokenRecord(t, secret));
+      const sealed = sealToken(t, f.config);
+      if (sealed) writes.run(SQL.token, t.tokenId, ...rowOf(sealed));
     },
-    payout: (p) => journal.append({ k: 'po', n: store.counters().seq, p }),
-    session: (s) => journal.append({ k: 'ses', s: encodeSession(s) }),
+    payout: (p) => writes.run(SQL.payout, p.key, ...rowOf(p)),
+    session: (s) => writes.run(SQL.session, s.token, ...rowOf(encodeSession(s))),
+    evicted: (kind, key) => writes.run(EVICT[kind], key),
     cleared: () => {
+      f.stopResend();
       f.pending.clear();
-      journal.append({ k: 'reset' });
-      void journal.compact();
+      for (const table of ['refunds', 'payments', 'tokens', 'payouts', 'sessions', 'notifications'])
+        writes.run(`DELETE FROM ${table}`);
     },
   };
 }
 
-/** The notifier's tracker: each notification journalled when queued, and again when settled. */
-function notificationTracker(f: Folder, journal: Journal): NotificationTracker {
-  const ids = new WeakMap<Notification, number>();
+/** The notifier's tracker: each notification written when queued, deleted when settled. */
+function notificationTracker(f: Folder, writes: GroupCommit): NotificationTracker {
+  const ids = new WeakMap<object, number>();
   return {
     queued(n) {
       const id = ++f.notificationSeq;
       ids.set(n, id);
-      const record: PendingNotification = {
-        kind: n.kind,
-        key: n.key,
-        url: n.url,
-        body: n.body,
-        merchantId: n.merchantId,
-        accountId: n.accountId,
-      };
+      const record = pendingOf(n);
       f.pending.set(id, record);
-      journal.append({ k: 'ntf', id, n: record });
+      writes.run(SQL.notification, id, String(id), ...rowOf(record));
     },
     settled(n) {
       const id = ids.get(n);
       if (id === undefined || !f.pending.delete(id)) return;
-      journal.append({ k: 'ntfd', id });
+      writes.run(SQL.notificationDone, id);
     },
   };
 }
 
-/** Send again the notifications pending when the last gateway stopped (those of an account gone are dropped). */
-function resendPending(f: Folder, journal: Journal): void {
+/** The whole state written at once (the import of a journal), in one transaction. */
+function writeAll(f: Folder, open: OpenDatabase): void {
+  const { store } = f;
+  const run = (sql: string, ...params: unknown[]) => open.db.prepare(sql).run(...params);
+  open.db.transaction(() => {
+    for (const t of store.transactions.values()) run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t)));
+    for (const { txn, refund } of store.allRefunds())
+      run(SQL.refund, refund.referenceId, txn.transactionId, ...rowOf(encode(refund)));
+    for (const t of store.tokens.values()) {
+      const sealed = sealToken(t, f.config);
+      if (sealed) run(SQL.token, t.tokenId, ...rowOf(sealed));
+    }
+    for (const p of store.payouts.values()) run(SQL.payout, p.key, ...rowOf(p));
+    for (const s of store.sessions.values()) run(SQL.session, s.token, ...rowOf(encodeSession(s)));
+    for (const [id, n] of f.pending) run(SQL.notification, id, String(id), ...rowOf(n));
+    run(SQL.counters, countersText(f));
+  })();
+}
+
+function countersText(f: Folder): string {
+  return JSON.stringify({ ...f.store.counters(), notificationSeq: f.notificationSeq });
+}
+
+/** Import the journal of an earlier version into the new database; the journal is kept, renamed. */
+function importJournal(f: Folder, open: OpenDatabase, dir: string): { records: number; line: string } {
+  const journal = path.join(dir, JOURNAL_FILE);
+  const records = replayJournal(journal, f);
+  writeAll(f, open);
+  const kept = `${JOURNAL_FILE}.imported`;
+  fs.renameSync(journal, path.join(dir, kept));
+  return {
+    records,
+    line: `imported ${records} records of ${journal} (the journal of an earlier version) into ${open.file}, once; the journal is kept as ${kept}`,
+  };
+}
+
+// ------------------------------------------------------------------ sending again
+
+/**
+ * Send again the notifications pending when the last gateway stopped, oldest first, at most `perSecond` a second
+ * (10 turns a second): answers never wait for them. Each stays in the database until it is queued again. Returns
+ * the stop.
+ */
+function resendPending(f: Folder, writes: GroupCommit, perSecond: number): () => void {
   const again = [...f.pending.entries()];
-  f.pending.clear();
-  for (const [id, n] of again) {
-    const secret = secretOf(f.config, n.merchantId, n.accountId);
-    journal.append({ k: 'ntfd', id });
-    if (secret) f.notifier.send({ ...n, secret });
-    else f.warn(`journal: a ${n.kind} notification (${n.key}) dropped: its account is no longer configured`);
-  }
+  for (const [id] of again) f.pending.delete(id);
+  const perTurn = Math.max(1, Math.ceil(perSecond / 10));
+  let next = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const turn = () => {
+    for (const end = Math.min(again.length, next + perTurn); next < end; next++) {
+      const [id, n] = again[next]!;
+      writes.run(SQL.notificationDone, id);
+      const secret = secretOf(f.config, n.merchantId, n.accountId);
+      if (secret) f.notifier.send({ ...n, secret });
+      else f.warn(`database: a ${n.kind} notification (${n.key}) dropped: its account is no longer configured`);
+    }
+    timer = next < again.length ? setTimeout(turn, 100) : undefined;
+  };
+  if (again.length) timer = setTimeout(turn, 0);
+  return () => clearTimeout(timer);
+}
+
+/** Bytes of the database and its WAL. */
+function bytesOf(file: string): number {
+  let n = 0;
+  for (const f of [file, `${file}-wal`]) n += fs.existsSync(f) ? fs.statSync(f).size : 0;
+  return n;
+}
+
+/** Read or import the folder's state into the store; the open database and what was restored. */
+function restore(f: Folder, dir: string, open: OpenDatabase): Restored {
+  const importing = open.created && fs.existsSync(path.join(dir, JOURNAL_FILE));
+  const evicted: [Parameters<NonNullable<StoreWatcher['evicted']>>[0], string][] = [];
+  f.store.watcher = {
+    transaction: () => undefined,
+    refund: () => undefined,
+    token: () => undefined,
+    payout: () => undefined,
+    session: () => undefined,
+    cleared: () => undefined,
+    evicted: (kind, key) => void evicted.push([kind, key]),
+  };
+  const imported = importing ? importJournal(f, open, dir) : undefined;
+  const records = imported ? imported.records : load(f, open);
+  // Rows the store dropped while reading (caps lowered, sessions past their lifetime, cards no longer readable).
+  if (evicted.length) open.db.transaction(() => evicted.forEach(([k, key]) => open.db.prepare(EVICT[k]).run(key)))();
+  if (f.droppedTokens)
+    f.warn(
+      `database: ${f.droppedTokens} stored-card token${f.droppedTokens === 1 ? '' : 's'} dropped: its account is no longer configured, or its secret changed (the card is encrypted with a key derived from it)`,
+    );
+  return { ...f.store.counts(), notifications: f.pending.size, records, imported: imported?.line };
 }
 
 /**
- * Open `dir` for a gateway whose store is still empty: lock it, replay its journal into `store`, compact it, and
- * from then on journal every change. Throws `JournalError` when another gateway holds the folder.
+ * Open `dir` for a gateway whose store is still empty: lock it, open (or create) its database, read it into `store`
+ * (importing a journal of an earlier version once), and from then on write every change. Throws `JournalError` when
+ * another gateway holds the folder, `DatabaseDamage` (a JournalError) when the database cannot be used.
  */
 export function openPersistence(
   dir: string,
   parts: { store: Store; notifier: Notifier; config: GatewayConfig; warn: (line: string) => void },
 ): Persistence {
   const { store, notifier, config, warn } = parts;
-  const { records, warnings, lockFile, unlock } = Journal.read(dir);
-  for (const w of warnings) warn(`journal: ${w}`);
-  const f: Folder = { store, notifier, config, warn, pending: new Map(), notificationSeq: 0 };
+  const lockFile = takeLock(dir);
+  const f: Folder = {
+    store,
+    notifier,
+    config,
+    warn,
+    pending: new Map(),
+    notificationSeq: 0,
+    droppedTokens: 0,
+    stopResend: () => undefined,
+  };
+  let open: OpenDatabase | undefined;
+  let restored: Restored;
   try {
-    replay(f, records);
+    open = openDatabase(dir, config.store.syncWrites ?? false);
+    restored = restore(f, dir, open);
   } catch (e) {
-    unlock();
+    store.watcher = undefined;
+    store.clear();
+    if (open) {
+      open.db.close();
+      // A database created by this start and not filled (an import refused): the next start tries again.
+      if (open.created) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${open.file}${suffix}`, { force: true });
+    }
+    releaseLock(lockFile);
     throw e;
   }
-  const restored: Restored = { ...store.counts(), notifications: f.pending.size, records: records.length };
-  const journal = Journal.start(dir, lockFile, () => snapshot(f), {
-    compactAfterBytes: (config.store.compactAfterMiB ?? 64) * 1024 * 1024,
-    sync: config.store.syncWrites ?? false,
-    warn,
-  });
-  store.watcher = storeWatcher(f, journal);
-  notifier.tracker = notificationTracker(f, journal);
+  const database = open;
+  const writes = new GroupCommit(database, () => writes.run(SQL.counters, countersText(f)), warn);
+  store.watcher = storeWatcher(f, writes);
+  notifier.tracker = notificationTracker(f, writes);
   return {
-    durability: journal,
+    durability: writes,
     restored,
-    resend: () => resendPending(f, journal),
-    close: () => journal.close(),
-    journalBytes: () => journal.bytes(),
-  };
-}
-
-function tokenRecord(t: StoredToken, secret: string): JournalRecord {
-  return {
-    k: 'tok',
-    t: { tokenId: t.tokenId, merchantId: t.merchantId, accountId: t.accountId, card: sealCard(t, secret) },
+    resend: () => {
+      f.stopResend = resendPending(f, writes, config.notifications.resendPerSecond ?? 100);
+    },
+    close: async () => {
+      f.stopResend();
+      writes.close();
+      releaseLock(lockFile);
+    },
+    databaseBytes: () => bytesOf(path.join(dir, DATABASE_FILE)),
   };
 }

@@ -13,7 +13,7 @@ import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js'
 import { batchLimit, refusesOverLimit } from './context.js';
 import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
 import { errorReply } from './errors.js';
-import { bodyProblem, loneSurrogateProblem } from './limits.js';
+import { bodyProblem, loneSurrogateProblem, longFieldProblem } from './limits.js';
 import type { Reply } from './reply.js';
 import { apmPayment, issuerPage, ISSUER_PATH } from './ops/apm.js';
 import { batchOperations } from './ops/batch.js';
@@ -238,6 +238,8 @@ function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
   const form = sniffed?.value ?? {};
   const lone = sniffed && loneSurrogateProblem(incoming.body, sniffed.value, sniffed.encoding);
   if (lone) return fail('invalidInput', lone);
+  const long = sniffed && longFieldProblem(incoming.body, sniffed.value, gw.config.limits.maxFieldLength);
+  if (long) return fail('invalidInput', long);
   const reply = page.show(gw, page.token, form);
   // A page's own refusal (unknown session, unusable card): its error kind is the profile's kind of that status.
   const kind =
@@ -309,6 +311,12 @@ class RequestState {
   get loneSurrogate(): string | undefined {
     const p = this.parsed;
     return p ? loneSurrogateProblem(this.incoming.body, p.body, p.encoding) : undefined;
+  }
+
+  /** A parsed body with a field longer than the sandbox's `limits.maxFieldLength`. */
+  get longField(): string | undefined {
+    const p = this.parsed;
+    return p ? longFieldProblem(this.incoming.body, p.body, this.gw.config.limits.maxFieldLength) : undefined;
   }
 
   get body(): Record<string, unknown> | undefined {
@@ -386,7 +394,7 @@ const CHECKS: Check[] = [
     failed: (s) =>
       s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form',
   },
-  { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate },
+  { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate ?? s.longField },
   // A posted-back checkout form comes from the shopper's browser, which sends no merchant header.
   {
     kind: (p) => p.requestHeaders.onMissing,

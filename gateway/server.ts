@@ -85,7 +85,7 @@ function respond(
   return { handled, wire };
 }
 
-/** The answer when the journal could not be written: the change may not survive a restart. */
+/** The answer when the database could not be written: the change may not survive a restart. */
 function unsaved(error: Error): { wire: WireResponse } {
   return {
     wire: {
@@ -353,8 +353,18 @@ function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: bool
         : Buffer.concat(p.chunks).toString('utf8'),
     tooLarge,
   };
+  if (st.gw.shared) {
+    // A shared sandbox: handled once the state is up to date, answered once its changes are committed.
+    st.gw.shared
+      .run(() => answerOf(st, incoming))
+      .then(
+        (answered) => send(st, p, incoming, answered),
+        (error: Error) => send(st, p, incoming, unsaved(error)),
+      );
+    return;
+  }
   const { handled, wire } = answerOf(st, incoming);
-  // With a journal (`serve --data`), the answer waits until every change made so far is durable (group commit:
+  // With a database (`serve --data`), the answer waits until every change made so far is committed (group commit:
   // one write and one sync for the changes of all the requests handled meanwhile). A read waits too: it may
   // show a change not yet durable.
   const durability = st.gw.durability;

@@ -144,8 +144,10 @@ export class CappedMap<K, V> extends Map<K, V> {
 
   constructor(
     readonly max: number,
-    /** Told of every value set (the journal of `serve --data`). */
+    /** Told of every value set (the database of `serve --data`). */
     private readonly onSet?: (value: V) => void,
+    /** Told of every key evicted to stay under the cap. */
+    private readonly onEvict?: (key: K) => void,
   ) {
     super();
   }
@@ -154,11 +156,18 @@ export class CappedMap<K, V> extends Map<K, V> {
     const fresh = !this.has(key);
     super.set(key, value);
     this.onSet?.(value);
-    if (fresh && this.size > this.max) {
-      this.delete(this.oldest.peek()![0]);
-      this.evicted += 1;
-    }
+    if (fresh && this.size > this.max) this.evictOldest();
     return this;
+  }
+
+  /** Delete the oldest entry (to stay under a cap); false when the map is empty. */
+  evictOldest(): boolean {
+    const oldest = this.oldest.peek();
+    if (!oldest) return false;
+    this.delete(oldest[0]);
+    this.evicted += 1;
+    this.onEvict?.(oldest[0]);
+    return true;
   }
 
   override clear(): void {
@@ -197,7 +206,32 @@ export interface StoreCaps {
   maxTransactions: number;
   maxPayouts: number;
   maxTokens: number;
+  /** Most MiB the records may take (estimated); past it, the oldest record of the kind holding the most is evicted. */
+  maxMiB?: number;
 }
+
+/** Estimated bytes of a record: its text values (UTF-16, 2 bytes a character) and a fixed share for the rest. */
+export function recordBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return 2 * value.length;
+  if (!value || typeof value !== 'object' || depth > 8) return 8;
+  let n = 64;
+  for (const [k, v] of Object.entries(value)) n += 2 * k.length + 16 + recordBytes(v, depth + 1);
+  return n;
+}
+
+/**
+ * Estimated bytes of a payment: a fixed share for its numbers, dates, states and checks, and its text fields that a
+ * request filled (cheap: a handful of lengths, no walk).
+ */
+function transactionBytes(t: Transaction): number {
+  let n = 1024 + 2 * (t.orderNo.length + (t.shopperEmail?.length ?? 0) + (t.shopperPhone?.length ?? 0));
+  n += 2 * (t.website?.length ?? 0);
+  for (const [k, v] of Object.entries(t.delivery)) n += 2 * (k.length + v.length) + 32;
+  return n;
+}
+
+/** The kinds of record the byte budget weighs. */
+type Weighed = 'transaction' | 'payout' | 'session' | 'token';
 
 const UNCAPPED: StoreCaps = {
   maxTransactions: Number.POSITIVE_INFINITY,
@@ -206,7 +240,7 @@ const UNCAPPED: StoreCaps = {
 };
 
 /**
- * Told of every change of the state, as it is made (gateway/persist.ts writes them to the journal of
+ * Told of every change of the state, as it is made (gateway/persist.ts writes them to the database of
  * `serve --data`). Operations change a transaction in place, then call `Store#changed`.
  */
 export interface StoreWatcher {
@@ -219,6 +253,8 @@ export interface StoreWatcher {
   session(s: Session): void;
   /** Everything forgotten (admin reset). */
   cleared(): void;
+  /** A record dropped to stay under a cap, or past its lifetime (a payment's refunds go with it). */
+  evicted?(kind: 'transaction' | 'token' | 'payout' | 'session', key: string): void;
 }
 
 /** The whole state, with the counters that identifiers are made from. */
@@ -244,10 +280,93 @@ export class Store {
   private tag = randomBytes(2).toString('hex').toUpperCase();
   /** Told of every change (none: the state lives in memory only). */
   watcher: StoreWatcher | undefined;
+  /** The byte budget (`maxMiB`), the estimated bytes of each record by kind and key, and their sums by kind. */
+  private readonly maxBytes: number;
+  private readonly weights: Record<Weighed, Map<string, number>> = {
+    transaction: new Map(),
+    payout: new Map(),
+    session: new Map(),
+    token: new Map(),
+  };
+  private readonly bytesOf: Record<Weighed, number> = { transaction: 0, payout: 0, session: 0, token: 0 };
+  /** A trim to the byte budget is scheduled. */
+  private trimming = false;
 
   constructor(readonly caps: StoreCaps = UNCAPPED) {
-    this.tokens = new CappedMap(caps.maxTokens, (t) => this.watcher?.token(t));
-    this.payouts = new CappedMap(caps.maxPayouts, (p) => this.watcher?.payout(p));
+    this.maxBytes = caps.maxMiB === undefined ? Number.POSITIVE_INFINITY : caps.maxMiB * 1024 * 1024;
+    this.tokens = new CappedMap(
+      caps.maxTokens,
+      (t) => {
+        this.weigh('token', t.tokenId, 256);
+        this.watcher?.token(t);
+      },
+      (key) => this.dropped('token', key),
+    );
+    this.payouts = new CappedMap(
+      caps.maxPayouts,
+      (p) => {
+        this.weigh('payout', p.key, 128 + 2 * (p.key.length + p.bodyDigest.length + p.responseText.length));
+        this.watcher?.payout(p);
+      },
+      (key) => this.dropped('payout', key),
+    );
+  }
+
+  /** Estimated bytes the records take now (what `maxMiB` bounds). */
+  heldBytes(): number {
+    return this.bytesOf.transaction + this.bytesOf.payout + this.bytesOf.session + this.bytesOf.token;
+  }
+
+  /** Count a record's estimated bytes (replacing what it counted before), then keep within the budget. */
+  private weigh(kind: Weighed, key: string, bytes: number): void {
+    const map = this.weights[kind];
+    this.bytesOf[kind] += bytes - (map.get(key) ?? 0);
+    map.set(key, bytes);
+    if (!this.trimming && this.heldBytes() > this.maxBytes) {
+      this.trimming = true;
+      setImmediate(() => {
+        this.trimming = false;
+        this.keepWithinBytes();
+      });
+    }
+  }
+
+  /**
+   * Past the byte budget, evict the oldest record of the kind holding the most bytes until within it. Run after the
+   * operation that went past it (never inside one: an operation's records stay while it runs).
+   */
+  private keepWithinBytes(): void {
+    while (this.heldBytes() > this.maxBytes) {
+      const kinds = (Object.keys(this.bytesOf) as Weighed[]).sort((a, b) => this.bytesOf[b] - this.bytesOf[a]);
+      if (!kinds.some((kind) => this.bytesOf[kind] > 0 && this.evictOldest(kind))) return;
+    }
+  }
+
+  /** Evict the oldest record of a kind; false when there is none. */
+  private evictOldest(kind: Weighed): boolean {
+    if (kind === 'payout') return this.payouts.evictOldest();
+    if (kind === 'token') return this.tokens.evictOldest();
+    if (kind === 'transaction') {
+      if (!this.transactions.size) return false;
+      this.evictOldestTransaction();
+      return true;
+    }
+    const oldest = this.oldestSession.peek();
+    if (!oldest) return false;
+    this.sessions.delete(oldest[0]);
+    this.evictedSessions += 1;
+    this.dropped('session', oldest[0]);
+    return true;
+  }
+
+  /** A record left the store (a cap, the byte budget, a session's lifetime): its bytes uncounted, the watcher told. */
+  private dropped(kind: Weighed, key: string): void {
+    const bytes = this.weights[kind].get(key);
+    if (bytes !== undefined) {
+      this.bytesOf[kind] -= bytes;
+      this.weights[kind].delete(key);
+    }
+    this.watcher?.evicted?.(kind, key);
   }
 
   /** The identifier counter and this instance's tag (written to the journal, restored on start). */
@@ -290,6 +409,10 @@ export class Store {
     this.sessions.clear();
     this.oldestTransaction.reset();
     this.oldestSession.reset();
+    for (const kind of Object.keys(this.bytesOf) as Weighed[]) {
+      this.weights[kind].clear();
+      this.bytesOf[kind] = 0;
+    }
     this.watcher?.cleared();
   }
 
@@ -317,12 +440,16 @@ export class Store {
       e = this.oldestSession.peek()
     ) {
       this.sessions.delete(e[0]);
+      this.dropped('session', e[0]);
     }
     this.sessions.set(session.token, session);
+    this.weigh('session', session.token, 256 + recordBytes(session.request));
     this.watcher?.session(session);
     while (this.sessions.size > max) {
-      this.sessions.delete(this.oldestSession.peek()![0]);
+      const token = this.oldestSession.peek()![0];
+      this.sessions.delete(token);
       this.evictedSessions += 1;
+      this.dropped('session', token);
     }
   }
 
@@ -349,6 +476,7 @@ export class Store {
     if (!orders) this.byOrder.set(orderKey, (orders = new AgedList()));
     orders.items.push(t);
     while (this.transactions.size > this.caps.maxTransactions) this.evictOldestTransaction();
+    this.weigh('transaction', t.transactionId, transactionBytes(t));
     this.watcher?.transaction(t, true);
   }
 
@@ -360,6 +488,7 @@ export class Store {
     const oldest = this.oldestTransaction.peek()![1];
     this.transactions.delete(oldest.transactionId);
     this.evictedTransactions += 1;
+    this.dropped('transaction', oldest.transactionId);
     const key = Store.accountKey(oldest.merchantId, oldest.accountId);
     const list = this.byAccount.get(key)!;
     list.dropWhile((t) => !this.held(t));
@@ -378,6 +507,8 @@ export class Store {
   /** Record a successful refund of a transaction (also in the account's refund log, newest last). */
   addRefund(t: Transaction, refund: RefundRecord): void {
     t.refunds.push(refund);
+    const bytes = this.weights.transaction.get(t.transactionId) ?? transactionBytes(t);
+    this.weigh('transaction', t.transactionId, bytes + 128 + 2 * (refund.reason.length + refund.reference.length));
     const key = Store.accountKey(t.merchantId, t.accountId);
     let log = this.refundLog.get(key);
     if (!log) this.refundLog.set(key, (log = new AgedList()));

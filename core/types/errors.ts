@@ -117,7 +117,18 @@ export class UnknownFaultError extends KitError {
 /** A gateway data folder that cannot be used (another gateway holds it, or it cannot be read or written). */
 export class JournalError extends KitError {
   override name = 'JournalError';
-  override readonly code = 'PAGI_E_JOURNAL';
+  override readonly code: string = 'PAGI_E_JOURNAL';
+}
+
+/** A gateway database (`serve --data DIR`) that cannot be used: one sentence naming the file, what is wrong, what to do. */
+export class DatabaseDamage extends JournalError {
+  override name = 'DatabaseDamage';
+  override readonly code = 'PAGI_E_DATABASE_DAMAGE';
+  constructor(file: string, what: string) {
+    super(
+      `${file} ${what}: nothing was changed; restore the folder from a copy, or start afresh with --data pointing at a new folder`,
+    );
+  }
 }
 
 /** A provider state of a pact that could not be made true: the gateway refused a step. */

@@ -86,6 +86,69 @@ describe('serve --data DIR (child process)', () => {
     }
   }, 120_000);
 
+  it('SIGKILL with 32 clients paying, capturing and refunding: every answered refund is there, none above the capture', async () => {
+    const dir = tempDir('pagi-data-');
+    const first = await serve(['--data', dir]);
+    const refunded = new Map<string, { body: Record<string, any>; refs: string[] }>();
+    let acknowledged = 0;
+    let killed = false;
+    const refund = (id: string, body: Record<string, any>) =>
+      h.batch(at(first.url), 'refund', [h.item(id, body, { refund_amount: '4.00', refund_reason: 'load' })]);
+    // Each client: a payment of 10.00, its capture, then refunds of 4.00 until refused; killed after 60 refunds.
+    const client = async () => {
+      while (!killed) {
+        try {
+          const { transactionId, body } = await h.pay(at(first.url), { amount: '10.00' });
+          await h.batch(at(first.url), 'capture', [h.item(transactionId, body)]);
+          const entry = { body, refs: [] as string[] };
+          refunded.set(transactionId, entry);
+          for (let i = 0; i < 3 && !killed; i++) {
+            const r = (await refund(transactionId, body)).results[0]!;
+            if (r.refund_status === h.profile.statusValues.refund_status.success) {
+              entry.refs.push(String(r.refund_reference_id));
+              acknowledged += 1;
+            }
+            if (acknowledged >= 60 && !killed) {
+              killed = true;
+              first.child.kill('SIGKILL');
+            }
+          }
+        } catch {
+          return; // the connection died with the gateway
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, client));
+    await first.exited;
+    expect(acknowledged).toBeGreaterThanOrEqual(60);
+
+    const second = await serve(['--data', dir]);
+    try {
+      for (const [id, { body, refs }] of refunded) {
+        expect(refs.length).toBeLessThanOrEqual(2); // 4.00 + 4.00 of 10.00: the third refused
+        const search = await h.call(at(second.url), 'retrievalRefund', {
+          merchant_id: h.MERCHANT,
+          account_id: h.ACCOUNT,
+          transaction_id: id,
+        });
+        const listed = ((JSON.parse(search.text).refund_orders ?? []) as Record<string, string>[]).map(
+          (r) => r.refund_reference_id,
+        );
+        for (const ref of refs) expect(listed).toContain(ref); // every answered refund kept
+        expect(listed.length).toBeLessThanOrEqual(2);
+        if (listed.length === 2) {
+          // 2.00 remain: 2.01 refused (the payment's amounts restored with its refunds).
+          const over = await h.batch(at(second.url), 'refund', [
+            h.item(id, body, { refund_amount: '2.01', refund_reason: 'over' }),
+          ]);
+          expect(over.results[0]!.refund_status).toBe(h.profile.statusValues.refund_status.failure);
+        }
+      }
+    } finally {
+      await second.stop();
+    }
+  }, 180_000);
+
   it('a second gateway on the same folder is refused with one sentence, exit 2', async () => {
     const dir = tempDir('pagi-data-');
     const first = await serve(['--data', dir]);

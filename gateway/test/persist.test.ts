@@ -1,15 +1,17 @@
 /**
  * The state kept in a folder (`startGateway({ dataDir })`, `serve --data DIR`): a stop and a start with the same
  * folder give back the same state (payments, refunds and their numbering, tokens, payouts, sessions, counters,
- * pending notifications); the journal is compacted, bounded like the store, locked, tolerant of a record cut by a
- * crash, cleared by the admin reset, and holds no card number in clear. The child-process restart and SIGKILL
- * tests are in persist-process.test.ts.
+ * pending notifications); the database is bounded like the store, locked, written a refund with its amounts at once,
+ * cleared by the admin reset, and holds no card number in clear. The child-process restart, SIGKILL and damage
+ * tests are in persist-process.test.ts; the import of an earlier journal in persist-import.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JournalError, type GatewayOptions, type RunningGateway } from '../index.js';
-import { JOURNAL_FILE, LOCK_FILE } from '../journal.js';
+import Database from 'better-sqlite3';
+import { DATABASE_FILE } from '../database.js';
+import { LOCK_FILE } from '../folder-lock.js';
 import { tempDir } from '../../test/support/temp.js';
 import * as h from './helpers.js';
 
@@ -37,7 +39,23 @@ async function refund(gw: RunningGateway, transactionId: string, body: Record<st
   return results[0]!;
 }
 
-const journal = (dir: string) => fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8');
+/** Every byte the folder's database holds (its file and its WAL), as text: what a reader of the disk would find. */
+const stored = (dir: string) =>
+  ['', '-wal']
+    .map((s) => path.join(dir, `${DATABASE_FILE}${s}`))
+    .filter((f) => fs.existsSync(f))
+    .map((f) => fs.readFileSync(f, 'latin1'))
+    .join('');
+
+/** Rows of one table of the folder's database. */
+function tableRows(dir: string, table: string): { id: string; body: string }[] {
+  const db = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+  try {
+    return db.prepare(`SELECT id, body FROM ${table} ORDER BY n`).all() as { id: string; body: string }[];
+  } finally {
+    db.close();
+  }
+}
 
 describe('serve --data: state across a restart', () => {
   it('a payment, captured and refunded in part, is found after a restart; refunds go on from the right remainder', async () => {
@@ -93,9 +111,13 @@ describe('serve --data: state across a restart', () => {
     const first = await h.call(gw, 'payout', payout);
     expect(first.status).toBe(200);
     const digest = gw.stateDigest();
+    expect(stored(dir)).toContain(transactionId); // written while running (the reader below is no blind one)
+    expect(fs.statSync(path.join(dir, DATABASE_FILE)).mode & 0o777).toBe(0o600); // its owner's only
+    expect(fs.statSync(path.join(dir, `${DATABASE_FILE}-wal`)).mode & 0o777).toBe(0o600);
     await stop(gw);
-    expect(journal(dir)).not.toContain(h.APPROVE_CARD);
-    expect(journal(dir)).not.toContain(h.SECRET);
+    expect(stored(dir)).not.toContain(h.APPROVE_CARD);
+    expect(stored(dir)).not.toContain(h.SECRET);
+    expect(tableRows(dir, 'tokens')).toHaveLength(1);
 
     const again = await start(dir);
     expect(again.stateDigest()).toBe(digest);
@@ -127,7 +149,7 @@ describe('serve --data: state across a restart', () => {
     ];
     const again = await start(dir, { config: { merchants } });
     expect(again.counts()).toMatchObject({ transactions: 1, tokens: 0 });
-    expect(again.lines.join('\n')).toMatch(/warning: journal: 1 stored-card token dropped/);
+    expect(again.lines.join('\n')).toMatch(/warning: database: 1 stored-card token dropped/);
   });
 
   it('pending notifications are sent again after a restart', async () => {
@@ -163,7 +185,8 @@ describe('serve --data: state across a restart', () => {
     const checkout = await h.call(gw, 'checkout', { ...h.checkoutBody(), ...h.cardFields() });
     expect(checkout.status).toBe(200);
     await stop(gw);
-    expect(journal(dir)).not.toContain(h.APPROVE_CARD);
+    expect(tableRows(dir, 'sessions')).toHaveLength(2);
+    expect(stored(dir)).not.toContain(h.APPROVE_CARD);
     const again = await start(dir);
     expect(again.counts().sessions).toBe(2);
     const page = await h.send(issuerUrl.replace(gw.baseUrl, again.baseUrl), {
@@ -175,22 +198,14 @@ describe('serve --data: state across a restart', () => {
   });
 });
 
-describe('serve --data: the journal', () => {
-  it('is compacted when it grows, and stays bounded like the store (eviction unchanged)', async () => {
+describe('serve --data: the database', () => {
+  it('stays bounded like the store: an evicted payment leaves the database too (eviction unchanged)', async () => {
     const dir = tempDir('pagi-data-');
-    const config = {
-      store: { maxTransactions: 20, maxPayouts: 20, maxTokens: 20, compactAfterMiB: 0.02 },
-      notifications: { enabled: false },
-    };
+    const config = { store: { maxTransactions: 20, maxPayouts: 20, maxTokens: 20 }, notifications: { enabled: false } };
     const gw = await start(dir, { config });
     const made: string[] = [];
     for (let i = 0; i < 200; i++) made.push((await h.pay(gw)).transactionId);
-    // 200 payment records take about 200 KB; compacted, the file holds the 20 kept and at most 21 KB more.
-    const snapshot = journal(dir)
-      .split('\n')
-      .filter((l) => l.includes('"k":"pay"')).length;
-    expect(snapshot).toBeLessThan(60);
-    expect(gw.data!.journalBytes()).toBeLessThan(80_000);
+    expect(tableRows(dir, 'payments').map((r) => r.id)).toEqual(made.slice(-20));
     const digest = gw.stateDigest();
     await stop(gw);
     const again = await start(dir, { config });
@@ -203,30 +218,21 @@ describe('serve --data: the journal', () => {
     expect(await q(made.at(-1)!)).toBe(h.profile.statusValues.query_result.found);
   });
 
-  it('skips a record cut by a crash with a warning, and one damaged in the middle', async () => {
+  it('a refund and its payment amounts are one transaction: both rows, or neither', async () => {
     const dir = tempDir('pagi-data-');
     const gw = await start(dir);
-    const a = await h.pay(gw);
-    const b = await h.pay(gw);
-    // Leave the file as a crash mid-write would: no compaction on this stop.
-    open.splice(open.indexOf(gw), 1);
-    const file = path.join(dir, JOURNAL_FILE);
-    const text = journal(dir);
-    await gw.close().catch(() => undefined);
-    const lines = text.trimEnd().split('\n');
-    const damaged = lines.map((l) =>
-      l.includes(a.transactionId) && l.includes('"pay"') ? l.replace('"pay"', '"pax"') : l,
-    );
-    fs.writeFileSync(file, `${damaged.join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
-    fs.rmSync(path.join(dir, LOCK_FILE), { force: true });
-    const again = await start(dir);
-    const warnings = again.lines.filter((l) => l.startsWith('warning: journal'));
-    expect(warnings.join('\n')).toMatch(/checksum does not match/);
-    expect(warnings.join('\n')).toMatch(/cut short/);
-    expect(again.counts().transactions).toBe(1);
-    expect((await h.query(again, { transaction_id: b.transactionId })).json.orders_list[0].transaction_id).toBe(
-      b.transactionId,
-    );
+    const { transactionId, body } = await h.pay(gw, { amount: '20.00' });
+    await h.batch(gw, 'capture', [h.item(transactionId, body)]);
+    // Two refunds of one batch: one group, committed before the answer.
+    await h.batch(gw, 'refund', [
+      h.item(transactionId, body, { refund_amount: '5.00', refund_reason: 'a' }),
+      h.item(transactionId, body, { refund_amount: '6.00', refund_reason: 'b' }),
+    ]);
+    const payment = JSON.parse(tableRows(dir, 'payments')[0]!.body);
+    const refunds = tableRows(dir, 'refunds').map((r) => BigInt(JSON.parse(r.body).amountMinor.$big));
+    expect(refunds).toEqual([500n, 600n]);
+    expect(payment.refundedMinor).toEqual({ $big: '1100' });
+    await stop(gw);
   });
 
   it('one folder, one gateway: a second start is refused while the first runs', async () => {
@@ -245,19 +251,20 @@ describe('serve --data: the journal', () => {
     expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
   });
 
-  it('the admin reset clears the journal too', async () => {
+  it('the admin reset clears the database too', async () => {
     const dir = tempDir('pagi-data-');
     const gw = await start(dir, { admin: true });
     const { transactionId } = await h.pay(gw);
+    expect(tableRows(dir, 'payments').map((r) => r.id)).toEqual([transactionId]);
     const reset = await h.send(`${gw.url}/_admin/reset`, { method: 'POST' });
     expect(reset.status).toBe(200);
-    expect(journal(dir)).not.toContain(transactionId); // answered once the cleared state is durable
+    expect(tableRows(dir, 'payments')).toEqual([]); // answered once the cleared state is committed
     await stop(gw);
     const again = await start(dir);
     expect(again.counts()).toMatchObject({ transactions: 0, refunds: 0, tokens: 0, payouts: 0, sessions: 0 });
   });
 
-  it('without a folder the state stays in memory (no journal is written)', async () => {
+  it('without a folder the state stays in memory (no database is written)', async () => {
     const gw = await h.gateway();
     open.push(gw);
     expect(gw.data).toBeUndefined();

@@ -99,3 +99,48 @@ describe('Store under maxTransactions', () => {
     }
   });
 });
+
+describe('Store: the byte budget (store.maxMiB)', () => {
+  const turn = () => new Promise((r) => setImmediate(r));
+  const caps = { maxTransactions: 1e6, maxPayouts: 1e6, maxTokens: 1e6, maxMiB: 1 };
+
+  it('keeps the records within it: past it, the oldest of the kind holding the most bytes goes (after the turn)', async () => {
+    const store = new Store(caps);
+    const evicted: string[] = [];
+    store.watcher = {
+      transaction: () => undefined,
+      refund: () => undefined,
+      token: () => undefined,
+      payout: () => undefined,
+      session: () => undefined,
+      cleared: () => undefined,
+      evicted: (kind, key) => void evicted.push(`${kind} ${key}`),
+    };
+    for (let i = 0; i < 1000; i++)
+      store.payouts.set(`P${i}`, { key: `P${i}`, bodyDigest: 'd', responseText: 'x'.repeat(4000) });
+    for (let i = 0; i < 10; i++) store.addTransaction(txn(i, `O${i}`));
+    expect(store.payouts.size).toBe(1000); // nothing evicted inside the turn
+    await turn();
+    expect(store.heldBytes()).toBeLessThanOrEqual(1024 * 1024);
+    expect(store.payouts.size).toBeLessThan(140); // 8 KB each: about 127 fit
+    expect(store.payouts.has('P999')).toBe(true);
+    expect(store.payouts.has('P0')).toBe(false); // the oldest first
+    expect(store.transactions.size).toBe(10); // the payouts held the most: the payments stay
+    expect(store.evictions().payouts).toBe(1000 - store.payouts.size);
+    expect(evicted[0]).toBe('payout P0');
+  });
+
+  it('counts what left the store otherwise (a cap, a reset), and is unbounded without maxMiB', async () => {
+    const store = new Store({ ...caps, maxPayouts: 10 });
+    for (let i = 0; i < 100; i++)
+      store.payouts.set(`P${i}`, { key: `P${i}`, bodyDigest: 'd', responseText: 'x'.repeat(4000) });
+    expect(store.heldBytes()).toBeLessThan(11 * 8200);
+    store.clear();
+    expect(store.heldBytes()).toBe(0);
+    const unbounded = new Store({ maxTransactions: 1e6, maxPayouts: 1e6, maxTokens: 1e6 });
+    for (let i = 0; i < 300; i++)
+      unbounded.payouts.set(`P${i}`, { key: `P${i}`, bodyDigest: 'd', responseText: 'x'.repeat(4000) });
+    await turn();
+    expect(unbounded.payouts.size).toBe(300);
+  });
+});

@@ -52,7 +52,7 @@ describe('errors and exit codes', () => {
 describe('flag tables', () => {
   it('parse typed values, apply defaults, and refuse a bad value with a UsageError naming the flag', () => {
     expect(parseFlags(SERVE_FLAGS, ['--port', '0', '--drain-seconds', '1.5'])).toEqual({
-      values: { port: 0, host: '127.0.0.1', admin: false, drainSeconds: 1.5 },
+      values: { port: 0, host: '127.0.0.1', admin: false, drainSeconds: 1.5, check: false },
       help: false,
     });
     expect(parseFlags(SELFTEST_FLAGS, ['--only', 'a,b', '-h']).values.only).toEqual(['a', 'b']);

@@ -59,7 +59,7 @@ const capture = (extra: Record<string, unknown> = {}) => ({
 
 describe("the run's ledger", () => {
   it('marks each request by whether it authenticates, and leaves out what is no operation', async () => {
-    const signedByHand = capture();
+    const signedByHand: Record<string, unknown> = capture();
     signedByHand.encryption_data = sign(profile.signature, 'request', 'capture', signedByHand, SECRET)!;
     const sent = [
       await client.send('capture', capture()),
