@@ -164,6 +164,16 @@ export type StepRecord<S extends string = string> = string extends S
   : { readonly [K in S]?: Exchange };
 
 /**
+ * What a probe learned besides its exchanges (ids, amounts, why it stopped), by name. Core names no fact: the suites
+ * declare each one with its type (`suites/facts.ts`, by declaration merging), so a check reads a fact typed and a
+ * fact renamed is a compile error where it is read. A fact whose name the probe computes is named `<step>:<fact>`
+ * and read through this index signature.
+ */
+export interface ObservationFacts {
+  [computed: `${string}:${string}`]: unknown;
+}
+
+/**
  * The exchanges a probe made, by step name, with facts it learned (ids, amounts). `main` is the step most checks read.
  * Besides its declared steps, `steps` holds the set-up steps (a payment to act on, numbered repeats) that checks read
  * only as a list (`Object.values`).
@@ -173,7 +183,7 @@ export interface Observation<S extends string = string> {
   operation: OperationKey;
   main: Exchange;
   steps: StepRecord<S>;
-  facts: Record<string, unknown>;
+  facts: ObservationFacts;
   /** Set when the probe could not run (target unreachable, rate-limited, profile lacks a value). */
   inconclusive?: string;
 }

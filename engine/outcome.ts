@@ -2,7 +2,7 @@
 import type { Check, CheckResult, Finding, NotApplicable, OperationKey, Severity } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import type { FailOn } from '../core/config/options.js';
-import { atLeast, breachOf, mostSevere, severityOfLevel } from '../core/run-result.js';
+import { countsAs, isFailing, mostSevere, severityOfLevel } from '../core/run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
 import { ForeignRequirementError } from '../core/types/errors.js';
 
@@ -58,25 +58,9 @@ export function assertOwnRequirements(
 /** What happened when a check was run: its findings, not applicable, or could not run (with the reason). */
 export type CheckOutcome = Finding[] | NotApplicable | { skipped: string };
 
-/** The strongest severity among the findings that are not information, if any. */
-function failingSeverity(findings: readonly Finding[]): Severity | undefined {
-  return mostSevere(findings.filter((f) => f.severity !== 'info').map((f) => f.severity));
-}
-
-/** Whether a result fails the document verdict at `failOn`: failed (not waived), naming a document requirement at or above it. */
-export function failsDocument(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
-  const { document } = breachOf(spec.requirements, result);
-  return result.status === 'failed' && document !== undefined && atLeast(document, failOn);
-}
-
-/** Whether a result fails the integrity verdict: failed (not waived), naming an invariant. */
-export function breaksIntegrity(spec: SpecModel, result: CheckResult): boolean {
-  return result.status === 'failed' && breachOf(spec.requirements, result).invariants.length > 0;
-}
-
-/** Whether a result fails the run: it fails the document verdict at `failOn`, or the integrity verdict. */
+/** Whether a result fails the run (`countsAs`): it fails the document verdict at `failOn`, or breaks an invariant. */
 export function failsRun(spec: SpecModel, result: CheckResult, failOn: FailOn): boolean {
-  return failsDocument(spec, result, failOn) || breaksIntegrity(spec, result);
+  return countsAs(spec.requirements, result, failOn).failsRun;
 }
 
 /** Build the result of one (operation, check). `today` (YYYY-MM-DD) decides whether a waiver still holds. */
@@ -100,7 +84,7 @@ export function toCheckResult(
   if ('skipped' in outcome) return { ...base, status: 'skipped', reason: outcome.skipped, findings: [] };
   if ('notApplicable' in outcome)
     return { ...base, status: 'not_applicable', reason: outcome.notApplicable, findings: [] };
-  if (failingSeverity(outcome) === undefined) return { ...base, status: 'passed', findings: outcome };
+  if (!outcome.some(isFailing)) return { ...base, status: 'passed', findings: outcome };
   const waiver = waiverFor(waivers, check.id, operation);
   if (waiver && waiverActive(waiver, today))
     return { ...base, status: 'waived', reason: `waived until ${waiver.expires}: ${waiver.reason}`, findings: outcome };

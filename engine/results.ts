@@ -1,21 +1,13 @@
 /** From the check results of a run to its RunResult: missing and unselected tests, verdict, roll-up, coverage, totals. */
-import type {
-  CheckResult,
-  CheckStatus,
-  Level,
-  RequirementResult,
-  RunResult,
-  RunTotals,
-  Verdict,
-} from '../core/model.js';
+import type { CheckResult, CheckStatus, RequirementResult, RunResult, RunTotals, Verdict } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import type { FailOn } from '../core/config/options.js';
-import { failsDocument } from './outcome.js';
 import type { PlannedTest } from './plan.js';
 import {
+  type CountsAs,
   type DocumentLevel,
   NOT_SELECTED,
-  breachOf,
+  countsAs,
   severityCounts,
   severityRank,
   statusForRequirement,
@@ -88,23 +80,18 @@ function partialSentence(partial: PartialRun): string {
 /** The two verdicts of a run (results.schema.json `verdicts`). */
 export type Verdicts = ResultsVerdicts;
 
-/** Whether a result ran in this run's selection but could not run (a 429/503, a kit error, an interruption). */
-function couldNotRun(r: CheckResult): boolean {
-  return r.status === 'skipped' && r.reason !== NOT_SELECTED;
+/** A result with what it counts as for the verdicts (`countsAs`). */
+interface Counted {
+  result: CheckResult;
+  counts: CountsAs;
 }
 
-/** Whether a result traces to a requirement at `level` in the catalogue. */
-function tracesTo(spec: SpecModel, r: CheckResult, level: Level): boolean {
-  return r.requirementIds.some((id) => spec.requirements.get(id)?.level === level);
-}
-
-/** Results with their document level, most serious first (plan order among equals). */
-function bySeverity(
-  results: readonly CheckResult[],
-  level: (r: CheckResult) => DocumentLevel,
-): { check: string; level: DocumentLevel }[] {
-  return results
-    .map((r, i) => ({ check: `${r.operation}/${r.checkId}`, level: level(r), i }))
+/** The results the document verdict counts `as` failed (or as warnings), most serious first (plan order among equals). */
+function bySeverity(counted: readonly Counted[], as: 'failed' | 'warning'): { check: string; level: DocumentLevel }[] {
+  return counted
+    .flatMap(({ result: r, counts: { document: d } }, i) =>
+      d?.as === as ? [{ check: `${r.operation}/${r.checkId}`, level: d.level, i }] : [],
+    )
     .sort((a, b) => severityRank(a.level) - severityRank(b.level) || a.i - b.i)
     .map(({ check, level }) => ({ check, level }));
 }
@@ -116,14 +103,9 @@ function named(list: readonly { check: string; level: DocumentLevel }[]): string
 }
 
 /** The document verdict: from the must, expected and profile requirements failing findings name, at `failOn`. */
-function documentVerdict(spec: SpecModel, results: readonly CheckResult[], failOn: FailOn): Verdicts['document'] {
-  const level = (r: CheckResult) => (breachOf(spec.requirements, r).document ?? 'profile') as DocumentLevel;
-  const failing = results.filter((r) => failsDocument(spec, r, failOn));
-  const below = results.filter(
-    (r) => r.status === 'failed' && !failing.includes(r) && breachOf(spec.requirements, r).document !== undefined,
-  );
-  const failed = bySeverity(failing, level);
-  const warnings = bySeverity(below, level);
+function documentVerdict(counted: readonly Counted[], failOn: FailOn): Verdicts['document'] {
+  const failed = bySeverity(counted, 'failed');
+  const warnings = bySeverity(counted, 'warning');
   const warned = warnings.length
     ? [
         `${warnings.length} warning${warnings.length === 1 ? '' : 's'} (check${warnings.length === 1 ? '' : 's'} failed below ${failOn}): ${named(warnings)}.`,
@@ -137,7 +119,7 @@ function documentVerdict(spec: SpecModel, results: readonly CheckResult[], failO
       warnings,
       reasons: [`${failed.length} check(s) failed at or above ${failOn}: ${named(failed)}.`, ...warned],
     };
-  const notRun = results.filter((r) => couldNotRun(r) && tracesTo(spec, r, 'must'));
+  const notRun = counted.filter((c) => c.counts.document?.as === 'could not run').map((c) => c.result);
   if (notRun.length)
     return {
       verdict: 'INCONCLUSIVE',
@@ -150,14 +132,13 @@ function documentVerdict(spec: SpecModel, results: readonly CheckResult[], failO
 }
 
 /** The integrity verdict: from the invariants failing findings name, whatever `failOn` says. */
-function integrityVerdict(spec: SpecModel, results: readonly CheckResult[]): Verdicts['integrity'] {
+function integrityVerdict(spec: SpecModel, counted: readonly Counted[]): Verdicts['integrity'] {
   const checks = new Map<string, string[]>();
   const waived: CheckResult[] = [];
-  for (const r of results) {
-    const { invariants } = breachOf(spec.requirements, r);
-    if (r.status === 'waived' && invariants.length) waived.push(r);
-    if (r.status !== 'failed') continue;
-    for (const id of invariants) checks.set(id, [...(checks.get(id) ?? []), `${r.operation}/${r.checkId}`]);
+  for (const { result: r, counts } of counted) {
+    if (counts.integrity.waived.length) waived.push(r);
+    for (const id of counts.integrity.broken)
+      checks.set(id, [...(checks.get(id) ?? []), `${r.operation}/${r.checkId}`]);
   }
   const broken = [...spec.requirements.values()]
     .filter((req) => checks.has(req.id))
@@ -182,8 +163,8 @@ function integrityVerdict(spec: SpecModel, results: readonly CheckResult[]): Ver
         ...waivedSentence,
       ],
     };
-  const selected = results.filter((r) => r.reason !== NOT_SELECTED && tracesTo(spec, r, 'invariant'));
-  const notRun = selected.filter(couldNotRun);
+  const selected = counted.filter((c) => c.counts.integrity.coverage !== undefined);
+  const notRun = selected.filter((c) => c.counts.integrity.coverage === 'could not run').map((c) => c.result);
   if (notRun.length)
     return {
       verdict: 'INCONCLUSIVE',
@@ -208,8 +189,9 @@ export function verdictOf(
 ): { verdict: Verdict; exitCode: 0 | 1 | 3; reasons: string[]; partial?: PartialRun; verdicts: Verdicts } {
   const partial = partialOf(results);
   const tail = partial ? [partialSentence(partial)] : [];
-  const document = documentVerdict(spec, results, failOn);
-  const integrity = integrityVerdict(spec, results);
+  const counted = results.map((result) => ({ result, counts: countsAs(spec.requirements, result, failOn) }));
+  const document = documentVerdict(counted, failOn);
+  const integrity = integrityVerdict(spec, counted);
   const verdicts = { document, integrity };
   const base = { verdicts, ...(partial ? { partial } : {}) };
   const integrityReasons = integrity.reasons.map((r) => `Payment integrity ${integrity.verdict}: ${r}`);

@@ -69,6 +69,13 @@ export interface PactView {
   operation?: OperationKey;
 }
 
+declare module '../core/model.js' {
+  interface ObservationFacts {
+    /** The pact interaction a pact check reads (`pactObservation`), its operation known. */
+    pact?: PactView & { operation: OperationKey };
+  }
+}
+
 /** Read one interaction of a pact against the spec. */
 export function viewInteraction(spec: SpecModel, interaction: PactInteraction, index: number): PactView {
   const request = interaction.request ?? ({} as PactInteraction['request']);
@@ -126,10 +133,10 @@ export function pactObservation(view: PactView & { operation: OperationKey }): O
 
 /** The pact view of an observation a pact check reads (a broken kit when it holds none). */
 export function viewOf(observation: Observation): PactView & { operation: OperationKey } {
-  const view = observation.facts.pact as PactView | undefined;
+  const view = observation.facts.pact;
   if (!view?.operation)
     throw new Error(`a pact check read observation ${observation.probeId}, which holds no pact interaction`);
-  return view as PactView & { operation: OperationKey };
+  return view;
 }
 
 /** What a pact finding expected and received, as data; its message is derived from them. */

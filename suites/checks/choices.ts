@@ -5,7 +5,7 @@
  */
 import type { Check, CheckContext, Exchange } from '../../core/model.js';
 import { defineCheck, onlyWithSteps, outcomeOf, succeeded, wrap } from '../findings.js';
-import { type SIGNED_VALUE_PARTS, signedValues, unknownMerchant } from '../probes/choices.js';
+import { signedValues, unknownMerchant } from '../probes/choices.js';
 import { checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
 
 export const unknownMerchantRefusedPerProfile = wrap(
@@ -70,10 +70,7 @@ export const valuesSignedPerProfile = defineCheck({
   description:
     'A request carrying booleans and nulls (JSON), or nested values (form), signed as the profile says (signature.request.leaveOut, requestMedia.formNestedValues) is not refused for its signature; signed as a gateway making the other choice would sign it, it is refused.',
   verify(o, ctx, report) {
-    const parts = (o.facts.parts ?? []) as {
-      step: (typeof SIGNED_VALUE_PARTS)[number]['step'];
-      choiceSigned: boolean;
-    }[];
+    const parts = o.facts.parts ?? [];
     for (const part of parts) {
       const words = choiceWords(ctx, part.step);
       const what = PART_WORDS[part.step] ?? part.step;

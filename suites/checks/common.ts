@@ -10,7 +10,6 @@ import { childPointer } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type Report, outcomeOf, quote, quoted } from '../findings.js';
 import {
-  type FollowUp,
   formatOfMediaType,
   headerOf,
   isObject,
@@ -487,7 +486,7 @@ export function expectRefusal(
 
 /** Report when the follow-up of a refused request shows a change (a payment created, a payment's state moved). */
 export function checkFollowUp(ctx: CheckContext, report: Report, observation: Observation, requirement: string): void {
-  const f = observation.facts.followUp as FollowUp | undefined;
+  const f = observation.facts.followUp;
   const exchange = observation.steps.followUp;
   if (!f || f.kind === 'none' || !exchange) return;
   const body = responseObject(exchange, ctx.spec);
@@ -520,7 +519,7 @@ export function checkFollowUp(ctx: CheckContext, report: Report, observation: Ob
 
 /** Whether the observation carries a usable follow-up. */
 export function followUpReason(observation: Observation): string | undefined {
-  const f = observation.facts.followUp as FollowUp | undefined;
+  const f = observation.facts.followUp;
   if (!f) return 'the probe made no follow-up';
   if (f.kind === 'none') return f.reason;
   return observation.steps.followUp ? undefined : 'the follow-up request was not made';

@@ -21,36 +21,7 @@ import {
 import { noFullCardNumberInResponse } from './conventions-cards.js';
 import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
 import { kitSpec } from '../../core/spec/load.js';
-
-/** A generated request: valid for the spec and the profile, or breaking exactly one rule (named by its requirement id). */
-export type DeepCase =
-  | { kind: 'valid'; fields: Record<string, unknown>; items?: { pool: number; fields: Record<string, unknown> }[] }
-  | { kind: 'format' | 'type' | 'missing' | 'signature'; pointer: string; value?: unknown; rule: string };
-
-/** A shrunk failure the probe kept: the check it fails, the minimal case, where fast-check found it, its exchange's step. */
-export interface DeepFailure {
-  checkId: string;
-  case: DeepCase;
-  seed: number;
-  /** fast-check's replay path of the minimal case. */
-  path: string;
-  /** Step holding the minimal case's exchange (and `<step>:followUp` when it has one). */
-  step: string;
-  /** Cases of this operation failing the check before shrinking. */
-  failing: number;
-  /** Lifecycle ledger at the time (transaction id, captured and refunded cents, cancelled). */
-  ledger?: { transactionId: string; capturedCents: number; refundedCents: number; cancelled: boolean };
-}
-
-/** What the deep probe counts per operation (in the summary finding). */
-export interface DeepCounts {
-  valid: number;
-  accepted: number;
-  declined: number;
-  invalid: number;
-  refused: number;
-  followUps: number;
-}
+import type { DeepCase, DeepFailure } from '../facts.js';
 
 /** The checks whose findings the deep family repeats on each accepted valid exchange (they read only the main exchange). */
 const ANSWER_CHECKS: readonly Check[] = [
@@ -287,7 +258,7 @@ function deepCheck(id: string, requirements: readonly string[], description: str
     run(o, ctx) {
       if (!o.facts.counts) return { notApplicable: 'the deep probe generated no case' };
       const out: Finding[] = [];
-      for (const f of ((o.facts.failures as DeepFailure[] | undefined) ?? []).filter((x) => x.checkId === id)) {
+      for (const f of (o.facts.failures ?? []).filter((x) => x.checkId === id)) {
         const x = o.steps[f.step];
         if (!x) continue;
         const followUpX = o.steps[`${f.step}:followUp`];
@@ -357,7 +328,7 @@ export const deepCasesGenerated = defineCheck<string>({
   severity: 'info',
   description: 'Counts of the generated valid and invalid requests of the operation and how they were answered.',
   verify(o, _ctx, report) {
-    const n = o.facts.counts as DeepCounts | undefined;
+    const n = o.facts.counts;
     if (!n) return { notApplicable: 'the deep probe generated no case' };
     report({
       code: 'DEEP_SUMMARY',

@@ -170,7 +170,7 @@ function checkOwnShape(
  * schedules): reported at the check's profile level, never as a `must`, since the document shows no bound.
  */
 function reportFlood(o: Observation, requirement: string, report: Report): void {
-  const r = o.facts.receiverRefusals as { tooLarge: number; overCount: number; overRate: number } | undefined;
+  const r = o.facts.receiverRefusals;
   if (!r) return;
   const received = [
     r.tooLarge ? `${r.tooLarge} larger than the receiver's body bound (413)` : '',
@@ -189,7 +189,7 @@ function reportFlood(o: Observation, requirement: string, report: Report): void 
 
 /** The signature verdict the probe recorded for a notification (`facts.signatures`, by exchange id). */
 function verifyNotification(o: Observation, x: Exchange): boolean | undefined {
-  const verdicts = o.facts.signatures as Record<string, boolean | undefined> | undefined;
+  const verdicts = o.facts.signatures;
   return verdicts?.[x.id];
 }
 

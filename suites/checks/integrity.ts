@@ -31,7 +31,7 @@ const built = new WeakMap<RunLedgerView, Ledger>();
 
 /** The typed ledger of an observation of `runLedger`, or why there is none to judge. */
 function ledgerIn(o: Observation, ctx: CheckContext): Ledger | NotApplicable {
-  const view = o.facts[LEDGER_FACT] as RunLedgerView | undefined;
+  const view = o.facts[LEDGER_FACT];
   if (!view) return { notApplicable: "the client keeps no ledger of the run's exchanges" };
   let ledger = built.get(view);
   if (!ledger) built.set(view, (ledger = ledgerOf(view, ctx)));
@@ -45,7 +45,7 @@ function withLedger(
   return (o, ctx, report) => {
     const ledger = ledgerIn(o, ctx);
     if ('notApplicable' in ledger) return ledger;
-    const view = o.facts[LEDGER_FACT] as RunLedgerView;
+    const view = o.facts[LEDGER_FACT]!;
     if (!view.entries.some((e) => e.operation === o.operation))
       return { notApplicable: `the run made no ${o.operation} request` };
     const kinds = new Map<string, { first: FindingInput; more: number }>();

@@ -29,7 +29,7 @@ export function resultOf(ctx: CheckContext, exchange: Exchange, op: OperationKey
 
 /** The payment facts of a scenario (`facts.record`, `facts.record2`). */
 export function recordOf(o: Observation, key: 'record' | 'record2' | 'rejected' = 'record'): Record<string, unknown> {
-  return (o.facts[key] as Record<string, unknown> | undefined) ?? {};
+  return o.facts[key] ?? {};
 }
 
 /** Report unless a query step shows the payment in `state` (the profile's payment_status code). */

@@ -56,10 +56,7 @@ export const declinedCardDeclinedPerProfile = defineCheck({
     const declined = ctx.profile.statusValues.order_status.declined;
     const payments: [Exchange, string][] = [
       [o.main, 'the decline test card'],
-      ...((o.facts.rules ?? []) as { step: string; trigger: string }[]).map((r): [Exchange, string] => [
-        stepNamed(o, r.step)!,
-        `the ${r.trigger} decline rule`,
-      ]),
+      ...(o.facts.rules ?? []).map((r): [Exchange, string] => [stepNamed(o, r.step)!, `the ${r.trigger} decline rule`]),
     ];
     for (const [exchange, what] of payments) {
       const body = responseObject(exchange, ctx.spec);
@@ -208,7 +205,7 @@ function expectCompleted(
   state: string,
 ): void | { notApplicable: string } {
   if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
-  const completion = o.facts.completion as { formsFollowed: number; stoppedAt: string } | undefined;
+  const completion = o.facts.completion;
   if (!completion || completion.formsFollowed === 0) {
     return {
       notApplicable: `the page offers no form the kit can submit as the shopper (stopped at ${completion?.stoppedAt ?? 'the first page'}); how it is completed is the gateway's`,
@@ -258,7 +255,7 @@ export const apmPaymentDeclinedViaIssuerPage = wrap(
       "Declining on the issuer page (its declining button) leaves the APM payment in the profile's declined state, as the query shows.",
     verify(o, ctx, report) {
       if (typeof o.facts.cannotQuery === 'string') return { notApplicable: o.facts.cannotQuery };
-      const completion = o.facts.declineCompletion as { formsFollowed: number; stoppedAt: string } | undefined;
+      const completion = o.facts.declineCompletion;
       if (!completion || completion.formsFollowed === 0) {
         return {
           notApplicable: `the issuer page offers no declining button the kit can press as the shopper (stopped at ${completion?.stoppedAt ?? 'the payment'})`,

@@ -17,7 +17,7 @@ export const payoutFailureReported = wrap(
       "A payout the profile's failure rule matches fails with the profile's status and failure_type, and a failure_reason.",
     verify(o, ctx, report) {
       const exchange = o.steps.failing!;
-      const rule = o.facts.failureRule as { failureType: string; failureReason: string };
+      const rule = o.facts.failureRule!;
       const body = responseObject(exchange, ctx.spec);
       const failed = ctx.profile.statusValues.payout_status.failed;
       if (!body || !succeeded(exchange)) {

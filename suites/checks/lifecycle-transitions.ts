@@ -130,7 +130,7 @@ export const partialRefundsSucceedTwice = wrap(
     verify(o, ctx, report) {
       const rules = refundRules(ctx);
       const t = ctx.profile.transitions.refund;
-      const part = String((o.facts.refunds as string[] | undefined)?.[0]);
+      const part = String(o.facts.refunds?.[0]);
       // What the profile says of each partial refund: it succeeds, or it fails with this failure.
       const plan: ['refund1' | 'refund2', true | string][] =
         rules.partial !== true

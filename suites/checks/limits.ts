@@ -58,7 +58,7 @@ export const batchAtLimitAccepted = defineCheck({
 
 /** The follow-up query record of a prepared payment (`facts.first` / `facts.last`), if shown. */
 function followUpRecord(ctx: CheckContext, o: Observation, which: 'first' | 'last') {
-  const fact = o.facts[which] as Record<string, unknown> | undefined;
+  const fact = o.facts[which];
   const [record] = queryRecords(ctx, responseObject(o.steps.followUp, ctx.spec), {
     [FIELD.transactionId]: fact?.[FIELD.transactionId],
   });
@@ -203,7 +203,7 @@ function selectedRecords(ctx: CheckContext, o: Observation): Record<string, unkn
 
 /** Whether the answer shows a prepared record (`facts.first` / `facts.last`). */
 function shows(ctx: CheckContext, o: Observation, which: 'first' | 'last'): boolean {
-  const fact = o.facts[which] as Record<string, unknown> | undefined;
+  const fact = o.facts[which];
   return selectedRecords(ctx, o).some((r) => r[FIELD.transactionId] === fact?.[FIELD.transactionId]);
 }
 

@@ -168,7 +168,7 @@ export const selectionResultsInProfileOrder = defineCheck({
     "Two records selected oldest first come back in the profile's result order: the order of the selecting values, or newest first.",
   verify(o, ctx, report) {
     const op = o.operation as SelectingOperation;
-    const sent = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
+    const sent = (o.facts.records ?? []).map((r) => r[FIELD.transactionId]);
     const body = responseObject(o.main, ctx.spec);
     // The array the selection answers in (orders_list, refund_orders); a query's records without its not-found ones.
     const results = selectionResults(ctx.spec, op) ?? '';
@@ -215,12 +215,8 @@ export const selectionCombinedPerProfile = defineCheck({
   verify(o, ctx, report) {
     const op = o.operation as SelectingOperation;
     const sel = ctx.profile.selection[op];
-    const [a, b] = ((o.facts.records ?? []) as Record<string, unknown>[]).map((r) => r[FIELD.transactionId]);
-    const { first, second, unmatchedValue } = o.facts.selection as {
-      first: string;
-      second?: string;
-      unmatchedValue: string;
-    };
+    const [a, b] = (o.facts.records ?? []).map((r) => r[FIELD.transactionId]);
+    const { first, second, unmatchedValue } = o.facts.selection!;
     // With one selecting field only the first is given: both records match it whatever the combine rule.
     const expected = second && sel.combine === 'intersection' ? [a] : [a, b];
     const what = second

@@ -235,7 +235,7 @@ export const freeTextParsesBackExactly = defineCheck({
   description:
     'Free text carrying "><script> or </note><x> leaves the answer readable and reads back, decoded, as exactly the sent string: on the checkout page as its input, adding no input; in the direct payment answer as its note, adding no element.',
   verify(o, ctx, report) {
-    const injected = o.facts.injected as Record<string, string>;
+    const injected = o.facts.injected!;
     const op = operationOf(ctx.spec, o.operation);
     // The requirement applies where a field is returned: a gateway may refuse markup in free text.
     if (!succeeded(o.main))

@@ -144,7 +144,7 @@ function verifyItemRefused(o: Observation, ctx: CheckContext, report: Report, in
     });
     return;
   }
-  const failure = expectedItemFailure(ctx, o.operation, (o.facts.mutated as { pointer: string }).pointer);
+  const failure = expectedItemFailure(ctx, o.operation, o.facts.mutated!.pointer);
   const expected = ctx.profile.batch.itemFailures[failure];
   if (!matchesCodeMessage(expected, result[batch.message])) {
     report({
@@ -185,7 +185,7 @@ export const wrongFormatRefused = wrap(
     description:
       "A value in a form its schema excludes is refused (400 for the APM payment; elsewhere a 4xx or the profile's refusal form), as the profile's invalidInput error.",
     verify(o, ctx, report) {
-      const m = o.facts.mutated as { pointer: string; value: string };
+      const m = o.facts.mutated!;
       const what = `${m.pointer} = ${JSON.stringify(m.value)}`;
       const batch = operationOf(ctx.spec, o.operation).batch;
       if (
@@ -333,7 +333,7 @@ export const unknownTransactionItemFails = defineCheck({
 
 /** A generated case's description (`facts.cases[i]`) for a message. */
 function caseLabel(o: Observation, index: number): string {
-  const c = (o.facts.cases as { field: string; kind: string }[] | undefined)?.[index];
+  const c = o.facts.cases?.[index];
   return c ? `${c.kind} of ${c.field} (seed ${String(o.facts.seed)}, case ${index + 1})` : `case ${index + 1}`;
 }
 
@@ -352,7 +352,7 @@ export const generatedInputNeverServerError = defineCheck({
     cases.forEach(([, exchange]: [string, Exchange], i) => {
       const status = statusOf(exchange);
       if (status === undefined || status >= 500) {
-        const c = (o.facts.cases as { field: string }[] | undefined)?.[i];
+        const c = o.facts.cases?.[i];
         report({
           code: status === undefined ? 'NO_RESPONSE' : 'SERVER_ERROR',
           requirement: status === undefined ? 'PAGI-ERR-002' : ['PAGI-ERR-002', 'PAGI-INV-008'],

@@ -8,6 +8,7 @@ import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../co
 import { childPointer, withValueAt } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type FollowUp, operationOf, responseObject, text } from '../observe.js';
+import type { PaymentFacts } from '../facts.js';
 import { declaredNames, schemasAt } from '../schema-walk.js';
 import { operationSet } from '../../core/spec/operations.js';
 import {
@@ -37,7 +38,7 @@ import {
 import { SpecError } from '../../core/types/errors.js';
 
 /** The identifying fields of a payment, the only part of it kept in facts (never card data). */
-export function recordFacts(record: PaymentRecord): Record<string, unknown> {
+export function recordFacts(record: PaymentRecord): PaymentFacts {
   const f = record.fields;
   return {
     [FIELD.transactionId]: f[FIELD.transactionId],

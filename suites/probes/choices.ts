@@ -3,7 +3,7 @@
  * (`errors.unknownMerchant`), and requests carrying values whose signing is the profile's choice — booleans and
  * nulls in a JSON body (`signature.request.leaveOut`), nested values in a form body (`requestMedia.formNestedValues`).
  */
-import type { CheckContext, Exchange, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, ObservationFacts, OperationKey } from '../../core/model.js';
 import { signedView, stringToSign } from '../../core/signing.js';
 import { FIELD } from '../fields.js';
 import { paymentBody } from './basic.js';
@@ -85,7 +85,7 @@ export const signedValues = defineProbe(
   async (op, client, ctx, steps) => {
     const media = ctx.profile.requestMedia;
     const sig = ctx.profile.signature;
-    const parts: { step: string; encoding: string; choiceSigned: boolean }[] = [];
+    const parts: NonNullable<ObservationFacts['parts']> = [];
     let main: Exchange | undefined;
     for (const part of SIGNED_VALUE_PARTS) {
       if (media.types[op] !== part.encoding && !media.acceptOther) continue;

@@ -8,7 +8,7 @@ import { signedView, stringToSign } from '../../core/signing.js';
 import { childPointer, tokensOf, withValueAt } from '../../core/spec/pointer.js';
 import type { CheckContext, Exchange, Observation, OperationKey, ProbeClient } from '../../core/model.js';
 import { isUrl, offFormArbitrary, schemaArbitrary, wrongTypeArbitrary } from '../arbitraries.js';
-import type { DeepCase, DeepFailure } from '../checks/deep.js';
+import type { DeepCase, DeepFailure } from '../facts.js';
 import { FIELD } from '../fields.js';
 import {
   batchItems,

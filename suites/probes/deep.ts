@@ -9,13 +9,8 @@
  */
 import fc from 'fast-check';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
-import {
-  type DeepCase,
-  type DeepCounts,
-  type DeepFailure,
-  STATELESS_DEEP_CHECKS,
-  deepVerdict,
-} from '../checks/deep.js';
+import { STATELESS_DEEP_CHECKS, deepVerdict } from '../checks/deep.js';
+import type { DeepCase, DeepCounts, DeepFailure } from '../facts.js';
 import { FIELD } from '../fields.js';
 import { batchItems, batchResults, itemSucceeded, responseObject, statusOf } from '../observe.js';
 import { operationSet } from '../../core/spec/operations.js';

@@ -12,7 +12,7 @@
  *   on its issuer page, a query;
  * - checkout: the page, its form posted back, the following forms, a query.
  */
-import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
+import type { CheckContext, Exchange, ObservationFacts, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import {
   batchResults,
@@ -88,7 +88,7 @@ type ReviewStep = keyof typeof REVIEW_STEPS;
 /** Steps and facts of a scenario, shared by every operation it answers. */
 interface Scenario<S extends string> {
   steps: Partial<Record<S, Exchange>>;
-  facts: Record<string, unknown>;
+  facts: ObservationFacts;
 }
 
 /** Run a scenario body with its own steps; a step it could not pass is recorded in `facts.stoppedBecause`. */

@@ -9,6 +9,7 @@ import type {
   CheckoutFormModel,
   Exchange,
   Observation,
+  ObservationFacts,
   OperationKey,
   Probe,
   ProbeClient,
@@ -42,7 +43,7 @@ export { Inconclusive, SetupFailed };
  */
 export class Steps<S extends string = string> {
   readonly all: Record<string, Exchange> = {};
-  readonly facts: Record<string, unknown> = {};
+  readonly facts: ObservationFacts = {};
   private counter = new Map<string, number>();
 
   /** Record an exchange under `name` (numbered when the name repeats) and return it. */
@@ -238,7 +239,7 @@ export async function pay<S extends string>(
  * absence itself is reported by the checks reading that operation's answers (responseHoldsListedFields).
  */
 function noteAbsent(steps: Steps, step: string, field: string, instead: string): void {
-  const notes = (steps.facts.absentFields as string[] | undefined) ?? [];
+  const notes = steps.facts.absentFields ?? [];
   notes.push(`${step}: no ${field} in the answer; ${instead}`);
   steps.facts.absentFields = notes;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DeepCase } from '../../suites/checks/deep.js';
+import type { DeepCase } from '../../suites/facts.js';
 import { sampler } from '../../suites/probes/deep.js';
 
 describe('deep case sampler', () => {

@@ -11,6 +11,7 @@ import type {
   DecodedBody,
   Exchange,
   Observation,
+  ObservationFacts,
   OperationKey,
   RunConfigView,
 } from '../../core/model.js';
@@ -142,7 +143,7 @@ export function observation(
   operation: OperationKey,
   main: Exchange,
   steps: Record<string, Exchange> = {},
-  facts: Record<string, unknown> = {},
+  facts: ObservationFacts = {},
 ): Observation {
   return { probeId, operation, main, steps, facts };
 }

@@ -1,7 +1,7 @@
 /** Cases of the deep family: the probe's kept failures (a generated case, its exchange, follow-up and ledger) judged again. */
-import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
-import type { DeepCase, DeepFailure } from '../../../suites/checks/deep.js';
-import { responseObject } from '../../../suites/observe.js';
+import type { Exchange, Observation, ObservationFacts, OperationKey } from '../../../core/model.js';
+import type { DeepCase, DeepFailure } from '../../../suites/facts.js';
+import { type FollowUp, responseObject } from '../../../suites/observe.js';
 import { batchExchange, errorExchange, happyExchange, item } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 
@@ -16,10 +16,10 @@ function kept(
   checkId: string | undefined,
   c: DeepCase,
   x: Exchange,
-  extra: { followUp?: Exchange; followUpFact?: unknown; ledger?: DeepFailure['ledger'] } = {},
+  extra: { followUp?: Exchange; followUpFact?: FollowUp; ledger?: DeepFailure['ledger'] } = {},
 ): Observation {
   const steps: Record<string, Exchange> = { [op]: x };
-  const facts: Record<string, unknown> = { counts: COUNTS, depth: 10, seed: 1, failures: [] };
+  const facts: ObservationFacts = { counts: COUNTS, depth: 10, seed: 1, failures: [] };
   if (checkId) {
     const step = `fail:${checkId}`;
     steps[step] = x;

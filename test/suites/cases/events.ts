@@ -1,5 +1,5 @@
 /** Cases of the events family: notifications as the kit's receiver records them. */
-import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
+import type { Exchange, Observation, ObservationFacts, OperationKey } from '../../../core/model.js';
 import { exchange, happyExchange, observation, profile } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
 
@@ -19,7 +19,7 @@ function notified(
   op: OperationKey,
   list: Exchange[],
   signatures: Record<string, boolean> = {},
-  facts: Record<string, unknown> = {},
+  facts: ObservationFacts = {},
 ): Observation {
   const main = happyExchange(op);
   const steps: Record<string, Exchange> = { [op]: main };

@@ -1,5 +1,5 @@
 /** Cases of the lifecycle family: scenario observations as the probes record them, then one step changed. */
-import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
+import type { Exchange, Observation, ObservationFacts, OperationKey } from '../../../core/model.js';
 import {
   batchExchange,
   context,
@@ -184,7 +184,7 @@ function flow(
   op: 'authoriseApm' | 'checkout',
   pageStatus: number,
   queried: Record<string, unknown>[],
-  facts: Record<string, unknown> = {},
+  facts: ObservationFacts = {},
 ): Observation {
   const payment = happyExchange(op);
   const page = exchange('external', {
@@ -209,7 +209,7 @@ function flow(
 }
 
 /** An APM flow whose second payment the shopper declined on the issuer page, the query showing `queried`. */
-function declinedFlow(queried: Record<string, unknown>[], facts: Record<string, unknown> = {}): Observation {
+function declinedFlow(queried: Record<string, unknown>[], facts: ObservationFacts = {}): Observation {
   const o = flow('authoriseApm', 200, PAID_APM());
   Object.assign(o.steps, {
     declinedPayment: happyExchange('authoriseApm'),

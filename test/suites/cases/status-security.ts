@@ -1,5 +1,5 @@
 /** Cases of the status and security families. */
-import type { Exchange, Observation, OperationKey } from '../../../core/model.js';
+import type { Exchange, Observation, ObservationFacts, OperationKey } from '../../../core/model.js';
 import {
   batchExchange,
   context,
@@ -16,7 +16,7 @@ import { type BatchOp, FIRST } from './limits.js';
 import { type Case, fail, pass } from './types.js';
 
 /** A refusal-probe observation (no follow-up). */
-const refused = (probe: string, op: OperationKey, main: Exchange, facts: Record<string, unknown> = {}) =>
+const refused = (probe: string, op: OperationKey, main: Exchange, facts: ObservationFacts = {}) =>
   observation(probe, op, main, { [op]: main }, facts);
 const mutated = { mutated: { pointer: '/currency', value: 'x' } };
 const IDS = { merchant_id: 'M10001', account_id: 'A20001' };
@@ -46,7 +46,7 @@ function refusedPayment(
   op: OperationKey,
   main: Exchange,
   records: Record<string, unknown>[],
-  facts: Record<string, unknown> = {},
+  facts: ObservationFacts = {},
 ): Observation {
   const followUp = queryExchange(records, { merchant_id: 'M10001', account_id: 'A20001', order_no: 'ORD-1' });
   return observation(
@@ -64,7 +64,7 @@ function refusedBatch(
   op: BatchOp,
   main: Exchange,
   state: string,
-  facts: Record<string, unknown> = {},
+  facts: ObservationFacts = {},
 ): Observation {
   const followUp = queryExchange([orderRecord(FIRST, state)]);
   return observation(
