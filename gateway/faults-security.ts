@@ -43,9 +43,9 @@ export const SECURITY_FAULTS: readonly FaultDefinition[] = [
     kind: 'fault',
     name: 'signature-checked-after-operation',
     description:
-      'A request with a wrong encryption_data is refused only after the operation ran: the refusal changed the state.',
-    requirement: 'PAGI-ERR-003',
-    expectedCheck: 'badSignatureRefusedPerProfile',
+      'A request with a wrong encryption_data is refused only after the operation ran: a request that does not authenticate is carried out (and the refusal changed the state).',
+    requirement: 'PAGI-INV-013',
+    expectedCheck: 'unauthenticatedNeverCarriedOut',
     switches: { signatureCheck: 'afterOperation' },
   },
   {
