@@ -423,6 +423,7 @@ function planRun(
     runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
     specRoot: options.specRoot ? inputs.spec.root : undefined,
     profile: inputs.profile.profile,
+    ...(inputs.profile.unstated.length ? { unstated: inputs.profile.unstated } : {}),
     registry: path.resolve(options.registry ?? parts.registry),
     config: run.config,
     secret: run.secret,
