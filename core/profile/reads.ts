@@ -61,3 +61,16 @@ export function kitProfile<T extends object>(profile: T, unstated: readonly stri
   };
   return recordReads(profile, record, new Set(unstated));
 }
+
+/**
+ * The value `read` returns, or undefined when it reads a point the profile does not state: for a value the kit can do
+ * without (a request field it then leaves out rather than send under a name the profile does not give).
+ */
+export function ifStated<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof ProfilePointNotStated) return undefined;
+    throw e;
+  }
+}

@@ -99,3 +99,22 @@ describe('the profile as checks read it', () => {
     expect(notJudgedReason('/batch/itemFailures')).toBe('not judged: the profile does not state /batch/itemFailures');
   });
 });
+
+describe('a request field whose name the profile does not state', () => {
+  it('is left out of the request, not sent under a guessed name', async () => {
+    const { sampleBody } = await import('../../engine/sample.js');
+    const { kitSpec } = await import('../../core/spec/load.js');
+    const { runConfig } = await import('../support/config.js');
+    const value = reference();
+    const name = value.fields.antifraudTokenCookie;
+    delete value.fields.antifraudTokenCookie;
+    const read = readProfile(value);
+    const settings = { config: runConfig('http://127.0.0.1:1'), cardSecurityCode: '123' };
+    const fresh = { orderNo: 'o', requestId: 'r' };
+    const stated = sampleBody(kitSpec(), loadProfile('reference').profile, settings, 'authoriseDirect', fresh);
+    expect(stated[name]).toBeDefined();
+    const body = sampleBody(kitSpec(), kitProfile(read.profile!, read.unstated), settings, 'authoriseDirect', fresh);
+    expect(Object.keys(body).filter((k) => /antifraud/i.test(k))).toEqual([]);
+    expect(body.order_no).toBe(stated.order_no);
+  });
+});
