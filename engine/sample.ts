@@ -158,7 +158,11 @@ function prepare(
   // The profile's card fields belong to the direct card payment request (schemas/profile.schema.json fields.card).
   if (operation === 'authoriseDirect') {
     const approve = config.cards.approve;
-    if (!approve) throw new Error('config: no test card for the approve outcome');
+    if (!approve) {
+      // No approving card because the profile does not state one: the read throws ProfilePointNotStated (not judged).
+      void profile.payments.testCards.approve;
+      throw new Error('config: no test card for the approve outcome');
+    }
     Object.assign(body, cardFields(profile, approve, settings.cardSecurityCode, now));
   }
   const template = templateOf(body);

@@ -12,13 +12,17 @@ import { EXIT } from '../../core/types/errors.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/temp.js';
 
-/** The reference profile with a handful of points left out. */
-function partialReference(): string {
+/** The reference profile with points left out (by default a handful of them). */
+function partialReference(
+  leaveOut: (value: any) => void = (value) => {
+    delete value.statusValues.payment_status.captured;
+    delete value.batch.itemFailures;
+    delete value.notifications;
+    delete value.errors.kinds.badSignature.code;
+  },
+): string {
   const value = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
-  delete value.statusValues.payment_status.captured;
-  delete value.batch.itemFailures;
-  delete value.notifications;
-  delete value.errors.kinds.badSignature.code;
+  leaveOut(value);
   const file = path.join(tempDir('unstated-run'), 'partial.yaml');
   fs.writeFileSync(file, stringify(value));
   return file;
@@ -63,5 +67,23 @@ describe('a run with a profile that does not state every point', () => {
     expect(run.stdout).toContain(`${line} (each named in results.json: reason, notStated)`);
     for (const report of ['summary.md', 'report.html', 'junit.xml'])
       expect(fs.readFileSync(path.join(run.out, report), 'utf8'), report).toContain(line);
+  });
+
+  it('pays with no default card: without an approving test card the payment checks are not judged, none fails', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => delete value.payments.testCards.approve),
+      '--reporter',
+      'json',
+      '--only',
+      'authoriseDirect',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.totals.byStatus.failed).toBe(0);
+    expect(results.checks.filter((c) => c.reason?.startsWith('kit error'))).toEqual([]);
+    expect(results.checks.filter((c) => c.notStated === '/payments/testCards/approve').length).toBeGreaterThan(5);
   });
 });
