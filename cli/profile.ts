@@ -18,7 +18,8 @@ const HELP = [
   'validate: checks a vendor profile against the published profile schema (schemas/profile.schema.json) and its',
   "consistency rules. FILE is a YAML file; NAME (no '/' or '.') is a profile shipped with the kit under spec/profiles,",
   "as 'run --profile NAME' takes it. A template to start from: examples/vendor-profile.yaml. A profile of an earlier",
-  'format is migrated in memory first (one deprecation line says so).',
+  'format is migrated in memory first (one deprecation line says so). It prints how many points the profile does not',
+  'state (format 6: a key left out), then each: a run judges no check that needs one (not applicable, naming it).',
   '',
   "migrate: rewrites a profile of an earlier format in the current one ('pagi-conform profile migrate --help').",
   '',
@@ -69,10 +70,14 @@ export async function profileMain(argv: string[]): Promise<number> {
     for (const p of locatedProblems(problems, text, file)) console.error(`  - ${p}`);
     return EXIT.failed;
   }
+  const unstated = read.unstated;
+  const count = `${unstated.length} point${unstated.length === 1 ? '' : 's'} not stated`;
   console.log(
     read.migration
-      ? `${name}: valid profile of ${formatLabel(read.migration.from)}, read as format ${read.migration.to} (schemas/profile.schema.json)`
-      : `${name}: valid profile (schemas/profile.schema.json)`,
+      ? `${name}: valid profile of ${formatLabel(read.migration.from)}, read as format ${read.migration.to} (schemas/profile.schema.json); ${count}`
+      : `${name}: valid profile (schemas/profile.schema.json); ${count}`,
   );
+  // A run judges no check that needs one of them: they are listed so that the vendor can state them.
+  for (const pointer of unstated) console.log(`  not stated: ${pointer}`);
   return EXIT.ok;
 }

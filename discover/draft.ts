@@ -1,9 +1,14 @@
 /**
- * The draft profile discovery writes: every value decided with its evidence, every point left open with the
- * format's default and what to check by hand. Assembled over the defaults (the reference profile: the values the
- * format documents first), checked, and rendered as YAML where each value carries its evidence as a comment.
+ * The draft profile discovery writes: every value decided with its evidence, and every point left open LEFT OUT
+ * (profile format 6: not stated), each listed in the draft's head as a question with its evidence, grouped by what a
+ * person decides. Assembled over the defaults (the reference profile: the values the format documents first), the
+ * open points then taken out where the format can say "not stated", checked, and rendered as YAML where each value
+ * carries its evidence as a comment. An open point the format cannot leave out (the labels `name`, `version` and
+ * `description`, a key inside a list item or a `oneOf` variant) keeps a value, marked UNKNOWN on its line.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import { completed } from '../core/profile/load.js';
+import { pointerOf } from '../core/profile/stated.js';
 
 /** One point of the draft: a value at a dotted profile path, and why. */
 export interface Point {
@@ -66,8 +71,9 @@ export class Draft {
     this.points.set(path, { path, value, evidence: oneLine(evidence) });
   }
 
-  /** Leave a point open: the format's default (or `value`), with what to check by hand. */
+  /** Leave a point open (left out of the draft where the format allows), with what to check by hand. */
   unknown(path: string, check: string, value?: unknown, evidence = ''): void {
+    if (path === 'format') return;
     this.removed.delete(path);
     this.points.set(path, { path, value, evidence: oneLine(evidence), unknown: oneLine(check) });
   }
@@ -119,10 +125,14 @@ export class Draft {
     return out;
   }
 
-  /** Open points for every leaf of `profile` no point covers (the default is kept, unchecked). */
+  /** Open points for every leaf of `profile` no point covers (the format number is none: a draft names its format). */
   markUncovered(profile: Record<string, unknown>, check: (path: string) => string): void {
     for (const leaf of leafPaths(profile))
-      if (!this.covers(leaf) && ![...this.removed].some((r) => leaf === r || leaf.startsWith(`${r}.`)))
+      if (
+        leaf !== 'format' &&
+        !this.covers(leaf) &&
+        ![...this.removed].some((r) => leaf === r || leaf.startsWith(`${r}.`))
+      )
         this.unknown(leaf, check(leaf));
   }
 
@@ -177,6 +187,138 @@ function maskedValues<T>(value: T, mask: (text: string) => string, at = ''): T {
       Object.entries(value).map(([k, v]) => [k, maskedValues(v, mask, at ? `${at}.${k}` : k)]),
     ) as T;
   return value;
+}
+
+/** What a person decides, by the profile's top-level key: the question heading the open points below it. */
+const QUESTIONS: readonly [string, string][] = [
+  [
+    'fields',
+    'Request fields: what does your gateway call the card number, expiry and security code, and how does it mask a card?',
+  ],
+  ['requestMedia', 'Request bodies: which media types does each operation take?'],
+  ['requestHeaders', 'Request headers: which extra headers does your gateway require?'],
+  ['signature', 'Signature: how are requests, answers and notifications signed?'],
+  ['selection', 'Queries: how does a query or a refund search select transactions?'],
+  ['addressRestriction', 'Registered addresses: which operations answer only the registered IP addresses?'],
+  ['statusValues', 'Status values: which value of each status field means what?'],
+  ['transitions', 'Transitions: which operation does each payment state allow, and what does a refusal say?'],
+  ['payments', 'Payments: which test cards approve or decline, and what does a result say?'],
+  ['review', 'Review: what holds a payment for review?'],
+  ['batch', 'Batch operations: how does an item fail or succeed, and in which order are items checked?'],
+  ['errors', 'Errors: which HTTP status, code and message does each kind of error get, and which is checked first?'],
+  ['limits', 'Limits: how many items, how many transactions and how large a body does an operation take?'],
+  ['refunds', 'Refunds: how are partial refunds and refund references made?'],
+  ['payout', 'Payouts: how are fees, failures and repeated requests handled?'],
+  ['checkout', 'Hosted checkout: which values does the page add and how are they formed?'],
+  ['notifications', 'Notifications: which notifications are sent, when, in which form, how signed and how retried?'],
+];
+
+/** The question heading the open points of a top-level key. */
+function questionOf(key: string): string {
+  return QUESTIONS.find(([k]) => k === key)?.[1] ?? `${key}: what does your gateway do?`;
+}
+
+/** The deepest point at `leaf` or above it (the one whose value the leaf holds), if any. */
+function pointAt(points: ReadonlyMap<string, Point>, leaf: string): Point | undefined {
+  const parts = leaf.split('.');
+  for (let n = parts.length; n > 0; n--) {
+    const p = points.get(parts.slice(0, n).join('.'));
+    if (p) return p;
+  }
+  return undefined;
+}
+
+/** An open point left out of the draft: its question, and the value it would have held. */
+export interface LeftOut {
+  point: Point;
+  /** The value the assembled draft held there: the point's partial finding, or the format's default. */
+  held: unknown;
+}
+
+/**
+ * The profile with every open point left out where the format can say "not stated" (format 6): the point, or its
+ * nearest ancestor every leaf of which is open, when the loader reads its absence as not stated (core/profile/stated.ts).
+ * An open point the format cannot leave out keeps its value (marked UNKNOWN on its line), as does one holding a partial
+ * finding with its evidence, and the labels (`name`, `version`, `description`). Returns the open points that are
+ * absent from the profile, in order.
+ */
+export function leaveOutOpen(
+  profile: Record<string, unknown>,
+  points: readonly Point[],
+): { profile: Record<string, unknown>; leftOut: LeftOut[] } {
+  const out = structuredClone(profile);
+  const byPath = new Map(points.map((p) => [p.path, p]));
+  // An open point holding what its evidence showed (a partial finding) is stated, marked for review; one holding no
+  // evidence (the format's default, or a value chosen only to be distinct) is left out.
+  const open = (leaf: string) => {
+    const p = pointAt(byPath, leaf);
+    return Boolean(p?.unknown) && !(p!.value !== undefined && p!.evidence);
+  };
+  const held = new Map(points.filter((p) => p.unknown).map((p) => [p.path, getAt(profile, p.path)]));
+  const refilled = (path: string) => {
+    const trial = structuredClone(out);
+    removeAt(trial, path);
+    const pointer = pointerOf(path.split('.'));
+    return completed(trial).unstated.some((u) => u === pointer || u.startsWith(`${pointer}/`));
+  };
+  const ordered = points
+    .filter((p) => p.unknown && open(p.path))
+    .sort((a, b) => a.path.split('.').length - b.path.split('.').length);
+  for (const p of ordered) {
+    if (['name', 'version', 'description'].includes(p.path) || getAt(out, p.path) === undefined) continue;
+    for (let target = p.path; target; target = target.split('.').slice(0, -1).join('.')) {
+      if (!leafPaths(getAt(out, target), target).every(open)) break;
+      if (!target.includes('.') && ['name', 'version', 'description', 'format'].includes(target)) break;
+      if (refilled(target)) {
+        removeAt(out, target);
+        break;
+      }
+    }
+  }
+  const leftOut = points
+    .filter((p) => p.unknown && getAt(out, p.path) === undefined)
+    .map((point) => ({ point, held: held.get(point.path) }));
+  return { profile: out, leftOut };
+}
+
+/** A value as one short line of JSON. */
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'nothing';
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
+/**
+ * The lines listing the open points left out, grouped under the question a person decides, one line per point
+ * marked UNKNOWN: its path, what to check, the evidence, and the value the draft would have held.
+ */
+export function leftOutLines(leftOut: readonly LeftOut[]): string[] {
+  if (!leftOut.length) return [];
+  const lines = [
+    '',
+    `Left out: ${leftOut.length} point${leftOut.length === 1 ? '' : 's'} no probe decided (profile format 6: a point left out is not stated, and a`,
+    'run judges no check that needs one, naming it). State each one you know as a line of this profile; then',
+    "'pagi-conform profile validate' counts the points still not stated.",
+  ];
+  const keys = [...new Set(leftOut.map((l) => l.point.path.split('.')[0]!))].sort(
+    (a, b) => order(a) - order(b) || a.localeCompare(b),
+  );
+  for (const key of keys) {
+    lines.push('', questionOf(key));
+    for (const { point, held } of leftOut.filter((l) => l.point.path.split('.')[0] === key)) {
+      const was = point.value !== undefined ? 'partial finding' : 'format default, not applied';
+      const evidence = point.evidence ? ` Evidence: ${point.evidence}.` : '';
+      const check = point.unknown!.replace(/\.$/, '');
+      lines.push(
+        `  ${UNKNOWN_MARK} what is ${point.path}? ${check[0]!.toUpperCase()}${check.slice(1)}.${evidence}${held !== undefined ? ` (${was}: ${shortJson(held)})` : ''}`,
+      );
+    }
+  }
+  return lines;
+}
+
+function order(key: string): number {
+  const i = QUESTIONS.findIndex(([k]) => k === key);
+  return i === -1 ? QUESTIONS.length : i;
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
- * `profile discover`: drafts a complete profile of a sandbox by probing it. The discoverers of DISCOVERERS run in
- * waves (a row runs once the rows it reads have; rows of one wave run together), each deciding the profile points
- * it declares; the draft is assembled over the format's defaults, every point no probe decided is marked UNKNOWN,
- * and the result is checked against the profile schema and its consistency rules.
+ * `profile discover`: drafts a profile of a sandbox by probing it. The discoverers of DISCOVERERS run in waves (a row
+ * runs once the rows it reads have; rows of one wave run together), each deciding the profile points it declares; the
+ * draft is assembled over the format's defaults, every point no probe decided is left out (profile format 6: not
+ * stated) and listed as a question marked UNKNOWN, and the result is checked against the profile schema and its
+ * consistency rules.
  */
 import { maskOutgoing, maskText } from '../core/mask.js';
 import { profileProblems } from '../core/profile/load.js';
 import type { Facts, Discoverer } from './context.js';
-import { leafPaths, renderDraft, type Point } from './draft.js';
+import { leafPaths, leaveOutOpen, leftOutLines, renderDraft, type Point } from './draft.js';
 import { reconcile } from './reconcile.js';
 import { BudgetSpent, Session, type SessionOptions } from './session.js';
 import { DISCOVERERS } from './table.js';
@@ -22,7 +23,7 @@ export interface DiscoveryResult {
   /** The draft as YAML, each value with its evidence as a comment. */
   yaml: string;
   points: Point[];
-  /** Points written with the format's default and marked UNKNOWN. */
+  /** Open points: each one line of the draft marked UNKNOWN (left out and listed, or a value to check). */
   unknowns: number;
   leaves: number;
   requests: number;
@@ -108,18 +109,19 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
   reconcile(s, facts);
   const defaults = s.defaults as unknown as Record<string, unknown>;
   let profile = s.draft.assemble(defaults);
-  s.draft.markUncovered(
-    profile,
-    () => 'no discoverer decides this point: the format default is kept; check it by hand',
-  );
-  profile = s.draft.assemble(defaults);
-  const problems = profileProblems(profile);
+  s.draft.markUncovered(profile, () => 'no probe decides this point: state it if you know it');
   const points = s.draft.all();
+  // Only what evidence decided is stated: every open point the format can leave out is left out, listed as a question.
+  const stated = leaveOutOpen(s.draft.assemble(defaults), points);
+  profile = stated.profile;
+  const problems = profileProblems(profile);
   const header = [
     `Profile drafted by pagi-conform profile discover against ${options.baseUrl}`,
     `${options.commandLine ? `(${options.commandLine}) ` : ''}on ${new Date().toISOString().slice(0, 10)}: ${s.requests} requests.`,
-    'Each value carries the evidence that decided it. Lines marked UNKNOWN hold the format default: check them by hand',
-    'before a certification run (README: "Certify your gateway").',
+    'Each value carries the evidence that decided it. Each line marked UNKNOWN is a point to review before a',
+    'certification run (README: "Certify your gateway"): a point no probe decided is left out (listed below), or, where',
+    'the format cannot leave it out, holds a value to check.',
+    ...leftOutLines(stated.leftOut),
   ];
   const yaml = renderDraft(profile, points, header, (text) => maskText(maskOutgoing(text), s.rules));
   return {

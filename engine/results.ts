@@ -264,7 +264,11 @@ export function totalsOf(results: readonly CheckResult[], exchanges: number): Ru
     byStatus[r.status]++;
     for (const f of r.findings) findings[f.severity]++;
   }
-  return { checks: results.length, byStatus, findings, exchanges };
+  const notJudged = results.filter((r) => r.notStated);
+  const notStated = notJudged.length
+    ? { notStated: { checks: notJudged.length, points: new Set(notJudged.map((r) => r.notStated)).size } }
+    : {};
+  return { checks: results.length, byStatus, findings, exchanges, ...notStated };
 }
 
 /** Assemble the RunResult. */

@@ -17,7 +17,7 @@ import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } 
 import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../core/model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../core/profile/load.js';
 import { profileForSpec } from '../core/profile/operations.js';
-import { kitProfile } from '../core/profile/reads.js';
+import { ifStated, kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
 import type { TestSpecification } from 'vitest/node';
@@ -389,10 +389,16 @@ async function openRun(options: RunOptions, inputs: RunInputs, held: Held): Prom
   const credentials = credentialsOf(options, target);
   const loopback = isLoopback(target.baseUrl);
   const read = kitProfile(inputs.profile.profile);
-  const testCards = read.payments.testCards;
+  // A test card the profile does not state is none: the checks that need one are not judged (never a default card).
+  const testCards = kitProfile(inputs.profile.profile, inputs.profile.unstated).payments.testCards;
   const cards =
     options.cards ??
-    Object.fromEntries(Object.entries(testCards).flatMap(([outcome, list]) => (list[0] ? [[outcome, list[0]]] : [])));
+    Object.fromEntries(
+      Object.keys(testCards).flatMap((outcome) => {
+        const list = ifStated(() => testCards[outcome as keyof typeof testCards]);
+        return list?.[0] ? [[outcome, list[0]]] : [];
+      }),
+    );
   const rules = maskRulesFor(read, credentials.secret, Object.values(cards));
   held.releaseRules = protectOutput(rules);
   const { statusMin, statusMax } = read.notifications.acknowledgement;
@@ -439,6 +445,7 @@ function planRun(
     runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
     specRoot: options.specRoot ? inputs.spec.root : undefined,
     profile: inputs.profile.profile,
+    ...(inputs.profile.unstated.length ? { unstated: inputs.profile.unstated } : {}),
     registry: path.resolve(options.registry ?? parts.registry),
     config: run.config,
     secret: run.secret,

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { readYamlFile } from '../core/yaml.js';
 import type { Profile } from '../core/profile/load.js';
+import { ifStated } from '../core/profile/reads.js';
 import type { OperationKey, RunConfigView } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { sinkUrlOf } from './sink.js';
@@ -146,8 +147,10 @@ function prepare(
   if ('fee_paid_by' in body) body.fee_paid_by = profile.payout.feePaidBy.payer;
   if ('notify_url' in body && config.notifyUrl) body.notify_url = sinkUrlOf(config.notifyUrl);
   const docCookie = documentAntifraudField(spec);
-  if (docCookie in body && docCookie !== profile.fields.antifraudTokenCookie) {
-    body[profile.fields.antifraudTokenCookie] = body[docCookie];
+  // A name the profile does not state is not guessed: the field is left out of the request.
+  const cookie = ifStated(() => profile.fields.antifraudTokenCookie);
+  if (docCookie in body && docCookie !== cookie) {
+    if (cookie !== undefined) body[cookie] = body[docCookie];
     delete body[docCookie];
   }
   // The field selecting the APM variant carries the payment method.
@@ -156,7 +159,11 @@ function prepare(
   // The profile's card fields belong to the direct card payment request (schemas/profile.schema.json fields.card).
   if (operation === 'authoriseDirect') {
     const approve = config.cards.approve;
-    if (!approve) throw new UsageError('config: no test card for the approve outcome');
+    if (!approve) {
+      // No approving card because the profile does not state one: the read throws ProfilePointNotStated (not judged).
+      void profile.payments.testCards.approve;
+      throw new UsageError('config: no test card for the approve outcome');
+    }
     Object.assign(body, cardFields(profile, approve, settings.cardSecurityCode, now));
   }
   const template = templateOf(body);

@@ -14,6 +14,8 @@ export interface RunSetup {
   specRoot?: string;
   /** The run's profile, already loaded and validated by the runner. */
   profile: Profile;
+  /** JSON pointers of the points the profile does not state (format 6): a check needing one is not applicable. */
+  unstated?: string[];
   /** Registry module: the --registry module, or the one the composing layer hands the engine. */
   registry: string;
   config: RunConfigView;

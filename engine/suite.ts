@@ -34,6 +34,7 @@ import {
   type CheckOutcome,
 } from './outcome.js';
 import { mostSevere } from '../core/run-result.js';
+import { ProfilePointNotStated } from '../core/types/errors.js';
 import { findingTitle } from '../core/types/finding-codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
@@ -231,9 +232,17 @@ export function serverErrorFinding(spec: SpecModel, checkId: string, x: Exchange
 
 /** Statuses the profile declares for an error kind that are 5xx: the gateway's declared answers, not server errors. */
 function declaredServerStatuses(ctx: CheckContext): number[] {
-  return Object.values(ctx.profile.errors.kinds)
-    .map((k) => k.status)
-    .filter((status) => status >= 500);
+  const kinds = ctx.profile.errors.kinds;
+  return Object.keys(kinds).flatMap((kind) => {
+    try {
+      const status = kinds[kind as keyof typeof kinds]?.status ?? 0;
+      return status >= 500 ? [status] : [];
+    } catch (e) {
+      // A status the profile does not state declares nothing: its 5xx answers count as server errors.
+      if (e instanceof ProfilePointNotStated) return [];
+      throw e;
+    }
+  });
 }
 
 /** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
@@ -404,7 +413,7 @@ function writeWorkerPlan(setup: RunSetup, registry: Registry, spec: SpecModel, p
 async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   htmlReader(); // the reader thread starts while the first exchanges run
   const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
-  const profile = kitProfile(profileForSpec(setup.profile, spec));
+  const profile = kitProfile(profileForSpec(setup.profile, spec), setup.unstated);
   const registry = await loadRegistry(setup.registry);
   const client = workerClient(setup, spec, profile);
   const ctx = checkContext(spec, profile, setup, client);
@@ -486,6 +495,18 @@ function ownFindings(check: Check, outcome: ReturnType<Check['run']>): ReturnTyp
   return outcome;
 }
 
+/** The point a check or its probe needed that the profile does not state (the error or one of its causes). */
+export function notStatedPoint(e: unknown): string | undefined {
+  for (let at = e, depth = 0; at && depth < 8; at = (at as { cause?: unknown }).cause, depth++)
+    if (at instanceof ProfilePointNotStated) return at.pointer;
+  return undefined;
+}
+
+/** The reason of a check not judged because the profile does not state a point it needs. */
+export function notJudgedReason(pointer: string): string {
+  return `not judged: the profile does not state ${pointer}`;
+}
+
 /** Run one planned test's check (never throws: a kit error becomes a skipped result, returned beside it). */
 export async function runPlannedTest(
   env: WorkerEnv,
@@ -500,6 +521,7 @@ export async function runPlannedTest(
   let offTarget: Exchange[] = [];
   let noAnswer = false;
   let serverErrors: Exchange[] = [];
+  let notStated: string | undefined;
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -529,9 +551,13 @@ export async function runPlannedTest(
       env.read(entry);
     }
   } catch (e) {
-    kitError = e instanceof Error ? e : new Error(String(e));
-    kitError.message = maskText(kitError.message, env.client.maskRules);
-    outcome = { skipped: `kit error: ${kitError.message}` };
+    notStated = notStatedPoint(e);
+    if (notStated) outcome = { notApplicable: notJudgedReason(notStated) };
+    else {
+      kitError = e instanceof Error ? e : new Error(String(e));
+      kitError.message = maskText(kitError.message, env.client.maskRules);
+      outcome = { skipped: `kit error: ${kitError.message}` };
+    }
   }
   let result = toCheckResult(
     env.spec,
@@ -551,6 +577,7 @@ export async function runPlannedTest(
     for (const id of named.requirementIds) if (!result.requirementIds.includes(id)) result.requirementIds.push(id);
     result.severity = named.severity;
   }
+  if (notStated) result.notStated = notStated;
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
   result = maskValue(result, env.client.maskRules);
   const meta: TestMeta = {

@@ -25,6 +25,7 @@ import {
   uncheckedRequirements,
   verdictLine,
   verdictLines,
+  notJudgedLine,
 } from './format.js';
 import { NOT_SELECTED, atLeast } from '../core/run-result.js';
 import type { KitReporter, RunEnd } from '../core/reporter.js';
@@ -190,6 +191,8 @@ function summary(result: RunResult, end: RunEnd, paint: Paint): string[] {
     '',
     `checks: ${counted}; seed: ${result.metadata.seed}; requirements checked: ${checked}/${testable}; exchanges: ${result.totals.exchanges}; ${(result.metadata.durationMs / 1000).toFixed(1)} s`,
   );
+  const notJudged = notJudgedLine(result);
+  if (notJudged) lines.push(`${notJudged} (each named in results.json: reason, notStated)`);
   // Named with why; those a selected run left out are counted, not listed.
   const all = uncheckedRequirements(result);
   const unselected = all.filter((u) => u.why === `skipped: ${NOT_SELECTED}`).length;

@@ -23,6 +23,16 @@ export function statusLabel(status: string): string {
   return status.replace(/_/g, ' ');
 }
 
+/**
+ * How many checks were not judged because the profile does not state a point they need (profile format 6), as every
+ * report says it: `14 checks not judged: 6 profile points not stated`; undefined when there is none.
+ */
+export function notJudgedLine(result: Pick<RunResult, 'totals'>): string | undefined {
+  const n = result.totals.notStated;
+  if (!n?.checks) return undefined;
+  return `${n.checks} check${n.checks === 1 ? '' : 's'} not judged: ${n.points} profile point${n.points === 1 ? '' : 's'} not stated`;
+}
+
 /** `operation/checkId`, the name of a check result everywhere. */
 export function checkName(result: Pick<CheckResult, 'operation' | 'checkId'>): string {
   return `${result.operation}/${result.checkId}`;

@@ -30,6 +30,7 @@ import {
   uncheckedLines,
   verdictHeadline,
   verdictLines,
+  notJudgedLine,
 } from './format.js';
 import { EMPTY_SEAL, resultsElement, sealPage } from './seal.js';
 import { fileReporter } from './file.js';
@@ -197,6 +198,7 @@ function facts(result: RunResult): string {
       'totals',
       `${t.checks} check results: ${STATUSES.map((s) => `${t.byStatus[s]} ${statusLabel(s)}`).join(', ')} · ${t.exchanges} exchanges`,
     ],
+    ...(notJudgedLine(result) ? [['not judged', notJudgedLine(result)!] as [string, string]] : []),
     ['coverage', `${result.coverage.checked} of ${result.coverage.testable} testable requirements checked`],
     [
       'fail on',

@@ -21,6 +21,7 @@ import {
   resultsFileOf,
   uncheckedRequirements,
   verdictHeadline,
+  notJudgedLine,
 } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../core/reporter.js';
@@ -128,6 +129,7 @@ export function junitXml(result: RunResult, resultsFile = 'results.json'): strin
     ['kitVersion', m.kitVersion],
     ['specDigest', `sha256:${m.spec.digest}`],
     ['seed', String(m.seed)],
+    ...(notJudgedLine(result) ? [['notJudged', notJudgedLine(result)!] as [string, string]] : []),
     ['coverage', `${result.coverage.checked}/${result.coverage.testable} requirements checked`],
     ...uncheckedRequirements(result).map((u): [string, string] => [`unchecked.${u.id}`, `${u.level}: ${u.why}`]),
   ]);

@@ -23,6 +23,7 @@ import {
   uncheckedLines,
   verdictHeadline,
   verdictLines,
+  notJudgedLine,
 } from './format.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../core/reporter.js';
@@ -142,6 +143,7 @@ export function markdownSummary(result: RunResult, resultsFile = 'results.json')
     `| date | ${mdText(m.startedAt)} (${(m.durationMs / 1000).toFixed(1)} s${m.shards ? `, ${m.shards.length} shards` : ''}) |`,
     `| coverage | ${result.coverage.checked} / ${result.coverage.testable} testable requirements checked${result.coverage.unchecked.length ? `; not checked: ${uncheckedLines(result).map(mdText).join('; ')}` : ''} |`,
     `| checks | ${result.totals.checks} (${result.totals.exchanges} exchanges) |`,
+    ...(notJudgedLine(result) ? [`| not judged | ${notJudgedLine(result)} |`] : []),
     '',
     ...statusRows(result),
   ];

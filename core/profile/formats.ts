@@ -64,10 +64,18 @@ export const PROFILE_FORMATS: readonly ProfileFormat[] = [
   },
   {
     number: 5,
-    release: 'unreleased',
+    release: '0.2.0',
     commits: [],
     versioned: true,
     summary: 'the format names itself: format: 5 required',
+  },
+  {
+    number: 6,
+    release: '0.2.0',
+    commits: [],
+    versioned: true,
+    summary:
+      'every point may be left out, meaning not stated: a run judges no check that needs it (not applicable, naming the point)',
   },
 ];
 

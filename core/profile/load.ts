@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { parseYamlText, pointerKeys, yamlPosition } from '../yaml.js';
 import { didYouMean } from '../config/suggest.js';
-import { SCHEMA_BASE, SPEC_DIR } from '../spec/paths.js';
+import { SCHEMA_BASE, SCHEMAS_DIR, SPEC_DIR } from '../spec/paths.js';
 import { kitValidator } from '../spec/validators.js';
 import type { PAGIProfile } from '../types/generated.js';
 import {
@@ -19,6 +19,8 @@ import { allChanges, migrateValue, type Migration } from './migrate.js';
 import { definedKinds } from './choices.js';
 import { notificationSchemaValidator } from './notification-shape.js';
 import { ProfileError, ProfileFormatError, UsageError } from '../types/errors.js';
+import { completeProfile } from './stated.js';
+import type { Json } from './migrations.js';
 
 /** A profile: fills every point the interface document leaves "not shown" (schemas/profile.schema.json). */
 export type Profile = PAGIProfile;
@@ -34,6 +36,11 @@ export interface LoadedProfile {
   digest: string;
   /** Present when the file is in an earlier format: how it was migrated in memory. */
   migration?: Migration;
+  /**
+   * JSON pointers of the points the profile leaves out (format 6: not stated). `profile` holds the format's default
+   * there; a run reads the profile through `kitProfile(profile, unstated)`, which refuses those reads.
+   */
+  unstated: string[];
 }
 
 export { ProfileError, ProfileFormatError };
@@ -46,7 +53,7 @@ function schemaValidator() {
  * Rules a profile must obey that the schema cannot express (listed in the schema's description).
  * Each problem is one sentence naming the profile key.
  */
-function consistencyProblems(p: Profile): string[] {
+function consistencyProblems(p: Profile, unstated: ReadonlySet<string> = new Set()): string[] {
   const problems: string[] = [];
   const sig = p.signature;
   if (p.notifications.signature === 'asResponse' && !sig.response.signed) {
@@ -76,8 +83,9 @@ function consistencyProblems(p: Profile): string[] {
   for (const card of p.payments.testCards.approve)
     if (declines(card)) problems.push(`payments.testCards.approve ${mask(card)} matches a decline rule`);
   for (const [field, values] of Object.entries(p.statusValues)) {
+    // A value the profile does not state is a default: it cannot clash with a value the profile states.
     const list = Object.entries(values as Record<string, string>)
-      .filter(([k]) => k !== 'successMessage')
+      .filter(([k]) => k !== 'successMessage' && !unstated.has(`/statusValues/${field}/${k}`))
       .map(([, v]) => v);
     if (new Set(list).size !== list.length) problems.push(`statusValues.${field} has a value used for two meanings`);
   }
@@ -145,12 +153,32 @@ function referenceKeys(keys: readonly string[]): string[] {
 
 /**
  * Every problem of a parsed profile: schema violations (as `pointer: message`, with the value seen, masked, or the
- * key or values concerned) and consistency rules.
+ * key or values concerned) and consistency rules. A profile of the current format that leaves points out is judged
+ * completed with the format's defaults (`completed`).
  */
 export function profileProblems(value: unknown): string[] {
+  return problemsOfCompleted(completed(value));
+}
+
+function problemsOfCompleted({ value, unstated }: { value: unknown; unstated: string[] }): string[] {
   const validate = schemaValidator();
   if (!validate(value)) return violationLines(validate.errors, value, referenceKeys);
-  return consistencyProblems(value as Profile);
+  return consistencyProblems(value as Profile, new Set(unstated));
+}
+
+let formatDefaults: { defaults: Json; schema: Json } | undefined;
+
+/**
+ * A parsed profile with every point it leaves out filled with the format's default (the reference profile's value),
+ * and the JSON pointers of those points. Anything but an object is returned as it is.
+ */
+export function completed(value: unknown): { value: unknown; unstated: string[] } {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { value, unstated: [] };
+  formatDefaults ??= {
+    defaults: parseYamlText(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8')) as Json,
+    schema: JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')) as Json,
+  };
+  return completeProfile(value as Json, formatDefaults.defaults, formatDefaults.schema);
 }
 
 /**
@@ -188,6 +216,8 @@ export interface ReadProfile {
   migration?: Migration;
   /** Earlier formats that also accept the profile, besides the one migrated from. */
   alsoValidIn?: number[];
+  /** JSON pointers of the points the profile does not state (filled with the format's defaults in `profile`). */
+  unstated: string[];
 }
 
 const MISSING_FORMAT = "/: must have required property 'format'";
@@ -207,8 +237,8 @@ export function readProfile(value: unknown, where = 'the profile'): ReadProfile 
     if (recognised.format === undefined) {
       const current = profileProblems(value);
       if (current.filter((p) => p !== MISSING_FORMAT).length <= recognised.problems.length)
-        return { problems: current };
-      return { problems: recognised.problems, problemsOf: recognised.closest, closest: true };
+        return { problems: current, unstated: [] };
+      return { problems: recognised.problems, problemsOf: recognised.closest, closest: true, unstated: [] };
     }
     from = recognised.format;
     alsoValidIn = recognised.also;
@@ -222,14 +252,18 @@ export function readProfile(value: unknown, where = 'the profile'): ReadProfile 
       // An unversioned format's schema has no `format` key; a versioned one's requires it.
       const { format: _, ...rest } = value as Record<string, unknown>;
       const problems = problemsInFormat(earlier.versioned ? value : rest, declared);
-      if (problems.length) return { problems, problemsOf: declared };
+      if (problems.length) return { problems, problemsOf: declared, unstated: [] };
       from = declared;
     }
   }
   if (from === undefined) {
-    const problems = profileProblems(value);
-    return problems.length ? { problems } : { profile: value as Profile, problems };
+    const filled = completed(value);
+    const problems = problemsOfCompleted(filled);
+    return problems.length
+      ? { problems, unstated: filled.unstated }
+      : { profile: filled.value as Profile, problems, unstated: filled.unstated };
   }
+  // An earlier format states every point: the migrated profile is complete.
   const migration = migrateValue(value as Record<string, unknown>, from);
   const problems = profileProblems(migration.value);
   return {
@@ -237,6 +271,7 @@ export function readProfile(value: unknown, where = 'the profile'): ReadProfile 
     problems,
     migration,
     ...(alsoValidIn.length ? { alsoValidIn } : {}),
+    unstated: [],
   };
 }
 
@@ -308,5 +343,6 @@ export function loadProfile(fileOrName = 'reference'): LoadedProfile {
     file,
     digest: createHash('sha256').update(bytes).digest('hex'),
     ...(read.migration ? { migration: read.migration } : {}),
+    unstated: read.unstated,
   };
 }

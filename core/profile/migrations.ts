@@ -173,4 +173,11 @@ export const MIGRATION_STEPS: readonly MigrationStep[] = [
     // Nothing else changed: the `format` key every migration ends with is all (see migrateValue).
     changes: () => [],
   },
+  {
+    from: 5,
+    commit: 'unreleased',
+    title: 'every point may be left out (not stated)',
+    // A format-5 profile states every point: nothing changes but the number (see migrateValue).
+    changes: () => [],
+  },
 ];

@@ -170,3 +170,18 @@ export class ScenarioStopped extends KitError {
   override name = 'ScenarioStopped';
   override readonly code = 'PAGI_E_SCENARIO_STOPPED';
 }
+
+/**
+ * A check or probe read a point the profile leaves out (profile format 6: not stated). The engine turns it into a
+ * not-applicable result naming `pointer`, never a failure against the format's default nor a kit error.
+ */
+export class ProfilePointNotStated extends KitError {
+  override name = 'ProfilePointNotStated';
+  override readonly code = 'PAGI_E_PROFILE_POINT_NOT_STATED';
+  /** The JSON pointer of the point (`/statusValues/payment_status/captured`). */
+  readonly pointer: string;
+  constructor(pointer: string) {
+    super(`the profile does not state ${pointer}`);
+    this.pointer = pointer;
+  }
+}

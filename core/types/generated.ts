@@ -471,9 +471,9 @@ export interface PagiSchemas {
  */
 export interface PAGIProfile {
   /**
-   * Number of the profile format the profile is written in: 5. A profile without `format` is in one of the unversioned formats 1 to 4 of release 0.1.0 (their schemas are kept under `schemas/profile/`); the kit migrates it in memory with one deprecation line, and `pagi-conform profile migrate FILE --out FILE` rewrites it. A number above the kit's is a newer kit's format and is refused. The number changes only when a profile valid in the previous format could be refused or mean something else; a key added as optional, whose absence means the earlier behaviour, keeps it. CHANGELOG.md lists the changes of each format.
+   * Number of the profile format the profile is written in: 6. From format 6 on, every key that `required` lists may be left out, but `format`, `name`, `version` and `description` (and the keys inside a list item or a `oneOf` variant, which a point holds whole): a key left out is a point the profile does not state. The kit still has the format's default there (the value of `spec/profiles/reference.yaml`) so that a gateway can serve it, but a run judges no check that needs it: the check is not applicable, naming the point, never a failure against a default; `pagi-conform profile validate` prints how many points are not stated. A profile of format 5 is the same profile with every point stated (`pagi-conform profile migrate` writes `format: 6` and changes nothing else). A profile without `format` is in one of the unversioned formats 1 to 4 of release 0.1.0 (their schemas, and format 5's, are kept under `schemas/profile/`); the kit migrates it in memory with one deprecation line, and `pagi-conform profile migrate FILE --out FILE` rewrites it. A number above the kit's is a newer kit's format and is refused. The number changes only when a profile valid in the previous format could be refused or mean something else; a key added as optional, whose absence means the earlier behaviour, keeps it. CHANGELOG.md lists the changes of each format.
    */
-  format: 5;
+  format: 6;
   /**
    * Identifier of the profile (lower-case letters, digits, `-`), e.g. `reference`.
    */
@@ -3945,6 +3945,10 @@ export interface ResultsCheckResult {
    */
   reason?: string;
   /**
+   * Since 1.6: JSON pointer of the profile point the check needed and the profile does not state (profile format 6: a point left out). The check was not judged: `status` is `not_applicable` and `reason` names the point; never a failure against the format's default.
+   */
+  notStated?: string;
+  /**
    * What the check found.
    */
   findings: ResultsFinding[];
@@ -4177,6 +4181,7 @@ export interface ResultsTotals {
    * HTTP exchanges the kit made (notifications received not included); a merged run adds its shards' (shards cannot share observations, so it may exceed an unsharded run's).
    */
   exchanges: number;
+  notStated?: ResultsTotalsNotJudged;
 }
 /**
  * Check results per status.
@@ -4227,6 +4232,19 @@ export interface ResultsTotalsBySeverity {
    * Information-only findings.
    */
   info: number;
+}
+/**
+ * Since 1.6, present when a check was not judged because the profile does not state a point it needs: how many checks, and how many distinct points they name.
+ */
+export interface ResultsTotalsNotJudged {
+  /**
+   * Checks not judged (status not_applicable, with notStated).
+   */
+  checks: number;
+  /**
+   * Distinct profile points not stated that those checks name.
+   */
+  points: number;
 }
 /**
  * Present when the run was stopped by a signal: the verdict is then INCONCLUSIVE (NOT CONFORMANT when what ran already failed), and `exitCode` and the process's exit code are 128 + the signal's number (130 SIGINT, 143 SIGTERM).

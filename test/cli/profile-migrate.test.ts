@@ -5,10 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { main } from '../../cli/main.js';
 import { profileProblems } from '../../core/profile/load.js';
 import { EXIT } from '../../core/types/errors.js';
+import { SPEC_DIR } from '../../core/spec/paths.js';
 import { fixtureFile, fixtureText, shipped } from '../profile/history.js';
 import { tempDir } from '../support/temp.js';
 
@@ -44,7 +45,7 @@ describe('pagi-conform profile migrate', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(EXIT.ok);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`${OLD}: format 1 (unversioned, kit 0.1.0) → format 5, 4 keys added, 13 dropped, 1 moved`);
+    expect(lines[0]).toBe(`${OLD}: format 1 (unversioned, kit 0.1.0) → format 6, 4 keys added, 13 dropped, 1 moved`);
     expect(lines).toContain(
       '  format 1 → 2 (a2dec85: refusal forms per operation, APM state after the issuer page, fixed-width card masks; one-value settings removed; secretScope to the gateway configuration):',
     );
@@ -57,14 +58,14 @@ describe('pagi-conform profile migrate', () => {
       /^ {4}moved {4}signature\.secretScope \("merchant"\) → the gateway configuration .*: .*set secretScope: merchant in the gateway configuration/,
     );
     expect(lines.at(-1)).toBe(
-      `wrote ${out}: a valid profile of format 5 (only the changed keys edited, the rest as written)`,
+      `wrote ${out}: a valid profile of format 6 (only the changed keys edited, the rest as written)`,
     );
     expect(profileProblems(parse(fs.readFileSync(out, 'utf8')))).toEqual([]);
     // The written file is read as it is: no deprecation line any more.
     const validate = await cli(['profile', 'validate', out]);
     expect(validate).toEqual({
       code: EXIT.ok,
-      stdout: `${out}: valid profile (schemas/profile.schema.json)\n`,
+      stdout: `${out}: valid profile (schemas/profile.schema.json); 0 points not stated\n`,
       stderr: '',
     });
   });
@@ -73,8 +74,8 @@ describe('pagi-conform profile migrate', () => {
     const run = await cli(['profile', 'migrate', OLD]);
     expect(run.code).toBe(EXIT.ok);
     expect(profileProblems(parse(run.stdout))).toEqual([]);
-    expect(run.stderr).toMatch(/^.*format 1 \(unversioned, kit 0\.1\.0\) → format 5/);
-    expect(run.stderr).toMatch(/a valid profile of format 5 written to standard output/);
+    expect(run.stderr).toMatch(/^.*format 1 \(unversioned, kit 0\.1\.0\) → format 6/);
+    expect(run.stderr).toMatch(/a valid profile of format 6 written to standard output/);
   });
 
   it('may rewrite the file in place, and leaves a current profile as it is', async () => {
@@ -87,7 +88,7 @@ describe('pagi-conform profile migrate', () => {
     );
     const again = await cli(['profile', 'migrate', file, '--out', path.join(tmp, 'copy.yaml')]);
     expect(again.code).toBe(EXIT.ok);
-    expect(again.stdout).toBe(`${file}: already a profile of format 5; nothing to migrate\n`);
+    expect(again.stdout).toBe(`${file}: already a profile of format 6; nothing to migrate\n`);
     expect(fs.readFileSync(path.join(tmp, 'copy.yaml'), 'utf8')).toBe(migrated);
   });
 
@@ -107,11 +108,11 @@ describe('pagi-conform profile migrate', () => {
 
   it('exits 2 for a format newer than the kit, a missing file, a second file or an unknown flag', async () => {
     const newer = path.join(tmp, 'newer.yaml');
-    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 6 }));
+    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 7 }));
     const refused = await cli(['profile', 'migrate', newer]);
     expect(refused.code).toBe(EXIT.usage);
     expect(refused.stderr).toBe(
-      `pagi-conform: ${newer} is in profile format 6, newer than the formats this kit reads (1 to 5): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format 5 (CHANGELOG.md lists the formats).\n`,
+      `pagi-conform: ${newer} is in profile format 7, newer than the formats this kit reads (1 to 6): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format 6 (CHANGELOG.md lists the formats).\n`,
     );
     expect((await cli(['profile', 'validate', newer])).code).toBe(EXIT.usage);
     const missing = await cli(['profile', 'migrate', path.join(tmp, 'absent.yaml')]);
@@ -141,10 +142,54 @@ describe('pagi-conform profile validate with a profile of an earlier format', ()
     const run = await cli(['profile', 'validate', OLD]);
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout).toBe(
-      `${OLD}: valid profile of format 1 (unversioned, kit 0.1.0), read as format 5 (schemas/profile.schema.json)\n`,
+      `${OLD}: valid profile of format 1 (unversioned, kit 0.1.0), read as format 6 (schemas/profile.schema.json); 0 points not stated\n`,
     );
     expect(run.stderr).toBe(
-      `pagi-conform: warning: ${OLD} is a profile of format 1 (unversioned, kit 0.1.0), migrated in memory to format 5 (4 keys added, 13 dropped, 1 moved); rewrite it with 'pagi-conform profile migrate ${OLD} --out ${OLD}'\n`,
+      `pagi-conform: warning: ${OLD} is a profile of format 1 (unversioned, kit 0.1.0), migrated in memory to format 6 (4 keys added, 13 dropped, 1 moved); rewrite it with 'pagi-conform profile migrate ${OLD} --out ${OLD}'\n`,
     );
+  });
+});
+
+describe('profile format 6: points not stated', () => {
+  const reference = fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8');
+
+  it('migrate takes a format-5 profile to format 6 changing nothing but the number', async () => {
+    const file = path.join(tmp, 'format-5.yaml');
+    const five = reference.replace(/^format: 6\b/m, 'format: 5');
+    expect(five).not.toBe(reference);
+    fs.writeFileSync(file, five);
+    const out = path.join(tmp, 'format-6.yaml');
+    const run = await cli(['profile', 'migrate', file, '--out', out]);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout.split('\n')[0]).toBe(`${file}: format 5 → format 6, 1 key added, 0 dropped, 0 moved`);
+    expect(fs.readFileSync(out, 'utf8')).toBe(reference);
+    const validate = await cli(['profile', 'validate', out]);
+    expect(validate.stdout).toBe(`${out}: valid profile (schemas/profile.schema.json); 0 points not stated\n`);
+  });
+
+  it('validate counts and names the points a profile leaves out', async () => {
+    const value = parse(reference);
+    delete value.statusValues.payment_status.captured;
+    delete value.errors.kinds.badSignature.code;
+    delete value.batch.itemFailures.overCapture;
+    const file = path.join(tmp, 'partial.yaml');
+    fs.writeFileSync(file, stringify(value));
+    const run = await cli(['profile', 'validate', file]);
+    expect(run).toEqual({
+      code: EXIT.ok,
+      stdout: [
+        `${file}: valid profile (schemas/profile.schema.json); 4 points not stated`,
+        '  not stated: /statusValues/payment_status/captured',
+        '  not stated: /batch/itemFailures/overCapture/code',
+        '  not stated: /batch/itemFailures/overCapture/message',
+        '  not stated: /errors/kinds/badSignature/code',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    // A point is left out, never emptied: an empty value is still a problem.
+    value.statusValues.payment_status.captured = '';
+    fs.writeFileSync(file, stringify(value));
+    expect((await cli(['profile', 'validate', file])).code).toBe(EXIT.failed);
   });
 });

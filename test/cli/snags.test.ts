@@ -54,7 +54,7 @@ describe('profile validate', () => {
   it('profile validate reference accepts a shipped profile by name, as run --profile does', async () => {
     expect(await inProcess(['profile', 'validate', 'reference'])).toMatchObject({
       code: 0,
-      stdout: 'reference: valid profile (schemas/profile.schema.json)\n',
+      stdout: 'reference: valid profile (schemas/profile.schema.json); 0 points not stated\n',
     });
     const unknown = await inProcess(['profile', 'validate', 'nosuch']);
     expect(unknown.code).toBe(2);

@@ -73,6 +73,7 @@ describe('profile formats', () => {
     unnumbered.limits.maxBodyBytes = 'big';
     expect(readProfile(unnumbered)).toEqual({
       problems: ["/: must have required property 'format'", "/limits/maxBodyBytes: must be integer (found 'big')"],
+      unstated: [],
     });
   });
 

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CURRENT_PROFILE_FORMAT } from '../../core/profile/formats.js';
 import { loadProfile, readProfile } from '../../core/profile/load.js';
 import type { RunResult } from '../../core/model.js';
 import { EXIT } from '../../core/types/errors.js';
@@ -104,7 +105,7 @@ describe('the reference profile of each format change, run as it is', () => {
       expect(old.stderr).toContain(`is a profile of format ${FIXTURE_FORMATS[`reference-at-${commit}`]} `);
       expect(today.stderr).toBe('');
       expect(old.results().metadata.profile.format).toBe(FIXTURE_FORMATS[`reference-at-${commit}`]);
-      expect(today.results().metadata.profile.format).toBe(5);
+      expect(today.results().metadata.profile.format).toBe(CURRENT_PROFILE_FORMAT);
       expect(outcome(old)).toEqual(outcome(today));
       expect(old.code).toBe(today.code);
     });
@@ -115,18 +116,18 @@ describe('a profile of a newer format', () => {
   it('is refused by run and serve before anything starts (exit 2)', { timeout: 120_000 }, async () => {
     const dir = tempDir('pagi-newer-');
     const newer = path.join(dir, 'newer.yaml');
-    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 6 }));
+    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: CURRENT_PROFILE_FORMAT + 1 }));
     const [run, served] = await Promise.all([
       pagiConform(['run', '--profile', newer, '--reporter', 'json', '--out', path.join(dir, 'never')]),
       pagiConform(['serve', '--port', '0', '--profile', newer]),
     ]);
     expect(run.code).toBe(EXIT.usage);
     expect(run.stderr).toMatch(
-      /^pagi-conform: profile .*newer\.yaml is in profile format 6, newer than the formats this kit reads/,
+      /^pagi-conform: profile .*newer\.yaml is in profile format 7, newer than the formats this kit reads/,
     );
     expect(fs.existsSync(path.join(dir, 'never'))).toBe(false);
     expect(served.code).toBe(EXIT.usage);
-    expect(served.stderr).toMatch(/^pagi-conform: profile .*newer\.yaml is in profile format 6/);
+    expect(served.stderr).toMatch(/^pagi-conform: profile .*newer\.yaml is in profile format 7/);
   });
 });
 

@@ -152,7 +152,7 @@ describe.each(Object.entries(FIXTURE_FORMATS))('%s (format %i)', (name, format) 
     const changes = allChanges(read.migration!);
     expect(removed.length).toBe(changes.filter((c) => c.kind !== 'added').length);
     for (const line of removed) expect(line).toMatch(/^\s+[A-Za-z]+: [^#]*(#.*)?$/);
-    expect(inserted[0]).toMatch(/^format: 5 {2}# migrated from format \d by pagi-conform profile migrate$/);
+    expect(inserted[0]).toMatch(/^format: 6 {2}# migrated from format \d by pagi-conform profile migrate$/);
     expect(inserted.filter((l) => /# added by pagi-conform profile migrate/.test(l)).length).toBe(
       changes.filter((c) => c.kind === 'added').length - 1,
     );
@@ -181,13 +181,13 @@ describe('the rewrite of the YAML text', () => {
     const read = readProfile(value);
     const out = migratedYaml(text, value, read.migration!);
     expect(out.layoutKept).toBe(true);
-    expect(out.text).toBe(text.replace(/^format: 4$/m, 'format: 5'));
+    expect(out.text).toBe(text.replace(/^format: 4$/m, 'format: 6'));
   });
 
   it('writes nothing but the format into a profile of format 4', () => {
     const text = fixtureText('reference-at-e07f403');
     const out = migratedYaml(text, parse(text), readProfile(parse(text)).migration!);
-    expect(out.text.replace(/^format: 5 .*\n/m, '')).toBe(text);
+    expect(out.text.replace(/^format: 6 .*\n/m, '')).toBe(text);
     expect(profileProblems(parseDocument(out.text).toJS())).toEqual([]);
   });
 

@@ -1,0 +1,83 @@
+/**
+ * Stated and not stated (profile format 6): a profile may leave out any point the format's schema lists as `required`
+ * (but `format`, `name`, `version` and `description`, and the keys inside a list item or a `oneOf` variant, which a
+ * point holds whole). The loader puts the format's default there (the reference profile's value) so that code reading
+ * the profile keeps working, and records the JSON pointer of every leaf it filled: the points not stated. A run reads
+ * the profile through `kitProfile` (core/profile/reads.ts), which throws ProfilePointNotStated on such a read.
+ */
+import type { Json } from './migrations.js';
+
+/** The part of a JSON Schema the walk reads. */
+interface Schema {
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  oneOf?: unknown[];
+  anyOf?: unknown[];
+  $defs?: Record<string, Schema>;
+}
+
+/** Top-level keys a profile always states: what the profile is, not a behaviour of the gateway. */
+export const ALWAYS_STATED: readonly string[] = ['format', 'name', 'version', 'description'];
+
+const isObject = (v: unknown): v is Json => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/** A JSON pointer of keys (`~` and `/` escaped). */
+export function pointerOf(keys: readonly string[]): string {
+  return keys.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** The pointers of a value's leaves below `keys`: scalars, lists and empty objects (as the draft counts them). */
+function leafPointers(value: unknown, keys: string[]): string[] {
+  if (isObject(value) && Object.keys(value).length)
+    return Object.entries(value).flatMap(([k, v]) => leafPointers(v, [...keys, k]));
+  return [pointerOf(keys)];
+}
+
+/** A profile completed with the format's defaults, and the points it does not state. */
+export interface Completed {
+  /** The profile with every point it leaves out filled with its default. */
+  value: Json;
+  /** JSON pointers of the leaves filled, in schema order. */
+  unstated: string[];
+}
+
+/**
+ * Fill every required key `value` leaves out with the value of `defaults` at the same place (a copy), walking the
+ * schema's `properties` (not list items, not `oneOf`/`anyOf` variants). A key whose default is absent stays absent
+ * (validation reports it). `value` is not changed.
+ */
+export function completeProfile(value: Json, defaults: Json, schema: Schema): Completed {
+  const out = structuredClone(value);
+  const unstated: string[] = [];
+  const resolve = (s: Schema): Schema => {
+    let node = s;
+    for (let i = 0; node.$ref && i < 16; i++) {
+      const name = /^#\/\$defs\/(.+)$/.exec(node.$ref)?.[1];
+      const target = name ? schema.$defs?.[name] : undefined;
+      if (!target) return {};
+      node = { ...target, ...node, $ref: target.$ref };
+    }
+    return node;
+  };
+  const walk = (s: Schema, node: Json, dflt: Json | undefined, keys: string[]) => {
+    const resolved = resolve(s);
+    if (resolved.oneOf || resolved.anyOf || !resolved.properties) return;
+    const filled = new Set<string>();
+    for (const key of resolved.required ?? []) {
+      if (!keys.length && ALWAYS_STATED.includes(key)) continue;
+      if (Object.hasOwn(node, key) || !dflt || !Object.hasOwn(dflt, key)) continue;
+      node[key] = structuredClone(dflt[key]);
+      filled.add(key);
+      unstated.push(...leafPointers(dflt[key], [...keys, key]));
+    }
+    for (const [key, sub] of Object.entries(resolved.properties)) {
+      const v = node[key];
+      if (filled.has(key) || !isObject(v)) continue;
+      const d = dflt?.[key];
+      walk(sub, v, isObject(d) ? d : undefined, [...keys, key]);
+    }
+  };
+  walk(schema, out, defaults, []);
+  return { value: out, unstated };
+}

@@ -1,0 +1,89 @@
+/**
+ * A run with a profile that leaves points out (profile format 6): the document and the invariants are judged in full,
+ * each check that needs a point not stated is not applicable naming it, counted in the console and every report;
+ * never a failure against the format's default.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { SPEC_DIR } from '../../core/spec/paths.js';
+import { EXIT } from '../../core/types/errors.js';
+import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/temp.js';
+
+/** The reference profile with points left out (by default a handful of them). */
+function partialReference(
+  leaveOut: (value: any) => void = (value) => {
+    delete value.statusValues.payment_status.captured;
+    delete value.batch.itemFailures;
+    delete value.notifications;
+    delete value.errors.kinds.badSignature.code;
+  },
+): string {
+  const value = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
+  leaveOut(value);
+  const file = path.join(tempDir('unstated-run'), 'partial.yaml');
+  fs.writeFileSync(file, stringify(value));
+  return file;
+}
+
+describe('a run with a profile that does not state every point', () => {
+  it('is CONFORMANT with 0 failed checks; the checks needing a point not stated are not applicable, naming it', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference(),
+      '--reporter',
+      'console,json,html,junit,markdown',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.verdict).toBe('CONFORMANT');
+    expect(results.totals.byStatus.failed).toBe(0);
+    expect(results.totals.byStatus.skipped).toBe(0);
+    const notJudged = results.checks.filter((c) => c.notStated);
+    expect(notJudged.length).toBeGreaterThan(10);
+    for (const c of notJudged) {
+      expect(c.status).toBe('not_applicable');
+      expect(c.reason).toBe(`not judged: the profile does not state ${c.notStated}`);
+      expect(c.notStated).toMatch(
+        /^\/(statusValues\/payment_status\/captured|batch\/itemFailures\/|notifications\/|errors\/kinds\/badSignature\/code)/,
+      );
+    }
+    const points = new Set(notJudged.map((c) => c.notStated));
+    expect(points).toContain('/statusValues/payment_status/captured');
+    expect(points).toContain('/errors/kinds/badSignature/code');
+    expect([...points].some((p) => p!.startsWith('/notifications/'))).toBe(true);
+    expect([...points].some((p) => p!.startsWith('/batch/itemFailures/'))).toBe(true);
+    expect(results.totals.notStated).toEqual({ checks: notJudged.length, points: points.size });
+    expect((results as unknown as { schemaVersion: string }).schemaVersion).toBe('1.6');
+    // The document is judged in full where it needs no profile point, the invariants too.
+    expect(results.totals.byStatus.passed).toBeGreaterThan(250);
+    expect(results.verdicts?.integrity.verdict).toBe('PASSED');
+    expect(results.checks.filter((c) => c.family === 'integrity' && c.status === 'passed').length).toBeGreaterThan(15);
+    const line = `${notJudged.length} checks not judged: ${points.size} profile points not stated`;
+    expect(run.stdout).toContain(`${line} (each named in results.json: reason, notStated)`);
+    for (const report of ['summary.md', 'report.html', 'junit.xml'])
+      expect(fs.readFileSync(path.join(run.out, report), 'utf8'), report).toContain(line);
+  });
+
+  it('pays with no default card: without an approving test card the payment checks are not judged, none fails', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => delete value.payments.testCards.approve),
+      '--reporter',
+      'json',
+      '--only',
+      'authoriseDirect',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.totals.byStatus.failed).toBe(0);
+    expect(results.checks.filter((c) => c.reason?.startsWith('kit error'))).toEqual([]);
+    expect(results.checks.filter((c) => c.notStated === '/payments/testCards/approve').length).toBeGreaterThan(5);
+  });
+});

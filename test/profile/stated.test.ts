@@ -1,0 +1,120 @@
+/**
+ * Profile format 6, stated or not stated: a key the format requires may be left out; the loaded profile has the
+ * format's default there and names the point, and the profile as checks read it refuses the read.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadProfile, readProfile } from '../../core/profile/load.js';
+import { kitProfile } from '../../core/profile/reads.js';
+import { ProfilePointNotStated } from '../../core/types/errors.js';
+import { notJudgedReason, notStatedPoint } from '../../engine/suite.js';
+import { shipped } from './history.js';
+
+const reference = () => shipped('reference');
+
+describe('a profile that leaves points out', () => {
+  it('is completed with the format defaults, each leaf filled named by its JSON pointer', () => {
+    const value = reference();
+    delete value.statusValues.payment_status.captured;
+    delete value.notifications.retry;
+    const read = readProfile(value);
+    expect(read.problems).toEqual([]);
+    expect([...read.unstated].sort()).toEqual(
+      [
+        ...Object.keys(reference().notifications.retry).map((k) => `/notifications/retry/${k}`),
+        '/statusValues/payment_status/captured',
+      ].sort(),
+    );
+    expect(read.profile!.statusValues.payment_status.captured).toBe(reference().statusValues.payment_status.captured);
+    expect(read.profile!.notifications.retry).toEqual(reference().notifications.retry);
+  });
+
+  it('states every point when complete: every shipped profile, and an earlier format migrated', () => {
+    for (const name of [
+      'reference',
+      'sample-hmac-sorted',
+      'legacy-sha256-pipe',
+      'hmac-fields-formfirst',
+      'sha256-pairs-ownshape',
+    ])
+      expect(loadProfile(name).unstated, name).toEqual([]);
+    expect(readProfile({ ...reference(), format: 5 }).unstated).toEqual([]);
+  });
+
+  it('leaves an optional key it omits absent (its absence keeps its meaning), and the format and name required', () => {
+    const value = reference();
+    delete value.checkout.gatewayFieldValues;
+    const read = readProfile(value);
+    expect(read.unstated).toEqual([]);
+    expect(read.profile!.checkout.gatewayFieldValues).toBeUndefined();
+    const nameless = reference();
+    delete nameless.name;
+    expect(readProfile(nameless).problems).toContain("/: must have required property 'name'");
+  });
+
+  it('a value it states is still judged: a wrong value stays a problem', () => {
+    const value = reference();
+    value.statusValues.payment_status.captured = 4;
+    expect(readProfile(value).problems.join('\n')).toMatch(/\/statusValues\/payment_status\/captured: must be string/);
+  });
+
+  it('a default cannot clash with a value the profile states (the distinct-values rule counts stated values)', () => {
+    const value = reference();
+    const captured = value.statusValues.payment_status.captured;
+    const other = Object.keys(value.statusValues.payment_status).find(
+      (k) => k !== 'captured' && k !== 'successMessage',
+    )!;
+    delete value.statusValues.payment_status.captured;
+    value.statusValues.payment_status[other] = captured;
+    expect(readProfile(value).problems).toEqual([]);
+  });
+});
+
+describe('the profile as checks read it', () => {
+  it('throws ProfilePointNotStated naming the pointer on a read of a point not stated, and only then', () => {
+    const value = reference();
+    delete value.errors.kinds.badSignature.code;
+    const read = readProfile(value);
+    const profile = kitProfile(read.profile!, read.unstated);
+    expect(profile.errors.kinds.badSignature.status).toBe(reference().errors.kinds.badSignature.status);
+    expect(profile.errors.kinds.unknownMerchant ?? profile.errors.kinds.badSignature).toBeTruthy();
+    let thrown: unknown;
+    try {
+      void profile.errors.kinds.badSignature.code;
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(ProfilePointNotStated);
+    expect((thrown as ProfilePointNotStated).pointer).toBe('/errors/kinds/badSignature/code');
+    expect(() => Object.values(profile.errors.kinds.badSignature)).toThrow(ProfilePointNotStated);
+    // A complete profile is read as it is.
+    const complete = loadProfile('reference');
+    expect(kitProfile(complete.profile, complete.unstated)).toBe(complete.profile);
+  });
+
+  it('the engine reads the point from the error or its causes, for the not-applicable reason', () => {
+    const e = new ProfilePointNotStated('/batch/itemFailures');
+    expect(notStatedPoint(e)).toBe('/batch/itemFailures');
+    expect(notStatedPoint(new Error('probe failed', { cause: e }))).toBe('/batch/itemFailures');
+    expect(notStatedPoint(new Error('other'))).toBeUndefined();
+    expect(notJudgedReason('/batch/itemFailures')).toBe('not judged: the profile does not state /batch/itemFailures');
+  });
+});
+
+describe('a request field whose name the profile does not state', () => {
+  it('is left out of the request, not sent under a guessed name', async () => {
+    const { sampleBody } = await import('../../engine/sample.js');
+    const { kitSpec } = await import('../../core/spec/load.js');
+    const { runConfig } = await import('../support/config.js');
+    const value = reference();
+    const name = value.fields.antifraudTokenCookie;
+    delete value.fields.antifraudTokenCookie;
+    const read = readProfile(value);
+    const settings = { config: runConfig('http://127.0.0.1:1'), cardSecurityCode: '123' };
+    const fresh = { orderNo: 'o', requestId: 'r' };
+    const stated = sampleBody(kitSpec(), loadProfile('reference').profile, settings, 'authoriseDirect', fresh);
+    expect(stated[name]).toBeDefined();
+    const body = sampleBody(kitSpec(), kitProfile(read.profile!, read.unstated), settings, 'authoriseDirect', fresh);
+    expect(Object.keys(body).filter((k) => /antifraud/i.test(k))).toEqual([]);
+    expect(body.order_no).toBe(stated.order_no);
+  });
+});
