@@ -3,7 +3,7 @@ import { watchLaunchers } from './launcher.js';
 import { flagHelp, parseFlags, type FlagTable } from '../core/config/flags.js';
 import { flag, integer, seconds, text } from '../core/config/options.js';
 import { deprecationLine } from '../core/profile/load.js';
-import { EXIT } from '../core/types/errors.js';
+import { EXIT, UsageError } from '../core/types/errors.js';
 import path from 'node:path';
 import { checkDatabase, FAULTS, JournalError, startGateway } from './index.js';
 
@@ -166,10 +166,9 @@ export async function serveMain(argv: string[]): Promise<number> {
 /** `serve --data DIR --check`: the database's integrity check and counts; exit 0 when sound, 2 when not. */
 function checkMain(dir: string | undefined): number {
   if (!dir) {
-    console.error(
-      "pagi-conform serve: --check needs --data DIR (the folder to check); run 'pagi-conform serve --help' for the options.",
+    throw new UsageError(
+      "--check needs --data DIR (the folder to check); run 'pagi-conform serve --help' for the options.",
     );
-    return EXIT.usage;
   }
   try {
     const { file, counts: c, bytes } = checkDatabase(dir);
@@ -180,8 +179,7 @@ function checkMain(dir: string | undefined): number {
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof JournalError)) throw error;
-    console.error(`pagi-conform serve: --data: ${error.message}`);
-    return EXIT.usage;
+    throw new JournalError(`--data: ${error.message}`);
   }
 }
 

@@ -29,7 +29,7 @@ async function folder(): Promise<string> {
 
 const file = (dir: string) => path.join(dir, DATABASE_FILE);
 const SENTENCE =
-  /^pagi-conform serve: --data: \S+gateway\.sqlite [^\n]*: nothing was changed; restore the folder from a copy, or start afresh with --data pointing at a new folder\n$/;
+  /^pagi-conform: --data: \S+gateway\.sqlite [^\n]*: nothing was changed; restore the folder from a copy, or start afresh with --data pointing at a new folder\n$/;
 
 /** `serve --data DIR` on a folder that must be refused: exit 2, one sentence, the file untouched. */
 async function refused(dir: string, what: RegExp): Promise<void> {

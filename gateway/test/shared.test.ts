@@ -128,7 +128,7 @@ describe('serve --database: refusals', () => {
     const run = await pagiConform(['serve', '--port', '0', '--database', 'postgres://u:secret-pw@127.0.0.1:1/none']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /^pagi-conform serve: --database: cannot use postgres:\/\/u@127\.0\.0\.1:1\/none \(.*\): start PostgreSQL, or check the address, user and password\n$/,
+      /^pagi-conform: --database: cannot use postgres:\/\/u@127\.0\.0\.1:1\/none \(.*\): start PostgreSQL, or check the address, user and password\n$/,
     );
     expect(run.stderr + run.stdout).not.toContain('secret-pw');
     const both = await pagiConform(['serve', '--port', '0', '--data', '/tmp/x', '--database', URL]);
