@@ -36,12 +36,27 @@ export const KINDS: ErrorKind[] = [
 /** A lone UTF-16 surrogate: text that is not Unicode (an invalid field that keeps the request readable). */
 export const LONE_SURROGATE = '\ud800';
 
-/** The error kind whose refusals carry `code` (undefined: no kind seen with it). */
 export { items };
 
-export function kindOfCode(facts: Facts, code: string | undefined): ErrorKind | undefined {
-  if (code === undefined) return undefined;
-  return KINDS.find((k) => facts.kinds[k]?.some((r) => r.code === code));
+/** The words of a message before its detail (`Invalid input: amount …` → `Invalid input`). */
+function head(message: string | undefined): string {
+  return (message ?? '').split(/[:;,]/)[0]!.trim();
+}
+
+/**
+ * Whether two refusals are one error kind: the same code, the same message (a detail after it aside) and, in the
+ * same form, the same HTTP status. Two kinds sharing one code are two kinds when their status or message differ.
+ */
+export function sameKind(a: Refusal, b: Refusal): boolean {
+  if (a.code === undefined || a.code !== b.code) return false;
+  if (a.form === b.form && a.status !== b.status) return false;
+  return head(a.message) === head(b.message);
+}
+
+/** The error kind a refusal is one of, told by its status, code and message together (undefined: none seen). */
+export function kindOf(facts: Facts, r: Refusal | undefined): ErrorKind | undefined {
+  if (!r || r.code === undefined) return undefined;
+  return KINDS.find((k) => facts.kinds[k]?.some((x) => sameKind(x, r)));
 }
 
 /** Items of an operation's example, repeated to `n` (too many orders). */
@@ -65,7 +80,7 @@ export async function probe(
   // A request whose path, method or body is not read renders no `{request.<field>}`.
   const read = !['unknownPath', 'methodNotAllowed', 'malformedBody', 'bodyTooLarge'].includes(kind);
   const x = seen(s, op, r.x, r.refusal, read ? body : {});
-  const other = kindOfCode(facts, x.code);
+  const other = kindOf(facts, x);
   if (other && other !== kind) return undefined;
   noteKind(facts, kind, x);
   return x;

@@ -5,7 +5,7 @@
 import { encodeForm } from '../../core/codecs/form.js';
 import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
-import { kindOfCode } from './errors.js';
+import { kindOf } from './errors.js';
 
 const MAX = 16 * 1024 * 1024;
 
@@ -32,7 +32,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     const r = await attempt(s, 'capture', {}, { rawBody: raw, contentType, sign: false });
     lastEvidence = s.evidence(r.x, `a body of ${Buffer.byteLength(raw)} bytes`);
     if (!r.refusal) return false;
-    const known = kindOfCode(facts, r.refusal.code);
+    const known = kindOf(facts, r.refusal);
     if (known && known !== 'bodyTooLarge') return false;
     noteKind(facts, 'bodyTooLarge', seen(s, 'capture', r.x, r.refusal, {}));
     return true;

@@ -118,3 +118,30 @@ describe('discovery of the reference personality with one choice changed', () =>
     expect(stated(found, 'fields.card.expiryMonth')?.value).toBe('exp_mm');
   });
 });
+
+describe('errors told apart by status, code and message together', () => {
+  it('one code shared by two kinds (unknownPath answered with unknownRecord’s code): each stated as served', {
+    timeout: 180_000,
+  }, async () => {
+    const { file, truth } = neighbour('shared-code', (p) => {
+      p.errors.kinds.unknownPath.code = p.errors.kinds.unknownRecord.code;
+    });
+    const found = await discover(file);
+    expect(wrongStated(found, truth, 'errors')).toEqual([]);
+    expect(stated(found, 'errors.kinds.unknownPath.code')?.value).toBe(truth.errors.kinds.unknownRecord.code);
+    expect(stated(found, 'errors.kinds.unknownRecord.code')?.value).toBe(truth.errors.kinds.unknownRecord.code);
+  });
+
+  it('a too-large body answered with invalidInput’s code (another status and message): the limit and both kinds', {
+    timeout: 180_000,
+  }, async () => {
+    const { file, truth } = neighbour('shared-code-size', (p) => {
+      p.errors.kinds.bodyTooLarge.code = p.errors.kinds.invalidInput.code;
+    });
+    const found = await discover(file);
+    expect(wrongStated(found, truth, 'errors')).toEqual([]);
+    expect(wrongStated(found, truth, 'limits')).toEqual([]);
+    expect(stated(found, 'errors.kinds.bodyTooLarge.code')?.value).toBe(truth.errors.kinds.invalidInput.code);
+    expect(stated(found, 'limits.maxBodyBytes')?.value).toBe(truth.limits.maxBodyBytes);
+  });
+});
