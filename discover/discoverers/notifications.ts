@@ -155,20 +155,28 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
     );
     facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
   }
-  d.set(
-    'notifications.kinds.payment.sentAfter',
-    payment,
-    `payments notified: ${payment.join(', ') || 'none'} (APM and checkout completed on their pages as the shopper)`,
-  );
-  d.set(
-    'notifications.kinds.payment.bodyFrom',
-    'authoriseDirect',
-    sample
-      ? `body fields ${Object.keys(sample.request.body ?? {})
-          .slice(0, 6)
-          .join(', ')}…`
-      : 'no payment notification',
-  );
+  // Every kind of payment seen notifying, never an empty list (the format needs one operation at least).
+  if (payment.length)
+    d.set(
+      'notifications.kinds.payment.sentAfter',
+      payment,
+      `payments notified: ${payment.join(', ')} (APM and checkout completed on their pages as the shopper)`,
+    );
+  else
+    d.unknown(
+      'notifications.kinds.payment',
+      "no payment (direct, APM, checkout, reviewed) sent with the receiver's notify_url was notified: state after which operations a payment notification is sent",
+      undefined,
+      s.evidence(sent.direct.x),
+    );
+  if (sample)
+    d.set(
+      'notifications.kinds.payment.bodyFrom',
+      'authoriseDirect',
+      `body fields ${Object.keys(sample.request.body ?? {})
+        .slice(0, 6)
+        .join(', ')}…`,
+    );
   if (fromPayout.length) {
     d.set(
       'notifications.kinds.payout.sentAfter',
@@ -254,11 +262,15 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     `${attempts.length} attempts of a notification answered HTTP 500, none after`,
   );
   if (gaps.length) {
-    const initial = round(gaps[0]!, gaps[0]! < 1000 ? 50 : 100);
-    d.set('notifications.retry.initialDelayMs', initial, `first retry ${gaps[0]} ms after the first attempt`);
-    const factor = gaps.length >= 2 ? round(gaps[1]! / gaps[0]!, 0.5) : undefined;
-    if (factor !== undefined)
-      d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
+    // Fitted over the whole schedule (the last delay is the longest, the least disturbed by the machine's load):
+    // factor = (last / first)^(1 / (n - 1)) to 0.5, the first delay the last one divided back.
+    const factor =
+      gaps.length >= 2 ? Math.max(1, round((gaps.at(-1)! / gaps[0]!) ** (1 / (gaps.length - 1)), 0.5)) : undefined;
+    const first = factor ? gaps.at(-1)! / factor ** (gaps.length - 1) : gaps[0]!;
+    const initial = round(first, first < 1000 ? 50 : 100);
+    const delays = gaps.map((g) => `${g} ms`).join(', ');
+    d.set('notifications.retry.initialDelayMs', initial, `delays between attempts ${delays}`);
+    if (factor !== undefined) d.set('notifications.retry.factor', factor, `delays ${delays}`);
     else
       d.unknown(
         'notifications.retry.factor',

@@ -37,6 +37,10 @@ function neighbour(name: string, change: (p: Profile) => void): { file: string; 
 async function discover(file: string, ids?: readonly string[]): Promise<DiscoveryResult> {
   const gw = await startGateway({ port: 0, host: '127.0.0.1', profile: file });
   gateways.push(gw);
+  return discoverAt(gw, ids);
+}
+
+async function discoverAt(gw: RunningGateway, ids?: readonly string[]): Promise<DiscoveryResult> {
   const merchant = gw.config.merchants[0]!;
   const account = merchant.accounts[0]!;
   let table: readonly Discoverer[] = DISCOVERERS;
@@ -143,5 +147,35 @@ describe('errors told apart by status, code and message together', () => {
     expect(wrongStated(found, truth, 'limits')).toEqual([]);
     expect(stated(found, 'errors.kinds.bodyTooLarge.code')?.value).toBe(truth.errors.kinds.invalidInput.code);
     expect(stated(found, 'limits.maxBodyBytes')?.value).toBe(truth.limits.maxBodyBytes);
+  });
+});
+
+describe('every notification kind seen', () => {
+  // The reference gateway notifies after the payment operations only (a review sends none).
+  for (const sentAfter of [
+    ['authoriseDirect', 'checkout'],
+    ['authoriseApm', 'checkout'],
+  ])
+    it(`payment notifications after ${sentAfter.join(' and ')} only: stated as served`, {
+      timeout: 180_000,
+    }, async () => {
+      const { file, truth } = neighbour(`notify-${sentAfter.join('-').toLowerCase()}`, (p) => {
+        p.notifications.kinds.payment.sentAfter = sentAfter;
+      });
+      const found = await discover(file, ['notifications']);
+      expect(found.problems).toEqual([]);
+      expect(wrongStated(found, truth, 'notifications')).toEqual([]);
+      expect(stated(found, 'notifications.kinds.payment.sentAfter')?.value).toEqual(sentAfter);
+    });
+
+  it('no payment notified at all: the payment kind left undecided, never an empty list', {
+    timeout: 180_000,
+  }, async () => {
+    const gw = await startGateway({ port: 0, host: '127.0.0.1', fault: 'notification-never-sent' });
+    gateways.push(gw);
+    const found = await discoverAt(gw, ['notifications']);
+    expect(found.problems.filter((p) => /sentAfter/.test(p))).toEqual([]);
+    expect(stated(found, 'notifications.kinds.payment.sentAfter')).toBeUndefined();
+    expect(found.points.find((p) => p.path === 'notifications.kinds.payment')?.unknown).toMatch(/no payment/);
   });
 });
