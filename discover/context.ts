@@ -160,8 +160,9 @@ export function seen(
   return { ...refusal, evidence: s.evidence(x), op, request };
 }
 
-/** Record a refusal as an error kind. */
+/** Record a refusal as an error kind (a request left without an answer is none). */
 export function noteKind(facts: Facts, kind: ErrorKind, r: SeenRefusal): void {
+  if (r.lost) return;
   (facts.kinds[kind] ??= []).push(r);
 }
 

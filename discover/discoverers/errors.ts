@@ -8,7 +8,7 @@
  */
 import type { OperationKey } from '../../core/model.js';
 import type { ErrorKind } from '../../core/profile/load.js';
-import type { Refusal } from '../answers.js';
+import { isRefusal, type Refusal } from '../answers.js';
 import {
   attempt,
   bodyOf,
@@ -76,7 +76,7 @@ export async function probe(
   options: Parameters<Session['send']>[2] = {},
 ): Promise<SeenRefusal | undefined> {
   const r = await attempt(s, op, body, options);
-  if (!r.refusal || r.refusal.status === 0) return undefined;
+  if (!isRefusal(r.refusal)) return undefined;
   // A request whose path, method or body is not read renders no `{request.<field>}`.
   const read = !['unknownPath', 'methodNotAllowed', 'malformedBody', 'bodyTooLarge'].includes(kind);
   const x = seen(s, op, r.x, r.refusal, read ? body : {});
@@ -94,7 +94,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     const body = s.body(op);
     if (op === 'payout') delete body.fee_paid_by; // its accepted values are the payout row's
     const r = await attempt(s, op, body, { signature: () => wrongSignature(s.work.signature.encoding) });
-    if (!r.refusal) continue;
+    if (!isRefusal(r.refusal)) continue;
     const reference = facts.wrongSignature.capture;
     facts.wrongSignature[op] = seen(s, op, r.x, r.refusal, body);
     // A gateway checking fields first may refuse a request for its fields: only the capture's refusal is sure.
@@ -136,7 +136,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const limit = s.spec.operations.get('capture')!.batch!.maxItems;
   const over = { ...s.body('capture'), capture_orders: items(s, 'capture', limit + 1) };
   const o = await attempt(s, 'capture', over);
-  if (o.refusal) {
+  if (o.refusal?.lost) {
+    d.unknown('limits.overLimit.refuseWhole', `${limit + 1} orders got no answer`, undefined, s.evidence(o.x));
+  } else if (o.refusal) {
     noteKind(facts, 'overLimit', seen(s, 'capture', o.x, o.refusal, over));
     const reviewLimit = s.spec.operations.get('review')!.batch!.maxItems;
     await probe(s, facts, 'overLimit', 'review', {
@@ -164,11 +166,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // An unknown merchant (its kind is told once every kind's code is known).
   const stranger = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
   const u = await attempt(s, 'capture', stranger);
-  if (u.refusal) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
+  if (isRefusal(u.refusal)) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
   const again = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN-2' };
   const w = await attempt(s, 'capture', again);
-  if (w.refusal) facts.unknownMerchantAgain = seen(s, 'capture', w.x, w.refusal, again);
-  if (u.refusal && u.refusal.form !== 'httpError') {
+  if (isRefusal(w.refusal)) facts.unknownMerchantAgain = seen(s, 'capture', w.x, w.refusal, again);
+  if (isRefusal(u.refusal) && u.refusal.form !== 'httpError') {
     const apmStranger = { ...s.body('authoriseApm'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
     const v = await attempt(s, 'authoriseApm', apmStranger);
     if (v.refusal?.form === 'httpError' && v.refusal.code === u.refusal.code)
