@@ -65,11 +65,14 @@ export function namedFields(text: string, sent: readonly string[]): [Group, stri
 type Usable = (card: Record<string, string>) => Promise<boolean>;
 type Found = { names: Record<Group, string>; digits: 2 | 4 };
 
-/** Add the names a refusal names to their groups (first); whether any was new. */
-function learnNames(all: Record<Group, string[]>, refusal: Refusal | undefined): boolean {
+/**
+ * Add the names a refusal names to their groups (first); whether any was new. `known`: the request's other fields
+ * (`order_no is missing` names no card field).
+ */
+function learnNames(all: Record<Group, string[]>, refusal: Refusal | undefined, known: readonly string[]): boolean {
   const text = `${refusal?.message ?? ''} ${refusal?.answer?.text ?? ''}`;
   let added = false;
-  for (const [g, name] of namedFields(text, Object.values(all).flat())) {
+  for (const [g, name] of namedFields(text, [...Object.values(all).flat(), ...known])) {
     all[g].unshift(name);
     added = true;
   }
@@ -86,6 +89,7 @@ async function unionSearch(
   all: Record<Group, string[]>,
   usable: Usable,
   refusal: () => Refusal | undefined,
+  known: readonly string[] = [],
 ): Promise<Found | undefined> {
   for (let round = 0; round < 4; round++) {
     let digits: 2 | 4 | undefined;
@@ -95,7 +99,7 @@ async function unionSearch(
         digits = y;
         break;
       }
-      added = learnNames(all, refusal()) || added;
+      added = learnNames(all, refusal(), known) || added;
     }
     if (!digits) {
       if (!added) return undefined;
@@ -125,6 +129,7 @@ export async function oneAtATime(
   all: Record<Group, string[]>,
   usable: Usable,
   refusal: () => Refusal | undefined,
+  known: readonly string[] = [],
 ): Promise<Found | undefined> {
   const current = Object.fromEntries(GROUPS.map((g) => [g, all[g][0]!])) as Record<Group, string>;
   const keyOf = (r: Refusal | undefined, name: string) =>
@@ -139,7 +144,7 @@ export async function oneAtATime(
         current[g] = name;
         if (await usable(one())) return { names: { ...current }, digits };
         tried.push({ name, key: keyOf(refusal(), name) });
-        learnNames(all, refusal());
+        learnNames(all, refusal(), known);
       }
       const odd = tried.filter((t) => tried.filter((u) => u.key === t.key).length === 1);
       current[g] = tried.length >= 3 && odd.length === 1 ? odd[0]!.name : was;
@@ -170,7 +175,8 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
   };
   const all = Object.fromEntries(GROUPS.map((g) => [g, [...CARD_FIELD_CANDIDATES[g]]])) as Record<Group, string[]>;
   const last = () => lastRefusal;
-  const search = (await unionSearch(s, all, usable, last)) ?? (await oneAtATime(s, all, usable, last));
+  const known = Object.keys(s.body('authoriseDirect'));
+  const search = (await unionSearch(s, all, usable, last, known)) ?? (await oneAtATime(s, all, usable, last, known));
   const names = search?.names;
   const digits = search?.digits;
   if (!names || !digits) {

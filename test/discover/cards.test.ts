@@ -19,6 +19,7 @@ describe('card fields by elimination', () => {
       ['expiryYear', 'expYY'],
     ]);
     expect(namedFields('card_number is not a card number', ['card_number'])).toEqual([]);
+    expect(namedFields('order_no is missing', ['order_no'])).toEqual([]);
   });
 
   it('a strict gateway (`pan`, month `M`, year `YY`; any other name refused) is found one group at a time', async () => {
