@@ -243,35 +243,54 @@ async function runSchedule(s: Session, facts: Facts): Promise<void> {
   facts.schedulePairs = pairs;
 }
 
+/** The backoff factors a schedule is fitted with (the ones senders use). */
+const FACTORS = [1, 1.5, 2, 2.5, 3, 4, 5];
+
+/** How far a measured delay may come before its schedule (the clocks' millisecond rounding). */
+const EARLY_MS = 3;
+
 /**
  * The retry schedule measured delays show: delay n = first × factor^n, each measured late by the sender's timer and
- * connection, never early, and the long delays no later than the short ones. For every factor from 1 to 5 (steps of
- * 0.5) the first delay is the longest (to 10 ms; a factor 1: the shortest delay to 50 ms) no delay came more than
- * 15 ms before; the schedule kept is the one the delays are the least late over in all. Stated only when no delay is
- * more than 200 ms late, or, of four delays or more, all but one no more than 100 ms (undefined: fewer than two
- * delays, or no schedule fits).
+ * connection, never early (the sender's timer starts once it has the answer the delay is measured from). For every
+ * factor of FACTORS the first delay is the longest (to 10 ms; a factor 1: the shortest delay to 50 ms)
+ * no delay came before; the schedule kept is the one the delays are the least late over in all, by 30 ms at least
+ * over any other factor's. Stated only when the delays agree with it: two no more than 50 ms late, three no more than 100 ms, of four or more all but one no more
+ * than 100 ms (undefined: fewer than two delays, or no schedule fits).
  */
 export function fitSchedule(
   gaps: readonly number[],
 ): { initialDelayMs: number; factor: number; how: string } | undefined {
   if (gaps.length < 2) return undefined;
-  let best: { initialDelayMs: number; factor: number; total: number; late: number } | undefined;
-  for (let factor = 1; factor <= 5; factor += 0.5) {
-    const top = Math.min(...gaps.map((g, i) => (g + 15) / factor ** i));
+  type Fit = { initialDelayMs: number; factor: number; total: number; late: number[] };
+  let best: Fit | undefined;
+  let runnerUp: Fit | undefined;
+  for (const factor of FACTORS) {
+    const top = Math.min(...gaps.map((g, i) => (g + EARLY_MS) / factor ** i));
     const first = factor === 1 ? round(Math.min(...gaps), 50) : Math.floor(top / 10) * 10;
     if (first < 10) continue;
     const late = gaps.map((g, i) => g - first * factor ** i);
-    if (late.some((x) => x < -15)) continue;
+    if (late.some((x) => x < -EARLY_MS)) continue;
     const total = late.reduce((x, y) => x + y, 0);
-    if (!best || total < best.total) best = { initialDelayMs: first, factor, total, late: Math.max(...late) };
+    const fit = { initialDelayMs: first, factor, total, late };
+    if (!best || total < best.total) [runnerUp, best] = [best, fit];
+    else if (!runnerUp || total < runnerUp.total) runnerUp = fit;
   }
-  if (!best) return undefined;
-  // One delay may be an outlier (a timer fired late under load) when three others or more agree to 100 ms.
-  const lateness = gaps.map((g, i) => g - best!.initialDelayMs * best!.factor ** i).sort((x, y) => x - y);
-  const fits = gaps.length >= 4 ? lateness.slice(0, -1).every((x) => x <= 100) : best.late <= 200;
-  if (!fits) return undefined;
+  // Another factor the delays are nearly as little late over: the delays do not tell the two apart.
+  if (!best || (runnerUp && runnerUp.total - best.total < 30)) return undefined;
+  const late = [...best.late].sort((x, y) => x - y);
+  const agree =
+    gaps.length === 2
+      ? late.at(-1)! <= 50
+      : gaps.length === 3
+        ? late.at(-1)! <= 100
+        : late.slice(0, -1).every((x) => x <= 100);
+  if (!agree) return undefined;
   const { initialDelayMs, factor } = best;
-  return { initialDelayMs, factor, how: `fitted over ${gaps.length} delays, at most ${Math.round(best.late)} ms late` };
+  return {
+    initialDelayMs,
+    factor,
+    how: `fitted over ${gaps.length} delays, at most ${Math.round(late.at(-1)!)} ms late`,
+  };
 }
 
 /**
@@ -284,44 +303,66 @@ function fewDelays(gaps: readonly number[]): { initialDelayMs: number; factor: n
   return { initialDelayMs, factor: 1, how: 'one retry: no factor shows' };
 }
 
+/** Series of a notification's attempts sent at once: the refused ones (the schedule) and the held ones (the time-out). */
+const SERIES = 3;
+const HELD = 2;
+
+/**
+ * The delays between the attempts of several series, each the least of the series' delays at that place (a delay
+ * is only ever measured late: the least is the nearest the schedule), and the most attempts of a series.
+ */
+export function leastDelays(series: readonly Exchange[][]): { attempts: number; gaps: number[] } {
+  const gapsOf = (attempts: readonly Exchange[]) =>
+    attempts
+      .slice(1)
+      .map((x, i) => Date.parse(x.startedAt) - Date.parse(attempts[i]!.startedAt) - attempts[i]!.durationMs);
+  const all = series.map(gapsOf);
+  const attempts = Math.max(0, ...series.map((x) => x.length));
+  const gaps = Array.from({ length: Math.max(0, attempts - 1) }, (_, i) =>
+    Math.min(...all.filter((g) => g.length > i).map((g) => g[i]!)),
+  );
+  return { attempts, gaps };
+}
+
 async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[]): Promise<void> {
   const d = s.draft;
   const keyOf = (x: Exchange) => String((x.request.body as Record<string, unknown>).order_no);
-  // Every attempt refused: the schedule. The first attempt held: the time-out.
-  const refusedOrder = s.orderNo();
-  r.answerWith(refusedOrder, 500);
-  const heldOrder = s.orderNo();
-  r.hold(heldOrder, 1);
-  r.answerWith(heldOrder, 500);
-  const [a, b] = await Promise.all([
-    pay(s, { set: { notify_url: url, order_no: refusedOrder } }),
-    pay(s, { set: { notify_url: url, order_no: heldOrder } }),
-  ]);
+  // Every attempt refused: the schedule. The first attempt held: the time-out. Several of each at once.
+  const orders = Array.from({ length: SERIES + HELD }, () => s.orderNo());
+  orders.forEach((o, i) => {
+    if (i >= SERIES) r.hold(o, 1);
+    r.answerWith(o, 500);
+  });
+  const paid = await Promise.all(orders.map((o) => pay(s, { set: { notify_url: url, order_no: o } })));
+  const refused = paid.slice(0, SERIES);
+  const held = paid.slice(SERIES);
   const quiet = (_n: number, t: number[]) => {
     const gaps = t.slice(1).map((x, i) => x - t[i]!);
     const last = gaps.at(-1) ?? 1000;
     const factor = gaps.length >= 2 ? gaps.at(-1)! / gaps.at(-2)! : 3;
     return Math.min(30_000, Math.max(1500, last * Math.max(1, factor) * 2 + 500));
   };
-  // The held attempt is waited for only once the refused payment was notified at all (else a 30 s wait for nothing).
-  const attemptsP = attemptsOf(r, keyOf(a.x), quiet, 60_000);
+  // The held attempts are waited for only once a refused payment was notified at all (else 30 s waits for nothing).
+  const seriesP = Promise.all(refused.map((p) => attemptsOf(r, keyOf(p.x), quiet, 60_000)));
   const heldP = r
-    .notifications(keyOf(a.x), WAIT_MS)
-    .then((first) => (first.length ? r.notifications(keyOf(b.x), 30_000, 1) : []));
-  const [attempts, heldAttempts] = await Promise.all([attemptsP, heldP]);
-  pairs.push(...pairsOf(attempts.slice(0, 1), a.body), ...pairsOf(heldAttempts.slice(0, 1), b.body));
-  if (!attempts.length) {
+    .notifications(keyOf(refused[0]!.x), WAIT_MS)
+    .then((first) =>
+      first.length ? Promise.all(held.map((p) => r.notifications(keyOf(p.x), 30_000, 1))) : ([] as Exchange[][]),
+    );
+  const [series, heldSeries] = await Promise.all([seriesP, heldP]);
+  pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
+  heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
+  const { attempts: count, gaps } = leastDelays(series);
+  if (!count) {
     d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
     d.unknown('notifications.acknowledgement', 'no direct payment notification came');
     return;
   }
-  const times = attempts.map((x) => Date.parse(x.startedAt) + 0);
-  const ends = attempts.map((x) => Date.parse(x.startedAt) + x.durationMs);
-  const gaps = times.slice(1).map((t, i) => t - ends[i]!);
+  const attempts = { length: count };
   d.set(
     'notifications.retry.maxAttempts',
     attempts.length,
-    `${attempts.length} attempts of a notification answered HTTP 500, none after`,
+    `${attempts.length} attempts of a notification answered HTTP 500, none after (${SERIES} notifications at once; delays: the least of each)`,
   );
   const delays = gaps.map((g) => `${g} ms`).join(', ');
   const fit = gaps.length >= 2 ? fitSchedule(gaps) : fewDelays(gaps);
@@ -336,12 +377,14 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     d.unknown('notifications.retry.initialDelayMs', 'no retry came after a refused notification');
     d.unknown('notifications.retry.factor', 'no retry came after a refused notification');
   }
-  const first = heldAttempts[0];
-  if (first?.error)
+  // The sender's give-up timer, like its retry timers, is only ever late: the least of the held attempts.
+  const gaveUp = heldSeries.map((h) => h[0]).filter((x): x is Exchange => !!x?.error);
+  const first = gaveUp.sort((x, y) => x.durationMs - y.durationMs)[0];
+  if (first)
     d.set(
       'notifications.retry.timeoutMs',
       round(first.durationMs, 100),
-      `the sender gave up an unanswered attempt after ${first.durationMs} ms`,
+      `the sender gave up an unanswered attempt after ${gaveUp.map((x) => `${x.durationMs} ms`).join(', ')}`,
     );
   else d.unknown('notifications.retry.timeoutMs', 'an unanswered attempt was not given up within 30 s');
   await acknowledgement(s, r, url, gaps[0] ?? 1000);
