@@ -84,8 +84,8 @@ export interface Facts {
   invalidFlagCode?: string;
   /** The refusal of a selection matching nothing (`unknownRecordIfNone`). */
   unmatchedRefusal?: SeenRefusal;
-  /** Payment notification bodies the schedule row received, each with the answer that produced it. */
-  schedulePairs?: { body: Record<string, unknown>; response: Record<string, unknown> }[];
+  /** Payment notification bodies the schedule row receives, each with the answer that produced it (once it is done). */
+  schedule?: Promise<{ body: Record<string, unknown>; response: Record<string, unknown> }[]>;
   /** Notifications received (their signature is judged with the response scheme). */
   notifications?: Exchange[];
   /** Fields found to select records, per selection operation (their order aside). */

@@ -76,8 +76,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const { direct, payout, failedPayout } = sent;
   const { fromDirect, fromPayout, fromFailedPayout } = got;
   kindsNotified(s, facts, sent, got);
-  // The schedule row's bodies (sent while the other rows probed) count too.
-  const paymentPairs = [...pairsOf(fromDirect, direct.body), ...(facts.schedulePairs ?? [])];
+  // The schedule row's bodies count too (it runs beside this row: its waits and these overlap).
+  const paymentPairs = [...pairsOf(fromDirect, direct.body), ...(await (facts.schedule ?? Promise.resolve([])))];
   ownShape(s, 'payment', paymentPairs);
   if (fromPayout.length)
     ownShape(s, 'payout', [
@@ -239,8 +239,8 @@ async function runSchedule(s: Session, facts: Facts): Promise<void> {
     return;
   }
   const pairs: ShapePair[] = [];
-  await retries(s, r, url, pairs);
-  facts.schedulePairs = pairs;
+  facts.schedule = retries(s, r, url, pairs).then(() => pairs);
+  await facts.schedule;
 }
 
 /** The backoff factors a schedule is fitted with (the ones senders use). */
@@ -441,7 +441,7 @@ export const notificationScheduleDiscoverer: Discoverer = {
 export const notificationsDiscoverer: Discoverer = {
   id: 'notifications',
   decides: ['notifications.method', 'notifications.mediaType', 'notifications.kinds'],
-  after: ['payments', 'lifecycle', 'payout', 'notificationSchedule'],
+  after: ['payments', 'lifecycle', 'payout'],
   run,
 };
 
