@@ -179,3 +179,17 @@ describe('every notification kind seen', () => {
     expect(found.points.find((p) => p.path === 'notifications.kinds.payment')?.unknown).toMatch(/no payment/);
   });
 });
+
+describe('nested values of a form body', () => {
+  for (const mode of ['text', 'decoded'])
+    it(`formNestedValues ${mode}, no signature covering a nested value: told by the checkout page's echo`, {
+      timeout: 120_000,
+    }, async () => {
+      const { file, truth } = neighbour(`form-nested-${mode}`, (p) => {
+        p.requestMedia.formNestedValues = mode;
+      });
+      const found = await discover(file, ['formNested']);
+      expect(wrongStated(found, truth, 'requestMedia')).toEqual([]);
+      expect(stated(found, 'requestMedia.formNestedValues')?.value).toBe(mode);
+    });
+});
