@@ -139,12 +139,22 @@ export interface Refusal {
   code?: string;
   message?: string;
   answer: Answer;
+  /**
+   * No answer came (a time-out, a connection lost): not a refusal of any kind. It is not the work done either, so it
+   * stands where a refusal would; nothing reads it as a kind, a form or an error body (`isRefusal`).
+   */
+  lost?: true;
+}
+
+/** Whether a request was refused by an answer (not merely left without one). */
+export function isRefusal(r: Refusal | undefined): r is Refusal {
+  return r !== undefined && !r.lost;
 }
 
 /** The refusal an exchange is, or undefined when the operation did its work (or nothing answered). */
 export function refusalOf(spec: SpecModel, work: Profile, op: OperationKey, x: Exchange): Refusal | undefined {
   const a = answerOf(x);
-  // No answer (a time-out, a reset connection) is neither the work done nor a refusal of any kind: status 0.
+  // No answer (a time-out, a reset connection) is neither the work done nor a refusal of any kind: marked lost.
   if (!a)
     return {
       form: 'httpError',
@@ -152,6 +162,7 @@ export function refusalOf(spec: SpecModel, work: Profile, op: OperationKey, x: E
       format: 'empty',
       contentType: '',
       answer: { status: 0, contentType: '', format: 'empty', text: '' },
+      lost: true,
     };
   if (didWork(spec, work, op, a)) return undefined;
   const cm = codeMessageOf(a);
@@ -177,7 +188,7 @@ export function refusalOf(spec: SpecModel, work: Profile, op: OperationKey, x: E
 
 /** The same refusal twice: same status, form and code. */
 export function sameRefusal(a: Refusal | undefined, b: Refusal | undefined): boolean {
-  return !!a && !!b && a.status === b.status && a.form === b.form && a.code === b.code;
+  return isRefusal(a) && isRefusal(b) && a.status === b.status && a.form === b.form && a.code === b.code;
 }
 
 /** Values a template may stand for in one observed error. */

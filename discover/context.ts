@@ -84,6 +84,8 @@ export interface Facts {
   invalidFlagCode?: string;
   /** The refusal of a selection matching nothing (`unknownRecordIfNone`). */
   unmatchedRefusal?: SeenRefusal;
+  /** Payment notification bodies the schedule row receives, each with the answer that produced it (once it is done). */
+  schedule?: Promise<{ body: Record<string, unknown>; response: Record<string, unknown> }[]>;
   /** Notifications received (their signature is judged with the response scheme). */
   notifications?: Exchange[];
   /** Fields found to select records, per selection operation (their order aside). */
@@ -160,8 +162,9 @@ export function seen(
   return { ...refusal, evidence: s.evidence(x), op, request };
 }
 
-/** Record a refusal as an error kind. */
+/** Record a refusal as an error kind (a request left without an answer is none). */
 export function noteKind(facts: Facts, kind: ErrorKind, r: SeenRefusal): void {
+  if (r.lost) return;
   (facts.kinds[kind] ??= []).push(r);
 }
 

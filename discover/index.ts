@@ -1,9 +1,9 @@
 /**
- * `profile discover`: drafts a profile of a sandbox by probing it. The discoverers of DISCOVERERS run in waves (a row
- * runs once the rows it reads have; rows of one wave run together), each deciding the profile points it declares; the
- * draft is assembled over the format's defaults, every point no probe decided is left out (profile format 6: not
- * stated) and listed as a question marked UNKNOWN, and the result is checked against the profile schema and its
- * consistency rules.
+ * `profile discover`: drafts a profile of a sandbox by probing it. The discoverers of DISCOVERERS run as soon as the
+ * rows they read have (rows reading nothing of each other run together), each deciding the profile points it
+ * declares; the draft is assembled over the format's defaults, every point no probe decided is left out (profile
+ * format 6: not stated) and listed as a question marked UNKNOWN, and the result is checked against the profile schema
+ * and its consistency rules.
  */
 import { maskOutgoing, maskText } from '../core/mask.js';
 import { profileProblems } from '../core/profile/load.js';
@@ -59,6 +59,53 @@ export function waves(table: readonly Discoverer[]): Discoverer[][] {
   return out;
 }
 
+/**
+ * Run every row of the table, each as soon as the rows it reads have finished (a row never waits for a slower
+ * row it does not read: the notification waits overlap the other probes). A row whose reading row stopped, or
+ * that would start once the request budget is spent, is not run.
+ */
+async function runTable(
+  s: Session,
+  facts: Facts,
+  table: readonly Discoverer[],
+  stopped: { id: string; why: string }[],
+  log: (line: string) => void,
+): Promise<void> {
+  waves(table); // throws on a cycle
+  let spent = false;
+  const running = new Map<string, Promise<void>>();
+  const start = (d: Discoverer): Promise<void> => {
+    let p = running.get(d.id);
+    if (p) return p;
+    p = (async () => {
+      const reads = table.filter((t) => d.after.includes(t.id));
+      await Promise.all(reads.map(start));
+      if (spent) {
+        stopped.push({ id: d.id, why: 'not run: the request budget was spent' });
+        return;
+      }
+      const failed = reads.filter((t) => stopped.some((x) => x.id === t.id));
+      if (failed.length) {
+        stopped.push({ id: d.id, why: `not run: ${d.after.join(', ')} stopped` });
+        return;
+      }
+      const t0 = performance.now();
+      try {
+        await d.run(s, facts);
+        log(`${d.id}: done in ${Math.round(performance.now() - t0)} ms (${s.requests} requests so far)`);
+      } catch (e) {
+        const why = maskOutgoing((e as Error)?.message ?? String(e));
+        if (e instanceof BudgetSpent) spent = true;
+        stopped.push({ id: d.id, why });
+        log(`${d.id}: stopped: ${why}`);
+      }
+    })();
+    running.set(d.id, p);
+    return p;
+  };
+  await Promise.all(table.map(start));
+}
+
 /** Run a discovery against the target and return the draft. */
 export async function discoverProfile(options: DiscoverOptions): Promise<DiscoveryResult> {
   const started = performance.now();
@@ -73,30 +120,7 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
   const stopped: { id: string; why: string }[] = [];
   await s.start();
   try {
-    let spent = false;
-    for (const wave of waves(table)) {
-      if (spent) {
-        for (const d of wave) stopped.push({ id: d.id, why: 'not run: the request budget was spent' });
-        continue;
-      }
-      const failedFirst = wave.filter((d) => d.after.some((a) => stopped.some((x) => x.id === a)));
-      for (const d of failedFirst) stopped.push({ id: d.id, why: `not run: ${d.after.join(', ')} stopped` });
-      const runnable = wave.filter((d) => !failedFirst.includes(d));
-      const results = await Promise.allSettled(
-        runnable.map(async (d) => {
-          const t0 = performance.now();
-          await d.run(s, facts);
-          options.log(`${d.id}: done in ${Math.round(performance.now() - t0)} ms (${s.requests} requests so far)`);
-        }),
-      );
-      results.forEach((r, i) => {
-        if (r.status === 'fulfilled') return;
-        const why = maskOutgoing((r.reason as Error)?.message ?? String(r.reason));
-        if (r.reason instanceof BudgetSpent) spent = true;
-        stopped.push({ id: runnable[i]!.id, why });
-        options.log(`${runnable[i]!.id}: stopped: ${why}`);
-      });
-    }
+    await runTable(s, facts, table, stopped, options.log);
     for (const x of stopped) {
       const d = table.find((t) => t.id === x.id)!;
       for (const path of d.decides)

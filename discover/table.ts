@@ -6,7 +6,7 @@ import type { Discoverer } from './context.js';
 import { apmDiscoverer } from './discoverers/apm.js';
 import { checkoutDiscoverer } from './discoverers/checkout.js';
 import { limitsDiscoverer } from './discoverers/limits.js';
-import { notificationsDiscoverer } from './discoverers/notifications.js';
+import { notificationScheduleDiscoverer, notificationsDiscoverer } from './discoverers/notifications.js';
 import { payoutDiscoverer } from './discoverers/payout.js';
 import { responseDiscoverer } from './discoverers/response.js';
 import { addressDiscoverer } from './discoverers/address.js';
@@ -33,6 +33,7 @@ export const DISCOVERERS: readonly Discoverer[] = [
   checkoutDiscoverer,
   limitsDiscoverer,
   apmDiscoverer,
+  notificationScheduleDiscoverer,
   notificationsDiscoverer,
   responseDiscoverer,
   catalogueDiscoverer,

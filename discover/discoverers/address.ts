@@ -6,7 +6,7 @@
 import type { OperationKey } from '../../core/model.js';
 import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
-import { kindOfCode, probe } from './errors.js';
+import { kindOf, probe } from './errors.js';
 import { selectingField } from '../world.js';
 import { isSelecting } from '../../core/profile/operations.js';
 
@@ -34,7 +34,7 @@ async function addressRestriction(s: Session, facts: Facts): Promise<void> {
   for (const op of s.spec.operations.keys()) {
     const body = validBody(s, facts, op);
     const r = await attempt(s, op, body, { localAddress: from });
-    const kind = r.refusal ? kindOfCode(facts, r.refusal.code) : undefined;
+    const kind = r.refusal ? kindOf(facts, r.refusal) : undefined;
     if (r.refusal && r.refusal.status !== 0 && (kind === undefined || kind === 'refusedAddress')) {
       restricted.push(op);
       noteKind(facts, 'refusedAddress', seen(s, op, r.x, r.refusal, body));

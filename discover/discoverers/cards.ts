@@ -1,10 +1,13 @@
 /**
  * The card fields of the direct payment (`fields.card`): which of the common names the gateway reads, the expiry
  * forms and the Luhn check. A body carrying every candidate name is usable when one of each group is the gateway's;
- * each group is then halved until one name is left. Whether card data is usable shows as a payment made (signature
- * known) or, at a gateway checking fields first, as a refusal for the (deliberately wrong) signature instead of one
- * for the fields.
+ * each group is then halved until one name is left. A refusal naming a field the body lacks adds that name to its
+ * group; a gateway refusing names it does not know is searched one group at a time, a name kept when the refusal
+ * changes (elimination on the refusals, not a list of vendors' combinations). Whether card data is usable shows as a
+ * payment made (signature known) or, at a gateway checking fields first, as a refusal for the (deliberately wrong)
+ * signature instead of one for the fields.
  */
+import type { Refusal } from '../answers.js';
 import { attempt, wrongSignature, type Facts } from '../context.js';
 import type { Session } from '../session.js';
 import { CARD_FIELD_CANDIDATES } from '../vocabulary.js';
@@ -37,58 +40,145 @@ function cardOf(names: Record<Group, readonly string[]>, v: Record<Group, string
   return out;
 }
 
+/** Which group a field name a refusal names belongs to, by its words. */
+const GROUP_WORDS: readonly [Group, RegExp][] = [
+  ['expiryMonth', /month|mm/i],
+  ['expiryYear', /year|yy/i],
+  ['securityCode', /cvv|cvc|csc|cv2|security|verif/i],
+  ['number', /pan|number|num($|_)|(^|_)no($|_)|card/i],
+];
+
+/**
+ * Field names a refusal's text names that the request did not carry (`exp_mm is not in the form M`), each with its
+ * group: a name is a word holding `_` or an inner capital, or a bare `pan`.
+ */
+export function namedFields(text: string, sent: readonly string[]): [Group, string][] {
+  const out: [Group, string][] = [];
+  for (const word of new Set(text.match(/[A-Za-z][A-Za-z0-9_]*/g) ?? [])) {
+    if (sent.includes(word) || !(/_/.test(word) || /[a-z][A-Z]/.test(word) || word === 'pan')) continue;
+    const group = GROUP_WORDS.find(([, re]) => re.test(word))?.[0];
+    if (group) out.push([group, word]);
+  }
+  return out;
+}
+
+type Usable = (card: Record<string, string>) => Promise<boolean>;
+type Found = { names: Record<Group, string>; digits: 2 | 4 };
+
+/**
+ * Add the names a refusal names to their groups (first); whether any was new. `known`: the request's other fields
+ * (`order_no is missing` names no card field).
+ */
+function learnNames(all: Record<Group, string[]>, refusal: Refusal | undefined, known: readonly string[]): boolean {
+  const text = `${refusal?.message ?? ''} ${refusal?.answer?.text ?? ''}`;
+  let added = false;
+  for (const [g, name] of namedFields(text, [...Object.values(all).flat(), ...known])) {
+    all[g].unshift(name);
+    added = true;
+  }
+  return added;
+}
+
+/**
+ * Every candidate name at once, a four-digit then a two-digit year (a month `12` fits both month forms): a gateway
+ * reading its own names and ignoring the others takes it; each group is then halved down to its one name. A refusal
+ * naming a field the body lacks adds that name to its group, and the search starts again.
+ */
+async function unionSearch(
+  s: Session,
+  all: Record<Group, string[]>,
+  usable: Usable,
+  refusal: () => Refusal | undefined,
+  known: readonly string[] = [],
+): Promise<Found | undefined> {
+  for (let round = 0; round < 4; round++) {
+    let digits: 2 | 4 | undefined;
+    let added = false;
+    for (const y of [4, 2] as const) {
+      if (await usable(cardOf(all, values(s, y)))) {
+        digits = y;
+        break;
+      }
+      added = learnNames(all, refusal(), known) || added;
+    }
+    if (!digits) {
+      if (!added) return undefined;
+      continue;
+    }
+    const names = {} as Record<Group, string>;
+    for (const g of GROUPS) {
+      let left = [...all[g]];
+      while (left.length > 1) {
+        const half = left.slice(0, Math.ceil(left.length / 2));
+        left = (await usable(cardOf({ ...all, [g]: half }, values(s, digits)))) ? half : left.slice(half.length);
+      }
+      names[g] = left[0]!;
+    }
+    return { names, digits };
+  }
+  return undefined;
+}
+
+/**
+ * A gateway refusing names it does not know: one name per group, each group's names tried in turn with the others
+ * held. The gateway's own name gets past that field, so its refusal is the odd one out (the candidate's own name
+ * taken out of the text, which may quote it); that name is kept. A refusal naming a field adds it to its group.
+ */
+export async function oneAtATime(
+  s: Session,
+  all: Record<Group, string[]>,
+  usable: Usable,
+  refusal: () => Refusal | undefined,
+  known: readonly string[] = [],
+): Promise<Found | undefined> {
+  const current = Object.fromEntries(GROUPS.map((g) => [g, all[g][0]!])) as Record<Group, string>;
+  const keyOf = (r: Refusal | undefined, name: string) =>
+    `${r?.status}|${r?.code}|${r?.message ?? ''}`.split(name).join('*');
+  for (const digits of [4, 2] as const) {
+    const one = () => cardOf(Object.fromEntries(GROUPS.map((g) => [g, [current[g]]])) as never, values(s, digits));
+    if (await usable(one())) return { names: { ...current }, digits };
+    for (const g of GROUPS) {
+      const was = current[g];
+      const tried: { name: string; key: string }[] = [];
+      for (const name of [...all[g]]) {
+        current[g] = name;
+        if (await usable(one())) return { names: { ...current }, digits };
+        tried.push({ name, key: keyOf(refusal(), name) });
+        learnNames(all, refusal(), known);
+      }
+      const odd = tried.filter((t) => tried.filter((u) => u.key === t.key).length === 1);
+      current[g] = tried.length >= 3 && odd.length === 1 ? odd[0]!.name : was;
+    }
+  }
+  return undefined;
+}
+
 /** Find the card fields; sets `s.work.fields.card` and the draft's points. */
 export async function searchCards(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const signed = s.work.signature.request.mode === 'sortedPairs' || d.has('signature.request.fields.authoriseDirect');
   const badSignatureCode = facts.wrongSignature.capture?.code;
   let lastEvidence = '';
+  let lastRefusal: Refusal | undefined;
   const usable = async (card: Record<string, string>): Promise<boolean> => {
     const body = { ...baseBody(s), ...card };
     if (signed) {
       const r = await attempt(s, 'authoriseDirect', body);
       lastEvidence = s.evidence(r.x);
+      lastRefusal = r.refusal;
       return !r.refusal;
     }
     const r = await attempt(s, 'authoriseDirect', body, { signature: () => wrongSignature(s.work.signature.encoding) });
     lastEvidence = s.evidence(r.x, 'deliberately wrong signature');
+    lastRefusal = r.refusal;
     return r.refusal !== undefined && badSignatureCode !== undefined && r.refusal.code === badSignatureCode;
   };
-  const all: Record<Group, readonly string[]> = CARD_FIELD_CANDIDATES;
-  let digits: 2 | 4 | undefined;
-  for (const y of [4, 2] as const)
-    if (await usable(cardOf(all, values(s, y)))) {
-      digits = y;
-      break;
-    }
-  let names: Record<Group, string> | undefined;
-  if (digits) {
-    names = {} as Record<Group, string>;
-    for (const g of GROUPS) {
-      let left = [...all[g]];
-      while (left.length > 1) {
-        const half = left.slice(0, Math.ceil(left.length / 2));
-        const trial = { ...all, [g]: half };
-        left = (await usable(cardOf(trial, values(s, digits)))) ? half : left.slice(half.length);
-      }
-      names[g] = left[0]!;
-    }
-  } else {
-    // A gateway refusing unknown fields: the candidate names taken together, one set at a time.
-    const sets = Math.max(...GROUPS.map((g) => all[g].length));
-    outer: for (let i = 0; i < sets; i++)
-      for (const y of [4, 2] as const) {
-        const one = Object.fromEntries(GROUPS.map((g) => [g, [all[g][Math.min(i, all[g].length - 1)]!]])) as Record<
-          Group,
-          string[]
-        >;
-        if (await usable(cardOf(one, values(s, y)))) {
-          digits = y;
-          names = Object.fromEntries(GROUPS.map((g) => [g, one[g][0]])) as Record<Group, string>;
-          break outer;
-        }
-      }
-  }
+  const all = Object.fromEntries(GROUPS.map((g) => [g, [...CARD_FIELD_CANDIDATES[g]]])) as Record<Group, string[]>;
+  const last = () => lastRefusal;
+  const known = Object.keys(s.body('authoriseDirect'));
+  const search = (await unionSearch(s, all, usable, last, known)) ?? (await oneAtATime(s, all, usable, last, known));
+  const names = search?.names;
+  const digits = search?.digits;
   if (!names || !digits) {
     d.unknown(
       'fields.card',

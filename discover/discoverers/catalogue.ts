@@ -18,7 +18,7 @@ import {
 } from '../context.js';
 import type { SendOptions, Session } from '../session.js';
 import { selectingField } from '../world.js';
-import { items, kindOfCode, KINDS, LONE_SURROGATE } from './errors.js';
+import { items, kindOf, KINDS, LONE_SURROGATE } from './errors.js';
 import { isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
 import { isSelecting } from '../../core/profile/operations.js';
 
@@ -28,15 +28,15 @@ let ownMerchantKind = false;
 async function run(s: Session, facts: Facts): Promise<void> {
   ownMerchantKind = false;
   const d = s.draft;
-  const kindOf = (r: SeenRefusal | undefined, path: string, what: string, none: string) => {
-    const k = kindOfCode(facts, r?.code);
+  const decideKind = (r: SeenRefusal | undefined, path: string, what: string, none: string) => {
+    const k = kindOf(facts, r);
     if (k) d.set(path, k, r!.evidence);
     else d.unknown(path, r ? `${what} got a refusal of no kind seen otherwise` : none, undefined, r?.evidence ?? '');
   };
-  if (facts.unmatchedRefusal && !kindOfCode(facts, facts.unmatchedRefusal.code))
+  if (facts.unmatchedRefusal && !kindOf(facts, facts.unmatchedRefusal))
     (facts.kinds.unknownRecord ??= []).push(facts.unmatchedRefusal);
   const stranger = facts.unknownMerchant;
-  if (stranger?.code !== undefined && !kindOfCode(facts, stranger.code)) {
+  if (stranger?.code !== undefined && !kindOf(facts, stranger)) {
     // A refusal of its own: the unknownMerchant kind (placed before badSignature: no secret checks a stranger).
     ownMerchantKind = true;
     d.set('errors.unknownMerchant', 'unknownMerchant', stranger.evidence);
@@ -56,15 +56,17 @@ async function run(s: Session, facts: Facts): Promise<void> {
         true,
         `the same message for two unknown merchants: ${again.evidence}`,
       );
-  } else kindOf(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
-  if (facts.headerMissing) kindOf(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
+  } else
+    decideKind(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
+  if (facts.headerMissing)
+    decideKind(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
   else
     d.unknown(
       'requestHeaders.onMissing',
       'no header is required: the kind a missing header would get no probe can tell',
     );
   if (d.has('payments.token.requestValue'))
-    kindOf(
+    decideKind(
       facts.unknownToken,
       'payments.token.unknownToken',
       'an unknown token_id',
@@ -162,7 +164,7 @@ async function tryPair(
   if (!facts.kinds[a]?.length || !facts.kinds[b]?.length) return;
   const r = await attempt(s, op, body, options);
   // A wrong signature worded as this operation words it (its own code, errors.byOperation) is the kind too.
-  const k = kindOfCode(facts, r.refusal?.code) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
+  const k = kindOf(facts, r.refusal) ?? (isWrongSignature(facts, op, r.refusal) ? 'badSignature' : undefined);
   if (k === a || k === b) p.pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
 }
 
@@ -310,7 +312,7 @@ async function precedenceByOperation(
     if (!body || !facts.kinds.invalidInput?.length || !facts.kinds.badSignature?.length) continue;
     if (op === 'payout') delete body.fee_paid_by;
     const r = await attempt(s, op, body, { signature: zeros });
-    const k = kindOfCode(facts, r.refusal?.code);
+    const k = kindOf(facts, r.refusal);
     if (k !== 'badSignature' && k !== 'invalidInput') continue;
     if ((k === 'badSignature') === sigFirst) continue;
     const own = [...order];
@@ -454,9 +456,7 @@ function templateValues(r: SeenRefusal): TemplateValues {
 function emptyResults(s: Session, facts: Facts, list: readonly SeenRefusal[]): void {
   // An unknown path names no operation: its refusal has no list to carry.
   const listed = list.filter(
-    (r) =>
-      kindOfCode(facts, r.code) !== 'unknownPath' &&
-      (isBatchOperation(s.spec, r.op) || isSelectingOperation(s.spec, r.op)),
+    (r) => kindOf(facts, r) !== 'unknownPath' && (isBatchOperation(s.spec, r.op) || isSelectingOperation(s.spec, r.op)),
   );
   const carries = (r: SeenRefusal) =>
     Object.values(r.answer.body ?? {}).some((v) => Array.isArray(v) && v.length === 0);

@@ -8,7 +8,7 @@
  */
 import type { OperationKey } from '../../core/model.js';
 import type { ErrorKind } from '../../core/profile/load.js';
-import type { Refusal } from '../answers.js';
+import { isRefusal, type Refusal } from '../answers.js';
 import {
   attempt,
   bodyOf,
@@ -36,12 +36,27 @@ export const KINDS: ErrorKind[] = [
 /** A lone UTF-16 surrogate: text that is not Unicode (an invalid field that keeps the request readable). */
 export const LONE_SURROGATE = '\ud800';
 
-/** The error kind whose refusals carry `code` (undefined: no kind seen with it). */
 export { items };
 
-export function kindOfCode(facts: Facts, code: string | undefined): ErrorKind | undefined {
-  if (code === undefined) return undefined;
-  return KINDS.find((k) => facts.kinds[k]?.some((r) => r.code === code));
+/** The words of a message before its detail (`Invalid input: amount …` → `Invalid input`). */
+function head(message: string | undefined): string {
+  return (message ?? '').split(/[:;,]/)[0]!.trim();
+}
+
+/**
+ * Whether two refusals are one error kind: the same code, the same message (a detail after it aside) and, in the
+ * same form, the same HTTP status. Two kinds sharing one code are two kinds when their status or message differ.
+ */
+export function sameKind(a: Refusal, b: Refusal): boolean {
+  if (a.code === undefined || a.code !== b.code) return false;
+  if (a.form === b.form && a.status !== b.status) return false;
+  return head(a.message) === head(b.message);
+}
+
+/** The error kind a refusal is one of, told by its status, code and message together (undefined: none seen). */
+export function kindOf(facts: Facts, r: Refusal | undefined): ErrorKind | undefined {
+  if (!r || r.code === undefined) return undefined;
+  return KINDS.find((k) => facts.kinds[k]?.some((x) => sameKind(x, r)));
 }
 
 /** Items of an operation's example, repeated to `n` (too many orders). */
@@ -61,11 +76,11 @@ export async function probe(
   options: Parameters<Session['send']>[2] = {},
 ): Promise<SeenRefusal | undefined> {
   const r = await attempt(s, op, body, options);
-  if (!r.refusal || r.refusal.status === 0) return undefined;
+  if (!isRefusal(r.refusal)) return undefined;
   // A request whose path, method or body is not read renders no `{request.<field>}`.
   const read = !['unknownPath', 'methodNotAllowed', 'malformedBody', 'bodyTooLarge'].includes(kind);
   const x = seen(s, op, r.x, r.refusal, read ? body : {});
-  const other = kindOfCode(facts, x.code);
+  const other = kindOf(facts, x);
   if (other && other !== kind) return undefined;
   noteKind(facts, kind, x);
   return x;
@@ -79,7 +94,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     const body = s.body(op);
     if (op === 'payout') delete body.fee_paid_by; // its accepted values are the payout row's
     const r = await attempt(s, op, body, { signature: () => wrongSignature(s.work.signature.encoding) });
-    if (!r.refusal) continue;
+    if (!isRefusal(r.refusal)) continue;
     const reference = facts.wrongSignature.capture;
     facts.wrongSignature[op] = seen(s, op, r.x, r.refusal, body);
     // A gateway checking fields first may refuse a request for its fields: only the capture's refusal is sure.
@@ -121,7 +136,9 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const limit = s.spec.operations.get('capture')!.batch!.maxItems;
   const over = { ...s.body('capture'), capture_orders: items(s, 'capture', limit + 1) };
   const o = await attempt(s, 'capture', over);
-  if (o.refusal) {
+  if (o.refusal?.lost) {
+    d.unknown('limits.overLimit.refuseWhole', `${limit + 1} orders got no answer`, undefined, s.evidence(o.x));
+  } else if (o.refusal) {
     noteKind(facts, 'overLimit', seen(s, 'capture', o.x, o.refusal, over));
     const reviewLimit = s.spec.operations.get('review')!.batch!.maxItems;
     await probe(s, facts, 'overLimit', 'review', {
@@ -149,11 +166,11 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // An unknown merchant (its kind is told once every kind's code is known).
   const stranger = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
   const u = await attempt(s, 'capture', stranger);
-  if (u.refusal) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
+  if (isRefusal(u.refusal)) facts.unknownMerchant = seen(s, 'capture', u.x, u.refusal, stranger);
   const again = { ...s.body('capture'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN-2' };
   const w = await attempt(s, 'capture', again);
-  if (w.refusal) facts.unknownMerchantAgain = seen(s, 'capture', w.x, w.refusal, again);
-  if (u.refusal && u.refusal.form !== 'httpError') {
+  if (isRefusal(w.refusal)) facts.unknownMerchantAgain = seen(s, 'capture', w.x, w.refusal, again);
+  if (isRefusal(u.refusal) && u.refusal.form !== 'httpError') {
     const apmStranger = { ...s.body('authoriseApm'), merchant_id: 'PAGI-DISCOVERY-UNKNOWN' };
     const v = await attempt(s, 'authoriseApm', apmStranger);
     if (v.refusal?.form === 'httpError' && v.refusal.code === u.refusal.code)

@@ -1,11 +1,13 @@
 /**
  * The largest body (`limits.maxBodyBytes`, `errors.kinds.bodyTooLarge`): capture requests padded to a size, powers
- * of two from 64 KiB to 16 MiB until one is refused with a refusal of a new kind, then halving down to the byte.
+ * of two from 64 KiB to 16 MiB until one is refused with a refusal of a new kind, then halving down to the byte. The
+ * limit is stated to the byte or not at all: a size answered by no answer (a lost connection, twice) or a boundary
+ * that moves when sent again leaves it undecided.
  */
 import { encodeForm } from '../../core/codecs/form.js';
 import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
-import { kindOfCode } from './errors.js';
+import { kindOf } from './errors.js';
 
 const MAX = 16 * 1024 * 1024;
 
@@ -22,21 +24,50 @@ function sized(s: Session, bytes: number): { body: Record<string, unknown>; raw:
   return { body: signed, raw: encode({ ...signed, pagi_padding: pad }) };
 }
 
+/** A body size no answer told: the connection was lost (a time-out, a reset) twice at that size. */
+class Lost extends Error {
+  constructor(readonly bytes: number) {
+    super(`no answer to a body of ${bytes} bytes`);
+  }
+}
+
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const contentType =
     s.work.requestMedia.types.capture === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
   let lastEvidence = '';
+  /** Whether a body of `bytes` is refused as too large; a lost connection is no answer (Lost), never a refusal. */
   const tooLarge = async (bytes: number): Promise<boolean> => {
     const { raw } = sized(s, bytes);
-    const r = await attempt(s, 'capture', {}, { rawBody: raw, contentType, sign: false });
+    let r = await attempt(s, 'capture', {}, { rawBody: raw, contentType, sign: false });
+    if (r.refusal?.lost) r = await attempt(s, 'capture', {}, { rawBody: raw, contentType, sign: false });
     lastEvidence = s.evidence(r.x, `a body of ${Buffer.byteLength(raw)} bytes`);
+    if (r.refusal?.lost) throw new Lost(bytes);
     if (!r.refusal) return false;
-    const known = kindOfCode(facts, r.refusal.code);
+    const known = kindOf(facts, r.refusal);
     if (known && known !== 'bodyTooLarge') return false;
     noteKind(facts, 'bodyTooLarge', seen(s, 'capture', r.x, r.refusal, {}));
     return true;
   };
+  try {
+    await bisect(s, tooLarge, () => lastEvidence);
+  } catch (e) {
+    if (!(e instanceof Lost)) throw e;
+    d.unknown(
+      'limits.maxBodyBytes',
+      `the connection was lost without an answer at ${e.bytes} bytes, twice: no bisection found the largest body to the byte; state it`,
+      undefined,
+      lastEvidence,
+    );
+  }
+}
+
+/**
+ * Powers of two until a body is refused, then bisection to the byte; the limit is stated only when the boundary
+ * holds when sent again (`lo` taken, `lo + 1` refused), otherwise left undecided.
+ */
+async function bisect(s: Session, tooLarge: (bytes: number) => Promise<boolean>, evidence: () => string) {
+  const d = s.draft;
   let lo = 0;
   let hi = 0;
   for (let size = 64 * 1024; size <= MAX; size *= 2) {
@@ -50,8 +81,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
     d.unknown(
       'limits.maxBodyBytes',
       `a body of ${MAX + 1} bytes was taken: the largest body lies beyond what discovery sends`,
-      MAX,
-      lastEvidence,
+      undefined,
+      evidence(),
     );
     d.unknown('errors.kinds.bodyTooLarge', 'no body discovery sent was too large: the kind never showed');
     return;
@@ -74,7 +105,17 @@ async function run(s: Session, facts: Facts): Promise<void> {
       else lo = mid;
     }
   } else hi = lo + 1;
-  d.set('limits.maxBodyBytes', lo, `${lo} bytes taken, ${hi} refused: ${lastEvidence}`);
+  // The boundary sent again: a limit that moves (a gateway refusing by time or load, not by size) is not stated.
+  if ((await tooLarge(lo)) || !(await tooLarge(hi))) {
+    d.unknown(
+      'limits.maxBodyBytes',
+      `the boundary did not hold when sent again (${lo} bytes taken, ${hi} refused, then otherwise): the largest body is not a fixed size; state it`,
+      undefined,
+      evidence(),
+    );
+    return;
+  }
+  d.set('limits.maxBodyBytes', lo, `to the byte: ${lo} bytes taken and ${hi} refused, each twice: ${evidence()}`);
 }
 
 export const limitsDiscoverer: Discoverer = {

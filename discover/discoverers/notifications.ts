@@ -76,11 +76,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const { direct, payout, failedPayout } = sent;
   const { fromDirect, fromPayout, fromFailedPayout } = got;
   kindsNotified(s, facts, sent, got);
-  const paymentPairs = pairsOf(fromDirect, direct.body);
-  if (!fromDirect.length) {
-    d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
-    d.unknown('notifications.acknowledgement', 'no direct payment notification came');
-  } else await retries(s, r, url, paymentPairs);
+  // The schedule row's bodies count too (it runs beside this row: its waits and these overlap).
+  const paymentPairs = [...pairsOf(fromDirect, direct.body), ...(await (facts.schedule ?? Promise.resolve([])))];
   ownShape(s, 'payment', paymentPairs);
   if (fromPayout.length)
     ownShape(s, 'payout', [
@@ -155,20 +152,28 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
     );
     facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
   }
-  d.set(
-    'notifications.kinds.payment.sentAfter',
-    payment,
-    `payments notified: ${payment.join(', ') || 'none'} (APM and checkout completed on their pages as the shopper)`,
-  );
-  d.set(
-    'notifications.kinds.payment.bodyFrom',
-    'authoriseDirect',
-    sample
-      ? `body fields ${Object.keys(sample.request.body ?? {})
-          .slice(0, 6)
-          .join(', ')}…`
-      : 'no payment notification',
-  );
+  // Every kind of payment seen notifying, never an empty list (the format needs one operation at least).
+  if (payment.length)
+    d.set(
+      'notifications.kinds.payment.sentAfter',
+      payment,
+      `payments notified: ${payment.join(', ')} (APM and checkout completed on their pages as the shopper)`,
+    );
+  else
+    d.unknown(
+      'notifications.kinds.payment',
+      "no payment (direct, APM, checkout, reviewed) sent with the receiver's notify_url was notified: state after which operations a payment notification is sent",
+      undefined,
+      s.evidence(sent.direct.x),
+    );
+  if (sample)
+    d.set(
+      'notifications.kinds.payment.bodyFrom',
+      'authoriseDirect',
+      `body fields ${Object.keys(sample.request.body ?? {})
+        .slice(0, 6)
+        .join(', ')}…`,
+    );
   if (fromPayout.length) {
     d.set(
       'notifications.kinds.payout.sentAfter',
@@ -221,60 +226,165 @@ async function heldWithUrl(s: Session, facts: Facts, url: string) {
   return p.payment?.orderStatus === facts.held?.orderStatus ? p.payment : undefined;
 }
 
+/**
+ * The retry schedule and the acknowledging statuses (`notifications.retry`, `notifications.acknowledgement`): a row of
+ * its own, run as soon as a payment can be made, so its waits overlap the other rows' probes.
+ */
+async function runSchedule(s: Session, facts: Facts): Promise<void> {
+  const r = s.receiver;
+  const url = s.config.notifyUrl;
+  if (!r || !url) {
+    s.draft.unknown('notifications.retry', 'no notification URL reaches the kit: retries no probe saw');
+    s.draft.unknown('notifications.acknowledgement', 'no notification URL reaches the kit');
+    return;
+  }
+  const pairs: ShapePair[] = [];
+  facts.schedule = retries(s, r, url, pairs).then(() => pairs);
+  await facts.schedule;
+}
+
+/** The backoff factors a schedule is fitted with (the ones senders use). */
+const FACTORS = [1, 1.5, 2, 2.5, 3, 4, 5];
+
+/** How far a measured delay may come before its schedule (the clocks' millisecond rounding). */
+const EARLY_MS = 3;
+
+/**
+ * The retry schedule measured delays show: delay n = first × factor^n, each measured late by the sender's timer and
+ * connection, never early (the sender's timer starts once it has the answer the delay is measured from). For every
+ * factor of FACTORS the first delay is the longest (to 10 ms; a factor 1: the shortest delay to 50 ms)
+ * no delay came before; the schedule kept is the one the delays are the least late over in all, by 30 ms at least
+ * over any other factor's. Stated only when the delays agree with it: two no more than 50 ms late, three no more than 100 ms, of four or more all but one no more
+ * than 100 ms (undefined: fewer than two delays, or no schedule fits).
+ */
+export function fitSchedule(
+  gaps: readonly number[],
+): { initialDelayMs: number; factor: number; how: string } | undefined {
+  if (gaps.length < 2) return undefined;
+  type Fit = { initialDelayMs: number; factor: number; total: number; late: number[] };
+  let best: Fit | undefined;
+  let runnerUp: Fit | undefined;
+  for (const factor of FACTORS) {
+    const top = Math.min(...gaps.map((g, i) => (g + EARLY_MS) / factor ** i));
+    const first = factor === 1 ? round(Math.min(...gaps), 50) : Math.floor(top / 10) * 10;
+    if (first < 10) continue;
+    const late = gaps.map((g, i) => g - first * factor ** i);
+    if (late.some((x) => x < -EARLY_MS)) continue;
+    const total = late.reduce((x, y) => x + y, 0);
+    const fit = { initialDelayMs: first, factor, total, late };
+    if (!best || total < best.total) [runnerUp, best] = [best, fit];
+    else if (!runnerUp || total < runnerUp.total) runnerUp = fit;
+  }
+  // Another factor the delays are nearly as little late over: the delays do not tell the two apart.
+  if (!best || (runnerUp && runnerUp.total - best.total < 30)) return undefined;
+  const late = [...best.late].sort((x, y) => x - y);
+  const agree =
+    gaps.length === 2
+      ? late.at(-1)! <= 50
+      : gaps.length === 3
+        ? late.at(-1)! <= 100
+        : late.slice(0, -1).every((x) => x <= 100);
+  if (!agree) return undefined;
+  const { initialDelayMs, factor } = best;
+  return {
+    initialDelayMs,
+    factor,
+    how: `fitted over ${gaps.length} delays, at most ${Math.round(late.at(-1)!)} ms late`,
+  };
+}
+
+/**
+ * One delay: the first as measured (to 50 ms; 100 ms from a second on), factor 1 (none shows). No latency can be told
+ * apart from one delay (review: the evidence lists it).
+ */
+function fewDelays(gaps: readonly number[]): { initialDelayMs: number; factor: number; how: string } | undefined {
+  if (!gaps.length) return undefined;
+  const initialDelayMs = round(gaps[0]!, gaps[0]! < 1000 ? 50 : 100);
+  return { initialDelayMs, factor: 1, how: 'one retry: no factor shows' };
+}
+
+/** Series of a notification's attempts sent at once: the refused ones (the schedule) and the held ones (the time-out). */
+const SERIES = 3;
+const HELD = 2;
+
+/**
+ * The delays between the attempts of several series, each the least of the series' delays at that place (a delay
+ * is only ever measured late: the least is the nearest the schedule), and the most attempts of a series.
+ */
+export function leastDelays(series: readonly Exchange[][]): { attempts: number; gaps: number[] } {
+  const gapsOf = (attempts: readonly Exchange[]) =>
+    attempts
+      .slice(1)
+      .map((x, i) => Date.parse(x.startedAt) - Date.parse(attempts[i]!.startedAt) - attempts[i]!.durationMs);
+  const all = series.map(gapsOf);
+  const attempts = Math.max(0, ...series.map((x) => x.length));
+  const gaps = Array.from({ length: Math.max(0, attempts - 1) }, (_, i) =>
+    Math.min(...all.filter((g) => g.length > i).map((g) => g[i]!)),
+  );
+  return { attempts, gaps };
+}
+
 async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[]): Promise<void> {
   const d = s.draft;
   const keyOf = (x: Exchange) => String((x.request.body as Record<string, unknown>).order_no);
-  // Every attempt refused: the schedule. The first attempt held: the time-out.
-  const refusedOrder = s.orderNo();
-  r.answerWith(refusedOrder, 500);
-  const heldOrder = s.orderNo();
-  r.hold(heldOrder, 1);
-  r.answerWith(heldOrder, 500);
-  const [a, b] = await Promise.all([
-    pay(s, { set: { notify_url: url, order_no: refusedOrder } }),
-    pay(s, { set: { notify_url: url, order_no: heldOrder } }),
-  ]);
+  // Every attempt refused: the schedule. The first attempt held: the time-out. Several of each at once.
+  const orders = Array.from({ length: SERIES + HELD }, () => s.orderNo());
+  orders.forEach((o, i) => {
+    if (i >= SERIES) r.hold(o, 1);
+    r.answerWith(o, 500);
+  });
+  const paid = await Promise.all(orders.map((o) => pay(s, { set: { notify_url: url, order_no: o } })));
+  const refused = paid.slice(0, SERIES);
+  const held = paid.slice(SERIES);
   const quiet = (_n: number, t: number[]) => {
     const gaps = t.slice(1).map((x, i) => x - t[i]!);
     const last = gaps.at(-1) ?? 1000;
     const factor = gaps.length >= 2 ? gaps.at(-1)! / gaps.at(-2)! : 3;
     return Math.min(30_000, Math.max(1500, last * Math.max(1, factor) * 2 + 500));
   };
-  const [attempts, heldAttempts] = await Promise.all([
-    attemptsOf(r, keyOf(a.x), quiet, 60_000),
-    r.notifications(keyOf(b.x), 30_000, 1),
-  ]);
-  pairs.push(...pairsOf(attempts.slice(0, 1), a.body), ...pairsOf(heldAttempts.slice(0, 1), b.body));
-  const times = attempts.map((x) => Date.parse(x.startedAt) + 0);
-  const ends = attempts.map((x) => Date.parse(x.startedAt) + x.durationMs);
-  const gaps = times.slice(1).map((t, i) => t - ends[i]!);
+  // The held attempts are waited for only once a refused payment was notified at all (else 30 s waits for nothing).
+  const seriesP = Promise.all(refused.map((p) => attemptsOf(r, keyOf(p.x), quiet, 60_000)));
+  const heldP = r
+    .notifications(keyOf(refused[0]!.x), WAIT_MS)
+    .then((first) =>
+      first.length ? Promise.all(held.map((p) => r.notifications(keyOf(p.x), 30_000, 1))) : ([] as Exchange[][]),
+    );
+  const [series, heldSeries] = await Promise.all([seriesP, heldP]);
+  pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
+  heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
+  const { attempts: count, gaps } = leastDelays(series);
+  if (!count) {
+    d.unknown('notifications.retry', 'no direct payment notification came: retries no probe saw');
+    d.unknown('notifications.acknowledgement', 'no direct payment notification came');
+    return;
+  }
+  const attempts = { length: count };
   d.set(
     'notifications.retry.maxAttempts',
     attempts.length,
-    `${attempts.length} attempts of a notification answered HTTP 500, none after`,
+    `${attempts.length} attempts of a notification answered HTTP 500, none after (${SERIES} notifications at once; delays: the least of each)`,
   );
-  if (gaps.length) {
-    const initial = round(gaps[0]!, gaps[0]! < 1000 ? 50 : 100);
-    d.set('notifications.retry.initialDelayMs', initial, `first retry ${gaps[0]} ms after the first attempt`);
-    const factor = gaps.length >= 2 ? round(gaps[1]! / gaps[0]!, 0.5) : undefined;
-    if (factor !== undefined)
-      d.set('notifications.retry.factor', factor, `delays ${gaps.map((g) => `${g} ms`).join(', ')}`);
-    else
-      d.unknown(
-        'notifications.retry.factor',
-        'only one retry: no probe sees a backoff factor, and none applies (1 written: the delays stay as they are)',
-        1,
-      );
+  const delays = gaps.map((g) => `${g} ms`).join(', ');
+  const fit = gaps.length >= 2 ? fitSchedule(gaps) : fewDelays(gaps);
+  if (fit) {
+    d.set('notifications.retry.initialDelayMs', fit.initialDelayMs, `delays between attempts ${delays}`);
+    d.set('notifications.retry.factor', fit.factor, `delays ${delays} (${fit.how})`);
+  } else if (gaps.length) {
+    const why = `delays ${delays} fit no schedule of a first delay and a factor: state them`;
+    d.unknown('notifications.retry.initialDelayMs', why);
+    d.unknown('notifications.retry.factor', why);
   } else {
     d.unknown('notifications.retry.initialDelayMs', 'no retry came after a refused notification');
     d.unknown('notifications.retry.factor', 'no retry came after a refused notification');
   }
-  const first = heldAttempts[0];
-  if (first?.error)
+  // The sender's give-up timer, like its retry timers, is only ever late: the least of the held attempts.
+  const gaveUp = heldSeries.map((h) => h[0]).filter((x): x is Exchange => !!x?.error);
+  const first = gaveUp.sort((x, y) => x.durationMs - y.durationMs)[0];
+  if (first)
     d.set(
       'notifications.retry.timeoutMs',
       round(first.durationMs, 100),
-      `the sender gave up an unanswered attempt after ${first.durationMs} ms`,
+      `the sender gave up an unanswered attempt after ${gaveUp.map((x) => `${x.durationMs} ms`).join(', ')}`,
     );
   else d.unknown('notifications.retry.timeoutMs', 'an unanswered attempt was not given up within 30 s');
   await acknowledgement(s, r, url, gaps[0] ?? 1000);
@@ -321,15 +431,16 @@ async function acknowledgement(s: Session, r: Receiver, url: string, delay: numb
   );
 }
 
+export const notificationScheduleDiscoverer: Discoverer = {
+  id: 'notificationSchedule',
+  decides: ['notifications.retry', 'notifications.acknowledgement'],
+  after: ['payments'],
+  run: runSchedule,
+};
+
 export const notificationsDiscoverer: Discoverer = {
   id: 'notifications',
-  decides: [
-    'notifications.method',
-    'notifications.mediaType',
-    'notifications.kinds',
-    'notifications.retry',
-    'notifications.acknowledgement',
-  ],
+  decides: ['notifications.method', 'notifications.mediaType', 'notifications.kinds'],
   after: ['payments', 'lifecycle', 'payout'],
   run,
 };

@@ -5,7 +5,7 @@
  * the review holds (e-mail domains of the list, the lowest held amount), and tokens.
  */
 import { luhnValid } from '../../core/mask.js';
-import { codeMessageOf, answerOf } from '../answers.js';
+import { codeMessageOf, answerOf, isRefusal } from '../answers.js';
 import { textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import {
@@ -492,7 +492,7 @@ async function tokens(s: Session, facts: Facts): Promise<void> {
   const withToken = await pay(s, { noCard: true, set: { token_id: token.id, token_flag: no } });
   void withToken;
   const unknown = await pay(s, { noCard: true, set: { token_id: `${token.id}X`, token_flag: no } });
-  facts.unknownToken = unknown.refusal
+  facts.unknownToken = isRefusal(unknown.refusal)
     ? { ...unknown.refusal, evidence: s.evidence(unknown.x, 'an unknown token_id'), op: 'authoriseDirect', request: {} }
     : undefined;
   if (!unknown.refusal)

@@ -5,7 +5,7 @@
  * `recurring_status` and the anti-fraud provider.
  */
 import type { Exchange } from '../../core/model.js';
-import { answerOf } from '../answers.js';
+import { answerOf, isRefusal } from '../answers.js';
 import { attempt, textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { batch, itemOf, pay } from '../world.js';
@@ -84,7 +84,8 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
   const alone = await select(s, op, { [field]: unknownValue });
   if (alone.refusal) {
     d.set(at('unmatched'), 'unknownRecordIfNone', s.evidence(alone.x, 'a value matching nothing'));
-    facts.unmatchedRefusal = { ...alone.refusal, evidence: s.evidence(alone.x), op, request: {} };
+    if (isRefusal(alone.refusal))
+      facts.unmatchedRefusal = { ...alone.refusal, evidence: s.evidence(alone.x), op, request: {} };
   } else if (alone.records.length) {
     d.set(at('unmatched'), 'failureItem', s.evidence(alone.x, 'a value matching nothing'));
     const nf = textAt(alone.records[0], 'query_result');

@@ -4,7 +4,7 @@
  */
 import type { OperationKey } from '../../core/model.js';
 import type { SignatureProfile } from '../../core/signing.js';
-import { sameRefusal, type Refusal } from '../answers.js';
+import { isRefusal, sameRefusal, type Refusal } from '../answers.js';
 import { attempt, candidateSignature, seen, wrongSignature, type Facts } from '../context.js';
 import {
   ALGORITHMS,
@@ -107,7 +107,7 @@ export function captureCandidates(hints: readonly Family[]): { sig: SignaturePro
 
 /** Whether a candidate was accepted: the operation did its work, or refused otherwise than a wrong signature. */
 export function accepted(refusal: Refusal | undefined, wrong: Refusal | undefined): boolean {
-  if (refusal?.status === 0) return false; // no answer
+  if (refusal?.lost) return false; // no answer
   return !refusal || (wrong !== undefined && !sameRefusal(refusal, wrong));
 }
 
@@ -144,7 +144,7 @@ export function adopt(
 /** The wrong-signature refusal of an operation's body (recorded as the operation's badSignature answer). */
 export async function wrongFor(s: Session, facts: Facts, op: OperationKey, body: Record<string, unknown>) {
   const r = await attempt(s, op, body, { signature: () => wrongSignature(s.work.signature.encoding) });
-  if (r.refusal && !facts.wrongSignature[op]) facts.wrongSignature[op] = seen(s, op, r.x, r.refusal, body);
+  if (isRefusal(r.refusal) && !facts.wrongSignature[op]) facts.wrongSignature[op] = seen(s, op, r.x, r.refusal, body);
   return r.refusal;
 }
 

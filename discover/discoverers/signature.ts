@@ -4,7 +4,7 @@
  * card data must be valid before a gateway checking fields first says anything about the signature).
  */
 import type { OperationKey } from '../../core/model.js';
-import { sameRefusal, type Refusal } from '../answers.js';
+import { isRefusal, sameRefusal, type Refusal } from '../answers.js';
 import {
   attempt,
   candidateSignature,
@@ -61,7 +61,7 @@ async function requestMedia(s: Session, facts: Facts, zeros: () => string): Prom
     const got: Partial<Record<'json' | 'form', Refusal>> = {};
     for (const encoding of ['json', 'form'] as const) {
       const r = await attempt(s, op, body, { encoding, signature: zeros });
-      if (r.refusal && !isMalformed(facts, r.refusal)) {
+      if (isRefusal(r.refusal) && !isMalformed(facts, r.refusal)) {
         got[encoding] = r.refusal;
         if (!facts.wrongSignature[op] || encoding === s.defaults.requestMedia.types[op])
           facts.wrongSignature[op] = seen(s, op, r.x, r.refusal, body);
@@ -159,7 +159,7 @@ async function firstRefusals(
     contentType: 'application/json',
     sign: false,
   });
-  if (m.refusal) {
+  if (isRefusal(m.refusal)) {
     facts.malformed = seen(s, 'capture', m.x, m.refusal, {});
     noteKind(facts, 'malformedBody', facts.malformed);
   }
@@ -189,7 +189,7 @@ async function requiredHeader(
   for (const [name, template] of HEADER_CANDIDATES) {
     s.work.requestHeaders.headers = { [name]: template };
     const r = await attempt(s, 'capture', capture, { signature: zeros });
-    if (!sameRefusal(r.refusal, base.refusal) && base.refusal) {
+    if (isRefusal(r.refusal) && isRefusal(base.refusal) && !sameRefusal(r.refusal, base.refusal)) {
       facts.headerMissing = seen(s, 'capture', base.x, base.refusal, capture);
       s.draft.set('requestHeaders.headers', { [name]: template }, s.evidence(r.x, `with ${name} the refusal changes`));
       break;

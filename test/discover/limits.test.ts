@@ -1,0 +1,96 @@
+/**
+ * The size limit (`limits.maxBodyBytes`) is stated to the byte or not at all: a neighbour of the reference with
+ * another limit is found exactly, and a connection lost without an answer (a proxy dropping every large body before
+ * the gateway sees it) is no refusal: the limit is left undecided rather than stated at the size the proxy drops.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { type RunningGateway, startGateway } from '../../gateway/index.js';
+import { SPEC_DIR } from '../../core/spec/paths.js';
+import { discoverProfile } from '../../discover/index.js';
+import { errorsDiscoverer } from '../../discover/discoverers/errors.js';
+import { limitsDiscoverer } from '../../discover/discoverers/limits.js';
+import { signatureDiscoverer } from '../../discover/discoverers/signature.js';
+import { tempDir } from '../support/temp.js';
+
+const dir = tempDir('pagi-discover-limits-');
+const closing: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  await Promise.all(closing.map((c) => c()));
+});
+
+async function gatewayWithLimit(bytes: number): Promise<RunningGateway> {
+  const p = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
+  p.name = 'limit-neighbour';
+  p.limits.maxBodyBytes = bytes;
+  const file = path.join(dir, `limit-${bytes}.yaml`);
+  fs.writeFileSync(file, stringify(p));
+  const gw = await startGateway({ port: 0, host: '127.0.0.1', profile: file });
+  closing.push(() => gw.close());
+  return gw;
+}
+
+/** A proxy in front of the gateway closing, unanswered, every connection whose body is over `drop` bytes. */
+async function droppingProxy(target: string, drop: number): Promise<string> {
+  const server = http.createServer((req, res) => {
+    if (Number(req.headers['content-length'] ?? 0) > drop) {
+      req.socket.destroy();
+      return;
+    }
+    const up = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closing.push(() => new Promise((resolve) => server.close(resolve)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function discover(gw: RunningGateway, baseUrl: string) {
+  const account = gw.config.merchants[0]!.accounts[0]!;
+  return discoverProfile({
+    baseUrl,
+    merchantId: gw.config.merchants[0]!.merchantId,
+    accountId: account.accountId,
+    secret: account.secret,
+    transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
+    cardSecurityCode: '123',
+    orderPrefix: 'LIM',
+    paymentMethods: { valid: gw.config.apm.paymentMethods, unknown: 'PAGI_KIT_UNKNOWN' },
+    budget: 1000,
+    log: () => {},
+    table: [signatureDiscoverer, errorsDiscoverer, limitsDiscoverer],
+  });
+}
+
+describe('the size limit', () => {
+  it('another limit (300,001 bytes) is found to the byte, the same on a second discovery', {
+    timeout: 120_000,
+  }, async () => {
+    const gw = await gatewayWithLimit(300_001);
+    for (let i = 0; i < 2; i++) {
+      const found = await discover(gw, gw.baseUrl);
+      const limit = found.points.find((p) => p.path === 'limits.maxBodyBytes')!;
+      expect(limit.unknown).toBeUndefined();
+      expect(limit.value).toBe(300_001);
+    }
+  });
+
+  it('a connection lost without an answer is no refusal: the limit is left undecided', {
+    timeout: 120_000,
+  }, async () => {
+    const gw = await gatewayWithLimit(1 << 20);
+    const found = await discover(gw, await droppingProxy(gw.baseUrl, 200_000));
+    const limit = found.points.find((p) => p.path === 'limits.maxBodyBytes')!;
+    expect(limit.unknown).toMatch(/lost without an answer/);
+    expect(limit.value).toBeUndefined();
+    expect(found.points.find((p) => p.path === 'errors.kinds.bodyTooLarge.status' && !p.unknown)).toBeUndefined();
+  });
+});
