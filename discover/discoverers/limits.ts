@@ -11,17 +11,42 @@ import { kindOf } from './errors.js';
 
 const MAX = 16 * 1024 * 1024;
 
-/** A signed capture body of exactly `bytes` bytes (a padding field), in the capture's media. */
+/**
+ * Characters of one padding field at most: a gateway may cap a field's length (the reference gateway's
+ * `limits.maxFieldLength`, 8192) and refuse a longer value as invalid input, which says nothing of the body's size.
+ */
+const PAD_FIELD = 4000;
+
+/**
+ * A signed capture body of exactly `bytes` bytes (padding fields of at most PAD_FIELD characters, then one shorter),
+ * in the capture's media.
+ */
 function sized(s: Session, bytes: number): { body: Record<string, unknown>; raw: string } {
   const body = s.body('capture');
   const sig = s.signatureOf(s.work.signature, 'capture', body);
   const signed = { ...body, ...(sig !== undefined ? { encryption_data: sig } : {}) };
   const media = s.work.requestMedia.types.capture;
   const encode = (b: Record<string, unknown>) => (media === 'json' ? JSON.stringify(b) : encodeForm(b));
-  // The padding goes last and is ASCII: one byte per character.
-  const base = Buffer.byteLength(encode({ ...signed, pagi_padding: '' }));
-  const pad = 'a'.repeat(Math.max(0, bytes - base));
-  return { body: signed, raw: encode({ ...signed, pagi_padding: pad }) };
+  // The padding goes last and is ASCII: one byte per character. Full fields first, then one field taking the rest;
+  // a field adds its key and value with a separator (JSON: two pairs of quotes, a colon and a comma; a form: = and &).
+  const key = (n: number) => `pagi_padding_${n}`;
+  const overhead = (n: number) => key(n).length + (media === 'json' ? 6 : 2);
+  const padded: Record<string, unknown> = { ...signed };
+  let rest = bytes - Buffer.byteLength(encode({ ...padded, [key(0)]: '' }));
+  let n = 0;
+  for (; rest > PAD_FIELD; n++) {
+    padded[key(n)] = 'a'.repeat(PAD_FIELD);
+    rest -= PAD_FIELD + overhead(n + 1);
+  }
+  padded[key(n)] = 'a'.repeat(Math.max(0, rest));
+  let raw = encode(padded);
+  // The arithmetic is exact for these ASCII fields; should an encoding differ, the last field takes the difference.
+  const off = bytes - Buffer.byteLength(raw);
+  if (off !== 0) {
+    padded[key(n)] = 'a'.repeat(Math.max(0, Math.max(0, rest) + off));
+    raw = encode(padded);
+  }
+  return { body: signed, raw };
 }
 
 /** A body size no answer told: the connection was lost (a time-out, a reset) twice at that size. */
