@@ -9,17 +9,22 @@ import { readmeIsCurrent, selftestSection } from '../../scripts/readme-selftest.
 import { declarationProblems, planVariants, runSelftest, type SelftestResult } from '../../selftest/index.js';
 import { failedSummary } from '../../selftest/report.js';
 import { FAMILIES } from '../../core/model.js';
+import { checkOf } from '../../suites/registry.js';
 
 describe('fault registry against the checks', () => {
   it('declares every fault with a check that traces to the requirement it breaks', () => {
     expect(declarationProblems()).toEqual([]);
   });
 
-  it('runs a fault through its check’s family and a neutral variant through every family a default run has', () => {
+  it('runs a fault through its check’s family (an integrity fault with every family a default run has: the ledger judges what they did) and a neutral variant through every family a default run has', () => {
     const plan = planVariants();
     expect(plan).toHaveLength(FAULTS.length);
     const defaultFamilies = FAMILIES.filter((family) => family !== 'deep');
-    for (const v of plan) expect(v.families).toEqual(v.kind === 'neutral' ? defaultFamilies : [expect.any(String)]);
+    for (const v of plan) {
+      const everyFamily =
+        v.kind === 'neutral' || (v.kind === 'fault' && checkOf(v.expectedCheck!).family === 'integrity');
+      expect(v.families, v.name).toEqual(everyFamily ? defaultFamilies : [checkOf(v.expectedCheck!).family]);
+    }
     expect(() => planVariants(['no-such-variant'])).toThrow(
       /--only names an unknown variant 'no-such-variant'\. The variants are /,
     );
