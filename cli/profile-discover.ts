@@ -7,6 +7,8 @@ import path from 'node:path';
 import { optionLines, parseCommandLine, resolveOptions } from '../core/config/load.js';
 import { UsageError, type RunOptions } from '../core/config/options.js';
 import { discoverProfile, type DiscoveryResult } from '../discover/index.js';
+import { contradictionLine, type FromProfile } from '../discover/from.js';
+import { deprecationLine, loadProfile } from '../core/profile/load.js';
 import {
   assertReachable,
   canBind,
@@ -23,7 +25,7 @@ import { writeFile } from './profile-migrate.js';
 export const DISCOVERY_BUDGET = 1000;
 
 const HELP = [
-  'usage: pagi-conform profile discover --target URL [--config FILE] [--out FILE]',
+  'usage: pagi-conform profile discover --target URL [--config FILE] [--from PARTIAL.yaml] [--out FILE]',
   '',
   'Drafts a profile of a sandbox by probing it the way an engineer would: signed and deliberately wrong',
   'requests find the signature scheme, card fields, request media, refusal forms and wording, status values,',
@@ -32,6 +34,11 @@ const HELP = [
   'comment; each point no probe could decide is left out (profile format 6: not stated) and listed in the head of',
   "the draft as a question marked 'UNKNOWN:', grouped by what a person decides (review them before a certification",
   'run). Prints the count of the lines marked UNKNOWN.',
+  '',
+  'With --from, discovery starts from what you know of your gateway: a profile stating any subset of the format',
+  '(card fields, signature recipe, status values, error catalogue, ...). Its points seed the probes; each one is',
+  'confirmed by them or, when a probe decides it otherwise, printed as a contradiction with its evidence (exit 1);',
+  'the draft keeps your value with a comment saying whether it was confirmed, not contradicted, or CONTRADICTED.',
   '',
   'The credentials (merchantId, accountId, secret) come from the config file or PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID',
   'and PAGI_SECRET. Discovery makes payments, captures, refunds and payouts: a target that is not loopback needs',
@@ -42,7 +49,8 @@ const HELP = [
   ...optionLines('profile discover'),
   '',
   'exit codes: 0 the draft is a valid profile (written), 1 the draft breaks the profile schema or its consistency',
-  '            rules (written all the same, each problem printed), 2 usage error, no credentials, the target',
+  '            rules, or the gateway contradicts a point of --from (written all the same, each problem or',
+  '            contradiction printed with its evidence), 2 usage error, no credentials, --from not a valid profile, the target',
   '            unreachable or refused by the live-target guard, no signature scheme of the catalogue accepted (nothing',
   '            written), or the output cannot be written.',
 ].join('\n');
@@ -51,6 +59,17 @@ const HELP = [
 export function summaryLine(result: DiscoveryResult, where: string): string {
   const seconds = (result.durationMs / 1000).toFixed(1);
   return `${where}: ${result.leaves} values, ${result.unknowns} UNKNOWN (review them: grep -n 'UNKNOWN:' the draft), ${result.requests} requests in ${seconds} s`;
+}
+
+/**
+ * The vendor's partial profile of `--from` (any format: an earlier one is migrated in memory, with the deprecation
+ * line). A file that is not there or not a valid profile throws the loader's UsageError or ProfileError (exit 2).
+ */
+function readFrom(file: string): FromProfile {
+  const loaded = loadProfile(file);
+  const shown = path.relative(process.cwd(), loaded.file) || loaded.file;
+  if (loaded.migration) console.error(deprecationLine(shown, loaded.migration));
+  return { file: shown, loaded };
 }
 
 /** Run the command with its arguments (after `profile discover`); returns the exit code. */
@@ -80,6 +99,7 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
       throw new UsageError(
         'No credentials for the target: set merchantId, accountId and secret in the config file, or PAGI_MERCHANT_ID, PAGI_ACCOUNT_ID and PAGI_SECRET.',
       );
+    const from = options.discoverFrom ? readFrom(options.discoverFrom) : undefined;
     const guard = moneyGuard(options);
     const transport = {
       timeoutMs: options.timeout,
@@ -117,6 +137,7 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
       ...(unregisteredAddress ? { unregisteredAddress } : {}),
       ...(notify ? { notify } : {}),
       budget: DISCOVERY_BUDGET,
+      ...(from ? { from } : {}),
       commandLine: maskOutgoing(['pagi-conform', 'profile', 'discover', ...argv].join(' ')),
       log: (line) => console.error(`  ${line}`),
     });
@@ -134,6 +155,13 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
         out ? `wrote ${path.relative(process.cwd(), out) || out}` : 'draft written to standard output',
       ),
     );
+    for (const c of result.contradictions) console.error(contradictionLine(c));
+    if (result.contradictions.length) {
+      const n = result.contradictions.length;
+      console.error(
+        `${n} point${n === 1 ? '' : 's'} of ${from!.file} contradicted by the gateway: the draft keeps the stated value${n === 1 ? '' : 's'}, marked CONTRADICTED; correct the profile or the gateway.`,
+      );
+    }
     if (result.problems.length) {
       console.error(
         `the draft is NOT a valid profile (${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}); fix these lines by hand:`,
@@ -141,7 +169,7 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
       for (const p of result.problems) console.error(`  - ${p}`);
       return EXIT.failed;
     }
-    return EXIT.ok;
+    return result.contradictions.length ? EXIT.failed : EXIT.ok;
   } catch (e) {
     // Left guarded: cli/main.ts prints the error through the same masking.
     release = () => {};

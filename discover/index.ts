@@ -9,6 +9,7 @@ import { maskOutgoing, maskText } from '../core/mask.js';
 import { profileProblems } from '../core/profile/load.js';
 import type { Facts, Discoverer } from './context.js';
 import { leafPaths, leaveOutOpen, leftOutLines, renderDraft, type Point } from './draft.js';
+import { applyFrom, type Contradiction } from './from.js';
 import { reconcile } from './reconcile.js';
 import { BudgetSpent, Session, type SessionOptions } from './session.js';
 import { DISCOVERERS } from './table.js';
@@ -32,6 +33,8 @@ export interface DiscoveryResult {
   problems: string[];
   /** Discoverers that stopped early, with why (their points are UNKNOWN). */
   stopped: { id: string; why: string }[];
+  /** Points the `--from` profile states that the probes decided otherwise (the draft keeps the vendor's value). */
+  contradictions: Contradiction[];
 }
 
 /** Options of a discovery: the session's, the draft's name, and the table to run (default: DISCOVERERS). */
@@ -131,6 +134,7 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
     await s.close();
   }
   reconcile(s, facts);
+  const contradictions = options.from ? applyFrom(s.draft, options.from) : [];
   const defaults = s.defaults as unknown as Record<string, unknown>;
   let profile = s.draft.assemble(defaults);
   s.draft.markUncovered(profile, () => 'no probe decides this point: state it if you know it');
@@ -142,6 +146,11 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
   const header = [
     `Profile drafted by pagi-conform profile discover against ${options.baseUrl}`,
     `${options.commandLine ? `(${options.commandLine}) ` : ''}on ${new Date().toISOString().slice(0, 10)}: ${s.requests} requests.`,
+    ...(options.from
+      ? [
+          `Started from ${options.from.file}: each point it states is written as it states it, marked confirmed, not contradicted, or CONTRADICTED (${contradictions.length}).`,
+        ]
+      : []),
     'Each value carries the evidence that decided it. Each line marked UNKNOWN is a point to review before a',
     'certification run (README: "Certify your gateway"): a point no probe decided is left out (listed below), or, where',
     'the format cannot leave it out, holds a value to check.',
@@ -158,5 +167,6 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
     durationMs: Math.round(performance.now() - started),
     problems,
     stopped,
+    contradictions,
   };
 }

@@ -14,6 +14,7 @@ import { loadProfile, type Profile } from '../core/profile/load.js';
 import { sign, type SignatureProfile } from '../core/signing.js';
 import { kitSpec, type SpecModel } from '../core/spec/load.js';
 import { Draft } from './draft.js';
+import type { FromProfile } from './from.js';
 import type { SignedSample } from './scheme.js';
 import { responseFields } from './fields.js';
 import { CARD_FIELD_CANDIDATES } from './vocabulary.js';
@@ -38,6 +39,8 @@ export interface SessionOptions {
   notify?: { listenOn: string; publicUrl?: string };
   /** Most requests discovery may send. */
   budget: number;
+  /** The vendor's partial profile (`--from`): its points seed the working profile (its unstated ones hold defaults). */
+  from?: FromProfile;
   log: (line: string) => void;
 }
 
@@ -90,7 +93,7 @@ export class Session {
   constructor(readonly options: SessionOptions) {
     this.spec = kitSpec();
     this.defaults = loadProfile('reference').profile;
-    this.work = structuredClone(this.defaults);
+    this.work = structuredClone(options.from?.loaded.profile ?? this.defaults);
     const cards = {
       approve: options.cards?.approve ?? this.defaults.payments.testCards.approve[0]!,
       decline: options.cards?.decline ?? this.defaults.payments.testCards.decline[0]!,

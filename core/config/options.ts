@@ -62,6 +62,8 @@ export interface RunOptions {
   allowLive: boolean;
   /** File `profile migrate` writes the migrated profile to (absent: standard output). */
   profileOut?: string;
+  /** The vendor's partial profile `profile discover` starts from: each point it states is confirmed by the probes. */
+  discoverFrom?: string;
   /** Folder `pact generate` writes the pact to. */
   pactOut?: string;
   /** Pact file, or folder of pact files, `pact verify` replays (absent: the generated pact of the profile). */
@@ -601,6 +603,16 @@ export const OPTIONS = [
     affectsResults: false,
     description:
       'File the migrated profile is written to (it may be the profile itself), or the draft profile discover writes; absent: standard output, and what the command says goes to standard error.',
+  }),
+  opt({
+    key: 'discoverFrom',
+    flag: 'from',
+    type: text('FILE', true),
+    configFile: false,
+    commands: ['profile discover'],
+    affectsResults: false,
+    description:
+      'A profile (format 6 may leave any point out) stating what you know of your gateway: its card fields, signature recipe, status values, error catalogue, ... Its points seed the probes; each is confirmed by them, and one the gateway contradicts is printed with its evidence (exit 1); the draft keeps your value.',
   }),
   opt({
     key: 'pactOut',
