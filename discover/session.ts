@@ -69,6 +69,12 @@ export interface SendOptions {
 
 export { BudgetSpent };
 
+/** The card field names of a profile (a name `--from` states is masked like the common ones). */
+function statedCardFields(p: Profile): string[] {
+  const { number, expiryMonth, expiryYear, securityCode } = p.fields.card;
+  return [number, expiryMonth, expiryYear, securityCode];
+}
+
 /** A discovery session. */
 export class Session {
   readonly spec: SpecModel;
@@ -113,7 +119,7 @@ export class Session {
     this.rules = {
       secrets: [options.secret],
       cards: Object.values(cards),
-      fields: Object.values(CARD_FIELD_CANDIDATES).flat(),
+      fields: [...Object.values(CARD_FIELD_CANDIDATES).flat(), ...statedCardFields(this.work)],
     };
   }
 

@@ -173,7 +173,10 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
     lastRefusal = r.refusal;
     return r.refusal !== undefined && badSignatureCode !== undefined && r.refusal.code === badSignatureCode;
   };
-  const all = Object.fromEntries(GROUPS.map((g) => [g, [...CARD_FIELD_CANDIDATES[g]]])) as Record<Group, string[]>;
+  // The working profile's name first (a name `--from` states is tried even when no common name is it).
+  const all = Object.fromEntries(
+    GROUPS.map((g) => [g, [...new Set([s.work.fields.card[g], ...CARD_FIELD_CANDIDATES[g]])]]),
+  ) as Record<Group, string[]>;
   const last = () => lastRefusal;
   const known = Object.keys(s.body('authoriseDirect'));
   const search = (await unionSearch(s, all, usable, last, known)) ?? (await oneAtATime(s, all, usable, last, known));

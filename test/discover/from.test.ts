@@ -72,6 +72,37 @@ describe('profile discover --from', () => {
     expect(completed(draft).unstated).not.toContain('/fields/card/number');
   }, 120_000);
 
+  it('finds and confirms card field names no common name is, when the partial states them', async () => {
+    const card = { ...reference.fields.card, number: 'cc_pan_x', securityCode: 'cc_cvv_x' };
+    const served = path.join(dir, 'served.yaml');
+    fs.writeFileSync(served, stringify({ ...reference, fields: { ...reference.fields, card } }));
+    const other = await startGateway({ port: 0, host: '127.0.0.1', profile: served });
+    try {
+      const from = partial('own-names', { fields: { card }, signature: reference.signature });
+      const out = path.join(dir, 'own-names.discovered.yaml');
+      const r = await cli([
+        'profile',
+        'discover',
+        '--target',
+        other.baseUrl,
+        '--config',
+        config,
+        '--from',
+        from,
+        '--out',
+        out,
+      ]);
+      expect(r.out).not.toContain('contradiction:');
+      expect(r.out).not.toContain(reference.payments.testCards.approve[0]);
+      expect(r.code).toBe(EXIT.ok);
+      const text = fs.readFileSync(out, 'utf8');
+      expect(text).toMatch(/number: cc_pan_x # from .*own-names\.yaml, confirmed by the probes: /);
+      expect(text).toMatch(/securityCode: cc_cvv_x # from .*own-names\.yaml, confirmed by the probes: /);
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('reports a stated point the gateway contradicts with its evidence, writes the draft, exit 1', async () => {
     const kinds = { badSignature: { ...reference.errors.kinds.badSignature, code: '9999' } };
     const from = partial('wrong', { errors: { kinds } });
