@@ -72,6 +72,24 @@ function readFrom(file: string): FromProfile {
   return { file: shown, loaded };
 }
 
+/** Print the contradictions of `--from` and the draft's problems; the exit code (1 when there is any). */
+function verdict(result: DiscoveryResult, from: FromProfile | undefined): number {
+  for (const c of result.contradictions) console.error(contradictionLine(c));
+  if (result.contradictions.length) {
+    const n = result.contradictions.length;
+    console.error(
+      `${n} point${n === 1 ? '' : 's'} of ${from?.file ?? '--from'} contradicted by the gateway: the draft keeps the stated value${n === 1 ? '' : 's'}, marked CONTRADICTED; correct the profile or the gateway.`,
+    );
+  }
+  if (result.problems.length) {
+    console.error(
+      `the draft is NOT a valid profile (${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}); fix these lines by hand:`,
+    );
+    for (const p of result.problems) console.error(`  - ${p}`);
+  }
+  return result.contradictions.length || result.problems.length ? EXIT.failed : EXIT.ok;
+}
+
 /** Run the command with its arguments (after `profile discover`); returns the exit code. */
 export async function profileDiscoverMain(argv: string[]): Promise<number> {
   let release = () => {};
@@ -155,21 +173,7 @@ export async function profileDiscoverMain(argv: string[]): Promise<number> {
         out ? `wrote ${path.relative(process.cwd(), out) || out}` : 'draft written to standard output',
       ),
     );
-    for (const c of result.contradictions) console.error(contradictionLine(c));
-    if (result.contradictions.length) {
-      const n = result.contradictions.length;
-      console.error(
-        `${n} point${n === 1 ? '' : 's'} of ${from!.file} contradicted by the gateway: the draft keeps the stated value${n === 1 ? '' : 's'}, marked CONTRADICTED; correct the profile or the gateway.`,
-      );
-    }
-    if (result.problems.length) {
-      console.error(
-        `the draft is NOT a valid profile (${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}); fix these lines by hand:`,
-      );
-      for (const p of result.problems) console.error(`  - ${p}`);
-      return EXIT.failed;
-    }
-    return result.contradictions.length ? EXIT.failed : EXIT.ok;
+    return verdict(result, from);
   } catch (e) {
     // Left guarded: cli/main.ts prints the error through the same masking.
     release = () => {};
