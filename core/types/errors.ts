@@ -185,3 +185,15 @@ export class ProfilePointNotStated extends KitError {
     this.pointer = pointer;
   }
 }
+
+/**
+ * Discovery's size-limit search: a body size no answer told (the connection was lost, a time-out or a reset, twice at
+ * that size). Caught by the search, which then leaves the limit undecided; it never reaches a user.
+ */
+export class NoAnswerAtSize extends KitError {
+  override name = 'NoAnswerAtSize';
+  override readonly code: string = 'PAGI_E_NO_ANSWER_AT_SIZE';
+  constructor(readonly bytes: number) {
+    super(`no answer to a body of ${bytes} bytes`);
+  }
+}

@@ -8,6 +8,7 @@ import { encodeForm } from '../../core/codecs/form.js';
 import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
 import { kindOf } from './errors.js';
+import { NoAnswerAtSize as Lost } from '../../core/types/errors.js';
 
 const MAX = 16 * 1024 * 1024;
 
@@ -47,13 +48,6 @@ function sized(s: Session, bytes: number): { body: Record<string, unknown>; raw:
     raw = encode(padded);
   }
   return { body: signed, raw };
-}
-
-/** A body size no answer told: the connection was lost (a time-out, a reset) twice at that size. */
-class Lost extends Error {
-  constructor(readonly bytes: number) {
-    super(`no answer to a body of ${bytes} bytes`);
-  }
 }
 
 async function run(s: Session, facts: Facts): Promise<void> {
