@@ -6,7 +6,8 @@
  */
 import type { CheckContext } from '../core/model.js';
 import { FIELD } from './fields.js';
-import { type ItemEntry, type Ledger, type PaymentEntry, hundredthsOf, itemsOn } from './ledger.js';
+import { type ItemEntry, type Ledger, type PaymentEntry, itemsOn } from './ledger.js';
+import { hundredths } from './observe.js';
 
 /** The acknowledged state of a payment at a time, and the items it rests on. */
 export interface AcknowledgedState {
@@ -24,7 +25,7 @@ function afterAuthorise(ctx: CheckContext, payment: PaymentEntry): string | unde
 
 /** Amount of an item in hundredths, or the payment's when the profile's item amount is the original one. */
 function itemAmount(item: ItemEntry, payment: PaymentEntry, field: string): number | undefined {
-  return hundredthsOf(item.item[field]) ?? hundredthsOf(payment.amount);
+  return hundredths(item.item[field]) ?? hundredths(payment.amount);
 }
 
 interface Money {
@@ -37,7 +38,7 @@ function moved(ctx: CheckContext, i: ItemEntry, payment: PaymentEntry, money: Mo
   const t = ctx.profile.transitions;
   if (i.operation === 'capture') {
     const amount =
-      t.capture.itemAmount === 'operationAmount' ? itemAmount(i, payment, FIELD.amount) : hundredthsOf(payment.amount);
+      t.capture.itemAmount === 'operationAmount' ? itemAmount(i, payment, FIELD.amount) : hundredths(payment.amount);
     money.captured += amount ?? 0;
     return t.capture.to;
   }
@@ -48,8 +49,8 @@ function moved(ctx: CheckContext, i: ItemEntry, payment: PaymentEntry, money: Mo
     return flag === r.approve.flag ? r.approve.to : flag === r.reject.flag ? r.reject.to : undefined;
   }
   if (i.operation === 'refund') {
-    money.refunded += hundredthsOf(i.item[FIELD.refundAmount]) ?? Number.NaN;
-    const base = money.captured || hundredthsOf(payment.amount) || 0;
+    money.refunded += hundredths(i.item[FIELD.refundAmount]) ?? Number.NaN;
+    const base = money.captured || hundredths(payment.amount) || 0;
     if (Number.isNaN(money.refunded)) return undefined;
     return money.refunded >= base ? t.refund.toFull : t.refund.toPartial;
   }

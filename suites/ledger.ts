@@ -5,7 +5,7 @@
  */
 import type { CheckContext, Exchange, LedgerEntry, OperationKey, RunLedgerView } from '../core/model.js';
 import { FIELD } from './fields.js';
-import { batchItems, batchResults, cents, isObject, itemSucceeded, operationOf, responseObject } from './observe.js';
+import { batchItems, batchResults, isObject, itemSucceeded, operationOf, responseObject } from './observe.js';
 
 /** A payment the gateway answered with a transaction id. */
 export interface PaymentEntry {
@@ -83,7 +83,8 @@ export function answered(entry: LedgerEntry): boolean {
   return entry.exchange.response?.status === 200;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** A non-empty string value, or undefined. */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function addPayment(ledger: Ledger, entry: LedgerEntry, answer: Record<string, unknown>): void {
   // What the kit sent is what the payment was made with; the answer's echo of it is judged by the echo checks.
@@ -168,13 +169,6 @@ export function ledgerOf(view: RunLedgerView | undefined, ctx: CheckContext): Le
     if (isObject(body)) ledger.notifications.push({ exchange: n.exchange, body });
   }
   return ledger;
-}
-
-/** Amount in hundredths of a value written as a decimal string or a number (payout figures are numbers). */
-export function hundredthsOf(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value * 100);
-  if (typeof value === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(value)) return Math.round(Number(value) * 100);
-  return cents(value);
 }
 
 /** The items of successful results about one transaction, of one operation. */

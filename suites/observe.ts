@@ -124,7 +124,7 @@ export function cents(amount: unknown): number | undefined {
 }
 
 /** An amount written in any decimal form (`10`, `10.5`, `10.50`) as a number of hundredths; undefined otherwise. */
-function hundredths(value: unknown): number | undefined {
+export function hundredths(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || !/^-?[0-9]+(\.[0-9]+)?$/.test(text.trim())) return undefined;
   return Math.round(Number(text) * 100);

@@ -7,16 +7,9 @@ import type { CheckContext, Exchange, NotApplicable, Observation, RunLedgerView 
 import { FIELD } from '../fields.js';
 import { type FindingInput, type Report, defineCheck, quote } from '../findings.js';
 import { acknowledgedState } from '../ledger-state.js';
+import { type Ledger, type PaymentEntry, answered, ledgerOf, requestOf, str, succeededItems } from '../ledger.js';
 import {
-  type Ledger,
-  type PaymentEntry,
-  answered,
-  hundredthsOf,
-  ledgerOf,
-  requestOf,
-  succeededItems,
-} from '../ledger.js';
-import {
+  hundredths,
   isObject,
   matchesCodeMessage,
   operationOf,
@@ -68,8 +61,6 @@ function withMore(input: FindingInput, more: number): FindingInput {
   const r = input.received;
   return { ...input, received: typeof r === 'string' ? `${r}${tail}` : { ...r, after: `${r.after ?? ''}${tail}` } };
 }
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 // ------------------------------------------------------------------ identity
 
@@ -235,11 +226,11 @@ function refundSearchHoldsMadeRefunds(ledger: Ledger, ctx: CheckContext, report:
       });
     const key = `${r.entry.seq}/${payment.transactionId}`;
     const sum = totals.get(key) ?? { cents: 0, payment, exchange: x };
-    sum.cents += hundredthsOf(r.record[FIELD.refundAmount]) ?? 0;
+    sum.cents += hundredths(r.record[FIELD.refundAmount]) ?? 0;
     totals.set(key, sum);
   }
   for (const { cents, payment, exchange } of totals.values()) {
-    const amount = hundredthsOf(payment.amount);
+    const amount = hundredths(payment.amount);
     if (amount !== undefined && cents > amount)
       report({
         code: 'LEDGER_DISAGREES',
@@ -258,9 +249,9 @@ function payoutsHoldTogether(ledger: Ledger, ctx: CheckContext, report: Report):
   for (const payout of ledger.payouts) {
     const a = payout.answer;
     const x = payout.entry.exchange;
-    const pays = hundredthsOf(a[FIELD.amountPayerPays]);
-    const receives = hundredthsOf(a[FIELD.amountBeneficiaryReceives]);
-    const fee = hundredthsOf(a[FIELD.feeAmount]);
+    const pays = hundredths(a[FIELD.amountPayerPays]);
+    const receives = hundredths(a[FIELD.amountBeneficiaryReceives]);
+    const fee = hundredths(a[FIELD.feeAmount]);
     const oneCurrency =
       p.currencyConversion === 'none' ||
       sameValue(

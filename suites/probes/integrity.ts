@@ -3,26 +3,13 @@
  * worker is made. It sends nothing to the target; it asks the kit's receiver for the notifications of every payment
  * and payout whose request gave the receiver's notify_url, so the ledger holds them too.
  */
-import type { CheckContext, Exchange, OperationKey, ProbeClient } from '../../core/model.js';
+import type { CheckContext, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { isObject } from '../observe.js';
-import { defineProbe, once } from './support.js';
+import { defineProbe, notSent, once } from './support.js';
 
 /** Keys the probe asks the receiver for at most (order numbers and request ids). */
 const MAX_NOTIFICATION_KEYS = 500;
-
-/** A stand-in exchange for the observation's `main`: the ledger sends no request of its own. */
-function ledgerMain(ctx: CheckContext, operation: OperationKey): Exchange {
-  const url = `${ctx.config.baseUrl.replace(/\/$/, '')}${ctx.spec.operations.get(operation)?.path ?? ''}`;
-  return {
-    id: `${operation}#ledger`,
-    operation,
-    request: { method: 'POST', url, headers: {}, body: undefined, bodyText: '', encoding: 'raw' },
-    startedAt: new Date().toISOString(),
-    durationMs: 0,
-    evidence: { request: { method: 'POST', url, headers: {}, body: '' }, curl: '' },
-  };
-}
 
 /** Ask the receiver for the notifications of every request that gave its notify_url (once per run). */
 async function collectNotifications(client: ProbeClient, ctx: CheckContext): Promise<void> {
@@ -48,7 +35,8 @@ export const runLedger = defineProbe(
     await once(ctx, 'runLedger:notifications', () => collectNotifications(client, ctx));
     const view = client.ledger?.();
     if (view) steps.facts[LEDGER_FACT] = view;
-    return ledgerMain(ctx, operation);
+    // The ledger sends no request of its own: its `main` stands for none.
+    return notSent(ctx, operation, 'ledger');
   },
   { readsLedger: true },
 );

@@ -71,11 +71,14 @@ export type ProbeBody<S extends string = string> = (
   steps: Steps<S>,
 ) => Promise<Exchange>;
 
-/** A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`). */
-function notSent(ctx: CheckContext, operation: OperationKey): Exchange {
+/**
+ * A synthetic exchange standing for a request that was never sent (inconclusive observations need a `main`; so does
+ * an observation that sends nothing of its own, `tag` naming it).
+ */
+export function notSent(ctx: CheckContext, operation: OperationKey, tag = 'not-sent'): Exchange {
   const url = `${ctx.config.baseUrl.replace(/\/$/, '')}${ctx.spec.operations.get(operation)?.path ?? ''}`;
   return {
-    id: `${operation}#not-sent`,
+    id: `${operation}#${tag}`,
     operation,
     request: { method: 'POST', url, headers: {}, body: undefined, bodyText: '', encoding: 'raw' },
     startedAt: new Date().toISOString(),
