@@ -9,19 +9,23 @@ import { operationsIn } from '../core/spec/operations.js';
 import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../core/run-result.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../engine/outcome.js';
 import { registryProblems } from '../engine/registry.js';
-import { CHOICE_CHECKS } from './checks/choices.js';
-import { CONVENTIONS_CHECKS } from './checks/conventions.js';
-import { DEEP_CHECKS } from './checks/deep.js';
-import { INTEGRITY_CHECKS } from './checks/integrity.js';
-import { EVENTS_CHECKS } from './checks/events.js';
-import { LIFECYCLE_CHECKS } from './checks/lifecycle.js';
-import { LIMITS_CHECKS } from './checks/limits.js';
-import { MEDIA_CHECKS } from './checks/media.js';
-import { SECURITY_CHECKS } from './checks/security.js';
-import { SHAPE_CHECKS } from './checks/shape.js';
-import { OUTSIDE_CHECKS, PROFILE_RULE_CHECKS } from './checks/profile-rules.js';
-import { STATUS_CHECKS } from './checks/status.js';
 import { fieldProblems } from './fields.js';
+import * as choiceChecks from './checks/choices.js';
+import * as conventionCardChecks from './checks/conventions-cards.js';
+import * as conventionChecks from './checks/conventions.js';
+import * as deepChecks from './checks/deep.js';
+import * as eventChecks from './checks/events.js';
+import * as integrityChecks from './checks/integrity.js';
+import * as outcomeChecks from './checks/lifecycle-outcomes.js';
+import * as payoutChecks from './checks/lifecycle-payout.js';
+import * as reviewChecks from './checks/lifecycle-review.js';
+import * as transitionChecks from './checks/lifecycle-transitions.js';
+import * as limitChecks from './checks/limits.js';
+import * as mediaChecks from './checks/media.js';
+import * as profileRuleChecks from './checks/profile-rules.js';
+import * as securityChecks from './checks/security.js';
+import * as shapeChecks from './checks/shape.js';
+import * as statusChecks from './checks/status.js';
 import * as basicProbes from './probes/basic.js';
 import * as choiceProbes from './probes/choices.js';
 import * as deepProbes from './probes/deep.js';
@@ -54,22 +58,45 @@ export const PROBES: readonly Probe[] = [
   integrityProbes,
 ].flatMap((m) => Object.values(m).filter(isProbe));
 
-/** Every check, family by family. */
-export const CHECKS: readonly Check[] = [
-  ...SHAPE_CHECKS,
-  ...MEDIA_CHECKS,
-  ...CONVENTIONS_CHECKS,
-  ...LIMITS_CHECKS,
-  ...STATUS_CHECKS,
-  ...SECURITY_CHECKS,
-  ...LIFECYCLE_CHECKS,
-  ...EVENTS_CHECKS,
-  ...PROFILE_RULE_CHECKS,
-  ...OUTSIDE_CHECKS,
-  ...CHOICE_CHECKS,
-  ...DEEP_CHECKS,
-  ...INTEGRITY_CHECKS,
-];
+/** Whether a module's export is a check (an id, its family, the probe it reads and its run). */
+function isCheck(value: unknown): value is Check {
+  const v = value as Partial<Check> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.id === 'string' &&
+    typeof v.family === 'string' &&
+    typeof v.probe === 'string' &&
+    typeof v.run === 'function'
+  );
+}
+
+/**
+ * Every check, derived from the exports of the check modules (a check is registered by being exported), family by
+ * family in the one family order, then module by module as listed here, then by export name.
+ */
+export const CHECKS: readonly Check[] = (() => {
+  const modules = [
+    shapeChecks,
+    mediaChecks,
+    conventionChecks,
+    conventionCardChecks,
+    limitChecks,
+    statusChecks,
+    securityChecks,
+    transitionChecks,
+    reviewChecks,
+    payoutChecks,
+    outcomeChecks,
+    eventChecks,
+    profileRuleChecks,
+    choiceChecks,
+    deepChecks,
+    integrityChecks,
+  ];
+  const all = modules.flatMap((m) => Object.values(m).filter(isCheck));
+  return FAMILIES.flatMap((f) => all.filter((c) => c.family === f));
+})();
 
 /** Throw with every problem of a table and of the field names (a broken kit, not a gateway's misbehaviour). */
 export function validateRegistry(checks: readonly Check[], probes: readonly Probe[], spec: SpecModel): void {

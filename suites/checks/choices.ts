@@ -3,7 +3,7 @@
  * gateway does not know (`errors.unknownMerchant`), and the signing of values whose place in the string to sign is
  * the profile's choice (`signature.request.leaveOut`, `requestMedia.formNestedValues`).
  */
-import type { Check, CheckContext, Exchange } from '../../core/model.js';
+import type { CheckContext, Exchange } from '../../core/model.js';
 import { defineCheck, onlyWithSteps, outcomeOf, succeeded, wrap } from '../findings.js';
 import { signedValues, unknownMerchant } from '../probes/choices.js';
 import { checkErrorAnswer, errorKindOf, expectRefusal, refusalInBody } from './common.js';
@@ -99,6 +99,3 @@ export const valuesSignedPerProfile = defineCheck({
     }
   },
 });
-
-/** The checks of profile choices, in report order. */
-export const CHOICE_CHECKS: readonly Check[] = [unknownMerchantRefusedPerProfile, valuesSignedPerProfile];

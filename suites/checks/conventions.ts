@@ -3,7 +3,7 @@
  * echoes of the request, batch answers item by item, envelope and item success values, refund reference ids, card
  * masking, and the 3-D Secure, anti-fraud and subscription results the request asked for.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyOnSuccess, onlyWhen, quote, quoted, wrap } from '../findings.js';
 import {
@@ -28,7 +28,6 @@ import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
 import { happy } from '../probes/basic.js';
-import { cardMaskedPerProfile, noFullCardNumberInResponse } from './conventions-cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 
 const notDecodable = { notApplicable: 'the body could not be decoded; responseBodyFormat reports it' };
@@ -752,22 +751,3 @@ export const antifraudCookieUnderProfileName = onlyOnSuccess(
     },
   }),
 );
-
-/** The conventions family, in report order. */
-export const CONVENTIONS_CHECKS: readonly Check[] = [
-  fieldFormatsFollowConventions,
-  responseEchoesRequestFields,
-  payoutEchoesRequest,
-  batchResultsEchoRequestIds,
-  batchItemsSucceedWithShownValues,
-  envelopeReturnsOk,
-  refundReferenceIdExtendsTransactionId,
-  noFullCardNumberInResponse,
-  cardMaskedPerProfile,
-  paymentReturnsRequestedResults,
-  queryReturnsRequestedResults,
-  paymentApprovedPerProfile,
-  payoutCompletedWithShownStatus,
-  selectionReturnsSelectedRecords,
-  antifraudCookieUnderProfileName,
-];

@@ -339,14 +339,3 @@ export const deepCasesGenerated = defineCheck<string>({
     });
   },
 });
-
-/** The deep family, in report order. */
-export const DEEP_CHECKS: readonly Check[] = [
-  deepCasesGenerated,
-  deepNeverServerError,
-  deepAnswersConform,
-  deepValidRequestAccepted,
-  deepInvalidRequestRefused,
-  deepInvalidChangesNothing,
-  deepLifecycleInvariants,
-];

@@ -3,7 +3,7 @@
  * within the configured wait (must); method, body and signature as the profile says, and retries of an
  * unacknowledged notification as the profile schedules them (profile).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { expectedNotificationFields, notificationSchemaValidator } from '../../core/profile/notification-shape.js';
 import { valueAt } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
@@ -234,10 +234,3 @@ export const notificationRetriedPerProfile = wrap(
     (o) => String(o.facts.cannotRefuse),
   ),
 );
-
-/** The events family, in report order. */
-export const EVENTS_CHECKS: readonly Check[] = [
-  notificationDelivered,
-  notificationFollowsProfile,
-  notificationRetriedPerProfile,
-];

@@ -687,13 +687,3 @@ export const recordsAgreeWithLedger = defineCheck({
     }
   }),
 });
-
-/** The integrity family: the invariants judged against the run's ledger. */
-export const INTEGRITY_CHECKS = [
-  identifiersNameOneThing,
-  recordsAgreeWithLedger,
-  moneyAgreesWithLedger,
-  unauthenticatedNeverCarriedOut,
-  queryShowsAcknowledgedState,
-  notificationsAgreeWithLedger,
-];

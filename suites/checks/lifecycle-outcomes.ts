@@ -3,7 +3,7 @@
  * completed or declined on the APM issuer page (`apmCompletion`) and completed through the checkout page
  * (`checkoutCompletion`).
  */
-import type { Check, CheckContext, Exchange, Observation } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation } from '../../core/model.js';
 import { type DeclineFacts, declineOutcome, declineRuleOf } from '../../core/profile/choices.js';
 import { FIELD } from '../fields.js';
 import {
@@ -310,13 +310,3 @@ export const checkoutPostBackCompletesPayment = wrap(
   onlyOnSuccessOf('checkout'),
   onlyWhenFollowed,
 );
-
-/** The checks of payment outcomes, in report order. */
-export const OUTCOME_CHECKS: readonly Check[] = [
-  declinedCardDeclinedPerProfile,
-  tokenPaymentSucceeds,
-  issuerUrlRequestable,
-  apmPaymentCompletedViaIssuerPage,
-  apmPaymentDeclinedViaIssuerPage,
-  checkoutPostBackCompletesPayment,
-];

@@ -1,5 +1,3 @@
-/** lifecycle, the payout scenario (`payoutLifecycle`): a payout the profile's failure rule matches, and replays. */
-import type { Check } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { responseObject, statusOf, text } from '../observe.js';
@@ -134,6 +132,3 @@ export const payoutReplayIdempotent = wrap(
     (o) => `the first payout was not answered with success (${outcomeOf(o.steps.first)})`,
   ),
 );
-
-/** The checks of the payout scenario, in report order. */
-export const PAYOUT_CHECKS: readonly Check[] = [payoutFailureReported, payoutReplayIdempotent];

@@ -1,5 +1,5 @@
 /** lifecycle, the review scenario (`reviewLifecycle`): a flagged payment approved or rejected by review, and reviewed again. */
-import type { Check, CheckContext, Observation } from '../../core/model.js';
+import type { CheckContext, Observation } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, onlyWithSteps, quoted, wrap } from '../findings.js';
 import { expectedCodeMessage, matchesCodeMessage, responseObject } from '../observe.js';
@@ -222,10 +222,3 @@ export const rejectingReviewSettlesPayment = wrap(
     'the profile holds no payment for review and allows no review of an approved payment',
   ),
 );
-
-/** The checks of the review scenario, in report order. */
-export const REVIEW_CHECKS: readonly Check[] = [
-  flaggedPaymentSettledByReview,
-  settledPaymentReviewedPerProfile,
-  rejectingReviewSettlesPayment,
-];

@@ -2,7 +2,7 @@
  * lifecycle, the payment scenario (`paymentLifecycle`): capture, partial and full refunds, refund search, cancel, and
  * the transitions the profile refuses (over-capture, over-refund, capture of a cancelled payment, ...).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, wrap } from '../findings.js';
 import { sameValue, isObject, queryRecords, responseObject } from '../observe.js';
@@ -491,18 +491,3 @@ export const fullRefundSettlesPayment = wrap(
   }),
   onlyWithSteps('refundRest'),
 );
-
-/** The checks of the payment scenario, in report order. */
-export const TRANSITION_CHECKS: readonly Check[] = [
-  queryShowsAuthorisedPayment,
-  queryShowsStatusAfterTransitions,
-  partialRefundsSucceedTwice,
-  overRefundRefused,
-  refundReferenceIdsNumberedPerProfile,
-  refundSearchShowsEveryRefund,
-  cancelAfterRefundRefused,
-  overCaptureRefused,
-  cancelledPaymentNotCapturable,
-  capturedPaymentNotCapturedAgain,
-  fullRefundSettlesPayment,
-];

@@ -4,7 +4,7 @@
  * and its over-limit error, or only its first orders up to the limit processed (`limits.overLimit.refuseWhole`); an
  * empty batch gets no server error; query and refund search at and over their limit.
  */
-import type { Check, CheckContext, Observation } from '../../core/model.js';
+import type { CheckContext, Observation } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWhen, outcomeOf, quote, succeeded, wrap } from '../findings.js';
 import {
@@ -295,15 +295,3 @@ export const selectionOverLimitRefused = defineCheck({
       checkErrorAnswer(ctx, report, o.main, o.operation, 'overLimit', 'PAGI-LIM-008');
   },
 });
-
-/** The limits family, in report order. */
-export const LIMITS_CHECKS: readonly Check[] = [
-  batchAtLimitAccepted,
-  batchOverLimitNotProcessedInFull,
-  batchOverLimitRefusedWhole,
-  batchOverLimitAnsweredPerProfile,
-  emptyBatchNoServerError,
-  selectionAtLimitAccepted,
-  selectionOverLimitNotServed,
-  selectionOverLimitRefused,
-];

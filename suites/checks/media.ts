@@ -626,22 +626,3 @@ export const checkoutInputNamesOnce = onPage(
     },
   }),
 );
-
-/** The media family, in report order. */
-export const MEDIA_CHECKS: readonly Check[] = [
-  responseBodyFormat,
-  xmlRootIsRespon,
-  responseContentTypeConventional,
-  requestMediaAcceptedPerProfile,
-  requestHeadersPerProfile,
-  checkoutPageHasOneForm,
-  checkoutFormPostsToBaseUrl,
-  checkoutFormSubmitsOnLoad,
-  checkoutFormEchoesSubmittedFields,
-  checkoutFormHasEveryAlias,
-  checkoutAliasesEqualSources,
-  checkoutAllParamsMatchSubmitted,
-  checkoutFormHasGatewayFields,
-  checkoutNeedsNoDirectOnlyField,
-  checkoutInputNamesOnce,
-];

@@ -4,7 +4,7 @@
  * (`selection.*.resultOrder`), how two selecting fields combine (`selection.*.combine`, `unmatched`), and a payout's fee, amounts and clearing system (`payout.fee`, `feePaidBy`,
  * `localClearingSystem`).
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { decodedText } from '../../engine/decode.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
@@ -521,16 +521,6 @@ export const resultValuesPerProfile = defineCheck({
   },
 });
 
-/** The checks of profile rules, each in its family. */
-export const PROFILE_RULE_CHECKS: readonly Check[] = [
-  requestFaultsResolvedInProfileOrder,
-  itemFaultsResolvedInProfileOrder,
-  selectionResultsInProfileOrder,
-  selectionCombinedPerProfile,
-  payoutFeesPerProfile,
-  resultValuesPerProfile,
-];
-
 /** Report unless an answer is the refusal of `kind` in a form the profile declares (or, with `operation` undefined, the catalogue's HTTP error in `unknownOperationFormat`). */
 function expectKind(
   ctx: CheckContext,
@@ -699,6 +689,3 @@ export const cardFieldsPerProfile = wrap(
   }),
   onlyWithSteps('notLuhn', 'oneDigitMonth', 'unknownToken'),
 );
-
-/** The checks of profile rules a request outside the operations' own cases shows. */
-export const OUTSIDE_CHECKS: readonly Check[] = [outsideRequestsAnsweredPerProfile, cardFieldsPerProfile];

@@ -4,7 +4,7 @@
  * free text carrying markup returned exactly (decoded) in the checkout page's inputs, adding no input, and in the XML
  * answer's note, adding no element.
  */
-import type { Check, CheckContext, Observation } from '../../core/model.js';
+import type { CheckContext, Observation } from '../../core/model.js';
 import { covers } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import {
@@ -282,13 +282,3 @@ export const noSecretInResponse = defineCheck({
     }
   },
 });
-
-/** The security family, in report order. */
-export const SECURITY_CHECKS: readonly Check[] = [
-  missingSignatureRefused,
-  badSignatureRefusedPerProfile,
-  responseSignatureVerifies,
-  queryRefusedFromUnregisteredAddress,
-  freeTextParsesBackExactly,
-  noSecretInResponse,
-];

@@ -3,7 +3,7 @@
  * its variant, each failure at the level of the requirement its constraint carries; undeclared fields as
  * information; and the documented request accepted.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import type { SchemaViolation } from '../../core/spec/ajv.js';
 import { kitSpec, type SpecModel } from '../../core/spec/load.js';
 import { FIELD } from '../fields.js';
@@ -391,13 +391,3 @@ export const jsonMembersNamedOnce = onlyOnSuccess(
     },
   }),
 );
-
-/** The shape family, in report order. */
-export const SHAPE_CHECKS: readonly Check[] = [
-  responseMatchesSchema,
-  unknownResponseFields,
-  documentedRequestAccepted,
-  responseHoldsListedFields,
-  responseAddsDocumentedFields,
-  jsonMembersNamedOnce,
-];

@@ -3,7 +3,7 @@
  * for the APM payment, the profile's refusal elsewhere) with nothing changed; an unknown APM record answered 404;
  * per-item failures for unknown transactions; no server error for any generated input.
  */
-import type { Check, CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
+import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
 import { batchTransition } from '../../core/spec/operations.js';
 import { FIELD } from '../fields.js';
 import { type Report, defineCheck, stepEntries, onlyWhen, outcomeOf, quoted, succeeded, wrap } from '../findings.js';
@@ -365,15 +365,3 @@ export const generatedInputNeverServerError = defineCheck({
     });
   },
 });
-
-/** The status family, in report order. */
-export const STATUS_CHECKS: readonly Check[] = [
-  successAnsweredWith200,
-  operationServedAtVersionedPath,
-  malformedBodyRefused,
-  wrongFormatRefused,
-  wrongFormatChangesNothing,
-  apmUnknownRecordIs404,
-  unknownTransactionItemFails,
-  generatedInputNeverServerError,
-];

@@ -115,3 +115,26 @@ describe('families, levels and selections', () => {
     }
   });
 });
+
+describe('the table derives its entries', () => {
+  it('every check a module under suites/checks or suites/probes exports is in the table, once, family by family', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const ids = CHECKS.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const folder of ['checks', 'probes']) {
+      const dir = path.join(import.meta.dirname, '..', '..', 'suites', folder);
+      for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+        const mod = (await import(path.join(dir, file))) as Record<string, unknown>;
+        for (const [name, value] of Object.entries(mod)) {
+          const v = value as Partial<Check> | null;
+          const isCheck =
+            typeof v === 'object' && v !== null && typeof v.family === 'string' && typeof v.run === 'function';
+          if (isCheck) expect(CHECKS, `${folder}/${file} exports ${name}`).toContain(value);
+        }
+      }
+    }
+    const order = CHECKS.map((c) => FAMILIES.indexOf(c.family));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});
