@@ -6,6 +6,7 @@
  */
 import type { RunLedgerView } from '../core/model.js';
 import type { FIELD } from './fields.js';
+import type { MoneyBook, MoneyBreach } from './money.js';
 import type { FollowUp } from './observe.js';
 
 /** The identifying fields of a payment, the only part of it kept in facts (never card data). */
@@ -38,8 +39,8 @@ export interface DeepFailure {
   step: string;
   /** Cases of this operation failing the check before shrinking. */
   failing: number;
-  /** Lifecycle ledger at the time (transaction id, captured and refunded cents, cancelled). */
-  ledger?: { transactionId: string; capturedCents: number; refundedCents: number; cancelled: boolean };
+  /** The book of the first accepted item breaking a money rule, and the rule (suites/money.ts). */
+  ledger?: MoneyBook & { breach: MoneyBreach };
 }
 
 /** What the deep probe counts per operation (in the summary finding). */

@@ -7,6 +7,7 @@
 import type { CheckContext } from '../core/model.js';
 import { FIELD } from './fields.js';
 import { type ItemEntry, type Ledger, type PaymentEntry, itemsOn } from './ledger.js';
+import { type MoneyBook, bookAccepted, openBook } from './money.js';
 import { hundredths } from './observe.js';
 
 /** The acknowledged state of a payment at a time, and the items it rests on. */
@@ -17,7 +18,7 @@ export interface AcknowledgedState {
 }
 
 /** The state the profile gives a payment after its authorisation, from the answer's order_status. */
-function afterAuthorise(ctx: CheckContext, payment: PaymentEntry): string | undefined {
+export function afterAuthorise(ctx: CheckContext, payment: PaymentEntry): string | undefined {
   const results = ctx.profile.statusValues.order_status as Record<string, string>;
   const result = Object.entries(results).find(([, v]) => v === payment.orderStatus)?.[0];
   return result ? (ctx.profile.transitions.afterAuthorise as Record<string, string>)[result] : undefined;
@@ -28,31 +29,47 @@ function itemAmount(item: ItemEntry, payment: PaymentEntry, field: string): numb
   return hundredths(item.item[field]) ?? hundredths(payment.amount);
 }
 
-interface Money {
-  captured: number;
-  refunded: number;
+/**
+ * A payment's book before its items (suites/money.ts): captured at its amount when the state its authorisation left it
+ * in is one refunds start from.
+ */
+export function openedBook(ctx: CheckContext, payment: PaymentEntry, born: string): MoneyBook {
+  const captured = (ctx.profile.transitions.refund.from as readonly string[]).includes(born);
+  return openBook(payment.transactionId, hundredths(payment.amount), { captured });
+}
+
+/** The amount in hundredths one accepted item books: a capture's as the profile's item amount says, a refund's own. */
+export function bookedAmount(ctx: CheckContext, i: ItemEntry, payment: PaymentEntry): number | undefined {
+  if (i.operation === 'capture')
+    return ctx.profile.transitions.capture.itemAmount === 'operationAmount'
+      ? itemAmount(i, payment, FIELD.amount)
+      : hundredths(payment.amount);
+  if (i.operation === 'refund') return hundredths(i.item[FIELD.refundAmount]);
+  return undefined;
 }
 
 /** The state one succeeded item moves a payment to, or undefined when the profile does not say. */
-function moved(ctx: CheckContext, i: ItemEntry, payment: PaymentEntry, money: Money): string | undefined {
+function moved(ctx: CheckContext, i: ItemEntry, payment: PaymentEntry, money: MoneyBook): string | undefined {
   const t = ctx.profile.transitions;
   if (i.operation === 'capture') {
-    const amount =
-      t.capture.itemAmount === 'operationAmount' ? itemAmount(i, payment, FIELD.amount) : hundredths(payment.amount);
-    money.captured += amount ?? 0;
+    bookAccepted(money, 'capture', bookedAmount(ctx, i, payment) ?? 0);
     return t.capture.to;
   }
-  if (i.operation === 'cancel') return t.cancel.to;
+  if (i.operation === 'cancel') {
+    bookAccepted(money, 'cancel', undefined);
+    return t.cancel.to;
+  }
   if (i.operation === 'review') {
     const flag = i.item[FIELD.reviewFlag];
     const r = ctx.profile.review;
     return flag === r.approve.flag ? r.approve.to : flag === r.reject.flag ? r.reject.to : undefined;
   }
   if (i.operation === 'refund') {
-    money.refunded += hundredths(i.item[FIELD.refundAmount]) ?? Number.NaN;
-    const base = money.captured || hundredths(payment.amount) || 0;
-    if (Number.isNaN(money.refunded)) return undefined;
-    return money.refunded >= base ? t.refund.toFull : t.refund.toPartial;
+    const amount = bookedAmount(ctx, i, payment);
+    if (amount === undefined) return undefined;
+    bookAccepted(money, 'refund', amount);
+    const base = money.capturedCents || hundredths(payment.amount) || 0;
+    return money.refundedCents >= base ? t.refund.toFull : t.refund.toPartial;
   }
   return undefined;
 }
@@ -69,7 +86,8 @@ export function acknowledgedState(
 ): AcknowledgedState | undefined {
   let state = afterAuthorise(ctx, payment);
   if (!state || payment.entry.answeredAt > at) return undefined;
-  const money: Money = { captured: 0, refunded: 0 };
+  // The book starts empty here: the base of a refund is what was captured, or the payment's amount (as before).
+  const money = openBook(payment.transactionId, hundredths(payment.amount));
   const items: ItemEntry[] = [];
   for (const i of itemsOn(ledger, payment.transactionId)) {
     if (i.entry.answeredAt <= at) items.push(i);

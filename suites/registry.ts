@@ -15,6 +15,7 @@ import * as conventionCardChecks from './checks/conventions-cards.js';
 import * as conventionChecks from './checks/conventions.js';
 import * as deepChecks from './checks/deep.js';
 import * as eventChecks from './checks/events.js';
+import * as integrityMoneyChecks from './checks/integrity-money.js';
 import * as integrityChecks from './checks/integrity.js';
 import * as outcomeChecks from './checks/lifecycle-outcomes.js';
 import * as payoutChecks from './checks/lifecycle-payout.js';
@@ -93,6 +94,7 @@ export const CHECKS: readonly Check[] = (() => {
     choiceChecks,
     deepChecks,
     integrityChecks,
+    integrityMoneyChecks,
   ];
   const all = modules.flatMap((m) => Object.values(m).filter(isCheck));
   return FAMILIES.flatMap((f) => all.filter((c) => c.family === f));

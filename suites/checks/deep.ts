@@ -22,6 +22,7 @@ import { noFullCardNumberInResponse } from './conventions-cards.js';
 import { documentedRequestAccepted, responseMatchesSchema } from './shape.js';
 import { kitSpec } from '../../core/spec/load.js';
 import type { DeepCase, DeepFailure } from '../facts.js';
+import { MONEY_BREACH_REQUIREMENT, inUnits } from '../money.js';
 
 /** The checks whose findings the deep family repeats on each accepted valid exchange (they read only the main exchange). */
 const ANSWER_CHECKS: readonly Check[] = [
@@ -177,25 +178,34 @@ function invalidRequestRefused(v: Verdict): void {
     });
 }
 
-/** deepLifecycleInvariants: the ledger after an accepted valid request refunds no more than captured, captures nothing cancelled. */
+/**
+ * deepLifecycleInvariants: after an accepted valid request the book (suites/money.ts) captures no more than authorised,
+ * refunds no more than captured, captures nothing cancelled.
+ */
 function lifecycleInvariants(v: Verdict, l: DeepFailure['ledger']): void {
   if (v.c.kind !== 'valid' || !l || v.status !== 200) return;
-  if (l.refundedCents > l.capturedCents) {
+  const requirement = MONEY_BREACH_REQUIREMENT[l.breach];
+  if (l.breach === 'overRefund')
     report(v, {
       code: 'TRANSITION_ALLOWED',
-      requirement: 'PAGI-INV-001',
-      expected: `refunds of ${l.transactionId} adding up to at most the captured ${(l.capturedCents / 100).toFixed(2)}`,
-      received: `${(l.refundedCents / 100).toFixed(2)} refunded`,
+      requirement,
+      expected: `refunds of ${l.transactionId} adding up to at most the captured ${inUnits(l.capturedCents)}`,
+      received: `${inUnits(l.refundedCents)} refunded`,
     });
-  }
-  if (l.cancelled && l.capturedCents > 0 && v.operation === 'capture') {
+  else if (l.breach === 'overCapture')
     report(v, {
       code: 'TRANSITION_ALLOWED',
-      requirement: 'PAGI-CNL-002',
+      requirement,
+      expected: `captures of ${l.transactionId} adding up to at most the authorised ${inUnits(l.authorisedCents ?? 0)}`,
+      received: `${inUnits(l.capturedCents)} captured`,
+    });
+  else if (v.operation === 'capture')
+    report(v, {
+      code: 'TRANSITION_ALLOWED',
+      requirement,
       expected: `no capture of the cancelled ${l.transactionId}`,
       received: 'a successful capture',
     });
-  }
 }
 
 /**
@@ -314,8 +324,8 @@ export const deepInvalidChangesNothing = deepCheck(
 );
 export const deepLifecycleInvariants = deepCheck(
   'deepLifecycleInvariants',
-  ['PAGI-INV-001', 'PAGI-CNL-002'],
-  'Across the generated captures and refunds, no transaction is refunded above its capture and none is captured after its cancel.',
+  ['PAGI-INV-001', 'PAGI-INV-002', 'PAGI-CNL-002'],
+  'Across the generated captures and refunds, no transaction is captured above its authorisation, refunded above its capture or captured after its cancel.',
 );
 
 /** How many cases the probe generated and how they were answered (information: never fails). */

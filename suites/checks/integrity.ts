@@ -31,8 +31,8 @@ function ledgerIn(o: Observation, ctx: CheckContext): Ledger | NotApplicable {
   return ledger;
 }
 
-/** A check reading the ledger: not applicable when the run made no exchange with the operation. */
-function withLedger(
+/** A check reading the ledger: not applicable when the run made no exchange with the operation; one finding per kind of breach. */
+export function withLedger(
   verify: (ledger: Ledger, o: Observation, ctx: CheckContext, report: Report) => void,
 ): (o: Observation, ctx: CheckContext, report: Report) => void | NotApplicable {
   return (o, ctx, report) => {

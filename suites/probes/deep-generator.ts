@@ -40,6 +40,7 @@ import {
   startStateFor,
 } from './support.js';
 import type { BatchTransition } from '../../core/spec/terms.js';
+import { type MoneyBook, bookAccepted, openBook } from '../money.js';
 
 type Body = Record<string, unknown>;
 
@@ -209,13 +210,6 @@ export interface Generator {
   followUps(): number;
 }
 
-/** A payment's lifecycle ledger entry: cents captured and refunded, whether it was cancelled. */
-interface LedgerEntry {
-  capturedCents: number;
-  refundedCents: number;
-  cancelled: boolean;
-}
-
 /** The payments the requests name and the payment status code of the operation's start state (batches). */
 interface Pools {
   /** Valid requests' payments, in the operation's start state (captures also name cancelled ones). */
@@ -235,7 +229,8 @@ interface GenState extends Omit<Pools, 'cancelled'> {
   schemaId: string;
   isBatch: boolean;
   selecting: boolean;
-  ledger: Map<string, LedgerEntry>;
+  /** The valid pool's money, booked by the rules the run's ledger is judged by (suites/money.ts). */
+  ledger: Map<string, MoneyBook>;
   /** Invalid-pool payments named so far (the next bulk invalid case names the next in turn). */
   invalidTurn: number;
   /** Order numbers (non-batches) and transaction ids (batches) the bulk invalid cases named. */
@@ -283,21 +278,17 @@ async function selectionPools(
   return pools;
 }
 
-/** The ledger of the valid pool: a refund's payments start captured at their amount, the cancelled ones marked. */
+/** The books of the valid pool: a refund's payments start captured at their amount, the cancelled ones marked. */
 function openLedger(
   transition: BatchTransition | undefined,
   pool: readonly PaymentRecord[],
   cancelled: ReadonlySet<string>,
 ) {
-  const ledger = new Map<string, LedgerEntry>();
+  const ledger = new Map<string, MoneyBook>();
   for (const r of pool) {
     const id = String(r.fields[FIELD.transactionId]);
-    const amount = cents(r.fields[FIELD.amount]) ?? 0;
-    ledger.set(id, {
-      capturedCents: transition === 'refund' ? amount : 0,
-      refundedCents: 0,
-      cancelled: cancelled.has(id),
-    });
+    const start = { captured: transition === 'refund', cancelled: cancelled.has(id) };
+    ledger.set(id, openBook(id, cents(r.fields[FIELD.amount]) ?? 0, start));
   }
   return ledger;
 }
@@ -595,7 +586,7 @@ async function sendInvalid(g: GenState, c: Exclude<DeepCase, { kind: 'valid' }>,
   return { exchange: x, followUp: await followUpOf(g, body, record, x) };
 }
 
-/** Book a batch answer in the ledger; the entry of the first item breaking an invariant, if any. */
+/** Book a batch answer's accepted items; the book of the first item breaking a rule of suites/money.ts, if any. */
 function book(g: GenState, x: Exchange, body: Body): DeepFailure['ledger'] {
   const { ctx, op: operation } = g;
   const transition = batchTransition(ctx.spec, operation);
@@ -608,10 +599,9 @@ function book(g: GenState, x: Exchange, body: Body): DeepFailure['ledger'] {
     const entry = g.ledger.get(id);
     if (!entry) continue;
     const item = batchItems(ctx.spec, operation, body).find((i) => i[FIELD.transactionId] === id);
-    if (transition === 'capture') entry.capturedCents += cents(item?.[FIELD.amount]) ?? 0;
-    else entry.refundedCents += cents(item?.[FIELD.refundAmount]) ?? 0;
-    if (!broken && (entry.refundedCents > entry.capturedCents || (entry.cancelled && entry.capturedCents > 0)))
-      broken = { transactionId: id, ...entry };
+    const amount = cents(item?.[transition === 'capture' ? FIELD.amount : FIELD.refundAmount]) ?? 0;
+    const breach = bookAccepted(entry, transition, amount);
+    if (!broken && breach) broken = { ...entry, breach };
   }
   return broken;
 }

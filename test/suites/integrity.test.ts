@@ -10,6 +10,8 @@ import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import { runCli } from '../support/cli.js';
 
 const CASES = [
+  { requirement: 'PAGI-INV-001', fault: 'refund-exceeds-capture', check: 'refundsStayWithinCapture' },
+  { requirement: 'PAGI-INV-002', fault: 'over-capture-allowed', check: 'capturesStayWithinAuthorisation' },
   { requirement: 'PAGI-INV-011', fault: 'payout-transaction-id-reused', check: 'identifiersNameOneThing' },
   { requirement: 'PAGI-INV-012', fault: 'refund-search-phantom-refund', check: 'moneyAgreesWithLedger' },
   { requirement: 'PAGI-INV-013', fault: 'signature-checked-after-operation', check: 'unauthenticatedNeverCarriedOut' },

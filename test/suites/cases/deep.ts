@@ -4,11 +4,19 @@ import type { DeepCase, DeepFailure } from '../../../suites/facts.js';
 import { type FollowUp, responseObject } from '../../../suites/observe.js';
 import { batchExchange, errorExchange, happyExchange, item } from '../fixtures.js';
 import { type Case, fail, pass } from './types.js';
+import { type MoneyBook, bookAccepted, openBook } from '../../../suites/money.js';
+import type { BatchTransition } from '../../../core/spec/terms.js';
 
 const VALID: DeepCase = { kind: 'valid', fields: { note: 'x' } };
 const BROKEN: DeepCase = { kind: 'format', pointer: '/currency', value: '1.2.3', rule: 'PAGI-FMT-003' };
 const TAMPERED: DeepCase = { kind: 'signature', pointer: '/currency', value: 'EUR', rule: 'PAGI-AUTH-006' };
 const COUNTS = { valid: 10, accepted: 9, declined: 1, invalid: 10, refused: 10, followUps: 1 };
+
+/** What the probe keeps after booking one accepted item of `cents` on `book`: the book when a rule broke. */
+function booked(transition: BatchTransition, book: MoneyBook, cents: number): { ledger?: DeepFailure['ledger'] } {
+  const breach = bookAccepted(book, transition, cents);
+  return breach ? { ledger: { ...book, breach } } : {};
+}
 
 /** A deep observation keeping one failure of `checkId` (or none) with its exchange and extras. */
 function kept(
@@ -135,7 +143,7 @@ export const DEEP_CASES: Case[] = [
       'deepLifecycleInvariants',
       VALID,
       batchExchange('refund', [item('TX', 'OX', { refund_amount: '5.00' })]),
-      { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 500, cancelled: false } },
+      booked('refund', openBook('TX', 1036, { captured: true }), 500),
     ),
   ),
   fail(
@@ -149,7 +157,22 @@ export const DEEP_CASES: Case[] = [
         'deepLifecycleInvariants',
         VALID,
         batchExchange('refund', [item('TX', 'OX', { refund_amount: '9.00' })]),
-        { ledger: { transactionId: 'TX', capturedCents: 1036, refundedCents: 1400, cancelled: false } },
+        booked('refund', { ...openBook('TX', 1036, { captured: true }), refundedCents: 500 }, 900),
+      ),
+    ['TRANSITION_ALLOWED'],
+  ),
+  fail(
+    'deepLifecycleInvariants',
+    'PAGI-INV-002',
+    'captured above the authorisation',
+    'capture',
+    () =>
+      kept(
+        'capture',
+        'deepLifecycleInvariants',
+        VALID,
+        batchExchange('capture', [item('TX', 'OX', { amount: '10.37' })]),
+        booked('capture', openBook('TX', 1036), 1037),
       ),
     ['TRANSITION_ALLOWED'],
   ),

@@ -111,8 +111,8 @@ function query(record: Record<string, unknown>): Exchange {
   });
 }
 
-function capture(status: string): Exchange {
-  const item = { transaction_id: TXN, order_no: ORDER, currency: 'EUR', amount: '10.00' };
+function capture(status: string, amount = '10.00'): Exchange {
+  const item = { transaction_id: TXN, order_no: ORDER, currency: 'EUR', amount };
   return exchange('capture', {
     request: { merchant_id: config.merchantId, account_id: config.accountId, capture_orders: [item] },
     json: {
@@ -150,6 +150,66 @@ const authorised = profile.statusValues.payment_status.authorised!;
 const captured = profile.statusValues.payment_status.captured!;
 
 export const INTEGRITY_CASES: Case[] = [
+  pass(
+    'capturesStayWithinAuthorisation',
+    'PAGI-INV-002',
+    'the authorised amount captured',
+    'capture',
+    ledger('capture', [entry(payment(), 1), entry(capture(success('capture_status')), 2)]),
+  ),
+  fail(
+    'capturesStayWithinAuthorisation',
+    'PAGI-INV-002',
+    'a capture above the authorised amount accepted',
+    'capture',
+    ledger('capture', [entry(payment(), 1), entry(capture(success('capture_status'), '10.01'), 2)]),
+    ['LEDGER_DISAGREES'],
+  ),
+  pass(
+    'refundsStayWithinCapture',
+    'PAGI-INV-001',
+    'two refunds adding up to the capture',
+    'refund',
+    ledger('refund', [
+      entry(payment(), 1),
+      entry(capture(success('capture_status')), 2),
+      entry(refund(`${TXN}-01`, '4.00'), 3),
+      entry(refund(`${TXN}-02`, '6.00'), 4),
+    ]),
+  ),
+  pass(
+    'refundsStayWithinCapture',
+    'PAGI-INV-001',
+    'a refund above the remainder refused',
+    'refund',
+    ledger('refund', [
+      entry(payment(), 1),
+      entry(capture(success('capture_status')), 2),
+      entry(refund(`${TXN}-01`, '6.00'), 3),
+      entry(refund(`${TXN}-02`, '5.00', false), 4),
+    ]),
+  ),
+  fail(
+    'refundsStayWithinCapture',
+    'PAGI-INV-001',
+    'two accepted refunds adding up to more than the capture, in separate requests',
+    'refund',
+    ledger('refund', [
+      entry(payment(), 1),
+      entry(capture(success('capture_status')), 2),
+      entry(refund(`${TXN}-01`, '6.00'), 3),
+      entry(refund(`${TXN}-02`, '5.00'), 4),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  fail(
+    'refundsStayWithinCapture',
+    'PAGI-INV-001',
+    'a refund accepted on a payment never captured',
+    'refund',
+    ledger('refund', [entry(payment(), 1), entry(refund(`${TXN}-01`, '4.00'), 2)]),
+    ['LEDGER_DISAGREES'],
+  ),
   pass(
     'identifiersNameOneThing',
     'PAGI-INV-011',
