@@ -46,7 +46,11 @@ export function openBook(
  * Book one item the gateway accepted (`cents`: the item's amount; undefined: the whole payment for a capture, nothing
  * for a refund) and name the first rule the book then breaks, if any.
  */
-export function bookAccepted(book: MoneyBook, transition: BatchTransition, cents: number | undefined): MoneyBreach | undefined {
+export function bookAccepted(
+  book: MoneyBook,
+  transition: BatchTransition,
+  cents: number | undefined,
+): MoneyBreach | undefined {
   if (transition === 'cancel') book.cancelled = true;
   if (transition === 'capture') {
     book.capturedCents += cents ?? book.authorisedCents ?? 0;
