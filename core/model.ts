@@ -244,6 +244,40 @@ export interface Check {
   run(observation: Observation, ctx: CheckContext): Finding[] | NotApplicable;
 }
 
+/** How the engine joins an observation rule's findings to the result of the check that read the observation. */
+export type RuleEffect =
+  /** Instead of the check's own verdict, which needed what the rule found missing (an answer). */
+  | 'replaces'
+  /** Beside the check's findings; an exchange is reported once per worker, by the first check reading it. */
+  | 'joins'
+  /** Only when the check could not run (skipped), as information. */
+  | 'whenSkipped';
+
+/** The check whose observation an observation rule judges. */
+export interface RuleReader {
+  checkId: string;
+  operation: OperationKey;
+  requirementIds: readonly string[];
+}
+
+/**
+ * A property the engine judges on every observation any check reads (engine/rules.ts): an entry of the one table
+ * beside the checks, never planned as a test of its own; its findings carry its id and go to the reading check's
+ * result as `effect` says.
+ */
+export interface ObservationRule {
+  /** Stable id naming the property that must hold, camelCase; unique across the table's checks and rules. */
+  id: string;
+  /** The one finding code it reports. */
+  code: string;
+  effect: RuleEffect;
+  /** One-sentence description for listings and reports. */
+  description: string;
+  /** `info`: its findings never fail a check. */
+  severity?: 'info';
+  run(observation: Observation, ctx: CheckContext, reader: RuleReader): Finding[];
+}
+
 /** Sends requests for probes: builds, encodes and signs as the profile says, records masked evidence. */
 export interface ProbeClient {
   /** A valid request body for an operation (from the spec's example and the profile), with a fresh order_no. */

@@ -1,15 +1,18 @@
 /** Loading and checking the registry of checks and probes (the kit's, handed in by kit/kit.ts, or a module given by --registry). */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FAMILIES, type Check, type Probe } from '../core/model.js';
+import { FAMILIES, type Check, type ObservationRule, type Probe } from '../core/model.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { covers, operationsIn, scopeRequirement, unknownOperations } from '../core/spec/operations.js';
 import { RegistryError } from '../core/types/errors.js';
+import { ENGINE_RULES } from './rules.js';
 
 /** What a registry module exports. */
 export interface Registry {
   CHECKS: readonly Check[];
   PROBES: readonly Probe[];
+  /** The observation rules (engine/rules.ts); a module that exports none gets the engine's. */
+  RULES: readonly ObservationRule[];
 }
 
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
@@ -24,7 +27,11 @@ export async function loadRegistry(file: string): Promise<Registry> {
   }
   if (!Array.isArray(mod.CHECKS) || !Array.isArray(mod.PROBES))
     throw new RegistryError(`The registry module ${file} must export CHECKS and PROBES arrays; export both from it.`);
-  return { CHECKS: mod.CHECKS, PROBES: mod.PROBES };
+  if (mod.RULES !== undefined && !Array.isArray(mod.RULES))
+    throw new RegistryError(
+      `The registry module ${file} exports RULES that is not an array; export an array or leave it out.`,
+    );
+  return { CHECKS: mod.CHECKS, PROBES: mod.PROBES, RULES: mod.RULES ?? ENGINE_RULES };
 }
 
 /**
@@ -32,8 +39,17 @@ export async function loadRegistry(file: string): Promise<Registry> {
  * `--registry` module: duplicate ids, a check id that is not camelCase, an unknown family, probe, operation or
  * requirement, an operation its probe does not cover, no operation, no requirement, an `unspecified` requirement.
  */
-export function registryProblems(registry: Registry, spec: SpecModel): string[] {
+export function registryProblems(
+  registry: Pick<Registry, 'CHECKS' | 'PROBES'> & Partial<Pick<Registry, 'RULES'>>,
+  spec: SpecModel,
+): string[] {
   const problems: string[] = [];
+  const ruleIds = new Set<string>();
+  for (const r of registry.RULES ?? []) {
+    if (ruleIds.has(r.id)) problems.push(`duplicate rule id ${r.id}`);
+    ruleIds.add(r.id);
+    if (!/^[a-z][A-Za-z0-9]*$/.test(r.id)) problems.push(`rule id ${r.id} is not camelCase`);
+  }
   const probeById = new Map<string, Probe>();
   for (const p of registry.PROBES) {
     if (probeById.has(p.id)) problems.push(`duplicate probe id ${p.id}`);
@@ -42,6 +58,7 @@ export function registryProblems(registry: Registry, spec: SpecModel): string[] 
   const seen = new Set<string>();
   for (const c of registry.CHECKS) {
     if (seen.has(c.id)) problems.push(`duplicate check id ${c.id}`);
+    if (ruleIds.has(c.id)) problems.push(`check id ${c.id} is also a rule's id`);
     seen.add(c.id);
     if (!/^[a-z][A-Za-z0-9]*$/.test(c.id)) problems.push(`check id ${c.id} is not camelCase`);
     if (!FAMILIES.includes(c.family)) problems.push(`check ${c.id} has unknown family ${c.family}`);

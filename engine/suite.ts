@@ -12,30 +12,24 @@ import type {
   Check,
   CheckContext,
   CheckResult,
-  Exchange,
   ExchangeRecord,
   Family,
   Finding,
   Observation,
   OperationKey,
+  RuleEffect,
+  RuleReader,
 } from '../core/model.js';
 import { kitProfile } from '../core/profile/reads.js';
 import { profileForSpec } from '../core/profile/operations.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
 import type { ChainStep } from './chain.js';
 import { createProbeClient, type KitClient, type ReplayRequest } from './client.js';
-import { answeredRetryLater, answeredServerError } from './inconclusive.js';
-import {
-  assertOwnRequirements,
-  failsRun,
-  findingProse,
-  severityOf,
-  toCheckResult,
-  type CheckOutcome,
-} from './outcome.js';
+import { answeredRetryLater } from './inconclusive.js';
+import { sentExchanges, targetSilent, unansweredExchange } from './rules.js';
+import { assertOwnRequirements, failsRun, toCheckResult, type CheckOutcome } from './outcome.js';
 import { mostSevere } from '../core/run-result.js';
 import { ProfilePointNotStated } from '../core/types/errors.js';
-import { findingTitle } from '../core/types/finding-codes.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
@@ -130,49 +124,6 @@ export function inconclusiveReason(observation: Observation): string | undefined
   return unsent ? `the kit could not send ${unsent.id}: ${unsent.error!.message}` : undefined;
 }
 
-/** Transport errors that mean the target took the connection and did not answer on it (or closed it). */
-const SILENT_TARGET_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
-
-function targetSilent(x: Exchange): boolean {
-  if (x.error?.kind === 'timeout') return true;
-  return x.error?.kind === 'network' && SILENT_TARGET_CODES.has(x.error.message.split(':')[0]!.trim());
-}
-
-function sentExchanges(observation: Observation): Exchange[] {
-  return [observation.main, ...Object.values(observation.steps)].filter((x) => x && !x.incoming);
-}
-
-/**
- * The requirement a request left unanswered, or answered with a server error, breaks: the catalogue's availability
- * invariant (every listed answer of the interface is 200, 400 or 404); undefined for a catalogue without one.
- */
-export function availabilityRequirement(spec: SpecModel): string | undefined {
-  for (const r of spec.requirements.values()) if (r.level === 'invariant' && r.family === 'availability') return r.id;
-  return undefined;
-}
-
-/** A finding's requirements and severity for the availability rule: the invariant, or `must` without a catalogue entry. */
-function availabilityNamed(spec: SpecModel): Pick<Finding, 'requirementIds' | 'severity'> {
-  const id = availabilityRequirement(spec);
-  return id ? { requirementIds: [id], severity: severityOf(spec, [id]) } : { requirementIds: [], severity: 'must' };
-}
-
-/**
- * The first request of an observation to an operation of the interface that got no answer (timed out, connection
- * reset or refused): every check reading the observation fails with NO_ANSWER. Pages outside the operations (an
- * issuer page) are left to the checks that read them.
- */
-export function unansweredExchange(observation: Observation): Exchange | undefined {
-  return sentExchanges(observation).find((x) => x.operation !== 'external' && !x.response && targetSilent(x));
-}
-
 /**
  * Whether the runner's stop file exists, looked up at most every 50 ms (a deep run asks before each of its hundreds
  * of thousands of requests); once seen, it stays seen.
@@ -188,87 +139,6 @@ function stopFileSeen(file: string): () => boolean {
     seen = fs.existsSync(file);
     return seen;
   };
-}
-
-/** A finding's expected and received (words) with the message derived from them. */
-function sides(expected: string, received: string): Pick<Finding, 'expected' | 'received' | 'message'> {
-  return { message: findingProse(expected, received), expected, received };
-}
-
-/** The NO_ANSWER finding of a check whose observation holds an unanswered request. */
-export function noAnswerFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
-  return {
-    checkId,
-    ...availabilityNamed(spec),
-    code: 'NO_ANSWER',
-    title: findingTitle('NO_ANSWER'),
-    ...sides(
-      `an HTTP response to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation})`,
-      `none: ${x.error?.message ?? 'no response'}`,
-    ),
-    location: { operation: x.operation, pointer: '', exchangeId: x.id },
-    evidence: x.evidence,
-  };
-}
-
-/**
- * The SERVER_ERROR finding of a request the target answered with a 5xx (not 503, not a status the profile declares):
- * the availability invariant, judged here for every request the kit makes, once per exchange.
- */
-export function serverErrorFinding(spec: SpecModel, checkId: string, x: Exchange): Finding {
-  return {
-    checkId,
-    ...availabilityNamed(spec),
-    code: 'SERVER_ERROR',
-    title: findingTitle('SERVER_ERROR'),
-    ...sides(
-      `an answer to ${x.request.method} ${new URL(x.request.url).pathname} (${x.operation}) that is not a server error: the interface lists 200, 400 and 404`,
-      `HTTP ${x.response?.status}`,
-    ),
-    location: { operation: x.operation as OperationKey, pointer: '', exchangeId: x.id },
-    evidence: x.evidence,
-  };
-}
-
-/** Statuses the profile declares for an error kind that are 5xx: the gateway's declared answers, not server errors. */
-function declaredServerStatuses(ctx: CheckContext): number[] {
-  const kinds = ctx.profile.errors.kinds;
-  return Object.keys(kinds).flatMap((kind) => {
-    try {
-      const status = kinds[kind as keyof typeof kinds]?.status ?? 0;
-      return status >= 500 ? [status] : [];
-    } catch (e) {
-      // A status the profile does not state declares nothing: its 5xx answers count as server errors.
-      if (e instanceof ProfilePointNotStated) return [];
-      throw e;
-    }
-  });
-}
-
-/** Exchanges of an observation the kit refused to send: the target handed over a URL outside its origin and allowedHosts. */
-function offTargetExchanges(observation: Observation): Exchange[] {
-  return [observation.main, ...Object.values(observation.steps)].filter((x) => x?.error?.kind === 'off-target');
-}
-
-/** An information finding per URL from the target the kit did not request (the check could not run for it). */
-function offTargetFindings(
-  check: Check,
-  result: Pick<CheckResult, 'operation' | 'requirementIds'>,
-  exchanges: readonly Exchange[],
-): Finding[] {
-  return exchanges.map((x) => ({
-    checkId: check.id,
-    requirementIds: result.requirementIds,
-    code: 'OFF_TARGET_URL',
-    severity: 'info',
-    title: findingTitle('OFF_TARGET_URL'),
-    ...sides(
-      "a URL on the target's origin or a host listed in allowedHosts",
-      `${x.evidence.request.url}, ${x.error!.message}`,
-    ),
-    location: { operation: result.operation, pointer: '', exchangeId: x.id },
-    evidence: x.evidence,
-  }));
 }
 
 /** The worker's probe client for the run's target, credentials and transport. */
@@ -507,6 +377,11 @@ export function notJudgedReason(pointer: string): string {
   return `not judged: the profile does not state ${pointer}`;
 }
 
+/** The findings of the registry's observation rules of one effect on an observation, read by `reader`. */
+function ruleFindings(env: WorkerEnv, effect: RuleEffect, observation: Observation, reader: RuleReader): Finding[] {
+  return env.registry.RULES.filter((r) => r.effect === effect).flatMap((r) => r.run(observation, env.ctx, reader));
+}
+
 /** Run one planned test's check (never throws: a kit error becomes a skipped result, returned beside it). */
 export async function runPlannedTest(
   env: WorkerEnv,
@@ -518,10 +393,15 @@ export async function runPlannedTest(
   let kitError: Error | undefined;
   let usage: ReturnType<ObservationEntry['usage']> = { exchanges: 0, records: [], replay: [] };
   let claimed: string | undefined;
-  let offTarget: Exchange[] = [];
-  let noAnswer = false;
-  let serverErrors: Exchange[] = [];
+  let observed: Observation | undefined;
+  let unanswered: Finding[] = [];
+  let serverErrors: Finding[] = [];
   let notStated: string | undefined;
+  const reader: RuleReader = {
+    checkId: check.id,
+    operation: planned.operation,
+    requirementIds: planned.requirementIds,
+  };
   try {
     const entry = env.observe(planned.probe, planned.operation);
     const observation = await entry.observation.finally(() => {
@@ -531,21 +411,17 @@ export async function runPlannedTest(
       }
       entry.claimed = true;
     });
-    offTarget = offTargetExchanges(observation);
-    const declared = declaredServerStatuses(env.ctx);
-    serverErrors = observation.inconclusive
-      ? []
-      : sentExchanges(observation).filter((x) => answeredServerError(x, declared));
-    const silent = observation.inconclusive ? undefined : unansweredExchange(observation);
-    // An information-only check never fails: the checks beside it on the observation report the missing answer.
-    if (silent && check.severity !== 'info') noAnswer = true;
+    observed = observation;
+    serverErrors = ruleFindings(env, 'joins', observation, reader);
+    unanswered = ruleFindings(env, 'replaces', observation, reader).slice(0, 1);
     try {
+      // An information-only check never fails: the checks beside it on the observation report the missing answer.
       outcome = observation.inconclusive
         ? { skipped: observation.inconclusive }
-        : silent
-          ? noAnswer
-            ? [noAnswerFinding(env.spec, check.id, silent)]
-            : { notApplicable: `${silent.id} was not answered (NO_ANSWER)` }
+        : unanswered.length
+          ? check.severity !== 'info'
+            ? unanswered
+            : { notApplicable: `${unanswered[0]!.location.exchangeId} was not answered (${unanswered[0]!.code})` }
           : ownFindings(check, check.run(observation, env.ctx));
     } finally {
       env.read(entry);
@@ -559,6 +435,7 @@ export async function runPlannedTest(
       outcome = { skipped: `kit error: ${kitError.message}` };
     }
   }
+  const replaced = unanswered.length > 0 && check.severity !== 'info';
   let result = toCheckResult(
     env.spec,
     check,
@@ -568,14 +445,15 @@ export async function runPlannedTest(
     env.setup.today,
     performance.now() - started,
   );
-  if (result.status === 'skipped' && offTarget.length) result.findings = offTargetFindings(check, result, offTarget);
-  if (!noAnswer && check.severity !== 'info' && result.status !== 'skipped')
-    result = withServerErrors(env, check, result, serverErrors);
-  if (noAnswer) {
+  if (result.status === 'skipped' && observed) {
+    const noted = ruleFindings(env, 'whenSkipped', observed, { ...reader, requirementIds: result.requirementIds });
+    if (noted.length) result.findings = noted;
+  }
+  if (!replaced && check.severity !== 'info' && result.status !== 'skipped')
+    result = withServerErrors(env, result, serverErrors);
+  if (replaced) {
     // The check failed a requirement it does not carry: the result names it, at its level.
-    const named = availabilityNamed(env.spec);
-    for (const id of named.requirementIds) if (!result.requirementIds.includes(id)) result.requirementIds.push(id);
-    result.severity = named.severity;
+    result = withNamed(result, unanswered);
   }
   if (notStated) result.notStated = notStated;
   // Nothing the target sent leaves the worker unmasked: messages, JSON pointers and keys included.
@@ -592,36 +470,36 @@ export async function runPlannedTest(
   return kitError ? { meta, kitError } : { meta };
 }
 
+/** A result naming the requirements of rule findings it carries, at their strongest level. */
+function withNamed(result: CheckResult, findings: readonly Finding[]): CheckResult {
+  const requirementIds = [...result.requirementIds];
+  for (const f of findings)
+    for (const id of f.requirementIds) if (!requirementIds.includes(id)) requirementIds.push(id);
+  const severity = mostSevere(findings.map((f) => f.severity));
+  return { ...result, requirementIds, ...(severity ? { severity } : {}) };
+}
+
 /**
  * A result with the server errors (5xx) of its observation that no check reported yet in this worker: each a failing
- * SERVER_ERROR finding naming the availability invariant, which the result then traces to (an exchange the check's
- * own findings already name the invariant for is not reported again).
+ * finding of the rule, which the result then traces to (an exchange the check's own findings already name the rule's
+ * requirement for is not reported again).
  */
-function withServerErrors(
-  env: WorkerEnv,
-  check: Check,
-  result: CheckResult,
-  exchanges: readonly Exchange[],
-): CheckResult {
-  const named = availabilityNamed(env.spec);
+function withServerErrors(env: WorkerEnv, result: CheckResult, found: readonly Finding[]): CheckResult {
+  const named = new Set(found.flatMap((f) => f.requirementIds));
   const own = new Set(
     result.findings
-      .filter((f) => named.requirementIds.some((id) => f.requirementIds.includes(id)))
+      .filter((f) => [...named].some((id) => f.requirementIds.includes(id)))
       .flatMap((f) => [f.location.exchangeId, ...(f.exchanges ?? []).map((x) => x.exchangeId)]),
   );
   for (const id of own) if (id) env.serverErrorsReported.add(id);
-  const fresh = exchanges.filter((x) => !env.serverErrorsReported.has(x.id));
+  const fresh = found.filter((f) => !env.serverErrorsReported.has(f.location.exchangeId ?? ''));
   if (!fresh.length) return result;
-  for (const x of fresh) env.serverErrorsReported.add(x.id);
-  const findings = [...result.findings, ...fresh.map((x) => serverErrorFinding(env.spec, check.id, x))];
-  const requirementIds = [...result.requirementIds];
-  for (const id of named.requirementIds) if (!requirementIds.includes(id)) requirementIds.push(id);
-  const { reason: _, ...rest } = result;
+  for (const f of fresh) env.serverErrorsReported.add(f.location.exchangeId ?? '');
+  const { reason: _, ...rest } = withNamed(result, fresh);
   return {
     ...rest,
-    requirementIds,
-    severity: mostSevere([named.severity, result.severity])!,
-    findings,
+    severity: mostSevere([...fresh.map((f) => f.severity), result.severity])!,
+    findings: [...result.findings, ...fresh],
     status: result.status === 'waived' ? 'waived' : 'failed',
     ...(result.status === 'waived' ? { reason: result.reason } : {}),
   };

@@ -8,7 +8,7 @@ import { checkSeverity } from '../engine/outcome.js';
 import { kitSpec } from '../core/spec/load.js';
 import { operationsIn } from '../core/spec/operations.js';
 import { FINDING_CODES } from '../core/types/finding-codes.js';
-import { CHECKS } from '../suites/registry.js';
+import { CHECKS, RULES } from '../suites/registry.js';
 import { sectionCommand, sectionIsCurrent, type SectionMarkers } from './readme-section.js';
 
 const MARKERS: SectionMarkers = {
@@ -27,6 +27,11 @@ export function checksSection(): string {
     const ops = covered.length === spec.operations.size ? 'all' : covered.join(', ');
     rows.push(`| \`${c.id}\` | ${c.family} | ${severities} | ${ops} | ${c.requirements.join(', ')} |`);
   }
+  const rules = [
+    '| rule id | finding code | joined to the reading check | what must hold |',
+    '|---|---|---|---|',
+    ...RULES.map((r) => `| \`${r.id}\` | \`${r.code}\` | ${r.effect} | ${r.description} |`),
+  ];
   const codes = [
     '| finding code | title |',
     '|---|---|',
@@ -36,6 +41,10 @@ export function checksSection(): string {
     `${CHECKS.length} checks:`,
     '',
     ...rows,
+    '',
+    `${RULES.length} observation rules, judged by the engine on every observation a check reads (their findings carry the rule's id and go to that check's result):`,
+    '',
+    ...rules,
     '',
     `${Object.keys(FINDING_CODES).length} finding codes:`,
     '',

@@ -3,12 +3,21 @@
  * an unknown probe, an operation its probe does not cover, or an unknown (or `unspecified`) requirement throws.
  * Families and conformance levels are lists of check ids derived from the table.
  */
-import { FAMILIES, type Check, type Family, type OperationKey, type Probe, type Severity } from '../core/model.js';
+import {
+  FAMILIES,
+  type Check,
+  type Family,
+  type ObservationRule,
+  type OperationKey,
+  type Probe,
+  type Severity,
+} from '../core/model.js';
 import { kitSpec, type SpecModel } from '../core/spec/load.js';
 import { operationsIn } from '../core/spec/operations.js';
 import { DOCUMENT_LEVELS, type DocumentLevel, atLeast, mostSevere } from '../core/run-result.js';
 import { checkSeverity as engineCheckSeverity, requirementsFor as engineRequirementsFor } from '../engine/outcome.js';
 import { registryProblems } from '../engine/registry.js';
+import { ENGINE_RULES } from '../engine/rules.js';
 import { fieldProblems } from './fields.js';
 import * as choiceChecks from './checks/choices.js';
 import * as conventionCardChecks from './checks/conventions-cards.js';
@@ -100,13 +109,27 @@ export const CHECKS: readonly Check[] = (() => {
   return FAMILIES.flatMap((f) => all.filter((c) => c.family === f));
 })();
 
+/**
+ * The observation rules of the table: what the engine judges on every observation a check reads (no answer, a server
+ * error, a URL off the target), with their ids beside the checks' (engine/rules.ts).
+ */
+export const RULES: readonly ObservationRule[] = ENGINE_RULES;
+
 /** Throw with every problem of a table and of the field names (a broken kit, not a gateway's misbehaviour). */
-export function validateRegistry(checks: readonly Check[], probes: readonly Probe[], spec: SpecModel): void {
-  const problems = [...registryProblems({ CHECKS: checks, PROBES: probes }, spec), ...fieldProblems(spec)];
+export function validateRegistry(
+  checks: readonly Check[],
+  probes: readonly Probe[],
+  spec: SpecModel,
+  rules: readonly ObservationRule[] = RULES,
+): void {
+  const problems = [
+    ...registryProblems({ CHECKS: checks, PROBES: probes, RULES: rules }, spec),
+    ...fieldProblems(spec),
+  ];
   if (problems.length) throw new Error(`suites registry is not valid:\n- ${problems.join('\n- ')}`);
 }
 
-validateRegistry(CHECKS, PROBES, kitSpec());
+validateRegistry(CHECKS, PROBES, kitSpec(), RULES);
 
 /** A check by id. */
 export function checkOf(id: string): Check {

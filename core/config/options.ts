@@ -535,7 +535,8 @@ export const OPTIONS = [
     key: 'registry',
     flag: 'registry',
     type: text('FILE', true),
-    description: 'Module exporting CHECKS and PROBES (default: suites/registry.ts).',
+    description:
+      'Module exporting CHECKS and PROBES, and optionally RULES (default: suites/registry.ts; without RULES, those of the engine).',
   }),
   opt({
     key: 'cards',

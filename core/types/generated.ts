@@ -3962,7 +3962,7 @@ export interface ResultsCheckResult {
  */
 export interface ResultsFinding {
   /**
-   * The check that found it.
+   * The check that found it; since 1.7, for the engine's observation rules (codes NO_ANSWER, SERVER_ERROR, OFF_TARGET_URL), the rule that found it (`everyRequestAnswered`, `neverServerErrorAnswer`, `onlyTargetUrlsFollowed`), on the result of the check that read the observation.
    */
   checkId: string;
   /**

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeForm } from '../../core/codecs/form.js';
 import { writeXml } from '../../core/codecs/xml.js';
 import { createProbeClient, isoTime, type KitClient } from '../../engine/client.js';
-import { inconclusiveReason, noAnswerFinding, unansweredExchange } from '../../engine/suite.js';
-import type { RunConfigView } from '../../core/model.js';
+import { inconclusiveReason } from '../../engine/suite.js';
+import { everyRequestAnswered, noAnswerFinding, unansweredExchange } from '../../engine/rules.js';
+import type { CheckContext, RunConfigView } from '../../core/model.js';
 import { loadProfile } from '../../core/profile/load.js';
 import { sign, verify } from '../../core/signing.js';
 import { remoteNotifications, startReceiver } from '../../engine/receiver.js';
@@ -409,8 +410,9 @@ describe('an operation that does not answer', () => {
     const local = { ...observation, steps: { fromElsewhere: unsent } };
     expect(unansweredExchange(local)).toBeUndefined();
     expect(inconclusiveReason(local)).toMatch(/^the kit could not send capture#.*: EADDRNOTAVAIL/);
-    const finding = noAnswerFinding(spec, 'someCheck', silent);
+    const finding = noAnswerFinding(spec, silent);
     expect(finding).toMatchObject({
+      checkId: 'everyRequestAnswered',
       code: 'NO_ANSWER',
       severity: 'invariant',
       requirementIds: ['PAGI-INV-008'],
@@ -418,6 +420,11 @@ describe('an operation that does not answer', () => {
       location: { operation: 'refund', exchangeId: silent.id },
     });
     expect(finding.message).toMatch(/^expected an HTTP response to POST \/v1\/refund \(refund\) \/ received none: /);
+    // The table's rule finds it on any observation holding it: the first unanswered request, once.
+    const reader = { checkId: 'someCheck', operation: 'refund' as const, requirementIds: [] };
+    const ctx = { spec } as unknown as CheckContext;
+    expect(everyRequestAnswered.run({ ...observation, main: silent, steps: {} }, ctx, reader)).toEqual([finding]);
+    expect(everyRequestAnswered.run({ ...observation, steps: {} }, ctx, reader)).toEqual([]);
   });
 });
 

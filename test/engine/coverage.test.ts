@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { requirementsWithoutCheck, untestableRequirements } from '../../engine/list.js';
 import { registryProblems } from '../../engine/registry.js';
 import { kitSpec } from '../../core/spec/load.js';
-import { CHECKS, PROBES } from '../../suites/registry.js';
+import { CHECKS, PROBES, RULES } from '../../suites/registry.js';
 
 describe('requirement coverage of the registry', () => {
   const spec = kitSpec();
-  const registry = { CHECKS, PROBES };
+  const registry = { CHECKS, PROBES, RULES };
 
   it('is consistent with the spec', () => {
     expect(registryProblems(registry, spec)).toEqual([]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Check, Exchange, Observation, OperationKey } from '../../core/model.js';
 import type { PlannedTest } from '../../engine/plan.js';
+import { ENGINE_RULES } from '../../engine/rules.js';
 import { prefetch, runPlannedTest, type ObservationEntry, type WorkerEnv } from '../../engine/suite.js';
 import { kitSpec } from '../../core/spec/load.js';
 import { loadProfile } from '../../core/profile/load.js';
@@ -87,7 +88,8 @@ describe('a check whose observation holds an unanswered request', () => {
       spec,
       setup: { waivers: [], today: '2026-01-01' },
       client: { maskRules: {} },
-      ctx: { profile },
+      ctx: { profile, spec },
+      registry: { CHECKS: [], PROBES: [], RULES: ENGINE_RULES },
       read: () => {},
       serverErrorsReported: reported,
       observe: (probe: string, operation: OperationKey): ObservationEntry => {
@@ -130,8 +132,10 @@ describe('a check whose observation holds an unanswered request', () => {
       severity: 'invariant',
       requirementIds: ['PAGI-GEN-005', 'PAGI-INV-008'],
     });
-    expect(meta.result.findings.map((f) => [f.code, f.severity, f.location.exchangeId])).toEqual([
-      ['NO_ANSWER', 'invariant', 'capture#1'],
+    // The finding is the table's rule's (engine/rules.ts), on the result of the check that needed the answer.
+    expect(meta.result.checkId).toBe('echoes');
+    expect(meta.result.findings.map((f) => [f.checkId, f.code, f.severity, f.location.exchangeId])).toEqual([
+      ['everyRequestAnswered', 'NO_ANSWER', 'invariant', 'capture#1'],
     ]);
   });
 
@@ -144,8 +148,8 @@ describe('a check whose observation holds an unanswered request', () => {
       severity: 'invariant',
       requirementIds: ['PAGI-GEN-005', 'PAGI-INV-008'],
     });
-    expect(first.findings.map((f) => [f.code, f.requirementIds, f.location.exchangeId])).toEqual([
-      ['SERVER_ERROR', ['PAGI-INV-008'], 'capture#1'],
+    expect(first.findings.map((f) => [f.checkId, f.code, f.requirementIds, f.location.exchangeId])).toEqual([
+      ['neverServerErrorAnswer', 'SERVER_ERROR', ['PAGI-INV-008'], 'capture#1'],
     ]);
     expect(first.findings[0]!.message).toBe(
       'expected an answer to POST /v1/capture (capture) that is not a server error: the interface lists 200, 400 and 404 / received HTTP 500',

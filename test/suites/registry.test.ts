@@ -2,10 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { FAMILIES, type Check, type Probe } from '../../core/model.js';
 import { registryProblems as tableProblems } from '../../engine/registry.js';
+import { ENGINE_RULES } from '../../engine/rules.js';
 import { kitSpec } from '../../core/spec/load.js';
 import { covers } from '../../core/spec/operations.js';
 import {
   CHECKS,
+  PROBES,
+  RULES,
   CONFORMANCE_LEVELS,
   CHECKS_BY_FAMILY,
   checkOf,
@@ -46,6 +49,12 @@ describe('registry validation', () => {
     );
     expect(tableProblems({ CHECKS: [check({ id: 'Bad-Id' })], PROBES: [probe] }, spec)[0]).toMatch(/camelCase/);
     expect(tableProblems({ CHECKS: [check()], PROBES: [probe, probe] }, spec)).toContain('duplicate probe id p');
+    const rule = { ...ENGINE_RULES[0]!, id: 'someCheck' };
+    expect(tableProblems({ CHECKS: [check()], PROBES: [probe], RULES: [rule, rule] }, spec)).toEqual([
+      'duplicate rule id someCheck',
+      "check id someCheck is also a rule's id",
+    ]);
+    expect(tableProblems({ CHECKS: CHECKS, PROBES: PROBES, RULES: RULES }, spec)).toEqual([]);
     expect(() => validateRegistry([check(), check()], [probe], spec)).toThrow(/duplicate check id someCheck/);
   });
 });
