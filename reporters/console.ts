@@ -18,6 +18,7 @@ import {
   problems,
   replayOf,
   reproduceCommand,
+  couldNotRun,
   resultsFileOf,
   shownPath,
   failedBySeriousness,
@@ -175,9 +176,7 @@ function summary(result: RunResult, end: RunEnd, paint: Paint): string[] {
       `waived checks (${waived.length}):`,
       ...waived.map((r) => `  - ${checkName(r)}: ${printable(r.reason ?? '')}`),
     );
-  const skippedMust = checks.filter(
-    (r) => r.status === 'skipped' && atLeast(r.severity, 'must') && r.reason !== NOT_SELECTED,
-  );
+  const skippedMust = checks.filter((r) => couldNotRun(result, r));
   if (skippedMust.length) {
     lines.push('', 'must and invariant checks that could not run:');
     for (const r of skippedMust.slice(0, 20)) lines.push(`  - ${checkName(r)}: ${printable(r.reason ?? '')}`);

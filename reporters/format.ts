@@ -13,7 +13,7 @@ import type {
 } from '../core/model.js';
 import { kitSpec, loadSpec } from '../core/spec/load.js';
 import type { RunEnd } from '../core/reporter.js';
-import { SEVERITY_ORDER, failedAtLevel, severityRank } from '../core/run-result.js';
+import { SEVERITY_ORDER, countsAs, failedAtLevel, severityRank } from '../core/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
@@ -249,12 +249,27 @@ const catalogues = new WeakMap<RunResult, Map<string, { level: Level }>>();
  * requirements' strongest level).
  */
 export function levelLabel(result: RunResult, r: CheckResult): Severity {
+  return failedAtLevel(catalogueOf(result), r) ?? r.severity;
+}
+
+/** The catalogue levels of a run's requirements (what its results are read against). */
+function catalogueOf(result: RunResult): Map<string, { level: Level }> {
   let catalogue = catalogues.get(result);
   if (!catalogue) {
     catalogue = new Map(result.requirements.map((q) => [q.id, { level: q.level }]));
     catalogues.set(result, catalogue);
   }
-  return failedAtLevel(catalogue, r) ?? r.severity;
+  return catalogue;
+}
+
+/**
+ * Whether a check result counts as `could not run` for a verdict (`countsAs`): it traces to a `must` requirement or
+ * to an invariant, the run selected it, and it could not run. The verdicts' own rule, so the lists agree with them.
+ */
+export function couldNotRun(result: RunResult, r: CheckResult): boolean {
+  // Whether a result could not run does not depend on --fail-on.
+  const counts = countsAs(catalogueOf(result), r, 'must');
+  return counts.document?.as === 'could not run' || counts.integrity.coverage === 'could not run';
 }
 
 /**

@@ -189,6 +189,24 @@ describe('the two verdicts', () => {
     expect(run([warnings[0]!]).verdicts!.integrity.verdict).toBe('NOT CHECKED');
   });
 
+  it('the console lists as "could not run" exactly the checks the verdicts count so (one rule: countsAs)', async () => {
+    // Recorded at `expected` on this operation, yet tracing to a must requirement: the verdict is INCONCLUSIVE for it.
+    const traced = result('batchAtLimitAccepted', 'skipped', ['PAGI-LIM-006'], 'expected', [], 'HTTP 429');
+    const invariant = result('overRefundRefused', 'skipped', ['PAGI-INV-001'], 'invariant', [], 'HTTP 503');
+    const below = result('refundReferenceIdsNumberedPerProfile', 'skipped', ['PAGI-PRF-004'], 'profile', [], 'HTTP 429');
+    const r = run([traced, invariant, below]);
+    expect(r.verdict).toBe('INCONCLUSIVE');
+    const lines = await consoleText(r);
+    const at = lines.indexOf('must and invariant checks that could not run:');
+    expect(at).toBeGreaterThan(-1);
+    const after = lines.slice(at + 1);
+    const listed = after.slice(0, after.findIndex((l) => !l.startsWith('  - ')));
+    expect(listed.map((l) => l.split(':')[0])).toEqual([
+      '  - refund/batchAtLimitAccepted',
+      '  - refund/overRefundRefused',
+    ]);
+  });
+
   it('the HTML report opens with what failed, most serious first, its banner naming the broken invariant in words', () => {
     const page = new JSDOM(reportPage(run([passed, overRefund, ...warnings]))).window.document;
     const banner = page.querySelector('header.verdict')!;
