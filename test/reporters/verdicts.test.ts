@@ -193,14 +193,24 @@ describe('the two verdicts', () => {
     // Recorded at `expected` on this operation, yet tracing to a must requirement: the verdict is INCONCLUSIVE for it.
     const traced = result('batchAtLimitAccepted', 'skipped', ['PAGI-LIM-006'], 'expected', [], 'HTTP 429');
     const invariant = result('overRefundRefused', 'skipped', ['PAGI-INV-001'], 'invariant', [], 'HTTP 503');
-    const below = result('refundReferenceIdsNumberedPerProfile', 'skipped', ['PAGI-PRF-004'], 'profile', [], 'HTTP 429');
+    const below = result(
+      'refundReferenceIdsNumberedPerProfile',
+      'skipped',
+      ['PAGI-PRF-004'],
+      'profile',
+      [],
+      'HTTP 429',
+    );
     const r = run([traced, invariant, below]);
     expect(r.verdict).toBe('INCONCLUSIVE');
     const lines = await consoleText(r);
     const at = lines.indexOf('must and invariant checks that could not run:');
     expect(at).toBeGreaterThan(-1);
     const after = lines.slice(at + 1);
-    const listed = after.slice(0, after.findIndex((l) => !l.startsWith('  - ')));
+    const listed = after.slice(
+      0,
+      after.findIndex((l) => !l.startsWith('  - ')),
+    );
     expect(listed.map((l) => l.split(':')[0])).toEqual([
       '  - refund/batchAtLimitAccepted',
       '  - refund/overRefundRefused',
