@@ -28,7 +28,7 @@ import {
   verdictLines,
   notJudgedLine,
 } from './format.js';
-import { NOT_SELECTED, atLeast } from '../core/run-result.js';
+import { NOT_SELECTED } from '../core/run-result.js';
 import type { KitReporter, RunEnd } from '../core/reporter.js';
 
 type Paint = (code: string, text: string) => string;
