@@ -4,7 +4,7 @@
  * cases by). A payment is judged only where the ledger holds everything done on it: no exchange dropped, every item
  * on it answered.
  */
-import type { CheckContext } from '../../core/model.js';
+import type { CheckContext, NotApplicable } from '../../core/model.js';
 import { batchTransition } from '../../core/spec/operations.js';
 import type { Report } from '../findings.js';
 import { defineCheck } from '../findings.js';
@@ -32,7 +32,6 @@ function bookable(ledger: Ledger, payment: PaymentEntry): ItemEntry[] | undefine
 
 /** Every accepted item of the run that broke a money bound on its payment (one per item). */
 function crossings(ledger: Ledger, ctx: CheckContext): Crossing[] {
-  if (ledger.dropped > 0) return [];
   const out: Crossing[] = [];
   for (const payment of ledger.paymentById.values()) {
     const born = afterAuthorise(ctx, payment);
@@ -59,9 +58,12 @@ function reportCrossings(
   operation: string,
   breaches: readonly MoneyBreach[],
   report: Report,
-): void {
+): NotApplicable | undefined {
+  // Beyond its cap the ledger no longer holds every item on a payment: a bound could only be judged on a part.
+  if (ledger.dropped > 0)
+    return { notApplicable: `not judged: the run's ledger dropped ${ledger.dropped} exchanges beyond its cap` };
   const batch = operationOf(ctx.spec, operation as ItemEntry['operation']).batch;
-  if (!batch) return;
+  if (!batch) return undefined;
   for (const c of crossings(ledger, ctx)) {
     if (c.item.operation !== operation || !breaches.includes(c.breach)) continue;
     const { book, payment } = c;
@@ -92,6 +94,7 @@ function reportCrossings(
         received: 'a capture accepted',
       });
   }
+  return undefined;
 }
 
 export const capturesStayWithinAuthorisation = defineCheck({

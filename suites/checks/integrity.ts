@@ -33,7 +33,7 @@ function ledgerIn(o: Observation, ctx: CheckContext): Ledger | NotApplicable {
 
 /** A check reading the ledger: not applicable when the run made no exchange with the operation; one finding per kind of breach. */
 export function withLedger(
-  verify: (ledger: Ledger, o: Observation, ctx: CheckContext, report: Report) => void,
+  verify: (ledger: Ledger, o: Observation, ctx: CheckContext, report: Report) => void | NotApplicable,
 ): (o: Observation, ctx: CheckContext, report: Report) => void | NotApplicable {
   return (o, ctx, report) => {
     const ledger = ledgerIn(o, ctx);
@@ -42,12 +42,13 @@ export function withLedger(
     if (!view.entries.some((e) => e.operation === o.operation))
       return { notApplicable: `the run made no ${o.operation} request` };
     const kinds = new Map<string, { first: FindingInput; more: number }>();
-    verify(ledger, o, ctx, (input) => {
+    const outcome = verify(ledger, o, ctx, (input) => {
       const key = `${input.code} ${String(input.requirement)} ${(input.pointer ?? '').replace(/\/[0-9]+/g, '/*')}`;
       const kind = kinds.get(key);
       if (kind) kind.more++;
       else kinds.set(key, { first: input, more: 0 });
     });
+    if (outcome) return outcome;
     for (const { first, more } of kinds.values()) report(more ? withMore(first, more) : first);
   };
 }

@@ -15,12 +15,17 @@ function entry(x: Exchange, t: number, authenticated = true): LedgerEntry {
 }
 
 /** The observation of `runLedger` on `op` over these entries and notifications. */
-function ledger(op: OperationKey, entries: LedgerEntry[], notifications: Exchange[] = []): () => Observation {
+function ledger(
+  op: OperationKey,
+  entries: LedgerEntry[],
+  notifications: Exchange[] = [],
+  dropped = 0,
+): () => Observation {
   return () => {
     const view: RunLedgerView = {
       entries,
       notifications: notifications.map((exchange, i) => ({ seq: 1000 + i, exchange })),
-      dropped: 0,
+      dropped,
     };
     return observation('runLedger', op, exchange(op), {}, { [LEDGER_FACT]: view });
   };
@@ -202,6 +207,14 @@ export const INTEGRITY_CASES: Case[] = [
     ]),
     ['LEDGER_DISAGREES'],
   ),
+  {
+    check: 'refundsStayWithinCapture',
+    requirement: 'PAGI-INV-001',
+    name: 'a ledger that dropped exchanges beyond its cap: not judged, never a pass',
+    op: 'refund',
+    observation: ledger('refund', [entry(payment(), 1), entry(refund(`${TXN}-01`, '4.00'), 2)], [], 3),
+    expect: 'notApplicable',
+  },
   fail(
     'refundsStayWithinCapture',
     'PAGI-INV-001',
