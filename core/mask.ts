@@ -308,31 +308,47 @@ export function maskOutgoingValue<T>(value: T): T {
 
 let guards = 0;
 let restoreStreams: (() => void) | undefined;
+/** The writers the last wrap installed, to tell whether something replaced them since. */
+let installed: { stdout?: unknown; stderr?: unknown } = {};
+
+/** Wrap a stream's write in `maskOutgoing`; the function restoring the write it wrapped. */
+function wrapStream(stream: NodeJS.WriteStream): { restore: () => void; writer: unknown } {
+  const original = stream.write;
+  stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString('utf8')
+          : undefined;
+    const out = text === undefined ? chunk : maskOutgoing(text);
+    return (original as (...args: unknown[]) => boolean).call(this, out, ...rest);
+  } as NodeJS.WriteStream['write'];
+  return {
+    writer: stream.write,
+    restore: () => {
+      stream.write = original;
+    },
+  };
+}
 
 /**
  * Pass every write to stdout and stderr through `maskOutgoing` until the returned function is called (nested
- * calls share one wrapper). Each write is masked whole: the kit writes whole lines.
+ * calls share one wrapper). Each write is masked whole: the kit writes whole lines. A guard taken after something
+ * replaced a stream's write (a library, a test's capture) wraps the replacement too, so no write escapes.
  */
 export function guardStandardStreams(): () => void {
-  if (guards++ === 0) {
-    const wrap = (stream: NodeJS.WriteStream) => {
-      const original = stream.write;
-      stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
-        const text =
-          typeof chunk === 'string'
-            ? chunk
-            : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
-              ? Buffer.from(chunk).toString('utf8')
-              : undefined;
-        const out = text === undefined ? chunk : maskOutgoing(text);
-        return (original as (...args: unknown[]) => boolean).call(this, out, ...rest);
-      } as NodeJS.WriteStream['write'];
-      return () => {
-        stream.write = original;
-      };
+  const replaced = process.stdout.write !== installed.stdout || process.stderr.write !== installed.stderr;
+  if (guards++ === 0 || replaced) {
+    const out = wrapStream(process.stdout);
+    const err = wrapStream(process.stderr);
+    installed = { stdout: out.writer, stderr: err.writer };
+    // Released, the last wrap gives back what it wrapped (an earlier wrap beneath a replacement keeps masking).
+    restoreStreams = () => {
+      out.restore();
+      err.restore();
+      installed = {};
     };
-    const restores = [wrap(process.stdout), wrap(process.stderr)];
-    restoreStreams = () => restores.forEach((r) => r());
   }
   let released = false;
   return () => {

@@ -88,6 +88,29 @@ describe('masking', () => {
     expect(maskOutgoing(`key ${secret}`)).toBe(`key ${secret}`);
   });
 
+  it('a guard taken after something replaced a stream (a capture, a library) wraps the replacement too', () => {
+    const secret = 'stream-secret-77aa';
+    const written: string[] = [];
+    const original = process.stdout.write;
+    // A guard held from before (a command's process-long guard, in a thread tests share).
+    const earlier = guardStandardStreams();
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const release = protectOutput({ secrets: [secret] });
+      const unguard = guardStandardStreams();
+      process.stdout.write(`line ${secret}\n`);
+      unguard();
+      release();
+    } finally {
+      earlier();
+      process.stdout.write = original;
+    }
+    expect(written).toEqual(['line [SECRET]\n']);
+  });
+
   it('guards stdout and stderr: every write passes through maskOutgoing while a guard is held', () => {
     const secret = 'stream-secret-91bc';
     const written: string[] = [];
