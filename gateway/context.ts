@@ -10,6 +10,7 @@ import type { GatewayConfig, ResolvedAccount } from './config.js';
 import type { Session, Store } from './store.js';
 import type { Notifier } from './notify.js';
 import type { Reply } from './reply.js';
+import type { RecordNames } from './shared-names.js';
 import type { BehaviourSwitches, FaultDefinition } from './faults.js';
 import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
 import { SpecError } from '../core/types/errors.js';
@@ -51,10 +52,11 @@ export interface Gateway {
   /** The database of `serve --data`: an answer waits until every change made before it is committed. */
   durability?: Durability;
   /**
-   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one at a time
-   * across the processes, with the state brought up to date first and its changes committed before its answer.
+   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one group at a time
+   * across the processes, with the state brought up to date first (the records it names read), and its changes
+   * committed before its answer.
    */
-  shared?: { run<T>(handle: () => T): Promise<T> };
+  shared?: { run<T>(handle: () => T, names?: RecordNames): Promise<T> };
 }
 
 /** What the server needs of the database: whether changes wait to be committed, and a call once they are. */
