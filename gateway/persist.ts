@@ -22,6 +22,7 @@ import {
   type Row,
   type Table,
 } from './database.js';
+import { Checkpointer } from './checkpointer.js';
 import { releaseLock, takeLock } from './folder-lock.js';
 import { JOURNAL_FILE, replayJournal } from './journal.js';
 import type { NotificationTracker, Notifier } from './notify.js';
@@ -424,6 +425,11 @@ export function openPersistence(
   }
   const database = open;
   const writes = new GroupCommit(database, () => writes.run(SQL.counters, countersText(f)), warn);
+  // WAL checkpoints off the thread that answers (gateway/checkpointer.ts); SQLite's own again if the worker fails.
+  database.db.pragma('wal_autocheckpoint = 0');
+  const checkpointer = new Checkpointer(database.file, config.store.syncWrites ?? false, () => {
+    if (database.db.open) database.db.pragma('wal_autocheckpoint = 1000');
+  });
   store.watcher = storeWatcher(f, writes);
   notifier.tracker = notificationTracker(f, writes);
   return {
@@ -434,6 +440,7 @@ export function openPersistence(
     },
     close: async () => {
       f.stopResend();
+      await checkpointer.stop();
       writes.close();
       releaseLock(lockFile);
     },
