@@ -10,7 +10,6 @@ import type { GatewayConfig, ResolvedAccount } from './config.js';
 import type { Session, Store } from './store.js';
 import type { Notifier } from './notify.js';
 import type { Reply } from './reply.js';
-import type { RecordNames } from './shared-names.js';
 import type { BehaviourSwitches, FaultDefinition } from './faults.js';
 import { itemSchemaId, nestedFields, numericFields, objectPropertyNames, propertyNames } from './schema-fields.js';
 import { SpecError } from '../core/types/errors.js';
@@ -57,6 +56,21 @@ export interface Gateway {
    * committed before its answer.
    */
   shared?: { run<T>(handle: () => T, names?: RecordNames): Promise<T> };
+}
+
+/** What a request may look up (gateway/shared-names.ts reads it from the request; a shared sandbox reads those rows first). */
+export interface RecordNames {
+  /** The account named by the body (`merchant_id`, `account_id`), when it names one. */
+  account?: { merchantId: string; accountId: string };
+  /** Transaction ids. */
+  transactions: string[];
+  /** Order numbers of the account. */
+  orders: string[];
+  /** The account's latest payments and refunds (a query or refund search without selectors). */
+  latest: boolean;
+  payouts: string[];
+  tokens: string[];
+  sessions: string[];
 }
 
 /** What the server needs of the database: whether changes wait to be committed, and a call once they are. */

@@ -7,23 +7,8 @@
  * a batch item's `transaction_id`, a payment's `token_id`, a payout's idempotency key, a checkout's session field and
  * the token of a page's path.
  */
-import type { Gateway } from './context.js';
+import type { Gateway, RecordNames } from './context.js';
 import type { Incoming } from './pipeline.js';
-
-/** What a request may look up. */
-export interface RecordNames {
-  /** The account named by the body (`merchant_id`, `account_id`), when it names one. */
-  account?: { merchantId: string; accountId: string };
-  /** Transaction ids. */
-  transactions: string[];
-  /** Order numbers of the account. */
-  orders: string[];
-  /** The account's latest payments and refunds (a query or refund search without selectors). */
-  latest: boolean;
-  payouts: string[];
-  tokens: string[];
-  sessions: string[];
-}
 
 /** Most values read from one request (a batch holds at most a few hundred items). */
 const MAX_VALUES = 2000;

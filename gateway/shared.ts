@@ -25,7 +25,7 @@ import {
   sealToken,
 } from './persist-codec.js';
 import type { Restored } from './persist.js';
-import type { RecordNames } from './shared-names.js';
+import type { RecordNames } from './context.js';
 import type {
   PayoutRecord,
   RefundEntry,
