@@ -48,7 +48,7 @@ export interface Restored {
   payouts: number;
   sessions: number;
   notifications: number;
-  /** Rows read from the database (or records from the journal imported). */
+  /** Rows the database holds (or records of the journal imported). */
   records: number;
   /** The line saying a journal of an earlier version was imported, on the start that imported it. */
   imported?: string;
