@@ -206,6 +206,25 @@ describe('serve --data with a tiny cache: evicted records are read back from the
   }, 120_000);
 });
 
+describe('serve --data with a tiny cache: concurrent refunds of an evicted payment', () => {
+  it('30 refunds of 1.00 at once on a 10.00 capture evicted from memory: exactly 10 succeed, numbered -01 to -10', async () => {
+    const gw = await start({ dataDir: tempDir('pagi-evicted-'), config: TINY });
+    const { transactionId, body } = await h.pay(gw, { amount: '10.00' });
+    await h.batch(gw, 'capture', [h.item(transactionId, body)]);
+    for (let i = 0; i < 20; i++) await h.pay(gw);
+    expect(gw.counts().transactions).toBeLessThanOrEqual(5); // the payment is no longer in memory
+    const refund = () =>
+      h.batch(gw, 'refund', [h.item(transactionId, body, { refund_amount: '1.00', refund_reason: 'r' })]);
+    const results = (await Promise.all(Array.from({ length: 30 }, refund))).map((r) => r.results[0]!);
+    const done = results.filter((r) => r.refund_status === sv.refund_status.success);
+    expect(done.map((r) => r.refund_reference_id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `${transactionId}-${String(i + 1).padStart(2, '0')}`),
+    );
+    const { json } = await h.query(gw, { transaction_id: transactionId });
+    expect(json.orders_list[0].payment_status).toBe(sv.payment_status.refunded);
+  }, 60_000);
+});
+
 const URL = process.env.PAGI_TEST_POSTGRES ?? 'postgres://pagi:pagi@127.0.0.1:5432/pagi_test';
 /** The tables in a schema of their own: shared.test.ts, run beside this file, drops those of the default one. */
 const SCHEMA = 'pagi_evicted';
@@ -244,6 +263,8 @@ describe.skipIf(why !== undefined)(
       expect(await answers(gw, early)).toEqual(expected);
       // A second gateway on the same database, with its own tiny cache, finds the same state.
       const other = await start({ database: DATABASE, config: TINY });
+      expect(other.shared?.restored.transactions).toBe(PAYMENTS + 7); // every payment in the database
+      expect(other.counts().transactions).toBeLessThanOrEqual(5); // the newest within its caps in its memory
       const first = early.paid[0]!;
       const { json } = await h.query(other, { transaction_id: first.transactionId });
       expect(json.orders_list[0]).toMatchObject({
