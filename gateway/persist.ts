@@ -1,9 +1,10 @@
 /**
  * The gateway's state kept in a folder (`serve --data DIR`): every change of the store and every notification
  * queued or settled becomes a row of the SQLite database (gateway/database.ts), committed with the other changes of
- * its turn before any answer of that turn is sent. On start the rows are read back into the empty store with the
- * store's own methods, so its caps and eviction rules apply as they did; the notifications still pending are sent
- * again at a bounded rate once the server listens. A folder holding only the journal of an earlier version
+ * its turn before any answer of that turn is sent. On start the newest rows within the store's caps are read back
+ * into the empty store with the store's own methods; the others stay in the database, which is the store's backing
+ * (gateway/persist-backing.ts): a record the memory does not hold is read from it when a request names it. The
+ * notifications still pending are sent again at a bounded rate once the server listens. A folder holding only the journal of an earlier version
  * (gateway/journal.ts) is imported once. Full card numbers are never written in clear, nor secrets
  * (gateway/persist-codec.ts); sessions keep no card field.
  */
