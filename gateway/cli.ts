@@ -195,7 +195,7 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   const { server, limits, store, sessions } = gateway.config;
   lines.push(
     `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes${server.earlyTooLarge ? ' (past them answered early, connection closed)' : ''}, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
-      `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens, ${store.maxMiB ?? 512} MiB (oldest evicted); drain ${server.drainSeconds} s`,
+      `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens, ${store.maxMiB ?? 512} MiB (oldest evicted${gateway.data || gateway.shared ? ' from memory, kept in the database' : ''}); drain ${server.drainSeconds} s`,
   );
   lines.push(
     admin

@@ -51,7 +51,7 @@ export interface GatewayConfig {
     maxDepth: number;
     maxFieldLength?: number;
   };
-  /** Caps on the state kept in memory; past one, a new record evicts the oldest. */
+  /** Caps on the state kept in memory; past one, a new record evicts the oldest (with a database, from memory only). */
   store: {
     maxTransactions: number;
     maxPayouts: number;

@@ -51,10 +51,26 @@ export interface Gateway {
   /** The database of `serve --data`: an answer waits until every change made before it is committed. */
   durability?: Durability;
   /**
-   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one at a time
-   * across the processes, with the state brought up to date first and its changes committed before its answer.
+   * The PostgreSQL of a shared sandbox (`serve --database`): each request handled through `run`, one group at a time
+   * across the processes, with the state brought up to date first (the records it names read), and its changes
+   * committed before its answer.
    */
-  shared?: { run<T>(handle: () => T): Promise<T> };
+  shared?: { run<T>(handle: () => T, names?: RecordNames): Promise<T> };
+}
+
+/** What a request may look up (gateway/shared-names.ts reads it from the request; a shared sandbox reads those rows first). */
+export interface RecordNames {
+  /** The account named by the body (`merchant_id`, `account_id`), when it names one. */
+  account?: { merchantId: string; accountId: string };
+  /** Transaction ids. */
+  transactions: string[];
+  /** Order numbers of the account. */
+  orders: string[];
+  /** The account's latest payments and refunds (a query or refund search without selectors). */
+  latest: boolean;
+  payouts: string[];
+  tokens: string[];
+  sessions: string[];
 }
 
 /** What the server needs of the database: whether changes wait to be committed, and a call once they are. */

@@ -23,7 +23,21 @@ import type { Durability } from './context.js';
 export const DATABASE_FILE = 'gateway.sqlite';
 
 /** Version of the tables' format (SQLite's user_version). */
-export const FORMAT = 2;
+export const FORMAT = 3;
+
+/**
+ * Format 3 gave payments the columns the lookups of evicted payments need (by account and order number); a format 2
+ * database (0.2.0's first SQLite store) is brought to it on open, in one transaction.
+ */
+const FROM_FORMAT_2 = `
+ALTER TABLE payments ADD COLUMN merchant TEXT;
+ALTER TABLE payments ADD COLUMN account TEXT;
+ALTER TABLE payments ADD COLUMN order_no TEXT;
+UPDATE payments SET merchant = json_extract(body, '$.merchantId'), account = json_extract(body, '$.accountId'),
+  order_no = json_extract(body, '$.orderNo') WHERE json_valid(body);
+CREATE INDEX payments_order ON payments(merchant, account, order_no);
+PRAGMA user_version = 3;
+`;
 
 /** The tables of records, each keyed by its record's key, in the order the records were first written (`n`). */
 export const TABLES = ['payments', 'refunds', 'tokens', 'payouts', 'sessions', 'notifications'] as const;
@@ -31,7 +45,9 @@ export type Table = (typeof TABLES)[number];
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE payments (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE payments (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, body TEXT NOT NULL, crc INTEGER NOT NULL,
+  merchant TEXT, account TEXT, order_no TEXT);
+CREATE INDEX payments_order ON payments(merchant, account, order_no);
 CREATE TABLE refunds (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
   payment TEXT NOT NULL REFERENCES payments(id) ON DELETE CASCADE, body TEXT NOT NULL, crc INTEGER NOT NULL);
 CREATE INDEX refunds_payment ON refunds(payment);
@@ -79,11 +95,14 @@ export function openProblem(file: string, e: unknown): JournalError {
   return new DatabaseDamage(file, `cannot be opened as a database (${why})`);
 }
 
-/** Check the format of an existing database and run SQLite's quick check (`integrity` for the full one). */
+/**
+ * Check the format of an existing database and run SQLite's quick check (`integrity` for the full one); a sound database
+ * of format 2 opened for writing is brought to the current format.
+ */
 function verify(db: Database.Database, file: string, integrity: boolean): void {
   try {
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== FORMAT) {
+    if (version !== FORMAT && version !== 2) {
       const tables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number };
       throw new DatabaseDamage(
         file,
@@ -98,6 +117,7 @@ function verify(db: Database.Database, file: string, integrity: boolean): void {
     >[];
     const problems = rows.map((r) => Object.values(r)[0]).filter((v) => v !== 'ok');
     if (problems.length) throw new DatabaseDamage(file, `is damaged (SQLite's check: ${problems[0]})`);
+    if (version === 2 && !db.readonly) db.transaction(() => db.exec(FROM_FORMAT_2))();
   } catch (e) {
     if (e instanceof DatabaseDamage) throw e;
     throw new DatabaseDamage(file, `is damaged (${reason(e)})`);
@@ -172,10 +192,13 @@ export function checksum(body: string): number {
   return crc32(body);
 }
 
-/** Every row of a table in the order its records were first written; a read error throws DatabaseDamage. */
-export function* rows(open: OpenDatabase, table: Table): Generator<Row> {
+/**
+ * Every row of a table in the order its records were first written (`newestFirst`: the other way); a read error throws
+ * DatabaseDamage.
+ */
+export function* rows(open: OpenDatabase, table: Table, newestFirst = false): Generator<Row> {
   try {
-    yield* open.db.prepare(`SELECT * FROM ${table} ORDER BY n`).iterate() as Iterable<Row>;
+    yield* open.db.prepare(`SELECT * FROM ${table} ORDER BY n${newestFirst ? ' DESC' : ''}`).iterate() as Iterable<Row>;
   } catch (e) {
     throw new DatabaseDamage(open.file, `is damaged (reading ${table}: ${reason(e)})`);
   }

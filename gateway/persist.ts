@@ -1,9 +1,10 @@
 /**
  * The gateway's state kept in a folder (`serve --data DIR`): every change of the store and every notification
  * queued or settled becomes a row of the SQLite database (gateway/database.ts), committed with the other changes of
- * its turn before any answer of that turn is sent. On start the rows are read back into the empty store with the
- * store's own methods, so its caps and eviction rules apply as they did; the notifications still pending are sent
- * again at a bounded rate once the server listens. A folder holding only the journal of an earlier version
+ * its turn before any answer of that turn is sent. On start the newest rows within the store's caps are read back
+ * into the empty store with the store's own methods; the others stay in the database, which is the store's backing
+ * (gateway/persist-backing.ts): a record the memory does not hold is read from it when a request names it. The
+ * notifications still pending are sent again at a bounded rate once the server listens. A folder holding only the journal of an earlier version
  * (gateway/journal.ts) is imported once. Full card numbers are never written in clear, nor secrets
  * (gateway/persist-codec.ts); sessions keep no card field.
  */
@@ -14,7 +15,6 @@ import type { Durability } from './context.js';
 import {
   checksum,
   DATABASE_FILE,
-  DatabaseDamage,
   GroupCommit,
   openDatabase,
   readMeta,
@@ -23,11 +23,12 @@ import {
   type Row,
   type Table,
 } from './database.js';
+import { Checkpointer } from './checkpointer.js';
 import { releaseLock, takeLock } from './folder-lock.js';
 import { JOURNAL_FILE, replayJournal } from './journal.js';
 import type { NotificationTracker, Notifier } from './notify.js';
+import { paymentOf, parseRow, refundOf, sqliteBacking, VALID } from './persist-backing.js';
 import {
-  decode,
   decodeSession,
   encode,
   encodeSession,
@@ -38,7 +39,7 @@ import {
   secretOf,
   type PendingNotification,
 } from './persist-codec.js';
-import type { PayoutRecord, RefundRecord, Store, StoreWatcher, Transaction } from './store.js';
+import type { PayoutRecord, Store, StoreWatcher, Transaction } from './store.js';
 
 /** What a start found in the folder, for the banner. */
 export interface Restored {
@@ -48,7 +49,7 @@ export interface Restored {
   payouts: number;
   sessions: number;
   notifications: number;
-  /** Rows read from the database (or records from the journal imported). */
+  /** Rows the database holds (or records of the journal imported). */
   records: number;
   /** The line saying a journal of an earlier version was imported, on the start that imported it. */
   imported?: string;
@@ -83,80 +84,134 @@ interface Folder {
 
 // ------------------------------------------------------------------ reading rows back
 
-/** A row's JSON, checked by `valid`; a row that is not refuses the whole folder with one sentence. */
-function parseRow<T>(open: OpenDatabase, table: Table, row: Row, valid: (v: any) => boolean): T {
-  if (typeof row.body !== 'string' || checksum(row.body) !== row.crc)
-    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: its checksum does not match)`);
-  let value: unknown;
-  try {
-    value = JSON.parse(row.body);
-  } catch {
-    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: not JSON)`);
+/**
+ * The newest rows of a table that fit in memory (at most `cap`, and no more bytes of JSON text than the byte budget
+ * has left), in the order they were written; `spilled` is told when older rows stay in the database only.
+ */
+function newest<T>(
+  open: OpenDatabase,
+  table: Table,
+  cap: number,
+  budget: { left: number },
+  read: (row: Row) => T | undefined,
+  spilled: () => void,
+): T[] {
+  const out: T[] = [];
+  for (const row of rows(open, table, true)) {
+    const bytes = 2 * (typeof row.body === 'string' ? row.body.length : 0) + 256;
+    if (out.length >= cap || bytes > budget.left) {
+      spilled();
+      break;
+    }
+    const value = read(row);
+    if (value === undefined) continue;
+    budget.left -= bytes;
+    out.push(value);
   }
-  if (!value || typeof value !== 'object' || !valid(value))
-    throw new DatabaseDamage(open.file, `has a damaged row (${table} row ${row.n}: not a record of ${table})`);
-  return value as T;
+  return out.reverse();
 }
 
-const str = (v: unknown): boolean => typeof v === 'string';
-const big = (v: unknown): boolean => !!v && typeof (v as { $big?: unknown }).$big === 'string';
-
-const VALID = {
-  payments: (v: any) =>
-    str(v.transactionId) && str(v.merchantId) && str(v.accountId) && str(v.orderNo) && big(v.amountMinor),
-  refunds: (v: any) => str(v.referenceId) && big(v.amountMinor),
-  tokens: (v: any) => str(v.tokenId) && str(v.merchantId) && str(v.accountId) && str(v.card),
-  payouts: (v: any) => str(v.key) && str(v.bodyDigest) && str(v.responseText),
-  sessions: (v: any) => str(v.token) && str(v.merchantId) && str(v.createdAt) && !!v.request,
-  notifications: (v: any) => str(v.kind) && str(v.key) && str(v.url) && !!v.body,
-} satisfies Record<Table, (v: any) => boolean>;
-
-/** Read every row back into the empty store (no watcher yet but the evictions': caps lowered since apply). */
+/**
+ * Read the newest rows back into the empty store, within its caps and byte budget (the rest stays in the database,
+ * read when a request names it); sessions past their lifetime are deleted. No watcher yet but the evictions'.
+ */
 function load(f: Folder, open: OpenDatabase): number {
-  const { store } = f;
+  const { store, config } = f;
   const counters = (readMeta(open, 'counters') ?? {}) as Record<string, unknown>;
   store.restoreCounters(counters);
   f.notificationSeq = Number(counters.notificationSeq) || 0;
-  let n = 0;
-  for (const row of rows(open, 'payments')) {
-    store.addTransaction({ ...(decode(parseRow(open, 'payments', row, VALID.payments)) as Transaction), refunds: [] });
-    n += 1;
+  const budget = { left: (config.store.maxMiB ?? 512) * 1024 * 1024 };
+  const caps = store.caps;
+  const payments = newest(
+    open,
+    'payments',
+    caps.maxTransactions,
+    budget,
+    (row) => ({ n: row.n, t: paymentOf(open, row) }),
+    () => store.markSpilled('transaction'),
+  );
+  for (const { t } of payments) store.addTransaction(t);
+  if (payments.length) {
+    const refunds = open.db.prepare(
+      'SELECT r.n, r.id, r.payment, r.body, r.crc FROM refunds r JOIN payments p ON p.id = r.payment WHERE p.n >= ? ORDER BY r.n',
+    );
+    for (const row of refunds.iterate(payments[0]!.n) as Iterable<Row>) {
+      const t = store.transactions.get(String(row.payment));
+      if (t) store.addRefund(t, refundOf(open, row));
+    }
   }
-  for (const row of rows(open, 'refunds')) {
-    const refund = decode(parseRow(open, 'refunds', row, VALID.refunds)) as RefundRecord;
-    const t = store.transactions.get(String(row.payment));
-    if (t) store.addRefund(t, refund);
-    n += 1;
-  }
-  for (const row of rows(open, 'tokens')) {
-    const token = openToken(parseRow(open, 'tokens', row, VALID.tokens), f.config);
-    if (token) store.tokens.set(token.tokenId, token);
-    else {
+  const tokens = newest(
+    open,
+    'tokens',
+    caps.maxTokens,
+    budget,
+    (row) => {
+      const token = openToken(parseRow(open, 'tokens', row, VALID.tokens), config);
+      if (token) return token;
       f.droppedTokens += 1;
       store.watcher?.evicted?.('token', row.id);
-    }
-    n += 1;
-  }
-  for (const row of rows(open, 'payouts')) {
-    const p = parseRow<PayoutRecord>(open, 'payouts', row, VALID.payouts);
-    store.payouts.set(p.key, p);
-    n += 1;
-  }
-  const ttlMs = f.config.sessions.ttlSeconds * 1000;
-  for (const row of rows(open, 'sessions')) {
-    store.addSession(
-      decodeSession(parseRow(open, 'sessions', row, VALID.sessions)),
-      ttlMs,
-      f.config.sessions.maxSessions,
-    );
-    n += 1;
-  }
+      return undefined;
+    },
+    () => store.markSpilled('token'),
+  );
+  for (const token of tokens) store.tokens.set(token.tokenId, token);
+  const payouts = newest(
+    open,
+    'payouts',
+    caps.maxPayouts,
+    budget,
+    (row) => parseRow<PayoutRecord>(open, 'payouts', row, VALID.payouts),
+    () => store.markSpilled('payout'),
+  );
+  for (const p of payouts) store.payouts.set(p.key, p);
+  const ttlMs = config.sessions.ttlSeconds * 1000;
+  const sessions = newest(
+    open,
+    'sessions',
+    config.sessions.maxSessions,
+    budget,
+    (row) => decodeSession(parseRow(open, 'sessions', row, VALID.sessions)),
+    () => store.markSpilled('session'),
+  );
+  for (const s of sessions) store.addSession(s, ttlMs, config.sessions.maxSessions);
   for (const row of rows(open, 'notifications')) {
     f.pending.set(row.n, parseRow<PendingNotification>(open, 'notifications', row, VALID.notifications));
     f.notificationSeq = Math.max(f.notificationSeq, row.n);
-    n += 1;
   }
+  return countRows(open);
+}
+
+/**
+ * Delete the sessions past their lifetime by the newest one (as the store drops them: gone for good, their pages
+ * answer unknownRecord), those the memory did not read included.
+ */
+function expireSessions(open: OpenDatabase, ttlMs: number): void {
+  const createdAt = "json_extract(body, '$.createdAt')";
+  const last = open.db.prepare(`SELECT max(${createdAt}) AS at FROM sessions`).get() as { at: string | null };
+  if (last.at)
+    open.db
+      .prepare(`DELETE FROM sessions WHERE ${createdAt} <= ?`)
+      .run(new Date(new Date(last.at).getTime() - ttlMs).toISOString());
+}
+
+/** Rows the database holds (every table). */
+function countRows(open: OpenDatabase): number {
+  let n = 0;
+  for (const table of ['payments', 'refunds', 'tokens', 'payouts', 'sessions', 'notifications'] as const)
+    n += (open.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   return n;
+}
+
+/** What the database holds, by kind (the banner's counts: the memory may hold fewer). */
+function heldRows(open: OpenDatabase): Omit<Restored, 'notifications' | 'records' | 'imported'> {
+  const count = (table: Table) => (open.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return {
+    transactions: count('payments'),
+    refunds: count('refunds'),
+    tokens: count('tokens'),
+    payouts: count('payouts'),
+    sessions: count('sessions'),
+  };
 }
 
 // ------------------------------------------------------------------ writing rows
@@ -167,10 +222,16 @@ function rowOf(value: unknown): [string, number] {
   return [body, checksum(body)];
 }
 
+/** A payment's row values: its id, the columns it is looked up by, its JSON and checksum. */
+function paymentRow(t: Transaction): [string, string, string, string, string, number] {
+  return [t.transactionId, t.merchantId, t.accountId, t.orderNo, ...rowOf(encodeTransaction(t))];
+}
+
 const UPSERT = (table: Table) =>
   `INSERT INTO ${table} (id, body, crc) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc`;
 const SQL = {
-  payment: UPSERT('payments'),
+  payment:
+    'INSERT INTO payments (id, merchant, account, order_no, body, crc) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc',
   refund:
     'INSERT INTO refunds (id, payment, body, crc) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body, crc = excluded.crc',
   token: UPSERT('tokens'),
@@ -190,7 +251,7 @@ const EVICT: Record<NonNullable<Parameters<NonNullable<StoreWatcher['evicted']>>
 /** The store's watcher: every change written in the current group. */
 function storeWatcher(f: Folder, writes: GroupCommit): StoreWatcher {
   return {
-    transaction: (t) => writes.run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t))),
+    transaction: (t) => writes.run(SQL.payment, ...paymentRow(t)),
     refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, ...rowOf(encode(refund))),
     token: (t) => {
       const sealed = sealToken(t, f.config);
@@ -232,7 +293,7 @@ function writeAll(f: Folder, open: OpenDatabase): void {
   const { store } = f;
   const run = (sql: string, ...params: unknown[]) => open.db.prepare(sql).run(...params);
   open.db.transaction(() => {
-    for (const t of store.transactions.values()) run(SQL.payment, t.transactionId, ...rowOf(encodeTransaction(t)));
+    for (const t of store.transactions.values()) run(SQL.payment, ...paymentRow(t));
     for (const { txn, refund } of store.allRefunds())
       run(SQL.refund, refund.referenceId, txn.transactionId, ...rowOf(encode(refund)));
     for (const t of store.tokens.values()) {
@@ -312,13 +373,18 @@ function restore(f: Folder, dir: string, open: OpenDatabase): Restored {
   };
   const imported = importing ? importJournal(f, open, dir) : undefined;
   const records = imported ? imported.records : load(f, open);
-  // Rows the store dropped while reading (caps lowered, sessions past their lifetime, cards no longer readable).
-  if (evicted.length) open.db.transaction(() => evicted.forEach(([k, key]) => open.db.prepare(EVICT[k]).run(key)))();
+  // Rows gone for good (sessions past their lifetime, cards no longer readable; caps lowered, for a journal imported).
+  open.db.transaction(() => {
+    for (const [k, key] of evicted) open.db.prepare(EVICT[k]).run(key);
+    expireSessions(open, f.config.sessions.ttlSeconds * 1000);
+  })();
   if (f.droppedTokens)
     f.warn(
       `database: ${f.droppedTokens} stored-card token${f.droppedTokens === 1 ? '' : 's'} dropped: its account is no longer configured, or its secret changed (the card is encrypted with a key derived from it)`,
     );
-  return { ...f.store.counts(), notifications: f.pending.size, records, imported: imported?.line };
+  // From now on the database keeps what the memory evicts, and is read when a request names it.
+  f.store.backing = sqliteBacking(open, f.config);
+  return { ...heldRows(open), notifications: f.pending.size, records, imported: imported?.line };
 }
 
 /**
@@ -360,6 +426,11 @@ export function openPersistence(
   }
   const database = open;
   const writes = new GroupCommit(database, () => writes.run(SQL.counters, countersText(f)), warn);
+  // WAL checkpoints off the thread that answers (gateway/checkpointer.ts); SQLite's own again if the worker fails.
+  database.db.pragma('wal_autocheckpoint = 0');
+  const checkpointer = new Checkpointer(database.file, config.store.syncWrites ?? false, () => {
+    if (database.db.open) database.db.pragma('wal_autocheckpoint = 1000');
+  });
   store.watcher = storeWatcher(f, writes);
   notifier.tracker = notificationTracker(f, writes);
   return {
@@ -370,6 +441,7 @@ export function openPersistence(
     },
     close: async () => {
       f.stopResend();
+      await checkpointer.stop();
       writes.close();
       releaseLock(lockFile);
     },

@@ -15,6 +15,7 @@ import type { FaultDefinition, ReplyContext } from './faults.js';
 import { headerSafe } from './limits.js';
 import { buildRoutes, handle, type Handled, type Incoming, type Routes } from './pipeline.js';
 import { serialise, type WireResponse } from './reply.js';
+import { namedRecords } from './shared-names.js';
 
 /** Bodies longer than this many times the cap are not even drained: the connection is closed. */
 const DRAIN_FACTOR = 16;
@@ -356,7 +357,7 @@ function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: bool
   if (st.gw.shared) {
     // A shared sandbox: handled once the state is up to date, answered once its changes are committed.
     st.gw.shared
-      .run(() => answerOf(st, incoming))
+      .run(() => answerOf(st, incoming), namedRecords(st.gw, incoming))
       .then(
         (answered) => send(st, p, incoming, answered),
         (error: Error) => send(st, p, incoming, unsaved(error)),

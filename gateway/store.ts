@@ -1,8 +1,11 @@
 /**
  * In-memory state of the gateway: payments (transactions), their refunds, stored-card tokens, payouts and the
  * pending APM and checkout sessions. Node runs each operation's read-check-write without yielding, so every
- * change to a transaction is atomic. Every kind of record has a cap; past it, a new record evicts the oldest,
- * which is unknown from then on (a query answers it as not found, a batch item as an unknown transaction).
+ * change to a transaction is atomic. Every kind of record has a cap; past it, a new record evicts the oldest.
+ * Without a database an evicted record is unknown from then on (a query answers it as not found, a batch item as an
+ * unknown transaction); with one (`StoreBacking`: `serve --data`, `serve --database`) only its copy in memory goes:
+ * the record stays in the database, and every lookup that misses in memory reads it from there, so an operation
+ * naming it behaves as if it had never been evicted.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeclineRule } from '../core/profile/choices.js';
@@ -233,6 +236,32 @@ function transactionBytes(t: Transaction): number {
 /** The kinds of record the byte budget weighs. */
 type Weighed = 'transaction' | 'payout' | 'session' | 'token';
 
+/** A refund with its payment, as the refund search lists it. */
+export interface RefundEntry {
+  txn: Transaction;
+  refund: RefundRecord;
+}
+
+/**
+ * Where every record is kept beyond the memory's caps (the database of `serve --data` or `serve --database`): the
+ * store reads from it what it no longer holds. Synchronous (SQLite is read in place; a shared PostgreSQL's records are
+ * read before the requests run). Each returns the record as last written, a payment with its refunds.
+ */
+export interface StoreBacking {
+  /** True when the backing may hold records the memory never held (other processes'): every miss asks it. */
+  readonly shared?: boolean;
+  transaction(transactionId: string): Transaction | undefined;
+  /** The account's payments with this order number, in creation order. */
+  orderTransactions(merchantId: string, accountId: string, orderNo: string): Transaction[];
+  /** The account's newest `n` payments, in creation order. */
+  latestTransactions(merchantId: string, accountId: string, n: number): Transaction[];
+  /** The account's newest `n` refunds, in the order they were made. */
+  latestRefunds(merchantId: string, accountId: string, n: number): RefundEntry[];
+  payout(key: string): PayoutRecord | undefined;
+  token(tokenId: string): StoredToken | undefined;
+  session(token: string): Session | undefined;
+}
+
 const UNCAPPED: StoreCaps = {
   maxTransactions: Number.POSITIVE_INFINITY,
   maxPayouts: Number.POSITIVE_INFINITY,
@@ -253,7 +282,10 @@ export interface StoreWatcher {
   session(s: Session): void;
   /** Everything forgotten (admin reset). */
   cleared(): void;
-  /** A record dropped to stay under a cap, or past its lifetime (a payment's refunds go with it). */
+  /**
+   * A record gone for good: a session past its lifetime, or (without a backing) a record dropped to stay under a cap
+   * (a payment's refunds go with it). A record evicted from memory while a backing keeps it is not reported.
+   */
   evicted?(kind: 'transaction' | 'token' | 'payout' | 'session', key: string): void;
 }
 
@@ -291,6 +323,17 @@ export class Store {
   private readonly bytesOf: Record<Weighed, number> = { transaction: 0, payout: 0, session: 0, token: 0 };
   /** A trim to the byte budget is scheduled. */
   private trimming = false;
+  /** Where evicted records stay (none: in memory only, an evicted record is gone). */
+  backing: StoreBacking | undefined;
+  /** Kinds of which the backing holds records the memory does not (evicted, or not read back on start). */
+  private readonly spilled: Record<Weighed, boolean> = {
+    transaction: false,
+    payout: false,
+    session: false,
+    token: false,
+  };
+  /** Records read back from the backing in this turn of the event loop, by kind and key: one object per record. */
+  private readonly loans = new Map<string, unknown>();
 
   constructor(readonly caps: StoreCaps = UNCAPPED) {
     this.maxBytes = caps.maxMiB === undefined ? Number.POSITIVE_INFINITY : caps.maxMiB * 1024 * 1024;
@@ -359,14 +402,52 @@ export class Store {
     return true;
   }
 
-  /** A record left the store (a cap, the byte budget, a session's lifetime): its bytes uncounted, the watcher told. */
-  private dropped(kind: Weighed, key: string): void {
+  /**
+   * A record left the memory (a cap, the byte budget, a session's lifetime): its bytes uncounted; the watcher told
+   * when it is gone for good (past its lifetime, or no backing keeps it).
+   */
+  private dropped(kind: Weighed, key: string, expired = false): void {
     const bytes = this.weights[kind].get(key);
     if (bytes !== undefined) {
       this.bytesOf[kind] -= bytes;
       this.weights[kind].delete(key);
     }
-    this.watcher?.evicted?.(kind, key);
+    if (this.backing && !expired) this.spilled[kind] = true;
+    else this.watcher?.evicted?.(kind, key);
+  }
+
+  /** Forget the records read back so far (a shared sandbox's next group reads them afresh). */
+  forgetLoans(): void {
+    this.loans.clear();
+  }
+
+  /** The backing holds records of this kind that the memory does not (read back on start, or evicted since). */
+  markSpilled(kind: Weighed): void {
+    this.spilled[kind] = true;
+  }
+
+  /** Whether a miss in memory must ask the backing. */
+  private asks(kind: Weighed): boolean {
+    return !!this.backing && (this.spilled[kind] || this.backing.shared === true);
+  }
+
+  /**
+   * A record read back from the backing, the same object for the rest of this turn (an operation that looks it up
+   * twice, or two requests of one turn, change one copy; each change is written to the backing as it is made).
+   */
+  private loan<T>(kind: Weighed, key: string, read: () => T | undefined): T | undefined {
+    const id = `${kind}\u0000${key}`;
+    if (this.loans.has(id)) return this.loans.get(id) as T;
+    const value = read();
+    if (value === undefined) return undefined;
+    if (!this.loans.size) setImmediate(() => this.loans.clear());
+    this.loans.set(id, value);
+    return value;
+  }
+
+  /** A payment the backing returned, as the object this turn shares (the memory's when it holds it). */
+  private shareTransaction(t: Transaction): Transaction {
+    return this.transactions.get(t.transactionId) ?? this.loan('transaction', t.transactionId, () => t)!;
   }
 
   /** The identifier counter and this instance's tag (written to the journal, restored on start). */
@@ -409,9 +490,11 @@ export class Store {
     this.sessions.clear();
     this.oldestTransaction.reset();
     this.oldestSession.reset();
+    this.loans.clear();
     for (const kind of Object.keys(this.bytesOf) as Weighed[]) {
       this.weights[kind].clear();
       this.bytesOf[kind] = 0;
+      this.spilled[kind] = false;
     }
     this.watcher?.cleared();
   }
@@ -440,7 +523,7 @@ export class Store {
       e = this.oldestSession.peek()
     ) {
       this.sessions.delete(e[0]);
-      this.dropped('session', e[0]);
+      this.dropped('session', e[0], true);
     }
     this.sessions.set(session.token, session);
     this.weigh('session', session.token, 256 + recordBytes(session.request));
@@ -455,8 +538,23 @@ export class Store {
 
   /** A live session by token: undefined when unknown or past its lifetime (left in place: a lookup changes nothing). */
   liveSession(token: string, now: Date, ttlMs: number): Session | undefined {
-    const s = this.sessions.get(token);
+    let s = this.sessions.get(token);
+    if (!s && token && this.asks('session')) s = this.loan('session', token, () => this.backing!.session(token));
     return s && now.getTime() - s.createdAt.getTime() < ttlMs ? s : undefined;
+  }
+
+  /** The payout answered for an idempotency key (memory, else the backing). */
+  payout(key: string): PayoutRecord | undefined {
+    const p = this.payouts.get(key);
+    if (p || !key || !this.asks('payout')) return p;
+    return this.loan('payout', key, () => this.backing!.payout(key));
+  }
+
+  /** The stored card behind a token id (memory, else the backing). */
+  token(tokenId: string): StoredToken | undefined {
+    const t = this.tokens.get(tokenId);
+    if (t || !tokenId || !this.asks('token')) return t;
+    return this.loan('token', tokenId, () => this.backing!.token(tokenId));
   }
 
   /** An unguessable token for a session or a stored card. */
@@ -507,12 +605,15 @@ export class Store {
   /** Record a successful refund of a transaction (also in the account's refund log, newest last). */
   addRefund(t: Transaction, refund: RefundRecord): void {
     t.refunds.push(refund);
-    const bytes = this.weights.transaction.get(t.transactionId) ?? transactionBytes(t);
-    this.weigh('transaction', t.transactionId, bytes + 128 + 2 * (refund.reason.length + refund.reference.length));
-    const key = Store.accountKey(t.merchantId, t.accountId);
-    let log = this.refundLog.get(key);
-    if (!log) this.refundLog.set(key, (log = new AgedList()));
-    log.items.push({ txn: t, refund });
+    // A payment read back from the backing is not held: its refund goes to the backing only.
+    if (this.held(t)) {
+      const bytes = this.weights.transaction.get(t.transactionId) ?? transactionBytes(t);
+      this.weigh('transaction', t.transactionId, bytes + 128 + 2 * (refund.reason.length + refund.reference.length));
+      const key = Store.accountKey(t.merchantId, t.accountId);
+      let log = this.refundLog.get(key);
+      if (!log) this.refundLog.set(key, (log = new AgedList()));
+      log.items.push({ txn: t, refund });
+    } else if (this.backing) this.spilled.transaction = true;
     this.watcher?.refund(t, refund);
   }
 
@@ -527,16 +628,43 @@ export class Store {
     return log.live();
   }
 
-  /** The account's transactions with this order number, in creation order. */
+  /** The account's transactions with this order number, in creation order (the backing's too). */
   orderTransactions(merchantId: string, accountId: string, orderNo: string): readonly Transaction[] {
+    if (this.asks('transaction'))
+      return this.backing!.orderTransactions(merchantId, accountId, orderNo).map((t) => this.shareTransaction(t));
     return this.byOrder.get(`${Store.accountKey(merchantId, accountId)}\u0000${orderNo}`)?.live() ?? [];
   }
 
   /** The account's transaction with this id, if any. */
   transaction(merchantId: string, accountId: string, transactionId: unknown): Transaction | undefined {
     if (typeof transactionId !== 'string') return undefined;
-    const t = this.transactions.get(transactionId);
+    const t = this.transactionById(transactionId);
     return t && t.merchantId === merchantId && t.accountId === accountId ? t : undefined;
+  }
+
+  /** A transaction by id, whatever its account (memory, else the backing). */
+  transactionById(transactionId: string): Transaction | undefined {
+    const t = this.transactions.get(transactionId);
+    if (t || !transactionId || !this.asks('transaction')) return t;
+    return this.loan('transaction', transactionId, () => this.backing!.transaction(transactionId));
+  }
+
+  /** The account's newest `n` transactions, in creation order (from the backing when the memory holds fewer). */
+  latestTransactions(merchantId: string, accountId: string, n: number): readonly Transaction[] {
+    const held = this.accountTransactions(merchantId, accountId);
+    // The memory holds the newest payments: when it holds n of the account's, they are its newest n (unless other
+    // processes make payments too).
+    if (!this.asks('transaction') || (held.length >= n && !this.backing!.shared)) return held.slice(-n);
+    return this.backing!.latestTransactions(merchantId, accountId, n).map((t) => this.shareTransaction(t));
+  }
+
+  /** The account's newest `n` refunds, in the order they were made (the backing's too). */
+  latestRefunds(merchantId: string, accountId: string, n: number): readonly RefundEntry[] {
+    if (!this.asks('transaction')) return this.accountRefunds(merchantId, accountId).slice(-n);
+    return this.backing!.latestRefunds(merchantId, accountId, n).map(({ txn, refund }) => {
+      const shared = this.shareTransaction(txn);
+      return { txn: shared, refund: shared.refunds.find((r) => r.referenceId === refund.referenceId) ?? refund };
+    });
   }
 
   /** The account's transactions in creation order. */

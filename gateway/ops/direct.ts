@@ -6,7 +6,7 @@ import { cardProblem, createPayment, paymentNeeds, readCard, type CardData } fro
 
 /** The stored card a request's `token_id` names, for this account. */
 function storedCard(gw: Gateway, req: GatewayRequest): CardData | undefined {
-  const token = gw.store.tokens.get(str(req.body, 'token_id') ?? '');
+  const token = gw.store.token(str(req.body, 'token_id') ?? '');
   if (
     !token ||
     token.merchantId !== req.account.merchant.merchantId ||

@@ -7,8 +7,8 @@ import { resultInfoOf } from './payment.js';
 
 /** The result page of a completed session (shown again, unchanged, on every later request). */
 export function resultPage(gw: Gateway, session: Session): Reply {
-  const txn = session.transactionId ? gw.store.transactions.get(session.transactionId) : undefined;
-  // The payment may have been evicted (store caps) while its session lives on: then it is an unknown record.
+  const txn = session.transactionId ? gw.store.transactionById(session.transactionId) : undefined;
+  // Without a database the payment may have been evicted (store caps) while its session lives on: an unknown record.
   if (!txn)
     return errorReply(gw, 'unknownRecord', session.kind === 'apm' ? 'authoriseApm' : 'checkout', {}, undefined, 'html');
   return pageReply({

@@ -80,14 +80,14 @@ export const payout: OperationHandler = {
     )
       bad('the fee exceeds the payment amount');
     const key = idempotencyKey(gw, req);
-    const known = key ? gw.store.payouts.get(key) : undefined;
+    const known = key ? gw.store.payout(key) : undefined;
     if (known && known.bodyDigest !== bodyDigest(body) && p.replayWithDifferentBody === 'invalidInput')
       bad(`${p.idempotencyKey} was used with another body`);
     return out;
   },
   run(req, gw) {
     const key = idempotencyKey(gw, req)!;
-    const known = gw.store.payouts.get(key);
+    const known = gw.store.payout(key);
     if (known) return jsonReply(JSON.parse(known.responseText) as Record<string, unknown>);
     const p = gw.profile.payout;
     const body = req.body;

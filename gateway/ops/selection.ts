@@ -198,8 +198,8 @@ export const retrievalTrans: OperationHandler = {
 
 /** The account's most recent transactions, newest first. */
 function latest(gw: Gateway, req: GatewayRequest, max: number): Transaction[] {
-  const all = gw.store.accountTransactions(req.account.merchant.merchantId, req.account.account.accountId);
-  return all.slice(-max).reverse();
+  const newest = gw.store.latestTransactions(req.account.merchant.merchantId, req.account.account.accountId, max);
+  return [...newest].reverse();
 }
 
 /** One refund of a transaction as the refund search shows it. */
@@ -233,9 +233,7 @@ export const retrievalRefund: OperationHandler = {
       refunds.reverse().sort((a, b) => b.refund.at.getTime() - a.refund.at.getTime());
     const results = given.length
       ? refunds.map(({ txn, refund }) => refundItem(gw, req, txn, refund))
-      : gw.store
-          .accountRefunds(req.account.merchant.merchantId, req.account.account.accountId)
-          .slice(-max)
+      : [...gw.store.latestRefunds(req.account.merchant.merchantId, req.account.account.accountId, max)]
           .reverse()
           .map(({ txn, refund }) => refundItem(gw, req, txn, refund));
     return envelope(gw, req, 'retrievalRefund', results);

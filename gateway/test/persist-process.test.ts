@@ -26,6 +26,7 @@ describe('serve --data DIR (child process)', () => {
   it('payment, stop, start with the same --data: the query finds it; refunds go on from the right remainder', async () => {
     const dir = tempDir('pagi-data-');
     const first = await serve(['--data', dir]);
+    expect(await first.until(/512 MiB \(oldest evicted from memory, kept in the database\)/)).not.toBeNull();
     expect(await first.until(/state kept in .*: 0 payments, 0 refunds/)).not.toBeNull();
     const { transactionId, body } = await h.pay(at(first.url), { amount: '30.00' });
     await h.batch(at(first.url), 'capture', [h.item(transactionId, body)]);

@@ -1,7 +1,8 @@
 /**
  * The state kept in a folder (`startGateway({ dataDir })`, `serve --data DIR`): a stop and a start with the same
  * folder give back the same state (payments, refunds and their numbering, tokens, payouts, sessions, counters,
- * pending notifications); the database is bounded like the store, locked, written a refund with its amounts at once,
+ * pending notifications); the database keeps what the memory evicts (persist-evicted.test.ts: every operation on
+ * evicted records), is locked, written a refund with its amounts at once,
  * cleared by the admin reset, and holds no card number in clear. The child-process restart, SIGKILL and damage
  * tests are in persist-process.test.ts; the import of an earlier journal in persist-import.test.ts.
  */
@@ -199,23 +200,45 @@ describe('serve --data: state across a restart', () => {
 });
 
 describe('serve --data: the database', () => {
-  it('stays bounded like the store: an evicted payment leaves the database too (eviction unchanged)', async () => {
+  it('keeps what the memory evicts: every payment stays in the database; a restart reads the newest into memory', async () => {
     const dir = tempDir('pagi-data-');
     const config = { store: { maxTransactions: 20, maxPayouts: 20, maxTokens: 20 }, notifications: { enabled: false } };
     const gw = await start(dir, { config });
     const made: string[] = [];
     for (let i = 0; i < 200; i++) made.push((await h.pay(gw)).transactionId);
-    expect(tableRows(dir, 'payments').map((r) => r.id)).toEqual(made.slice(-20));
+    expect(gw.counts().transactions).toBe(20);
+    expect(tableRows(dir, 'payments').map((r) => r.id)).toEqual(made);
     const digest = gw.stateDigest();
     await stop(gw);
     const again = await start(dir, { config });
-    expect(again.stateDigest()).toBe(digest);
+    expect(again.stateDigest()).toBe(digest); // the memory holds the same 20 newest
     expect(again.counts().transactions).toBe(20);
-    // The 180 oldest are unknown, the 20 newest known.
+    expect(again.data?.restored.transactions).toBe(200);
+    // All 200 are found: the 180 oldest read back from the database.
     const q = async (id: string) => (await h.query(again, { transaction_id: id })).json.orders_list[0].query_result;
-    expect(await q(made[0]!)).toBe(h.profile.statusValues.query_result.notFound);
-    expect(await q(made.at(-20)!)).toBe(h.profile.statusValues.query_result.found);
-    expect(await q(made.at(-1)!)).toBe(h.profile.statusValues.query_result.found);
+    for (const id of [made[0]!, made[100]!, made.at(-20)!, made.at(-1)!])
+      expect(await q(id)).toBe(h.profile.statusValues.query_result.found);
+    expect(again.counts().transactions).toBe(20); // reading them back holds none in memory
+  });
+
+  it('a database of format 2 (no lookup columns) is brought to format 3 on open, its payments found by order number', async () => {
+    const dir = tempDir('pagi-data-');
+    const config = { store: { maxTransactions: 2, maxPayouts: 2, maxTokens: 2 }, notifications: { enabled: false } };
+    const gw = await start(dir, { config });
+    const paid = [await h.pay(gw), await h.pay(gw), await h.pay(gw)];
+    await stop(gw);
+    const db = new Database(path.join(dir, DATABASE_FILE));
+    db.exec(
+      'DROP INDEX payments_order; ALTER TABLE payments DROP COLUMN merchant; ALTER TABLE payments DROP COLUMN account; ALTER TABLE payments DROP COLUMN order_no; PRAGMA user_version = 2',
+    );
+    db.close();
+    const again = await start(dir, { config });
+    const { json } = await h.query(again, { order_no: paid[0]!.body.order_no });
+    expect(json.orders_list[0]).toMatchObject({ transaction_id: paid[0]!.transactionId });
+    await stop(again);
+    const check = new Database(path.join(dir, DATABASE_FILE), { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
+    check.close();
   });
 
   it('a refund and its payment amounts are one transaction: both rows, or neither', async () => {
