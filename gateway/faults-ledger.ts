@@ -54,6 +54,21 @@ export const LEDGER_FAULTS: readonly DeviationDefinition[] = [
   },
   {
     kind: 'fault',
+    name: 'query-lists-unselected-order',
+    description:
+      'A query lists, beside each order found, one more of the same shape that the request did not select (another order number and transaction id): an order that is not the asking merchant’s.',
+    requirement: 'PAGI-INV-016',
+    expectedCheck: 'recordsAgreeWithLedger',
+    reply: list(['retrievalTrans'], (all, ctx) =>
+      all.flatMap((r: Body) =>
+        r.query_result === ctx.profile.statusValues.query_result.found && typeof r.order_no === 'string'
+          ? [r, { ...r, order_no: `${r.order_no}X`, transaction_id: `${String(r.transaction_id)}9` }]
+          : [r],
+      ),
+    ),
+  },
+  {
+    kind: 'fault',
     name: 'query-hides-cancel',
     description: 'A query shows a cancelled payment in the state it had before the cancel was accepted.',
     requirement: 'PAGI-INV-014',

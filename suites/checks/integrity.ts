@@ -7,7 +7,17 @@ import type { CheckContext, Exchange, NotApplicable, Observation, RunLedgerView 
 import { FIELD } from '../fields.js';
 import { type FindingInput, type Report, defineCheck, quote } from '../findings.js';
 import { acknowledgedState } from '../ledger-state.js';
-import { type Ledger, type PaymentEntry, answered, ledgerOf, requestOf, str, succeededItems } from '../ledger.js';
+import {
+  type Ledger,
+  type PaymentEntry,
+  type RecordEntry,
+  answered,
+  ledgerOf,
+  requestOf,
+  str,
+  succeededItems,
+} from '../ledger.js';
+import type { SelectingOperation } from '../../core/profile/operations.js';
 import {
   hundredths,
   isObject,
@@ -632,6 +642,26 @@ function disagreeing(
   return undefined;
 }
 
+/**
+ * Whether a record answers the selection its request made: it carries one of the values the request selected in a
+ * field of the profile's selection. Undefined (not judged) when the request selected nothing (the profile's
+ * `whenAbsent`) or by a field the record does not carry (a date range: any record inside it answers).
+ */
+function answersSelection(ctx: CheckContext, r: RecordEntry): boolean | undefined {
+  const selection = ctx.profile.selection[r.operation as SelectingOperation];
+  const sent = requestOf(r.entry);
+  let named = false;
+  for (const field of selection.fields) {
+    const value = sent[field];
+    if (typeof value !== 'string' || value === '') continue;
+    if (r.record[field] === undefined) return undefined;
+    named = true;
+    const values = value.split(selection.listSeparator).map((v) => v.trim());
+    if (values.includes(String(r.record[field]).trim())) return true;
+  }
+  return named ? false : undefined;
+}
+
 export const recordsAgreeWithLedger = defineCheck({
   id: 'recordsAgreeWithLedger',
   family: 'integrity',
@@ -651,6 +681,18 @@ export const recordsAgreeWithLedger = defineCheck({
     for (const r of ledger.records) {
       if (r.operation !== o.operation || !r.entry.authenticated || !answered(r.entry)) continue;
       if (r.record[FIELD.queryResult] === ctx.profile.statusValues.query_result.notFound) continue;
+      if (answersSelection(ctx, r) === false)
+        report({
+          code: 'LEDGER_DISAGREES',
+          requirement: 'PAGI-INV-016',
+          exchange: r.entry.exchange,
+          pointer: `/${list}/${r.index}`,
+          expected: `only records the request selected (${ctx.profile.selection[o.operation as SelectingOperation].fields.filter((f) => requestOf(r.entry)[f] !== undefined).join(', ')} as sent): the asking merchant's orders`,
+          received: {
+            value: r.record[FIELD.orderNo] ?? r.record[FIELD.transactionId],
+            before: 'a record of an order not selected, ',
+          },
+        });
       const payment = ledger.paymentById.get(String(r.record[FIELD.transactionId]));
       if (!payment) continue;
       const differs = disagreeing(r.record, payment);

@@ -19,6 +19,8 @@ const CASES = [
   { requirement: 'PAGI-INV-015', fault: 'notification-amount-differs', check: 'notificationsAgreeWithLedger' },
   { requirement: 'PAGI-INV-015', fault: 'notification-posted-elsewhere', check: 'notificationsAgreeWithLedger' },
   { requirement: 'PAGI-INV-016', fault: 'query-shopper-email-other', check: 'recordsAgreeWithLedger' },
+  // The request and its answer contradict each other: the one exchange is the evidence (no list of several).
+  { requirement: 'PAGI-INV-016', fault: 'query-lists-unselected-order', check: 'recordsAgreeWithLedger', exchanges: 1 },
 ] as const;
 
 const gateways: RunningGateway[] = [];
@@ -57,7 +59,8 @@ describe('the integrity family judges the whole run', () => {
     {
       timeout: 300_000,
     },
-    async ({ requirement, fault, check }) => {
+    async (c) => {
+      const { requirement, fault, check } = c;
       const { code, results } = await runAgainst(fault);
       expect(code).toBe(1);
       expect(results.verdicts?.integrity.verdict).toBe('FAILED');
@@ -68,7 +71,8 @@ describe('the integrity family judges the whole run', () => {
       // The contradiction rests on at least two exchanges (the answer and what it contradicts), each with evidence.
       for (const f of findings) {
         expect(f.evidence).toBeDefined();
-        expect(f.exchanges?.length ?? 0).toBeGreaterThanOrEqual(2);
+        if ('exchanges' in c) expect(f.exchanges).toBeUndefined();
+        else expect(f.exchanges?.length ?? 0).toBeGreaterThanOrEqual(2);
       }
     },
   );

@@ -95,9 +95,12 @@ const listed = (reference: string, amount = '4.00', currency = 'EUR') => ({
   refund_status: success('refund_status'),
 });
 
-function query(record: Record<string, unknown>): Exchange {
+function query(
+  record: Record<string, unknown>,
+  selecting: Record<string, unknown> = { transaction_id: TXN },
+): Exchange {
   return exchange('retrievalTrans', {
-    request: { merchant_id: config.merchantId, account_id: config.accountId, transaction_id: TXN },
+    request: { merchant_id: config.merchantId, account_id: config.accountId, ...selecting },
     json: {
       merchant_id: config.merchantId,
       account_id: config.accountId,
@@ -445,5 +448,26 @@ export const INTEGRITY_CASES: Case[] = [
       entry(refundSearch([listed(`${TXN}-01`, '5.00')]), 3),
     ]),
     ['LEDGER_DISAGREES'],
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    'a query record of an order the request did not select',
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment(), 1),
+      entry(query({ transaction_id: 'T202612019999', order_no: 'someone-else-1' }), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    'a query selecting nothing (the latest order): any record answers it',
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment(), 1),
+      entry(query({ transaction_id: 'T202612019999', order_no: 'someone-else-1' }, {}), 3),
+    ]),
   ),
 ];
