@@ -19,6 +19,7 @@ export const SLOW_FILES = [
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/integrity.test.ts',
+  'test/engine/mutations.test.ts',
   'test/engine/generation.test.ts',
   'test/engine/egress-run.test.ts',
   'test/engine/rollup.test.ts',
