@@ -414,13 +414,14 @@ async function holds(s: Session, facts: Facts, outcomes: Map<string, Outcome>, a
         ? `held from ${threshold}, approved at ${amountOf(cents(threshold) - 1)}`
         : `no amount up to ${REVIEW_SEARCH_MAX} is held`,
     );
-    d.set(
-      'review.triggers.shopperEmailDomains',
-      domains,
-      domains.length
-        ? `held: ${domains.join(', ')}`
-        : `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment`,
-    );
+    // No domain of the short list holding a payment is no evidence that none does (the list is tried, not the space
+    // of all domains): an empty list is not stated.
+    if (domains.length) d.set('review.triggers.shopperEmailDomains', domains, `held: ${domains.join(', ')}`);
+    else
+      d.unknown(
+        'review.triggers.shopperEmailDomains',
+        `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment: list the domains that do, if any`,
+      );
   }
   const h = facts.held;
   if (!h) {
