@@ -207,7 +207,12 @@ export function statedAgreement(reference: unknown, draft: unknown, unstated: re
     ref.delete(label);
     got.delete(label);
   }
-  const notStated = (path: string) => unstated.some((u) => path === u || path.startsWith(`${u}.`));
+  const below = (path: string, at: string) => path === at || path.startsWith(`${at}.`);
+  const leftOut = (path: string) => unstated.some((u) => below(path, u));
+  // A leaf of the profile (a `null`, a list) over points the draft leaves out, where the draft states nothing.
+  const notStated = (path: string) =>
+    leftOut(path) ||
+    (unstated.some((u) => u.startsWith(`${path}.`)) && ![...got.keys()].some((k) => below(k, path) && !leftOut(k)));
   const byRun = new Set<string>();
   const judgedByRun = (path: string) => {
     const pattern = BY_RUN.find((p) => under(p, path));

@@ -59,6 +59,13 @@ describe('statedAgreement: the values a draft states, judged against the gateway
     delete partial.review.triggers.shopperEmailDomains;
     const b = statedAgreement(reference, partial, ['review.triggers.shopperEmailDomains']);
     expect(b).toMatchObject({ stated: a.leaves - 1, wrong: [] });
+    // A profile's `null` over points the draft leaves out: not stated; a point stated below it is wrong.
+    const never = { ...structuredClone(reference), review: { triggers: null } };
+    const out = draft();
+    delete out.review.triggers;
+    const triggers = ['review.triggers.amountAtLeast', 'review.triggers.shopperEmailDomains'];
+    expect(statedAgreement(never, out, triggers)).toMatchObject({ stated: a.leaves - 2, wrong: [] });
+    expect(statedAgreement(never, partial, triggers.slice(1)).wrong.map((w) => w.path)).toEqual(['review.triggers']);
   });
 
   it('a value stated otherwise is wrong, and so is a leaf stated as missing', () => {
