@@ -153,6 +153,22 @@ function luhn(card: string): boolean {
   return sum % 10 === 0;
 }
 
+/** The checks comparing an item with its transaction: each finds an unknown transaction unknown (the format). */
+const ON_TRANSACTION = ['currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+
+/**
+ * A check order as answers show it: `unknownTransaction` where it first shows, at the first of itself and the checks
+ * comparing the item with its transaction (each of which fails an unknown transaction as `unknownTransaction`).
+ */
+function checkOrderShown(order: readonly string[]): string[] {
+  const at = Math.min(
+    ...order.map((c, i) => (c === 'unknownTransaction' || ON_TRANSACTION.includes(c) ? i : order.length)),
+  );
+  const rest = order.filter((c) => c !== 'unknownTransaction');
+  rest.splice(at, 0, 'unknownTransaction');
+  return rest;
+}
+
 /**
  * Whether the draft's value at `path` says what the gateway of `reference` does, for the leaves whose profile value
  * holds more than any answer shows (null: compared value for value):
@@ -162,6 +178,8 @@ function luhn(card: string): boolean {
  *   are only forms the kit accepts. The first is the same and every form the draft lists is one the profile lists.
  * - `selection.<op>.fields`: the order of the fields shows only in a union of results in list order; otherwise they
  *   compare as a set.
+ * - `batch.checkOrder`: a check comparing the item with its transaction fails an unknown one as `unknownTransaction`
+ *   (the format), so `unknownTransaction` shows only at the first of those checks: compared there.
  * - `notifications.kinds.payment.sentAfter`: a payment notification can follow only an operation that makes a payment
  *   (the reference gateway, gateway/ops/payment.ts): compared over those operations.
  */
@@ -186,6 +204,8 @@ function sameBehaviour(reference: unknown, path: string, expected: unknown, rece
     if (entry?.combine === 'union' && entry.resultOrder === 'listOrder') return null;
     return exp.length === got.length && exp.every((f) => got.includes(f));
   }
+  if (path === 'batch.checkOrder' && exp && got)
+    return canonical(checkOrderShown(exp)) === canonical(checkOrderShown(got));
   if (path === 'notifications.kinds.payment.sentAfter' && exp && got) {
     const made = exp.filter((o) => PAYMENT_MADE_BY.includes(o));
     return made.length === got.length && made.every((o) => got.includes(o));

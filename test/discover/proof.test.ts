@@ -8,8 +8,8 @@
  *   printed);
  * - `pagi-conform run --profile <draft>` against the same gateway is CONFORMANT with no failed check of any severity
  *   (both verdicts): it also judges the leaves compared by the run (a notification schema, its signature).
- * A gateway the kit's authors never saw (test/support/unseen-profile.ts) is discovered too: the draft is valid and a
- * run with it has no failed `must` check and at most three failed checks. Discoveries and runs are child processes,
+ * A gateway the kit's authors never saw (test/support/unseen-profile.ts) is discovered too: the draft is valid, states
+ * no wrong value, and a run with it has no failed `must` check and at most three failed checks. Discoveries and runs are child processes,
  * two at a time.
  */
 import fs from 'node:fs';
@@ -122,13 +122,25 @@ describe('profile discover: serve a personality, discover it, run with the draft
     });
   }
 
-  it('a gateway the kit’s authors never saw: exit 0, a valid draft, a run with no failed must and at most 3 failed', {
+  it('a gateway the kit’s authors never saw: exit 0, a valid draft stating no wrong value, a run with no failed must and at most 3 failed', {
     timeout: 900_000,
   }, async () => {
     const proof = await proofs.get('unseen-vendor')!;
     expect(proof.discover.code, proof.discover.stderr.slice(-3000)).toBe(0);
     const check = await pagiConform(['profile', 'validate', proof.draftFile]);
     expect(check.code, check.stderr).toBe(0);
+    // Its profile is known here: no value the draft states is wrong either.
+    const draft = parse(fs.readFileSync(proof.draftFile, 'utf8'));
+    const unstated = completed(draft).unstated.map((p) => p.slice(1).split('/').join('.'));
+    const agreement = statedAgreement(parse(fs.readFileSync(proof.profileFile, 'utf8')), draft, unstated);
+    console.info(
+      `unseen-vendor: ${agreement.stated}/${agreement.leaves} leaves stated (${((agreement.stated / agreement.leaves) * 100).toFixed(1)} %), ${agreement.wrong.length} wrong`,
+    );
+    expect(
+      agreement.wrong.map(
+        (d) => `${d.path}: the gateway's ${JSON.stringify(d.expected)}, the draft's ${JSON.stringify(d.received)}`,
+      ),
+    ).toEqual([]);
     const failed = failedChecks(proof.run!.results());
     expect(
       failed.filter((f) => f.startsWith('must ')),

@@ -42,6 +42,9 @@ describe('statedAgreement: the values a draft states, judged against the gateway
     name: 'gw',
     fields: { card: { luhnCheck: true } },
     payments: { testCards: { approve: ['4111111111111111'] }, declineRules: [{ cardNumberSuffix: '0002' }] },
+    batch: {
+      checkOrder: ['currencyMismatch', 'invalidItem', 'unknownTransaction', 'amountMismatch', 'state', 'overAmount'],
+    },
     errors: { refusalForms: { payout: ['failureType', 'httpError'], capture: ['statusInBody'] } },
     selection: {
       retrievalTrans: { fields: ['transaction_id', 'order_no'], combine: 'union', resultOrder: 'newestFirst' },
@@ -84,6 +87,9 @@ describe('statedAgreement: the values a draft states, judged against the gateway
     d.errors.refusalForms.payout = ['failureType']; // the form the gateway answers with
     d.selection.retrievalTrans.fields = ['order_no', 'transaction_id']; // no order shows: newest first
     d.notifications.signature = 'asResponse'; // the run verifies it
+    d.batch = {
+      checkOrder: ['unknownTransaction', 'currencyMismatch', 'invalidItem', 'amountMismatch', 'state', 'overAmount'],
+    };
     // A payment notification after a review the reference gateway never sends (no payment is made by a review).
     const afterReview = structuredClone(reference) as any;
     afterReview.notifications.kinds.payment.sentAfter.push('review');
@@ -94,11 +100,21 @@ describe('statedAgreement: the values a draft states, judged against the gateway
     w.errors.refusalForms.capture = ['statusInBody', 'httpError']; // a form the gateway never uses
     w.selection.retrievalRefund.fields = ['order_no', 'transaction_id']; // a union in list order shows the order
     w.notifications.kinds.payment.sentAfter = ['authoriseDirect'];
+    // The ill-formed item checked before the currency: another answer to an ill-formed item of another currency.
+    w.batch.checkOrder = [
+      'invalidItem',
+      'unknownTransaction',
+      'currencyMismatch',
+      'amountMismatch',
+      'state',
+      'overAmount',
+    ];
     expect(
       statedAgreement(reference, w, [])
         .wrong.map((x) => x.path)
         .sort(),
     ).toEqual([
+      'batch.checkOrder',
       'errors.refusalForms.capture',
       'errors.refusalForms.payout',
       'notifications.kinds.payment.sentAfter',
