@@ -155,6 +155,7 @@ describe('send', () => {
         profile: kitProfile(read.profile!, read.unstated),
         config,
         secret: SECRET,
+        cardSecurityCode: '987',
         transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 4, rate: 0 },
         tag: 't3',
       });
