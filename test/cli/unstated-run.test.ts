@@ -86,4 +86,27 @@ describe('a run with a profile that does not state every point', () => {
     expect(results.checks.filter((c) => c.reason?.startsWith('kit error'))).toEqual([]);
     expect(results.checks.filter((c) => c.notStated === '/payments/testCards/approve').length).toBeGreaterThan(5);
   });
+
+  it('a draft’s gaps: payout failure types and the media types not stated, the payouts still judged (sent as JSON)', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => {
+        delete value.payout.failureTypes;
+        delete value.requestMedia.types; // the reference reads either media (requestMedia.acceptOther)
+      }),
+      '--reporter',
+      'json',
+      '--only',
+      'payout',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.totals.byStatus.failed).toBe(0);
+    const failure = results.checks.find((c) => c.checkId === 'payoutFailureReported');
+    expect(failure?.status, failure?.reason).toBe('passed');
+    const media = results.checks.filter((c) => c.notStated?.startsWith('/requestMedia/types/'));
+    expect(results.totals.byStatus.passed).toBeGreaterThan(media.length * 3);
+  });
 });
