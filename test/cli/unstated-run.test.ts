@@ -106,6 +106,26 @@ describe('a run with a profile that does not state every point', () => {
     expect(settled?.status, settled?.reason).toBe('passed');
   });
 
+  it('no review trigger stated: the review scenario is not judged, naming the trigger (not skipped)', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => {
+        delete value.review.triggers.shopperEmailDomains;
+        delete value.review.triggers.amountAtLeast;
+      }),
+      '--reporter',
+      'json',
+      '--only',
+      'review',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const settled = run.results().checks.find((c) => c.checkId === 'flaggedPaymentSettledByReview');
+    expect(settled?.status, settled?.reason).toBe('not_applicable');
+    expect(settled?.notStated).toMatch(/^\/review\/triggers\//);
+  });
+
   it('a draft’s gaps: payout failure types and the media types not stated, the payouts still judged (sent as JSON)', async () => {
     const run = await runCli([
       '--profile',
