@@ -1,8 +1,10 @@
 /**
  * `profile discover` against a local sandbox: for each personality under spec/profiles, the reference gateway serves
  * it (in this process) and `pagi-conform profile discover` (a child process, as a user runs it) drafts its profile.
- * Prints per personality the requests sent, the wall time of the command, the UNKNOWN points and the leaf agreement
- * of the draft with the personality, with the machine's load average; writes bench/results/discover.json.
+ * Prints per personality the requests sent, the wall time of the command, the UNKNOWN points, the share of the
+ * personality's leaves the draft states and the stated values that are wrong (core/profile/agreement.ts
+ * `statedAgreement`; the goal is none), and the leaf agreement of the draft with the personality (a leaf left out
+ * counts against it), with the machine's load average; writes bench/results/discover.json.
  * Goal (issue: onboarding a gateway): under 30 s and at most a few hundred requests per discovery.
  * `npm run bench:discover` (`--only NAME,...` measures some personalities only).
  */
@@ -12,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { startGateway } from '../gateway/index.js';
-import { leafAgreement } from '../core/profile/agreement.js';
+import { leafAgreement, statedAgreement } from '../core/profile/agreement.js';
+import { completed } from '../core/profile/load.js';
 import { KIT_ROOT, SPEC_DIR } from '../core/spec/paths.js';
 
 const RESULT_FILE = path.join(KIT_ROOT, 'bench', 'results', 'discover.json');
@@ -62,10 +65,14 @@ try {
       const loadBefore = os.loadavg().map((l) => Number(l.toFixed(2)));
       const r = await discover(['--target', gw.baseUrl, '--config', config, '--out', out]);
       const summary = /(\d+) values, (\d+) UNKNOWN .*?, (\d+) requests in ([\d.]+) s/.exec(r.stdout);
-      const agreement = fs.existsSync(out)
-        ? leafAgreement(
-            parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', `${name}.yaml`), 'utf8')),
-            parse(fs.readFileSync(out, 'utf8')),
+      const personality = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', `${name}.yaml`), 'utf8'));
+      const draft = fs.existsSync(out) ? parse(fs.readFileSync(out, 'utf8')) : undefined;
+      const agreement = draft ? leafAgreement(personality, draft) : undefined;
+      const stated = draft
+        ? statedAgreement(
+            personality,
+            draft,
+            completed(draft).unstated.map((p) => p.slice(1).split('/').join('.')),
           )
         : undefined;
       const row = {
@@ -78,11 +85,13 @@ try {
         unknowns: summary ? Number(summary[2]) : undefined,
         agreementPercent: agreement ? Number((agreement.ratio * 100).toFixed(1)) : undefined,
         disagreements: agreement?.disagreements.length,
+        statedPercent: stated ? Number(((stated.stated / stated.leaves) * 100).toFixed(1)) : undefined,
+        wrongStated: stated?.wrong.map((w) => w.path),
         loadAverageBefore: loadBefore,
       };
       rows.push(row);
       console.log(
-        `${name.padEnd(24)} exit ${row.exitCode}  ${String(row.requests).padStart(4)} requests  ${String(row.discoverySeconds).padStart(5)} s (command ${row.commandSeconds} s)  ${String(row.unknowns).padStart(3)} UNKNOWN of ${row.values}  agreement ${row.agreementPercent} %  load ${loadBefore.join(' ')}`,
+        `${name.padEnd(24)} exit ${row.exitCode}  ${String(row.requests).padStart(4)} requests  ${String(row.discoverySeconds).padStart(5)} s (command ${row.commandSeconds} s)  ${String(row.unknowns).padStart(3)} UNKNOWN of ${row.values}  stated ${row.statedPercent} %, ${row.wrongStated?.length} wrong  agreement ${row.agreementPercent} %  load ${loadBefore.join(' ')}`,
       );
       if (r.code !== 0) console.log(r.stderr.split('\n').slice(-5).join('\n'));
     } finally {
@@ -98,7 +107,11 @@ const report = {
   node: process.version,
   cpus: os.cpus().length,
   loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
-  goals: { seconds: 'discovery under 30 s against a local sandbox', requests: 'at most a few hundred requests' },
+  goals: {
+    seconds: 'discovery under 30 s against a local sandbox',
+    requests: 'at most a few hundred requests',
+    wrongStated: 'no stated value wrong',
+  },
   personalities: rows,
 };
 if (!only) fs.writeFileSync(RESULT_FILE, `${JSON.stringify(report, null, 2)}\n`);

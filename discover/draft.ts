@@ -18,6 +18,11 @@ export interface Point {
   evidence: string;
   /** Set when the value is the format's default, not something discovery saw: what to check by hand. */
   unknown?: string;
+  /**
+   * An open point's partial finding that is shown, never stated: the draft leaves the point out (where the format
+   * can) and lists the value in its head as what the probes saw (a set seen in part, a measured time).
+   */
+  shownOnly?: boolean;
 }
 
 /** The prefix marking a point discovery could not decide (the README's "review the UNKNOWN lines"). */
@@ -76,6 +81,15 @@ export class Draft {
     if (path === 'format') return;
     this.removed.delete(path);
     this.points.set(path, { path, value, evidence: oneLine(evidence), unknown: oneLine(check) });
+  }
+
+  /**
+   * Leave a point open with what the probes saw of it, which does not decide it (a part of a set, a measured time):
+   * `value` is shown in the draft's head as the partial finding, never stated (left out where the format can).
+   */
+  partial(path: string, check: string, value: unknown, evidence = ''): void {
+    this.unknown(path, check, value, evidence);
+    this.points.get(path)!.shownOnly = true;
   }
 
   /** Leave an optional key out of the draft (with the reason, kept for the report). */
@@ -248,11 +262,12 @@ export function leaveOutOpen(
 ): { profile: Record<string, unknown>; leftOut: LeftOut[] } {
   const out = structuredClone(profile);
   const byPath = new Map(points.map((p) => [p.path, p]));
-  // An open point holding what its evidence showed (a partial finding) is stated, marked for review; one holding no
-  // evidence (the format's default, or a value chosen only to be distinct) is left out.
+  // An open point holding what its evidence showed (a partial finding) is stated, marked for review, unless the
+  // finding is shown only (Draft.partial: it does not decide the point); one holding no evidence (the format's
+  // default, or a value chosen only to be distinct) is left out.
   const open = (leaf: string) => {
     const p = pointAt(byPath, leaf);
-    return Boolean(p?.unknown) && !(p!.value !== undefined && p!.evidence);
+    return Boolean(p?.unknown) && (Boolean(p!.shownOnly) || !(p!.value !== undefined && p!.evidence));
   };
   const held = new Map(points.filter((p) => p.unknown).map((p) => [p.path, getAt(profile, p.path)]));
   const refilled = (path: string) => {
@@ -271,6 +286,9 @@ export function leaveOutOpen(
       if (!target.includes('.') && ['name', 'version', 'description', 'format'].includes(target)) break;
       if (refilled(target)) {
         removeAt(out, target);
+        // A map its open points all left goes too (rather than stay an empty map).
+        for (let up = parentOf(target); up && isEmptyMap(getAt(out, up)) && refilled(up); up = parentOf(up))
+          removeAt(out, up);
         break;
       }
     }
@@ -280,6 +298,10 @@ export function leaveOutOpen(
     .map((point) => ({ point, held: held.get(point.path) }));
   return { profile: out, leftOut };
 }
+
+const parentOf = (path: string) => path.split('.').slice(0, -1).join('.');
+const isEmptyMap = (v: unknown) =>
+  Boolean(v) && typeof v === 'object' && !Array.isArray(v) && !Object.keys(v as object).length;
 
 /** A value as one short line of JSON. */
 function shortJson(value: unknown): string {

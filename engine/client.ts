@@ -37,6 +37,7 @@ import type { NotificationSource } from './receiver.js';
 import { sampleBody } from './sample.js';
 import { replayWriter, type ReplayFile, type ReplayRequest } from './replay-file.js';
 import { renderHeaderValue } from '../core/profile/template.js';
+import { ifStated } from '../core/profile/reads.js';
 import { attachSpool, readSpool } from './spool.js';
 import { type LedgerMark, RunLedger } from './ledger.js';
 import { type BodyRead, exchangeOnce } from './transport.js';
@@ -475,6 +476,19 @@ async function exchange(
   return record;
 }
 
+/**
+ * The media type a request of `operation` is sent in: the profile's, or JSON when the profile does not state it but
+ * states that the gateway reads either media (`requestMedia.acceptOther`): a draft of a gateway reading both leaves
+ * the per-operation type out (which one the gateway documents shows in no answer). Otherwise a read of a point not
+ * stated throws, as any read does.
+ */
+function mediaTypeOf(profile: Profile, operation: OperationKey): 'json' | 'form' {
+  return (
+    ifStated(() => profile.requestMedia.types[operation]) ??
+    (profile.requestMedia.acceptOther ? 'json' : profile.requestMedia.types[operation])
+  );
+}
+
 /** A request of an operation as the profile has it sent: encoded, signed, with the profile's headers. */
 function operationRequest(
   state: ClientState,
@@ -486,7 +500,7 @@ function operationRequest(
   const { curlVariables } = state;
   const op = spec.operations.get(operation);
   if (!op) throw new Error(`no operation ${operation} in the spec`);
-  const encoding = sendOptions.encoding ?? profile.requestMedia.types[operation];
+  const encoding = sendOptions.encoding ?? mediaTypeOf(profile, operation);
   let sentBody = body;
   let bodyText: string;
   let command: (() => string | undefined) | undefined;

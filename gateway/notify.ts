@@ -136,13 +136,14 @@ export class Notifier {
         delivered: false,
         at: new Date().toISOString(),
       };
+      const attemptSignal = this.attemptSignal(retry.timeoutMs);
       try {
         const res = await fetch(n.url, {
           method,
           headers: { 'content-type': contentType },
           body,
           redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(retry.timeoutMs), this.stop.signal]),
+          signal: attemptSignal.signal,
         });
         await res.body?.cancel().catch(() => undefined);
         record.status = res.status;
@@ -152,6 +153,8 @@ export class Notifier {
           (error as Error).name === 'TimeoutError'
             ? 'timed out'
             : (((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
+      } finally {
+        attemptSignal.done();
       }
       this.keep(record);
       const outcome = record.delivered
@@ -164,6 +167,25 @@ export class Notifier {
       );
       if (record.delivered) return;
     }
+  }
+
+  /**
+   * The signal of one attempt: aborted after `ms` (a TimeoutError) or when the notifier stops. A timer of its own,
+   * held until `done`: an `AbortSignal.timeout` inside `AbortSignal.any` can be garbage-collected before it fires
+   * (Node.js issue 57736), leaving an unanswered attempt waiting for ever.
+   */
+  private attemptSignal(ms: number): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('attempt timed out', 'TimeoutError')), ms);
+    const onStop = () => controller.abort(this.stop.signal.reason);
+    this.stop.signal.addEventListener('abort', onStop, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer);
+        this.stop.signal.removeEventListener('abort', onStop);
+      },
+    };
   }
 
   private keep(record: NotificationAttempt): void {

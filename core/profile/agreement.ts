@@ -91,3 +91,164 @@ export function leafAgreement(reference: unknown, other: unknown): Agreement {
   const agreeing = ref.size - disagreements.length;
   return { leaves: ref.size, agreeing, ratio: ref.size ? agreeing / ref.size : 1, disagreements, extra };
 }
+
+/** A leaf a draft states otherwise than the profile of the gateway it was drafted from. */
+export interface WrongStated {
+  path: string;
+  /** The profile's value (undefined: the profile does not hold the leaf). */
+  expected: unknown;
+  /** The draft's value (undefined: the draft holds a subtree the profile states otherwise). */
+  received: unknown;
+}
+
+/** How the stated leaves of a draft compare with the profile of the gateway it was drafted from. */
+export interface StatedAgreement {
+  /** Leaves of the profile (the labels left out). */
+  leaves: number;
+  /** Of those, the leaves the draft states (not left out: profile format 6). */
+  stated: number;
+  /** Stated leaves whose value is not the gateway's: the defects of a draft. */
+  wrong: WrongStated[];
+  /**
+   * Stated leaves not compared value for value because the value is a description the run with the draft judges
+   * against every answer (a notification schema, a notification signature both of two schemes verify): see BY_RUN.
+   */
+  byRun: string[];
+  /**
+   * Leaves the draft holds that the profile does not: optional keys it adds, whose absence has a meaning of its own
+   * (a message pinned: the run compares the message; an empty list of normalised echoes). Not counted as wrong.
+   */
+  added: string[];
+}
+
+/**
+ * Leaves a run with the draft judges rather than an equality: a JSON Schema of the notification bodies (the draft's
+ * holds the bodies seen: a member always present is required, the document's format of the answer field it carries;
+ * the vendor's own may be looser or stricter where no body tells) and the notification signature (two schemes both
+ * verify every notification of some gateways). The run validates every notification against the schema and verifies
+ * it with the signature the draft states.
+ */
+export const BY_RUN = ['notifications.signature', 'notifications.kinds.*.ownShape.schema'] as const;
+
+/** Operations after which the reference gateway can send a payment notification: the ones that make a payment. */
+const PAYMENT_MADE_BY = ['authoriseDirect', 'authoriseApm', 'checkout'];
+
+const under = (pattern: string, path: string) => {
+  const p = pattern.split('.');
+  const q = path.split('.');
+  return q.length >= p.length && p.every((x, i) => x === '*' || x === q[i]);
+};
+
+const at = (root: unknown, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>((n, k) => (n && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), root);
+
+function luhn(card: string): boolean {
+  let sum = 0;
+  [...card].reverse().forEach((c, i) => {
+    const d = Number(c) * (i % 2 ? 2 : 1);
+    sum += d > 9 ? d - 9 : d;
+  });
+  return sum % 10 === 0;
+}
+
+/** The checks comparing an item with its transaction: each finds an unknown transaction unknown (the format). */
+const ON_TRANSACTION = ['currencyMismatch', 'amountMismatch', 'state', 'overAmount'];
+
+/**
+ * A check order as answers show it: `unknownTransaction` where it first shows, at the first of itself and the checks
+ * comparing the item with its transaction (each of which fails an unknown transaction as `unknownTransaction`).
+ */
+function checkOrderShown(order: readonly string[]): string[] {
+  const at = Math.min(
+    ...order.map((c, i) => (c === 'unknownTransaction' || ON_TRANSACTION.includes(c) ? i : order.length)),
+  );
+  const rest = order.filter((c) => c !== 'unknownTransaction');
+  rest.splice(at, 0, 'unknownTransaction');
+  return rest;
+}
+
+/**
+ * Whether the draft's value at `path` says what the gateway of `reference` does, for the leaves whose profile value
+ * holds more than any answer shows (null: compared value for value):
+ * - `payments.testCards.approve`: every card approves (Luhn-valid where the gateway checks, matching no card-number
+ *   decline rule); which approving card the vendor lists no answer tells.
+ * - `errors.refusalForms.<op>`, `operationDefaults.refusalForms`: the gateway answers with the first form; the others
+ *   are only forms the kit accepts. The first is the same and every form the draft lists is one the profile lists.
+ * - `selection.<op>.fields`: the order of the fields shows only in a union of results in list order; otherwise they
+ *   compare as a set.
+ * - `batch.checkOrder`: a check comparing the item with its transaction fails an unknown one as `unknownTransaction`
+ *   (the format), so `unknownTransaction` shows only at the first of those checks: compared there.
+ * - `notifications.kinds.payment.sentAfter`: a payment notification can follow only an operation that makes a payment
+ *   (the reference gateway, gateway/ops/payment.ts): compared over those operations.
+ */
+function sameBehaviour(reference: unknown, path: string, expected: unknown, received: unknown): boolean | null {
+  const list = (v: unknown) => (Array.isArray(v) ? (v as unknown[]).map(String) : undefined);
+  const exp = list(expected);
+  const got = list(received);
+  if (path === 'payments.testCards.approve') {
+    if (!got?.length) return false;
+    const luhnChecked = at(reference, 'fields.card.luhnCheck') === true;
+    const rules = (at(reference, 'payments.declineRules') as { cardNumberSuffix?: string }[] | undefined) ?? [];
+    return got.every(
+      (card) =>
+        (!luhnChecked || luhn(card)) && !rules.some((r) => r.cardNumberSuffix && card.endsWith(r.cardNumberSuffix)),
+    );
+  }
+  if (/^errors\.refusalForms\.[^.]+$/.test(path) || path === 'operationDefaults.refusalForms')
+    return Boolean(exp && got?.length && got[0] === exp[0] && got.every((f) => exp.includes(f)));
+  const selection = /^selection\.([^.]+)\.fields$/.exec(path);
+  if (selection && exp && got) {
+    const entry = at(reference, `selection.${selection[1]}`) as Record<string, unknown> | undefined;
+    if (entry?.combine === 'union' && entry.resultOrder === 'listOrder') return null;
+    return exp.length === got.length && exp.every((f) => got.includes(f));
+  }
+  if (path === 'batch.checkOrder' && exp && got)
+    return canonical(checkOrderShown(exp)) === canonical(checkOrderShown(got));
+  if (path === 'notifications.kinds.payment.sentAfter' && exp && got) {
+    const made = exp.filter((o) => PAYMENT_MADE_BY.includes(o));
+    return made.length === got.length && made.every((o) => got.includes(o));
+  }
+  return null;
+}
+
+/**
+ * The leaves a draft states, each compared with the profile of the gateway it was drafted from (`reference`): a leaf
+ * `unstated` covers (dotted paths of the points the draft leaves out, and anything below them) is neither right nor
+ * wrong; a stated leaf is wrong when its value is not the profile's (or, for the leaves of `sameBehaviour`, does not
+ * say what the gateway does), including a leaf the profile holds and the draft does not. The labels are left out;
+ * BY_RUN leaves are listed for the run to judge, leaves only the draft holds as `added`.
+ */
+export function statedAgreement(reference: unknown, draft: unknown, unstated: readonly string[]): StatedAgreement {
+  const ref = profileLeafValues(reference);
+  const got = profileLeafValues(draft);
+  for (const label of LABEL_LEAVES) {
+    ref.delete(label);
+    got.delete(label);
+  }
+  const below = (path: string, at: string) => path === at || path.startsWith(`${at}.`);
+  const leftOut = (path: string) => unstated.some((u) => below(path, u));
+  // A leaf of the profile (a `null`, a list) over points the draft leaves out, where the draft states nothing.
+  const notStated = (path: string) =>
+    leftOut(path) ||
+    (unstated.some((u) => u.startsWith(`${path}.`)) && ![...got.keys()].some((k) => below(k, path) && !leftOut(k)));
+  const byRun = new Set<string>();
+  const judgedByRun = (path: string) => {
+    const pattern = BY_RUN.find((p) => under(p, path));
+    if (pattern) byRun.add(path.split('.').slice(0, pattern.split('.').length).join('.'));
+    return Boolean(pattern);
+  };
+  const wrong: WrongStated[] = [];
+  let stated = 0;
+  for (const [path, expected] of ref) {
+    if (notStated(path)) continue;
+    stated++;
+    if (judgedByRun(path)) continue;
+    const received = got.get(path);
+    const same = sameBehaviour(reference, path, expected, received) ?? leafEquals(path, expected, received);
+    if (!same) wrong.push({ path, expected, received });
+  }
+  const added = [...got.keys()].filter((path) => !ref.has(path) && !notStated(path) && !judgedByRun(path));
+  return { leaves: ref.size, stated, wrong, byRun: [...byRun].sort(), added };
+}

@@ -91,6 +91,8 @@ function consistencyProblems(p: Profile, unstated: ReadonlySet<string> = new Set
   }
   for (const [op, t] of Object.entries(p.transitions)) {
     const entry = t as { from?: string[]; refusals?: Record<string, string> };
+    // A default `from` (not stated) cannot clash with the refusals the profile states.
+    if (unstated.has(`/transitions/${op}/from`)) continue;
     for (const state of entry.from ?? []) {
       if (entry.refusals && state in entry.refusals)
         problems.push(`transitions.${op}: state ${state} is both allowed and refused`);
@@ -102,7 +104,9 @@ function consistencyProblems(p: Profile, unstated: ReadonlySet<string> = new Set
     problems.push(
       'errors.refusalForms.authoriseDirect must include httpError (an unreadable /v1/authorise body is refused as the APM payment requires)',
     );
+  // Failure types not stated are no list to hold the failure rules' types against (the default is the format's).
   const types = new Set(p.payout.failureTypes);
+  if (unstated.has('/payout/failureTypes')) return problems;
   for (const rule of p.payout.failureRules)
     if (!types.has(rule.failureType))
       problems.push(`payout failure type ${rule.failureType} is not in payout.failureTypes`);

@@ -1,7 +1,7 @@
 /**
  * Stated and not stated (profile format 6): a profile may leave out any point the format's schema lists as `required`
- * (but `format`, `name`, `version` and `description`, and the keys inside a list item or a `oneOf` variant, which a
- * point holds whole). The loader puts the format's default there (the reference profile's value) so that code reading
+ * (but `format`, `name`, `version` and `description`, and the keys inside a list item or a `oneOf` variant of several
+ * objects, which a point holds whole; the one object variant of an object-or-null, `review.triggers`, is walked into). The loader puts the format's default there (the reference profile's value) so that code reading
  * the profile keeps working, and records the JSON pointer of every leaf it filled: the points not stated. A run reads
  * the profile through `kitProfile` (core/profile/reads.ts), which throws ProfilePointNotStated on such a read.
  */
@@ -44,7 +44,7 @@ export interface Completed {
 
 /**
  * Fill every required key `value` leaves out with the value of `defaults` at the same place (a copy), walking the
- * schema's `properties` (not list items, not `oneOf`/`anyOf` variants). A key whose default is absent stays absent
+ * schema's `properties` (not list items, nor `oneOf`/`anyOf` variants but the one object variant of an object-or-null). A key whose default is absent stays absent
  * (validation reports it). `value` is not changed.
  */
 export function completeProfile(value: Json, defaults: Json, schema: Schema): Completed {
@@ -60,9 +60,18 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
     }
     return node;
   };
+  // A `oneOf`/`anyOf` with one object variant (an object or `null`: `review.triggers`) is walked into when the value
+  // is an object: its keys are points like any other. Variants of several objects hold their keys whole.
+  const objectVariant = (s: Schema): Schema | undefined => {
+    const objects = [...(s.oneOf ?? []), ...(s.anyOf ?? [])]
+      .map((v) => resolve(v as Schema))
+      .filter((v) => v.properties);
+    return objects.length === 1 ? objects[0] : undefined;
+  };
   const walk = (s: Schema, node: Json, dflt: Json | undefined, keys: string[]) => {
-    const resolved = resolve(s);
-    if (resolved.oneOf || resolved.anyOf || !resolved.properties) return;
+    let resolved = resolve(s);
+    if (resolved.oneOf || resolved.anyOf) resolved = objectVariant(resolved) ?? {};
+    if (!resolved.properties) return;
     const filled = new Set<string>();
     for (const key of resolved.required ?? []) {
       if (!keys.length && ALWAYS_STATED.includes(key)) continue;

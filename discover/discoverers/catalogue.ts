@@ -110,12 +110,13 @@ function payoutFailures(s: Session, facts: Facts): void {
       })
     : [];
   const success = d.get<string>('payout.successFailureType');
-  d.unknown(
+  // Every failure type the gateway uses is a closed set no probe can close (a type no probe causes is never
+  // answered): the types seen are shown, not stated.
+  d.partial(
     'payout.failureTypes',
-    `the failure types seen (${refused ? 'the codes of the error kinds a payout is refused with, ' : ''}those of the failure rules found) and the value the document shows; add every other failure type the gateway documents`,
+    `list every failure type the gateway uses: the probes saw ${refused ? 'the codes of the error kinds a payout is refused with and ' : ''}those of the failure rules found, not the ones no probe causes`,
     [
       ...new Set([
-        'UNKNOWN',
         ...triggered.map((t) => t.rule.failureType).filter((t) => t !== ''),
         ...codes,
         ...(success ? [success] : []),

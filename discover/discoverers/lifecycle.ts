@@ -308,9 +308,9 @@ function decideTransitions(
     );
     const unseen = STATES.filter((st) => !mine.some((t) => t.state === st));
     if (unseen.length)
-      d.unknown(
+      d.partial(
         `transitions.${op}.from`,
-        `${unseen.join(', ')} could not be tried: whether ${op} is allowed there no probe told`,
+        `${unseen.join(', ')} could not be tried: whether ${op} is allowed there no probe told (the states tried that allow it are shown)`,
         from,
         ev,
       );

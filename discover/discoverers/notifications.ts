@@ -366,9 +366,12 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
   );
   const delays = gaps.map((g) => `${g} ms`).join(', ');
   const fit = gaps.length >= 2 ? fitSchedule(gaps) : fewDelays(gaps);
+  // A delay is measured late by the sender's timer and the machine's load, never to the millisecond the gateway
+  // is set to: the fitted schedule is shown, not stated (two discoveries would not state the same numbers).
   if (fit) {
-    d.set('notifications.retry.initialDelayMs', fit.initialDelayMs, `delays between attempts ${delays}`);
-    d.set('notifications.retry.factor', fit.factor, `delays ${delays} (${fit.how})`);
+    const measured = `the delays measured between attempts (${delays}) fit a first delay of ${fit.initialDelayMs} ms and a factor ${fit.factor} (${fit.how}): state the gateway's own`;
+    d.partial('notifications.retry.initialDelayMs', measured, fit.initialDelayMs, `delays between attempts ${delays}`);
+    d.partial('notifications.retry.factor', measured, fit.factor, `delays ${delays} (${fit.how})`);
   } else if (gaps.length) {
     const why = `delays ${delays} fit no schedule of a first delay and a factor: state them`;
     d.unknown('notifications.retry.initialDelayMs', why);
@@ -381,8 +384,9 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
   const gaveUp = heldSeries.map((h) => h[0]).filter((x): x is Exchange => !!x?.error);
   const first = gaveUp.sort((x, y) => x.durationMs - y.durationMs)[0];
   if (first)
-    d.set(
+    d.partial(
       'notifications.retry.timeoutMs',
+      `the sender gave up unanswered attempts after about ${round(first.durationMs, 100)} ms as measured: state the gateway's own time-out`,
       round(first.durationMs, 100),
       `the sender gave up an unanswered attempt after ${gaveUp.map((x) => `${x.durationMs} ms`).join(', ')}`,
     );

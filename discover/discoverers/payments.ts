@@ -400,27 +400,34 @@ async function holds(s: Session, facts: Facts, outcomes: Map<string, Outcome>, a
     outcomes.set(held.payment!.orderStatus, 'pendingReview');
   }
   const domains = facts.heldDomains ?? [];
+  // Nothing of the search holding a payment is no evidence that nothing does (an amount beyond it, a domain off the
+  // list): `null` (never held) is not stated.
   if (!threshold && !domains.length) {
-    d.set(
+    d.unknown(
       'review.triggers',
-      null,
-      `no amount up to ${REVIEW_SEARCH_MAX} and no e-mail domain of the list holds a payment`,
+      `no amount up to ${REVIEW_SEARCH_MAX} and no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment: state what holds one, or null if nothing does`,
     );
   } else {
-    d.set(
-      'review.triggers.amountAtLeast',
-      threshold ?? REVIEW_SEARCH_MAX,
-      threshold
-        ? `held from ${threshold}, approved at ${amountOf(cents(threshold) - 1)}`
-        : `no amount up to ${REVIEW_SEARCH_MAX} is held`,
-    );
-    d.set(
-      'review.triggers.shopperEmailDomains',
-      domains,
-      domains.length
-        ? `held: ${domains.join(', ')}`
-        : `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment`,
-    );
+    // No amount up to the search's end held is no threshold found (one may lie beyond, or none be): not stated.
+    if (threshold)
+      d.set(
+        'review.triggers.amountAtLeast',
+        threshold,
+        `held from ${threshold}, approved at ${amountOf(cents(threshold) - 1)}`,
+      );
+    else
+      d.unknown(
+        'review.triggers.amountAtLeast',
+        `no amount up to ${REVIEW_SEARCH_MAX} is held (an e-mail domain is): state the amount that holds a payment, if any`,
+      );
+    // No domain of the short list holding a payment is no evidence that none does (the list is tried, not the space
+    // of all domains): an empty list is not stated.
+    if (domains.length) d.set('review.triggers.shopperEmailDomains', domains, `held: ${domains.join(', ')}`);
+    else
+      d.unknown(
+        'review.triggers.shopperEmailDomains',
+        `no e-mail domain of the list (${TRIGGER_EMAIL_DOMAINS.join(', ')}) holds a payment: list the domains that do, if any`,
+      );
   }
   const h = facts.held;
   if (!h) {

@@ -77,10 +77,11 @@ async function requestMedia(s: Session, facts: Facts, zeros: () => string): Prom
     }
     s.work.requestMedia.types[op] = type;
     facts.wrongSignature[op] = { ...got[type]!, evidence: facts.wrongSignature[op]?.evidence ?? '', op, request: body };
+    // Both read: which one the gateway documents shows in no answer. Not stated; a run sends either (acceptOther).
     if (both)
-      d.unknown(
+      d.partial(
         `requestMedia.types.${op}`,
-        `both media are read for ${op}: which one the gateway documents no probe can tell (the draft sends ${type})`,
+        `both media are read for ${op}: which one the gateway documents no probe can tell (discovery sent ${type})`,
         type,
         evidence.get(op),
       );

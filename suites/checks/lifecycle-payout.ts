@@ -58,14 +58,15 @@ export const payoutFailureReported = wrap(
             received: quoted(body[field]),
           });
       }
-      const types = ctx.profile.payout.failureTypes;
-      if (body[FIELD.failureType] !== rule.failureType && !types.includes(body[FIELD.failureType] as string)) {
+      // The profile's failure types are read only for a type other than the rule's (a profile may not state them).
+      const types = () => ctx.profile.payout.failureTypes;
+      if (body[FIELD.failureType] !== rule.failureType && !types().includes(body[FIELD.failureType] as string)) {
         report({
           code: 'PAYOUT_FAILURE',
           requirement: 'PAGI-PO-008',
           exchange,
           pointer: `/${FIELD.failureType}`,
-          expected: `one of the profile's failure types ${types.join(', ')}`,
+          expected: `one of the profile's failure types ${types().join(', ')}`,
           received: quoted(body[FIELD.failureType]),
         });
       }

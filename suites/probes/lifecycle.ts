@@ -42,7 +42,7 @@ import {
   refundRules,
   select,
 } from './support.js';
-import { ScenarioStopped } from '../../core/types/errors.js';
+import { ProfilePointNotStated, ScenarioStopped } from '../../core/types/errors.js';
 
 /** The steps of `paymentLifecycle`: the refund scenario, then the cancel scenario on a payment of its own. */
 export const PAYMENT_STEPS = {
@@ -243,6 +243,8 @@ export const reviewLifecycle = defineProbe(
         st.facts.noHold = noHold;
         const held = (step?: 'authoriseReject') =>
           pay(client, ctx, st, noHold ? 'approved' : 'pendingReview', {}, step).catch((e: unknown) => {
+            // A trigger the profile does not state: not judged (naming the point), not a stopped scenario.
+            if (e instanceof ProfilePointNotStated) throw e;
             throw new ScenarioStopped(e instanceof Error ? e.message : String(e));
           });
         const review = (record: PaymentRecord, flag: unknown, step: ReviewStep) =>

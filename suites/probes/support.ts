@@ -17,6 +17,7 @@ import type {
 } from '../../core/model.js';
 import { batchTransition, isBatchOperation, recordSource, type OperationScope } from '../../core/spec/operations.js';
 import { answeredRetryLater } from '../../engine/inconclusive.js';
+import { ifStated } from '../../core/profile/reads.js';
 import { FIELD } from '../fields.js';
 import {
   batchResults,
@@ -192,9 +193,11 @@ export function outcomeOverrides(ctx: CheckContext, outcome: Outcome): Record<st
   if (outcome === 'pendingReview') {
     const triggers = ctx.profile.review.triggers;
     if (!triggers) throw new Inconclusive('the profile holds no payment for review');
-    const domain = triggers.shopperEmailDomains[0];
+    // Either trigger the profile states holds a payment (a draft may state one and leave the other out).
+    const domain = ifStated(() => triggers.shopperEmailDomains[0]);
     if (domain) return { [FIELD.shopperEmail]: `review-probe@${domain}` };
-    return { [FIELD.amount]: triggers.amountAtLeast };
+    const amount = ifStated(() => triggers.amountAtLeast);
+    return { [FIELD.amount]: amount ?? triggers.amountAtLeast };
   }
   return {};
 }

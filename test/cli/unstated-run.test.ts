@@ -86,4 +86,66 @@ describe('a run with a profile that does not state every point', () => {
     expect(results.checks.filter((c) => c.reason?.startsWith('kit error'))).toEqual([]);
     expect(results.checks.filter((c) => c.notStated === '/payments/testCards/approve').length).toBeGreaterThan(5);
   });
+
+  it('a review trigger not stated: the payment is held by the one stated (the amount), the review scenario judged', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => delete value.review.triggers.shopperEmailDomains),
+      '--reporter',
+      'json',
+      '--only',
+      'review',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.totals.byStatus.failed).toBe(0);
+    expect(results.checks.filter((c) => c.reason === 'the scenario made no request').map((c) => c.checkId)).toEqual([]);
+    const settled = results.checks.find((c) => c.checkId === 'flaggedPaymentSettledByReview');
+    expect(settled?.status, settled?.reason).toBe('passed');
+  });
+
+  it('no review trigger stated: the review scenario is not judged, naming the trigger (not skipped)', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => {
+        delete value.review.triggers.shopperEmailDomains;
+        delete value.review.triggers.amountAtLeast;
+      }),
+      '--reporter',
+      'json',
+      '--only',
+      'review',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const settled = run.results().checks.find((c) => c.checkId === 'flaggedPaymentSettledByReview');
+    expect(settled?.status, settled?.reason).toBe('not_applicable');
+    expect(settled?.notStated).toMatch(/^\/review\/triggers\//);
+  });
+
+  it('a draft’s gaps: payout failure types and the media types not stated, the payouts still judged (sent as JSON)', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => {
+        delete value.payout.failureTypes;
+        delete value.requestMedia.types; // the reference reads either media (requestMedia.acceptOther)
+      }),
+      '--reporter',
+      'json',
+      '--only',
+      'payout',
+      '--seed',
+      '20261201',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.totals.byStatus.failed).toBe(0);
+    const failure = results.checks.find((c) => c.checkId === 'payoutFailureReported');
+    expect(failure?.status, failure?.reason).toBe('passed');
+    const media = results.checks.filter((c) => c.notStated?.startsWith('/requestMedia/types/'));
+    expect(results.totals.byStatus.passed).toBeGreaterThan(media.length * 3);
+  });
 });

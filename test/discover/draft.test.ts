@@ -99,7 +99,7 @@ describe('the draft states only what evidence decided', () => {
     expect((profile as any).requestMedia.types.capture).toBe('json');
     expect(profile.name).toBe('discovered-gw');
     // A value chosen only to be distinct is no finding: left out.
-    expect((profile as any).statusValues.order_status.approved).toBeUndefined();
+    expect((profile as any).statusValues.order_status?.approved).toBeUndefined();
     expect(read.unstated).toContain('/statusValues/order_status/approved');
     expect(read.unstated).not.toContain('/statusValues/payment_status/captured');
     expect(read.unstated.length).toBeGreaterThan(100);
@@ -108,6 +108,23 @@ describe('the draft states only what evidence decided', () => {
     const kept = d.all().filter((p) => p.unknown && leftOut.every((l) => l.point !== p));
     for (const p of kept) expect(at(p.path), p.path).toBeDefined();
     for (const l of leftOut) expect(at(l.point.path), l.point.path).toBeUndefined();
+  });
+
+  it('leaves a partial finding shown only (Draft.partial) out, and lists it with its value; a map left empty goes', () => {
+    const defaults = shipped('reference');
+    const d = new Draft();
+    d.partial('payout.failureTypes', 'list every failure type', ['BENEFICIARY_REJECTED'], 'a payout failed: HTTP 200');
+    for (const key of Object.keys(defaults.notifications.retry))
+      d.partial(`notifications.retry.${key}`, 'measured, not decided', 1, 'delays 103 ms');
+    const { profile, leftOut } = leaveOutOpen(d.assemble(defaults), d.all());
+    expect((profile as any).payout.failureTypes).toBeUndefined();
+    expect((profile as any).notifications.retry).toBeUndefined();
+    const read = readProfile(profile);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toContain('/payout/failureTypes');
+    expect(leftOutLines(leftOut).find((l) => l.includes(' payout.failureTypes?'))).toContain(
+      '(partial finding: ["BENEFICIARY_REJECTED"])',
+    );
   });
 
   it('lists each point left out as a question with its evidence, grouped by what a person decides; the count equals the lines marked', () => {

@@ -7,7 +7,9 @@ import { createProbeClient, isoTime, type KitClient } from '../../engine/client.
 import { inconclusiveReason } from '../../engine/suite.js';
 import { everyRequestAnswered, noAnswerFinding, unansweredExchange } from '../../engine/rules.js';
 import type { CheckContext, RunConfigView } from '../../core/model.js';
-import { loadProfile } from '../../core/profile/load.js';
+import { loadProfile, readProfile } from '../../core/profile/load.js';
+import { kitProfile } from '../../core/profile/reads.js';
+import { ProfilePointNotStated } from '../../core/types/errors.js';
 import { sign, verify } from '../../core/signing.js';
 import { remoteNotifications, startReceiver } from '../../engine/receiver.js';
 import { request } from 'undici';
@@ -140,6 +142,36 @@ describe('send', () => {
     expect(seen[0]!.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
     expect(verify(profile.signature, 'request', 'retrievalTrans', decodeForm(seen[0]!.body), SECRET)).toBe(true);
     expect(q.response?.decoded).toEqual({ kind: 'json', value: { return_status: '1' } });
+  });
+
+  it('sends JSON where the profile states no media type of the operation but that either is read (acceptOther)', async () => {
+    const leftOut = (acceptOther: boolean) => {
+      const value = structuredClone(profile) as any;
+      delete value.requestMedia.types.retrievalTrans;
+      value.requestMedia.acceptOther = acceptOther;
+      const read = readProfile(value);
+      expect(read.unstated).toContain('/requestMedia/types/retrievalTrans');
+      return createProbeClient({
+        spec,
+        profile: kitProfile(read.profile!, read.unstated),
+        config,
+        secret: SECRET,
+        cardSecurityCode: '987',
+        transport: { timeoutMs: 500, maxResponseBytes: 64 * 1024, concurrency: 4, rate: 0 },
+        tag: 't3',
+      });
+    };
+    handler = reply(200, 'application/json', JSON.stringify({ return_status: '1' }));
+    seen = [];
+    const either = leftOut(true);
+    await either.send('retrievalTrans', either.sample('retrievalTrans'));
+    await either.close();
+    expect(seen[0]!.headers['content-type']).toMatch(/^application\/json/);
+    const one = leftOut(false);
+    await expect(one.send('retrievalTrans', one.sample('retrievalTrans'))).rejects.toBeInstanceOf(
+      ProfilePointNotStated,
+    );
+    await one.close();
   });
 
   it('sends unsigned, raw, from another path or source address when asked', async () => {

@@ -1,6 +1,6 @@
 /** Leaf agreement of two profiles (core/profile/agreement.ts): the figure `profile discover` is judged by. */
 import { describe, expect, it } from 'vitest';
-import { leafAgreement } from '../../core/profile/agreement.js';
+import { leafAgreement, statedAgreement } from '../../core/profile/agreement.js';
 
 describe('leafAgreement', () => {
   it('counts the reference leaves the other holds alike; sets compare as sets, other lists in order', () => {
@@ -34,5 +34,92 @@ describe('leafAgreement', () => {
     const a = leafAgreement({ errors: { signed: true } }, {});
     expect(a.ratio).toBe(0);
     expect(a.disagreements[0]).toEqual({ path: 'errors.signed', expected: true, received: undefined });
+  });
+});
+
+describe('statedAgreement: the values a draft states, judged against the gateway it was drafted from', () => {
+  const reference = {
+    name: 'gw',
+    fields: { card: { luhnCheck: true } },
+    payments: { testCards: { approve: ['4111111111111111'] }, declineRules: [{ cardNumberSuffix: '0002' }] },
+    batch: {
+      checkOrder: ['currencyMismatch', 'invalidItem', 'unknownTransaction', 'amountMismatch', 'state', 'overAmount'],
+    },
+    errors: { refusalForms: { payout: ['failureType', 'httpError'], capture: ['statusInBody'] } },
+    selection: {
+      retrievalTrans: { fields: ['transaction_id', 'order_no'], combine: 'union', resultOrder: 'newestFirst' },
+      retrievalRefund: { fields: ['transaction_id', 'order_no'], combine: 'union', resultOrder: 'listOrder' },
+    },
+    notifications: { kinds: { payment: { sentAfter: ['authoriseDirect', 'checkout'] } }, signature: 'sortedPairs' },
+    review: { triggers: { amountAtLeast: '5000.00', shopperEmailDomains: ['screen.example'] } },
+  };
+  const draft = () => structuredClone(reference) as any;
+
+  it('a draft equal to the profile states every leaf and none wrongly; a point left out is neither right nor wrong', () => {
+    const a = statedAgreement(reference, draft(), []);
+    expect(a).toMatchObject({ stated: a.leaves, wrong: [], byRun: ['notifications.signature'] });
+    const partial = draft();
+    delete partial.review.triggers.shopperEmailDomains;
+    const b = statedAgreement(reference, partial, ['review.triggers.shopperEmailDomains']);
+    expect(b).toMatchObject({ stated: a.leaves - 1, wrong: [] });
+    // A profile's `null` over points the draft leaves out: not stated; a point stated below it is wrong.
+    const never = { ...structuredClone(reference), review: { triggers: null } };
+    const out = draft();
+    delete out.review.triggers;
+    const triggers = ['review.triggers.amountAtLeast', 'review.triggers.shopperEmailDomains'];
+    expect(statedAgreement(never, out, triggers)).toMatchObject({ stated: a.leaves - 2, wrong: [] });
+    expect(statedAgreement(never, partial, triggers.slice(1)).wrong.map((w) => w.path)).toEqual(['review.triggers']);
+  });
+
+  it('a value stated otherwise is wrong, and so is a leaf stated as missing', () => {
+    const d = draft();
+    d.review.triggers.shopperEmailDomains = [];
+    delete d.review.triggers.amountAtLeast;
+    expect(statedAgreement(reference, d, []).wrong.map((w) => w.path)).toEqual([
+      'review.triggers.amountAtLeast',
+      'review.triggers.shopperEmailDomains',
+    ]);
+  });
+
+  it('judges by what the gateway does where the profile holds more than any answer shows', () => {
+    const d = draft();
+    d.payments.testCards.approve = ['5555555555554444']; // another approving card
+    d.errors.refusalForms.payout = ['failureType']; // the form the gateway answers with
+    d.selection.retrievalTrans.fields = ['order_no', 'transaction_id']; // no order shows: newest first
+    d.notifications.signature = 'asResponse'; // the run verifies it
+    d.batch = {
+      checkOrder: ['unknownTransaction', 'currencyMismatch', 'invalidItem', 'amountMismatch', 'state', 'overAmount'],
+    };
+    // A payment notification after a review the reference gateway never sends (no payment is made by a review).
+    const afterReview = structuredClone(reference) as any;
+    afterReview.notifications.kinds.payment.sentAfter.push('review');
+    expect(statedAgreement(afterReview, d, []).wrong).toEqual([]);
+    const w = draft();
+    w.payments.testCards.approve = ['4111111111110002']; // declined by a rule
+    w.errors.refusalForms.payout = ['httpError']; // not the form the gateway answers with
+    w.errors.refusalForms.capture = ['statusInBody', 'httpError']; // a form the gateway never uses
+    w.selection.retrievalRefund.fields = ['order_no', 'transaction_id']; // a union in list order shows the order
+    w.notifications.kinds.payment.sentAfter = ['authoriseDirect'];
+    // The ill-formed item checked before the currency: another answer to an ill-formed item of another currency.
+    w.batch.checkOrder = [
+      'invalidItem',
+      'unknownTransaction',
+      'currencyMismatch',
+      'amountMismatch',
+      'state',
+      'overAmount',
+    ];
+    expect(
+      statedAgreement(reference, w, [])
+        .wrong.map((x) => x.path)
+        .sort(),
+    ).toEqual([
+      'batch.checkOrder',
+      'errors.refusalForms.capture',
+      'errors.refusalForms.payout',
+      'notifications.kinds.payment.sentAfter',
+      'payments.testCards.approve',
+      'selection.retrievalRefund.fields',
+    ]);
   });
 });

@@ -67,6 +67,29 @@ describe('a profile that leaves points out', () => {
     value.statusValues.payment_status[other] = captured;
     expect(readProfile(value).problems).toEqual([]);
   });
+
+  it('a key of the one object variant of an object-or-null (review.triggers) may be left out; null stays null', () => {
+    const value = reference();
+    delete value.review.triggers.shopperEmailDomains;
+    const read = readProfile(value);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toEqual(['/review/triggers/shopperEmailDomains']);
+    expect(read.profile!.review.triggers!.amountAtLeast).toBe(reference().review.triggers!.amountAtLeast);
+    const never = reference();
+    never.review.triggers = null;
+    expect(readProfile(never).unstated).toEqual([]);
+  });
+
+  it("rules between points skip a point not stated: failure types, a transition's allowed states", () => {
+    const value = reference();
+    delete value.payout.failureTypes;
+    value.payout.failureRules[0]!.failureType = 'OWN_TYPE';
+    delete value.transitions.cancel.from;
+    value.transitions.cancel.refusals = { [reference().transitions.cancel.from[0]!]: 'invalidState' };
+    const read = readProfile(value);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toEqual(expect.arrayContaining(['/payout/failureTypes', '/transitions/cancel/from']));
+  });
 });
 
 describe('the profile as checks read it', () => {
