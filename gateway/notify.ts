@@ -3,6 +3,7 @@
  * signature, attempts with exponential backoff until an acknowledging status or `maxAttempts`, a timeout per
  * attempt. Deliveries run in the background: a response is never held back by them. Every attempt is logged.
  */
+import { setMaxListeners } from 'node:events';
 import type { OperationKey } from '../core/model.js';
 import type { Profile } from '../core/profile/load.js';
 import { sign } from '../core/signing.js';
@@ -49,7 +50,12 @@ export class Notifier {
   private readonly pending = new Set<Promise<void>>();
   /** Pending backoff waits: timer → wake-up. */
   private readonly timers = new Map<NodeJS.Timeout, () => void>();
-  private readonly stop = new AbortController();
+  /** Aborts every attempt in flight; each attempt listens to it (any number at once: no listener limit). */
+  private readonly stop = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
   /** Told of queued and settled notifications (the journal of `serve --data`). */
   tracker: NotificationTracker | undefined;
 
