@@ -10,7 +10,8 @@
  * failed checks, the load average, the date and node. Goals: 0 wrong stated values, 0 failed checks, ≥ 90 % of the
  * points stated (≥ 97 % with `--from`).
  * `npm run bench:neighbourhood` (`--seed N`, `--per N` neighbours per personality, `--only TEXT` neighbours whose id
- * holds TEXT, `--sample N` the first N of each personality, `--no-from`: a sample run writes nothing).
+ * holds TEXT, `--sample N` the first N of each personality, `--skip N` all but the first N of each personality,
+ * `--no-from`; a run of a part writes nothing but to `--out FILE`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,8 +19,6 @@ import path from 'node:path';
 import { KIT_ROOT } from '../core/spec/paths.js';
 import { kindOf, type Neighbour, neighbourhood } from '../test/support/neighbourhood.js';
 import { type DraftFigures, type NeighbourProof, pool, proveNeighbour } from '../test/support/neighbourhood-proof.js';
-
-const RESULT_FILE = path.join(KIT_ROOT, 'bench', 'results', 'neighbourhood.json');
 
 function arg(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
@@ -32,8 +31,10 @@ const seed = Number(arg('seed') ?? 34);
 const per = Number(arg('per') ?? 31);
 const only = arg('only');
 const sample = arg('sample') ? Number(arg('sample')) : undefined;
+const skip = arg('skip') ? Number(arg('skip')) : undefined;
 const withFrom = !process.argv.includes('--no-from');
-const partial = Boolean(only || sample);
+const partial = Boolean(only || sample || skip) && !arg('out');
+const RESULT_FILE = path.resolve(arg('out') ?? path.join(KIT_ROOT, 'bench', 'results', 'neighbourhood.json'));
 
 const load = () => os.loadavg().map((l) => Number(l.toFixed(2)));
 const pct = (a: number, b: number) => (b ? Number(((100 * a) / b).toFixed(1)) : 0);
@@ -41,6 +42,7 @@ const pct = (a: number, b: number) => (b ? Number(((100 * a) / b).toFixed(1)) : 
 let chosen: Neighbour[] = neighbourhood(seed, per);
 if (only) chosen = chosen.filter((n) => n.id.includes(only));
 if (sample) chosen = chosen.filter((n) => Number(n.id.split('~').at(-1)) <= sample);
+if (skip) chosen = chosen.filter((n) => Number(n.id.split('~').at(-1)) > skip);
 
 function share(proofs: NeighbourProof[], pick: (p: NeighbourProof) => DraftFigures | undefined) {
   const figures = proofs.map(pick).filter((f): f is DraftFigures => Boolean(f));
