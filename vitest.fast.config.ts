@@ -16,6 +16,7 @@ export const SLOW_FILES = [
   'test/profile/migrate-run.test.ts',
   'test/engine/unseen-gateway.test.ts',
   'test/discover/proof.test.ts',
+  'test/discover/neighbourhood.test.ts', // six neighbours discovered and run with their drafts (about a minute)
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/integrity.test.ts',
