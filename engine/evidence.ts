@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { maskEchoedHeaders, maskEchoedValues, maskText, maskValue, type MaskRules } from '../core/mask.js';
 import type { Profile } from '../core/profile/load.js';
+import { ifStated } from '../core/profile/reads.js';
 import type { Evidence, Exchange, ExchangeRecord, OperationKey, ReceivedResponse, SentRequest } from '../core/model.js';
 import { stringToSign, type SignatureProfile } from '../core/signing.js';
 
@@ -37,10 +38,18 @@ function maskMargin(rules: MaskRules): number {
   return Math.max(512, ...(rules.secrets ?? []).map((s) => s.length * 6));
 }
 
-/** The profile's card fields: number, expiry month and year, security code. */
+/**
+ * The profile's card fields: number, expiry month and year, security code; those the profile does not state are
+ * left out (the kit then sends no card: nothing of one to mask by name; the test cards are masked by value).
+ */
 export function cardFieldNames(profile: Profile): string[] {
   const card = profile.fields.card;
-  return [card.number, card.expiryMonth, card.expiryYear, card.securityCode];
+  return [
+    ifStated(() => card.number),
+    ifStated(() => card.expiryMonth),
+    ifStated(() => card.expiryYear),
+    ifStated(() => card.securityCode),
+  ].filter((name): name is string => typeof name === 'string');
 }
 
 /** What to mask in a run: the secret, the configured test cards and the profile's card fields (values by name). */
@@ -66,12 +75,13 @@ export type CurlVariables = Readonly<Record<string, string>>;
 /** The profile's card fields as `$PAGI_CARD`, `$PAGI_CARD_MONTH`, `$PAGI_CARD_YEAR` and `$PAGI_CVC`. */
 export function curlVariablesFor(profile: Profile): CurlVariables {
   const card = profile.fields.card;
-  return {
-    [card.number]: 'PAGI_CARD',
-    [card.expiryMonth]: 'PAGI_CARD_MONTH',
-    [card.expiryYear]: 'PAGI_CARD_YEAR',
-    [card.securityCode]: 'PAGI_CVC',
-  };
+  const named: [string | undefined, string][] = [
+    [ifStated(() => card.number), 'PAGI_CARD'],
+    [ifStated(() => card.expiryMonth), 'PAGI_CARD_MONTH'],
+    [ifStated(() => card.expiryYear), 'PAGI_CARD_YEAR'],
+    [ifStated(() => card.securityCode), 'PAGI_CVC'],
+  ];
+  return Object.fromEntries(named.filter((n): n is [string, string] => n[0] !== undefined));
 }
 
 const SLOT = '\u0000';

@@ -29,6 +29,24 @@ function partialReference(
 }
 
 describe('a run with a profile that does not state every point', () => {
+  it('card field names not stated: the run completes, no card is sent, the checks needing a card are not judged', async () => {
+    const run = await runCli([
+      '--profile',
+      partialReference((value) => {
+        delete value.fields.card.number;
+        delete value.fields.card.securityCode;
+      }),
+      '--reporter',
+      'json',
+    ]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const results = run.results();
+    expect(results.verdict).toBe('CONFORMANT');
+    expect(results.totals.byStatus.failed).toBe(0);
+    const points = new Set(results.checks.filter((c) => c.notStated).map((c) => c.notStated));
+    expect([...points].some((p) => /^\/fields\/card\/(number|securityCode)$/.test(p!))).toBe(true);
+  });
+
   it('is CONFORMANT with 0 failed checks; the checks needing a point not stated are not applicable, naming it', async () => {
     const run = await runCli([
       '--profile',

@@ -11,8 +11,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { LABEL_LEAVES, leafEquals, profileLeafValues } from '../../core/profile/agreement.js';
-import { loadProfile } from '../../core/profile/load.js';
+import { statedAgreement } from '../../core/profile/agreement.js';
+import { completed, loadProfile } from '../../core/profile/load.js';
 import type { RunResult } from '../../core/model.js';
 import { KIT_ROOT } from '../../core/spec/paths.js';
 import { type DiscoveryResult, discoverProfile } from '../../discover/index.js';
@@ -63,46 +63,31 @@ export interface NeighbourProof {
   error?: string;
 }
 
-const NOT_COUNTED = new Set<string>([...LABEL_LEAVES, 'format']);
-
-function getAt(root: unknown, dotted: string): unknown {
-  let node = root;
-  for (const part of dotted.split('.')) node = (node as Json | undefined)?.[part];
-  return node;
-}
-
-/** The figures of a draft against the truth: stated leaves, wrong ones, extra ones. */
+/**
+ * The figures of a draft against the truth, by the proof's one rule (core/profile/agreement.ts `statedAgreement`, the
+ * one test/discover/proof.test.ts holds the personalities to): stated leaves, wrong ones, added ones.
+ */
 export function draftFigures(found: DiscoveryResult, truth: Json): DraftFigures {
-  const want = profileLeafValues(truth);
-  for (const k of NOT_COUNTED) want.delete(k);
-  const said = new Map<string, unknown>();
-  for (const p of found.points)
-    if (!p.unknown && p.value !== undefined && !NOT_COUNTED.has(p.path.split('.')[0]!))
-      for (const [leaf, value] of profileLeafValues(p.value, p.path)) said.set(leaf, value);
-  const wrong: WrongValue[] = [];
-  const extra: DraftFigures['extra'] = [];
-  const wantKeys = [...want.keys()];
-  for (const [leaf, value] of said) {
-    const under = wantKeys.some((k) => k.startsWith(`${leaf}.`));
-    const above = wantKeys.some((k) => leaf.startsWith(`${k}.`));
-    if (!want.has(leaf) && !under && !above) {
-      extra.push({ leaf, stated: value });
-      continue;
-    }
-    const expected = want.has(leaf) ? want.get(leaf) : getAt(truth, leaf);
-    if (!leafEquals(leaf, value, expected)) wrong.push({ leaf, stated: value, truth: expected });
-  }
-  const saidKeys = [...said.keys()];
-  const stated = wantKeys.filter((k) => said.has(k) || saidKeys.some((s) => k.startsWith(`${s}.`))).length;
-  return {
-    leaves: want.size,
-    stated,
-    wrong,
-    extra,
+  const base = {
     problems: found.problems,
     contradictions: found.contradictions.length,
     requests: found.requests,
     seconds: Number((found.durationMs / 1000).toFixed(1)),
+  };
+  let unstated: string[];
+  try {
+    unstated = completed(found.profile).unstated.map((p) => p.slice(1).split('/').join('.'));
+  } catch (e) {
+    // A draft the format cannot complete states nothing the proof can compare: its problems say why.
+    return { leaves: 0, stated: 0, wrong: [], extra: [], ...base, problems: [...found.problems, (e as Error).message] };
+  }
+  const a = statedAgreement(truth, found.profile, unstated);
+  return {
+    leaves: a.leaves,
+    stated: a.stated,
+    wrong: a.wrong.map((w) => ({ leaf: w.path, stated: w.received, truth: w.expected })),
+    extra: a.added.map((leaf) => ({ leaf, stated: undefined })),
+    ...base,
   };
 }
 
