@@ -86,16 +86,10 @@ describe('the neighbour generator', () => {
  * The day one passes, its marker fails the test: take it out.
  */
 const FAILING_TODAY: Record<string, string> = {
-  'hmac-fields-formfirst~fields.card.number~1':
-    'payments.testCards.approve ["4111111111111111"] (truth ["4242424242424242"]), errors.refusalForms.payout ["failureType"] (truth ["failureType","httpError"])',
-  'legacy-sha256-pipe~fields.card.expiryYearFormat~2':
-    'payments.testCards.approve ["4111111111111111"] (truth ["5555555555554444"]), errors.refusalForms.payout ["httpError"] (truth ["httpError","failureType"])',
   'sample-hmac-sorted~signature.encoding~4':
-    'the run with the draft stops (exit 2): the draft leaves fields.card.number unstated and the kit reads it (shape.suite.ts)',
-  'sha256-pairs-ownshape~errors.kinds.unknownMerchant.code~5':
-    'errors.refusalForms.{capture,review,cancel,refund} ["statusInBody"] (truth ["statusInBody","httpError"]), review.triggers.shopperEmailDomains [] (truth ["screen.example"]), notifications.signature "asResponse" (truth "sortedPairs"), notifications.kinds.*.ownShape.schema required and pattern stricter than the truth',
+    'a base64 signature is not found by discovery: the draft states under half of the leaves',
   'hmac-fields-formfirst~notifications.kinds.payment.bodyFrom~6':
-    'notifications.kinds.payment.bodyFrom "authoriseDirect" (truth "payout"), payments.testCards.approve, errors.refusalForms.payout',
+    'notifications.kinds.payment.bodyFrom "authoriseDirect" (truth "payout")',
 };
 
 describe('a sample of the neighbourhood: served, discovered, every stated value the truth, a run with 0 failed', () => {
