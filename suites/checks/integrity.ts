@@ -612,34 +612,69 @@ export const notificationsAgreeWithLedger = defineCheck({
 
 // ------------------------------------------------------------------ records
 
-/** Record fields that say where a payment is now or when, not what it was made with: never compared with the payment. */
+/**
+ * Record fields that say where a payment or refund is now, or when: never compared with what was sent or answered
+ * before (the payment's state is judged against the state the answers left it in instead).
+ */
 const MOVING_FIELDS: ReadonlySet<string> = new Set([
   FIELD.paymentStatus,
   FIELD.queryResult,
   FIELD.transactionDate,
   FIELD.signature,
   'is3ds',
-  'refund_status',
+  'recurring_status',
   'refund_date',
   'refund_processing_date',
-  FIELD.refundAmount,
-  FIELD.refundReferenceId,
-  FIELD.refundReference,
-  'refund_reason',
 ]);
 
-/** The first field a record shares with the payment's answer or request that holds another value. */
+const isLeaf = (v: unknown) => v !== undefined && (typeof v !== 'object' || v === null);
+
+/**
+ * The scalar fields of a body by name: its own, then those of the objects it nests (not of arrays), the outer one
+ * first (a query record's `subscription_result.recurring_id` is the payment answer's `recurring_id`, its
+ * `delivery_information.delivery_city` the request's `delivery_city`).
+ */
+function leavesByName(
+  body: Record<string, unknown>,
+  out = new Map<string, { value: unknown; path: string }>(),
+  at = '',
+) {
+  const nested: [string, Record<string, unknown>][] = [];
+  for (const [field, value] of Object.entries(body)) {
+    if (isObject(value)) nested.push([field, value]);
+    else if (isLeaf(value) && !out.has(field)) out.set(field, { value, path: `${at}/${field}` });
+  }
+  for (const [field, value] of nested) leavesByName(value, out, `${at}/${field}`);
+  return out;
+}
+
+/**
+ * The first field a record shares with what the ledger holds of its payment or refund (`held`: the request or item
+ * as sent, and the answer) that holds another value than either. A field the document writes in two forms (a date in the
+ * record, a date and time in the answer) is the same value when the date is.
+ */
 function disagreeing(
   record: Record<string, unknown>,
-  payment: PaymentEntry,
-): { field: string; held: unknown } | undefined {
-  for (const [field, value] of Object.entries(record)) {
-    if (MOVING_FIELDS.has(field) || value === undefined || (typeof value === 'object' && value !== null)) continue;
-    const held = payment.request[field] !== undefined ? payment.request[field] : payment.answer[field];
-    if (held === undefined || (typeof held === 'object' && held !== null)) continue;
-    if (!sameValue(field, value, held)) return { field, held };
+  held: readonly Record<string, unknown>[],
+): { field: string; path: string; value: unknown; held: unknown } | undefined {
+  const sources = held.map((h) => leavesByName(h));
+  for (const [field, { value, path }] of leavesByName(record)) {
+    if (MOVING_FIELDS.has(field)) continue;
+    for (const source of sources) {
+      const known = source.get(field);
+      if (!known || known.value === null) continue;
+      if (!sameValue(field, value, known.value) && !sameDate(value, known.value))
+        return { field, path, value, held: known.value };
+    }
   }
   return undefined;
+}
+
+/** Whether one value is a date (`YYYY-MM-DD`) and the other that date with a time. */
+function sameDate(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string' || a.length === b.length) return false;
+  const [date, stamp] = a.length < b.length ? [a, b] : [b, a];
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && stamp.startsWith(`${date} `);
 }
 
 /**
@@ -662,6 +697,36 @@ function answersSelection(ctx: CheckContext, r: RecordEntry): boolean | undefine
   return named ? false : undefined;
 }
 
+/**
+ * Report a refund-search record showing its payment in another state than the gateway's answers left it in (the
+ * query's counterpart is queryShowsAcknowledgedState): once per payment.
+ */
+function refundRecordState(
+  ledger: Ledger,
+  ctx: CheckContext,
+  r: RecordEntry,
+  payment: PaymentEntry,
+  judged: Set<string>,
+  report: Report,
+): void {
+  const key = `state ${payment.transactionId}`;
+  if (judged.has(key) || r.record[FIELD.paymentStatus] === undefined) return;
+  const st = acknowledgedState(ctx, ledger, payment, r.entry.sentAt);
+  const code = st ? paymentStatusCode(ctx, st.state) : undefined;
+  if (!st || !code || r.record[FIELD.paymentStatus] === code || st.items.some((i) => !i.entry.authenticated)) return;
+  judged.add(key);
+  const last = st.items.at(-1);
+  report({
+    code: 'LEDGER_DISAGREES',
+    requirement: 'PAGI-INV-016',
+    exchange: r.entry.exchange,
+    also: [...(last ? [last.entry.exchange] : []), payment.entry.exchange],
+    pointer: `/${FIELD.refundOrders}/${r.index}/${FIELD.paymentStatus}`,
+    expected: `${FIELD.paymentStatus} ${code} (${st.state}), the state the gateway's answers left the payment ${payment.transactionId} in`,
+    received: { value: r.record[FIELD.paymentStatus] },
+  });
+}
+
 export const recordsAgreeWithLedger = defineCheck({
   id: 'recordsAgreeWithLedger',
   family: 'integrity',
@@ -669,7 +734,7 @@ export const recordsAgreeWithLedger = defineCheck({
   operations: { requirement: 'PAGI-INV-016' },
   requirements: ['PAGI-INV-016'],
   description:
-    'Over the whole run, each query and refund-search record of a payment the run made holds the values the payment was made and answered with, and each listed refund the amount it was accepted with.',
+    'Over the whole run, each query and refund-search record of a payment the run made holds every value it shares with what the payment was made and answered with (nested results included), each listed refund every value its refund was sent and answered with, and a refund-search record its payment in the state the answers left it in.',
   verify: withLedger((ledger, o, ctx, report) => {
     const judged = new Set<string>();
     const refunds = new Map(
@@ -695,38 +760,35 @@ export const recordsAgreeWithLedger = defineCheck({
         });
       const payment = ledger.paymentById.get(String(r.record[FIELD.transactionId]));
       if (!payment) continue;
-      const differs = disagreeing(r.record, payment);
-      if (differs && !judged.has(payment.transactionId)) {
-        judged.add(payment.transactionId);
+      const refund =
+        o.operation === 'retrievalRefund' ? refunds.get(String(r.record[FIELD.refundReferenceId])) : undefined;
+      // A listed refund holds what its refund was sent and answered with; any record what its payment was.
+      const about = refund
+        ? {
+            held: [refund.item, refund.result ?? {}],
+            exchange: refund.entry.exchange,
+            what: `the refund ${String(r.record[FIELD.refundReferenceId])}`,
+          }
+        : {
+            held: [payment.request, payment.answer],
+            exchange: payment.entry.exchange,
+            what: `the payment ${payment.transactionId}`,
+          };
+      const differs = disagreeing(r.record, about.held);
+      const key = refund ? String(r.record[FIELD.refundReferenceId]) : payment.transactionId;
+      if (differs && !judged.has(key)) {
+        judged.add(key);
         report({
           code: 'LEDGER_DISAGREES',
           requirement: 'PAGI-INV-016',
           exchange: r.entry.exchange,
-          also: [payment.entry.exchange],
-          pointer: `/${list}/${r.index}/${differs.field}`,
-          expected: { value: differs.held, before: `${differs.field} of the payment ${payment.transactionId}, ` },
-          received: { value: r.record[differs.field] },
+          also: [about.exchange, ...(refund ? [payment.entry.exchange] : [])],
+          pointer: `/${list}/${r.index}${differs.path}`,
+          expected: { value: differs.held, before: `${differs.field} of ${about.what}, ` },
+          received: { value: differs.value },
         });
       }
-      const refund = refunds.get(String(r.record[FIELD.refundReferenceId]));
-      if (
-        o.operation === 'retrievalRefund' &&
-        refund &&
-        r.record[FIELD.refundAmount] !== undefined &&
-        !sameValue(FIELD.refundAmount, r.record[FIELD.refundAmount], refund.item[FIELD.refundAmount])
-      )
-        report({
-          code: 'LEDGER_DISAGREES',
-          requirement: 'PAGI-INV-016',
-          exchange: r.entry.exchange,
-          also: [refund.entry.exchange],
-          pointer: `/${list}/${r.index}/${FIELD.refundAmount}`,
-          expected: {
-            value: refund.item[FIELD.refundAmount],
-            before: 'the refund_amount the refund was accepted with, ',
-          },
-          received: { value: r.record[FIELD.refundAmount] },
-        });
+      if (o.operation === 'retrievalRefund') refundRecordState(ledger, ctx, r, payment, judged, report);
     }
   }),
 });
