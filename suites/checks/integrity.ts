@@ -29,6 +29,7 @@ import {
   sameValue,
 } from '../observe.js';
 import { LEDGER_FACT, runLedger } from '../probes/integrity.js';
+import { ifStated } from '../../core/profile/reads.js';
 
 const built = new WeakMap<RunLedgerView, Ledger>();
 
@@ -621,7 +622,7 @@ const MOVING_FIELDS: ReadonlySet<string> = new Set([
   FIELD.queryResult,
   FIELD.transactionDate,
   FIELD.signature,
-  'is3ds',
+  FIELD.is3ds,
   'recurring_status',
   'refund_date',
   'refund_processing_date',
@@ -727,6 +728,48 @@ function refundRecordState(
   });
 }
 
+/**
+ * The profile's `is3ds` value of a payment, from its request and answer: the 3-D Secure result the profile gives a
+ * payment that asked for it (or did not) answered as such. Undefined when the answer gives no result or another one.
+ */
+function is3dsOf(ctx: CheckContext, payment: PaymentEntry): string | undefined {
+  const result = payment.answer[FIELD.threeDsResult];
+  if (typeof result !== 'string') return undefined;
+  const { requestValue, resultWhenRequested, resultWhenNotRequested } = ctx.profile.payments.threeDS;
+  const asked = payment.request[FIELD.threeDsRequest] === requestValue;
+  if (result !== (asked ? resultWhenRequested : resultWhenNotRequested)) return undefined;
+  const values = ctx.profile.statusValues.is3ds;
+  return asked ? values.with3ds : values.without3ds;
+}
+
+/** Report a query record whose `is3ds` contradicts the 3-D Secure result its payment was answered with: once per payment. */
+function recordThreeDs(
+  ctx: CheckContext,
+  r: RecordEntry,
+  payment: PaymentEntry,
+  judged: Set<string>,
+  report: Report,
+): void {
+  const key = `3ds ${payment.transactionId}`;
+  const got = r.record[FIELD.is3ds];
+  if (judged.has(key) || got === undefined) return;
+  const want = is3dsOf(ctx, payment);
+  if (want === undefined || got === want) return;
+  judged.add(key);
+  report({
+    code: 'LEDGER_DISAGREES',
+    requirement: 'PAGI-INV-016',
+    exchange: r.entry.exchange,
+    also: [payment.entry.exchange],
+    pointer: `/${FIELD.ordersList}/${r.index}/${FIELD.is3ds}`,
+    expected: {
+      value: want,
+      before: `${FIELD.is3ds} of the payment ${payment.transactionId}, answered ${FIELD.threeDsResult} ${JSON.stringify(payment.answer[FIELD.threeDsResult])}, `,
+    },
+    received: { value: got },
+  });
+}
+
 export const recordsAgreeWithLedger = defineCheck({
   id: 'recordsAgreeWithLedger',
   family: 'integrity',
@@ -788,7 +831,9 @@ export const recordsAgreeWithLedger = defineCheck({
           received: { value: differs.value },
         });
       }
-      if (o.operation === 'retrievalRefund') refundRecordState(ledger, ctx, r, payment, judged, report);
+      // Judged where the profile states what they need (a profile may leave transitions or values out).
+      if (o.operation === 'retrievalRefund') ifStated(() => refundRecordState(ledger, ctx, r, payment, judged, report));
+      else ifStated(() => recordThreeDs(ctx, r, payment, judged, report));
     }
   }),
 });

@@ -552,6 +552,27 @@ export const INTEGRITY_CASES: Case[] = [
     ]),
     ['LEDGER_DISAGREES'],
   ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's is3ds the profile's for a payment answered without 3-D Secure",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ threeds_result: profile.payments.threeDS.resultWhenNotRequested }), 1),
+      entry(query({ is3ds: profile.statusValues.is3ds.without3ds }), 3),
+    ]),
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's is3ds saying 3-D Secure for a payment answered without it",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ threeds_result: profile.payments.threeDS.resultWhenNotRequested }), 1),
+      entry(query({ is3ds: profile.statusValues.is3ds.with3ds }), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
   fail(
     'recordsAgreeWithLedger',
     'PAGI-INV-016',
