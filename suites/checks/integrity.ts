@@ -651,8 +651,7 @@ function leavesByName(
 
 /**
  * The first field a record shares with what the ledger holds of its payment or refund (`held`: the request or item
- * as sent, and the answer) that holds another value than either. A field the document writes in two forms (a date in the
- * record, a date and time in the answer) is the same value when the date is.
+ * as sent, and the answer) that holds another value than either (not another writing of the same one: sameWriting).
  */
 function disagreeing(
   record: Record<string, unknown>,
@@ -664,17 +663,22 @@ function disagreeing(
     for (const source of sources) {
       const known = source.get(field);
       if (!known || known.value === null) continue;
-      if (!sameValue(field, value, known.value) && !sameDate(value, known.value))
+      if (!sameValue(field, value, known.value) && !sameWriting(value, known.value))
         return { field, path, value, held: known.value };
     }
   }
   return undefined;
 }
 
-/** Whether one value is a date (`YYYY-MM-DD`) and the other that date with a time. */
-function sameDate(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'string' || typeof b !== 'string' || a.length === b.length) return false;
-  const [date, stamp] = a.length < b.length ? [a, b] : [b, a];
+/**
+ * Whether two texts are one value written two ways: the same but for white space around it (an XML answer's element
+ * text as its reader gives it), or a date (`YYYY-MM-DD`) and that date with a time.
+ */
+function sameWriting(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  const [x, y] = [a.trim(), b.trim()];
+  if (x === y) return true;
+  const [date, stamp] = x.length < y.length ? [x, y] : [y, x];
   return /^\d{4}-\d{2}-\d{2}$/.test(date) && stamp.startsWith(`${date} `);
 }
 

@@ -530,6 +530,16 @@ export const INTEGRITY_CASES: Case[] = [
       ),
     ]),
   ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's subscription result with white space the XML answer's reader left out: another writing",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ contract_name: 'Club' }), 1),
+      entry(query({ subscription_result: { contract_name: ' Club ' } }), 3),
+    ]),
+  ),
   fail(
     'recordsAgreeWithLedger',
     'PAGI-INV-016',
