@@ -479,6 +479,25 @@ export const INTEGRITY_CASES: Case[] = [
       ),
     ]),
   ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a listed refund holding the refund_reason sent, which the refund's answer echoed otherwise (the echo check's finding)",
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(
+        (() => {
+          const x = refund(`${TXN}-01`);
+          const decoded = x.response!.decoded as { value: { refund_orders: Record<string, unknown>[] } };
+          decoded.value.refund_orders[0]!.refund_reason = 'Returnee';
+          return x;
+        })(),
+        2,
+      ),
+      entry(refundSearch([{ ...listed(`${TXN}-01`), refund_reason: 'Returned' }]), 3),
+    ]),
+  ),
   fail(
     'recordsAgreeWithLedger',
     'PAGI-INV-016',
