@@ -20,6 +20,8 @@ export const FIELD = {
   orderStatus: 'order_status',
   resultInfo: 'result_info',
   threeDsRequest: 'open3d',
+  threeDsResult: 'threeds_result',
+  is3ds: 'is3ds',
   tokenFlag: 'token_flag',
   tokenId: 'token_id',
   subscription: 'subscription',

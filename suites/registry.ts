@@ -26,6 +26,7 @@ import * as deepChecks from './checks/deep.js';
 import * as eventChecks from './checks/events.js';
 import * as integrityMoneyChecks from './checks/integrity-money.js';
 import * as integrityChecks from './checks/integrity.js';
+import * as integrityRecordChecks from './checks/integrity-records.js';
 import * as outcomeChecks from './checks/lifecycle-outcomes.js';
 import * as payoutChecks from './checks/lifecycle-payout.js';
 import * as reviewChecks from './checks/lifecycle-review.js';
@@ -104,6 +105,7 @@ export const CHECKS: readonly Check[] = (() => {
     deepChecks,
     integrityChecks,
     integrityMoneyChecks,
+    integrityRecordChecks,
   ];
   const all = modules.flatMap((m) => Object.values(m).filter(isCheck));
   return FAMILIES.flatMap((f) => all.filter((c) => c.family === f));

@@ -107,14 +107,27 @@ export function profileMask(ctx: CheckContext, card: string): string {
   return `${card.slice(0, m.keepFirst)}${m.maskChar.repeat(hidden)}${card.slice(card.length - m.keepLast)}`;
 }
 
+/**
+ * Whether the digits a masked card shows are those of the card sent, whatever the mask's form: the digits before the
+ * first mask character begin the number, those after the last end it (a card of no mask at all is the number).
+ */
+export function showsDigitsOf(card: string, sent: string): boolean {
+  const digits = sent.replace(/\D/g, '');
+  const lead = /^[0-9]*/.exec(card)![0];
+  if (lead === card) return card === digits;
+  const trail = /[0-9]*$/.exec(card)![0];
+  return digits.startsWith(lead) && digits.endsWith(trail);
+}
+
 export const cardMaskedPerProfile = onlyOnSuccess(
   defineCheck({
     id: 'cardMaskedPerProfile',
     family: 'conventions',
     probe: happy,
     operations: ['authoriseDirect'],
-    requirements: ['PAGI-PAY-003', 'PAGI-PAY-012'],
-    description: 'The response card is the sent number masked, as the profile masks it.',
+    requirements: ['PAGI-PAY-003', 'PAGI-PAY-012', 'PAGI-INV-006'],
+    description:
+      "The response card is the sent number masked, as the profile masks it; digits it shows that are not the sent card's name another card.",
     verify(o, ctx, report) {
       const sent = o.main.request.body?.[ctx.profile.fields.card.number];
       const card = text(responseObject(o.main, ctx.spec), FIELD.card);
@@ -132,7 +145,8 @@ export const cardMaskedPerProfile = onlyOnSuccess(
       } else if (card !== profileMask(ctx, sent)) {
         report({
           code: 'CARD_MASK',
-          requirement: 'PAGI-PAY-012',
+          // The mask's form is the profile's; digits of another card than the one sent name another payment's card.
+          requirement: showsDigitsOf(card, sent) ? 'PAGI-PAY-012' : ['PAGI-PAY-012', 'PAGI-INV-006'],
           pointer: `/${FIELD.card}`,
           expected: `${profileMask(ctx, sent)} (the profile's mask)`,
           received: quoted(card),

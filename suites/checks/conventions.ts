@@ -17,7 +17,6 @@ import {
   operationOf,
   queryRecords,
   responseObject,
-  holdsMoney,
   sameValue,
   statusValues,
   text,
@@ -204,8 +203,8 @@ export interface ItemsAnsweredOptions {
  * (transaction_id, order_no); a key field it leaves out breaks the document's rule, another value in it names
  * another transaction or order (an integrity failure). In an accepted batch every item gets exactly one result
  * (none dropped, none answered twice); a result sharing no key field with any item answers nothing asked. With
- * `fields`, echoed fields are compared: another value (not another writing of the same amount or currency) is an
- * integrity failure. Returns the number of items answered.
+ * `fields`, every echoed field (amount, currency, refund_reason, review_flag: those the item and result share) is
+ * compared: another value (not another writing of the same amount or currency) is an integrity failure. Returns the number of items answered.
  */
 export function checkItemsAnswered(
   ctx: CheckContext,
@@ -277,8 +276,9 @@ export function checkItemsAnswered(
     if (!options.fields) return;
     for (const field of rule?.fields ?? []) {
       if (item[field] === undefined || result[field] === item[field]) continue;
-      // Another amount or currency is another payment's money; another reason or flag only breaks the echo rule.
-      const differs = holdsMoney(field) && given(result[field]) && !sameValue(field, result[field], item[field]);
+      // Another value (not another writing of the same amount or currency) answers another item than the one sent:
+      // another payment's money, another reason, a review settled the other way.
+      const differs = given(result[field]) && !sameValue(field, result[field], item[field]);
       report({
         code: 'ECHO_MISMATCH',
         requirement: differs ? other(rule!.fieldsRequirement) : rule!.fieldsRequirement,

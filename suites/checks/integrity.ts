@@ -7,17 +7,7 @@ import type { CheckContext, Exchange, NotApplicable, Observation, RunLedgerView 
 import { FIELD } from '../fields.js';
 import { type FindingInput, type Report, defineCheck, quote } from '../findings.js';
 import { acknowledgedState } from '../ledger-state.js';
-import {
-  type Ledger,
-  type PaymentEntry,
-  type RecordEntry,
-  answered,
-  ledgerOf,
-  requestOf,
-  str,
-  succeededItems,
-} from '../ledger.js';
-import type { SelectingOperation } from '../../core/profile/operations.js';
+import { type Ledger, type PaymentEntry, answered, ledgerOf, requestOf, str, succeededItems } from '../ledger.js';
 import {
   hundredths,
   isObject,
@@ -605,127 +595,6 @@ export const notificationsAgreeWithLedger = defineCheck({
           pointer: `/${FIELD.orderStatus}`,
           expected: { value: first.value, before: `${FIELD.orderStatus} as an earlier notification gave it, ` },
           received: { value: result },
-        });
-    }
-  }),
-});
-
-// ------------------------------------------------------------------ records
-
-/** Record fields that say where a payment is now or when, not what it was made with: never compared with the payment. */
-const MOVING_FIELDS: ReadonlySet<string> = new Set([
-  FIELD.paymentStatus,
-  FIELD.queryResult,
-  FIELD.transactionDate,
-  FIELD.signature,
-  'is3ds',
-  'refund_status',
-  'refund_date',
-  'refund_processing_date',
-  FIELD.refundAmount,
-  FIELD.refundReferenceId,
-  FIELD.refundReference,
-  'refund_reason',
-]);
-
-/** The first field a record shares with the payment's answer or request that holds another value. */
-function disagreeing(
-  record: Record<string, unknown>,
-  payment: PaymentEntry,
-): { field: string; held: unknown } | undefined {
-  for (const [field, value] of Object.entries(record)) {
-    if (MOVING_FIELDS.has(field) || value === undefined || (typeof value === 'object' && value !== null)) continue;
-    const held = payment.request[field] !== undefined ? payment.request[field] : payment.answer[field];
-    if (held === undefined || (typeof held === 'object' && held !== null)) continue;
-    if (!sameValue(field, value, held)) return { field, held };
-  }
-  return undefined;
-}
-
-/**
- * Whether a record answers the selection its request made: it carries one of the values the request selected in a
- * field of the profile's selection. Undefined (not judged) when the request selected nothing (the profile's
- * `whenAbsent`) or by a field the record does not carry (a date range: any record inside it answers).
- */
-function answersSelection(ctx: CheckContext, r: RecordEntry): boolean | undefined {
-  const selection = ctx.profile.selection[r.operation as SelectingOperation];
-  const sent = requestOf(r.entry);
-  let named = false;
-  for (const field of selection.fields) {
-    const value = sent[field];
-    if (typeof value !== 'string' || value === '') continue;
-    if (r.record[field] === undefined) return undefined;
-    named = true;
-    const values = value.split(selection.listSeparator).map((v) => v.trim());
-    if (values.includes(String(r.record[field]).trim())) return true;
-  }
-  return named ? false : undefined;
-}
-
-export const recordsAgreeWithLedger = defineCheck({
-  id: 'recordsAgreeWithLedger',
-  family: 'integrity',
-  probe: runLedger,
-  operations: { requirement: 'PAGI-INV-016' },
-  requirements: ['PAGI-INV-016'],
-  description:
-    'Over the whole run, each query and refund-search record of a payment the run made holds the values the payment was made and answered with, and each listed refund the amount it was accepted with.',
-  verify: withLedger((ledger, o, ctx, report) => {
-    const judged = new Set<string>();
-    const refunds = new Map(
-      ledger.items
-        .filter((i) => i.operation === 'refund' && i.succeeded && str(i.result?.[FIELD.refundReferenceId]))
-        .map((i) => [String(i.result![FIELD.refundReferenceId]), i]),
-    );
-    const list = o.operation === 'retrievalTrans' ? FIELD.ordersList : FIELD.refundOrders;
-    for (const r of ledger.records) {
-      if (r.operation !== o.operation || !r.entry.authenticated || !answered(r.entry)) continue;
-      if (r.record[FIELD.queryResult] === ctx.profile.statusValues.query_result.notFound) continue;
-      if (answersSelection(ctx, r) === false)
-        report({
-          code: 'LEDGER_DISAGREES',
-          requirement: 'PAGI-INV-016',
-          exchange: r.entry.exchange,
-          pointer: `/${list}/${r.index}`,
-          expected: `only records the request selected (${ctx.profile.selection[o.operation as SelectingOperation].fields.filter((f) => requestOf(r.entry)[f] !== undefined).join(', ')} as sent): the asking merchant's orders`,
-          received: {
-            value: r.record[FIELD.orderNo] ?? r.record[FIELD.transactionId],
-            before: 'a record of an order not selected, ',
-          },
-        });
-      const payment = ledger.paymentById.get(String(r.record[FIELD.transactionId]));
-      if (!payment) continue;
-      const differs = disagreeing(r.record, payment);
-      if (differs && !judged.has(payment.transactionId)) {
-        judged.add(payment.transactionId);
-        report({
-          code: 'LEDGER_DISAGREES',
-          requirement: 'PAGI-INV-016',
-          exchange: r.entry.exchange,
-          also: [payment.entry.exchange],
-          pointer: `/${list}/${r.index}/${differs.field}`,
-          expected: { value: differs.held, before: `${differs.field} of the payment ${payment.transactionId}, ` },
-          received: { value: r.record[differs.field] },
-        });
-      }
-      const refund = refunds.get(String(r.record[FIELD.refundReferenceId]));
-      if (
-        o.operation === 'retrievalRefund' &&
-        refund &&
-        r.record[FIELD.refundAmount] !== undefined &&
-        !sameValue(FIELD.refundAmount, r.record[FIELD.refundAmount], refund.item[FIELD.refundAmount])
-      )
-        report({
-          code: 'LEDGER_DISAGREES',
-          requirement: 'PAGI-INV-016',
-          exchange: r.entry.exchange,
-          also: [refund.entry.exchange],
-          pointer: `/${list}/${r.index}/${FIELD.refundAmount}`,
-          expected: {
-            value: refund.item[FIELD.refundAmount],
-            before: 'the refund_amount the refund was accepted with, ',
-          },
-          received: { value: r.record[FIELD.refundAmount] },
         });
     }
   }),

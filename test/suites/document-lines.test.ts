@@ -353,7 +353,7 @@ describe('point 6: every declared choice verified where it applies', () => {
     ]);
   });
 
-  it('every field a request item and its result both list is compared as an echo (review_flag)', () => {
+  it('every field a request item and its result both list is compared as an echo (review_flag): another value is an integrity failure', () => {
     const flag = profile.review.approve.flag;
     const answered = batchExchange('review', [item('T1', 'O1', { review_flag: flag })]);
     const result = (answered.response!.decoded as { value: { review_orders: Record<string, unknown>[] } }).value
@@ -361,7 +361,7 @@ describe('point 6: every declared choice verified where it applies', () => {
     result.review_flag = `${flag}9`;
     const o = observation('happy', 'review', answered, { review: answered });
     expect(failing('batchResultsEchoRequestIds', o)).toEqual([
-      'ECHO_MISMATCH expected PAGI-BAT-009 /review_orders/0/review_flag',
+      'ECHO_MISMATCH invariant PAGI-BAT-009,PAGI-INV-006 /review_orders/0/review_flag',
     ]);
     expect(spec.operations.get('review')!.echoItems!.fields).toContain('review_flag');
   });

@@ -191,6 +191,25 @@ export const CONVENTIONS_CASES: Case[] = [
     () => happyObservation('cancel', (b) => (results(b, 'cancel_orders')[0]!.amount = '99.00')),
     ['ECHO_MISMATCH'],
   ),
+  pass('batchResultsEchoRequestIds', 'PAGI-INV-006', 'refund_reason and review_flag echoed as sent', 'refund', () =>
+    happyObservation('refund'),
+  ),
+  fail(
+    'batchResultsEchoRequestIds',
+    'PAGI-INV-006',
+    'another review_flag echoed: the review settled the other way',
+    'review',
+    () => happyObservation('review', (b) => (results(b, 'review_orders')[0]!.review_flag = '2')),
+    ['ECHO_MISMATCH'],
+  ),
+  fail(
+    'batchResultsEchoRequestIds',
+    'PAGI-INV-006',
+    'another refund_reason echoed',
+    'refund',
+    () => happyObservation('refund', (b) => (results(b, 'refund_orders')[0]!.refund_reason = 'Something else')),
+    ['ECHO_MISMATCH'],
+  ),
   pass('batchItemsSucceedWithShownValues', 'PAGI-BAT-007', 'status 1 and empty message', 'capture', () =>
     happyObservation('capture'),
   ),
@@ -363,6 +382,14 @@ export const CONVENTIONS_CASES: Case[] = [
     'masked otherwise',
     'authoriseDirect',
     () => happyObservation('authoriseDirect', (b) => (b.response.card = '************1111')),
+    ['CARD_MASK'],
+  ),
+  fail(
+    'cardMaskedPerProfile',
+    'PAGI-INV-006',
+    'masked showing digits of another card',
+    'authoriseDirect',
+    () => happyObservation('authoriseDirect', (b) => (b.response.card = '411111******1112')),
     ['CARD_MASK'],
   ),
   pass('paymentReturnsRequestedResults', 'PAGI-PAY-004', 'every result', 'authoriseDirect', () =>

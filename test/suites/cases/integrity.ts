@@ -40,6 +40,7 @@ function payment(extra: Record<string, unknown> = {}): Exchange {
     amount: '10.00',
     currency: 'EUR',
     shopper_email: 'shopper@example.com',
+    delivery_city: 'Lyon',
     notify_url: config.notifyUrl,
   };
   return exchange('authoriseDirect', {
@@ -58,7 +59,14 @@ function payment(extra: Record<string, unknown> = {}): Exchange {
 }
 
 function refund(reference: string, amount = '4.00', ok = true): Exchange {
-  const item = { transaction_id: TXN, order_no: ORDER, currency: 'EUR', amount: '10.00', refund_amount: amount };
+  const item = {
+    transaction_id: TXN,
+    order_no: ORDER,
+    currency: 'EUR',
+    amount: '10.00',
+    refund_amount: amount,
+    refund_reason: 'Returned',
+  };
   return exchange('refund', {
     request: { merchant_id: config.merchantId, account_id: config.accountId, refund_orders: [item] },
     json: {
@@ -72,6 +80,7 @@ function refund(reference: string, amount = '4.00', ok = true): Exchange {
           refund_status: ok ? success('refund_status') : profile.statusValues.refund_status.failure,
           refund_message: ok ? '0000:Success' : '2006:Refund amount exceeds refundable amount',
           refund_reference_id: ok ? reference : undefined,
+          refund_reference: ok ? `R-${reference}` : undefined,
         },
       ],
     },
@@ -446,6 +455,150 @@ export const INTEGRITY_CASES: Case[] = [
       entry(payment(), 1),
       entry(refund(`${TXN}-01`), 2),
       entry(refundSearch([listed(`${TXN}-01`, '5.00')]), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    'a listed refund holding what its refund was sent and answered with, its payment partially refunded',
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(refund(`${TXN}-01`), 2),
+      entry(
+        refundSearch([
+          {
+            ...listed(`${TXN}-01`),
+            refund_reason: 'Returned',
+            refund_reference: `R-${TXN}-01`,
+            payment_status: profile.statusValues.payment_status.partiallyRefunded!,
+          },
+        ]),
+        3,
+      ),
+    ]),
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a listed refund holding the refund_reason sent, which the refund's answer echoed otherwise (the echo check's finding)",
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(
+        (() => {
+          const x = refund(`${TXN}-01`);
+          const decoded = x.response!.decoded as { value: { refund_orders: Record<string, unknown>[] } };
+          decoded.value.refund_orders[0]!.refund_reason = 'Returnee';
+          return x;
+        })(),
+        2,
+      ),
+      entry(refundSearch([{ ...listed(`${TXN}-01`), refund_reason: 'Returned' }]), 3),
+    ]),
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    'a listed refund with another refund_reason than sent',
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(refund(`${TXN}-01`), 2),
+      entry(refundSearch([{ ...listed(`${TXN}-01`), refund_reason: 'Returnee' }]), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a listed refund with another refund_reference than the refund's answer",
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(refund(`${TXN}-01`), 2),
+      entry(refundSearch([{ ...listed(`${TXN}-01`), refund_reference: `R-${TXN}-02` }]), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    'a refund-search record showing the refunded payment still authorised',
+    'retrievalRefund',
+    ledger('retrievalRefund', [
+      entry(payment(), 1),
+      entry(refund(`${TXN}-01`), 2),
+      entry(refundSearch([{ ...listed(`${TXN}-01`), payment_status: authorised }]), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's subscription result holding the payment answer's (a date for its date and time)",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ recurring_id: 'RC-1', recurring_deduction_time: '2027-01-01 00:00:00' }), 1),
+      entry(
+        query({
+          subscription_result: { recurring_id: 'RC-1', recurring_deduction_time: '2027-01-01', recurring_status: '1' },
+        }),
+        3,
+      ),
+    ]),
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's subscription result with white space the XML answer's reader left out: another writing",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ contract_name: 'Club' }), 1),
+      entry(query({ subscription_result: { contract_name: ' Club ' } }), 3),
+    ]),
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's subscription result with another recurring_id than the payment's answer",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ recurring_id: 'RC-1' }), 1),
+      entry(query({ subscription_result: { recurring_id: 'RC-2' } }), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's delivery information with another city than sent",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment(), 1),
+      entry(query({ delivery_information: { delivery_city: 'Elsewhere' } }), 3),
+    ]),
+    ['LEDGER_DISAGREES'],
+  ),
+  pass(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's is3ds the profile's for a payment answered without 3-D Secure",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ threeds_result: profile.payments.threeDS.resultWhenNotRequested }), 1),
+      entry(query({ is3ds: profile.statusValues.is3ds.without3ds }), 3),
+    ]),
+  ),
+  fail(
+    'recordsAgreeWithLedger',
+    'PAGI-INV-016',
+    "a query record's is3ds saying 3-D Secure for a payment answered without it",
+    'retrievalTrans',
+    ledger('retrievalTrans', [
+      entry(payment({ threeds_result: profile.payments.threeDS.resultWhenNotRequested }), 1),
+      entry(query({ is3ds: profile.statusValues.is3ds.with3ds }), 3),
     ]),
     ['LEDGER_DISAGREES'],
   ),
