@@ -1,3 +1,5 @@
+/** lifecycle, the payout scenario (`payoutLifecycle`): a payout the profile's failure rule matches, and replays. */
+import { ifStated } from '../../core/profile/reads.js';
 import { FIELD } from '../fields.js';
 import { defineCheck, onlyWhen, onlyWithSteps, outcomeOf, quote, quoted, succeeded, wrap } from '../findings.js';
 import { responseObject, statusOf, text } from '../observe.js';
@@ -58,8 +60,10 @@ export const payoutFailureReported = wrap(
             received: quoted(body[field]),
           });
       }
-      // The profile's failure types are read only for a type other than the rule's (a profile may not state them).
-      const types = () => ctx.profile.payout.failureTypes;
+      // The rule's type is one of the failure types (a consistency rule of the format); another answered type is
+      // judged against them, which a profile may leave unstated (reading them then says the check is not judged).
+      const stated = ifStated(() => ctx.profile.payout.failureTypes);
+      const types = () => stated ?? ctx.profile.payout.failureTypes;
       if (body[FIELD.failureType] !== rule.failureType && !types().includes(body[FIELD.failureType] as string)) {
         report({
           code: 'PAYOUT_FAILURE',
