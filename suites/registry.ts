@@ -46,6 +46,16 @@ import * as lifecycleProbes from './probes/lifecycle.js';
 import * as limitProbes from './probes/limits.js';
 import * as profileRuleProbes from './probes/profile-rules.js';
 
+/**
+ * A module's exports by export name, explicitly: an ES module namespace lists its exports sorted, but a module runner
+ * (vitest's, which runs the suites) may list them in source order, and the table must be the same in both.
+ */
+function exportsByName(m: object): unknown[] {
+  return Object.entries(m)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, v]) => v);
+}
+
 /** Whether a module's export is a probe (an id, the operations it observes and its run). */
 function isProbe(value: unknown): value is Probe {
   const v = value as Partial<Probe> | null;
@@ -67,7 +77,7 @@ export const PROBES: readonly Probe[] = [
   choiceProbes,
   deepProbes,
   integrityProbes,
-].flatMap((m) => Object.values(m).filter(isProbe));
+].flatMap((m) => exportsByName(m).filter(isProbe));
 
 /** Whether a module's export is a check (an id, its family, the probe it reads and its run). */
 function isCheck(value: unknown): value is Check {
@@ -107,7 +117,7 @@ export const CHECKS: readonly Check[] = (() => {
     integrityMoneyChecks,
     integrityRecordChecks,
   ];
-  const all = modules.flatMap((m) => Object.values(m).filter(isCheck));
+  const all = modules.flatMap((m) => exportsByName(m).filter(isCheck));
   return FAMILIES.flatMap((f) => all.filter((c) => c.family === f));
 })();
 
