@@ -46,11 +46,18 @@ function kitErrors(results: RunResult): string[] {
   ];
 }
 
-/** The failing results naming `requirement`. */
+/**
+ * The failing results naming `requirement`, and the checks and observation rules whose findings name it (a rule's
+ * finding sits in the result of whichever check read the observation first: `operation/ruleId` names it wherever).
+ */
 function failingOn(results: RunResult, requirement: string): string[] {
-  return results.checks
-    .filter((c) => c.status === 'failed' && c.findings.some((f) => f.requirementIds.includes(requirement)))
-    .map((c) => `${c.operation}/${c.checkId}`);
+  const out = new Set<string>();
+  for (const c of results.checks.filter((r) => r.status === 'failed'))
+    for (const f of c.findings.filter((x) => x.requirementIds.includes(requirement))) {
+      out.add(`${c.operation}/${c.checkId}`);
+      out.add(`${c.operation}/${f.checkId}`);
+    }
+  return [...out];
 }
 
 describe('through a fault-injecting proxy in front of the reference gateway', () => {
