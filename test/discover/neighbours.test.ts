@@ -12,7 +12,7 @@ import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import { leafEquals, profileLeafValues } from '../../core/profile/agreement.js';
 import { SPEC_DIR } from '../../core/spec/paths.js';
 import { type DiscoveryResult, discoverProfile, DISCOVERERS } from '../../discover/index.js';
-import type { Discoverer } from '../../discover/context.js';
+import { discoverersFor, servedDiscovery } from '../support/discover-served.js';
 import { tempDir } from '../support/temp.js';
 
 const dir = tempDir('pagi-discover-neighbours-');
@@ -41,32 +41,10 @@ async function discover(file: string, ids?: readonly string[]): Promise<Discover
 }
 
 async function discoverAt(gw: RunningGateway, ids?: readonly string[]): Promise<DiscoveryResult> {
-  const merchant = gw.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
-  let table: readonly Discoverer[] = DISCOVERERS;
-  if (ids) {
-    const wanted = new Set<string>();
-    const add = (id: string) => {
-      if (wanted.has(id)) return;
-      wanted.add(id);
-      for (const a of DISCOVERERS.find((d) => d.id === id)!.after) add(a);
-    };
-    for (const id of ids) add(id);
-    table = DISCOVERERS.filter((d) => wanted.has(d.id));
-  }
   return discoverProfile({
-    baseUrl: gw.baseUrl,
-    merchantId: merchant.merchantId,
-    accountId: account.accountId,
-    secret: account.secret,
-    transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
-    cardSecurityCode: '123',
-    orderPrefix: 'NBR',
-    paymentMethods: { valid: gw.config.apm.paymentMethods, unknown: 'PAGI_KIT_UNKNOWN' },
+    ...servedDiscovery(gw, 'NBR'),
     notify: { listenOn: '127.0.0.1:0' },
-    budget: 3000,
-    log: () => {},
-    table,
+    table: ids ? discoverersFor(ids) : DISCOVERERS,
   });
 }
 

@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import { SPEC_DIR } from '../../core/spec/paths.js';
-import { type DiscoveryResult, discoverProfile, DISCOVERERS } from '../../discover/index.js';
+import { type DiscoveryResult, discoverProfile } from '../../discover/index.js';
+import { discoverersFor, servedDiscovery } from '../support/discover-served.js';
 import { tempDir } from '../support/temp.js';
 
 const dir = tempDir('pagi-discover-stated-');
@@ -28,28 +29,7 @@ async function discoverTriggers(name: string, triggers: Record<string, unknown>)
   fs.writeFileSync(file, stringify(p));
   const gw = await startGateway({ port: 0, host: '127.0.0.1', profile: file });
   gateways.push(gw);
-  const merchant = gw.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
-  const wanted = new Set<string>();
-  const add = (id: string) => {
-    if (wanted.has(id)) return;
-    wanted.add(id);
-    for (const a of DISCOVERERS.find((d) => d.id === id)!.after) add(a);
-  };
-  add('payments');
-  return discoverProfile({
-    baseUrl: gw.baseUrl,
-    merchantId: merchant.merchantId,
-    accountId: account.accountId,
-    secret: account.secret,
-    transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
-    cardSecurityCode: '123',
-    orderPrefix: 'STD',
-    paymentMethods: { valid: gw.config.apm.paymentMethods, unknown: 'PAGI_KIT_UNKNOWN' },
-    budget: 3000,
-    log: () => {},
-    table: DISCOVERERS.filter((d) => wanted.has(d.id)),
-  });
+  return discoverProfile({ ...servedDiscovery(gw, 'STD'), table: discoverersFor(['payments']) });
 }
 
 /** The value the draft states at `at` (undefined: left out or open). */

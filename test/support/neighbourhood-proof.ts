@@ -19,6 +19,7 @@ import { type DiscoveryResult, discoverProfile } from '../../discover/index.js';
 import type { FromProfile } from '../../discover/from.js';
 import { canBind } from '../../engine/runner.js';
 import { type RunningGateway, startGateway } from '../../gateway/index.js';
+import { servedDiscovery } from './discover-served.js';
 import type { Neighbour } from './neighbourhood.js';
 
 type Json = Record<string, unknown>;
@@ -92,17 +93,8 @@ export function draftFigures(found: DiscoveryResult, truth: Json): DraftFigures 
 }
 
 async function discover(gw: RunningGateway, from: FromProfile | undefined, second: string | undefined) {
-  const merchant = gw.config.merchants[0]!;
-  const account = merchant.accounts[0]!;
   return discoverProfile({
-    baseUrl: gw.baseUrl,
-    merchantId: merchant.merchantId,
-    accountId: account.accountId,
-    secret: account.secret,
-    transport: { timeoutMs: 10_000, maxResponseBytes: 8 * 1024 * 1024, concurrency: 2, rate: 0 },
-    cardSecurityCode: '123',
-    orderPrefix: 'NBH',
-    paymentMethods: { valid: gw.config.apm.paymentMethods, unknown: 'PAGI_KIT_UNKNOWN' },
+    ...servedDiscovery(gw, 'NBH'),
     notify: { listenOn: '127.0.0.1:0' },
     ...(second ? { unregisteredAddress: second } : {}),
     budget: 1000,
