@@ -29,14 +29,41 @@ export class VitestAdapter implements Reporter {
   readonly errors: string[] = [];
   /** Set when the run was interrupted: results arriving after that are not taken. */
   private frozen = false;
+  /** Resolves once the run goes ahead (at once unless the start is held, see `holdStart`). */
+  private goAhead: Promise<void> = Promise.resolve();
+  private release: () => void = () => {};
+  private held = false;
+  /** The reporters' `onRunStart`, once the run went ahead; every later hook waits for it. */
+  private started: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly reporters: readonly KitReporter[],
     private readonly start: RunStart,
   ) {}
 
-  async onTestRunStart(): Promise<void> {
-    for (const r of this.reporters) await r.onRunStart?.(this.start);
+  /**
+   * Vitest starts before the run is known to go ahead (engine/vitest-run.ts): the reporters hear of the run only
+   * once `begin` is called, and nothing if it never is.
+   */
+  holdStart(): void {
+    this.held = true;
+    this.goAhead = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  /** The run goes ahead, against `target`: the reporters hear its start. */
+  begin(target: string): void {
+    this.start.target = target;
+    this.release();
+  }
+
+  onTestRunStart(): Promise<void> | void {
+    // Not awaited by vitest's start when held: the worker starts meanwhile.
+    this.started = this.goAhead.then(async () => {
+      for (const r of this.reporters) await r.onRunStart?.(this.start);
+    });
+    return this.held ? undefined : this.started;
   }
 
   onTestModuleQueued(testModule: TestModule): void {
@@ -49,6 +76,7 @@ export class VitestAdapter implements Reporter {
   }
 
   async onTestCaseResult(testCase: TestCase): Promise<void> {
+    await this.started;
     if (this.frozen) return;
     const meta = testCase.meta().pagi;
     if (!meta) {
@@ -78,6 +106,7 @@ export class VitestAdapter implements Reporter {
 
   /** A `describe(operation)` block of a family's suite file has finished. */
   async onTestSuiteResult(testSuite: TestSuite): Promise<void> {
+    await this.started;
     if (this.frozen) return;
     const family = familyOfSuiteFile(testSuite.module.moduleId) as Family;
     for (const r of this.reporters) await r.onOperationEnd?.(family, testSuite.name as OperationKey);
@@ -99,6 +128,7 @@ export class VitestAdapter implements Reporter {
    * `incoming`: the notifications the kit received); returns the files they wrote.
    */
   async runEnd(result: RunResult, incoming: readonly ExchangeRecord[] = []): Promise<string[]> {
+    await this.started;
     const files: string[] = [];
     const exchanges = [...this.records, ...incoming];
     for (const r of this.reporters) {

@@ -15,11 +15,25 @@ export interface Registry {
   RULES: readonly ObservationRule[];
 }
 
+/**
+ * Import a module by URL; a TypeScript module where nothing transforms TypeScript (the kit run compiled, see
+ * bin/launch.js) through tsx's loader, for that import alone.
+ */
+async function importModule(url: string): Promise<unknown> {
+  try {
+    return await import(url);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw e;
+    const { tsImport } = await import('tsx/esm/api');
+    return tsImport(url, import.meta.url);
+  }
+}
+
 /** Import a registry module (lazily: the kit's registry is only loaded when a run or a listing needs it). */
 export async function loadRegistry(file: string): Promise<Registry> {
   let mod: Partial<Registry>;
   try {
-    mod = (await import(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
+    mod = (await importModule(pathToFileURL(path.resolve(file)).href)) as Partial<Registry>;
   } catch (e) {
     throw new RegistryError(
       `The registry module ${file} cannot be loaded (${((e as Error).message ?? String(e)).split('\n')[0]}); fix the module or leave --registry out.`,

@@ -8,23 +8,20 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { request } from 'undici';
 import { OPTIONS, UsageError, type OptionDef, type RunOptions } from '../core/config/options.js';
 import { didYouMean } from '../core/config/suggest.js';
 import { guardStandardStreams, maskOutgoing, maskOutgoingValue, protectOutput } from '../core/mask.js';
-import { FAMILIES, type Family, type RunConfigView, type RunResult } from '../core/model.js';
+import type { Family, RunConfigView, RunResult } from '../core/model.js';
 import { deprecationLine, loadProfile, type LoadedProfile } from '../core/profile/load.js';
 import { profileForSpec } from '../core/profile/operations.js';
 import { ifStated, kitProfile } from '../core/profile/reads.js';
 import { kitSpec, loadSpec, type SpecModel } from '../core/spec/load.js';
-import { familyOfSuiteFile, KIT_ROOT, SUITE_FILES_GLOB, suiteFile } from '../core/spec/paths.js';
-import type { TestSpecification } from 'vitest/node';
+import { familyOfSuiteFile } from '../core/spec/paths.js';
 import { KIT_VERSION } from '../core/version.js';
-import { kitCacheDir, viteOverrides } from '../core/cache.js';
 import { VitestAdapter } from './adapter.js';
-import type { KitReporter } from '../core/reporter.js';
+import type { KitReporter, RunStart } from '../core/reporter.js';
 import type { ChainStep } from './chain.js';
 import type { EngineParts } from './parts.js';
 import type { ReplayRequest, TransportOptions } from './client.js';
@@ -33,14 +30,17 @@ import { isLoopbackHost } from './egress.js';
 import { exchangeRecord, maskRulesFor } from './evidence.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { INTERRUPTS, type Interrupt } from './interrupts.js';
+import { phase } from './phases.js';
 import { preflight } from './preflight.js';
 import { refusalSentence, startReceiver, type Receiver } from './receiver.js';
 import { clearSpool } from './spool.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
 import { buildRunResult, completeResults } from './results.js';
 import { requestExamples } from './sample.js';
-import type { RunSetup, WorkerPlan } from './setup.js';
-import { blobFile, writeShardManifest } from './shards.js';
+import type { EarlySetup, RunSetup, WorkerPlan } from './setup.js';
+import { startSuites, type StartedSuites } from './vitest-run.js';
+export { suiteVitestOptions } from './vitest-run.js';
+import { writeShardManifest } from './shards.js';
 import { loadWaivers, waiverWarnings } from './waivers.js';
 import { EXIT, RegistryError, SpecError } from '../core/types/errors.js';
 import { UnreachableError } from '../core/types/errors.js';
@@ -288,7 +288,31 @@ async function runGuarded(
   parts: EngineParts,
   allowedBy: MoneyGuard,
 ): Promise<RunOutcome> {
+  phase('run');
   const inputs = loadInputs(options, hooks, parts);
+  phase('inputs');
+  // Vitest and its worker start now, beside the target, the receiver and the pre-flight (engine/vitest-run.ts).
+  const early = earlySetup(options, parts, inputs);
+  const start: RunStart = { target: options.target ?? '', profile: inputs.profile.profile.name, outDir: options.out };
+  const adapter = new VitestAdapter(inputs.reporters, start);
+  const suites = startSuites(early, adapter, options, hooks.stop);
+  try {
+    return await runStarted(options, hooks, parts, allowedBy, inputs, early, { adapter, suites });
+  } finally {
+    await suites.abandon(); // when the run did not go ahead; nothing once it has
+  }
+}
+
+/** The run once its inputs are loaded and its suites started: target, receiver, pre-flight, suites, results, reports. */
+async function runStarted(
+  options: RunOptions,
+  hooks: RunHooks,
+  parts: EngineParts,
+  allowedBy: MoneyGuard,
+  inputs: RunInputs,
+  early: EarlySetup,
+  started: { adapter: VitestAdapter; suites: StartedSuites },
+): Promise<RunOutcome> {
   if (options.target) await assertReachable(options.target, inputs.transport, inputs.ca);
   const target: Target = options.target
     ? { baseUrl: options.target, embedded: false, close: async () => {} }
@@ -298,8 +322,10 @@ async function runGuarded(
     releaseRules: () => {},
     spoolDir: path.join(os.tmpdir(), `pagi-bodies-${process.pid}-${randomBytes(6).toString('hex')}`),
   };
+  phase('target');
   try {
     const run = await openRun(options, inputs, held);
+    phase('receiver');
     // A few requests before the suites: a refused signature or a target that is no gateway stops here (exit 2, no report).
     await preflight({
       spec: inputs.spec,
@@ -311,10 +337,14 @@ async function runGuarded(
       options,
       embedded: target.embedded,
     });
-    const setup = planRun(options, hooks, parts, inputs, run, held);
-    const suites = await runSuiteStage(options, hooks, parts, inputs, setup);
+    phase('preflight');
+    const setup = planRun(options, hooks, parts, inputs, run, held, early);
+    const suites = await runSuiteStage(options, parts, inputs, setup, started);
+    phase('suitesDone');
     const rolled = await rollUp(options, hooks, inputs, run, held, suites, allowedBy);
-    return await report(options, rolled, suites);
+    const outcome = await report(options, rolled, suites);
+    phase('reported');
+    return outcome;
   } catch (e) {
     if (e instanceof Error) e.message = maskOutgoing(e.message); // while the run's rules still apply
     throw e;
@@ -324,6 +354,17 @@ async function runGuarded(
     await target.close();
     held.releaseRules();
   }
+}
+
+/** What the suite worker is handed as vitest starts (the run's id, spec folder, registry, the hand-off channel). */
+function earlySetup(options: RunOptions, parts: EngineParts, inputs: RunInputs): EarlySetup {
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  return {
+    runId,
+    ...(options.specRoot ? { specRoot: inputs.spec.root } : {}),
+    registry: path.resolve(options.registry ?? parts.registry),
+    channel: `pagi-run-${process.pid}-${runId}`,
+  };
 }
 
 /** What a run reads before it contacts anything: spec, profile, waivers, selection, transport settings, reporters. */
@@ -440,13 +481,14 @@ function planRun(
   inputs: RunInputs,
   run: OpenRun,
   held: Held,
+  early: EarlySetup,
 ): RunSetup {
   return {
-    runId: `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
-    specRoot: options.specRoot ? inputs.spec.root : undefined,
+    runId: early.runId,
+    specRoot: early.specRoot,
     profile: inputs.profile.profile,
     ...(inputs.profile.unstated.length ? { unstated: inputs.profile.unstated } : {}),
-    registry: path.resolve(options.registry ?? parts.registry),
+    registry: early.registry,
     config: run.config,
     secret: run.secret,
     cardSecurityCode: options.cardSecurityCode,
@@ -479,17 +521,13 @@ interface SuitesRun {
 /** Stage "run suites": the suite worker runs the plan; the plan comes back from it (or is made here when interrupted). */
 async function runSuiteStage(
   options: RunOptions,
-  hooks: RunHooks,
   parts: EngineParts,
   inputs: RunInputs,
   setup: RunSetup,
+  started: { adapter: VitestAdapter; suites: StartedSuites },
 ): Promise<SuitesRun> {
-  const adapter = new VitestAdapter(inputs.reporters, {
-    target: setup.config.baseUrl,
-    profile: inputs.profile.profile.name,
-    outDir: options.out,
-  });
-  const interrupted = await runSuites(setup, adapter, options, hooks.stop);
+  const { adapter } = started;
+  const interrupted = await started.suites.go(setup);
   const { plan, checkIds } = interrupted
     ? await interruptedPlan(setup.planFile, inputs.spec, options, parts)
     : readWorkerPlan(setup.planFile, adapter);
@@ -518,7 +556,8 @@ async function rollUp(
   allowedBy: MoneyGuard,
 ): Promise<RolledUp> {
   const { adapter, plan, interrupted } = suites;
-  const ran = (t: PlannedTest) => interrupted !== undefined || suites.ranFiles.has(suiteFile(t.family));
+  const ranFamilies = new Set([...suites.ranFiles].map(familyOfSuiteFile));
+  const ran = (t: PlannedTest) => interrupted !== undefined || ranFamilies.has(t.family);
   const notRun = interrupted
     ? `not run: the run was interrupted (${interrupted})`
     : `not run: ${adapter.errors[0] ?? 'the suite reported no result'}`;
@@ -641,120 +680,6 @@ async function interruptedPlan(
   } catch {
     const { registry, plan } = await loadPlan(spec, options, parts);
     return { plan, checkIds: registry.CHECKS.map((c) => c.id), problems: [], unknownSelectors: [] };
-  }
-}
-
-/**
- * How the suite files run under vitest. One worker thread runs the files one after the other (`isolate: false`:
- * spec, profile, registry and observations are shared by all families), and the tests of a file concurrently
- * (`concurrency`). The embedded gateway runs on the main thread meanwhile. `bench/run.ts` runs its no-check floor
- * with the same settings.
- */
-export function suiteVitestOptions(concurrency: number, timeoutMs: number) {
-  return {
-    config: false,
-    root: KIT_ROOT,
-    watch: false,
-    pool: 'threads',
-    isolate: false,
-    maxWorkers: 1,
-    // The kit's TypeScript, transformed once and kept on disk in the kit's cache folder (core/cache.ts: the user's
-    // project, never the installed package): a run starts without transforming the engine, the checks and the probes again.
-    experimental: { fsModuleCache: true, fsModuleCachePath: path.join(kitCacheDir(), 'vitest-modules') },
-    fileParallelism: false,
-    sequence: { concurrent: true },
-    maxConcurrency: concurrency,
-    testTimeout: timeoutMs,
-    hookTimeout: timeoutMs,
-  } as const;
-}
-
-/** vitest's stdout for a shard: its "blob report written to …" notice is the kit's internals, not the user's output. */
-function withoutBlobNotice(out: NodeJS.WriteStream): NodeJS.WriteStream {
-  const filtered = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      const text = String(chunk).replace(/^.*blob report written.*(?:\r?\n|$)/gim, '');
-      if (text) out.write(text);
-      done();
-    },
-  });
-  return Object.assign(filtered, { isTTY: false, columns: out.columns }) as unknown as NodeJS.WriteStream;
-}
-
-/**
- * Run every family's suite file with vitest (see suiteVitestOptions). With `stop`, the run's signals are the
- * caller's (vitest's own exit-on-signal handlers are removed) and an abort ends it early: the stop file tells the
- * worker to send nothing more, vitest's run is cancelled, the adapter takes no more results, and the signal's name
- * is returned.
- */
-async function runSuites(
-  setup: RunSetup,
-  adapter: VitestAdapter,
-  options: RunOptions,
-  stop?: AbortSignal,
-): Promise<Interrupt | undefined> {
-  const { createVitest, BaseSequencer } = await import('vitest/node'); // loaded only when suites run (not for --list or usage errors)
-  // The families run in their order, the integrity family last: it judges what the others did (its probe also waits
-  // for every observation made ahead of it).
-  const rank = (file: string) => FAMILIES.indexOf(familyOfSuiteFile(file) as Family);
-  class FamilyOrder extends BaseSequencer {
-    override async sort(files: TestSpecification[]) {
-      return [...files].sort((a, b) => rank(a.moduleId) - rank(b.moduleId));
-    }
-  }
-  const exitCode = process.exitCode;
-  // A shard also writes vitest's blob report, which `pagi-conform merge` replays (with the shard's manifest).
-  const blob: [string, { outputFile: string }][] = options.shard
-    ? [['blob', { outputFile: blobFile(options.out, options.shard) }]]
-    : [];
-  const own = new Map((Object.keys(INTERRUPTS) as Interrupt[]).map((s) => [s, new Set(process.listeners(s))]));
-  const interrupt = () => {
-    adapter.freeze();
-    const file = setup.stopFile;
-    if (file) {
-      fs.writeFileSync(file, '');
-      process.once('exit', () => fs.rmSync(file, { force: true }));
-    }
-    const spool = setup.spoolDir;
-    if (spool) process.once('exit', () => clearSpool(spool)); // the worker may still be winding down
-    return stop!.reason as Interrupt;
-  };
-  if (stop?.aborted) return interrupt();
-  // What vitest's startVitest sets before creating its instance.
-  process.env.TEST = 'true';
-  process.env.VITEST = 'true';
-  process.env.NODE_ENV ??= 'test';
-  try {
-    const vitest = await createVitest(
-      'test',
-      {
-        ...suiteVitestOptions(options.concurrency, options.timeout * 30 + options.notifyWait + options.depth * 1_000),
-        include: [SUITE_FILES_GLOB],
-        sequence: { concurrent: true, sequencer: FamilyOrder },
-        reporters: [adapter, ...blob],
-        provide: { pagiRun: setup },
-        ...(options.shard ? { shard: options.shard } : {}),
-      },
-      viteOverrides(),
-      { stdout: options.shard ? withoutBlobNotice(process.stdout) : process.stdout, stderr: process.stderr },
-    );
-    if (stop)
-      for (const [signal, before] of own)
-        for (const l of process.listeners(signal)) if (!before.has(l)) process.off(signal, l);
-    const running = vitest.start(FAMILIES.map((f) => path.relative(KIT_ROOT, suiteFile(f)))).then(() => undefined);
-    const stopped = new Promise<'stopped'>((resolve) =>
-      stop?.addEventListener('abort', () => resolve('stopped'), { once: true }),
-    );
-    if ((await Promise.race([running, stopped])) === 'stopped' || stop?.aborted) {
-      const signal = interrupt();
-      void vitest.cancelCurrentRun('keyboard-input').catch(() => undefined);
-      running.catch(() => undefined);
-      return signal;
-    }
-    await vitest.close();
-    return undefined;
-  } finally {
-    process.exitCode = exitCode; // the verdict decides the exit code, not vitest
   }
 }
 

@@ -43,6 +43,21 @@ export interface RunSetup {
   spoolDir?: string;
 }
 
+/**
+ * What the suite worker is handed as vitest starts, before the run is known to go ahead (engine/handoff.ts): enough
+ * to load the spec and the registry while the runner starts the target and runs the pre-flight. The RunSetup
+ * follows on `channel`.
+ */
+export interface EarlySetup {
+  runId: string;
+  /** Folder holding spec/ and schemas/; absent: the kit's own. */
+  specRoot?: string;
+  /** Registry module (absolute). */
+  registry: string;
+  /** Name of the BroadcastChannel the RunSetup comes on. */
+  channel: string;
+}
+
 /** What the suite worker tells the runner (through `planFile`): the plan, or why there is none. */
 export interface WorkerPlan {
   plan: PlannedTest[];
@@ -55,6 +70,6 @@ export interface WorkerPlan {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    pagiRun: RunSetup;
+    pagiRun: EarlySetup;
   }
 }

@@ -30,10 +30,12 @@ import { sentExchanges, targetSilent, unansweredExchange } from './rules.js';
 import { assertOwnRequirements, failsRun, toCheckResult, type CheckOutcome } from './outcome.js';
 import { mostSevere } from '../core/run-result.js';
 import { ProfilePointNotStated } from '../core/types/errors.js';
+import { phase } from './phases.js';
 import { planTests, unknownSelectors, type PlannedTest } from './plan.js';
 import { remoteNotifications } from './receiver.js';
 import { loadRegistry, registryProblems, type Registry } from './registry.js';
-import type { RunSetup, WorkerPlan } from './setup.js';
+import { receiveSetup } from './handoff.js';
+import type { EarlySetup, RunSetup, WorkerPlan } from './setup.js';
 import { RegistryError } from '../core/types/errors.js';
 
 /** What a test leaves in `task.meta.pagi` for the reporter adapter. */
@@ -242,7 +244,10 @@ function observeEntry(store: ObservationStore, probeId: string, operation: Opera
     };
     const ready = others.length ? Promise.allSettled(others.map((e) => e.observation)) : Promise.resolve();
     made.observation = ready
-      .then(() => probe.run(operation, scoped, store.ctx))
+      .then(() => {
+        phase('firstProbe');
+        return probe.run(operation, scoped, store.ctx);
+      })
       .then((obs) => settledObservation(store, made, obs));
     entry = made;
     store.observations.set(key, entry);
@@ -279,12 +284,23 @@ function writeWorkerPlan(setup: RunSetup, registry: Registry, spec: SpecModel, p
     throw new Error('the run cannot be planned; the runner reports why');
 }
 
-/** A worker's state for a run, made once per worker: spec, profile, registry, client, plan and its observations. */
-async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
+/**
+ * A worker's state for a run, made once per worker: spec, profile, registry, client, plan and its observations. The
+ * spec and the registry load while the runner starts the target and runs the pre-flight; the rest once it hands
+ * the run over (engine/handoff.ts).
+ */
+async function createEnv(early: EarlySetup): Promise<WorkerEnv> {
+  phase('worker');
   htmlReader(); // the reader thread starts while the first exchanges run
-  const spec = setup.specRoot ? loadSpec(setup.specRoot) : kitSpec();
+  const loading = loadRegistry(early.registry);
+  loading.catch(() => undefined); // awaited below, once the run goes ahead
+  const spec = early.specRoot ? loadSpec(early.specRoot) : kitSpec();
+  phase('workerSpec');
+  const setup = await receiveSetup(early);
+  phase('workerSetup');
+  const registry = await loading;
+  phase('workerRegistry');
   const profile = kitProfile(profileForSpec(setup.profile, spec), setup.unstated);
-  const registry = await loadRegistry(setup.registry);
   const client = workerClient(setup, spec, profile);
   const ctx = checkContext(spec, profile, setup, client);
   const plan = planTests(spec, registry.CHECKS, setup.selection);
@@ -301,6 +317,7 @@ async function createEnv(setup: RunSetup): Promise<WorkerEnv> {
   const observe = (probeId: string, operation: OperationKey) => observeEntry(store, probeId, operation);
   const read = (entry: ObservationEntry) => readEntry(store, entry);
   writeWorkerPlan(setup, registry, spec, plan);
+  phase('workerPlan');
   if (setup.prefetch)
     prefetch(
       plan,
@@ -354,8 +371,8 @@ export function prefetch(
 }
 
 /** The worker's state for a run (made once per worker and run). */
-function workerEnv(setup: RunSetup): Promise<WorkerEnv> {
-  if (current?.runId !== setup.runId) current = { runId: setup.runId, env: createEnv(setup) };
+function workerEnv(early: EarlySetup): Promise<WorkerEnv> {
+  if (current?.runId !== early.runId) current = { runId: early.runId, env: createEnv(early) };
   return current.env;
 }
 

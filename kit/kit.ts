@@ -3,13 +3,12 @@
  * checks and probes, the reporters `--reporter` names), as the CLI, the programmatic API and the self-test use it.
  * This is the one place that knows all of them; the engine imports none.
  */
-import path from 'node:path';
 import type { RunOptions } from '../core/config/options.js';
 import type { RunResult } from '../core/model.js';
 import type { EmbeddedTarget, EngineParts, RunInstruments } from '../engine/parts.js';
 import { prepareRun, runConformance, type RunHooks, type RunOutcome } from '../engine/runner.js';
 import { mergeShards } from '../engine/shards.js';
-import { KIT_ROOT } from '../core/spec/paths.js';
+import { KIT_REGISTRY } from '../core/spec/paths.js';
 import { createReporters } from '../reporters/index.js';
 
 /** The reference gateway as a run's embedded target, `fault` switched on when given; its first merchant account the run's. */
@@ -43,7 +42,7 @@ async function startReferenceGateway(settings: {
 /** The kit's own parts. */
 export const KIT_PARTS: EngineParts = {
   startEmbedded: startReferenceGateway,
-  registry: path.join(KIT_ROOT, 'suites', 'registry.ts'),
+  registry: KIT_REGISTRY,
   createReporters,
 };
 
