@@ -25,7 +25,9 @@ import { resolveOptions } from '../core/config/load.js';
 import { newReplayFile, readReplayFile } from '../engine/replay-file.js';
 import { replay } from './replay.js';
 import { startGatewayProcess } from './target-process.js';
-import { runKitInstrumented } from '../kit/kit.js';
+import { kitModule } from './startup.js';
+
+const { runKitInstrumented } = await kitModule();
 
 const depth = Number(process.argv[2] ?? '0');
 const record = process.argv.includes('--record');

@@ -4,6 +4,10 @@
  * The overhead ratio is run wall time / replay wall time; the exchange-phase ratio leaves out the run's start-up
  * (from its first request sent to its last answer received). Also written: the start-up (run start to first request)
  * and the profile's notification retry schedule, which the events family observes in full whatever the kit's speed.
+ * The run's floor, start-up aside: the longest chain of dependent steps it followed (engine/chain.ts: its requests at
+ * the run's median request time, plus its waits for notifications, each at most at its nominal length), and the run's
+ * wall time over it. The kit runs compiled (dist/, scripts/build-js.mjs) when it is built, as the CLI does; the
+ * default run is also started as a user starts it, a fresh `pagi-conform run` process, phase by phase (bench/startup.ts).
  * Last, what any run of the issue's design costs before its checks: the no-check floor (bench/floor.ts, in a fresh
  * process: the same requests sent from one vitest test per check, in the run's vitest settings, nothing decoded or
  * checked; its wall time over the replay's is the least overhead ratio such a run can have), and the load of the HTML parser,
@@ -21,9 +25,10 @@ import { loadProfile } from '../core/profile/load.js';
 import type { ReplayRequest } from '../engine/client.js';
 import { latencyScenario } from './latency.js';
 import { replay } from './replay.js';
-import { runKitInstrumented } from '../kit/kit.js';
 import type { FloorInput } from './floor.js';
-import { retryDelays } from '../suites/probes/events.js';
+import { GRACE_MS, retryDelays } from '../suites/probes/events.js';
+import { longestChain } from '../engine/chain.js';
+import { kitModule, medianCliRun } from './startup.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULT_FILE = path.join(HERE, 'results', 'run.json');
@@ -69,11 +74,17 @@ function htmlParserLoad(): Promise<number> {
   });
 }
 
+const kit = await kitModule();
+const runKitInstrumented = kit.runKitInstrumented;
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pagi-bench-'));
 const options = resolveOptions({ out, reporter: [] }, {});
 const startedAt = Date.now();
 const started = performance.now();
-const { result, replay: requests } = await runKitInstrumented(options, { reporters: [] }, { captureReplay: true });
+const {
+  result,
+  replay: requests,
+  chains,
+} = await runKitInstrumented(options, { reporters: [] }, { captureReplay: true });
 const runMs = performance.now() - started;
 
 const gateway = await startGateway({ port: 0, host: '127.0.0.1' });
@@ -96,12 +107,25 @@ const retryScheduleMs = retryDelays(loadProfile(options.profile).profile.notific
   (a, b) => a + b,
   0,
 );
+// The run's floor, start-up aside: its longest dependent chain, each request at the run's median request time and
+// each wait at most at its nominal length (the retry schedule and the retry probe's grace), as bench/latency.ts does.
+const durations = requests.map((r) => r.durationMs).sort((a, b) => a - b);
+const medianRequestMs = durations[Math.floor(durations.length / 2)] ?? 0;
+const chain = longestChain(
+  chains.map((c) => c.steps),
+  medianRequestMs,
+);
+const chainFloorMs = Math.round(chain.requests * medianRequestMs + Math.min(chain.waitMs, retryScheduleMs + GRACE_MS));
+// The default run as a user starts it: a fresh process, phase by phase (median of 3 by wall time).
+const cli = medianCliRun(3);
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   node: process.version,
   cpus: os.cpus().length,
   loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
   verdict: result.verdict,
+  /** Whether the kit ran compiled (dist/), as the CLI does when it is built. */
+  compiled: kit.compiled,
   checks: result.totals.checks,
   exchanges: result.totals.exchanges,
   concurrency: options.concurrency,
@@ -110,6 +134,17 @@ const report: Record<string, unknown> = {
   startUpMs: firstSent - startedAt,
   exchangePhaseMs: Math.round(exchangePhaseMs),
   retryScheduleMs,
+  /** The run's floor, start-up aside: its longest dependent chain (requests at medianRequestMs, waits nominal at most). */
+  chainFloorMs,
+  chain: {
+    requests: chain.requests,
+    waitMs: chain.waitMs,
+    observation: chains[chain.observation]?.observation ?? '',
+    medianRequestMs: Math.round(medianRequestMs * 100) / 100,
+  },
+  runToFloorRatio: Math.round((runMs / chainFloorMs) * 100) / 100,
+  /** The default run as a user starts it (bench/startup.ts): spawn to exit, and each phase from the process's start. */
+  cli: { ...cli, wallToFloorRatio: Math.round((cli.wallMs / chainFloorMs) * 100) / 100 },
   replayWallMs: Math.round(replayMs),
   overheadRatio: Math.round((runMs / replayMs) * 100) / 100,
   exchangePhaseRatio: Math.round((exchangePhaseMs / replayMs) * 100) / 100,
@@ -122,6 +157,9 @@ const report: Record<string, unknown> = {
     runUnder10s: runMs < 10_000,
     overheadRatioUnder3: runMs / replayMs < 3,
     floorRatioUnder3: floorRun.ms / replayMs < 3,
+    startUpUnder300ms: cli.startUpMs <= 300,
+    runUnder1_2xFloor: runMs <= 1.2 * chainFloorMs,
+    cliRunUnder1_2xFloor: cli.wallMs <= 1.2 * chainFloorMs,
   },
 };
 
@@ -136,6 +174,8 @@ const depth: {
   ratio: number;
   maxRssMb: number;
   runWallMs: number;
+  kitCpuUsPerExchange: number;
+  bareCpuUsPerExchange: number;
   verdict: string;
 }[] = [];
 for (const d of DEPTHS) {
@@ -160,6 +200,10 @@ Object.assign(report, {
   depthGoals: {
     ratioAtDeepestUnder1_25: (depth[depth.length - 1]?.ratio ?? Infinity) <= 1.25,
     latencyRatiosUnder1_25: latencyRuns.every((r) => r.ratio <= 1.25),
+    /** The issue's goal for deep runs: CPU per judged exchange at most twice the bare client's, at the deepest depth. */
+    cpuPerExchangeAtDeepestUnder2x:
+      (depth[depth.length - 1]?.kitCpuUsPerExchange ?? Infinity) <=
+      2 * (depth[depth.length - 1]?.bareCpuUsPerExchange ?? 0),
   },
 });
 
