@@ -68,6 +68,8 @@ export async function launch(entry, { suites = false } = {}) {
   const compiled = compiledEntry(entry);
   if (compiled) {
     mark('compiled');
+    // The suites' runner loads while the command does: the run creates vitest first thing (engine/vitest-run.ts).
+    if (suites) import('vitest/node').catch(() => undefined);
     return import(pathToFileURL(compiled).href).finally(() => mark('entry'));
   }
   const names = [...AHEAD.common, ...(suites ? AHEAD.suites : [])];

@@ -289,14 +289,17 @@ async function runGuarded(
   allowedBy: MoneyGuard,
 ): Promise<RunOutcome> {
   phase('run');
-  const inputs = loadInputs(options, hooks, parts);
-  phase('inputs');
-  // Vitest and its worker start now, beside the target, the receiver and the pre-flight (engine/vitest-run.ts).
-  const early = earlySetup(options, parts, inputs);
-  const start: RunStart = { target: options.target ?? '', profile: inputs.profile.profile.name, outDir: options.out };
-  const adapter = new VitestAdapter(inputs.reporters, start);
+  checkSelected(options); // a usage error starts nothing
+  const reporters = hooks.reporters ?? parts.createReporters(options);
+  // Vitest and its worker start first, beside the inputs, the target, the receiver and the pre-flight (engine/vitest-run.ts).
+  const early = earlySetup(options, parts);
+  const start: RunStart = { target: options.target ?? '', profile: '', outDir: options.out };
+  const adapter = new VitestAdapter(reporters, start);
   const suites = startSuites(early, adapter, options, hooks.stop);
   try {
+    const inputs = loadInputs(options, reporters);
+    phase('inputs');
+    start.profile = inputs.profile.profile.name;
     return await runStarted(options, hooks, parts, allowedBy, inputs, early, { adapter, suites });
   } finally {
     await suites.abandon(); // when the run did not go ahead; nothing once it has
@@ -357,11 +360,11 @@ async function runStarted(
 }
 
 /** What the suite worker is handed as vitest starts (the run's id, spec folder, registry, the hand-off channel). */
-function earlySetup(options: RunOptions, parts: EngineParts, inputs: RunInputs): EarlySetup {
+function earlySetup(options: RunOptions, parts: EngineParts): EarlySetup {
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   return {
     runId,
-    ...(options.specRoot ? { specRoot: inputs.spec.root } : {}),
+    ...(options.specRoot ? { specRoot: path.resolve(options.specRoot) } : {}),
     registry: path.resolve(options.registry ?? parts.registry),
     channel: `pagi-run-${process.pid}-${runId}`,
   };
@@ -395,19 +398,22 @@ interface OpenRun {
   read: LoadedProfile['profile'];
 }
 
-/** Stage "load": the run's inputs, checked (a missing registry module, `--only deep` without a depth: exit 2). */
-function loadInputs(options: RunOptions, hooks: RunHooks, parts: EngineParts): RunInputs {
-  const started = new Date();
-  const today = started.toISOString().slice(0, 10);
-  const reporters = hooks.reporters ?? parts.createReporters(options);
+/** What is checked before anything starts: a missing registry module, `--only deep` without a depth (exit 2). */
+function checkSelected(options: RunOptions): void {
   if (options.registry && !fs.existsSync(options.registry))
     throw new UsageError(`The registry module ${options.registry} does not exist.`);
+  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep'))
+    throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
+}
+
+/** Stage "load": the run's inputs (spec, profile, waivers: their errors are the user's, exit 2). */
+function loadInputs(options: RunOptions, reporters: KitReporter[]): RunInputs {
+  const started = new Date();
+  const today = started.toISOString().slice(0, 10);
   const spec = loadSpecForRun(options.specRoot);
   const profile = profileOfSpec(loadProfileForRun(options.profile), spec);
   const waivers = options.waivers ? loadWaivers(options.waivers) : [];
   const selection = { only: options.only, skip: options.skip, depth: options.depth };
-  if (!options.depth && options.only.length > 0 && options.only.every((s) => s === 'deep'))
-    throw new UsageError("'--only deep' selects the deep family, which runs with --depth N (N of at least 1).");
   const transport: TransportOptions = {
     timeoutMs: options.timeout,
     maxResponseBytes: options.maxResponseBytes,
