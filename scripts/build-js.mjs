@@ -6,9 +6,26 @@
 // makes bin/launch.js fall back to the TypeScript sources until the next build. Plain JavaScript, so it runs before
 // anything else is built. Takes about a second.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { transform } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * esbuild, the transformer tsx (a dependency of the kit) runs on: where npm put it, at the top or under tsx. Without
+ * it nothing is built and the kit runs from its sources (a failing `prepare` would fail `npm ci`).
+ */
+async function esbuild() {
+  try {
+    return await import('esbuild');
+  } catch {
+    try {
+      const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json')).resolve('esbuild');
+      return await import(pathToFileURL(fromTsx).href);
+    } catch {
+      return undefined;
+    }
+  }
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist');
@@ -45,6 +62,11 @@ function filesUnder(dir) {
 }
 
 const started = performance.now();
+const { transform } = (await esbuild()) ?? {};
+if (!transform) {
+  console.log('dist/ not built: esbuild is not installed (the kit runs from its TypeScript sources)');
+  process.exit(0);
+}
 const files = COMPILED_FOLDERS.flatMap(filesUnder);
 let compiled = 0;
 await Promise.all(
