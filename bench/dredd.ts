@@ -9,7 +9,7 @@
  *
  * Dredd is not a dependency of the kit: it is installed on demand, once, into a cache folder outside the repository
  * (PAGI_BENCH_CACHE, default ~/.cache/pagi-bench: `npm install --prefix <cache>/dredd dredd@14.1.0`). Written to
- * bench/results/dredd.json with the load average.
+ * bench/results/dredd.json with the load average. PAGI_BENCH_DEBUG=FILE keeps Dredd's last output there.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
