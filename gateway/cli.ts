@@ -6,6 +6,7 @@ import { deprecationLine } from '../core/profile/load.js';
 import { EXIT, UsageError } from '../core/types/errors.js';
 import path from 'node:path';
 import { checkDatabase, FAULTS, JournalError, startGateway } from './index.js';
+import type { FieldLength } from './context.js';
 
 /** What `serve` takes. */
 interface ServeFlags {
@@ -183,7 +184,14 @@ function checkMain(dir: string | undefined): number {
   }
 }
 
+/** The banner's words for the longest field value: its length and where it comes from. */
+function fieldLengthLine({ max, from }: FieldLength): string {
+  if (max === undefined) return 'no field length limit';
+  return `${max} characters a field (${from === 'profile' ? "the profile's limits.maxFieldLength" : "the configuration's limits.maxFieldLength: the profile states none"})`;
+}
+
 /** What an integrator needs to start: where, as whom (never the secret itself), with which profile and bounds. */
+
 function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolean): string[] {
   const lines = [`listening on ${gateway.url}`, `base URL ${gateway.baseUrl} (operations under ${gateway.baseUrl}/v1)`];
   for (const m of gateway.config.merchants) {
@@ -194,7 +202,7 @@ function banner(gateway: Awaited<ReturnType<typeof startGateway>>, admin: boolea
   lines.push(`profile ${gateway.profile.name} ${gateway.profile.version} (${gateway.profileFile})`);
   const { server, limits, store, sessions } = gateway.config;
   lines.push(
-    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes${server.earlyTooLarge ? ' (past them answered early, connection closed)' : ''}, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}; ` +
+    `limits: ${gateway.connectionCap} connections, ${gateway.profile.limits.maxBodyBytes} body bytes${server.earlyTooLarge ? ' (past them answered early, connection closed)' : ''}, ${limits.maxFormFields} form fields, ${limits.maxJsonKeys} JSON keys, ${limits.maxJsonItems} array elements, depth ${limits.maxDepth}, ${fieldLengthLine(gateway.fieldLength)}; ` +
       `keeps ${store.maxTransactions} payments, ${sessions.maxSessions} sessions, ${store.maxPayouts} payouts, ${store.maxTokens} tokens, ${store.maxMiB ?? 512} MiB (oldest evicted${gateway.data || gateway.shared ? ' from memory, kept in the database' : ''}); drain ${server.drainSeconds} s`,
   );
   lines.push(

@@ -41,8 +41,8 @@ export interface GatewayConfig {
   /** Connections, time-outs and the drain on stop. */
   server: ServerConfig;
   /**
-   * Caps checked before a body is parsed; `maxFieldLength`, checked after: the longest text value of a field (the
-   * sandbox's own limit, not a profile point: the interface shows no lengths).
+   * Caps checked before a body is parsed; `maxFieldLength`, checked after: the longest text value of a field when
+   * the profile does not state its `limits.maxFieldLength` (the profile's wins).
    */
   limits: {
     maxFormFields: number;

@@ -33,6 +33,17 @@ export interface OperationFacts {
   records?: { list: string; schemaId: string; fields: string[]; objects: Record<string, string[]> };
 }
 
+/** Where the gateway's longest field value comes from. */
+export interface FieldLength {
+  max: number | undefined;
+  from: 'profile' | 'configuration';
+}
+
+/** The longest field value a gateway accepts, and where it comes from. */
+export function fieldLengthOf(gw: Pick<Gateway, 'fieldLength' | 'config'>): FieldLength {
+  return gw.fieldLength ?? { max: gw.config.limits.maxFieldLength, from: 'configuration' };
+}
+
 /** The shared gateway context. */
 export interface Gateway {
   spec: SpecModel;
@@ -46,6 +57,11 @@ export interface Gateway {
   /** An active fault's extra reason to refuse a request as invalid input. */
   refuseAlso?: FaultDefinition['refuse'];
   facts: Map<OperationKey, OperationFacts>;
+  /**
+   * The longest text value of a field (gateway/limits.ts `longFieldProblem`): the profile's `limits.maxFieldLength`,
+   * or, when the profile does not state it, the configuration's (its default). Absent: the configuration's.
+   */
+  fieldLength?: FieldLength;
   log(line: string): void;
   now(): Date;
   /** The database of `serve --data`: an answer waits until every change made before it is committed. */

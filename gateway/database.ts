@@ -220,13 +220,29 @@ export class GroupCommit implements Durability {
   private waiters: ((error?: Error) => void)[] = [];
   private closed = false;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The group's own statements, prepared once (not parsed again at every group as `exec` would). */
+  private readonly control: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
 
   constructor(
     private readonly database: OpenDatabase,
     /** Written last in every transaction (the counters). */
     private readonly beforeCommit: () => void,
     private readonly warn: (line: string) => void,
-  ) {}
+  ) {
+    const { db } = database;
+    this.control = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+    };
+  }
+
+  /** The statement of `sql`, prepared on its first use. */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.database.db.prepare(sql)));
+    return statement;
+  }
 
   /** Run one statement in the current group (opened when none is). */
   run(sql: string, ...params: unknown[]): void {
@@ -235,16 +251,14 @@ export class GroupCommit implements Durability {
       this.open = true;
       setImmediate(() => this.commit());
       try {
-        this.database.db.exec('BEGIN IMMEDIATE');
+        this.control.begin.run();
       } catch (e) {
         this.failed = e as Error; // the group's answers are refused (503), nothing is half written
       }
     }
     if (this.failed) return;
-    let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.database.db.prepare(sql)));
     try {
-      statement.run(...params);
+      this.statement(sql).run(...params);
     } catch (e) {
       this.failed = e as Error;
     }
@@ -267,10 +281,10 @@ export class GroupCommit implements Durability {
     try {
       if (!error) this.beforeCommit();
       if (this.failed) error = this.failed;
-      db.exec(error ? 'ROLLBACK' : 'COMMIT');
+      (error ? this.control.rollback : this.control.commit).run();
     } catch (e) {
       error ??= e as Error;
-      if (db.inTransaction) db.exec('ROLLBACK');
+      if (db.inTransaction) this.control.rollback.run();
     }
     this.open = false;
     this.failed = undefined;

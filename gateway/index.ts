@@ -18,7 +18,7 @@ import {
   type GatewayConfig,
   type GatewayConfigOverrides,
 } from './config.js';
-import { operationFacts, type Gateway } from './context.js';
+import { fieldLengthOf, operationFacts, type FieldLength, type Gateway } from './context.js';
 import { findFault, switchesOf, type FaultDefinition } from './faults.js';
 import { Notifier, type NotificationAttempt } from './notify.js';
 import { openPersistence, type Persistence, type Restored } from './persist.js';
@@ -100,6 +100,8 @@ export interface RunningGateway {
   secretSource: string;
   /** Open connections allowed (configuration, bounded by the open-file limit). */
   connectionCap: number;
+  /** The longest field value accepted: the profile's `limits.maxFieldLength`, else the configuration's (its default). */
+  fieldLength: FieldLength;
   /** The folder the state is kept in, and what was found there on start (none: in memory only). */
   data?: { dir: string; restored: Restored; databaseBytes(): number };
   /** The PostgreSQL of a shared sandbox (its address without password), and what was found there on start. */
@@ -201,6 +203,10 @@ function prepareGateway(options: GatewayOptions): Prepared {
     switches,
     refuseAlso: fault?.refuse,
     facts: operationFacts(spec),
+    // The profile's longest field value; the configuration's (its default) when the profile does not state it.
+    fieldLength: loaded.unstated.includes('/limits/maxFieldLength')
+      ? { max: config.limits.maxFieldLength, from: 'configuration' }
+      : { max: profile.limits.maxFieldLength, from: 'profile' },
     log,
     now: () => new Date(),
   };
@@ -264,6 +270,7 @@ function runningGateway(
     ...(profileMigration ? { profileMigration } : {}),
     secretSource: secretSource({ file: options.configFile, config: options.config }),
     connectionCap: gs.connectionCap,
+    fieldLength: fieldLengthOf(gw),
     data:
       persistence && options.dataDir
         ? { dir: options.dataDir, restored: persistence.restored, databaseBytes: persistence.databaseBytes }

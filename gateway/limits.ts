@@ -188,18 +188,22 @@ function longTextAt(value: unknown, max: number, at = ''): string | undefined {
 }
 
 /**
- * A field of a parsed body whose text is longer than `max` characters (gateway configuration
- * `limits.maxFieldLength`: the sandbox's own limit; the interface shows no lengths). A body whose text is no longer
- * than `max` cannot hold one (a decoded value is never longer than its text) and is not walked.
+ * A field of a parsed body whose text is longer than `max` characters: the profile's `limits.maxFieldLength` (the
+ * interface shows no lengths: a profile point), or the gateway configuration's when the profile does not state it.
+ * A body whose text is no longer than `max` cannot hold one (a decoded value is never longer than its text) and is
+ * not walked.
  */
 export function longFieldProblem(
   text: string,
   body: Record<string, unknown>,
-  max: number | undefined,
+  { max, from }: { max: number | undefined; from: 'profile' | 'configuration' },
 ): string | undefined {
   if (max === undefined || text.length <= max) return undefined;
   const at = longTextAt(body, max);
-  return at && `${at} is longer than ${max} characters (the sandbox's limits.maxFieldLength)`;
+  return (
+    at &&
+    `${at} is longer than ${max} characters (${from === 'profile' ? "the profile's limits.maxFieldLength" : "the gateway configuration's limits.maxFieldLength: the profile states none"})`
+  );
 }
 
 /** Longest `x-pagi-reason` value sent. */

@@ -22,6 +22,26 @@ export function encode(value: unknown): unknown {
   return value;
 }
 
+/** `JSON.stringify`'s replacer that tags as `encode` does (a date is already its ISO text here: `toJSON` ran first). */
+function tagged(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return { $big: value.toString() };
+  if (typeof value === 'string' && this[key] instanceof Date) return { $date: value };
+  return value;
+}
+
+/**
+ * `JSON.stringify(encode(value))` in one pass, without the tagged copy (the text of every row written: one
+ * serialisation per record, the same text).
+ */
+export function encodeText(value: unknown): string {
+  return JSON.stringify(value, tagged);
+}
+
+/** The text of a transaction without its refunds (`encodeTransaction`, as JSON). */
+export function transactionText(t: Transaction): string {
+  return encodeText({ ...t, refunds: [] });
+}
+
 /** The inverse of `encode`. */
 export function decode(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decode);

@@ -30,13 +30,13 @@ import type { NotificationTracker, Notifier } from './notify.js';
 import { paymentOf, parseRow, refundOf, sqliteBacking, VALID } from './persist-backing.js';
 import {
   decodeSession,
-  encode,
   encodeSession,
-  encodeTransaction,
+  encodeText,
   openToken,
   pendingOf,
   sealToken,
   secretOf,
+  transactionText,
   type PendingNotification,
 } from './persist-codec.js';
 import type { PayoutRecord, Store, StoreWatcher, Transaction } from './store.js';
@@ -222,9 +222,16 @@ function rowOf(value: unknown): [string, number] {
   return [body, checksum(body)];
 }
 
+/** The row values of a record holding bigints and dates (a refund): its JSON with them tagged, and the checksum. */
+function taggedRowOf(value: unknown): [string, number] {
+  const body = encodeText(value);
+  return [body, checksum(body)];
+}
+
 /** A payment's row values: its id, the columns it is looked up by, its JSON and checksum. */
 function paymentRow(t: Transaction): [string, string, string, string, string, number] {
-  return [t.transactionId, t.merchantId, t.accountId, t.orderNo, ...rowOf(encodeTransaction(t))];
+  const body = transactionText(t);
+  return [t.transactionId, t.merchantId, t.accountId, t.orderNo, body, checksum(body)];
 }
 
 const UPSERT = (table: Table) =>
@@ -252,7 +259,7 @@ const EVICT: Record<NonNullable<Parameters<NonNullable<StoreWatcher['evicted']>>
 function storeWatcher(f: Folder, writes: GroupCommit): StoreWatcher {
   return {
     transaction: (t) => writes.run(SQL.payment, ...paymentRow(t)),
-    refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, ...rowOf(encode(refund))),
+    refund: (t, refund) => writes.run(SQL.refund, refund.referenceId, t.transactionId, ...taggedRowOf(refund)),
     token: (t) => {
       const sealed = sealToken(t, f.config);
       if (sealed) writes.run(SQL.token, t.tokenId, ...rowOf(sealed));
@@ -295,7 +302,7 @@ function writeAll(f: Folder, open: OpenDatabase): void {
   open.db.transaction(() => {
     for (const t of store.transactions.values()) run(SQL.payment, ...paymentRow(t));
     for (const { txn, refund } of store.allRefunds())
-      run(SQL.refund, refund.referenceId, txn.transactionId, ...rowOf(encode(refund)));
+      run(SQL.refund, refund.referenceId, txn.transactionId, ...taggedRowOf(refund));
     for (const t of store.tokens.values()) {
       const sealed = sealToken(t, f.config);
       if (sealed) run(SQL.token, t.tokenId, ...rowOf(sealed));

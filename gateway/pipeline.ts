@@ -10,7 +10,7 @@ import type { SchemaViolation } from '../core/spec/ajv.js';
 import { decodeForm, sniffBody } from '../core/codecs/form.js';
 import { verify } from '../core/signing.js';
 import { isRegistered, resolveAccount, type ResolvedAccount } from './config.js';
-import { batchLimit, refusesOverLimit } from './context.js';
+import { batchLimit, fieldLengthOf, refusesOverLimit } from './context.js';
 import type { ErrorKind, Gateway, GatewayRequest, OperationFacts, OperationHandler, Refusal } from './context.js';
 import { errorReply } from './errors.js';
 import { bodyProblem, loneSurrogateProblem, longFieldProblem } from './limits.js';
@@ -238,7 +238,7 @@ function handlePage(gw: Gateway, incoming: Incoming): Handled | undefined {
   const form = sniffed?.value ?? {};
   const lone = sniffed && loneSurrogateProblem(incoming.body, sniffed.value, sniffed.encoding);
   if (lone) return fail('invalidInput', lone);
-  const long = sniffed && longFieldProblem(incoming.body, sniffed.value, gw.config.limits.maxFieldLength);
+  const long = sniffed && longFieldProblem(incoming.body, sniffed.value, fieldLengthOf(gw));
   if (long) return fail('invalidInput', long);
   const reply = page.show(gw, page.token, form);
   // A page's own refusal (unknown session, unusable card): its error kind is the profile's kind of that status.
@@ -313,10 +313,10 @@ class RequestState {
     return p ? loneSurrogateProblem(this.incoming.body, p.body, p.encoding) : undefined;
   }
 
-  /** A parsed body with a field longer than the sandbox's `limits.maxFieldLength`. */
+  /** A parsed body with a field longer than the longest the gateway accepts (the profile's `limits.maxFieldLength`). */
   get longField(): string | undefined {
     const p = this.parsed;
-    return p ? longFieldProblem(this.incoming.body, p.body, this.gw.config.limits.maxFieldLength) : undefined;
+    return p ? longFieldProblem(this.incoming.body, p.body, fieldLengthOf(this.gw)) : undefined;
   }
 
   get body(): Record<string, unknown> | undefined {

@@ -77,6 +77,14 @@ export const PROFILE_FORMATS: readonly ProfileFormat[] = [
     summary:
       'every point may be left out, meaning not stated: a run judges no check that needs it (not applicable, naming the point)',
   },
+  {
+    number: 7,
+    release: 'unreleased',
+    commits: [],
+    versioned: true,
+    summary:
+      'the point limits.maxFieldLength (the longest field value the gateway accepts): a profile of an earlier format leaves it unstated',
+  },
 ];
 
 const CURRENT_SCHEMA_ID = `${SCHEMA_BASE}profile.schema.json`;

@@ -267,15 +267,17 @@ export function readProfile(value: unknown, where = 'the profile'): ReadProfile 
       ? { problems, unstated: filled.unstated }
       : { profile: filled.value as Profile, problems, unstated: filled.unstated };
   }
-  // An earlier format states every point: the migrated profile is complete.
+  // A migrated profile states what its format had: the points added since (format 7's limits.maxFieldLength), and
+  // those a format-6 profile left out, are not stated.
   const migration = migrateValue(value as Record<string, unknown>, from);
-  const problems = profileProblems(migration.value);
+  const filled = completed(migration.value);
+  const problems = problemsOfCompleted(filled);
   return {
-    ...(problems.length ? {} : { profile: migration.value as unknown as Profile }),
+    ...(problems.length ? {} : { profile: filled.value as unknown as Profile }),
     problems,
     migration,
     ...(alsoValidIn.length ? { alsoValidIn } : {}),
-    unstated: [],
+    unstated: filled.unstated,
   };
 }
 

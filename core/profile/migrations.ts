@@ -180,4 +180,13 @@ export const MIGRATION_STEPS: readonly MigrationStep[] = [
     // A format-5 profile states every point: nothing changes but the number (see migrateValue).
     changes: () => [],
   },
+  {
+    from: 6,
+    commit: 'unreleased',
+    title: 'the point limits.maxFieldLength',
+    // Format 6 had no such point, so a format-6 profile says nothing of field lengths: the point stays unstated (no
+    // check judges it, the reference gateway applies its own default), never filled with a length the profile did
+    // not state. Nothing changes but the number (see migrateValue).
+    changes: () => [],
+  },
 ];

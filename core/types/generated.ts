@@ -471,9 +471,9 @@ export interface PagiSchemas {
  */
 export interface PAGIProfile {
   /**
-   * Number of the profile format the profile is written in: 6. From format 6 on, every key that `required` lists may be left out, but `format`, `name`, `version` and `description` (and the keys inside a list item or a `oneOf` variant, which a point holds whole): a key left out is a point the profile does not state. The kit still has the format's default there (the value of `spec/profiles/reference.yaml`) so that a gateway can serve it, but a run judges no check that needs it: the check is not applicable, naming the point, never a failure against a default; `pagi-conform profile validate` prints how many points are not stated. A profile of format 5 is the same profile with every point stated (`pagi-conform profile migrate` writes `format: 6` and changes nothing else). A profile without `format` is in one of the unversioned formats 1 to 4 of release 0.1.0 (their schemas, and format 5's, are kept under `schemas/profile/`); the kit migrates it in memory with one deprecation line, and `pagi-conform profile migrate FILE --out FILE` rewrites it. A number above the kit's is a newer kit's format and is refused. The number changes only when a profile valid in the previous format could be refused or mean something else; a key added as optional, whose absence means the earlier behaviour, keeps it. CHANGELOG.md lists the changes of each format.
+   * Number of the profile format the profile is written in: 7. From format 6 on, every key that `required` lists may be left out, but `format`, `name`, `version` and `description` (and the keys inside a list item or a `oneOf` variant, which a point holds whole): a key left out is a point the profile does not state. The kit still has the format's default there (the value of `spec/profiles/reference.yaml`) so that a gateway can serve it, but a run judges no check that needs it: the check is not applicable, naming the point, never a failure against a default; `pagi-conform profile validate` prints how many points are not stated. Format 7 added the point `limits.maxFieldLength`: a profile of format 6 is the same profile with that point not stated, and one of format 5 the same with every other point stated (`pagi-conform profile migrate` writes `format: 7` and changes nothing else). A profile without `format` is in one of the unversioned formats 1 to 4 of release 0.1.0 (their schemas, and those of formats 5 and 6, are kept under `schemas/profile/`); the kit migrates it in memory with one deprecation line, and `pagi-conform profile migrate FILE --out FILE` rewrites it. A number above the kit's is a newer kit's format and is refused. The number changes only when a profile valid in the previous format could be refused or mean something else; a key added as optional, whose absence means the earlier behaviour, keeps it; a point added to the format takes a new number (a profile of the previous format leaves it unstated). CHANGELOG.md lists the changes of each format.
    */
-  format: 6;
+  format: 7;
   /**
    * Identifier of the profile (lower-case letters, digits, `-`), e.g. `reference`.
    */
@@ -2292,6 +2292,10 @@ export interface PAGIProfile {
      * Largest request body accepted, in bytes; a longer body is `bodyTooLarge`.
      */
     maxBodyBytes: number;
+    /**
+     * Longest text value of a request field the gateway accepts, in characters (a nested field's values and keys included): a request holding a longer one is refused with the `invalidInput` answer. The interface shows no field lengths, so this is the gateway's own limit. Left out (not stated), no check judges field lengths; the reference gateway then applies its configuration's `limits.maxFieldLength` (8192).
+     */
+    maxFieldLength: number;
     /**
      * Behaviour when a request carries more orders than the interface allows.
      */

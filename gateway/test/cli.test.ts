@@ -77,6 +77,7 @@ describe('serving', () => {
     );
     expect(lines[3]).toMatch(/^profile reference \S+ \(.*spec\/profiles\/reference\.yaml\)$/);
     expect(lines[4]).toMatch(/^limits: \d+ connections, /);
+    expect(lines[4]).toContain(", 8192 characters a field (the profile's limits.maxFieldLength);");
     expect(lines[5]).toBe('health GET /healthz (admin endpoints off: --admin)');
     expect(lines.filter((l) => / POST \/v1\/authorise /.test(l))).toHaveLength(1);
     expect(lines.filter((l) => / GET \/v1\/capture /.test(l))).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
  * Memory bounded by bytes (issue: 3,000 payouts with a 1 MB `reason` each were all accepted and held, 3.4 GB of
- * heap): `serve --data DIR` refuses each of them as invalidInput (a field over the sandbox's limits.maxFieldLength)
+ * heap): `serve --data DIR` refuses each of them as invalidInput (a field over the profile's limits.maxFieldLength)
  * and its peak resident memory stays under 1 GB.
  */
 import fs from 'node:fs';

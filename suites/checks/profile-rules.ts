@@ -36,6 +36,7 @@ import { happy } from '../probes/basic.js';
 import { payoutLifecycle } from '../probes/lifecycle.js';
 import {
   cardForms,
+  fieldLength,
   itemFaults,
   outsideRequests,
   selectionCombined,
@@ -688,4 +689,35 @@ export const cardFieldsPerProfile = wrap(
     },
   }),
   onlyWithSteps('notLuhn', 'oneDigitMonth', 'unknownToken'),
+);
+
+export const fieldLengthPerProfile = wrap(
+  defineCheck({
+    id: 'fieldLengthPerProfile',
+    family: 'status',
+    probe: fieldLength,
+    operations: ['authoriseDirect'],
+    requirements: ['PAGI-PRF-006'],
+    description:
+      "A field value exactly as long as the profile's limits.maxFieldLength is accepted; one character longer gets the profile's invalidInput answer. Not judged when the profile does not state the length.",
+    verify(o, ctx, report) {
+      const max = ctx.profile.limits.maxFieldLength;
+      expectAccepted(
+        ctx,
+        report,
+        o.steps.atLength!,
+        o.operation,
+        `a note of ${max} characters (limits.maxFieldLength)`,
+      );
+      expectKind(
+        ctx,
+        report,
+        o.steps.overLength!,
+        o.operation,
+        'invalidInput',
+        `a note of ${max + 1} characters (over limits.maxFieldLength ${max})`,
+      );
+    },
+  }),
+  onlyWithSteps('atLength', 'overLength'),
 );

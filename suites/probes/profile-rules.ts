@@ -2,7 +2,8 @@
  * Probes of profile rules a single fault cannot show: which error wins when a request has two faults (the profile's
  * `errors.precedence`), which per-item failure wins when an item has two (`batch.checkOrder`), and in which order a
  * query or refund search lists what it selects (`selection.*.resultOrder`), and how it combines two selecting fields
- * and a value matching nothing (`selection.*.combine`, `unmatched`).
+ * and a value matching nothing (`selection.*.combine`, `unmatched`), and the longest field value the profile states
+ * (`limits.maxFieldLength`).
  */
 import type { CheckContext, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
@@ -201,5 +202,35 @@ export const cardForms = defineProbe(
       'unknownToken',
       await client.send(op, client.sample(op, { ...noCard, [FIELD.tokenId]: `TK-${ctx.config.orderPrefix}-unknown` })),
     );
+  },
+);
+
+/** The free-text field of a direct payment the field-length probe fills (the document's `note`). */
+export const LONG_FIELD = 'note';
+
+/**
+ * `fieldLength` (direct payment): the free-text `note` exactly as long as the profile's `limits.maxFieldLength`
+ * (`atLength`), then one character longer (`overLength`). A profile that does not state the length is not judged
+ * (reading it throws ProfilePointNotStated); a length whose body would pass the profile's body size limit cannot be
+ * told from that limit (inconclusive).
+ */
+export const fieldLength = defineProbe(
+  'fieldLength',
+  ['authoriseDirect'],
+  {
+    atLength: "a payment whose note is exactly the profile's longest field value",
+    overLength: "a payment whose note is one character longer than the profile's longest field value",
+  },
+  async (op, client, ctx, steps) => {
+    const max = ctx.profile.limits.maxFieldLength;
+    const over = paymentBody(client, ctx, op, { [LONG_FIELD]: 'x'.repeat(max + 1) });
+    // JSON is the longer of the two media: its text bounds the body sent.
+    if (JSON.stringify(over).length + 1024 > ctx.profile.limits.maxBodyBytes)
+      throw new Inconclusive(
+        `a field of ${max + 1} characters does not fit in a body under the profile's limits.maxBodyBytes (${ctx.profile.limits.maxBodyBytes})`,
+      );
+    const at = paymentBody(client, ctx, op, { [LONG_FIELD]: 'x'.repeat(max) });
+    steps.add('atLength', await client.send(op, at));
+    return steps.add('overLength', await client.send(op, over));
   },
 );

@@ -45,7 +45,7 @@ describe('pagi-conform profile migrate', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(EXIT.ok);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`${OLD}: format 1 (unversioned, kit 0.1.0) → format 6, 4 keys added, 13 dropped, 1 moved`);
+    expect(lines[0]).toBe(`${OLD}: format 1 (unversioned, kit 0.1.0) → format 7, 4 keys added, 13 dropped, 1 moved`);
     expect(lines).toContain(
       '  format 1 → 2 (a2dec85: refusal forms per operation, APM state after the issuer page, fixed-width card masks; one-value settings removed; secretScope to the gateway configuration):',
     );
@@ -58,14 +58,14 @@ describe('pagi-conform profile migrate', () => {
       /^ {4}moved {4}signature\.secretScope \("merchant"\) → the gateway configuration .*: .*set secretScope: merchant in the gateway configuration/,
     );
     expect(lines.at(-1)).toBe(
-      `wrote ${out}: a valid profile of format 6 (only the changed keys edited, the rest as written)`,
+      `wrote ${out}: a valid profile of format 7 (only the changed keys edited, the rest as written)`,
     );
     expect(profileProblems(parse(fs.readFileSync(out, 'utf8')))).toEqual([]);
-    // The written file is read as it is: no deprecation line any more.
+    // The written file is read as it is: no deprecation line any more; format 7's point is not stated.
     const validate = await cli(['profile', 'validate', out]);
     expect(validate).toEqual({
       code: EXIT.ok,
-      stdout: `${out}: valid profile (schemas/profile.schema.json); 0 points not stated\n`,
+      stdout: `${out}: valid profile (schemas/profile.schema.json); 1 point not stated\n  not stated: /limits/maxFieldLength\n`,
       stderr: '',
     });
   });
@@ -74,8 +74,8 @@ describe('pagi-conform profile migrate', () => {
     const run = await cli(['profile', 'migrate', OLD]);
     expect(run.code).toBe(EXIT.ok);
     expect(profileProblems(parse(run.stdout))).toEqual([]);
-    expect(run.stderr).toMatch(/^.*format 1 \(unversioned, kit 0\.1\.0\) → format 6/);
-    expect(run.stderr).toMatch(/a valid profile of format 6 written to standard output/);
+    expect(run.stderr).toMatch(/^.*format 1 \(unversioned, kit 0\.1\.0\) → format 7/);
+    expect(run.stderr).toMatch(/a valid profile of format 7 written to standard output/);
   });
 
   it('may rewrite the file in place, and leaves a current profile as it is', async () => {
@@ -88,7 +88,7 @@ describe('pagi-conform profile migrate', () => {
     );
     const again = await cli(['profile', 'migrate', file, '--out', path.join(tmp, 'copy.yaml')]);
     expect(again.code).toBe(EXIT.ok);
-    expect(again.stdout).toBe(`${file}: already a profile of format 6; nothing to migrate\n`);
+    expect(again.stdout).toBe(`${file}: already a profile of format 7; nothing to migrate\n`);
     expect(fs.readFileSync(path.join(tmp, 'copy.yaml'), 'utf8')).toBe(migrated);
   });
 
@@ -108,11 +108,11 @@ describe('pagi-conform profile migrate', () => {
 
   it('exits 2 for a format newer than the kit, a missing file, a second file or an unknown flag', async () => {
     const newer = path.join(tmp, 'newer.yaml');
-    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 7 }));
+    fs.writeFileSync(newer, JSON.stringify({ ...shipped('reference'), format: 8 }));
     const refused = await cli(['profile', 'migrate', newer]);
     expect(refused.code).toBe(EXIT.usage);
     expect(refused.stderr).toBe(
-      `pagi-conform: ${newer} is in profile format 7, newer than the formats this kit reads (1 to 6): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format 6 (CHANGELOG.md lists the formats).\n`,
+      `pagi-conform: ${newer} is in profile format 8, newer than the formats this kit reads (1 to 7): it was written for a later pagi-conformance; upgrade the kit, or use a profile of format 7 (CHANGELOG.md lists the formats).\n`,
     );
     expect((await cli(['profile', 'validate', newer])).code).toBe(EXIT.usage);
     const missing = await cli(['profile', 'migrate', path.join(tmp, 'absent.yaml')]);
@@ -142,30 +142,38 @@ describe('pagi-conform profile validate with a profile of an earlier format', ()
     const run = await cli(['profile', 'validate', OLD]);
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout).toBe(
-      `${OLD}: valid profile of format 1 (unversioned, kit 0.1.0), read as format 6 (schemas/profile.schema.json); 0 points not stated\n`,
+      `${OLD}: valid profile of format 1 (unversioned, kit 0.1.0), read as format 7 (schemas/profile.schema.json); 1 point not stated\n  not stated: /limits/maxFieldLength\n`,
     );
     expect(run.stderr).toBe(
-      `pagi-conform: warning: ${OLD} is a profile of format 1 (unversioned, kit 0.1.0), migrated in memory to format 6 (4 keys added, 13 dropped, 1 moved); rewrite it with 'pagi-conform profile migrate ${OLD} --out ${OLD}'\n`,
+      `pagi-conform: warning: ${OLD} is a profile of format 1 (unversioned, kit 0.1.0), migrated in memory to format 7 (4 keys added, 13 dropped, 1 moved); rewrite it with 'pagi-conform profile migrate ${OLD} --out ${OLD}'\n`,
     );
   });
 });
 
-describe('profile format 6: points not stated', () => {
+describe('profile formats 6 and 7: points not stated', () => {
   const reference = fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8');
+  // Format 7 added the point limits.maxFieldLength: a profile of an earlier format cannot hold it.
+  const withoutLength = reference.replace(/^ {2}maxFieldLength: .*\n/m, '');
 
-  it('migrate takes a format-5 profile to format 6 changing nothing but the number', async () => {
-    const file = path.join(tmp, 'format-5.yaml');
-    const five = reference.replace(/^format: 6\b/m, 'format: 5');
-    expect(five).not.toBe(reference);
-    fs.writeFileSync(file, five);
-    const out = path.join(tmp, 'format-6.yaml');
-    const run = await cli(['profile', 'migrate', file, '--out', out]);
-    expect(run.code).toBe(EXIT.ok);
-    expect(run.stdout.split('\n')[0]).toBe(`${file}: format 5 → format 6, 1 key added, 0 dropped, 0 moved`);
-    expect(fs.readFileSync(out, 'utf8')).toBe(reference);
-    const validate = await cli(['profile', 'validate', out]);
-    expect(validate.stdout).toBe(`${out}: valid profile (schemas/profile.schema.json); 0 points not stated\n`);
-  });
+  it.each([5, 6])(
+    'migrate takes a complete format-%i profile to format 7 changing nothing but the number; the new point is not stated',
+    async (format) => {
+      const file = path.join(tmp, `format-${format}.yaml`);
+      const earlier = withoutLength.replace(/^format: 7\b/m, `format: ${format}`);
+      expect(earlier).not.toBe(withoutLength);
+      fs.writeFileSync(file, earlier);
+      expect((await cli(['profile', 'validate', file])).code).toBe(EXIT.ok);
+      const out = path.join(tmp, `format-${format}-to-7.yaml`);
+      const run = await cli(['profile', 'migrate', file, '--out', out]);
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stdout.split('\n')[0]).toBe(`${file}: format ${format} → format 7, 1 key added, 0 dropped, 0 moved`);
+      expect(fs.readFileSync(out, 'utf8')).toBe(withoutLength);
+      const validate = await cli(['profile', 'validate', out]);
+      expect(validate.stdout).toBe(
+        `${out}: valid profile (schemas/profile.schema.json); 1 point not stated\n  not stated: /limits/maxFieldLength\n`,
+      );
+    },
+  );
 
   it('validate counts and names the points a profile leaves out', async () => {
     const value = parse(reference);

@@ -19,6 +19,7 @@ function partialReference(
     delete value.batch.itemFailures;
     delete value.notifications;
     delete value.errors.kinds.badSignature.code;
+    delete value.limits.maxFieldLength;
   },
 ): string {
   const value = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
@@ -67,12 +68,17 @@ describe('a run with a profile that does not state every point', () => {
       expect(c.status).toBe('not_applicable');
       expect(c.reason).toBe(`not judged: the profile does not state ${c.notStated}`);
       expect(c.notStated).toMatch(
-        /^\/(statusValues\/payment_status\/captured|batch\/itemFailures\/|notifications\/|errors\/kinds\/badSignature\/code)/,
+        /^\/(statusValues\/payment_status\/captured|batch\/itemFailures\/|notifications\/|errors\/kinds\/badSignature\/code|limits\/maxFieldLength$)/,
       );
     }
     const points = new Set(notJudged.map((c) => c.notStated));
     expect(points).toContain('/statusValues/payment_status/captured');
     expect(points).toContain('/errors/kinds/badSignature/code');
+    // Field lengths are judged only against a length the profile states, never against the gateway's default.
+    expect(results.checks.find((c) => c.checkId === 'fieldLengthPerProfile')).toMatchObject({
+      status: 'not_applicable',
+      notStated: '/limits/maxFieldLength',
+    });
     expect([...points].some((p) => p!.startsWith('/notifications/'))).toBe(true);
     expect([...points].some((p) => p!.startsWith('/batch/itemFailures/'))).toBe(true);
     expect(results.totals.notStated).toEqual({ checks: notJudged.length, points: points.size });

@@ -10,7 +10,7 @@ import { Draft, leafPaths, leaveOutOpen, leftOutLines, renderDraft, UNKNOWN_MARK
 import { shipped } from '../profile/history.js';
 
 const DEFAULTS = {
-  format: 6,
+  format: 7,
   name: 'reference',
   signature: { encoding: 'hex-lower', request: { fields: { capture: ['merchant_id'] } } },
   payments: { testCards: { approve: ['4111111111111111'] }, resultInfo: { approved: { code: '0000', message: 'OK' } } },
@@ -93,7 +93,7 @@ describe('the draft states only what evidence decided', () => {
     const { profile, leftOut, d } = reviewed();
     const read = readProfile(profile);
     expect(read.problems).toEqual([]);
-    expect(profile.format).toBe(6);
+    expect(profile.format).toBe(7);
     // Decided values and partial findings with their evidence are stated; the labels too.
     expect((profile as any).statusValues.payment_status.captured).toBe('4000');
     expect((profile as any).requestMedia.types.capture).toBe('json');

@@ -145,14 +145,16 @@ describe.each(Object.entries(FIXTURE_FORMATS))('%s (format %i)', (name, format) 
     const text = fixtureText(name);
     const out = migratedYaml(text, original, read.migration!);
     expect(out.layoutKept).toBe(true);
-    expect(parse(out.text)).toEqual(read.profile);
+    // The text holds what the migration made; the profile read from it has format 7's point filled (not stated).
+    expect(parse(out.text)).toEqual(read.migration!.value);
+    expect(read.unstated).toContain('/limits/maxFieldLength');
     // A line diff: the lines removed are exactly those of the dropped and moved keys (no comment line among them);
     // the lines inserted are the new keys, the format first.
     const { removed, inserted } = lineDiff(text.split('\n'), out.text.split('\n'));
     const changes = allChanges(read.migration!);
     expect(removed.length).toBe(changes.filter((c) => c.kind !== 'added').length);
     for (const line of removed) expect(line).toMatch(/^\s+[A-Za-z]+: [^#]*(#.*)?$/);
-    expect(inserted[0]).toMatch(/^format: 6 {2}# migrated from format \d by pagi-conform profile migrate$/);
+    expect(inserted[0]).toMatch(/^format: 7 {2}# migrated from format \d by pagi-conform profile migrate$/);
     expect(inserted.filter((l) => /# added by pagi-conform profile migrate/.test(l)).length).toBe(
       changes.filter((c) => c.kind === 'added').length - 1,
     );
@@ -170,7 +172,9 @@ describe('the rewrite of the YAML text', () => {
     const read = readProfile(value);
     const out = migratedYaml(text, value, read.migration!);
     expect(out.layoutKept).toBe(false);
-    expect(parse(out.text)).toEqual(read.profile);
+    // The text holds what the migration made; the profile read from it has format 7's point filled (not stated).
+    expect(parse(out.text)).toEqual(read.migration!.value);
+    expect(read.unstated).toContain('/limits/maxFieldLength');
     expect(out.text).toContain('# Reference profile of the Payment Acquiring Gateway Interface (PAGI).');
     expect(out.text).toContain('# flow style');
   });
@@ -181,13 +185,13 @@ describe('the rewrite of the YAML text', () => {
     const read = readProfile(value);
     const out = migratedYaml(text, value, read.migration!);
     expect(out.layoutKept).toBe(true);
-    expect(out.text).toBe(text.replace(/^format: 4$/m, 'format: 6'));
+    expect(out.text).toBe(text.replace(/^format: 4$/m, 'format: 7'));
   });
 
   it('writes nothing but the format into a profile of format 4', () => {
     const text = fixtureText('reference-at-e07f403');
     const out = migratedYaml(text, parse(text), readProfile(parse(text)).migration!);
-    expect(out.text.replace(/^format: 6 .*\n/m, '')).toBe(text);
+    expect(out.text.replace(/^format: 7 .*\n/m, '')).toBe(text);
     expect(profileProblems(parseDocument(out.text).toJS())).toEqual([]);
   });
 

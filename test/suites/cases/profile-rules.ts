@@ -99,6 +99,15 @@ function cards(change: Partial<Record<string, Exchange>> = {}): Observation {
   return observation('cardForms', 'authoriseDirect', steps.unknownToken!, steps);
 }
 
+function lengths(change: Partial<Record<string, Exchange>> = {}): Observation {
+  const steps = {
+    atLength: happyExchange('authoriseDirect'),
+    overLength: errorExchange('authoriseDirect', 'invalidInput', IDS),
+    ...change,
+  } as Record<string, Exchange>;
+  return observation('fieldLength', 'authoriseDirect', steps.overLength!, steps);
+}
+
 export const PROFILE_RULE_CASES: Case[] = [
   pass(
     'requestFaultsResolvedInProfileOrder',
@@ -377,5 +386,36 @@ export const PROFILE_RULE_CASES: Case[] = [
     'authoriseDirect',
     () => cards({ notLuhn: happyExchange('authoriseDirect') }),
     ['NOT_REFUSED'],
+  ),
+  pass(
+    'fieldLengthPerProfile',
+    'PAGI-PRF-006',
+    "a note at the profile's length accepted, one longer refused as invalidInput",
+    'authoriseDirect',
+    () => lengths(),
+  ),
+  fail(
+    'fieldLengthPerProfile',
+    'PAGI-PRF-006',
+    "a note longer than the profile's length accepted",
+    'authoriseDirect',
+    () => lengths({ overLength: happyExchange('authoriseDirect') }),
+    ['NOT_REFUSED'],
+  ),
+  fail(
+    'fieldLengthPerProfile',
+    'PAGI-PRF-006',
+    "a note at the profile's length refused",
+    'authoriseDirect',
+    () => lengths({ atLength: errorExchange('authoriseDirect', 'invalidInput', IDS) }),
+    ['REQUEST_REFUSED'],
+  ),
+  fail(
+    'fieldLengthPerProfile',
+    'PAGI-PRF-006',
+    'a note longer than the length refused with another error kind',
+    'authoriseDirect',
+    () => lengths({ overLength: errorExchange('authoriseDirect', 'badSignature', IDS) }),
+    ['ERROR_ANSWER'],
   ),
 ];
