@@ -76,6 +76,16 @@ export interface RunOptions {
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** APM payment_method a provider state sends as unknown to the gateway (`pact verify`). */
   unknownPaymentMethod?: string;
+  /** Gateway `proxy` forwards to (absent: the embedded reference gateway). */
+  upstream?: string;
+  /** Port `proxy` listens on (loopback). */
+  proxyPort: number;
+  /** `proxy` rewrites notify_url to its own receiver, judges each notification and forwards it. */
+  notify: boolean;
+  /** Hosts besides loopback `proxy --notify` forwards notifications to. */
+  notifyHosts: string[];
+  /** Pact V4 file `proxy` writes the observed interactions to when it stops. */
+  proxyPact?: string;
   help: boolean;
 }
 
@@ -88,7 +98,8 @@ export type Command =
   | 'profile discover'
   | 'pact generate'
   | 'pact verify'
-  | 'pact check';
+  | 'pact check'
+  | 'proxy';
 
 export { UsageError } from '../types/errors.js';
 import { DOCUMENT_LEVELS, type DocumentLevel } from '../run-result.js';
@@ -150,7 +161,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'config',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'config',
     type: text('FILE', true),
     env: 'PAGI_CONFIG',
@@ -160,7 +171,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'profile',
-    commands: ['run', 'pact generate', 'pact verify', 'pact check'],
+    commands: ['run', 'pact generate', 'pact verify', 'pact check', 'proxy'],
     flag: 'profile',
     type: text('FILE', true),
     default: 'reference',
@@ -184,7 +195,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'failOn',
-    commands: ['run', 'pact check'],
+    commands: ['run', 'pact check', 'proxy'],
     flag: 'fail-on',
     type: oneOf(DOCUMENT_LEVELS),
     default: 'must',
@@ -204,8 +215,8 @@ export const OPTIONS = [
     type: text('DIR'),
     default: 'reports',
     // Each command's report set in a folder of its own: a pact check never lands beside a run's reports.
-    defaultByCommand: { 'pact check': 'reports/pact' },
-    commands: ['run', 'merge', 'pact check'],
+    defaultByCommand: { 'pact check': 'reports/pact', proxy: 'reports/proxy' },
+    commands: ['run', 'merge', 'pact check', 'proxy'],
     affectsResults: false,
     description:
       'Folder the reports are written to; the report files of an earlier run there that this run does not write are removed.',
@@ -215,7 +226,7 @@ export const OPTIONS = [
     flag: 'reporter',
     type: list,
     default: ['console', 'json'],
-    commands: ['run', 'merge', 'pact check'],
+    commands: ['run', 'merge', 'pact check', 'proxy'],
     affectsResults: false,
     description:
       'Reporters, comma-separated: console (progress, summary, verdict), json (results.json), junit (junit.xml), markdown (summary.md), har (exchanges.har), html (report.html, the certification report).',
@@ -296,7 +307,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'timeout',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'timeout',
     type: integer('MS', 1),
     default: 10_000,
@@ -304,7 +315,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'maxResponseBytes',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'max-response-bytes',
     type: integer('BYTES', 1),
     default: 8 * 1024 * 1024,
@@ -430,7 +441,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'merchantId',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'merchant-id',
     flagCommands: ['pact verify'],
     type: text('ID'),
@@ -439,7 +450,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'accountId',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'account-id',
     flagCommands: ['pact verify'],
     type: text('ID'),
@@ -448,7 +459,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'secret',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'secret',
     flagCommands: ['pact verify'],
     type: text('SECRET'),
@@ -559,6 +570,52 @@ export const OPTIONS = [
     description: "Log level of Pact's Verifier.",
   }),
   opt({
+    key: 'upstream',
+    flag: 'upstream',
+    type: url,
+    env: 'PAGI_UPSTREAM',
+    commands: ['proxy'],
+    description:
+      'Gateway the proxy forwards every request to, unchanged, and no other (default: the embedded reference gateway on an ephemeral loopback port).',
+  }),
+  opt({
+    key: 'proxyPort',
+    flag: 'port',
+    type: integer('N', 0, 65535),
+    default: 8081,
+    commands: ['proxy'],
+    affectsResults: false,
+    description: "Loopback port the proxy listens on (0: a free one); point the merchant application's base URL at it.",
+  }),
+  opt({
+    key: 'notify',
+    flag: 'notify',
+    type: flag,
+    default: false,
+    commands: ['proxy'],
+    description:
+      "Rewrite each request's notify_url to the proxy's own receiver, judge each notification and forward it to the original URL (loopback, or a host of notifyHosts; any other is left unrewritten).",
+  }),
+  opt({
+    key: 'notifyHosts',
+    flag: 'notify-hosts',
+    type: list,
+    default: [],
+    commands: ['proxy'],
+    description:
+      'Hosts besides loopback the proxy forwards notifications to, comma-separated (host or host:port); a notify_url on any other host is not rewritten.',
+  }),
+  opt({
+    key: 'proxyPact',
+    flag: 'pact',
+    type: text('FILE', true),
+    configFile: false,
+    commands: ['proxy'],
+    affectsResults: false,
+    description:
+      "Pact V4 file the proxy writes on stop: the observed interactions with a clean request and a 200 answer, each expecting what the interface guarantees ('pagi-conform pact check' accepts it).",
+  }),
+  opt({
     key: 'help',
     flag: 'help',
     type: flag,
@@ -573,6 +630,7 @@ export const OPTIONS = [
       'pact generate',
       'pact verify',
       'pact check',
+      'proxy',
     ],
     affectsResults: false,
     description: 'Show this text.',
