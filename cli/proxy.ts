@@ -58,11 +58,12 @@ export interface ProxyRun {
   stop(): Promise<{ result: RunResult; files: string[]; ledger: Finding[] }>;
 }
 
-/** Start a proxy from resolved options. `print` receives every console line. */
+/** Start a proxy from resolved options. `print` receives every console line, `onJudged` every judged exchange. */
 export async function openProxy(
   options: RunOptions,
   print: (line: string) => void = console.log,
   commandLine: string[] = ['pagi-conform', 'proxy'],
+  onJudged?: (judged: Judged) => void,
 ): Promise<ProxyRun> {
   const loaded = loadProfile(options.profile);
   const profile = loaded.profile;
@@ -101,6 +102,7 @@ export async function openProxy(
     notifyHosts: options.notifyHosts,
     onJudged: (j) => {
       pact?.add(j);
+      onJudged?.(j);
       for (const line of exchangeLines(j)) print(line);
     },
     onNotification: (line, findings) => {

@@ -67,6 +67,8 @@ export interface RunningProxy {
   port: number;
   /** Stop listening; exchanges in flight are judged first. */
   close(): Promise<void>;
+  /** Resolves once every exchange answered so far is judged. */
+  idle(): Promise<void>;
 }
 
 /** Where a rewritten notify_url's notifications go, and what they are about. */
@@ -143,7 +145,7 @@ async function send(
 }
 
 /** The proxy's state and handlers: the upstream, the routes of rewritten notify_url addresses, the judging in flight. */
-class Proxy {
+class ValidatingProxy {
   readonly upstream: string;
   readonly policy: ReturnType<typeof egressPolicy>;
   readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
@@ -286,7 +288,7 @@ class Proxy {
 
 /** Start a proxy in front of `upstream`. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
-  const proxy = new Proxy(options);
+  const proxy = new ValidatingProxy(options);
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     proxy.onRequest(req, res).catch((e) => {
       if (!res.headersSent)
@@ -303,6 +305,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     url: proxy.selfUrl,
     port: address.port,
+    idle: async () => {
+      await Promise.all([...proxy.pending]);
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
