@@ -89,18 +89,17 @@ function forwardable(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())));
 }
 
+/** A request's body, or undefined past `max` bytes (the rest is read and dropped, so the refusal can be answered). */
 function readAll(req: http.IncomingMessage, max: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        resolve(undefined);
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= max) chunks.push(c);
+      else chunks.length = 0;
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > max ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -24,6 +24,7 @@ import type { LoadedProfile } from '../core/profile/load.js';
 import { signedView, stringToSign, verify } from '../core/signing.js';
 import type { SpecModel } from '../core/spec/load.js';
 import { covers } from '../core/spec/operations.js';
+import { type FindingSide, SIDE_WORDS } from '../core/run-result.js';
 import { KIT_VERSION } from '../core/version.js';
 import { exchangeRecord } from '../engine/evidence.js';
 import { RunLedger } from '../engine/ledger.js';
@@ -46,10 +47,8 @@ export const MAX_FINDINGS_PER_CHECK = 20;
 export const MAX_RECORDS = 1_000;
 
 /** Whose part of an exchange a finding is about. */
-export type Side = NonNullable<Finding['side']>;
-
-/** The words a side goes by on the console and in the reports. */
-export const SIDE_WORDS: Readonly<Record<Side, string>> = { request: 'your request', answer: "the gateway's answer" };
+export type Side = FindingSide;
+export { SIDE_WORDS };
 
 /** How one exchange was judged. */
 export interface Judged {
@@ -243,9 +242,39 @@ export class ProxySession {
     return this.ctx.verifySignature!(operation, 'request', view) !== false;
   }
 
+  /**
+   * Remember the payment an order number was answered for: what a finding about its reuse shows of it (its id, time,
+   * request line and answer status), not the exchange, so a long session holds a few hundred bytes per order number.
+   */
   private remember(orderNo: string, x: Exchange): void {
     if (this.orderNumbers.size >= MAX_ORDER_NUMBERS) this.orderNumbers.delete(this.orderNumbers.keys().next().value!);
-    this.orderNumbers.set(orderNo, x);
+    const { method, url } = x.request;
+    const status = x.response?.status ?? 0;
+    const request = {
+      method: x.request.method,
+      url: x.request.url,
+      headers: {},
+      body: undefined,
+      bodyText: '',
+      encoding: 'raw' as const,
+    };
+    this.orderNumbers.set(orderNo, {
+      id: x.id,
+      operation: x.operation,
+      request,
+      startedAt: x.startedAt,
+      durationMs: x.durationMs,
+      evidence: {
+        request: {
+          method,
+          url,
+          headers: {},
+          body: '(not kept: the session keeps the id of each payment, not its body)',
+        },
+        curl: '',
+        response: { status, headers: {}, bodyExcerpt: '', bodyBytes: 0, bodySha256: '' },
+      },
+    });
   }
 
   private record(x: Exchange, flagged: boolean): void {

@@ -4,6 +4,8 @@
  * the fault breaks (a single answer's check, an engine rule, an invariant on the ledger, the notification's check),
  * and none marked "your request".
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openProxy } from '../../cli/proxy.js';
 import { defaults, type RunOptions } from '../../core/config/options.js';
@@ -13,6 +15,7 @@ import { sandboxCredentials } from '../../pact/interactions.js';
 import { Merchant } from '../../examples/merchant/client.js';
 import { integration } from '../../examples/merchant/flow.js';
 import { startNotificationHandler } from '../../examples/merchant/notifications.js';
+import { tempDir } from '../support/temp.js';
 
 /** Each fault with the check that finds it and the operation it is found on. */
 const CASES = [
@@ -55,6 +58,7 @@ afterAll(() => handler.close());
 describe.each(CASES)('serve --fault $fault', ({ fault, checkId, operation, requirement }) => {
   it(`gives "the gateway's answer" findings of ${checkId} on ${operation}, none of "your request"`, async () => {
     const gateway = await startGateway({ fault });
+    const out = tempDir('pagi-proxy-fault-');
     try {
       const options = {
         ...defaults('proxy'),
@@ -62,7 +66,8 @@ describe.each(CASES)('serve --fault $fault', ({ fault, checkId, operation, requi
         upstream: gateway.url,
         proxyPort: 0,
         notify: true,
-        reporter: [],
+        reporter: ['junit', 'html'],
+        out,
       } as RunOptions;
       const findings: Finding[] = [];
       const run = await openProxy(
@@ -86,6 +91,9 @@ describe.each(CASES)('serve --fault $fault', ({ fault, checkId, operation, requi
       // A must or invariant finding fails the run at the default --fail-on must; a profile one is a warning there.
       const failing = found.some((f) => f.severity === 'must' || f.severity === 'invariant');
       expect(result.exitCode).toBe(failing ? 1 : 0);
+      // The reports tell the sides apart too.
+      expect(fs.readFileSync(path.join(out, 'junit.xml'), 'utf8')).toContain('the gateway&apos;s answer: [');
+      expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain("the gateway's answer");
     } finally {
       await gateway.close();
     }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProxy, proxyHelp, type ProxyRun } from '../../cli/proxy.js';
 import { defaults, type RunOptions } from '../../core/config/options.js';
-import { mayForwardNotification } from '../../proxy/server.js';
+import { MAX_REQUEST_BYTES, mayForwardNotification } from '../../proxy/server.js';
 import { sandboxCredentials } from '../../pact/interactions.js';
 import { Merchant } from '../../examples/merchant/client.js';
 import { spawnKit } from '../support/cli.js';
@@ -94,6 +94,17 @@ describe('the proxy forwards to its upstream only', () => {
       'POST http://169.254.169.254/v1/capture HTTP/1.1\r\nHost: 169.254.169.254\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
     expect(status).toMatch(/^HTTP\/1\.1 400/);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a body over 1 MB without forwarding it', async () => {
+    seen.length = 0;
+    const res = await fetch(`${run.proxy.url}/v1/capture`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"note":"${'x'.repeat(MAX_REQUEST_BYTES)}"}`,
+    });
+    expect(res.status).toBe(413);
     expect(seen).toHaveLength(0);
   });
 
