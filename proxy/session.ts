@@ -89,7 +89,11 @@ export class ProxySession {
   readonly ctx: CheckContext;
   exchanges = 0;
   readonly started = new Date();
-  private readonly orderNumbers = new Map<string, Exchange>();
+  /** Order number → the payment answered for it: its id, request line, time and status (a few fields, not the exchange). */
+  private readonly orderNumbers = new Map<
+    string,
+    [id: string, operation: OperationKey, method: string, url: string, startedAt: string, status: number]
+  >();
   private readonly tallies = new Map<string, Tally>();
   private readonly flagged: ExchangeRecord[] = [];
   private readonly latest: ExchangeRecord[] = [];
@@ -159,7 +163,7 @@ export class ProxySession {
     const body = x.request.body ?? {};
     const orderNo = typeof body[FIELD.orderNo] === 'string' ? (body[FIELD.orderNo] as string) : undefined;
     const payment = operation === 'authoriseDirect' || operation === 'authoriseApm' || operation === 'checkout';
-    const earlier = payment && orderNo ? this.orderNumbers.get(orderNo) : undefined;
+    const earlier = payment && orderNo ? this.earlierPayment(orderNo) : undefined;
     const facts = { secretKnown: Boolean(this.options.secret), ...(earlier ? { orderNoUsedBy: earlier } : {}) };
     const ro = requestObservation(x, operation, facts);
     const request = REQUEST_CHECKS.filter((c) => covers(spec, c.operations, operation)).flatMap((c) =>
@@ -242,28 +246,33 @@ export class ProxySession {
     return this.ctx.verifySignature!(operation, 'request', view) !== false;
   }
 
-  /**
-   * Remember the payment an order number was answered for: what a finding about its reuse shows of it (its id, time,
-   * request line and answer status), not the exchange, so a long session holds a few hundred bytes per order number.
-   */
+  /** Remember the payment an order number was answered for (the oldest order number forgotten first). */
   private remember(orderNo: string, x: Exchange): void {
     if (this.orderNumbers.size >= MAX_ORDER_NUMBERS) this.orderNumbers.delete(this.orderNumbers.keys().next().value!);
-    const { method, url } = x.request;
-    const status = x.response?.status ?? 0;
-    const request = {
-      method: x.request.method,
-      url: x.request.url,
-      headers: {},
-      body: undefined,
-      bodyText: '',
-      encoding: 'raw' as const,
-    };
-    this.orderNumbers.set(orderNo, {
-      id: x.id,
-      operation: x.operation,
-      request,
-      startedAt: x.startedAt,
-      durationMs: x.durationMs,
+    this.orderNumbers.set(orderNo, [
+      x.id,
+      x.operation as OperationKey,
+      x.request.method,
+      x.request.url,
+      x.startedAt,
+      x.response?.status ?? 0,
+    ]);
+  }
+
+  /**
+   * The earlier payment of an order number as a finding about its reuse shows it: its id, time, request line and
+   * answer status (the session keeps no more of it, so a long session holds a few dozen bytes per order number).
+   */
+  private earlierPayment(orderNo: string): Exchange | undefined {
+    const kept = this.orderNumbers.get(orderNo);
+    if (!kept) return undefined;
+    const [id, operation, method, url, startedAt, status] = kept;
+    return {
+      id,
+      operation,
+      request: { method, url, headers: {}, body: undefined, bodyText: '', encoding: 'raw' },
+      startedAt,
+      durationMs: 0,
       evidence: {
         request: {
           method,
@@ -274,7 +283,7 @@ export class ProxySession {
         curl: '',
         response: { status, headers: {}, bodyExcerpt: '', bodyBytes: 0, bodySha256: '' },
       },
-    });
+    };
   }
 
   private record(x: Exchange, flagged: boolean): void {
