@@ -77,7 +77,11 @@ async function serveProxy(upstream: string): Promise<void> {
       exchanges,
       peakRssMB: mb(peak),
       rssMBAt: at,
-      ledger: { held: run.session.ledger.entries.length, dropped: run.session.ledger.dropped, bound: LEDGER_MAX_ENTRIES },
+      ledger: {
+        held: run.session.ledger.entries.length,
+        dropped: run.session.ledger.dropped,
+        bound: LEDGER_MAX_ENTRIES,
+      },
       stopMs,
       findings: result.totals.findings,
     };
@@ -149,7 +153,12 @@ async function main(): Promise<void> {
   const gateway = await startGatewayProcess();
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'run-ts.js'), HERE, 'serve-proxy', gateway.url], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, PAGI_MERCHANT_ID: gateway.merchantId, PAGI_ACCOUNT_ID: gateway.accountId, PAGI_SECRET: gateway.secret },
+    env: {
+      ...process.env,
+      PAGI_MERCHANT_ID: gateway.merchantId,
+      PAGI_ACCOUNT_ID: gateway.accountId,
+      PAGI_SECRET: gateway.secret,
+    },
   });
   const lines = createInterface({ input: child.stdout! });
   let summaryLine: (value: string) => void = () => {};
@@ -208,7 +217,11 @@ async function main(): Promise<void> {
   const loadAfter = os.loadavg();
   const out = {
     measuredAt: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, loadAverageBefore: loadBefore.map((l) => round(l, 2)), loadAverageAfter: loadAfter.map((l) => round(l, 2)) },
+    machine: {
+      cpus: os.cpus().length,
+      loadAverageBefore: loadBefore.map((l) => round(l, 2)),
+      loadAverageAfter: loadAfter.map((l) => round(l, 2)),
+    },
     goal: { addedMedianMs: 1 },
     latency,
     session: { exchangesSent: EXCHANGES, concurrency: CONCURRENCY, seconds: sessionS, ...memory },
