@@ -95,8 +95,9 @@ export class ProxySession {
     [id: string, operation: OperationKey, method: string, url: string, startedAt: string, status: number]
   >();
   private readonly tallies = new Map<string, Tally>();
-  private readonly flagged: ExchangeRecord[] = [];
-  private readonly latest: ExchangeRecord[] = [];
+  /** The exchanges the reports show (their masked evidence is built when the reports are written, not per exchange). */
+  private readonly flagged: Exchange[] = [];
+  private readonly latest: Exchange[] = [];
 
   constructor(readonly options: SessionOptions) {
     const { spec, loaded, secret } = options;
@@ -288,7 +289,7 @@ export class ProxySession {
 
   private record(x: Exchange, flagged: boolean): void {
     const list = flagged && this.flagged.length < MAX_RECORDS / 2 ? this.flagged : this.latest;
-    list.push(exchangeRecord(x));
+    list.push(x);
     if (this.latest.length > MAX_RECORDS / 2) this.latest.shift();
   }
 
@@ -327,7 +328,7 @@ export class ProxySession {
 
   /** Every exchange record the reports hold. */
   records(): ExchangeRecord[] {
-    return [...this.flagged, ...this.latest];
+    return [...this.flagged, ...this.latest].map(exchangeRecord);
   }
 
   /** The session's results, in the shape of a run's (the invariants judged first). */
