@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openProxy } from '../../cli/proxy.js';
 import { defaults, type RunOptions } from '../../core/config/options.js';
 import type { Finding } from '../../core/model.js';
+import { createAjv } from '../../core/spec/ajv.js';
 import { startGateway } from '../../gateway/index.js';
 import { sandboxCredentials } from '../../pact/interactions.js';
 import { Merchant } from '../../examples/merchant/client.js';
@@ -52,6 +53,9 @@ const CASES = [
 ] as const;
 
 const credentials = sandboxCredentials();
+const validateResults = createAjv().compile(
+  JSON.parse(fs.readFileSync(path.resolve('schemas/results.schema.json'), 'utf8')),
+);
 const handler = await startNotificationHandler();
 afterAll(() => handler.close());
 
@@ -66,7 +70,7 @@ describe.each(CASES)('serve --fault $fault', ({ fault, checkId, operation, requi
         upstream: gateway.url,
         proxyPort: 0,
         notify: true,
-        reporter: ['junit', 'html'],
+        reporter: ['json', 'junit', 'html'],
         out,
       } as RunOptions;
       const findings: Finding[] = [];
@@ -91,6 +95,12 @@ describe.each(CASES)('serve --fault $fault', ({ fault, checkId, operation, requi
       // A must or invariant finding fails the run at the default --fail-on must; a profile one is a warning there.
       const failing = found.some((f) => f.severity === 'must' || f.severity === 'invariant');
       expect(result.exitCode).toBe(failing ? 1 : 0);
+      // results.json (format 1.8, findings with their side) is valid against the results schema.
+      const written = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'));
+      expect(validateResults(written), JSON.stringify(validateResults.errors)).toBe(true);
+      expect(
+        written.checks.flatMap((c: { findings: Finding[] }) => c.findings).every((f: Finding) => f.side === 'answer'),
+      ).toBe(true);
       // The reports tell the sides apart too.
       expect(fs.readFileSync(path.join(out, 'junit.xml'), 'utf8')).toContain('the gateway&apos;s answer: [');
       expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain("the gateway's answer");
