@@ -21,6 +21,7 @@ commands:
   profile migrate   rewrite a profile of an earlier format in the current one
   profile discover  draft a profile of a sandbox by probing it (values with their evidence, UNKNOWN where none)
   pact              Pact contracts: generate from the spec, verify a gateway, check a merchant's pact
+  proxy             a validating proxy between your application and a gateway: each exchange judged, reports on stop
   selftest          run the suites against every fault and neutral variant of the reference gateway
   help              show this text
   --version, -v     print the kit's version (pagi-conform <version>)
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   profile: async () => (await import('./profile.js')).profileMain,
   selftest: async () => (await import('./selftest.js')).selftestMain,
   pact: async () => (await import('./pact.js')).pactMain,
+  proxy: async () => (await import('./proxy.js')).proxyMain,
 };
 
 /** Run the CLI with `argv` (without node and script) and return the exit code. */

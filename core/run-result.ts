@@ -60,6 +60,20 @@ export function statusForRequirement(result: CheckResult, requirementId: string)
     : 'passed';
 }
 
+/** Whose part of an exchange a finding of `pagi-conform proxy` is about (results format 1.8, `side`). */
+export type FindingSide = NonNullable<Finding['side']>;
+
+/** The words a finding's side goes by in the console and the reports. */
+export const SIDE_WORDS: Readonly<Record<FindingSide, string>> = {
+  request: 'your request',
+  answer: "the gateway's answer",
+};
+
+/** A finding's side as the words that lead its line (`your request: `), or nothing for a run's finding. */
+export function sidePrefix(f: Pick<Finding, 'side'>): string {
+  return f.side ? `${SIDE_WORDS[f.side]}: ` : '';
+}
+
 /** Whether a finding fails its check: every finding but information. */
 export function isFailing(finding: Pick<Finding, 'severity'>): boolean {
   return finding.severity !== 'info';

@@ -132,7 +132,8 @@ const mediaTypesShown: Rule = (view, op, ctx, add) => {
       );
   }
   const response = view.interaction.response;
-  if ((response?.status ?? 200) !== 200) return;
+  // A request judged alone (pagi-conform proxy) has no expected response.
+  if (!response || (response.status ?? 200) !== 200) return;
   const resContentType = headerValue(response.headers as Record<string, unknown>, 'content-type');
   if (!resContentType) return;
   const { format, requirement } = responseFormat(op);

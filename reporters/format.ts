@@ -13,7 +13,7 @@ import type {
 } from '../core/model.js';
 import { kitSpec, loadSpec } from '../core/spec/load.js';
 import type { RunEnd } from '../core/reporter.js';
-import { SEVERITY_ORDER, countsAs, failedAtLevel, severityRank } from '../core/run-result.js';
+import { SEVERITY_ORDER, countsAs, failedAtLevel, severityRank, sidePrefix } from '../core/run-result.js';
 
 /** Check statuses in report order. */
 export const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'waived', 'skipped', 'not_applicable'];
@@ -164,9 +164,9 @@ export function evidenceText(evidence: Evidence): string {
   return lines.join('\n');
 }
 
-/** One line per finding: `CODE /pointer: message`. */
+/** One line per finding: `CODE /pointer: message` (a proxy's finding led by its side: `your request: …`). */
 export function findingLine(f: Finding): string {
-  return `${f.code} ${f.location.pointer || '/'}: ${f.message}`;
+  return `${sidePrefix(f)}${f.code} ${f.location.pointer || '/'}: ${f.message}`;
 }
 
 /** A count with its noun (`1 warning`, `4 warnings`). */

@@ -118,7 +118,7 @@ const SCRIPT = `
     var shown = {};
     c.findings.forEach(function (f) {
       var item = el('div', 'finding sev-' + f.severity);
-      item.appendChild(el('p', 'fhead', '[' + f.severity + '] ' + f.code + ' · ' + f.title));
+      item.appendChild(el('p', 'fhead', (f.side ? (f.side === 'request' ? 'your request' : "the gateway's answer") + ': ' : '') + '[' + f.severity + '] ' + f.code + ' · ' + f.title));
       item.appendChild(el('p', 'fmsg', f.message));
       var at = 'at ' + f.location.operation + ' ' + (f.location.pointer || '/') + (f.location.exchangeId ? ' · exchange ' + f.location.exchangeId : '') + ' · ' + f.requirementIds.join(', ');
       item.appendChild(el('p', 'muted', at));

@@ -12,7 +12,7 @@ import type { KitReporter } from '../core/reporter.js';
 const RESULTS_SCHEMA_ID = `${SCHEMA_BASE}results.schema.json`;
 
 /** Version of the results format: the major changes when a field is removed or changes meaning, the minor when one is added. */
-const RESULTS_SCHEMA_VERSION = '1.7';
+const RESULTS_SCHEMA_VERSION = '1.8';
 
 /** The content of results.json. */
 export type ResultsDocument = ConformanceRunResults;

@@ -23,6 +23,7 @@ import {
   verdictHeadline,
   notJudgedLine,
 } from './format.js';
+import { sidePrefix } from '../core/run-result.js';
 import { fileReporter } from './file.js';
 import type { KitReporter } from '../core/reporter.js';
 
@@ -52,7 +53,7 @@ function properties(pairs: [string, string][]): Node {
 function findingsText(result: CheckResult, resultsFile: string): string {
   return result.findings
     .map((f) => {
-      const head = `[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
+      const head = `${sidePrefix(f)}[${f.severity}] ${f.code} ${f.title} at ${f.location.operation} ${f.location.pointer || '/'} (${f.requirementIds.join(', ')})${f.location.exchangeId ? ` exchange ${f.location.exchangeId}` : ''}`;
       const steps = findingReplay(f);
       const replay =
         steps.length > 1 ? [`replay the steps with fresh identifiers: ${reproduceCommand(result, resultsFile)}`] : [];

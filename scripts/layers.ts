@@ -38,6 +38,11 @@ export const LAYERS: readonly Layer[] = [
     mayImport: ['core', 'engine'],
   },
   {
+    folder: 'proxy',
+    what: '`pagi-conform proxy`: the validating proxy between a merchant and a gateway, judging each exchange with the checks of the suites and of `pact check`',
+    mayImport: ['core', 'engine', 'suites', 'pact'],
+  },
+  {
     folder: 'kit',
     what: 'the kit composed: the engine handed the reference gateway, the registry and the reporters; the package API',
     mayImport: ['core', 'engine', 'reporters', 'gateway'],
@@ -50,7 +55,7 @@ export const LAYERS: readonly Layer[] = [
   {
     folder: 'cli',
     what: 'the `pagi-conform` commands',
-    mayImport: ['core', 'engine', 'discover', 'suites', 'reporters', 'gateway', 'pact', 'kit', 'selftest'],
+    mayImport: ['core', 'engine', 'discover', 'suites', 'reporters', 'gateway', 'pact', 'proxy', 'kit', 'selftest'],
   },
 ];
 

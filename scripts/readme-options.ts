@@ -55,6 +55,7 @@ export function optionsSection(): string {
     commandRows('pact generate'),
     commandRows('pact verify'),
     commandRows('pact check'),
+    commandRows('proxy'),
     flagSection('serve', SERVE_FLAGS),
     flagSection('selftest', SELFTEST_FLAGS),
   ].join('\n\n');

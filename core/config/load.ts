@@ -86,9 +86,13 @@ export function readEnv(env: NodeJS.ProcessEnv, command: Command = 'run'): Parti
 
 /**
  * Read a YAML config file: a mapping of table keys; file-path values are relative to the file's folder. Each error
- * is one sentence starting with `file:line:column` (the key, or its value), the value seen masked.
+ * is one sentence starting with `file:line:column` (the key, or its value), the value seen masked. For `proxy`, the
+ * file may hold `run`'s keys too (one pagi.yaml for both): those of no row of `command` are
+ * read (and checked) but left out (`proxy`; the other commands keep every key of `run`'s table, as before).
  */
-export function readConfigFile(file: string): Partial<RunOptions> {
+export function readConfigFile(file: string, command: Command = 'run'): Partial<RunOptions> {
+  const own = command === 'proxy' ? optionsOf(command) : TABLE;
+  const table = [...own, ...TABLE.filter((d) => !own.some((o) => o.key === d.key))];
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -109,14 +113,15 @@ export function readConfigFile(file: string): Partial<RunOptions> {
     );
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(doc)) {
-    const def = TABLE.find((d) => d.key === key && d.configFile !== false);
+    const def = table.find((d) => d.key === key && d.configFile !== false);
     if (!def) {
-      const keys = TABLE.filter((d) => d.configFile !== false).map((d) => d.key as string);
+      const keys = table.filter((d) => d.configFile !== false).map((d) => d.key as string);
       throw new UsageError(
         `${at([key], true)}: unknown key '${key}'${didYouMean(key, keys) || '.'} 'pagi-conform run --help' lists the keys.`,
       );
     }
     const value = parseValue(def, raw, `${at([key])}: ${key}`);
+    if (!own.includes(def)) continue;
     out[key] =
       def.type.path && typeof value === 'string' && !(key === 'profile' && !/[\\/.]/.test(value))
         ? path.resolve(path.dirname(file), value)
@@ -156,7 +161,7 @@ export function resolveOptions(
 ): RunOptions {
   const fromEnv = readEnv(env, command);
   const configFile = explicit.config ?? fromEnv.config;
-  const fromFile = configFile ? readConfigFile(configFile) : {};
+  const fromFile = configFile ? readConfigFile(configFile, command) : {};
   return { ...defaults(command), ...fromFile, ...fromEnv, ...explicit } as RunOptions;
 }
 

@@ -7,12 +7,6 @@
 /** Lowest severity that makes a run NOT CONFORMANT: a document level. */
 export type FailOn = DocumentLevel;
 
-/** Payment methods for APM requests: values the target accepts, and one it does not know. */
-export interface PaymentMethodsConfig {
-  valid: string[];
-  unknown: string;
-}
-
 /** Resolved options of a run (CLI flags, config file, environment and defaults merged). */
 export interface RunOptions {
   target?: string;
@@ -82,6 +76,16 @@ export interface RunOptions {
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
   /** APM payment_method a provider state sends as unknown to the gateway (`pact verify`). */
   unknownPaymentMethod?: string;
+  /** Gateway `proxy` forwards to (absent: the embedded reference gateway). */
+  upstream?: string;
+  /** Port `proxy` listens on (loopback). */
+  proxyPort: number;
+  /** `proxy` rewrites notify_url to its own receiver, judges each notification and forwards it. */
+  notify: boolean;
+  /** Hosts besides loopback `proxy --notify` forwards notifications to. */
+  notifyHosts: string[];
+  /** Pact V4 file `proxy` writes the observed interactions to when it stops. */
+  proxyPact?: string;
   help: boolean;
 }
 
@@ -94,23 +98,27 @@ export type Command =
   | 'profile discover'
   | 'pact generate'
   | 'pact verify'
-  | 'pact check';
+  | 'pact check'
+  | 'proxy';
 
 export { UsageError } from '../types/errors.js';
-import { UsageError } from '../types/errors.js';
-import { shownValue } from '../mask.js';
 import { DOCUMENT_LEVELS, type DocumentLevel } from '../run-result.js';
+import {
+  type PaymentMethodsConfig,
+  type ValueType,
+  flag,
+  hostPort,
+  integer,
+  list,
+  oneOf,
+  paymentMethods,
+  shard,
+  stringMap,
+  text,
+  url,
+} from './values.js';
 
-/** How a value is written and read. `parse` gets a CLI/env string or a config-file/programmatic value. */
-export interface ValueType<T> {
-  /** Placeholder in `--help` (`URL`, `N`, `LIST`). */
-  label: string;
-  /** parseArgs type of the flag. */
-  cli: 'string' | 'boolean';
-  /** Values that are file paths are resolved against the config file's folder when read from it. */
-  path?: boolean;
-  parse(raw: unknown, where: string): T;
-}
+export { type PaymentMethodsConfig, type ValueType, flag, integer, list, seconds, text } from './values.js';
 
 /** One row of the table. */
 export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
@@ -135,142 +143,6 @@ export interface OptionDef<K extends keyof RunOptions = keyof RunOptions> {
   description: string;
 }
 
-/** A value its type refuses: where it was given, what it must be and the value seen (masked: a secret, a card). */
-function fail(where: string, expected: string, raw: unknown): never {
-  throw new UsageError(`${where} must be ${expected} (received ${shownValue(raw, where)}).`);
-}
-
-/** A non-empty string (a file path when `isPath`). */
-export const text = (label: string, isPath = false): ValueType<string> => ({
-  label,
-  cli: 'string',
-  path: isPath,
-  parse: (raw, where) =>
-    typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : fail(where, 'a non-empty string', raw),
-});
-
-/** A whole number of at least `min` (and at most `max` when given). */
-export const integer = (label: string, min: number, max?: number): ValueType<number> => ({
-  label,
-  cli: 'string',
-  parse: (raw, where) => {
-    const n =
-      typeof raw === 'number' ? raw : typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (max !== undefined)
-      return Number.isSafeInteger(n) && n >= min && n <= max ? n : fail(where, `an integer from ${min} to ${max}`, raw);
-    return Number.isSafeInteger(n) && n >= min ? n : fail(where, `an integer of at least ${min}`, raw);
-  },
-});
-
-/** A number of seconds, 0 or more (fractions allowed). */
-export const seconds: ValueType<number> = {
-  label: 'S',
-  cli: 'string',
-  parse: (raw, where) => {
-    const n =
-      typeof raw === 'number'
-        ? raw
-        : typeof raw === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(raw.trim())
-          ? Number(raw)
-          : NaN;
-    return Number.isFinite(n) && n >= 0 ? n : fail(where, 'a number of seconds, 0 or more', raw);
-  },
-};
-
-/** A boolean flag (true or false in a file or the environment). */
-export const flag: ValueType<boolean> = {
-  label: '',
-  cli: 'boolean',
-  parse: (raw, where) =>
-    typeof raw === 'boolean'
-      ? raw
-      : raw === 'true'
-        ? true
-        : raw === 'false'
-          ? false
-          : fail(where, 'true or false', raw),
-};
-
-const oneOf = <T extends string>(values: readonly T[]): ValueType<T> => ({
-  label: values.join('|'),
-  cli: 'string',
-  parse: (raw, where) => (values.includes(raw as T) ? (raw as T) : fail(where, `one of ${values.join(', ')}`, raw)),
-});
-
-/** A list: comma-separated text, repeated flags or a YAML sequence of strings. */
-export const list: ValueType<string[]> = {
-  label: 'LIST',
-  cli: 'string',
-  parse: (raw, where) => {
-    const items = (Array.isArray(raw) ? raw : [raw]).flatMap((x) =>
-      typeof x === 'string' ? x.split(',') : fail(where, 'a comma-separated list', raw),
-    );
-    return items.map((x) => x.trim()).filter(Boolean);
-  },
-};
-
-const url: ValueType<string> = {
-  label: 'URL',
-  cli: 'string',
-  parse: (raw, where) => {
-    const value = text('URL').parse(raw, where);
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      return fail(where, 'an absolute http(s) URL', raw);
-    }
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:'
-      ? value.replace(/\/+$/, '')
-      : fail(where, 'an http or https URL', raw);
-  },
-};
-
-const shard: ValueType<string> = {
-  label: 'i/n',
-  cli: 'string',
-  parse: (raw, where) => {
-    const m = typeof raw === 'string' ? /^([0-9]+)\/([0-9]+)$/.exec(raw.trim()) : null;
-    const [i, n] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-    return m && i >= 1 && i <= n ? `${i}/${n}` : fail(where, 'i/n with 1 <= i <= n', raw);
-  },
-};
-
-const hostPort: ValueType<string> = {
-  label: 'HOST:PORT',
-  cli: 'string',
-  parse: (raw, where) =>
-    typeof raw === 'string' && /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):[0-9]{1,5}$/.test(raw.trim())
-      ? raw.trim()
-      : fail(where, 'HOST:PORT (IPv6 in brackets)', raw),
-};
-
-const stringMap: ValueType<Record<string, string>> = {
-  label: 'MAP',
-  cli: 'string',
-  parse: (raw, where) => {
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail(where, 'a mapping of names to strings', raw);
-    const entries = Object.entries(raw).map(([k, v]) => [
-      k,
-      typeof v === 'string' || typeof v === 'number' ? String(v) : fail(`${where}.${k}`, 'a string', v),
-    ]);
-    return Object.fromEntries(entries);
-  },
-};
-
-const paymentMethods: ValueType<PaymentMethodsConfig> = {
-  label: 'MAP',
-  cli: 'string',
-  parse: (raw, where) => {
-    const v = raw as Partial<Record<keyof PaymentMethodsConfig, unknown>> | undefined;
-    if (!v || typeof v !== 'object') return fail(where, 'a mapping with valid (list) and unknown (string)', raw);
-    return {
-      valid: list.parse(v.valid, `${where}.valid`),
-      unknown: text('METHOD').parse(v.unknown, `${where}.unknown`),
-    };
-  },
-};
-
 /** Typed row constructor: ties the value type and the default to the option's key. */
 function opt<const K extends keyof RunOptions>(def: OptionDef<K>): OptionDef<K> {
   return def;
@@ -289,7 +161,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'config',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'config',
     type: text('FILE', true),
     env: 'PAGI_CONFIG',
@@ -299,7 +171,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'profile',
-    commands: ['run', 'pact generate', 'pact verify', 'pact check'],
+    commands: ['run', 'pact generate', 'pact verify', 'pact check', 'proxy'],
     flag: 'profile',
     type: text('FILE', true),
     default: 'reference',
@@ -323,7 +195,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'failOn',
-    commands: ['run', 'pact check'],
+    commands: ['run', 'pact check', 'proxy'],
     flag: 'fail-on',
     type: oneOf(DOCUMENT_LEVELS),
     default: 'must',
@@ -343,8 +215,8 @@ export const OPTIONS = [
     type: text('DIR'),
     default: 'reports',
     // Each command's report set in a folder of its own: a pact check never lands beside a run's reports.
-    defaultByCommand: { 'pact check': 'reports/pact' },
-    commands: ['run', 'merge', 'pact check'],
+    defaultByCommand: { 'pact check': 'reports/pact', proxy: 'reports/proxy' },
+    commands: ['run', 'merge', 'pact check', 'proxy'],
     affectsResults: false,
     description:
       'Folder the reports are written to; the report files of an earlier run there that this run does not write are removed.',
@@ -354,7 +226,7 @@ export const OPTIONS = [
     flag: 'reporter',
     type: list,
     default: ['console', 'json'],
-    commands: ['run', 'merge', 'pact check'],
+    commands: ['run', 'merge', 'pact check', 'proxy'],
     affectsResults: false,
     description:
       'Reporters, comma-separated: console (progress, summary, verdict), json (results.json), junit (junit.xml), markdown (summary.md), har (exchanges.har), html (report.html, the certification report).',
@@ -435,7 +307,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'timeout',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'timeout',
     type: integer('MS', 1),
     default: 10_000,
@@ -443,7 +315,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'maxResponseBytes',
-    commands: ['run', 'profile discover'],
+    commands: ['run', 'profile discover', 'proxy'],
     flag: 'max-response-bytes',
     type: integer('BYTES', 1),
     default: 8 * 1024 * 1024,
@@ -569,7 +441,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'merchantId',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'merchant-id',
     flagCommands: ['pact verify'],
     type: text('ID'),
@@ -578,7 +450,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'accountId',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'account-id',
     flagCommands: ['pact verify'],
     type: text('ID'),
@@ -587,7 +459,7 @@ export const OPTIONS = [
   }),
   opt({
     key: 'secret',
-    commands: ['run', 'profile discover', 'pact verify'],
+    commands: ['run', 'profile discover', 'pact verify', 'proxy'],
     flag: 'secret',
     flagCommands: ['pact verify'],
     type: text('SECRET'),
@@ -698,6 +570,52 @@ export const OPTIONS = [
     description: "Log level of Pact's Verifier.",
   }),
   opt({
+    key: 'upstream',
+    flag: 'upstream',
+    type: url,
+    env: 'PAGI_UPSTREAM',
+    commands: ['proxy'],
+    description:
+      'Gateway the proxy forwards every request to, unchanged, and no other (default: the embedded reference gateway on an ephemeral loopback port).',
+  }),
+  opt({
+    key: 'proxyPort',
+    flag: 'port',
+    type: integer('N', 0, 65535),
+    default: 8081,
+    commands: ['proxy'],
+    affectsResults: false,
+    description: "Loopback port the proxy listens on (0: a free one); point the merchant application's base URL at it.",
+  }),
+  opt({
+    key: 'notify',
+    flag: 'notify',
+    type: flag,
+    default: false,
+    commands: ['proxy'],
+    description:
+      "Rewrite each request's notify_url to the proxy's own receiver, judge each notification and forward it to the original URL (loopback, or a host of notifyHosts; any other is left unrewritten).",
+  }),
+  opt({
+    key: 'notifyHosts',
+    flag: 'notify-hosts',
+    type: list,
+    default: [],
+    commands: ['proxy'],
+    description:
+      'Hosts besides loopback the proxy forwards notifications to, comma-separated (host or host:port); a notify_url on any other host is not rewritten.',
+  }),
+  opt({
+    key: 'proxyPact',
+    flag: 'pact',
+    type: text('FILE', true),
+    configFile: false,
+    commands: ['proxy'],
+    affectsResults: false,
+    description:
+      "Pact V4 file the proxy writes on stop: the observed interactions with a clean request and a 200 answer, each expecting what the interface guarantees ('pagi-conform pact check' accepts it).",
+  }),
+  opt({
     key: 'help',
     flag: 'help',
     type: flag,
@@ -712,6 +630,7 @@ export const OPTIONS = [
       'pact generate',
       'pact verify',
       'pact check',
+      'proxy',
     ],
     affectsResults: false,
     description: 'Show this text.',

@@ -4003,6 +4003,10 @@ export interface ResultsFinding {
     [k: string]: unknown;
   };
   location: ResultsFindingLocation;
+  /**
+   * Since 1.8, findings of `pagi-conform proxy` only: whose part of the exchange the finding is about, `request` (the merchant's request: "your request") or `answer` (the gateway's answer, the invariants on the observed traffic included: "the gateway's answer"). Absent in a run's and a pact check's findings.
+   */
+  side?: "request" | "answer";
   evidence?: ResultsEvidence;
   /**
    * Present when the finding rests on more than one exchange (a refund, the payment it refunds, the query that shows it): each of them in the order the kit sent them (since 1.3; before, the location's exchange first), the location's exchange being the failing one.

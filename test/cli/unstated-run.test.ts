@@ -82,7 +82,7 @@ describe('a run with a profile that does not state every point', () => {
     expect([...points].some((p) => p!.startsWith('/notifications/'))).toBe(true);
     expect([...points].some((p) => p!.startsWith('/batch/itemFailures/'))).toBe(true);
     expect(results.totals.notStated).toEqual({ checks: notJudged.length, points: points.size });
-    expect((results as unknown as { schemaVersion: string }).schemaVersion).toBe('1.7');
+    expect((results as unknown as { schemaVersion: string }).schemaVersion).toBe('1.8');
     // The document is judged in full where it needs no profile point, the invariants too.
     expect(results.totals.byStatus.passed).toBeGreaterThan(250);
     expect(results.verdicts?.integrity.verdict).toBe('PASSED');

@@ -102,6 +102,8 @@ describe('the packed kit, installed into an empty folder (40 s to 4 minutes, by 
       'LICENSE',
       'bin/pagi-conform.js',
       'cli/main.ts',
+      'cli/proxy.ts',
+      'proxy/server.ts',
       'suites/registry.ts',
       'spec/openapi.yaml',
       'schemas/results.schema.json',
