@@ -5,6 +5,7 @@
 // natively: no TypeScript transform when a run starts. dist/BUILD.json records the build; a source changed after it
 // makes bin/launch.js fall back to the TypeScript sources until the next build. Plain JavaScript, so it runs before
 // anything else is built. Takes about a second.
+import { COMPILED_FOLDERS } from './compiled-folders.mjs';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -29,19 +30,6 @@ async function esbuild() {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist');
-/** The folders of the kit's runtime, as the package ships them. */
-export const COMPILED_FOLDERS = [
-  'core',
-  'engine',
-  'discover',
-  'pact',
-  'kit',
-  'cli',
-  'gateway',
-  'suites',
-  'reporters',
-  'selftest',
-];
 /** Files of those folders a run never loads: tests and their fixtures, notes. */
 const LEFT_OUT = /(^|\/)test\/|\.test\.ts$|\.d\.ts$|\.md$/;
 /** What tsconfig.json says of the emitted JavaScript (esbuild reads no tsconfig in transform mode). */
