@@ -17,6 +17,7 @@ export const SLOW_FILES = [
   'test/engine/unseen-gateway.test.ts',
   'test/discover/proof.test.ts',
   'test/discover/neighbourhood.test.ts', // six neighbours discovered and run with their drafts (about a minute)
+  'test/discover/neighbours.test.ts', // neighbours of the personalities discovered and run (about 45 s)
   // end to end: `pagi-conform` in child processes against a gateway, a packed install, a browser
   'test/engine/reference.test.ts',
   'test/engine/integrity.test.ts',
@@ -26,6 +27,7 @@ export const SLOW_FILES = [
   'test/engine/rollup.test.ts',
   'test/reporters/reports.test.ts',
   'test/cli/run.test.ts',
+  'test/cli/unstated-run.test.ts',
   'test/cli/snags.test.ts',
   'test/cli/interrupt.test.ts',
   'test/cli/reproduce.test.ts',

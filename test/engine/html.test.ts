@@ -257,7 +257,10 @@ const fragment: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
 })).node;
 
 describe('readCheckoutForm against a DOM (jsdom, scripts off)', () => {
-  it('finds the forms, form owners, controls and selected options a DOM finds, on generated pages', () => {
+  // 300 generated pages, each parsed by the reader and by jsdom: a few seconds alone, more beside the other worker's files.
+  it('finds the forms, form owners, controls and selected options a DOM finds, on generated pages', {
+    timeout: 120_000,
+  }, () => {
     fc.assert(
       fc.property(fc.array(fragment, { maxLength: 5 }), (parts) => {
         const html = page(`<form action="/outer">${parts.join('')}</form>${parts.slice(1).join('')}`);

@@ -60,7 +60,9 @@ function failingOn(results: RunResult, requirement: string): string[] {
   return [...out];
 }
 
-describe('through a fault-injecting proxy in front of the reference gateway', () => {
+// The cases are independent (a proxy and a gateway each) and wait on their kit process: they run at once, as many kit
+// processes at a time as test/support/cli.ts allows.
+describe.concurrent('through a fault-injecting proxy in front of the reference gateway', () => {
   it('the identity pass-through changes nothing: CONFORMANT, exit 0, no failed check', {
     timeout: 300_000,
   }, async () => {
