@@ -11,6 +11,7 @@ import { normaliseArrays, readXml } from '../../core/codecs/xml.js';
 import { defaultConfig } from '../config.js';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../index.js';
 import { exampleValue } from '../../test/support/examples.js';
+import { threadId } from 'node:worker_threads';
 
 /** The kit's spec. */
 export const spec = kitSpec();
@@ -32,7 +33,7 @@ let seq = 0;
 /** A fresh order number. */
 export function orderNo(): string {
   seq += 1;
-  return `ORD-T${process.pid}-${Date.now().toString(36)}-${seq}`;
+  return `ORD-T${process.pid}-${threadId}-${Date.now().toString(36)}-${seq}`;
 }
 
 /** Card fields named by the profile, for a card that has not expired. */

@@ -7,6 +7,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { RunResult } from '../../core/model.js';
 import { KIT_ROOT } from '../../core/spec/paths.js';
 import { createLimiter } from '../../engine/limiter.js';
@@ -51,9 +52,11 @@ export interface CliOutcome extends CliRun {
 
 let runs = 0;
 
+// The test workers are threads of one process: the pid alone names the same folder in two of them.
+
 /** `pagi-conform run --out <fresh folder> ARGS` with extra environment variables. */
 export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliOutcome> {
-  const out = path.join(tempRoot(), `run-${process.pid}-${++runs}`);
+  const out = path.join(tempRoot(), `run-${process.pid}-${threadId}-${++runs}`);
   const run = await pagiConform(['run', '--out', out, ...args], env, 180_000);
   const results = () => {
     const file = path.join(out, 'results.json');
