@@ -307,8 +307,11 @@ export async function incrementalList(
 
 /** The lists of the simple operations (merchant and account fields only): the capture's order first. */
 export async function simpleLists(s: Session, facts: Facts, f: Family, capture: string[]): Promise<void> {
-  const orders = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
+  const base = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
   for (const op of simpleOperations(s)) {
+    // The working profile's list first (the one `--from` states; else the format's default, one of the orders).
+    const sig = s.work.signature.request;
+    const orders = sig.mode === 'fieldList' ? [[...sig.fields[op]], ...base] : base;
     const body = s.body(op);
     const wrong = await wrongFor(s, facts, op, body);
     let done = false;

@@ -29,11 +29,17 @@ import {
   coveredSelectors,
   minimalPayment,
   coverFull,
+  _familyOf,
+  accepted,
+  listRule,
+  wrongFor,
 } from './signature-lists.js';
 import { searchCards } from './cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 import { operationSet } from '../../core/spec/operations.js';
 import { SetupError } from '../../core/types/errors.js';
+import type { SignatureProfile } from '../../core/signing.js';
+import { fromStates } from '../from.js';
 
 /** A request sent: its exchange and its refusal (undefined: taken). */
 type Attempt = Awaited<ReturnType<typeof attempt>>;
@@ -119,27 +125,29 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Which media each operation reads: a wrong signature in each (readable: refused otherwise than unreadable).
   await requestMedia(s, facts, zeros);
   const wrong = facts.wrongSignature.capture as Refusal | undefined;
-  const { family, captureList } = await captureScheme(s, capture);
+  const vendor = await vendorScheme(s, capture);
+  const { family, captureList } = vendor ?? (await captureScheme(s, capture));
+  const stated = vendor ? s.options.from!.loaded.profile.signature : undefined;
   s.options.log(`signature: capture scheme found after ${s.requests} requests`);
   if (wrong) noteKind(facts, 'badSignature', facts.wrongSignature.capture!);
   await signatureCase(s, capture, family);
   await inputFirst(s, facts, capture, wrong, zeros);
   // Sorted pairs: empty values and encoded values, on the direct payment (many kinds of fields).
-  if (family.pairs) await pairsDetails(s, facts, family);
-  else await simpleLists(s, facts, family, captureList);
+  if (family.pairs && !stated) await pairsDetails(s, facts, family);
+  else if (!family.pairs) await simpleLists(s, facts, family, captureList);
   if (!family.pairs) {
     for (const op of operationSet(s.spec, 'selecting'))
       await coveredSelectors(s, facts, family, op as SelectingOperation);
   }
   s.options.log(`signature: simple lists done, ${s.requests} requests`);
-  await payments(s, facts, family);
+  await payments(s, facts, family, stated);
   s.options.log(`signature: payments done, ${s.requests} requests`);
-  if (!family.pairs) await payoutList(s, facts, family);
+  if (!family.pairs) await payoutList(s, facts, family, stated);
   if (family.pairs) {
     d.set(
       'signature.request',
       s.work.signature.request,
-      'sorted pairs accepted on every operation tried (capture, payments, payout)',
+      `sorted pairs accepted on every operation tried (capture, payments, payout)${stated ? `, as ${s.options.from!.file} states them` : ''}`,
     );
   }
 }
@@ -203,6 +211,38 @@ async function requiredHeader(
       {},
       `no header of ${HEADER_CANDIDATES.map(([n]) => n).join(', ')} changes the refusal of a wrong signature`,
     );
+}
+
+/**
+ * The recipe `--from` states (algorithm, encoding and request rule), tried first on the capture: taken, it is
+ * confirmed and the catalogue is not searched (each operation's list is then tried as stated before any search).
+ */
+async function vendorScheme(
+  s: Session,
+  capture: Record<string, unknown>,
+): Promise<{ family: Family; captureList: string[] } | undefined> {
+  const from = s.options.from;
+  if (!['signature.algorithm', 'signature.encoding', 'signature.request'].every((p) => fromStates(from, p)))
+    return undefined;
+  const sig = structuredClone(from!.loaded.profile.signature);
+  const r = await attempt(s, 'capture', capture, { sign: sig });
+  if (r.refusal) {
+    s.options.log(`signature: the capture signed as ${from!.file} states is refused: searching the catalogue`);
+    return undefined;
+  }
+  const family = _familyOf(sig);
+  const captureList = sig.request.mode === 'fieldList' ? sig.request.fields.capture : [];
+  adopt(s, family, 'capture', captureList.length ? captureList : undefined);
+  const d = s.draft;
+  const why = s.evidence(r.x, `capture accepted signed as ${from!.file} states`);
+  d.set('signature.algorithm', family.algorithm, why);
+  d.set('signature.encoding', family.encoding, why);
+  if (!family.pairs) {
+    d.set('signature.request.mode', 'fieldList', why);
+    d.set('signature.request.separator', family.separator, why);
+    d.set('signature.request.fields.capture', captureList, why);
+  }
+  return { family, captureList };
 }
 
 /** The capture's scheme: a signed refusal tells it offline, else the catalogue, most likely first; throws if none. */
@@ -329,7 +369,7 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
 }
 
 /** The three payments: card fields and field lists (in the order the gateway's checks allow), then the full bodies. */
-async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
+async function payments(s: Session, facts: Facts, f: Family, stated?: SignatureProfile): Promise<void> {
   const d = s.draft;
   const key = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount'];
   const canonical = [
@@ -348,7 +388,8 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
       : [];
   const found: string[][] = [];
   const search = async (op: OperationKey, body: Record<string, unknown>, hints: string[][]) =>
-    facts.inputFirst
+    (await statedList(s, facts, f, op, body, stated)) ??
+    (facts.inputFirst
       ? searchList(s, facts, f, op, body, key, canonical, hints, 250)
       : incrementalList(
           s,
@@ -357,7 +398,7 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
           op,
           key,
           hints.filter((h) => h.every((x) => key.includes(x))),
-        );
+        ));
   const directList = async (card: Record<string, string>) => {
     if (f.pairs) return true;
     const r = await search('authoriseDirect', minimalPayment(s, 'authoriseDirect', card), idsHint);
@@ -416,7 +457,7 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
 }
 
 /** The payout's list: its key fields mapped from the payments' lists first. */
-async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
+async function payoutList(s: Session, facts: Facts, f: Family, stated?: SignatureProfile): Promise<void> {
   const sig = s.work.signature.request;
   if (sig.mode !== 'fieldList') return;
   const key = ['merchant_id', 'account_id', 'request_id', 'payment_amount', 'payment_currency'];
@@ -434,9 +475,11 @@ async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
     const core = l.filter((x) => key.includes(x));
     return [l, core, ...extras.slice(0, 3).map((e) => [...core, e])];
   });
-  const r = facts.inputFirst
-    ? await searchList(s, facts, f, 'payout', body, key, canonical, hints, 220)
-    : await incrementalList(s, facts, f, 'payout', key);
+  const r =
+    (await statedList(s, facts, f, 'payout', body, stated)) ??
+    (facts.inputFirst
+      ? await searchList(s, facts, f, 'payout', body, key, canonical, hints, 220)
+      : await incrementalList(s, facts, f, 'payout', key));
   if (!r) {
     s.draft.unknown(
       'signature.request.fields.payout',
@@ -449,6 +492,23 @@ async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
   const fields = await coverFull(s, facts, f, 'payout', r.fields, body, minimal);
   adopt(s, f, 'payout', fields);
   s.draft.set('signature.request.fields.payout', fields, `${r.evidence} (${r.tried} lists tried)`);
+}
+
+/** The list `--from` states for an operation, tried on `body` before any search: taken, it is the list. */
+async function statedList(
+  s: Session,
+  facts: Facts,
+  f: Family,
+  op: OperationKey,
+  body: Record<string, unknown>,
+  stated: SignatureProfile | undefined,
+): Promise<{ fields: string[]; evidence: string; tried: number; body: Record<string, unknown> } | undefined> {
+  if (stated?.request.mode !== 'fieldList') return undefined;
+  const list = stated.request.fields[op];
+  const wrong = await wrongFor(s, facts, op, body);
+  const r = await attempt(s, op, body, { sign: listRule(f, op, list, stated.request.missingField) });
+  if (!accepted(r.refusal, wrong)) return undefined;
+  return { fields: list, evidence: s.evidence(r.x, `signed as ${s.options.from!.file} states`), tried: 1, body };
 }
 
 /** Every candidate card field name filled (the approve test card, December, four-digit year, the security code). */
