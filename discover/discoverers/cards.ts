@@ -10,7 +10,7 @@
 import type { Refusal } from '../answers.js';
 import { attempt, wrongSignature, type Facts } from '../context.js';
 import type { Session } from '../session.js';
-import { CARD_FIELD_CANDIDATES } from '../vocabulary.js';
+import { CARD_FIELD_CANDIDATES, COMMON_CARD_FIELD_NAMES } from '../vocabulary.js';
 
 type Group = keyof typeof CARD_FIELD_CANDIDATES;
 const GROUPS = Object.keys(CARD_FIELD_CANDIDATES) as Group[];
@@ -132,8 +132,12 @@ export async function oneAtATime(
   known: readonly string[] = [],
 ): Promise<Found | undefined> {
   const current = Object.fromEntries(GROUPS.map((g) => [g, all[g][0]!])) as Record<Group, string>;
+  // The candidate's name taken out where it stands as a word (`no` is no part of `unknown`).
   const keyOf = (r: Refusal | undefined, name: string) =>
-    `${r?.status}|${r?.code}|${r?.message ?? ''}`.split(name).join('*');
+    `${r?.status}|${r?.code}|${r?.message ?? ''}`.replace(
+      new RegExp(`(?<![A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, '\\$&')}(?![A-Za-z0-9_])`, 'g'),
+      '*',
+    );
   for (const digits of [4, 2] as const) {
     const one = () => cardOf(Object.fromEntries(GROUPS.map((g) => [g, [current[g]]])) as never, values(s, digits));
     if (await usable(one())) return { names: { ...current }, digits };
@@ -185,7 +189,7 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
   if (!names || !digits) {
     d.unknown(
       'fields.card',
-      `no combination of the common card field names (${CARD_FIELD_CANDIDATES.number.join(', ')}, …) made a usable card: state the card fields`,
+      `no combination of the common card field names (${COMMON_CARD_FIELD_NAMES.number.join(', ')}, …, each in other spellings) made a usable card: state the card fields`,
       undefined,
       lastEvidence,
     );
