@@ -14,7 +14,7 @@ import {
   type Discoverer,
   type Facts,
 } from '../context.js';
-import { rankResponseSchemes } from '../scheme.js';
+import { encodingsOf, rankResponseSchemes } from '../scheme.js';
 import type { Session } from '../session.js';
 import { CARD_FIELD_CANDIDATES, HEADER_CANDIDATES } from '../vocabulary.js';
 import {
@@ -22,6 +22,7 @@ import {
   PAYMENT_OPS,
   PAYOUT_ROLES,
   captureCandidates,
+  sweepCandidates,
   adopt,
   searchList,
   incrementalList,
@@ -257,7 +258,16 @@ async function captureScheme(
       : { algorithm: o.algorithm, encoding: o.encoding, separator: o.separator! },
   );
   s.options.log(`signature: ${hints.length} scheme(s) explain the signed refusal`);
-  for (const c of captureCandidates(hints)) {
+  // The recipes the signed answer showed, then those with every other separator (their algorithm and encoding are
+  // the request's), then the rest of the catalogue.
+  const catalogue = captureCandidates(hints);
+  const hinted = catalogue.filter((c) => hints.includes(c.family));
+  const seenSig = new Set<string>();
+  const ordered = [...hinted, ...sweepCandidates(hints), ...catalogue].filter((c) => {
+    const id = JSON.stringify(c.sig);
+    return !seenSig.has(id) && Boolean(seenSig.add(id));
+  });
+  for (const c of ordered) {
     const r = await attempt(s, 'capture', capture, { sign: c.sig });
     // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
     // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
@@ -294,6 +304,22 @@ async function signatureCase(s: Session, capture: Record<string, unknown>, famil
       insensitive,
       s.evidence(r.x, 'the same signature in the other letter case'),
     );
+    // Compared in either case, a request tells no case: the signed answers do (the format shares the encoding).
+    if (insensitive) {
+      const cases = new Set(
+        s.samples.map((x) => encodingsOf(x.signature)).flatMap((e) => (e.length === 1 && e[0] !== 'base64' ? e : [])),
+      );
+      const seen = cases.size === 1 ? [...cases][0]! : undefined;
+      if (seen) {
+        family.encoding = seen;
+        s.work.signature.encoding = seen;
+        d.set('signature.encoding', seen, `hex compared in either case; every signed answer is written ${seen}`);
+      } else
+        d.unknown(
+          'signature.encoding',
+          `hex is compared in either letter case and ${cases.size ? 'the signed answers show both cases' : 'no signed answer shows a case'}: which case the gateway writes no probe tells`,
+        );
+    }
   } else {
     s.work.signature.caseInsensitiveCompare = false;
     d.set('signature.caseInsensitiveCompare', false, 'base64 signatures are compared exactly (the format requires it)');
