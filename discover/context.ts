@@ -100,6 +100,8 @@ export interface Facts {
   schedule?: Promise<{ body: Record<string, unknown>; response: Record<string, unknown> }[]>;
   /** Notifications received (their signature is judged with the response scheme). */
   notifications?: Exchange[];
+  /** The same, by kind. */
+  notificationsOf?: { payment: Exchange[]; payout: Exchange[] };
   /** Fields found to select records, per selection operation (their order aside). */
   selecting?: Partial<Record<SelectingOperation, string[]>>;
   /** Security code of the approving test card. */

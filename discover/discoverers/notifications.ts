@@ -151,6 +151,7 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
       `content type ${sample.request.headers['content-type'] ?? '?'}`,
     );
     facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
+    facts.notificationsOf = { payment: [...fromDirect, ...fromApm], payout: fromPayout };
   }
   // Every kind of payment seen notifying, never an empty list (the format needs one operation at least).
   if (payment.length)
@@ -166,13 +167,12 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
       undefined,
       s.evidence(sent.direct.x),
     );
+  // Which answer's fields a kind's body is built from shows only in its signature (the list of that answer signs
+  // it): the response row decides it, or leaves it out.
   if (sample)
-    d.set(
+    d.unknown(
       'notifications.kinds.payment.bodyFrom',
-      'authoriseDirect',
-      `body fields ${Object.keys(sample.request.body ?? {})
-        .slice(0, 6)
-        .join(', ')}…`,
+      "which operation's answer the body is built from shows only in the notification's signature: not told",
     );
   if (fromPayout.length) {
     d.set(
@@ -180,12 +180,9 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
       ['payout'],
       s.evidence(sent.payout, "a payout with the receiver's notify_url"),
     );
-    d.set(
+    d.unknown(
       'notifications.kinds.payout.bodyFrom',
-      'payout',
-      `body fields ${Object.keys(fromPayout[0]!.request.body ?? {})
-        .slice(0, 6)
-        .join(', ')}…`,
+      "which operation's answer the body is built from shows only in the notification's signature: not told",
     );
   } else
     d.unknown(
