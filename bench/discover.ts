@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { startGateway } from '../gateway/index.js';
-import { leafAgreement, statedAgreement } from '../core/profile/agreement.js';
+import { leafAgreement, leftOutPoints, statedAgreement } from '../core/profile/agreement.js';
 import { completed } from '../core/profile/load.js';
 import { KIT_ROOT, SPEC_DIR } from '../core/spec/paths.js';
 
@@ -69,11 +69,7 @@ try {
       const draft = fs.existsSync(out) ? parse(fs.readFileSync(out, 'utf8')) : undefined;
       const agreement = draft ? leafAgreement(personality, draft) : undefined;
       const stated = draft
-        ? statedAgreement(
-            personality,
-            draft,
-            completed(draft).unstated.map((p) => p.slice(1).split('/').join('.')),
-          )
+        ? statedAgreement(personality, draft, leftOutPoints(draft, completed(draft).unstated))
         : undefined;
       const row = {
         personality: name,

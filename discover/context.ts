@@ -19,6 +19,16 @@ export interface ItemResult {
   result: Record<string, unknown>;
 }
 
+/** The names item failures get: by outcome (its code and message), and each name's code and messages. */
+export interface FailureNames {
+  /** The failure an outcome stands for; undefined when two failures share its code and its message tells neither. */
+  nameOf(t: { code?: string; message?: string }): string | undefined;
+  /** The code of each failure named. */
+  codes: Map<string, string>;
+  /** The messages of each failure named, where its code is shared (told apart by them). */
+  messages: Map<string, string[]>;
+}
+
 /** A batch operation tried on a payment in a state: accepted or refused with its code and message. */
 export interface ItemOutcome {
   op: BatchOperationKey;
@@ -76,8 +86,10 @@ export interface Facts {
   failureCodes?: Record<string, string>;
   /** Messages seen per item failure code. */
   failureMessages?: Record<string, string[]>;
-  /** Names given to every item failure code seen. */
-  stateFailureNames?: Record<string, string>;
+  /** Messages of each failure a dedicated probe named, from its own items. */
+  failureWording?: Record<string, string[]>;
+  /** The names item failures get (lifecycle row): by code and message, with each name's code. */
+  failureNames?: FailureNames;
   /** Results of the set-up refunds (full, then partial). */
   refundResults?: ItemResult[];
   /** Code of a review item whose flag neither approves nor rejects. */
@@ -88,6 +100,8 @@ export interface Facts {
   schedule?: Promise<{ body: Record<string, unknown>; response: Record<string, unknown> }[]>;
   /** Notifications received (their signature is judged with the response scheme). */
   notifications?: Exchange[];
+  /** The same, by kind. */
+  notificationsOf?: { payment: Exchange[]; payout: Exchange[] };
   /** Fields found to select records, per selection operation (their order aside). */
   selecting?: Partial<Record<SelectingOperation, string[]>>;
   /** Security code of the approving test card. */

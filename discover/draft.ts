@@ -50,7 +50,8 @@ function setAt(root: Record<string, unknown>, path: string, value: unknown): voi
 
 function removeAt(root: Record<string, unknown>, path: string): void {
   const parts = path.split('.');
-  const parent = getAt(root, parts.slice(0, -1).join('.'));
+  // A top-level key's parent is the root itself (getAt of '' would look for a key named '').
+  const parent = parts.length > 1 ? getAt(root, parts.slice(0, -1).join('.')) : root;
   if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[parts.at(-1)!];
 }
 
@@ -148,6 +149,33 @@ export class Draft {
         ![...this.removed].some((r) => leaf === r || leaf.startsWith(`${r}.`))
       )
         this.unknown(leaf, check(leaf));
+  }
+
+  /**
+   * An open point over a subtree some of whose points were decided all the same (by another row, or before the row
+   * stopped) is split: it gives way to an open point at each part of the subtree no decided point reaches (the same
+   * question and evidence), so those parts can be left out while the decided ones stay. Without it the open point
+   * kept the whole subtree, and every default below it posed as a finding.
+   */
+  splitOpen(profile: Record<string, unknown>): void {
+    const decidedBelow = (path: string) =>
+      [...this.points.values()].some((q) => !q.unknown && (q.path === path || q.path.startsWith(`${path}.`)));
+    const split = (p: Point, path: string) => {
+      const node = getAt(profile, path);
+      if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+      for (const key of Object.keys(node)) {
+        const child = `${path}.${key}`;
+        if (!decidedBelow(child)) {
+          if (!this.points.has(child))
+            this.points.set(child, { path: child, value: undefined, evidence: p.evidence, unknown: p.unknown! });
+        } else if (!this.points.has(child)) split(p, child);
+      }
+    };
+    for (const p of this.all())
+      if (p.unknown && p.value === undefined && decidedBelow(p.path) && !this.removed.has(p.path)) {
+        this.points.delete(p.path);
+        split(p, p.path);
+      }
   }
 
   /** Number of open points. */

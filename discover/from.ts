@@ -41,6 +41,15 @@ export function statedPoints(from: FromProfile): { path: string; value: unknown 
     .map((p) => ({ path: p, value: getAt(from.loaded.profile, p.split('.')) }));
 }
 
+/** Whether a partial profile states every leaf at or below `path` (a point the probes then confirm, not search). */
+export function fromStates(from: FromProfile | undefined, path: string): boolean {
+  if (!from) return false;
+  const below = (p: string) => p === path || p.startsWith(`${path}.`);
+  const leaves = leafPaths(from.loaded.profile).filter(below);
+  const unstated = new Set(from.loaded.unstated);
+  return leaves.length > 0 && leaves.every((p) => !unstated.has(pointerOf(p.split('.'))));
+}
+
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**

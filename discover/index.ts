@@ -137,6 +137,7 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
   const contradictions = options.from ? applyFrom(s.draft, options.from) : [];
   const defaults = s.defaults as unknown as Record<string, unknown>;
   let profile = s.draft.assemble(defaults);
+  s.draft.splitOpen(profile);
   s.draft.markUncovered(profile, () => 'no probe decides this point: state it if you know it');
   const points = s.draft.all();
   // Only what evidence decided is stated: every open point the format can leave out is left out, listed as a question.

@@ -6,9 +6,11 @@
  *
  * The catalogue: SHA-256 with the secret appended after one of `JOINS`, or HMAC-SHA256; per-operation field lists
  * joined by one of `SEPARATORS` (absent fields as empty values or left out), or sorted `name=value` pairs; hex in
- * either case or base64. A separator outside these lists is a scheme the format can state but discovery does not try.
+ * either case or base64. Sorted pairs whose separators the catalogue lacks are searched offline over the whole
+ * punctuation space (`pairsSpace`) when nothing of the catalogue explains an answer; a request separator outside the
+ * lists is found online, one separator away from the recipe an answer showed (signature-lists.ts `sweepCandidates`).
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, createHmac, type Hash } from 'node:crypto';
 import type { OperationKey } from '../core/model.js';
 import { type SignatureProfile, urlEncodedValue } from '../core/signing.js';
 
@@ -38,6 +40,12 @@ export type PairsRule = {
 /** Field-list rule of one operation. */
 export type ListRule = { separator: string; missingField: 'emptyString' | 'omitted'; fields: string[] };
 
+/**
+ * Printable ASCII punctuation: the space of one-character separators. A recipe whose separators the catalogue lacks
+ * is searched over it (offline on a signed answer, then online on the capture), one separator at a time.
+ */
+export const PUNCTUATION = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'] as const;
+
 /** Algorithms in the order they are tried: the plain hash with the common joins, then HMAC. */
 export const ALGORITHMS: readonly Algorithm[] = [
   { name: 'sha256', secretJoin: '' },
@@ -65,6 +73,28 @@ export function pairsVariants(): PairsRule[] {
           exclude: ['encryption_data'],
           valueEncoding,
         });
+  return out;
+}
+
+/**
+ * Sorted-pairs rules over the whole punctuation space: every key-value separator with every pair separator, both
+ * empty-value rules and both value encodings. Searched offline only, when no rule of the catalogue explains a
+ * signed answer (a thousand digests of one short text: milliseconds).
+ */
+export function pairsSpace(): PairsRule[] {
+  const out: PairsRule[] = [];
+  for (const kv of PUNCTUATION)
+    for (const pair of PUNCTUATION)
+      for (const skipEmpty of [false, true])
+        for (const valueEncoding of ['raw', 'urlEncoded'] as const)
+          out.push({
+            mode: 'sortedPairs',
+            keyValueSeparator: kv,
+            pairSeparator: pair,
+            skipEmpty,
+            exclude: ['encryption_data'],
+            valueEncoding,
+          });
   return out;
 }
 
@@ -157,7 +187,9 @@ class Digest {
 
 /** The digest of a whole string under an algorithm (what `core/signing.ts` computes, as bytes). */
 export function digestBytes(alg: Algorithm, secret: string, text: string): Buffer {
-  return Digest.start(alg, secret).extend(text).finish();
+  return alg.name === 'sha256'
+    ? createHash('sha256').update(`${text}${alg.secretJoin}${secret}`, 'utf8').digest()
+    : createHmac('sha256', secret).update(text, 'utf8').digest();
 }
 
 /** One signed message discovery collected: its operation, its top-level fields, and the signature as received. */
@@ -281,6 +313,22 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
               missingField,
               fields: { [first.operation]: list },
             });
+    }
+  }
+  // No rule of the catalogue explains the sample: sorted pairs over the whole punctuation space (offline, cheap).
+  if (!explanations.length) {
+    // Rules giving one text are digested once (a body without empty or encoded values: a quarter of them).
+    const texts = new Map<string, PairsRule[]>();
+    for (const rule of pairsSpace()) {
+      const text = pairsText(rule, first.body);
+      texts.set(text, [...(texts.get(text) ?? []), rule]);
+    }
+    for (const encoding of encodingsOf(first.signature)) {
+      const target = signatureBytes(first.signature, encoding)!;
+      for (const alg of ALGORITHMS)
+        for (const [text, rules] of texts)
+          if (digestBytes(alg, secret, text).equals(target))
+            for (const rule of rules) explanations.push({ algorithm: alg, encoding, pairs: rule, fields: {} });
     }
   }
   // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the

@@ -5,7 +5,7 @@
  */
 
 /** Common names of the direct payment's card fields, most common first (`fields.card`). */
-export const CARD_FIELD_CANDIDATES = {
+export const COMMON_CARD_FIELD_NAMES = {
   number: ['card_number', 'card_no', 'pan', 'card_num', 'cardNumber', 'card_pan', 'number'],
   expiryMonth: [
     'expiration_month',
@@ -27,6 +27,35 @@ export const CARD_FIELD_CANDIDATES = {
   ],
   securityCode: ['security_code', 'card_cvv', 'cvc', 'card_code', 'cvv', 'cvv2', 'card_cvc', 'cvc2'],
 } as const;
+
+/**
+ * A field name in the other naming conventions: snake_case, camelCase, PascalCase, UPPER_CASE, and its last word
+ * (`card_cvv`: `cardCvv`, `CardCvv`, `CARD_CVV`, `cvv`). A gateway's own name is often a common one written in
+ * another convention, or without its prefix.
+ */
+export function spellings(name: string): string[] {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .split(/_+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+  const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
+  const camel = words.map((w, i) => (i ? cap(w) : w)).join('');
+  return [words.join('_'), camel, words.map(cap).join(''), words.join('_').toUpperCase(), words.at(-1)!].filter(
+    (n) => n !== name,
+  );
+}
+
+/**
+ * The card field names discovery tries per group: the common names first, then each one's other spellings
+ * (`spellings`), each once. The search sends them all at once and halves each group down to the gateway's name.
+ */
+export const CARD_FIELD_CANDIDATES = Object.fromEntries(
+  Object.entries(COMMON_CARD_FIELD_NAMES).map(([group, names]) => [
+    group,
+    [...new Set([...names, ...names.flatMap(spellings)])],
+  ]),
+) as unknown as { readonly [G in keyof typeof COMMON_CARD_FIELD_NAMES]: readonly string[] };
 
 /** Luhn-valid test card numbers tried for an approving payment, in order. */
 export const APPROVE_CARDS = ['4111111111111111', '4242424242424242', '5555555555554444', '4012888888881881'];

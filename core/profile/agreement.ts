@@ -214,6 +214,27 @@ function sameBehaviour(reference: unknown, path: string, expected: unknown, rece
 }
 
 /**
+ * The points a draft leaves out, as dotted paths: for each leaf the loader filled (`unstated`, JSON pointers of
+ * `completed`), the highest key above it the draft does not hold. A leaf of the truth below such a key (an optional
+ * key the default lacks, such as a message `pinned`) is one the draft says nothing of, not one it states absent.
+ */
+export function leftOutPoints(draft: unknown, unstated: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const pointer of unstated) {
+    const keys = pointer
+      .slice(1)
+      .split('/')
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let node = draft;
+    let n = 0;
+    while (n < keys.length && node && typeof node === 'object' && Object.hasOwn(node, keys[n]!))
+      node = (node as Record<string, unknown>)[keys[n++]!];
+    out.add(keys.slice(0, n + 1).join('.'));
+  }
+  return [...out];
+}
+
+/**
  * The leaves a draft states, each compared with the profile of the gateway it was drafted from (`reference`): a leaf
  * `unstated` covers (dotted paths of the points the draft leaves out, and anything below them) is neither right nor
  * wrong; a stated leaf is wrong when its value is not the profile's (or, for the leaves of `sameBehaviour`, does not

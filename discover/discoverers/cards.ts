@@ -10,7 +10,8 @@
 import type { Refusal } from '../answers.js';
 import { attempt, wrongSignature, type Facts } from '../context.js';
 import type { Session } from '../session.js';
-import { CARD_FIELD_CANDIDATES } from '../vocabulary.js';
+import { fromStates } from '../from.js';
+import { CARD_FIELD_CANDIDATES, COMMON_CARD_FIELD_NAMES } from '../vocabulary.js';
 
 type Group = keyof typeof CARD_FIELD_CANDIDATES;
 const GROUPS = Object.keys(CARD_FIELD_CANDIDATES) as Group[];
@@ -132,8 +133,12 @@ export async function oneAtATime(
   known: readonly string[] = [],
 ): Promise<Found | undefined> {
   const current = Object.fromEntries(GROUPS.map((g) => [g, all[g][0]!])) as Record<Group, string>;
+  // The candidate's name taken out where it stands as a word (`no` is no part of `unknown`).
   const keyOf = (r: Refusal | undefined, name: string) =>
-    `${r?.status}|${r?.code}|${r?.message ?? ''}`.split(name).join('*');
+    `${r?.status}|${r?.code}|${r?.message ?? ''}`.replace(
+      new RegExp(`(?<![A-Za-z0-9_])${name.replace(/[^A-Za-z0-9_]/g, '\\$&')}(?![A-Za-z0-9_])`, 'g'),
+      '*',
+    );
   for (const digits of [4, 2] as const) {
     const one = () => cardOf(Object.fromEntries(GROUPS.map((g) => [g, [current[g]]])) as never, values(s, digits));
     if (await usable(one())) return { names: { ...current }, digits };
@@ -173,6 +178,19 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
     lastRefusal = r.refusal;
     return r.refusal !== undefined && badSignatureCode !== undefined && r.refusal.code === badSignatureCode;
   };
+  // Card fields `--from` states: one payment with them, as stated; usable, they are confirmed and not searched.
+  if (fromStates(s.options.from, 'fields.card') && (await usable(s.cardBody()))) {
+    const why = `a payment with the card fields as ${s.options.from!.file} states them is usable (${lastEvidence})`;
+    for (const [key, value] of Object.entries(s.work.fields.card))
+      if (key !== 'luhnCheck') d.set(`fields.card.${key}`, value, why);
+    await luhn(
+      s,
+      usable,
+      (number) => s.cardBody(number),
+      () => lastEvidence,
+    );
+    return;
+  }
   // The working profile's name first (a name `--from` states is tried even when no common name is it).
   const all = Object.fromEntries(
     GROUPS.map((g) => [g, [...new Set([s.work.fields.card[g], ...CARD_FIELD_CANDIDATES[g]])]]),
@@ -185,7 +203,7 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
   if (!names || !digits) {
     d.unknown(
       'fields.card',
-      `no combination of the common card field names (${CARD_FIELD_CANDIDATES.number.join(', ')}, …) made a usable card: state the card fields`,
+      `no combination of the common card field names (${COMMON_CARD_FIELD_NAMES.number.join(', ')}, …, each in other spellings) made a usable card: state the card fields`,
       undefined,
       lastEvidence,
     );
@@ -210,13 +228,28 @@ export async function searchCards(s: Session, facts: Facts): Promise<void> {
     card.expiryMonthFormat,
     `month "1" ${oneDigit ? 'usable' : 'refused'}: ${lastEvidence}`,
   );
+  await luhn(
+    s,
+    usable,
+    (number) => only({ ...values(s, digits), number }),
+    () => lastEvidence,
+  );
+}
+
+/** Whether the gateway checks the Luhn digit: a number failing it, otherwise the approving card. */
+async function luhn(
+  s: Session,
+  usable: Usable,
+  card: (number: string) => Record<string, string>,
+  evidence: () => string,
+): Promise<void> {
   const pan = s.config.cards.approve!;
   const notLuhn = `${pan.slice(0, -1)}${(Number(pan.at(-1)) + 1) % 10}`;
-  const luhnUsable = await usable(only({ ...values(s, digits), number: notLuhn }));
-  card.luhnCheck = !luhnUsable;
-  d.set(
+  const luhnUsable = await usable(card(notLuhn));
+  s.work.fields.card.luhnCheck = !luhnUsable;
+  s.draft.set(
     'fields.card.luhnCheck',
     !luhnUsable,
-    `a number failing the Luhn check ${luhnUsable ? 'is usable' : 'is refused'}: ${lastEvidence}`,
+    `a number failing the Luhn check ${luhnUsable ? 'is usable' : 'is refused'}: ${evidence()}`,
   );
 }

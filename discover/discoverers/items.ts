@@ -54,6 +54,8 @@ interface ItemProbe {
   codes: Record<string, string>;
   /** Messages seen per failure code. */
   messages: Map<string, string[]>;
+  /** Messages of each named failure's own items (two failures sharing a code are told apart by them). */
+  wording: Record<string, string[]>;
 }
 
 /** Name the failure a result's code stands for (the first name wins) and keep its message; returns the code. */
@@ -61,6 +63,7 @@ function note(p: ItemProbe, name: string, r: ItemResult | undefined): string | u
   const m = codeOf(r);
   if (!m) return undefined;
   p.codes[name] ??= m[1]!;
+  if (p.codes[name] === m[1]) p.wording[name] = [...(p.wording[name] ?? []), m[2]!];
   p.messages.set(m[1]!, [...(p.messages.get(m[1]!) ?? []), m[2]!]);
   return m[1]!;
 }
@@ -79,7 +82,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     s.draft.unknown('batch', 'not enough approved payments to try batch items on');
     return;
   }
-  const p: ItemProbe = { s, a1, a2, c1, c2, x1, codes: {}, messages: new Map() };
+  const p: ItemProbe = { s, a1, a2, c1, c2, x1, codes: {}, messages: new Map(), wording: {} };
   const ok = await successes(p);
   const cap = await captureFaults(p, ok);
   const can = await cancelFaults(p, ok.cancel);
@@ -87,6 +90,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
   noteAll(p, [...cap.results, ...can.results, ...ref.results]);
   facts.failureCodes = p.codes;
   facts.failureMessages = Object.fromEntries(p.messages);
+  facts.failureWording = p.wording;
   checkOrderOf(p, cap, can, ref);
 }
 

@@ -9,7 +9,7 @@
 import type { Profile } from '../../core/profile/load.js';
 
 type PaymentState = keyof Profile['statusValues']['payment_status'];
-import { textAt, type Discoverer, type Facts, type ItemOutcome, type Payment } from '../context.js';
+import { textAt, type Discoverer, type Facts, type FailureNames, type ItemOutcome, type Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { REVIEW_REJECT_FLAGS } from '../vocabulary.js';
 import { amountOf, batch, cents, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
@@ -245,14 +245,41 @@ async function buildPool(
   return { pool, success, held };
 }
 
-/** Names of item failures by code: those the item-failures row named, then by the states that answered them. */
-export function nameFailures(tried: readonly ItemOutcome[], known: Record<string, string>): Map<string, string> {
-  const names = new Map<string, string>(Object.entries(known).map(([name, c]) => [c, name]));
-  const byCode = new Map<string, ItemOutcome[]>();
-  for (const t of tried) if (!t.ok && t.code) byCode.set(t.code, [...(byCode.get(t.code) ?? []), t]);
-  for (const [c, list] of byCode) {
-    if (names.has(c)) continue;
-    const taken = new Set(names.values());
+/** Whether two messages are one wording (one the other's start: a message carrying a detail after it). */
+const sameWording = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && (a.startsWith(b) || b.startsWith(a));
+
+/**
+ * Names of item failures: those the item-failures row named with a dedicated item, then by the states that answered
+ * them. A failure is told by its code and its message together: a refusal whose code a named failure has but whose
+ * message is another is another failure sharing the code (named by its states); one whose code two named failures
+ * share is the one whose message it carries, or undecided.
+ */
+export function nameFailures(
+  tried: readonly ItemOutcome[],
+  known: Record<string, string>,
+  wording: Record<string, string[]> = {},
+  /** Every message seen per code (the item rows' results): those of a failure's wording count as its own. */
+  byCode: Record<string, string[]> = {},
+): FailureNames {
+  const codes = new Map<string, string>(Object.entries(known));
+  const messages = new Map<string, string[]>();
+  const dedicated = (code: string) => Object.keys(known).filter((n) => known[n] === code);
+  const byWording = (t: { code?: string; message?: string }) =>
+    dedicated(t.code!).filter((n) => !wording[n]?.length || wording[n]!.some((w) => sameWording(w, t.message)));
+  const shared = (code: string) => dedicated(code).length > 0;
+  const groupOf = (t: ItemOutcome) => (shared(t.code!) ? `${t.code}\u0000${t.message ?? ''}` : t.code!);
+  // Outcomes no dedicated name claims: grouped by code (and message, where a named failure has the code).
+  const byGroup = new Map<string, ItemOutcome[]>();
+  for (const t of tried) {
+    if (t.ok || !t.code) continue;
+    const own = dedicated(t.code);
+    if (own.length && (byWording(t).length || own.length > 1)) continue;
+    byGroup.set(groupOf(t), [...(byGroup.get(groupOf(t)) ?? []), t]);
+  }
+  const stateNames = new Map<string, string>();
+  for (const [group, list] of byGroup) {
+    const taken = new Set([...codes.keys(), ...stateNames.values()]);
     const name = list.every((t) => t.op === 'review')
       ? 'notUnderReview'
       : list.every((t) => t.state === 'cancelled')
@@ -260,9 +287,40 @@ export function nameFailures(tried: readonly ItemOutcome[], known: Record<string
         : list.every((t) => t.state === 'captured' || t.state === 'refunded' || t.state === 'partiallyRefunded')
           ? 'alreadyCaptured'
           : 'invalidState';
-    names.set(c, taken.has(name) ? 'invalidState' : name);
+    const named = taken.has(name) ? 'invalidState' : name;
+    stateNames.set(group, named);
+    if (!codes.has(named)) {
+      codes.set(named, list[0]!.code!);
+      if (shared(list[0]!.code!))
+        messages.set(
+          named,
+          list.map((t) => t.message ?? ''),
+        );
+    }
   }
-  return names;
+  const nameOf = (t: { code?: string; message?: string }) => {
+    if (!t.code) return undefined;
+    const own = dedicated(t.code);
+    const fit = byWording(t);
+    if (own.length === 1 && fit.length === 1) return fit[0];
+    if (own.length > 1) return fit.length === 1 ? fit[0] : undefined;
+    return stateNames.get(shared(t.code) ? `${t.code}\u0000${t.message ?? ''}` : t.code);
+  };
+  // Where a code is shared, each failure's messages are its own items' and the refusals named after it.
+  for (const n of Object.keys(known))
+    if (
+      Object.values(known).filter((c) => c === known[n]).length > 1 ||
+      [...stateNames.keys()].some((g) => g.startsWith(`${known[n]}\u0000`))
+    )
+      messages.set(n, [
+        ...(byCode[known[n]!] ?? []).filter((m) => wording[n]?.some((w) => sameWording(w, m))),
+        ...tried.filter((t) => !t.ok && nameOf(t) === n).map((t) => t.message ?? ''),
+      ]);
+  return {
+    nameOf,
+    codes,
+    messages,
+  };
 }
 
 function decideTransitions(
@@ -272,8 +330,8 @@ function decideTransitions(
   after: Map<string, PaymentState | undefined>,
 ): void {
   const d = s.draft;
-  const names = nameFailures(tried, facts.failureCodes ?? {});
-  facts.stateFailureNames = Object.fromEntries(names);
+  const names = nameFailures(tried, facts.failureCodes ?? {}, facts.failureWording ?? {}, facts.failureMessages ?? {});
+  facts.failureNames = names;
   for (const op of OPS) {
     const mine = tried.filter((t) => t.op === op && t.state);
     if (!mine.length) {
@@ -284,9 +342,15 @@ function decideTransitions(
     const from = mine.filter((t) => t.ok).map((t) => t.state!);
     d.set(`transitions.${op}.from`, from, ev);
     const refused = mine.filter((t) => !t.ok && t.code);
+    const unnamed = refused.filter((t) => names.nameOf(t) === undefined);
+    if (unnamed.length) {
+      const why = `two item failures share the code ${unnamed[0]!.code} and the message of the refusal in ${unnamed[0]!.state} tells neither: which failure it is no probe told`;
+      d.unknown(`transitions.${op}.refusals`, why, undefined, unnamed[0]!.evidence);
+      d.unknown(`transitions.${op}.otherRefusal`, why, undefined, unnamed[0]!.evidence);
+    }
     const counts = new Map<string, number>();
     for (const t of refused) {
-      const n = names.get(t.code!) ?? 'invalidState';
+      const n = names.nameOf(t) ?? 'invalidState';
       counts.set(n, (counts.get(n) ?? 0) + 1);
     }
     // The format's generic failure is the other refusal when it shows; a review's own one next; else the most frequent.
@@ -297,15 +361,17 @@ function decideTransitions(
         : ([...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'invalidState');
     const refusals: Record<string, string> = {};
     for (const t of refused) {
-      const n = names.get(t.code!) ?? 'invalidState';
+      const n = names.nameOf(t) ?? 'invalidState';
       if (n !== other) refusals[t.state!] = n;
     }
-    d.set(`transitions.${op}.refusals`, refusals, ev);
-    d.set(
-      `transitions.${op}.otherRefusal`,
-      other,
-      `${refused.length} states refused, ${counts.get(other) ?? 0} with this failure: ${ev}`,
-    );
+    if (!unnamed.length) {
+      d.set(`transitions.${op}.refusals`, refusals, ev);
+      d.set(
+        `transitions.${op}.otherRefusal`,
+        other,
+        `${refused.length} states refused, ${counts.get(other) ?? 0} with this failure: ${ev}`,
+      );
+    }
     const unseen = STATES.filter((st) => !mine.some((t) => t.state === st));
     if (unseen.length)
       d.partial(
@@ -398,9 +464,8 @@ const FAILURES = [
 /** Every item failure's code and message: named by a dedicated probe or by the states that answered it. */
 function decideItemFailures(s: Session, facts: Facts): void {
   const d = s.draft;
-  const byName = new Map<string, string>(Object.entries(facts.failureCodes ?? {}));
-  for (const [code, name] of Object.entries(facts.stateFailureNames ?? {}))
-    if (!byName.has(name)) byName.set(name, code);
+  const byName = facts.failureNames?.codes ?? new Map<string, string>(Object.entries(facts.failureCodes ?? {}));
+  const own = facts.failureNames?.messages ?? new Map<string, string[]>();
   const messages = new Map<string, string[]>(Object.entries(facts.failureMessages ?? {}));
   for (const t of facts.itemOutcomes ?? [])
     if (t.code && t.message !== undefined) messages.set(t.code, [...(messages.get(t.code) ?? []), t.message]);
@@ -411,7 +476,8 @@ function decideItemFailures(s: Session, facts: Facts): void {
       d.unknown(`batch.itemFailures.${name}`, `no item failed with ${name}: its code and message no probe saw`);
       continue;
     }
-    const seen = messages.get(code) ?? [];
+    // A code two failures share: each one's own messages (the code's would mix them).
+    const seen = own.get(name) ?? messages.get(code) ?? [];
     const how = facts.failureCodes?.[name] ? 'a dedicated item' : 'the state an item was tried in';
     d.set(`batch.itemFailures.${name}.code`, code, `named by ${how}`);
     d.set(`batch.itemFailures.${name}.message`, seen[0] ?? '', `named by ${how}`);

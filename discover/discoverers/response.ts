@@ -3,7 +3,7 @@
  * every signed answer discovery collected is verified against the catalogue of schemes the format can state
  * (discover/scheme.ts); no request is sent.
  */
-import type { OperationKey } from '../../core/model.js';
+import type { Exchange, OperationKey } from '../../core/model.js';
 import { rankResponseSchemes, verifiesUnder, type ResponseScheme } from '../scheme.js';
 import { textAt, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
@@ -137,10 +137,38 @@ function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefi
   const secret = s.options.secret;
   const n = signed[0]!;
   const body = n.request.body as Record<string, unknown>;
-  const op: OperationKey = 'request_id' in body ? 'payout' : 'authoriseDirect';
-  const sample = { operation: op, body, signature: String(body.encryption_data) };
-  if (scheme && verifiesUnder(scheme, sample, secret)) {
-    d.set('notifications.signature', 'asResponse', `a notification verifies as the ${op} answer`);
+  const sample = { body, signature: String(body.encryption_data) };
+  const ops = [...s.spec.operations.keys()];
+  // The operations whose answer's list verifies a notification: a kind's `bodyFrom` when one only verifies all of
+  // that kind's (sorted pairs, or lists alike, tell none).
+  const verifying = (x: Exchange) => {
+    const b = x.request.body as Record<string, unknown>;
+    const one = { body: b, signature: String(b.encryption_data) };
+    return scheme ? ops.filter((op) => verifiesUnder(scheme, { ...one, operation: op }, secret)) : [];
+  };
+  let asResponse = verifying(n).length > 0;
+  for (const kind of ['payment', 'payout'] as const) {
+    const mine = (facts.notificationsOf?.[kind] ?? []).filter(
+      (x) => typeof x.request.body?.encryption_data === 'string' && x.request.body.encryption_data !== '',
+    );
+    if (!mine.length || !scheme) continue;
+    const fit = verifying(mine[0]!).filter((op) => mine.every((x) => verifying(x).includes(op)));
+    if (!fit.length) continue;
+    asResponse = true;
+    if (fit.length === 1 && !scheme.pairs)
+      d.set(
+        `notifications.kinds.${kind}.bodyFrom`,
+        fit[0],
+        `${mine.length} ${kind} notification(s) verify as the ${fit[0]} answer only`,
+      );
+    else
+      d.unknown(
+        `notifications.kinds.${kind}.bodyFrom`,
+        `a ${kind} notification verifies as the answer of ${scheme.pairs ? 'any operation (sorted pairs)' : fit.join(', ')}: which one its body is built from no probe tells`,
+      );
+  }
+  if (asResponse) {
+    d.set('notifications.signature', 'asResponse', 'a notification verifies as an answer');
     return;
   }
   const request = s.work.signature.request;
@@ -158,7 +186,12 @@ function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefi
 
 export const responseDiscoverer: Discoverer = {
   id: 'response',
-  decides: ['signature.response', 'notifications.signature'],
+  decides: [
+    'signature.response',
+    'notifications.signature',
+    'notifications.kinds.payment.bodyFrom',
+    'notifications.kinds.payout.bodyFrom',
+  ],
   after: [
     'signature',
     'errors',

@@ -8,6 +8,7 @@ import { isRefusal, sameRefusal, type Refusal } from '../answers.js';
 import { attempt, candidateSignature, seen, wrongSignature, type Facts } from '../context.js';
 import {
   ALGORITHMS,
+  PUNCTUATION,
   SEPARATORS,
   pairsVariants,
   requestListCandidates,
@@ -102,6 +103,48 @@ export function captureCandidates(hints: readonly Family[]): { sig: SignaturePro
       for (const pairs of pairsOnline.slice(0, 2)) add({ algorithm, encoding, pairs });
       for (const separator of seps.slice(3)) add({ algorithm, encoding, separator });
     }
+  return out;
+}
+
+/**
+ * Schemes one separator away from the recipes a signed answer showed (`hints`: their algorithm and encoding are the
+ * request's too, the format sharing them), tried on the capture when no scheme of the catalogue is taken: a field
+ * list joined by any punctuation character, sorted pairs with any pair separator or any key-value separator. The
+ * request's separator is found by elimination over the punctuation space, not from a list of vendors' choices.
+ */
+export function sweepCandidates(hints: readonly Family[]): { sig: SignatureProfile; family: Family }[] {
+  const out: { sig: SignatureProfile; family: Family }[] = [];
+  const seenSig = new Set<string>();
+  const push = (sig: SignatureProfile, family: Family) => {
+    const id = JSON.stringify(sig);
+    if (!seenSig.has(id)) {
+      seenSig.add(id);
+      out.push({ sig, family });
+    }
+  };
+  const bases = hints.filter(
+    (h, i) =>
+      hints.findIndex(
+        (o) => JSON.stringify([o.algorithm, o.encoding]) === JSON.stringify([h.algorithm, h.encoding]),
+      ) === i,
+  );
+  for (const h of bases.slice(0, 2)) {
+    const { algorithm, encoding } = h;
+    for (const separator of ['', ...PUNCTUATION])
+      for (const fields of [
+        ['merchant_id', 'account_id'],
+        ['account_id', 'merchant_id'],
+      ]) {
+        const family = { algorithm, encoding, separator };
+        push(listRule(family, 'capture', fields, 'emptyString'), family);
+      }
+    const like: PairsRule = h.pairs ?? { ...pairsVariants()[0]! };
+    const rules = [
+      ...PUNCTUATION.map((pairSeparator) => ({ ...like, pairSeparator, valueEncoding: 'raw' as const })),
+      ...PUNCTUATION.map((keyValueSeparator) => ({ ...like, keyValueSeparator, valueEncoding: 'raw' as const })),
+    ];
+    for (const pairs of rules) push(candidateSignature(algorithm, encoding, pairs), { algorithm, encoding, pairs });
+  }
   return out;
 }
 
@@ -307,8 +350,11 @@ export async function incrementalList(
 
 /** The lists of the simple operations (merchant and account fields only): the capture's order first. */
 export async function simpleLists(s: Session, facts: Facts, f: Family, capture: string[]): Promise<void> {
-  const orders = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
+  const base = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
   for (const op of simpleOperations(s)) {
+    // The working profile's list first (the one `--from` states; else the format's default, one of the orders).
+    const sig = s.work.signature.request;
+    const orders = sig.mode === 'fieldList' ? [[...sig.fields[op]], ...base] : base;
     const body = s.body(op);
     const wrong = await wrongFor(s, facts, op, body);
     let done = false;

@@ -14,7 +14,7 @@ import {
   type Discoverer,
   type Facts,
 } from '../context.js';
-import { rankResponseSchemes } from '../scheme.js';
+import { encodingsOf, rankResponseSchemes } from '../scheme.js';
 import type { Session } from '../session.js';
 import { CARD_FIELD_CANDIDATES, HEADER_CANDIDATES } from '../vocabulary.js';
 import {
@@ -22,6 +22,7 @@ import {
   PAYMENT_OPS,
   PAYOUT_ROLES,
   captureCandidates,
+  sweepCandidates,
   adopt,
   searchList,
   incrementalList,
@@ -29,11 +30,17 @@ import {
   coveredSelectors,
   minimalPayment,
   coverFull,
+  _familyOf,
+  accepted,
+  listRule,
+  wrongFor,
 } from './signature-lists.js';
 import { searchCards } from './cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 import { operationSet } from '../../core/spec/operations.js';
 import { SetupError } from '../../core/types/errors.js';
+import type { SignatureProfile } from '../../core/signing.js';
+import { fromStates } from '../from.js';
 
 /** A request sent: its exchange and its refusal (undefined: taken). */
 type Attempt = Awaited<ReturnType<typeof attempt>>;
@@ -119,27 +126,29 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Which media each operation reads: a wrong signature in each (readable: refused otherwise than unreadable).
   await requestMedia(s, facts, zeros);
   const wrong = facts.wrongSignature.capture as Refusal | undefined;
-  const { family, captureList } = await captureScheme(s, capture);
+  const vendor = await vendorScheme(s, capture);
+  const { family, captureList } = vendor ?? (await captureScheme(s, capture));
+  const stated = vendor ? s.options.from!.loaded.profile.signature : undefined;
   s.options.log(`signature: capture scheme found after ${s.requests} requests`);
   if (wrong) noteKind(facts, 'badSignature', facts.wrongSignature.capture!);
   await signatureCase(s, capture, family);
   await inputFirst(s, facts, capture, wrong, zeros);
   // Sorted pairs: empty values and encoded values, on the direct payment (many kinds of fields).
-  if (family.pairs) await pairsDetails(s, facts, family);
-  else await simpleLists(s, facts, family, captureList);
+  if (family.pairs && !stated) await pairsDetails(s, facts, family);
+  else if (!family.pairs) await simpleLists(s, facts, family, captureList);
   if (!family.pairs) {
     for (const op of operationSet(s.spec, 'selecting'))
       await coveredSelectors(s, facts, family, op as SelectingOperation);
   }
   s.options.log(`signature: simple lists done, ${s.requests} requests`);
-  await payments(s, facts, family);
+  await payments(s, facts, family, stated);
   s.options.log(`signature: payments done, ${s.requests} requests`);
-  if (!family.pairs) await payoutList(s, facts, family);
+  if (!family.pairs) await payoutList(s, facts, family, stated);
   if (family.pairs) {
     d.set(
       'signature.request',
       s.work.signature.request,
-      'sorted pairs accepted on every operation tried (capture, payments, payout)',
+      `sorted pairs accepted on every operation tried (capture, payments, payout)${stated ? `, as ${s.options.from!.file} states them` : ''}`,
     );
   }
 }
@@ -205,6 +214,38 @@ async function requiredHeader(
     );
 }
 
+/**
+ * The recipe `--from` states (algorithm, encoding and request rule), tried first on the capture: taken, it is
+ * confirmed and the catalogue is not searched (each operation's list is then tried as stated before any search).
+ */
+async function vendorScheme(
+  s: Session,
+  capture: Record<string, unknown>,
+): Promise<{ family: Family; captureList: string[] } | undefined> {
+  const from = s.options.from;
+  if (!['signature.algorithm', 'signature.encoding', 'signature.request'].every((p) => fromStates(from, p)))
+    return undefined;
+  const sig = structuredClone(from!.loaded.profile.signature);
+  const r = await attempt(s, 'capture', capture, { sign: sig });
+  if (r.refusal) {
+    s.options.log(`signature: the capture signed as ${from!.file} states is refused: searching the catalogue`);
+    return undefined;
+  }
+  const family = _familyOf(sig);
+  const captureList = sig.request.mode === 'fieldList' ? sig.request.fields.capture : [];
+  adopt(s, family, 'capture', captureList.length ? captureList : undefined);
+  const d = s.draft;
+  const why = s.evidence(r.x, `capture accepted signed as ${from!.file} states`);
+  d.set('signature.algorithm', family.algorithm, why);
+  d.set('signature.encoding', family.encoding, why);
+  if (!family.pairs) {
+    d.set('signature.request.mode', 'fieldList', why);
+    d.set('signature.request.separator', family.separator, why);
+    d.set('signature.request.fields.capture', captureList, why);
+  }
+  return { family, captureList };
+}
+
 /** The capture's scheme: a signed refusal tells it offline, else the catalogue, most likely first; throws if none. */
 async function captureScheme(
   s: Session,
@@ -217,7 +258,16 @@ async function captureScheme(
       : { algorithm: o.algorithm, encoding: o.encoding, separator: o.separator! },
   );
   s.options.log(`signature: ${hints.length} scheme(s) explain the signed refusal`);
-  for (const c of captureCandidates(hints)) {
+  // The recipes the signed answer showed, then those with every other separator (their algorithm and encoding are
+  // the request's), then the rest of the catalogue.
+  const catalogue = captureCandidates(hints);
+  const hinted = catalogue.filter((c) => hints.includes(c.family));
+  const seenSig = new Set<string>();
+  const ordered = [...hinted, ...sweepCandidates(hints), ...catalogue].filter((c) => {
+    const id = JSON.stringify(c.sig);
+    return !seenSig.has(id) && Boolean(seenSig.add(id));
+  });
+  for (const c of ordered) {
     const r = await attempt(s, 'capture', capture, { sign: c.sig });
     // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
     // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
@@ -254,6 +304,22 @@ async function signatureCase(s: Session, capture: Record<string, unknown>, famil
       insensitive,
       s.evidence(r.x, 'the same signature in the other letter case'),
     );
+    // Compared in either case, a request tells no case: the signed answers do (the format shares the encoding).
+    if (insensitive) {
+      const cases = new Set(
+        s.samples.map((x) => encodingsOf(x.signature)).flatMap((e) => (e.length === 1 && e[0] !== 'base64' ? e : [])),
+      );
+      const seen = cases.size === 1 ? [...cases][0]! : undefined;
+      if (seen) {
+        family.encoding = seen;
+        s.work.signature.encoding = seen;
+        d.set('signature.encoding', seen, `hex compared in either case; every signed answer is written ${seen}`);
+      } else
+        d.unknown(
+          'signature.encoding',
+          `hex is compared in either letter case and ${cases.size ? 'the signed answers show both cases' : 'no signed answer shows a case'}: which case the gateway writes no probe tells`,
+        );
+    }
   } else {
     s.work.signature.caseInsensitiveCompare = false;
     d.set('signature.caseInsensitiveCompare', false, 'base64 signatures are compared exactly (the format requires it)');
@@ -329,7 +395,7 @@ async function pairsDetails(s: Session, facts: Facts, f: Family): Promise<void> 
 }
 
 /** The three payments: card fields and field lists (in the order the gateway's checks allow), then the full bodies. */
-async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
+async function payments(s: Session, facts: Facts, f: Family, stated?: SignatureProfile): Promise<void> {
   const d = s.draft;
   const key = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount'];
   const canonical = [
@@ -348,7 +414,8 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
       : [];
   const found: string[][] = [];
   const search = async (op: OperationKey, body: Record<string, unknown>, hints: string[][]) =>
-    facts.inputFirst
+    (await statedList(s, facts, f, op, body, stated)) ??
+    (facts.inputFirst
       ? searchList(s, facts, f, op, body, key, canonical, hints, 250)
       : incrementalList(
           s,
@@ -357,7 +424,7 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
           op,
           key,
           hints.filter((h) => h.every((x) => key.includes(x))),
-        );
+        ));
   const directList = async (card: Record<string, string>) => {
     if (f.pairs) return true;
     const r = await search('authoriseDirect', minimalPayment(s, 'authoriseDirect', card), idsHint);
@@ -416,7 +483,7 @@ async function payments(s: Session, facts: Facts, f: Family): Promise<void> {
 }
 
 /** The payout's list: its key fields mapped from the payments' lists first. */
-async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
+async function payoutList(s: Session, facts: Facts, f: Family, stated?: SignatureProfile): Promise<void> {
   const sig = s.work.signature.request;
   if (sig.mode !== 'fieldList') return;
   const key = ['merchant_id', 'account_id', 'request_id', 'payment_amount', 'payment_currency'];
@@ -434,9 +501,11 @@ async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
     const core = l.filter((x) => key.includes(x));
     return [l, core, ...extras.slice(0, 3).map((e) => [...core, e])];
   });
-  const r = facts.inputFirst
-    ? await searchList(s, facts, f, 'payout', body, key, canonical, hints, 220)
-    : await incrementalList(s, facts, f, 'payout', key);
+  const r =
+    (await statedList(s, facts, f, 'payout', body, stated)) ??
+    (facts.inputFirst
+      ? await searchList(s, facts, f, 'payout', body, key, canonical, hints, 220)
+      : await incrementalList(s, facts, f, 'payout', key));
   if (!r) {
     s.draft.unknown(
       'signature.request.fields.payout',
@@ -449,6 +518,23 @@ async function payoutList(s: Session, facts: Facts, f: Family): Promise<void> {
   const fields = await coverFull(s, facts, f, 'payout', r.fields, body, minimal);
   adopt(s, f, 'payout', fields);
   s.draft.set('signature.request.fields.payout', fields, `${r.evidence} (${r.tried} lists tried)`);
+}
+
+/** The list `--from` states for an operation, tried on `body` before any search: taken, it is the list. */
+async function statedList(
+  s: Session,
+  facts: Facts,
+  f: Family,
+  op: OperationKey,
+  body: Record<string, unknown>,
+  stated: SignatureProfile | undefined,
+): Promise<{ fields: string[]; evidence: string; tried: number; body: Record<string, unknown> } | undefined> {
+  if (stated?.request.mode !== 'fieldList') return undefined;
+  const list = stated.request.fields[op];
+  const wrong = await wrongFor(s, facts, op, body);
+  const r = await attempt(s, op, body, { sign: listRule(f, op, list, stated.request.missingField) });
+  if (!accepted(r.refusal, wrong)) return undefined;
+  return { fields: list, evidence: s.evidence(r.x, `signed as ${s.options.from!.file} states`), tried: 1, body };
 }
 
 /** Every candidate card field name filled (the approve test card, December, four-digit year, the security code). */

@@ -1,12 +1,13 @@
 /**
  * The card search's elimination (discover/discoverers/cards.ts): names read from a refusal's text, and a gateway
- * refusing every name it does not know searched one group at a time, a name kept when the refusal changes.
+ * refusing every name it does not know searched one group at a time, a name kept when the refusal changes (the
+ * candidate's name taken out of the refusal only where it stands as a word), the names tried in every spelling.
  */
 import { describe, expect, it } from 'vitest';
 import type { Refusal } from '../../discover/answers.js';
 import { namedFields, oneAtATime } from '../../discover/discoverers/cards.js';
 import type { Session } from '../../discover/session.js';
-import { CARD_FIELD_CANDIDATES } from '../../discover/vocabulary.js';
+import { CARD_FIELD_CANDIDATES, COMMON_CARD_FIELD_NAMES, spellings } from '../../discover/vocabulary.js';
 
 const session = { config: { cards: { approve: '4111111111111111' } }, options: { cardSecurityCode: '123' } };
 
@@ -20,6 +21,18 @@ describe('card fields by elimination', () => {
     ]);
     expect(namedFields('card_number is not a card number', ['card_number'])).toEqual([]);
     expect(namedFields('order_no is missing', ['order_no'])).toEqual([]);
+  });
+
+  it('tries every common name in the other naming conventions and without its prefix, the common names first', () => {
+    expect(spellings('card_cvv')).toEqual(['cardCvv', 'CardCvv', 'CARD_CVV', 'cvv']);
+    expect(spellings('expMonth')).toEqual(['exp_month', 'ExpMonth', 'EXP_MONTH', 'month']);
+    for (const [group, common] of Object.entries(COMMON_CARD_FIELD_NAMES)) {
+      const all = CARD_FIELD_CANDIDATES[group as keyof typeof COMMON_CARD_FIELD_NAMES];
+      expect(all.slice(0, common.length)).toEqual(common);
+      expect(new Set(all).size).toBe(all.length);
+    }
+    expect(CARD_FIELD_CANDIDATES.expiryMonth).toEqual(expect.arrayContaining(['month', 'EXPIRATION_MONTH']));
+    expect(CARD_FIELD_CANDIDATES.securityCode).toContain('cardCvv');
   });
 
   it('a strict gateway (`pan`, month `M`, year `YY`; any other name refused) is found one group at a time', async () => {

@@ -127,6 +127,34 @@ describe('the draft states only what evidence decided', () => {
     );
   });
 
+  it('leaves a whole top-level section out when a row that decides it stops, and only its undecided parts when another row decided some', () => {
+    const defaults = shipped('reference');
+    const run = (decide: (d: Draft) => void) => {
+      const d = new Draft();
+      d.unknown('payments', 'no payment with the test cards of the list was made');
+      decide(d);
+      const assembled = d.assemble(defaults);
+      d.splitOpen(assembled);
+      d.markUncovered(assembled, () => 'no probe decides this point');
+      return { d, ...leaveOutOpen(d.assemble(defaults), d.all()) };
+    };
+    const none = run(() => {});
+    expect((none.profile as any).payments).toBeUndefined();
+    expect(readProfile(none.profile).unstated).toContain('/payments/resultInfo/approved/code');
+    const some = run((d) => d.set('payments.risk.provider', 'fraudguard', 'risk_provider of a checkout answer'));
+    expect((some.profile as any).payments).toEqual({ risk: { provider: 'fraudguard' } });
+    const read = readProfile(some.profile);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toContain('/payments/testCards/approve');
+    expect(read.unstated).not.toContain('/payments/risk/provider');
+    // Each part left out is a question with the stopped row's words; the count equals the lines marked.
+    expect(leftOutLines(some.leftOut).find((l) => l.includes(' payments.testCards?'))).toContain(
+      'No payment with the test cards of the list was made',
+    );
+    const yaml = renderDraft(some.profile, some.d.all(), leftOutLines(some.leftOut));
+    expect(yaml.split('\n').filter((l) => l.includes(UNKNOWN_MARK)).length).toBe(some.d.unknowns());
+  });
+
   it('lists each point left out as a question with its evidence, grouped by what a person decides; the count equals the lines marked', () => {
     const { profile, leftOut, d } = reviewed();
     const lines = leftOutLines(leftOut);

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import type { RunResult } from '../../core/model.js';
-import { statedAgreement } from '../../core/profile/agreement.js';
+import { leftOutPoints, statedAgreement } from '../../core/profile/agreement.js';
 import { completed } from '../../core/profile/load.js';
 import { SPEC_DIR } from '../../core/spec/paths.js';
 import { type CliOutcome, type CliRun, pagiConform, runCli } from '../support/cli.js';
@@ -101,7 +101,7 @@ describe('profile discover: serve a personality, discover it, run with the draft
         cardLines.join('\n'),
       ).toBe(true);
       const personality = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', `${name}.yaml`), 'utf8'));
-      const unstated = completed(draft).unstated.map((p) => p.slice(1).split('/').join('.'));
+      const unstated = leftOutPoints(draft, completed(draft).unstated);
       const agreement = statedAgreement(personality, draft, unstated);
       const share = agreement.stated / agreement.leaves;
       console.info(
@@ -131,7 +131,7 @@ describe('profile discover: serve a personality, discover it, run with the draft
     expect(check.code, check.stderr).toBe(0);
     // Its profile is known here: no value the draft states is wrong either.
     const draft = parse(fs.readFileSync(proof.draftFile, 'utf8'));
-    const unstated = completed(draft).unstated.map((p) => p.slice(1).split('/').join('.'));
+    const unstated = leftOutPoints(draft, completed(draft).unstated);
     const agreement = statedAgreement(parse(fs.readFileSync(proof.profileFile, 'utf8')), draft, unstated);
     console.info(
       `unseen-vendor: ${agreement.stated}/${agreement.leaves} leaves stated (${((agreement.stated / agreement.leaves) * 100).toFixed(1)} %), ${agreement.wrong.length} wrong`,

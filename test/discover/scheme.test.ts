@@ -14,6 +14,7 @@ import {
   signatureBytes,
   type SignedSample,
 } from '../../discover/scheme.js';
+import { sweepCandidates } from '../../discover/discoverers/signature-lists.js';
 import { urlEncodedValue } from '../../core/signing.js';
 
 const SECRET = 'scheme-test-secret';
@@ -84,5 +85,37 @@ describe('the scheme catalogue', () => {
   it('URL-encodes a lone surrogate as U+FFFD instead of throwing', () => {
     expect(urlEncodedValue('x\uD800y')).toBe('x%EF%BF%BDy');
     expect(urlEncodedValue('é 😀')).toBe('%C3%A9%20%F0%9F%98%80');
+  });
+
+  it('identifies sorted pairs with separators outside the catalogue offline, over the whole punctuation space', () => {
+    const rule = {
+      mode: 'sortedPairs' as const,
+      keyValueSeparator: '%',
+      pairSeparator: '?',
+      skipEmpty: true,
+      exclude: ['encryption_data'],
+      valueEncoding: 'urlEncoded' as const,
+    };
+    expect(pairsVariants().some((p) => p.keyValueSeparator === '%' || p.pairSeparator === '?')).toBe(false);
+    const body = { merchant_id: 'M1', account_id: 'A1', return_status: '2', return_message: 'E1:Bad signature' };
+    const alg = { name: 'sha256' as const, secretJoin: '&key=' };
+    const signature = encodeDigest(alg, 'hex-upper', SECRET, pairsText(rule, body));
+    const [best] = rankResponseSchemes(
+      [{ operation: 'capture', body: { ...body, encryption_data: signature }, signature }],
+      SECRET,
+    );
+    expect(best).toMatchObject({ algorithm: alg, encoding: 'hex-upper' });
+    expect(best!.pairs).toMatchObject({ keyValueSeparator: '%', pairSeparator: '?', valueEncoding: 'urlEncoded' });
+  });
+
+  it('tries the request one separator away from the recipe an answer showed: any punctuation joins a list or pairs', () => {
+    const hmac = { name: 'hmac-sha256' as const };
+    const list = sweepCandidates([{ algorithm: hmac, encoding: 'hex-lower', separator: '&' }]);
+    const sig = (c: (typeof list)[number]) => c.sig.request as unknown as Record<string, unknown>;
+    expect(list.some((c) => sig(c).separator === '*')).toBe(true);
+    expect(list.some((c) => sig(c).pairSeparator === '/' && sig(c).keyValueSeparator === '=')).toBe(true);
+    expect(list.some((c) => sig(c).keyValueSeparator === '+' && sig(c).pairSeparator === '&')).toBe(true);
+    expect(list.every((c) => c.sig.algorithm === hmac && c.sig.encoding === 'hex-lower')).toBe(true);
+    expect(new Set(list.map((c) => JSON.stringify(c.sig))).size).toBe(list.length);
   });
 });

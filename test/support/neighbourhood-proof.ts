@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { statedAgreement } from '../../core/profile/agreement.js';
+import { leftOutPoints, statedAgreement } from '../../core/profile/agreement.js';
 import { completed, loadProfile } from '../../core/profile/load.js';
 import type { RunResult } from '../../core/model.js';
 import { KIT_ROOT } from '../../core/spec/paths.js';
@@ -77,7 +77,7 @@ export function draftFigures(found: DiscoveryResult, truth: Json): DraftFigures 
   };
   let unstated: string[];
   try {
-    unstated = completed(found.profile).unstated.map((p) => p.slice(1).split('/').join('.'));
+    unstated = leftOutPoints(found.profile, completed(found.profile).unstated);
   } catch (e) {
     // A draft the format cannot complete states nothing the proof can compare: its problems say why.
     return { leaves: 0, stated: 0, wrong: [], extra: [], ...base, problems: [...found.problems, (e as Error).message] };

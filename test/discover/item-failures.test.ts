@@ -1,0 +1,44 @@
+/**
+ * Naming item failures (discover/discoverers/lifecycle.ts `nameFailures`): a failure is told by its code and its
+ * message together. A refusal whose code a failure named by a dedicated item has, but whose message is another, is
+ * another failure sharing that code (named by the states that answered it); a code two named failures share is the one
+ * whose message the refusal carries, or left undecided.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ItemOutcome } from '../../discover/context.js';
+import { nameFailures } from '../../discover/discoverers/lifecycle.js';
+
+const refused = (state: ItemOutcome['state'], code: string, message: string): ItemOutcome => ({
+  op: 'capture',
+  state,
+  ok: false,
+  code,
+  message,
+  evidence: `capture of a payment ${state}`,
+});
+
+describe('item failures named by code and message', () => {
+  it('names a state refusal sharing a dedicated failure code by its states, not after the dedicated failure', () => {
+    const tried = [refused('captured', 'B08', 'Captured'), refused('refunded', 'B08', 'Captured')];
+    const names = nameFailures(tried, { overRefund: 'B08' }, { overRefund: ['Refund too large'] }, {});
+    expect(names.nameOf(tried[0]!)).toBe('alreadyCaptured');
+    expect(names.nameOf({ code: 'B08', message: 'Refund too large' })).toBe('overRefund');
+    expect(names.codes.get('alreadyCaptured')).toBe('B08');
+    expect(names.messages.get('alreadyCaptured')).toEqual(['Captured', 'Captured']);
+  });
+
+  it('keeps naming by code alone where no other failure has the code (a message carrying a detail)', () => {
+    const tried = [refused('cancelled', 'B07', 'Cancelled: T1'), refused('cancelled', 'B07', 'Cancelled: T2')];
+    const names = nameFailures(tried, { overRefund: 'B06' }, { overRefund: ['Refund too large'] });
+    expect(names.nameOf(tried[1]!)).toBe('cancelled');
+    expect(names.messages.has('cancelled')).toBe(false);
+  });
+
+  it('leaves a refusal undecided when two named failures share its code and its message is neither', () => {
+    const known = { amountMismatch: 'I4', invalidState: 'I4' };
+    const wording = { amountMismatch: ['Amount mismatch'], invalidState: ['Wrong state'] };
+    const names = nameFailures([], known, wording);
+    expect(names.nameOf({ code: 'I4', message: 'Wrong state' })).toBe('invalidState');
+    expect(names.nameOf({ code: 'I4', message: 'Something else' })).toBeUndefined();
+  });
+});
