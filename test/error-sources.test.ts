@@ -20,6 +20,18 @@ const REPLACED: Record<string, string> = {
 /** `file` and the start of the thrown message (as written in the source), with why no user can cause it. */
 const INTERNAL: { file: string; message: string; reason: string }[] = [
   {
+    file: 'proxy/answer-checks.ts',
+    message: '`proxy: no check ${id} in the table`',
+    reason:
+      "the proxy's lists of answer checks name checks of the kit's own table; a name missing there is a defect of the kit (test/proxy covers the lists)",
+  },
+  {
+    file: 'proxy/session.ts',
+    message: '`requirement ${id} is not in the catalogue`',
+    reason:
+      "a check asks for a requirement of the kit's own catalogue by id; an id missing there is a defect of the kit, as in a run",
+  },
+  {
     file: 'core/spec/operations.ts',
     message: '`spec: no operation set ${String(name)}`',
     reason: 'the set names are a type of the kit (OperationSet); a caller naming another is a defect of the kit',
