@@ -153,8 +153,18 @@ function kindsNotified(s: Session, facts: Facts, sent: Sent, got: Received): voi
     facts.notifications = [...fromDirect, ...fromApm, ...fromPayout];
     facts.notificationsOf = { payment: [...fromDirect, ...fromApm], payout: fromPayout };
   }
+  // A payment the gateway did not take (a direct payment refused, an APM payment not completed) shows nothing of
+  // whether its kind notifies: the list seen is then a part of the truth, shown, not stated.
+  const untried = [...(sent.direct.payment ? [] : ['authoriseDirect']), ...(sent.apm.orderNo ? [] : ['authoriseApm'])];
   // Every kind of payment seen notifying, never an empty list (the format needs one operation at least).
-  if (payment.length)
+  if (payment.length && untried.length)
+    d.partial(
+      'notifications.kinds.payment.sentAfter',
+      `payments notified: ${payment.join(', ')}; not taken by the gateway, so not told: ${untried.join(', ')}: state after which operations a payment notification is sent`,
+      payment,
+      s.evidence(sent.direct.x),
+    );
+  else if (payment.length)
     d.set(
       'notifications.kinds.payment.sentAfter',
       payment,

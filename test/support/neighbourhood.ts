@@ -7,7 +7,8 @@
  * punctuation character, an error code of the same form, or the code of another kind of the same catalogue (one code
  * shared by two kinds), a status value of the same form, a message worded otherwise. Every candidate the format's
  * schema or its consistency rules reject (`profileProblems`, what `profile validate` runs) is dropped: it is no
- * neighbour. The pick is deterministic given a seed: for each personality, first one neighbour of each kind the issue
+ * neighbour; so is one whose gateway would break a `must` of the document (no notification after an operation
+ * PAGI-EVT-001 names: a fault, which the self-test's faults cover). The pick is deterministic given a seed: for each personality, first one neighbour of each kind the issue
  * names (card field names, expiry forms, signature recipe, a shared error code, notifications of each kind), then one
  * per point, round robin over the points in a seeded order.
  */
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { LABEL_LEAVES, UNORDERED_LISTS } from '../../core/profile/agreement.js';
 import { profileProblems } from '../../core/profile/load.js';
+import { kitSpec } from '../../core/spec/load.js';
 import { SCHEMAS_DIR, SPEC_DIR } from '../../core/spec/paths.js';
 
 type Json = Record<string, unknown>;
@@ -324,12 +326,24 @@ export function personality(name: string): Json {
   return parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', `${name}.yaml`), 'utf8')) as Json;
 }
 
-/** The neighbour a candidate makes, or undefined when `profile validate` would reject it. */
+/**
+ * The operations whose results the document says the gateway sends to notify_url (PAGI-EVT-001, a `must`), and
+ * those of them no notification kind of `profile` is sent after: a gateway run by such a profile breaks the
+ * requirement, so it is a fault, no neighbour (a run with its draft rightly fails notificationDelivered).
+ */
+function unnotified(profile: Json): string[] {
+  const notified = kitSpec().requirements.get('PAGI-EVT-001')?.operations ?? [];
+  const kinds = Object.values(((profile.notifications as Json | undefined)?.kinds ?? {}) as Record<string, Json>);
+  return notified.filter((op) => !kinds.some((k) => (k.sentAfter as string[] | undefined)?.includes(op)));
+}
+
+/** The neighbour a candidate makes, or undefined when `profile validate` would reject it or it breaks a `must`. */
 function neighbourOf(name: string, base: Json, c: Candidate, n: number): Neighbour | undefined {
   const profile = structuredClone(base);
   setAt(profile, c.point, c.to);
   profile.name = `${name}-n${n}`;
   if (profileProblems(profile).length) return undefined;
+  if (unnotified(profile).length > unnotified(base).length) return undefined;
   return {
     id: `${name}~${c.point}~${n}`,
     personality: name,
