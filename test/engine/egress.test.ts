@@ -73,7 +73,9 @@ describe('following URLs from the target', () => {
       config: config(baseUrl),
       secret: 'egress-test-secret',
       cardSecurityCode: '987',
-      transport: { timeoutMs: 2000, maxResponseBytes: 64 * 1024, concurrency: 2, rate: 0, allowedHosts },
+      // Resolving a name runs on libuv's thread pool, which the other test worker (a thread of this process) may keep
+      // busy for seconds: a short time-out would then end the lookup before the guard judges the address.
+      transport: { timeoutMs: 20_000, maxResponseBytes: 64 * 1024, concurrency: 2, rate: 0, allowedHosts },
       tag: 'e',
     });
 
