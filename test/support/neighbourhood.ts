@@ -7,8 +7,9 @@
  * punctuation character, an error code of the same form, or the code of another kind of the same catalogue (one code
  * shared by two kinds), a status value of the same form, a message worded otherwise. Every candidate the format's
  * schema or its consistency rules reject (`profileProblems`, what `profile validate` runs) is dropped: it is no
- * neighbour; so is one whose gateway would break a `must` of the document (no notification after an operation
- * PAGI-EVT-001 names: a fault, which the self-test's faults cover). The pick is deterministic given a seed: for each personality, first one neighbour of each kind the issue
+ * neighbour; so is one whose gateway would depart from a `must` or an `expected` statement of the document (no
+ * notification after an operation PAGI-EVT-001 names; an `encryption_data` not of the form PAGI-AUTH-003 gives: a
+ * fault, which the self-test's faults cover). The pick is deterministic given a seed: for each personality, first one neighbour of each kind the issue
  * names (card field names, expiry forms, signature recipe, a shared error code, notifications of each kind), then one
  * per point, round robin over the points in a seeded order.
  */
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { LABEL_LEAVES, UNORDERED_LISTS } from '../../core/profile/agreement.js';
 import { profileProblems } from '../../core/profile/load.js';
+import { digest, type SignatureProfile } from '../../core/signing.js';
 import { kitSpec } from '../../core/spec/load.js';
 import { SCHEMAS_DIR, SPEC_DIR } from '../../core/spec/paths.js';
 
@@ -337,6 +339,24 @@ function unnotified(profile: Json): string[] {
   return notified.filter((op) => !kinds.some((k) => (k.sentAfter as string[] | undefined)?.includes(op)));
 }
 
+/**
+ * The requirements (must or expected) the form of `encryption_data` a gateway run by `profile` signs with departs from:
+ * the patterns schemas/common.schema.json gives `encryptionData`, each with the requirement it comes from, tried on a
+ * digest made with the profile's algorithm and encoding. A base64 digest departs from PAGI-AUTH-003 (64 hexadecimal
+ * characters): every signed answer of such a gateway rightly fails that check, so it is a fault, no neighbour.
+ */
+function signatureFormDepartures(profile: Json): string[] {
+  const def = (JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'common.schema.json'), 'utf8')) as Json).$defs as Json;
+  const rules = ((def.encryptionData as Schema & { allOf?: Json[] }).allOf ?? []).filter(
+    (r) => typeof r.pattern === 'string' && typeof r['x-requirement'] === 'string',
+  );
+  const signed = digest(profile.signature as SignatureProfile, 'neighbour', 'secret');
+  return rules
+    .filter((r) => ['must', 'expected'].includes(kitSpec().requirements.get(r['x-requirement'] as string)?.level ?? ''))
+    .filter((r) => !new RegExp(r.pattern as string).test(signed))
+    .map((r) => r['x-requirement'] as string);
+}
+
 /** The neighbour a candidate makes, or undefined when `profile validate` would reject it or it breaks a `must`. */
 function neighbourOf(name: string, base: Json, c: Candidate, n: number): Neighbour | undefined {
   const profile = structuredClone(base);
@@ -344,6 +364,7 @@ function neighbourOf(name: string, base: Json, c: Candidate, n: number): Neighbo
   profile.name = `${name}-n${n}`;
   if (profileProblems(profile).length) return undefined;
   if (unnotified(profile).length > unnotified(base).length) return undefined;
+  if (signatureFormDepartures(profile).length > signatureFormDepartures(base).length) return undefined;
   return {
     id: `${name}~${c.point}~${n}`,
     personality: name,
