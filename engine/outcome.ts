@@ -5,6 +5,7 @@ import type { FailOn } from '../core/config/options.js';
 import { countsAs, isFailing, mostSevere, severityOfLevel } from '../core/run-result.js';
 import { waiverActive, waiverFor, type Waiver } from './waivers.js';
 import { ForeignRequirementError } from '../core/types/errors.js';
+import { catalogueRequirement } from '../core/check-context.js';
 
 /**
  * The requirements a check traces to on one operation: those of its requirements the operation concerns (the
@@ -31,11 +32,7 @@ export function checkSeverity(
 
 /** The most serious level among requirement ids (`unspecified` counts as information). Throws on an unknown id. */
 export function severityOf(spec: SpecModel, requirementIds: readonly string[]): Severity {
-  const levels = requirementIds.map((id) => {
-    const requirement = spec.requirements.get(id);
-    if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-    return severityOfLevel(requirement.level);
-  });
+  const levels = requirementIds.map((id) => severityOfLevel(catalogueRequirement(spec, id).level));
   return mostSevere(levels) ?? 'info';
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, inject, test } from 'vitest';
 import { htmlReader } from '../core/codecs/html-reader.js';
+import { checkContext } from '../core/check-context.js';
 import { maskText, maskValue } from '../core/mask.js';
 import type {
   Check,
@@ -163,24 +164,19 @@ function workerClient(setup: RunSetup, spec: SpecModel, profile: CheckContext['p
 }
 
 /** The context every check of the worker reads. */
-function checkContext(
+function workerContext(
   spec: SpecModel,
   profile: CheckContext['profile'],
   setup: RunSetup,
   client: KitClient,
 ): CheckContext {
-  return {
+  return checkContext({
     spec,
     profile,
     config: setup.config,
+    rules: client.maskRules,
     verifySignature: (operation, direction, body) => client.verifySignature?.(operation, direction, body),
-    requirement(id) {
-      const requirement = spec.requirements.get(id);
-      if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-      return requirement;
-    },
-    mask: (text) => maskText(text, client.maskRules),
-  };
+  });
 }
 
 /** A worker's observations: made on first use, held until their last reader, within the read-ahead's byte budget. */
@@ -302,7 +298,7 @@ async function createEnv(early: EarlySetup): Promise<WorkerEnv> {
   phase('workerRegistry');
   const profile = kitProfile(profileForSpec(setup.profile, spec), setup.unstated);
   const client = workerClient(setup, spec, profile);
-  const ctx = checkContext(spec, profile, setup, client);
+  const ctx = workerContext(spec, profile, setup, client);
   const plan = planTests(spec, registry.CHECKS, setup.selection);
   const store: ObservationStore = {
     probes: new Map(registry.PROBES.map((p) => [p.id, p])),

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FailOn } from '../core/config/options.js';
+import { checkContext, observedOnlyConfig } from '../core/check-context.js';
 import { toCheckResult } from '../engine/outcome.js';
 import { planTests } from '../engine/plan.js';
 import { buildRunResult } from '../engine/results.js';
@@ -36,26 +37,7 @@ export interface CheckOptions {
 
 /** What a pact check may read besides the interaction: the spec and the profile; a pact check sends nothing. */
 function pactContext(spec: SpecModel, profile: Profile, rules: MaskRules): CheckContext {
-  return {
-    spec,
-    profile,
-    config: {
-      baseUrl: 'pact:',
-      merchantId: '',
-      accountId: '',
-      orderPrefix: '',
-      seed: 0,
-      cards: {},
-      paymentMethods: { valid: [], unknown: '' },
-      notifyWaitMs: 0,
-    },
-    requirement(id) {
-      const requirement = spec.requirements.get(id);
-      if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-      return requirement;
-    },
-    mask: (text) => maskText(text, rules),
-  };
+  return checkContext({ spec, profile, config: observedOnlyConfig('pact:'), rules });
 }
 
 /** An interaction whose path the interface does not have: how the verdict names it, and why it fails it. */

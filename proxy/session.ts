@@ -6,8 +6,9 @@
  * numbers remembered, the findings kept per check and the exchange records the HAR holds.
  */
 import { createHash } from 'node:crypto';
+import { checkContext, observedOnlyConfig } from '../core/check-context.js';
 import type { FailOn } from '../core/config/options.js';
-import { maskText, maskValue, type MaskRules } from '../core/mask.js';
+import { maskValue, type MaskRules } from '../core/mask.js';
 import type {
   Check,
   CheckContext,
@@ -102,30 +103,16 @@ export class ProxySession {
   constructor(readonly options: SessionOptions) {
     const { spec, loaded, secret } = options;
     const profile = loaded.profile;
-    this.ctx = {
+    this.ctx = checkContext({
       spec,
       profile,
-      config: {
-        baseUrl: options.upstream,
-        merchantId: options.merchantId ?? '',
-        accountId: options.accountId ?? '',
-        orderPrefix: '',
-        seed: 0,
-        cards: {},
-        paymentMethods: { valid: [], unknown: '' },
-        notifyWaitMs: 0,
-      },
-      requirement(id) {
-        const requirement = spec.requirements.get(id);
-        if (!requirement) throw new Error(`requirement ${id} is not in the catalogue`);
-        return requirement;
-      },
-      mask: (text) => maskText(text, options.rules),
+      config: observedOnlyConfig(options.upstream, options),
+      rules: options.rules,
       verifySignature: (operation, direction, body) => {
         if (!secret || stringToSign(profile.signature, direction, operation, body) === undefined) return undefined;
         return verify(profile.signature, direction, operation, body, secret);
       },
-    };
+    });
   }
 
   /** Run one check on an observation and tally its outcome; its findings, sided and masked. */

@@ -20,16 +20,16 @@ const REPLACED: Record<string, string> = {
 /** `file` and the start of the thrown message (as written in the source), with why no user can cause it. */
 const INTERNAL: { file: string; message: string; reason: string }[] = [
   {
+    file: 'core/check-context.ts',
+    message: '`requirement ${id} is not in the catalogue`',
+    reason:
+      "checks name requirements of the kit's own catalogue (registryProblems checks the registry's before a run, the pact and proxy tables theirs when they load); an id missing there is a defect of the kit",
+  },
+  {
     file: 'proxy/answer-checks.ts',
     message: '`proxy: no check ${id} in the table`',
     reason:
       "the proxy's lists of answer checks name checks of the kit's own table; a name missing there is a defect of the kit (test/proxy covers the lists)",
-  },
-  {
-    file: 'proxy/session.ts',
-    message: '`requirement ${id} is not in the catalogue`',
-    reason:
-      "a check asks for a requirement of the kit's own catalogue by id; an id missing there is a defect of the kit, as in a run",
   },
   {
     file: 'core/spec/operations.ts',
@@ -50,16 +50,6 @@ const INTERNAL: { file: string; message: string; reason: string }[] = [
     file: 'core/profile/migrate.ts',
     message: "'profile migrate: the rewritten YAML does not hold the migrated profile'",
     reason: "the kit's own self-check of its YAML edit, after the profile was validated",
-  },
-  {
-    file: 'engine/outcome.ts',
-    message: '`requirement ${id} is not in the catalogue`',
-    reason: "checks' requirement ids are checked against the catalogue before a run (registryProblems)",
-  },
-  {
-    file: 'engine/suite.ts',
-    message: '`requirement ${id} is not in the catalogue`',
-    reason: "checks' requirement ids are checked against the catalogue before a run (registryProblems)",
   },
   {
     file: 'engine/suite.ts',
@@ -115,11 +105,6 @@ const INTERNAL: { file: string; message: string; reason: string }[] = [
     file: 'discover/session.ts',
     message: "'discovery session not started'",
     reason: 'a discoverer called before the session opened: the order is the kit',
-  },
-  {
-    file: 'pact/check.ts',
-    message: '`requirement ${id} is not in the catalogue`',
-    reason: "the pact checks' requirement ids, of the kit's catalogue",
   },
   {
     file: 'pact/observation.ts',

@@ -3,6 +3,7 @@
  * exchanges (request as sent, decoded response, masked evidence) and observations, and conformant observations of
  * each probe built from the spec's examples and the profile — the cases mutate them to make one property fail.
  */
+import { catalogueRequirement } from '../../core/check-context.js';
 import { encodeForm } from '../../core/codecs/form.js';
 import { maskText } from '../../core/mask.js';
 import type {
@@ -46,11 +47,7 @@ export function context(
     spec,
     profile: p,
     config: { ...config, ...overrides.config },
-    requirement(id) {
-      const r = spec.requirements.get(id);
-      if (!r) throw new Error(`no requirement ${id}`);
-      return r;
-    },
+    requirement: (id) => catalogueRequirement(spec, id),
   };
 }
 
