@@ -177,6 +177,11 @@ class Digest {
     return new Digest(this.alg, this.secret, this.state.copy().update(text, 'utf8'), this.opad);
   }
 
+  /** The plain SHA-256 of the message so far with `tail` (a join and the secret, as bytes) appended. */
+  finishWith(tail: Buffer): Buffer {
+    return this.state.copy().update(tail).digest();
+  }
+
   finish(): Buffer {
     if (this.alg.name === 'sha256')
       return this.state.copy().update(`${this.alg.secretJoin}${this.secret}`, 'utf8').digest();
@@ -331,6 +336,8 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
             for (const rule of rules) explanations.push({ algorithm: alg, encoding, pairs: rule, fields: {} });
     }
   }
+  // Nor any of the catalogue's joins: the secret's join searched over the punctuation space (joinSearch).
+  if (!explanations.length) explanations.push(...joinSearch(first, secret));
   // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the
   // first sample of each operation; then every sample verified.
   const firstOf = new Map<OperationKey, SignedSample>();
@@ -375,6 +382,121 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
     return 0;
   });
   return scored.map((x) => x.scheme);
+}
+
+/**
+ * The joins the offline search tries between the string to sign and the appended secret: none, each punctuation
+ * character, then (`length` 2) each text of two punctuation characters (`::`, `|#`, …), shortest first.
+ */
+export function joinSpace(length: 1 | 2): string[] {
+  const singles = ['', ...PUNCTUATION];
+  if (length === 1) return singles;
+  return [...singles, ...PUNCTUATION.flatMap((a) => PUNCTUATION.map((b) => `${a}${b}`))];
+}
+
+/** Digests the join search may compute for one signed answer (about 1.5 µs each: half a second at most). */
+export const JOIN_SEARCH_BUDGET = 300_000;
+
+/** Nodes of the walk over ordered arrangements of `n` fields of lengths 1..`depth` (each one digest per join). */
+export function arrangementCount(n: number, depth: number): number {
+  let total = 0;
+  let level = 1;
+  for (let k = 0; k < Math.min(n, depth); k++) {
+    level *= n - k;
+    total += level;
+  }
+  return total;
+}
+
+/**
+ * Every ordered arrangement of `pool` (length 1..maxLength) whose values, joined by `separator`, digest under plain
+ * SHA-256 with one of `joins` and the secret appended to `target`: each found list with its join. The prefix walk of
+ * `findLists`, each node finished once per join.
+ */
+export function findJoinedLists(
+  secret: string,
+  separator: string,
+  missingField: 'emptyString' | 'omitted',
+  pool: readonly string[],
+  body: Record<string, unknown>,
+  target: Buffer,
+  joins: readonly string[],
+  maxLength = pool.length,
+  limit = 4,
+): { join: string; list: string[] }[] {
+  const usable = missingField === 'omitted' ? pool.filter((f) => scalarText(body[f]) !== undefined) : [...pool];
+  const tails = joins.map((join) => ({ join, bytes: Buffer.from(`${join}${secret}`, 'utf8') }));
+  const found: { join: string; list: string[] }[] = [];
+  const walk = (prefix: Digest, list: string[], used: Set<string>) => {
+    if (found.length >= limit) return;
+    if (list.length)
+      for (const t of tails)
+        if (prefix.finishWith(t.bytes).equals(target)) found.push({ join: t.join, list: [...list] });
+    if (list.length >= maxLength) return;
+    for (const f of usable) {
+      if (used.has(f)) continue;
+      const piece = (list.length ? separator : '') + (scalarText(body[f]) ?? '');
+      used.add(f);
+      list.push(f);
+      walk(prefix.extend(piece), list, used);
+      list.pop();
+      used.delete(f);
+    }
+  };
+  walk(Digest.start({ name: 'sha256', secretJoin: '' }, secret), [], new Set());
+  return found;
+}
+
+/**
+ * The schemes of plain SHA-256 with a join outside the catalogue that explain one signed answer, found offline by
+ * elimination (no request): every join of `joinSpace` with the catalogue's sorted pairs and with field lists under
+ * each separator of the catalogue. Two-character joins are searched only when the answer's candidate fields are
+ * few enough for `JOIN_SEARCH_BUDGET`, and lists are cut to the longest length the budget allows; single characters
+ * first, so a shorter join ranks before a longer one explaining the answer alike.
+ */
+export function joinSearch(sample: SignedSample, secret: string): ResponseScheme[] {
+  const pool = poolOf(sample, 7);
+  const families = SEPARATORS.length * 2;
+  const catalogue = new Set<string>(JOINS);
+  const out: ResponseScheme[] = [];
+  for (const length of [1, 2] as const) {
+    const joins = joinSpace(length).filter((j) => !catalogue.has(j) && (length === 1 || j.length === 2));
+    // The longest lists the budget allows (at least two fields: one value and the secret tell little).
+    let depth = pool.length;
+    while (depth > 2 && arrangementCount(pool.length, depth) * families * joins.length > JOIN_SEARCH_BUDGET) depth--;
+    if (length === 2 && arrangementCount(pool.length, depth) * families * joins.length > JOIN_SEARCH_BUDGET) break;
+    for (const encoding of encodingsOf(sample.signature)) {
+      const target = signatureBytes(sample.signature, encoding)!;
+      for (const rule of pairsVariants()) {
+        const text = pairsText(rule, sample.body);
+        for (const secretJoin of joins)
+          if (digestBytes({ name: 'sha256', secretJoin }, secret, text).equals(target))
+            out.push({ algorithm: { name: 'sha256', secretJoin }, encoding, pairs: rule, fields: {} });
+      }
+      for (const separator of SEPARATORS)
+        for (const missingField of ['emptyString', 'omitted'] as const)
+          for (const { join, list } of findJoinedLists(
+            secret,
+            separator,
+            missingField,
+            pool,
+            sample.body,
+            target,
+            joins,
+            depth,
+            3,
+          ))
+            out.push({
+              algorithm: { name: 'sha256', secretJoin: join },
+              encoding,
+              separator,
+              missingField,
+              fields: { [sample.operation]: list },
+            });
+    }
+    if (out.length) break;
+  }
+  return out;
 }
 
 /** The best scheme of `rankResponseSchemes`, or undefined when no scheme of the catalogue verifies any sample. */
