@@ -8,6 +8,7 @@ import {
   encodeDigest,
   findLists,
   JOINS,
+  joinSearch,
   pairsText,
   pairsVariants,
   rankResponseSchemes,
@@ -80,6 +81,38 @@ describe('the scheme catalogue', () => {
     const best = rankResponseSchemes([sample], SECRET)[0]!;
     expect(best.algorithm).toEqual(alg);
     expect(best.pairs).toEqual(rule);
+  });
+
+  it('finds a plain SHA-256 join outside the catalogue offline, one or two punctuation characters, by elimination', () => {
+    const body = { merchant_id: 'M1', account_id: 'A1', return_code: 'S01', return_message: 'Bad signature' };
+    // Two-character joins are searched with shorter lists (JOIN_SEARCH_BUDGET): two fields of four here.
+    for (const [secretJoin, fields] of [
+      ['/', ['merchant_id', 'account_id', 'return_code']],
+      ['::', ['account_id', 'return_code']],
+    ] as const) {
+      expect(JOINS).not.toContain(secretJoin);
+      const alg = { name: 'sha256' as const, secretJoin };
+      const text = fields.map((f) => body[f as keyof typeof body]).join('|');
+      const sample: SignedSample = {
+        operation: 'capture',
+        body,
+        signature: encodeDigest(alg, 'hex-lower', SECRET, text),
+      };
+      const found = joinSearch(sample, SECRET);
+      expect(found.length, secretJoin).toBeGreaterThan(0);
+      expect(found[0]!.algorithm, secretJoin).toEqual(alg);
+      expect(
+        found.some((x) => x.separator === '|' && x.fields.capture?.join() === fields.join()),
+        secretJoin,
+      ).toBe(true);
+    }
+    // A digest no join explains (another secret) is explained by none.
+    const other: SignedSample = {
+      operation: 'capture',
+      body,
+      signature: encodeDigest({ name: 'sha256', secretJoin: '/' }, 'hex-lower', 'another-secret', 'M1|A1'),
+    };
+    expect(joinSearch(other, SECRET)).toEqual([]);
   });
 
   it('URL-encodes a lone surrogate as U+FFFD instead of throwing', () => {
