@@ -347,7 +347,9 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     const gaps = t.slice(1).map((x, i) => x - t[i]!);
     const last = gaps.at(-1) ?? 1000;
     const factor = gaps.length >= 2 ? gaps.at(-1)! / gaps.at(-2)! : 3;
-    return Math.min(30_000, Math.max(1500, last * Math.max(1, factor) * 2 + 500));
+    // "None after" is an absence, stated from this wait: it covers the next delay of the schedule three times over and
+    // 3 s at least, since the sender's timers run late on a loaded machine (a CI run stated 2 attempts of 3 with 1.5 s).
+    return Math.min(30_000, Math.max(3000, last * Math.max(1, factor) * 3 + 1000));
   };
   // The held attempts are waited for only once a refused payment was notified at all (else 30 s waits for nothing).
   const seriesP = Promise.all(refused.map((p) => attemptsOf(r, keyOf(p.x), quiet, 60_000)));
