@@ -24,8 +24,16 @@ const account = { merchantId: 'M10001', accountId: 'A20001', secret: 'reference-
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Pact's mock server records a match after it has answered (pact-foundation/pact-core-mock-server#13, open; in
+ * @pact-foundation/pact since 16.3.0): on a loaded machine `executeTest` can read "expected but not received" for a
+ * request the mock server received, matched and answered. An interaction is retried twice for that race alone: a
+ * real mismatch fails every attempt, and a failed attempt writes nothing to the pact.
+ */
+const UPSTREAM_RACE = { retry: 2 };
+
 describe('merchant against the PAGI gateway (consumer side)', () => {
-  it('captures an authorised payment', async () => {
+  it('captures an authorised payment', UPSTREAM_RACE, async () => {
     const capture = interactions().find((i) => i.key === 'capture-200')!;
     await provider
       .addInteraction()
@@ -46,7 +54,7 @@ describe('merchant against the PAGI gateway (consumer side)', () => {
       });
   });
 
-  it('queries the authorised payment', async () => {
+  it('queries the authorised payment', UPSTREAM_RACE, async () => {
     const query = interactions().find((i) => i.key === 'retrievalTrans-200')!;
     await provider
       .addInteraction()

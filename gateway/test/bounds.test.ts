@@ -91,16 +91,14 @@ describe('caps checked before a body is parsed', () => {
     );
     const parse = vi.spyOn(JSON, 'parse');
     for (const op of ['retrievalTrans', 'capture', 'checkout'] as const) {
-      const started = performance.now();
+      // How fast the refusal is, is a bench:gateway figure; here, that nothing was decoded to reach it.
       const res = gw.inject({
         path: h.pathOf(op),
         body: form,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      const ms = performance.now() - started;
       expect(res.status, op).toBe(kinds.invalidInput.status);
       expect(res.headers[REASON]).toBe('invalidInput: form body with more than 1000 fields');
-      expect(ms, `${op} took ${ms.toFixed(1)} ms`).toBeLessThan(200); // the figure itself is a bench:gateway result
     }
     expect(decoded).toBe(0);
     expect(parse).not.toHaveBeenCalled();
