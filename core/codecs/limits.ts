@@ -188,9 +188,16 @@ export class MarkupScan {
   constructor(private readonly limits: ParseLimits) {}
 
   bytes(chunk: Uint8Array): this {
-    for (let i = 0; i < chunk.length; i++) {
-      this.step(chunk[i]!);
-      if (this.over && this.declares) break;
+    let i = 0;
+    while (i < chunk.length && !this.over) this.step(chunk[i++]!);
+    // Past a bound the counts are settled: only a declaration can still change the outcome, and one starts with `<`,
+    // found natively rather than byte by byte (a 7 MB page is otherwise stepped through whole).
+    while (i < chunk.length && !this.declares) {
+      if (this.matched.every((m) => m === 0)) {
+        i = chunk.indexOf(0x3c, i);
+        if (i === -1) break;
+      }
+      this.declaration(chunk[i++]!);
     }
     return this;
   }
