@@ -1,7 +1,8 @@
 /**
  * Stated and not stated (profile format 6): a profile may leave out any point the format's schema lists as `required`
- * (but `format`, `name`, `version` and `description`, and the keys inside a list item or a `oneOf` variant of several
- * objects, which a point holds whole; the one object variant of an object-or-null, `review.triggers`, is walked into). The loader puts the format's default there (the reference profile's value) so that code reading
+ * (but `format`, `name`, `version` and `description`, and the keys inside a list item, which a point holds whole; a
+ * `oneOf` of objects is walked into the variant the value and the default are both of: the one object variant of an
+ * object-or-null, `review.triggers`; of `signature.response`, the field-list variant of both). The loader puts the format's default there (the reference profile's value) so that code reading
  * the profile keeps working, and records the JSON pointer of every leaf it filled: the points not stated. A run reads
  * the profile through `kitProfile` (core/profile/reads.ts), which throws ProfilePointNotStated on such a read.
  */
@@ -44,7 +45,7 @@ export interface Completed {
 
 /**
  * Fill every required key `value` leaves out with the value of `defaults` at the same place (a copy), walking the
- * schema's `properties` (not list items, nor `oneOf`/`anyOf` variants but the one object variant of an object-or-null). A key whose default is absent stays absent
+ * schema's `properties` (not list items; into a `oneOf`/`anyOf` variant when the value and the default are of that one). A key whose default is absent stays absent
  * (validation reports it). `value` is not changed.
  */
 export function completeProfile(value: Json, defaults: Json, schema: Schema): Completed {
@@ -62,15 +63,29 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
   };
   // A `oneOf`/`anyOf` with one object variant (an object or `null`: `review.triggers`) is walked into when the value
   // is an object: its keys are points like any other. Variants of several objects hold their keys whole.
-  const objectVariant = (s: Schema): Schema | undefined => {
+  // Variants of several objects (`signature.response`: unsigned, field lists, sorted pairs) are walked into the one
+  // variant both the value and the default are of, told by their keys and constants: the keys of that variant are
+  // points too. A value of another variant than the default, or of none alone, is held whole.
+  const objectVariant = (s: Schema, node: Json, dflt: Json | undefined): Schema | undefined => {
     const objects = [...(s.oneOf ?? []), ...(s.anyOf ?? [])]
       .map((v) => resolve(v as Schema))
       .filter((v) => v.properties);
-    return objects.length === 1 ? objects[0] : undefined;
+    if (objects.length === 1) return objects[0];
+    if (!dflt) return undefined;
+    const fitting = (v: Json) => objects.filter((o) => fits(o, v));
+    const mine = fitting(node);
+    return mine.length === 1 && fitting(dflt).length === 1 && fitting(dflt)[0] === mine[0] ? mine[0] : undefined;
   };
+  const fits = (variant: Schema, v: Json): boolean =>
+    Object.entries(v).every(([key, value]) => {
+      const prop = variant.properties?.[key];
+      if (!prop) return false;
+      const c = (resolve(prop) as { const?: unknown }).const;
+      return c === undefined || c === value;
+    });
   const walk = (s: Schema, node: Json, dflt: Json | undefined, keys: string[]) => {
     let resolved = resolve(s);
-    if (resolved.oneOf || resolved.anyOf) resolved = objectVariant(resolved) ?? {};
+    if (resolved.oneOf || resolved.anyOf) resolved = objectVariant(resolved, node, dflt) ?? {};
     if (!resolved.properties) return;
     const filled = new Set<string>();
     for (const key of resolved.required ?? []) {

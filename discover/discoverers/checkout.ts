@@ -9,10 +9,13 @@ import { schemaFields } from '../fields.js';
 import type { CheckoutFormSpec } from '../../core/spec/load.js';
 import type { Session } from '../session.js';
 
+/** Fields distinctBody sends only given a value from elsewhere: a stored card's token, a valid payment method. */
+const LACKING = ['token_id', 'payment_method'];
+
 const COUNTRIES = ['FR', 'GB', 'IT', 'ES', 'NL', 'BE', 'AT', 'PL', 'SE', 'DK'];
 
 /** A checkout body whose scalar values are pairwise different (valid forms kept). */
-function distinctBody(s: Session, facts: Facts, n: number): Record<string, unknown> {
+function distinctBody(s: Session, facts: Facts, n: number, madeUpToken: boolean): Record<string, unknown> {
   const body = s.body('checkout');
   const direct = s.body('authoriseDirect');
   const fields = schemaFields(s.spec, s.spec.operations.get('checkout')!.requestSchemaId);
@@ -20,7 +23,9 @@ function distinctBody(s: Session, facts: Facts, n: number): Record<string, unkno
   for (const f of [...fields, 'payment_method']) {
     if (body[f] !== undefined || f === 'encryption_data' || card.has(f)) continue;
     if (f === 'token_id') {
+      // Without a stored card, a token of the probe's own: a gateway that takes it shows which alias carries it.
       if (facts.tokenId) body[f] = facts.tokenId;
+      else if (madeUpToken) body[f] = `tok${n}probe`;
     } else if (f === 'payment_method') {
       if (s.options.paymentMethods.valid[0]) body[f] = s.options.paymentMethods.valid[0];
     } else if (/url$/i.test(f)) body[f] = `https://merchant.example/${f}/${n}`;
@@ -52,8 +57,8 @@ function distinctBody(s: Session, facts: Facts, n: number): Record<string, unkno
 }
 
 /** Checkout page `n` (1 or 2) of a body whose values are pairwise different. */
-async function page(s: Session, facts: Facts, n: number) {
-  const body = distinctBody(s, facts, n);
+async function page(s: Session, facts: Facts, n: number, madeUpToken = false) {
+  const body = distinctBody(s, facts, n, madeUpToken);
   // The second page's order number is longer, with lower-case letters, and its website on another host: a value the gateway computes from
   // them (a length, a host) then differs between the pages.
   if (n === 2) {
@@ -77,7 +82,10 @@ const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? S
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const model = s.spec.operations.get('checkout')!.checkoutForm!;
-  const one = await page(s, facts, 1);
+  const madeUp = !facts.tokenId;
+  let one = await page(s, facts, 1, madeUp);
+  // A gateway that refuses a token it never issued: the page without one (its aliases then say less, aliasSources).
+  if (madeUp && !one.ok) one = await page(s, facts, 1);
   if (!one.ok || !Object.keys(one.inputs).length) {
     d.unknown(
       'checkout',
@@ -87,7 +95,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     );
     return;
   }
-  const two = await page(s, facts, 2);
+  const two = await page(s, facts, 2, madeUp && one.body.token_id !== undefined);
   const unsourced = aliasSources(s, model, one);
   const common = unsourcedValue(s, unsourced);
   listedForms(s, model, one);
@@ -100,11 +108,24 @@ function aliasSources(s: Session, model: CheckoutFormSpec, one: Page): string[] 
   const aliases = [...new Set(model.aliasNames.filter((a) => a !== model.allParamsName))];
   const sources: Record<string, string | null> = {};
   const unsourced: string[] = [];
+  // The fields the probe would have sent had it had a value (a token needs a stored card or a gateway that takes one
+  // made up, a payment method one the options list): an alias input holding no value sent may be one of theirs.
+  const unsent = LACKING.filter((f) => one.body[f] === undefined || one.body[f] === '');
   for (const alias of aliases) {
     const value = one.inputs[alias];
     const fromRequest = Object.keys(one.body).filter(
       (k) => text(one.body[k]) === value && value !== undefined && value !== '',
     );
+    // A gateway shows an alias whose source was not sent as it shows one without a source (checkout.unsourcedValue).
+    if (!(alias in one.body) && !fromRequest.length && unsent.length) {
+      s.draft.unknown(
+        `checkout.aliases.${alias}`,
+        `the ${alias} input held ${JSON.stringify(value ?? '')}, no value the checkout request sent, and the request held no value for ${unsent.join(', ')}: is one of them its source (or none, null)?`,
+        undefined,
+        ev,
+      );
+      continue;
+    }
     if (alias in one.body || !fromRequest.length) {
       sources[alias] = null;
       if (value !== undefined && !(alias in one.body)) unsourced.push(value);

@@ -91,7 +91,18 @@ async function run(s: Session, facts: Facts): Promise<void> {
         missing,
       );
     for (const op of signedOps(s)) {
-      if (fields[op])
+      // A listed field empty in every answer that verifies adds nothing to what was signed: the answers verify with it
+      // or without it, wherever it stands. The list is shown, not stated.
+      const own = verified.filter((x) => x.operation === op);
+      const blank = (fields[op] ?? []).filter((f) => own.every((x) => textAt(x.body, f) === ''));
+      if (fields[op] && blank.length)
+        d.partial(
+          `signature.response.fields.${op}`,
+          `${blank.join(', ')} ${blank.length === 1 ? 'was' : 'were'} empty in every signed answer of ${op} seen (${own.length}): whether ${blank.length === 1 ? 'it is' : 'they are'} signed, and where, no answer told`,
+          fields[op],
+          `a list that verifies ${own.length} answer(s) of ${op}`,
+        );
+      else if (fields[op])
         d.set(
           `signature.response.fields.${op}`,
           fields[op],

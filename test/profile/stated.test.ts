@@ -80,6 +80,29 @@ describe('a profile that leaves points out', () => {
     expect(readProfile(never).unstated).toEqual([]);
   });
 
+  it('a key of the oneOf variant the value and the default share (signature.response field lists) may be left out', () => {
+    type Lists = { fields: Record<string, string[]> };
+    const value = reference();
+    delete (value.signature.response as unknown as Lists).fields.authoriseDirect;
+    const read = readProfile(value);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toEqual(['/signature/response/fields/authoriseDirect']);
+    expect((read.profile!.signature.response as unknown as Lists).fields.authoriseDirect).toEqual(
+      (reference().signature.response as unknown as Lists).fields.authoriseDirect,
+    );
+    // Another variant than the default's (sorted pairs: the reference signs field lists) is held whole: a key it
+    // leaves out is a problem, never a default of the other variant.
+    const pairs = reference();
+    const sorted = structuredClone(shipped('sample-hmac-sorted').signature.response) as unknown as {
+      pairs: Record<string, unknown>;
+    };
+    delete sorted.pairs.skipEmpty;
+    pairs.signature.response = sorted as never;
+    const other = readProfile(pairs);
+    expect(other.unstated).toEqual([]);
+    expect(other.problems.length).toBeGreaterThan(0);
+  });
+
   it("rules between points skip a point not stated: failure types, a transition's allowed states", () => {
     const value = reference();
     delete value.payout.failureTypes;
