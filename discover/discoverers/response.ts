@@ -90,44 +90,60 @@ async function run(s: Session, facts: Facts): Promise<void> {
         "no signed answer lacked a listed field: the requests' rule is assumed",
         missing,
       );
-    for (const op of signedOps(s)) {
-      // A listed field empty in every answer that verifies adds nothing to what was signed: the answers verify with it
-      // or without it, wherever it stands. The list is shown, not stated.
-      const own = verified.filter((x) => x.operation === op);
-      const blank = (fields[op] ?? []).filter((f) => own.every((x) => textAt(x.body, f) === ''));
-      if (fields[op] && blank.length)
-        d.partial(
-          `signature.response.fields.${op}`,
-          `${blank.join(', ')} ${blank.length === 1 ? 'was' : 'were'} empty in every signed answer of ${op} seen (${own.length}): whether ${blank.length === 1 ? 'it is' : 'they are'} signed, and where, no answer told`,
-          fields[op],
-          `a list that verifies ${own.length} answer(s) of ${op}`,
-        );
-      else if (fields[op])
-        d.set(
-          `signature.response.fields.${op}`,
-          fields[op],
-          `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`,
-        );
-      else if (UNSIGNED_BY_DEFAULT.includes(op)) {
-        // Optional lists: absent, the operation's answers are not signed.
-        d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
-        delete defaults[op];
-        if (s.unsignedAnswers.has(op))
-          d.set(
-            `responseFields.omitted.${op}`,
-            ['/encryption_data'],
-            `answers of ${op} carry no encryption_data (HTTP 200)`,
-          );
-      } else
-        d.unknown(
-          `signature.response.fields.${op}`,
-          answered.has(op) ? `no signed answer of ${op} was seen` : `${op} was never answered`,
-          defaults[op],
-        );
-    }
+    stateLists(s, { samples, verified, answered }, fields, defaults);
     s.work.signature.response = { ...response, fields: { ...defaults, ...fields } } as never;
   }
   notifications(s, facts, best);
+}
+
+/**
+ * Each signed operation's response list in the draft: stated where answers verify it, shown where a listed field was
+ * empty in all of them, left out (optional lists: removed) where no signed answer was seen. `defaults` loses the
+ * optional lists removed (the working profile then signs none for them).
+ */
+function stateLists(
+  s: Session,
+  seen: { samples: Session['samples']; verified: Session['samples']; answered: Set<OperationKey> },
+  fields: Partial<Record<OperationKey, string[]>>,
+  defaults: Record<string, string[]>,
+): void {
+  const d = s.draft;
+  const { samples, verified, answered } = seen;
+  for (const op of signedOps(s)) {
+    // A listed field empty in every answer that verifies adds nothing to what was signed: the answers verify with it
+    // or without it, wherever it stands. The list is shown, not stated.
+    const own = verified.filter((x) => x.operation === op);
+    const blank = (fields[op] ?? []).filter((f) => own.every((x) => textAt(x.body, f) === ''));
+    if (fields[op] && blank.length)
+      d.partial(
+        `signature.response.fields.${op}`,
+        `${blank.join(', ')} ${blank.length === 1 ? 'was' : 'were'} empty in every signed answer of ${op} seen (${own.length}): whether ${blank.length === 1 ? 'it is' : 'they are'} signed, and where, no answer told`,
+        fields[op],
+        `a list that verifies ${own.length} answer(s) of ${op}`,
+      );
+    else if (fields[op])
+      d.set(
+        `signature.response.fields.${op}`,
+        fields[op],
+        `verifies ${samples.filter((x) => x.operation === op).length} answer(s) of ${op}`,
+      );
+    else if (UNSIGNED_BY_DEFAULT.includes(op)) {
+      // Optional lists: absent, the operation's answers are not signed.
+      d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
+      delete defaults[op];
+      if (s.unsignedAnswers.has(op))
+        d.set(
+          `responseFields.omitted.${op}`,
+          ['/encryption_data'],
+          `answers of ${op} carry no encryption_data (HTTP 200)`,
+        );
+    } else
+      d.unknown(
+        `signature.response.fields.${op}`,
+        answered.has(op) ? `no signed answer of ${op} was seen` : `${op} was never answered`,
+        defaults[op],
+      );
+  }
 }
 
 /** Whether notifications are signed as responses, with the request's sorted pairs, or not at all. */
