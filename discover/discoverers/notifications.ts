@@ -27,12 +27,22 @@ async function attemptsOf(
   let got = await r.notifications(key, WAIT_MS);
   while (got.length && Date.now() - start < maxMs) {
     const times = got.map((x) => Date.parse(x.startedAt));
-    const more = await r.notifications(key, quietMs(got.length, times), got.length + 1);
-    if (more.length <= got.length) break;
-    got = more;
+    const wait = quietMs(got.length, times);
+    const before = Date.now();
+    const more = await r.notifications(key, wait, got.length + 1);
+    if (more.length > got.length) {
+      got = more;
+      continue;
+    }
+    // A silence counts only if the wait ended on time. One that ended late was a stalled process: the sender's
+    // timers, where it shares the machine, ran late with it, and its next attempt may be on its way; wait again.
+    if (Date.now() - before <= wait + LATE_MS) break;
   }
   return got;
 }
+
+/** How late a wait may end and its silence still count (a loaded machine's ordinary timer lateness). */
+const LATE_MS = 250;
 
 const round = (n: number, step: number) => Math.round(n / step) * step;
 
