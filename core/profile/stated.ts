@@ -62,8 +62,7 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
     return node;
   };
   // A `oneOf`/`anyOf` with one object variant (an object or `null`: `review.triggers`) is walked into when the value
-  // is an object: its keys are points like any other. Variants of several objects hold their keys whole.
-  // Variants of several objects (`signature.response`: unsigned, field lists, sorted pairs) are walked into the one
+  // is an object: its keys are points like any other. Variants of several objects (`signature.response`: unsigned, field lists, sorted pairs) are walked into the one
   // variant both the value and the default are of, told by their keys and constants: the keys of that variant are
   // points too. A value of another variant than the default, or of none alone, is held whole.
   const objectVariant = (s: Schema, node: Json, dflt: Json | undefined): Schema | undefined => {
@@ -72,9 +71,9 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
       .filter((v) => v.properties);
     if (objects.length === 1) return objects[0];
     if (!dflt) return undefined;
-    const fitting = (v: Json) => objects.filter((o) => fits(o, v));
-    const mine = fitting(node);
-    return mine.length === 1 && fitting(dflt).length === 1 && fitting(dflt)[0] === mine[0] ? mine[0] : undefined;
+    const mine = objects.filter((o) => fits(o, node));
+    const theirs = objects.filter((o) => fits(o, dflt));
+    return mine.length === 1 && theirs.length === 1 && theirs[0] === mine[0] ? mine[0] : undefined;
   };
   const fits = (variant: Schema, v: Json): boolean =>
     Object.entries(v).every(([key, value]) => {
