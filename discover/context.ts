@@ -80,6 +80,8 @@ export interface Facts {
   unknownMerchantAgain?: SeenRefusal;
   /** `payment_status` code of each state reached. */
   stateCodes?: Partial<Record<string, string>>;
+  /** The state a refund in full (`toFull`) and in part (`toPartial`) left a payment in, where a query told it. */
+  refundTo?: Partial<Record<'toFull' | 'toPartial', string>>;
   /** Batch items tried (lifecycle and item-failure rows). */
   itemOutcomes?: ItemOutcome[];
   /** Codes of the item failures a dedicated probe named (`invalidItem`, `overRefund`, …). */

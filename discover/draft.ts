@@ -7,7 +7,7 @@
  * `description`, a key inside a list item or a `oneOf` variant) keeps a value, marked UNKNOWN on its line.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
-import { completed } from '../core/profile/load.js';
+import { completed, profileProblems } from '../core/profile/load.js';
 import { pointerOf } from '../core/profile/stated.js';
 
 /** One point of the draft: a value at a dotted profile path, and why. */
@@ -321,10 +321,39 @@ export function leaveOutOpen(
       }
     }
   }
+  listNotStated(
+    out,
+    points.filter((p) => p.unknown && open(p.path)),
+  );
   const leftOut = points
     .filter((p) => p.unknown && getAt(out, p.path) === undefined)
     .map((point) => ({ point, held: held.get(point.path) }));
   return { profile: out, leftOut };
+}
+
+/**
+ * The open points still stated by what the profile holds or leaves out (an optional key, whose absence says
+ * something) named in `notStated`: each left out where the profile stays valid without it, and listed.
+ */
+function listNotStated(out: Record<string, unknown>, open: readonly Point[]): void {
+  const unstated = completed(out).unstated;
+  const covered = (pointer: string) =>
+    unstated.some((u) => u === pointer || pointer.startsWith(`${u}/`) || u.startsWith(`${pointer}/`));
+  const listed: string[] = [];
+  const problems = profileProblems(out).length;
+  for (const p of open) {
+    if (['name', 'version', 'description', 'format'].includes(p.path)) continue;
+    const pointer = pointerOf(p.path.split('.'));
+    if (covered(pointer) || listed.some((l) => pointer.startsWith(`${l}/`))) continue;
+    if (getAt(out, p.path) !== undefined) {
+      const trial = structuredClone(out);
+      removeAt(trial, p.path);
+      if (profileProblems(trial).length > problems) continue; // a key a variant needs: held, marked UNKNOWN
+      removeAt(out, p.path);
+    }
+    listed.push(pointer);
+  }
+  if (listed.length) out.notStated = listed;
 }
 
 const parentOf = (path: string) => path.split('.').slice(0, -1).join('.');

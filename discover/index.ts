@@ -153,8 +153,9 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
         ]
       : []),
     'Each value carries the evidence that decided it. Each line marked UNKNOWN is a point to review before a',
-    'certification run (README: "Certify your gateway"): a point no probe decided is left out (listed below), or, where',
-    'the format cannot leave it out, holds a value to check.',
+    'certification run (README: "Certify your gateway"): a point no probe decided is left out (listed below; an optional',
+    'one is named in notStated, as its absence would say something), or, where the format cannot leave it out, holds a',
+    'value to check.',
     ...leftOutLines(stated.leftOut),
   ];
   const yaml = renderDraft(profile, points, header, (text) => maskText(maskOutgoing(text), s.rules));

@@ -80,7 +80,8 @@ function statusValues(s: Session): void {
   for (const [group, values] of Object.entries(groups)) {
     for (const key of Object.keys(values)) {
       const path = `statusValues.${group}.${key}`;
-      if (d.has(path) || key === 'successMessage') continue;
+      // A point a row left open keeps its own question (and partial finding).
+      if (d.covers(path) || key === 'successMessage') continue;
       const taken = new Set(
         Object.entries(values)
           .filter(([k]) => k !== key && k !== 'successMessage')

@@ -578,7 +578,8 @@ function arrangements(fields: readonly string[], min: number): string[][] {
  * Field lists to try for an operation's request signature, most likely first: the lists of `hints` (patterns seen
  * on this gateway, already mapped to this operation's fields), then arrangements of the operation's key fields
  * ranked by how far they are from the canonical orders (fewest inversions, fewest fields left out), then those
- * arrangements with one more field of the request (`extras`, most likely first) at the end.
+ * arrangements leaving out at most one key field with one more field of the request (`extras`, most likely first) at
+ * the end.
  */
 export function requestListCandidates(
   key: readonly string[],
@@ -600,7 +601,7 @@ export function requestListCandidates(
     const missing = key.length - list.length;
     const base = distance + 1.5 * missing;
     add(list, base);
-    if (missing === 0) extras.forEach((extra, i) => add([...list, extra], base + 2 + i * 0.5));
+    if (missing <= 1) extras.forEach((extra, i) => add([...list, extra], base + 2 + i * 0.5));
   }
   return [...scored.values()]
     .sort((a, b) => a.score - b.score)

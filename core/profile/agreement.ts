@@ -5,11 +5,16 @@
  * as sets; every other list compares in order.
  */
 
+import { kitSpec, topLevelNames } from '../spec/load.js';
+
 /**
  * Leaves that name a profile rather than state a behaviour: the vendor's labels, which no probe can tell and a
  * reviewer writes. They are left out of the figure (`profile discover` marks them UNKNOWN).
  */
 export const LABEL_LEAVES = ['name', 'version', 'description'] as const;
+
+/** Leaves that say what a profile states, not what the gateway does: never compared. */
+const NOT_BEHAVIOUR = [...LABEL_LEAVES, 'notStated'];
 
 /** Lists compared as sets: the format says nothing of their order (`*` stands for one path segment). */
 export const UNORDERED_LISTS = [
@@ -78,7 +83,7 @@ export interface Agreement {
 export function leafAgreement(reference: unknown, other: unknown): Agreement {
   const ref = profileLeafValues(reference);
   const got = profileLeafValues(other);
-  for (const label of LABEL_LEAVES) {
+  for (const label of NOT_BEHAVIOUR) {
     ref.delete(label);
     got.delete(label);
   }
@@ -181,9 +186,48 @@ function checkOrderShown(order: readonly string[]): string[] {
  * - `batch.checkOrder`: a check comparing the item with its transaction fails an unknown one as `unknownTransaction`
  *   (the format), so `unknownTransaction` shows only at the first of those checks: compared there.
  * - `notifications.kinds.payment.sentAfter`: a payment notification can follow only an operation that makes a payment
- *   (the reference gateway, gateway/ops/payment.ts): compared over those operations.
+ *   (the reference gateway, gateway/ops/payment.ts): compared over those operations. A payout notification follows
+ *   only a payout (gateway/ops/payout.ts): `notifications.kinds.payout.sentAfter` compared on `payout`, and no other
+ *   operation the draft lists may be one the profile does not.
+ * - `checkout.aliases.<alias>`: a source the checkout request cannot hold (no field of its schema) is never sent, so
+ *   the input shows what an input without a source shows: the same as `null`.
+ * - `transitions.<op>.refusals.<state>`, `transitions.<op>.otherRefusal`: a refused state answers with its own entry,
+ *   else the other refusal, so a failure listed under its state or given as the other refusal is one behaviour:
+ *   compared as the failure of that state (of each refused state without an entry of its own, for `otherRefusal`).
  */
-function sameBehaviour(reference: unknown, path: string, expected: unknown, received: unknown): boolean | null {
+/** The fields a checkout request can hold (the spec's request schema). */
+let checkoutFields: Set<string> | undefined;
+
+function sameBehaviour(
+  reference: unknown,
+  path: string,
+  expected: unknown,
+  received: unknown,
+  draft?: unknown,
+  leftOut: (path: string) => boolean = () => false,
+): boolean | null {
+  const refusal = /^transitions\.([^.]+)\.(?:otherRefusal|refusals\.([^.]+))$/.exec(path);
+  if (refusal && draft !== undefined) {
+    // The failure a state answers with is its own entry, else `otherRefusal`: compared per refused state.
+    const failureIn = (p: unknown, state: string) =>
+      (at(p, `transitions.${refusal[1]}.refusals.${state}`) as string | undefined) ??
+      (at(p, `transitions.${refusal[1]}.otherRefusal`) as string | undefined);
+    const from = (at(reference, `transitions.${refusal[1]}.from`) as string[] | undefined) ?? [];
+    const states = refusal[2]
+      ? [refusal[2]]
+      : Object.keys((at(reference, 'statusValues.payment_status') as object | undefined) ?? {}).filter(
+          (st) =>
+            !from.includes(st) &&
+            at(reference, `transitions.${refusal[1]}.refusals.${st}`) === undefined &&
+            !leftOut(`transitions.${refusal[1]}.refusals.${st}`),
+        );
+    return states.every((st) => failureIn(reference, st) === failureIn(draft, st));
+  }
+  if (/^checkout\.aliases\.[^.]+$/.test(path)) {
+    checkoutFields ??= topLevelNames(kitSpec(), kitSpec().operations.get('checkout')!.requestSchemaId);
+    const source = (v: unknown) => (typeof v === 'string' && checkoutFields!.has(v) ? v : null);
+    return source(expected) === source(received);
+  }
   const list = (v: unknown) => (Array.isArray(v) ? (v as unknown[]).map(String) : undefined);
   const exp = list(expected);
   const got = list(received);
@@ -210,6 +254,8 @@ function sameBehaviour(reference: unknown, path: string, expected: unknown, rece
     const made = exp.filter((o) => PAYMENT_MADE_BY.includes(o));
     return made.length === got.length && made.every((o) => got.includes(o));
   }
+  if (path === 'notifications.kinds.payout.sentAfter' && exp && got)
+    return exp.includes('payout') === got.includes('payout') && got.every((o) => o === 'payout' || exp.includes(o));
   return null;
 }
 
@@ -244,7 +290,7 @@ export function leftOutPoints(draft: unknown, unstated: readonly string[]): stri
 export function statedAgreement(reference: unknown, draft: unknown, unstated: readonly string[]): StatedAgreement {
   const ref = profileLeafValues(reference);
   const got = profileLeafValues(draft);
-  for (const label of LABEL_LEAVES) {
+  for (const label of NOT_BEHAVIOUR) {
     ref.delete(label);
     got.delete(label);
   }
@@ -267,7 +313,8 @@ export function statedAgreement(reference: unknown, draft: unknown, unstated: re
     stated++;
     if (judgedByRun(path)) continue;
     const received = got.get(path);
-    const same = sameBehaviour(reference, path, expected, received) ?? leafEquals(path, expected, received);
+    const same =
+      sameBehaviour(reference, path, expected, received, draft, leftOut) ?? leafEquals(path, expected, received);
     if (!same) wrong.push({ path, expected, received });
   }
   const added = [...got.keys()].filter((path) => !ref.has(path) && !notStated(path) && !judgedByRun(path));

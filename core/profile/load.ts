@@ -164,10 +164,23 @@ export function profileProblems(value: unknown): string[] {
   return problemsOfCompleted(completed(value));
 }
 
-function problemsOfCompleted({ value, unstated }: { value: unknown; unstated: string[] }): string[] {
+function problemsOfCompleted({
+  value,
+  unstated,
+  listedButStated = [],
+}: {
+  value: unknown;
+  unstated: string[];
+  listedButStated?: string[];
+}): string[] {
   const validate = schemaValidator();
   if (!validate(value)) return violationLines(validate.errors, value, referenceKeys);
-  return consistencyProblems(value as Profile, new Set(unstated));
+  return [
+    ...listedButStated.map(
+      (p) => `notStated lists ${p}, which the profile states: leave the point out, or take it off the list`,
+    ),
+    ...consistencyProblems(value as Profile, new Set(unstated)),
+  ];
 }
 
 let formatDefaults: { defaults: Json; schema: Json } | undefined;
@@ -176,7 +189,7 @@ let formatDefaults: { defaults: Json; schema: Json } | undefined;
  * A parsed profile with every point it leaves out filled with the format's default (the reference profile's value),
  * and the JSON pointers of those points. Anything but an object is returned as it is.
  */
-export function completed(value: unknown): { value: unknown; unstated: string[] } {
+export function completed(value: unknown): { value: unknown; unstated: string[]; listedButStated?: string[] } {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { value, unstated: [] };
   formatDefaults ??= {
     defaults: parseYamlText(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8')) as Json,

@@ -1,5 +1,6 @@
 /**
  * Stated and not stated (profile format 6): a profile may leave out any point the format's schema lists as `required`
+ * (and name in `notStated` any point whose absence would say something: an optional key, format 7)
  * (but `format`, `name`, `version` and `description`, and the keys inside a list item, which a point holds whole; a
  * `oneOf` of objects is walked into the variant the value and the default are both of: the one object variant of an
  * object-or-null, `review.triggers`; of `signature.response`, the field-list variant of both). The loader puts the format's default there (the reference profile's value) so that code reading
@@ -39,8 +40,21 @@ function leafPointers(value: unknown, keys: string[]): string[] {
 export interface Completed {
   /** The profile with every point it leaves out filled with its default. */
   value: Json;
-  /** JSON pointers of the leaves filled, in schema order. */
+  /** JSON pointers of the leaves filled, in schema order, then those `notStated` lists. */
   unstated: string[];
+  /** Pointers `notStated` lists whose point the profile states all the same (a problem of the profile). */
+  listedButStated: string[];
+}
+
+/** The value at a JSON pointer of `value`, or undefined. */
+function atPointer(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Json)[key];
+  }
+  return node;
 }
 
 /**
@@ -102,5 +116,11 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
     }
   };
   walk(schema, out, defaults, []);
-  return { value: out, unstated };
+  // `notStated`: points whose absence would say something (an optional key), not stated all the same.
+  const listed = Array.isArray(value.notStated)
+    ? value.notStated.filter((p): p is string => typeof p === 'string' && p.startsWith('/'))
+    : [];
+  for (const p of listed) if (!unstated.includes(p)) unstated.push(p);
+  const listedButStated = listed.filter((p) => atPointer(value, p) !== undefined);
+  return { value: out, unstated, listedButStated };
 }

@@ -7,6 +7,7 @@
  * one: `alreadyCaptured`; any review: `notUnderReview`; the rest: `invalidState`).
  */
 import type { Profile } from '../../core/profile/load.js';
+import type { Exchange } from '../../core/model.js';
 
 type PaymentState = keyof Profile['statusValues']['payment_status'];
 import { textAt, type Discoverer, type Facts, type FailureNames, type ItemOutcome, type Payment } from '../context.js';
@@ -98,15 +99,17 @@ async function run(s: Session, facts: Facts): Promise<void> {
   // Each state's payment_status, read once the set-up batches have run.
   const all = [...pool.values()].flat();
   const q = await statusesOf(s, all);
-  const code = new Map<PaymentState, string>();
+  const seenCodes = new Map<PaymentState, string>();
   for (const state of STATES) {
     const p = pool.get(state)?.[0];
     const c = p ? q.status.get(p.transaction_id) : undefined;
-    if (c) {
-      code.set(state, c);
-      d.set(`statusValues.payment_status.${state}`, c, s.evidence(q.x, `a payment made ${howMade(state)}`));
-    } else d.unknown(`statusValues.payment_status.${state}`, `no payment was brought into the state ${state}`);
+    if (c) seenCodes.set(state, c);
+    else d.unknown(`statusValues.payment_status.${state}`, `no payment was brought into the state ${state}`);
   }
+  const { code, refundTo } = stateValues(s, seenCodes, q.x);
+  facts.refundTo = refundTo;
+  // A payment whose state is not told apart (in another state's, or in one shared) is tried in no state.
+  for (const st of STATES) if (!code.has(st)) pool.delete(st);
   const stateOf = (c: string | undefined): PaymentState | undefined => [...code].find(([, v]) => v === c)?.[0];
   facts.stateCodes = Object.fromEntries(code);
   d.set(
@@ -154,6 +157,56 @@ async function run(s: Session, facts: Facts): Promise<void> {
   decideTransitions(s, facts, tried, after);
   await reviewFlags(s, facts, lists.held, stateOf);
   decideItemFailures(s, facts);
+}
+
+/** The states of a payment refunded: made by a refund of a captured payment, not by an operation of their own. */
+const REFUNDED: readonly PaymentState[] = ['refunded', 'partiallyRefunded'];
+
+/**
+ * The status value of each state, from one payment made into it. Payments made two ways and queried with one value
+ * are in one state: a refunded payment queried with the value of a state made otherwise is in that state (a full
+ * refund that leaves it captured: `transitions.refund.toFull: captured`); else which state it is no probe tells, and
+ * none of them is stated. Returns the values stated, and the state each refund left its payment in where that showed.
+ */
+function stateValues(
+  s: Session,
+  seen: ReadonlyMap<PaymentState, string>,
+  x: Exchange,
+): { code: Map<PaymentState, string>; refundTo: Partial<Record<'toFull' | 'toPartial', PaymentState>> } {
+  const d = s.draft;
+  const code = new Map<PaymentState, string>();
+  const refundTo: Partial<Record<'toFull' | 'toPartial', PaymentState>> = {};
+  const groups = new Map<string, PaymentState[]>();
+  for (const [st, c] of seen) groups.set(c, [...(groups.get(c) ?? []), st]);
+  const made = (st: PaymentState) => howMade(st).replace(/^and /, '');
+  for (const [c, states] of groups) {
+    const own = states.length === 1 ? states : states.filter((st) => !REFUNDED.includes(st));
+    if (own.length !== 1) {
+      for (const st of states)
+        d.unknown(
+          `statusValues.payment_status.${st}`,
+          `payments ${states.map(made).join(' and payments ')} are all queried as ${c}: one state, which one no probe tells`,
+          undefined,
+          s.evidence(x),
+        );
+      continue;
+    }
+    const owner = own[0]!;
+    code.set(owner, c);
+    d.set(`statusValues.payment_status.${owner}`, c, s.evidence(x, `a payment made ${howMade(owner)}`));
+    for (const st of states.filter((o) => o !== owner)) {
+      refundTo[st === 'refunded' ? 'toFull' : 'toPartial'] = owner;
+      d.unknown(
+        `statusValues.payment_status.${st}`,
+        `a payment ${made(st)} is queried as ${c}, the value of ${owner}: it stays ${owner}, and no payment was seen in a state ${st}`,
+        undefined,
+        s.evidence(x),
+      );
+    }
+  }
+  if (code.has('refunded')) refundTo.toFull = 'refunded';
+  if (code.has('partiallyRefunded')) refundTo.toPartial = 'partiallyRefunded';
+  return { code, refundTo };
 }
 
 function howMade(state: PaymentState): string {
@@ -280,14 +333,18 @@ export function nameFailures(
   const stateNames = new Map<string, string>();
   for (const [group, list] of byGroup) {
     const taken = new Set([...codes.keys(), ...stateNames.values()]);
+    // Named after the states most of its items were refused in (a failure of cancelled payments the gateway also
+    // gives elsewhere is still theirs); a name another code has is no name: the group stays unnamed.
+    const most = (states: readonly string[]) => list.filter((t) => states.includes(t.state!)).length * 2 > list.length;
     const name = list.every((t) => t.op === 'review')
       ? 'notUnderReview'
-      : list.every((t) => t.state === 'cancelled')
+      : most(['cancelled'])
         ? 'cancelled'
-        : list.every((t) => t.state === 'captured' || t.state === 'refunded' || t.state === 'partiallyRefunded')
+        : most(['captured', 'refunded', 'partiallyRefunded'])
           ? 'alreadyCaptured'
           : 'invalidState';
-    const named = taken.has(name) ? 'invalidState' : name;
+    const named = !taken.has(name) ? name : !taken.has('invalidState') ? 'invalidState' : undefined;
+    if (!named) continue;
     stateNames.set(group, named);
     if (!codes.has(named)) {
       codes.set(named, list[0]!.code!);
@@ -373,6 +430,13 @@ function decideTransitions(
       );
     }
     const unseen = STATES.filter((st) => !mine.some((t) => t.state === st));
+    // The other refusal says nothing of a state not tried: its failure, if it refuses, is not stated.
+    if (!unnamed.length)
+      for (const st of unseen)
+        d.unknown(
+          `transitions.${op}.refusals.${st}`,
+          `no payment in the state ${st} was tried: whether ${op} refuses it, and with which failure, no probe told`,
+        );
     if (unseen.length)
       d.partial(
         `transitions.${op}.from`,
@@ -388,10 +452,20 @@ function decideTransitions(
       const to = after.get(`cancel:${from[0]}`);
       if (to) d.set('transitions.cancel.to', to, 'the state a cancelled payment is queried in');
     }
-    if (op === 'refund') {
-      d.set('transitions.refund.toFull', 'refunded', 'a payment refunded in full is in the state named so');
-      d.set('transitions.refund.toPartial', 'partiallyRefunded', 'a payment refunded in part is in the state named so');
-    }
+    if (op === 'refund')
+      for (const [to, how] of [
+        ['toFull', 'in full'],
+        ['toPartial', 'in part'],
+      ] as const) {
+        const state = facts.refundTo?.[to];
+        if (state)
+          d.set(`transitions.refund.${to}`, state, `a payment refunded ${how} is queried in the state ${state}`);
+        else
+          d.unknown(
+            `transitions.refund.${to}`,
+            `no payment refunded ${how} was queried in a state told apart: which state the refund leaves no probe told`,
+          );
+      }
   }
 }
 

@@ -258,8 +258,11 @@ export async function searchList(
 export const SLOT = 'unknown_field_';
 export const isSlot = (f: string) => f.startsWith(SLOT);
 
-/** Lists of `k` slots holding merchant_id and account_id at two places, the likeliest places first. */
-export function slotLists(): string[][] {
+/**
+ * Lists of `k` slots holding merchant_id and account_id at two places, the likeliest places first; with `selector`
+ * (a field always sent), then each of those lists again with the selector in one of its slots.
+ */
+export function slotLists(selector?: string): string[][] {
   const out: string[][] = [
     ['merchant_id', 'account_id'],
     ['account_id', 'merchant_id'],
@@ -283,7 +286,11 @@ export function slotLists(): string[][] {
       out.push(list);
     }
   }
-  return out;
+  if (!selector) return out;
+  const withSelector = out.flatMap((list) =>
+    list.flatMap((x, i) => (isSlot(x) ? [list.map((y, n) => (n === i ? selector : y))] : [])),
+  );
+  return [...out, ...withSelector];
 }
 
 /**
@@ -300,18 +307,24 @@ export async function incrementalList(
   hints: string[][] = [],
 ): Promise<{ fields: string[]; evidence: string; tried: number } | undefined> {
   const full = s.body(op);
+  // The field that tells this operation from another on its path (the APM's payment_method) is always sent: a body
+  // without it is the other operation's, and is signed by that operation's list.
+  const selector = s.spec.operations.get(op)?.when?.present;
+  const selected: Record<string, unknown> =
+    selector && full[selector] !== undefined ? { [selector]: full[selector] } : {};
   // A list found on another operation, tried whole on this one's key fields first.
   if (hints.length) {
-    const keyed: Record<string, unknown> = Object.fromEntries(
-      key.filter((k) => full[k] !== undefined).map((k) => [k, full[k]]),
-    );
+    const keyed: Record<string, unknown> = {
+      ...Object.fromEntries(key.filter((k) => full[k] !== undefined).map((k) => [k, full[k]])),
+      ...selected,
+    };
     const wrongKeyed = await wrongFor(s, facts, op, keyed);
     for (const hint of hints.slice(0, 2)) {
       const r = await attempt(s, op, keyed, { sign: listRule(f, op, hint, 'emptyString') });
       if (accepted(r.refusal, wrongKeyed)) return { fields: hint, evidence: s.evidence(r.x), tried: 1 };
     }
   }
-  const body: Record<string, unknown> = { merchant_id: full.merchant_id, account_id: full.account_id };
+  const body: Record<string, unknown> = { merchant_id: full.merchant_id, account_id: full.account_id, ...selected };
   const wrong = await wrongFor(s, facts, op, body);
   let tried = 0;
   let evidence = '';
@@ -322,7 +335,7 @@ export async function incrementalList(
     return accepted(r.refusal, wrong);
   };
   let list: string[] | undefined;
-  for (const candidate of slotLists())
+  for (const candidate of slotLists(Object.keys(selected)[0]))
     if (await ok(body, candidate, 'emptyString')) {
       list = candidate;
       break;

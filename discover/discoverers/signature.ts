@@ -14,7 +14,7 @@ import {
   type Discoverer,
   type Facts,
 } from '../context.js';
-import { encodingsOf, rankResponseSchemes } from '../scheme.js';
+import { encodingsOf, joinSpace, rankResponseSchemes } from '../scheme.js';
 import type { Session } from '../session.js';
 import { CARD_FIELD_CANDIDATES, HEADER_CANDIDATES } from '../vocabulary.js';
 import {
@@ -34,6 +34,7 @@ import {
   accepted,
   listRule,
   wrongFor,
+  simpleOperations,
 } from './signature-lists.js';
 import { searchCards } from './cards.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
@@ -127,7 +128,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
   await requestMedia(s, facts, zeros);
   const wrong = facts.wrongSignature.capture as Refusal | undefined;
   const vendor = await vendorScheme(s, capture);
-  const { family, captureList } = vendor ?? (await captureScheme(s, capture));
+  const { family, captureList } = vendor ?? (await captureScheme(s, facts, capture));
   const stated = vendor ? s.options.from!.loaded.profile.signature : undefined;
   s.options.log(`signature: capture scheme found after ${s.requests} requests`);
   if (wrong) noteKind(facts, 'badSignature', facts.wrongSignature.capture!);
@@ -249,6 +250,7 @@ async function vendorScheme(
 /** The capture's scheme: a signed refusal tells it offline, else the catalogue, most likely first; throws if none. */
 async function captureScheme(
   s: Session,
+  facts: Facts,
   capture: Record<string, unknown>,
 ): Promise<{ family: Family; captureList: string[] }> {
   const d = s.draft;
@@ -279,8 +281,10 @@ async function captureScheme(
       d.set('signature.algorithm', family.algorithm, s.evidence(r.x, `capture accepted with ${how}`));
       if (!family.pairs) {
         d.set('signature.request.mode', 'fieldList', s.evidence(r.x, 'accepted'));
-        d.set('signature.request.separator', family.separator, s.evidence(r.x, 'accepted'));
         d.set('signature.request.fields.capture', captureList, s.evidence(r.x, 'accepted'));
+        // A list of one field joins nothing: the separator shows only on a list of two.
+        if (captureList.length > 1) d.set('signature.request.separator', family.separator, s.evidence(r.x, 'accepted'));
+        else await separatorOfPair(s, facts, family, captureList);
       }
       d.set('signature.encoding', family.encoding, s.evidence(r.x, 'accepted'));
       return { family, captureList };
@@ -288,6 +292,40 @@ async function captureScheme(
   }
   d.unknown('signature', 'no scheme of the catalogue was accepted: state the signature from the gateway documentation');
   throw new SetupError('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
+}
+
+/**
+ * The separator of a field-list scheme whose capture signs one field: the simple operations' merchant and account
+ * fields joined by each punctuation character (or nothing), until one is accepted. Sets `family.separator`; unknown
+ * (the family's kept) when none is.
+ */
+async function separatorOfPair(s: Session, facts: Facts, family: Family, captureList: string[]): Promise<void> {
+  for (const op of simpleOperations(s).filter((o) => o !== 'capture')) {
+    const body = s.body(op);
+    const wrong = await wrongFor(s, facts, op, body);
+    for (const separator of joinSpace(1))
+      for (const fields of [
+        ['merchant_id', 'account_id'],
+        ['account_id', 'merchant_id'],
+      ]) {
+        const trial = { ...family, separator };
+        const r = await attempt(s, op, body, { sign: listRule(trial, op, fields, 'emptyString') });
+        if (!accepted(r.refusal, wrong)) continue;
+        family.separator = separator;
+        adopt(s, family, 'capture', captureList);
+        adopt(s, family, op, fields);
+        s.draft.set(
+          'signature.request.separator',
+          separator,
+          s.evidence(r.x, `${op} accepted with ${fields.join(', ')}`),
+        );
+        return;
+      }
+  }
+  s.draft.unknown(
+    'signature.request.separator',
+    'the capture signs one field, and no operation signing two was accepted with any separator: state it',
+  );
 }
 
 /** Whether hex signatures are compared in either letter case (base64 ones exactly). */

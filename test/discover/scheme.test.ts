@@ -12,10 +12,11 @@ import {
   pairsText,
   pairsVariants,
   rankResponseSchemes,
+  requestListCandidates,
   signatureBytes,
   type SignedSample,
 } from '../../discover/scheme.js';
-import { sweepCandidates } from '../../discover/discoverers/signature-lists.js';
+import { SLOT, slotLists, sweepCandidates } from '../../discover/discoverers/signature-lists.js';
 import { urlEncodedValue } from '../../core/signing.js';
 
 const SECRET = 'scheme-test-secret';
@@ -150,5 +151,18 @@ describe('the scheme catalogue', () => {
     expect(list.some((c) => sig(c).keyValueSeparator === '+' && sig(c).pairSeparator === '&')).toBe(true);
     expect(list.every((c) => c.sig.algorithm === hmac && c.sig.encoding === 'hex-lower')).toBe(true);
     expect(new Set(list.map((c) => JSON.stringify(c.sig))).size).toBe(list.length);
+  });
+
+  it("tries a request list leaving out one key field with another of the request's, and slot lists holding the selector", () => {
+    const key = ['merchant_id', 'account_id', 'order_no', 'currency', 'amount'];
+    const canonical = [['merchant_id', 'account_id', 'order_no', 'amount', 'currency']];
+    const lists = requestListCandidates(key, canonical, ['payment_method', 'notify_url'], [], 250).map((l) => l.join());
+    // An APM list that signs the payment method but not the currency.
+    expect(lists).toContain('merchant_id,account_id,order_no,amount,payment_method');
+    expect(lists).toContain('merchant_id,account_id,order_no,amount,currency,payment_method');
+    const slots = slotLists('payment_method');
+    expect(slots.slice(0, slotLists().length)).toEqual(slotLists());
+    expect(slots.some((l) => l.join() === `${SLOT}1,${SLOT}2,merchant_id,account_id,payment_method`)).toBe(true);
+    expect(slotLists().some((l) => l.includes('payment_method'))).toBe(false);
   });
 });

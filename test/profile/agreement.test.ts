@@ -122,4 +122,48 @@ describe('statedAgreement: the values a draft states, judged against the gateway
       'selection.retrievalRefund.fields',
     ]);
   });
+
+  it('judges a refusal by the failure of its state, a payout notification by the payout, an alias by a source the request can hold', () => {
+    const states = { authorised: '1', captured: '2', cancelled: '3', declined: '4' };
+    const truth = {
+      statusValues: { payment_status: states },
+      transitions: {
+        review: { from: ['authorised'], refusals: { cancelled: 'invalidState' }, otherRefusal: 'notUnderReview' },
+      },
+      notifications: { kinds: { payout: { sentAfter: ['payout', 'review'] } } },
+      checkout: { aliases: { isOpen3D: 'OPEN3D', shipCountry: 'delivery_country' } },
+    };
+    // The same failure per state written the other way round; a review the reference gateway never notifies after;
+    // a source no checkout request holds, which shows as no source.
+    const alike = {
+      ...structuredClone(truth),
+      transitions: {
+        review: {
+          from: ['authorised'],
+          refusals: { captured: 'notUnderReview', declined: 'notUnderReview' },
+          otherRefusal: 'invalidState',
+        },
+      },
+      notifications: { kinds: { payout: { sentAfter: ['payout'] } } },
+      checkout: { aliases: { isOpen3D: null, shipCountry: 'delivery_country' } },
+    };
+    expect(statedAgreement(truth, alike, []).wrong).toEqual([]);
+    const other = structuredClone(alike) as any;
+    other.transitions.review.refusals = { captured: 'notUnderReview' }; // declined now answers invalidState
+    other.notifications.kinds.payout.sentAfter = ['payout', 'cancel'];
+    other.checkout.aliases.shipCountry = null; // a field the request holds
+    expect(
+      statedAgreement(truth, other, [])
+        .wrong.map((x) => x.path)
+        .sort(),
+    ).toEqual([
+      'checkout.aliases.shipCountry',
+      'notifications.kinds.payout.sentAfter',
+      'transitions.review.otherRefusal',
+    ]);
+    // A state the draft leaves unstated is not judged through the other refusal.
+    expect(
+      statedAgreement(truth, other, ['transitions.review.refusals.declined']).wrong.map((x) => x.path),
+    ).not.toContain('transitions.review.otherRefusal');
+  });
 });

@@ -51,6 +51,26 @@ describe('a profile that leaves points out', () => {
     expect(readProfile(nameless).problems).toContain("/: must have required property 'name'");
   });
 
+  it('names in notStated an optional key whose absence would say something: not stated, and read as such', () => {
+    const value = reference() as any;
+    delete value.requestMedia.formNestedValues;
+    value.notStated = ['/requestMedia/formNestedValues', '/signature/response/fields/authoriseApm'];
+    delete value.signature.response.fields.authoriseApm;
+    const read = readProfile(value);
+    expect(read.problems).toEqual([]);
+    expect(read.unstated).toEqual(['/requestMedia/formNestedValues', '/signature/response/fields/authoriseApm']);
+    const profile = kitProfile(read.profile!, read.unstated);
+    expect(() => profile.requestMedia.formNestedValues).toThrow(ProfilePointNotStated);
+    expect(() => profile.signature.response.signed).not.toThrow();
+    // A point the profile states cannot be listed as not stated.
+    const both = reference() as any;
+    both.notStated = ['/requestMedia/types/capture'];
+    expect(readProfile(both).problems).toEqual([
+      'notStated lists /requestMedia/types/capture, which the profile states: leave the point out, or take it off the list',
+    ]);
+    expect(readProfile({ ...reference(), notStated: ['requestMedia'] }).problems[0]).toMatch(/^\/notStated\/0: /);
+  });
+
   it('a value it states is still judged: a wrong value stays a problem', () => {
     const value = reference();
     value.statusValues.payment_status.captured = 4;
