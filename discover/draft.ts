@@ -3,8 +3,9 @@
  * (profile format 6: not stated), each listed in the draft's head as a question with its evidence, grouped by what a
  * person decides. Assembled over the defaults (the reference profile: the values the format documents first), the
  * open points then taken out where the format can say "not stated", checked, and rendered as YAML where each value
- * carries its evidence as a comment. An open point the format cannot leave out (the labels `name`, `version` and
- * `description`, a key inside a list item or a `oneOf` variant) keeps a value, marked UNKNOWN on its line.
+ * carries its evidence as a comment. An open optional key, whose absence would say something, is left out and named
+ * in `notStated`. An open point the format cannot leave out (the labels `name`, `version` and `description`, a key
+ * inside a list item or one a `oneOf` variant requires) keeps a value, marked UNKNOWN on its line.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import { completed, profileProblems } from '../core/profile/load.js';

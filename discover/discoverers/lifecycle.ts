@@ -320,8 +320,22 @@ export function nameFailures(
   const dedicated = (code: string) => Object.keys(known).filter((n) => known[n] === code);
   const byWording = (t: { code?: string; message?: string }) =>
     dedicated(t.code!).filter((n) => !wording[n]?.length || wording[n]!.some((w) => sameWording(w, t.message)));
-  const shared = (code: string) => dedicated(code).length > 0;
-  const groupOf = (t: ItemOutcome) => (shared(t.code!) ? `${t.code}\u0000${t.message ?? ''}` : t.code!);
+  // Items of one code told apart by their message: a code a named failure has, or one refused with two wordings (two
+  // kinds of failure sharing one code are two kinds). A word holding a digit is an item's detail (an identifier, an
+  // amount), not a wording.
+  const wordingOf = (m: string | undefined) => (m ?? '').replace(/[\w-]*\d[\w-]*/g, '#');
+  const wordings = new Map<string, Set<string>>();
+  for (const t of tried)
+    if (!t.ok && t.code && !dedicated(t.code).length)
+      wordings.set(t.code, (wordings.get(t.code) ?? new Set()).add(wordingOf(t.message)));
+  const split = (code: string) => (wordings.get(code)?.size ?? 0) > 1;
+  const shared = (code: string) => dedicated(code).length > 0 || split(code);
+  const groupOf = (t: { code?: string; message?: string }) =>
+    dedicated(t.code!).length
+      ? `${t.code}\u0000${t.message ?? ''}`
+      : split(t.code!)
+        ? `${t.code}\u0000${wordingOf(t.message)}`
+        : t.code!;
   // Outcomes no dedicated name claims: grouped by code (and message, where a named failure has the code).
   const byGroup = new Map<string, ItemOutcome[]>();
   for (const t of tried) {
@@ -361,7 +375,7 @@ export function nameFailures(
     const fit = byWording(t);
     if (own.length === 1 && fit.length === 1) return fit[0];
     if (own.length > 1) return fit.length === 1 ? fit[0] : undefined;
-    return stateNames.get(shared(t.code) ? `${t.code}\u0000${t.message ?? ''}` : t.code);
+    return stateNames.get(groupOf(t));
   };
   // Where a code is shared, each failure's messages are its own items' and the refusals named after it.
   for (const n of Object.keys(known))

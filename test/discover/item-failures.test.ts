@@ -34,6 +34,24 @@ describe('item failures named by code and message', () => {
     expect(names.messages.has('cancelled')).toBe(false);
   });
 
+  it('tells two failures sharing a code apart by their wording, each named by the states it was refused in', () => {
+    const review = (state: ItemOutcome['state']): ItemOutcome => ({
+      ...refused(state, 'I0', 'Not under review'),
+      op: 'review',
+    });
+    const tried = [
+      review('authorised'),
+      review('captured'),
+      refused('captured', 'I0', 'Invalid state'),
+      refused('declined', 'I0', 'Invalid state'),
+      refused('cancelled', 'I0', 'Invalid state'),
+    ];
+    const names = nameFailures(tried, {});
+    expect(names.nameOf(tried[0]!)).toBe('notUnderReview');
+    expect(names.nameOf(tried[2]!)).toBe('invalidState');
+    expect(names.messages.get('notUnderReview')).toEqual(['Not under review', 'Not under review']);
+  });
+
   it('leaves a refusal undecided when two named failures share its code and its message is neither', () => {
     const known = { amountMismatch: 'I4', invalidState: 'I4' };
     const wording = { amountMismatch: ['Amount mismatch'], invalidState: ['Wrong state'] };
