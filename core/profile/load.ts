@@ -67,7 +67,7 @@ function consistencyProblems(p: Profile, unstated: ReadonlySet<string> = new Set
     problems.push('signature.caseInsensitiveCompare must be false with base64');
   const declines = (card: string) =>
     p.payments.declineRules.some((r) => 'cardNumberSuffix' in r && card.endsWith(r.cardNumberSuffix));
-  problems.push(...kindProblems(p));
+  problems.push(...kindProblems(p, unstated));
   const fixed = p.checkout.gatewayFieldValues ?? {};
   for (const name of Object.keys(p.checkout.derivedGatewayFields ?? {}))
     if (Object.hasOwn(fixed, name))
@@ -116,7 +116,7 @@ function consistencyProblems(p: Profile, unstated: ReadonlySet<string> = new Set
 }
 
 /** Every error kind the profile names is one it defines, and each check order lists every defined kind once. */
-function kindProblems(p: Profile): string[] {
+function kindProblems(p: Profile, unstated: ReadonlySet<string>): string[] {
   const problems: string[] = [];
   const defined = new Set(definedKinds(p));
   const named: [string, string][] = [
@@ -129,7 +129,10 @@ function kindProblems(p: Profile): string[] {
   for (const [where, kind] of named)
     if (!defined.has(kind as ErrorKind))
       problems.push(`${where} names the error kind ${kind}, which errors.kinds does not define`);
-  const orders: [string, readonly string[]][] = [['errors.precedence', p.errors.precedence]];
+  // An order not stated is the format default's, which knows only the format's kinds: not judged.
+  const orders: [string, readonly string[]][] = unstated.has('/errors/precedence')
+    ? []
+    : [['errors.precedence', p.errors.precedence]];
   for (const [op, order] of Object.entries(p.errors.precedenceByOperation ?? {}))
     if (order) orders.push([`errors.precedenceByOperation.${op}`, order]);
   for (const [where, order] of orders) {

@@ -182,6 +182,21 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
     {},
     { method: 'GET', rawBody: '', path: '/v1/pagi-discovery-unknown' },
   );
+  // A JSON body cut short and longer than the limit: unreadable and too large at once.
+  const limit = s.draft.get<number>('limits.maxBodyBytes');
+  if (limit)
+    await tryPair(
+      p,
+      'bodyTooLarge',
+      'malformedBody',
+      'authoriseApm',
+      {},
+      {
+        rawBody: `{"note":"${'x'.repeat(limit + 1)}`,
+        contentType: 'application/json',
+        sign: false,
+      },
+    );
   const base = [...(s.defaults.errors.precedence as ErrorKind[])];
   if (ownMerchantKind && !base.includes('unknownMerchant'))
     base.splice(Math.max(0, base.indexOf('badSignature')), 0, 'unknownMerchant');
@@ -190,6 +205,7 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   const decided = p.pairs.filter((q) => q.winner);
   const untested = KINDS.filter((k) => !decided.some((q) => q.first === k || q.second === k));
   const evidence = decided.map((q) => `${q.winner} before ${q.winner === q.first ? q.second : q.first}`).join(', ');
+  const open = undecidedPairs(order, decided);
   if (
     untested.length &&
     untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k))
@@ -197,6 +213,12 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
     s.draft.unknown(
       'errors.precedence',
       `the place of ${untested.join(', ')} is the format default's (no request with two faults could tell it); seen: ${evidence}`,
+      order,
+    );
+  else if (open.length)
+    s.draft.partial(
+      'errors.precedence',
+      `which of ${open.map(([a, b]) => `${a} and ${b}`).join(', ')} is checked first no request with both faults told (the order shown is the format default's there); seen: ${evidence}`,
       order,
     );
   else
@@ -333,6 +355,37 @@ async function precedenceByOperation(
 }
 
 /** A total order of the kinds: every pair seen respected, the default's order for the rest. */
+/**
+ * The pairs of kinds whose order `order` holds but no decided pair gives, directly or through others (`a` before `b`
+ * before `c`), but those the draft takes from the format's default order: a request whose path, method or body cannot
+ * be read is refused before its fields are read, and its path and method before its body (docs/profiles.md, "What
+ * discovery cannot decide").
+ */
+export function undecidedPairs(order: readonly ErrorKind[], decided: readonly Pair[]): [ErrorKind, ErrorKind][] {
+  const front: readonly ErrorKind[] = ['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'];
+  const after = new Map<ErrorKind, Set<ErrorKind>>();
+  for (const q of decided) {
+    const loser = q.winner === q.first ? q.second : q.first;
+    after.set(q.winner!, (after.get(q.winner!) ?? new Set()).add(loser));
+  }
+  const reaches = (a: ErrorKind, b: ErrorKind, seen = new Set<ErrorKind>()): boolean => {
+    if (seen.has(a)) return false;
+    seen.add(a);
+    return [...(after.get(a) ?? [])].some((x) => x === b || reaches(x, b, seen));
+  };
+  const out: [ErrorKind, ErrorKind][] = [];
+  for (let i = 0; i < order.length; i++)
+    for (let j = i + 1; j < order.length; j++) {
+      const a = order[i]!;
+      const b = order[j]!;
+      const byFormat =
+        (front.includes(a) && !front.includes(b)) ||
+        (['unknownPath', 'methodNotAllowed'].includes(a) && ['bodyTooLarge', 'malformedBody'].includes(b));
+      if (!byFormat && !reaches(a, b) && !reaches(b, a)) out.push([a, b]);
+    }
+  return out;
+}
+
 export function orderKinds(defaults: readonly ErrorKind[], pairs: readonly Pair[]): ErrorKind[] {
   const before = (a: ErrorKind, b: ErrorKind): boolean =>
     pairs.some((p) => p.winner === a && (p.first === b || p.second === b));

@@ -129,9 +129,15 @@ describe('a profile that leaves points out', () => {
     value.payout.failureRules[0]!.failureType = 'OWN_TYPE';
     delete value.transitions.cancel.from;
     value.transitions.cancel.refusals = { [reference().transitions.cancel.from[0]!]: 'invalidState' };
+    // A kind of the gateway's own with the check order not stated (the default's order knows no such kind).
+    delete value.errors.precedence;
+    value.errors.kinds.unknownMerchant = { ...reference().errors.kinds.badSignature, code: 'OWN' };
+    value.errors.unknownMerchant = 'unknownMerchant';
     const read = readProfile(value);
     expect(read.problems).toEqual([]);
-    expect(read.unstated).toEqual(expect.arrayContaining(['/payout/failureTypes', '/transitions/cancel/from']));
+    expect(read.unstated).toEqual(
+      expect.arrayContaining(['/payout/failureTypes', '/transitions/cancel/from', '/errors/precedence']),
+    );
   });
 });
 
