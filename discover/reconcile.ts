@@ -25,6 +25,7 @@ function statusGroups(s: Session): Record<string, Record<string, string>> {
 /**
  * A failure meaning decided with the value a success meaning of its field also has: the probe meant to reach that
  * failure did not (a decline card the gateway approves, say). The failure is left open, and given a free value below.
+ * Two other meanings decided with one value are both left open.
  */
 function collidingFailures(s: Session): void {
   const d = s.draft;
@@ -39,6 +40,17 @@ function collidingFailures(s: Session): void {
         d.unknown(
           `statusValues.${group}.${key}`,
           `the probe meant to reach '${key}' answered ${value}, the value of '${other.key}': the state was not reached`,
+        );
+    }
+    // Any other two meanings answered with one value (a 3-D Secure request the gateway did not take answered as
+    // one without): which probe reached its meaning none tells, so neither is stated.
+    const left = decided.filter(({ key }) => d.has(`statusValues.${group}.${key}`));
+    for (const { key, value } of left) {
+      const alike = left.filter((o) => o.value === value).map((o) => o.key);
+      if (alike.length > 1)
+        d.unknown(
+          `statusValues.${group}.${key}`,
+          `the probes meant to reach ${alike.map((k) => `'${k}'`).join(' and ')} all answered ${value}: which one reached its meaning no probe tells`,
         );
     }
   }

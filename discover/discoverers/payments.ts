@@ -95,15 +95,16 @@ async function run(s: Session, facts: Facts): Promise<void> {
   const without = await pay(s, { set: { open3d: undefined } });
   const resultAsked = textAt(approved.body, 'threeds_result');
   const resultNot = textAt(without.body, 'threeds_result');
-  d.set('payments.threeDS.resultWhenRequested', resultAsked, ev(approved, `open3d ${asked}`));
   d.set('payments.threeDS.resultWhenNotRequested', resultNot, ev(without, 'no open3d'));
-  if (resultAsked !== resultNot)
+  if (resultAsked !== resultNot) {
+    d.set('payments.threeDS.resultWhenRequested', resultAsked, ev(approved, `open3d ${asked}`));
     d.set('payments.threeDS.requestValue', asked, 'the result differs with and without it');
-  else
-    d.unknown(
-      'payments.threeDS.requestValue',
-      `open3d ${asked} changed nothing: which value asks for 3-D Secure no probe told`,
-    );
+  } else
+    for (const point of ['payments.threeDS.requestValue', 'payments.threeDS.resultWhenRequested'])
+      d.unknown(
+        point,
+        `open3d ${asked} changed nothing: which value asks for 3-D Secure, and what a payment asking for it gets, no probe told`,
+      );
   // The mask, on two lengths.
   await cardMask(s, approved);
   // Decline triggers.
