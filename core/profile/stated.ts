@@ -1,12 +1,13 @@
 /**
  * Stated and not stated (profile format 6): a profile may leave out any point the format's schema lists as `required`
- * (and name in `notStated` any point whose absence would say something: an optional key, format 7)
  * (but `format`, `name`, `version` and `description`, and the keys inside a list item, which a point holds whole; a
  * `oneOf` of objects is walked into the variant the value and the default are both of: the one object variant of an
  * object-or-null, `review.triggers`; of `signature.response`, the field-list variant of both). The loader puts the format's default there (the reference profile's value) so that code reading
  * the profile keeps working, and records the JSON pointer of every leaf it filled: the points not stated. A run reads
- * the profile through `kitProfile` (core/profile/reads.ts), which throws ProfilePointNotStated on such a read.
+ * the profile through `kitProfile` (core/profile/reads.ts), which throws ProfilePointNotStated on such a read. A point
+ * whose absence would say something (an optional key) is not stated when the top-level `notStated` names its pointer.
  */
+import { valueAt } from '../spec/pointer.js';
 import type { Json } from './migrations.js';
 
 /** The part of a JSON Schema the walk reads. */
@@ -44,17 +45,6 @@ export interface Completed {
   unstated: string[];
   /** Pointers `notStated` lists whose point the profile states all the same (a problem of the profile). */
   listedButStated: string[];
-}
-
-/** The value at a JSON pointer of `value`, or undefined. */
-function atPointer(value: unknown, pointer: string): unknown {
-  let node = value;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!node || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Json)[key];
-  }
-  return node;
 }
 
 /**
@@ -121,6 +111,6 @@ export function completeProfile(value: Json, defaults: Json, schema: Schema): Co
     ? value.notStated.filter((p): p is string => typeof p === 'string' && p.startsWith('/'))
     : [];
   for (const p of listed) if (!unstated.includes(p)) unstated.push(p);
-  const listedButStated = listed.filter((p) => atPointer(value, p) !== undefined);
+  const listedButStated = listed.filter((p) => valueAt(value, p) !== undefined);
   return { value: out, unstated, listedButStated };
 }
