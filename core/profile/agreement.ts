@@ -5,7 +5,11 @@
  * as sets; every other list compares in order.
  */
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { kitSpec, topLevelNames } from '../spec/load.js';
+import { SCHEMAS_DIR } from '../spec/paths.js';
+import { type StatePlaces, statePlaces } from './leaves.js';
 
 /**
  * Leaves that name a profile rather than state a behaviour: the vendor's labels, which no probe can tell and a
@@ -259,6 +263,70 @@ function sameBehaviour(
   return null;
 }
 
+let places: StatePlaces | undefined;
+
+/**
+ * A draft's payment states under the names the profile gives them. A state's name is a label of the profile, never
+ * on the wire: what a gateway shows of a state is its `payment_status` value and what the operations do in it. A draft
+ * stating a value the profile gives another state names that state (held payments queried with the refunded value
+ * are in the refunded state, whatever the draft calls it); the other names are paired so that the renaming is a
+ * permutation (a name left as it is where it is free). Renamed: every leaf naming a state, every object keyed by
+ * states (the schema's `paymentState`, core/profile/leaves.ts `statePlaces`), and the dotted paths of `unstated`.
+ * A draft stating values that no state of the profile has, or one state's value twice, is renamed where it can be;
+ * a renaming that makes a draft agree is one where every stated leaf agrees under the same names.
+ */
+export function renamedStates(
+  reference: unknown,
+  draft: unknown,
+  unstated: readonly string[],
+): { draft: unknown; unstated: string[]; renamed: Map<string, string> } {
+  places ??= statePlaces(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
+  const { names } = places;
+  const refValues = (at(reference, 'statusValues.payment_status') ?? {}) as Record<string, unknown>;
+  const draftValues = (at(draft, 'statusValues.payment_status') ?? {}) as Record<string, unknown>;
+  const stateOfValue = new Map<unknown, string>();
+  for (const [st, v] of Object.entries(refValues)) stateOfValue.set(v, st);
+  const to = new Map<string, string>();
+  for (const [st, v] of Object.entries(draftValues)) {
+    const t = stateOfValue.get(v);
+    if (t && names.includes(st) && ![...to.values()].includes(t)) to.set(st, t);
+  }
+  const freeFrom = names.filter((n) => !to.has(n));
+  const freeTo = names.filter((n) => ![...to.values()].includes(n));
+  for (const n of freeFrom.filter((f) => freeTo.includes(f))) to.set(n, n);
+  const restTo = freeTo.filter((t) => ![...to.values()].includes(t));
+  for (const n of freeFrom.filter((f) => !to.has(f))) to.set(n, restTo.shift()!);
+  if ([...to].every(([a, b]) => a === b)) return { draft, unstated: [...unstated], renamed: new Map() };
+  const name = (v: unknown) => (typeof v === 'string' ? (to.get(v) ?? v) : v);
+  const copy = structuredClone(draft) as Record<string, unknown>;
+  const parentOf = (p: string) => {
+    const keys = p.split('.');
+    const last = keys.pop()!;
+    const parent = at(copy, keys.join('.'));
+    return parent && typeof parent === 'object' ? { parent: parent as Record<string, unknown>, last } : undefined;
+  };
+  for (const p of places.values) {
+    const hit = parentOf(p);
+    if (!hit || !(hit.last in hit.parent)) continue;
+    const v = hit.parent[hit.last];
+    hit.parent[hit.last] = Array.isArray(v) ? v.map(name) : name(v);
+  }
+  for (const p of places.keys) {
+    const obj = at(copy, p);
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) continue;
+    const entries = Object.entries(obj as Record<string, unknown>);
+    for (const [k] of entries) delete (obj as Record<string, unknown>)[k];
+    for (const [k, v] of entries) (obj as Record<string, unknown>)[String(name(k))] = v;
+  }
+  const renamedPath = (u: string) => {
+    const keyed = places!.keys.find((k) => u.startsWith(`${k}.`));
+    if (!keyed) return u;
+    const [state, ...rest] = u.slice(keyed.length + 1).split('.');
+    return [keyed, name(state), ...rest].join('.');
+  };
+  return { draft: copy, unstated: unstated.map(renamedPath), renamed: new Map([...to].filter(([a, b]) => a !== b)) };
+}
+
 /**
  * The points a draft leaves out, as dotted paths: for each leaf the loader filled (`unstated`, JSON pointers of
  * `completed`), the highest key above it the draft does not hold. A leaf of the truth below such a key (an optional
@@ -285,9 +353,15 @@ export function leftOutPoints(draft: unknown, unstated: readonly string[]): stri
  * `unstated` covers (dotted paths of the points the draft leaves out, and anything below them) is neither right nor
  * wrong; a stated leaf is wrong when its value is not the profile's (or, for the leaves of `sameBehaviour`, does not
  * say what the gateway does), including a leaf the profile holds and the draft does not. The labels are left out;
- * BY_RUN leaves are listed for the run to judge, leaves only the draft holds as `added`.
+ * BY_RUN leaves are listed for the run to judge, leaves only the draft holds as `added`. The draft's payment states
+ * are compared under the profile's names for them (`renamedStates`: by the `payment_status` value each is queried with).
  */
-export function statedAgreement(reference: unknown, draft: unknown, unstated: readonly string[]): StatedAgreement {
+export function statedAgreement(
+  reference: unknown,
+  asDrafted: unknown,
+  leftOutPaths: readonly string[],
+): StatedAgreement {
+  const { draft, unstated } = renamedStates(reference, asDrafted, leftOutPaths);
   const ref = profileLeafValues(reference);
   const got = profileLeafValues(draft);
   for (const label of NOT_BEHAVIOUR) {

@@ -58,3 +58,39 @@ export function unreadLeaves(leaves: readonly string[], reads: Iterable<string>)
   const below = [...read];
   return leaves.filter((leaf) => !read.has(leaf) && !below.some((r) => r.startsWith(`${leaf}.`)));
 }
+
+/** Where a profile names payment states: leaves whose value is one (or a list of them), objects keyed by them. */
+export interface StatePlaces {
+  /** The payment-state names (`$defs/paymentState`). */
+  names: string[];
+  /** Dotted paths whose value is a state or a list of states (`transitions.capture.to`, `transitions.capture.from`). */
+  values: string[];
+  /** Dotted paths of objects whose keys are states (`statusValues.payment_status`, `transitions.capture.refusals`). */
+  keys: string[];
+}
+
+const STATE_REF = '#/$defs/paymentState';
+
+/** The places of the profile schema that name payment states, derived from its `paymentState` definition. */
+export function statePlaces(schema: Schema & { $defs?: Record<string, Schema & { enum?: string[] }> }): StatePlaces {
+  const names = schema.$defs?.paymentState?.enum ?? [];
+  const values = new Set<string>();
+  const keys = new Set<string>();
+  const documents = new Map([['', schema]]);
+  const walk = (s: Schema & { items?: Schema }, path: string, depth: number) => {
+    if (depth > 40) return;
+    if (s.$ref === STATE_REF || s.items?.$ref === STATE_REF) {
+      values.add(path);
+      return;
+    }
+    const node: Schema & { items?: Schema } = s.$ref
+      ? { ...resolveRef(documents, s.$ref, '').node, ...s, $ref: undefined }
+      : s;
+    for (const v of node.oneOf ?? node.anyOf ?? []) walk(v, path, depth + 1);
+    const props = Object.keys(node.properties ?? {});
+    if (props.length && props.every((k) => names.includes(k)) && props.length === names.length) keys.add(path);
+    for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, path ? `${path}.${k}` : k, depth + 1);
+  };
+  walk(schema, '', 0);
+  return { names, values: [...values].sort(), keys: [...keys].sort() };
+}

@@ -9,7 +9,7 @@
 import type { Exchange } from '../../core/model.js';
 import { textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
-import { amountOf, batch, cents, itemOf, pay, type ItemResult } from '../world.js';
+import { amountOf, batch, cents, itemOf, pay, statusesOf, type ItemResult } from '../world.js';
 
 type Check = 'invalidItem' | 'unknownTransaction' | 'currencyMismatch' | 'amountMismatch' | 'state' | 'overAmount';
 const CHECKS: Check[] = [
@@ -84,6 +84,12 @@ async function run(s: Session, facts: Facts): Promise<void> {
   }
   const p: ItemProbe = { s, a1, a2, c1, c2, x1, codes: {}, messages: new Map(), wording: {} };
   const ok = await successes(p);
+  if (!ok.capture) {
+    // Every probe of this row is judged against a capture that succeeded: without one it states nothing.
+    const why = `a capture of approved payments did not succeed (${ok.evidence}): the item probes have nothing to compare with`;
+    for (const path of itemsDiscoverer.decides) s.draft.unknown(path, why, undefined, ok.evidence);
+    return;
+  }
   const cap = await captureFaults(p, ok);
   const can = await cancelFaults(p, ok.cancel);
   const ref = await refundFaults(p);
@@ -96,18 +102,33 @@ async function run(s: Session, facts: Facts): Promise<void> {
 
 /** The statuses of items that succeed, as a batch whose items all succeed shows them. */
 interface Successes {
+  /** Undefined where the capture of approved payments did not succeed. */
   capture: string | undefined;
   cancel: string | undefined;
   /** `return_status` of a batch whose items all succeed. */
   returnStatus: string;
+  evidence: string;
 }
 
-/** A capture and a cancel whose items all succeed: the success statuses and messages. */
+/**
+ * A capture and a cancel whose items all succeed: the success statuses and messages. An item succeeded where the
+ * query shows its payment moved from where an untouched approved one stays, or where its `error_message` is the
+ * document's empty string on success (Notes 1): a gateway whose approved payments cannot be captured has no success.
+ */
 async function successes(p: ItemProbe): Promise<Successes> {
-  const { s, c1, c2, x1 } = p;
+  const { s, a1, c1, c2, x1 } = p;
   const d = s.draft;
   const captured = await batch(s, 'capture', [itemOf(c1), itemOf(c2)]);
   const cancelled = await batch(s, 'cancel', [itemOf(x1)]);
+  const q = await statusesOf(s, [a1, c1, x1]);
+  const moved = (x: Payment) => {
+    const v = q.status.get(x.transaction_id);
+    return v !== undefined && q.status.get(a1.transaction_id) !== undefined && v !== q.status.get(a1.transaction_id);
+  };
+  const evidence = s.evidence(captured.x, 'a capture of approved payments');
+  const capOk = moved(c1) || captured.results[0]?.message === '';
+  const canOk = moved(x1) || cancelled.results[0]?.message === '';
+  if (!capOk) return { capture: undefined, cancel: undefined, returnStatus: '', evidence };
   const successEnvelope = captured.envelope;
   const rs = textAt(successEnvelope, 'return_status');
   d.set('statusValues.return_status.success', rs, s.evidence(captured.x, 'a batch whose items all succeed'));
@@ -117,7 +138,12 @@ async function successes(p: ItemProbe): Promise<Successes> {
     captured.results[0]?.message ?? '',
     s.evidence(captured.x, 'a captured item'),
   );
-  return { capture: captured.results[0]?.status, cancel: cancelled.results[0]?.status, returnStatus: rs };
+  return {
+    capture: captured.results[0]?.status,
+    cancel: canOk ? cancelled.results[0]?.status : undefined,
+    returnStatus: rs,
+    evidence,
+  };
 }
 
 /** Captures with one fault per item and two at a time, then one of less than authorised (the item amount). */
@@ -176,7 +202,8 @@ async function cancelFaults(p: ItemProbe, okCancel: string | undefined): Promise
     itemOf(a1, { amount: amountOf(cents(a1.amount) + 100), currency: otherCurrency(a1.currency) }),
     itemOf(x1, { amount: amountOf(cents(x1.amount) + 100) }),
   ]);
-  note(p, 'amountMismatch', can.results[0]);
+  // A cancel that never succeeds refuses any item alike: its refusal names no amount mismatch.
+  if (okCancel !== undefined) note(p, 'amountMismatch', can.results[0]);
   const canFailure = can.results[0]?.status;
   if (canFailure && canFailure !== okCancel)
     s.draft.set('statusValues.cancel_status.failure', canFailure, s.evidence(can.x));

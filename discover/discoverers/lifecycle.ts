@@ -10,10 +10,10 @@ import type { Profile } from '../../core/profile/load.js';
 import type { Exchange } from '../../core/model.js';
 
 type PaymentState = keyof Profile['statusValues']['payment_status'];
-import { textAt, type Discoverer, type Facts, type FailureNames, type ItemOutcome, type Payment } from '../context.js';
+import type { Discoverer, Facts, FailureNames, ItemOutcome, Payment } from '../context.js';
 import type { Session } from '../session.js';
 import { REVIEW_REJECT_FLAGS } from '../vocabulary.js';
-import { amountOf, batch, cents, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
+import { batch, pay, statusesOf, itemOf, type ItemResult } from '../world.js';
 import type { BatchOperationKey } from '../../core/spec/terms.js';
 
 type BatchOp = BatchOperationKey;
@@ -106,17 +106,32 @@ async function run(s: Session, facts: Facts): Promise<void> {
     if (c) seenCodes.set(state, c);
     else d.unknown(`statusValues.payment_status.${state}`, `no payment was brought into the state ${state}`);
   }
-  const { code, refundTo } = stateValues(s, seenCodes, q.x);
+  const { code, inState, refundTo } = stateValues(s, seenCodes, q.x);
   facts.refundTo = refundTo;
-  // A payment whose state is not told apart (in another state's, or in one shared) is tried in no state.
+  // A payment in another state's (queried with its value) is tried in that state only.
   for (const st of STATES) if (!code.has(st)) pool.delete(st);
   const stateOf = (c: string | undefined): PaymentState | undefined => [...code].find(([, v]) => v === c)?.[0];
   facts.stateCodes = Object.fromEntries(code);
-  d.set(
-    'transitions.afterAuthorise',
-    { approved: 'authorised', declined: 'declined', pendingReview: 'pendingReview' },
-    'the states are named after the outcome that made them',
-  );
+  for (const [outcome, st] of [
+    ['approved', 'authorised'],
+    ['declined', 'declined'],
+    ['pendingReview', 'pendingReview'],
+  ] as const) {
+    const to = inState.get(st);
+    if (to)
+      d.set(
+        `transitions.afterAuthorise.${outcome}`,
+        to,
+        to === st
+          ? 'the state is named after the outcome that made it'
+          : `a payment ${howMade(st).replace(/^and /, '')} is queried with the value of ${to}: it is in that state`,
+      );
+    else
+      d.unknown(
+        `transitions.afterAuthorise.${outcome}`,
+        `no payment ${howMade(st).replace(/^and /, '')} was queried: the state it is in no probe saw`,
+      );
+  }
   // Each operation on one payment in each state.
   const tried: ItemOutcome[] = [];
   const after = new Map<string, PaymentState | undefined>();
@@ -164,41 +179,41 @@ const REFUNDED: readonly PaymentState[] = ['refunded', 'partiallyRefunded'];
 
 /**
  * The status value of each state, from one payment made into it. Payments made two ways and queried with one value
- * are in one state: a refunded payment queried with the value of a state made otherwise is in that state (a full
- * refund that leaves it captured: `transitions.refund.toFull: captured`); else which state it is no probe tells, and
- * none of them is stated. Returns the values stated, and the state each refund left its payment in where that showed.
+ * are in one state (the format gives two states two values): a refunded payment queried with the value of a state made
+ * otherwise stays in that state (a full refund that leaves it captured: `transitions.refund.toFull: captured`);
+ * payments made otherwise share the state of the first of them (in the format's order of states: held payments
+ * queried as refunded ones are in the state of those, whatever it is called, and a state's name is the profile's label,
+ * not the gateway's). Returns the values stated, the state each state made is in, and the state each refund left its
+ * payment in.
  */
 function stateValues(
   s: Session,
   seen: ReadonlyMap<PaymentState, string>,
   x: Exchange,
-): { code: Map<PaymentState, string>; refundTo: Partial<Record<'toFull' | 'toPartial', PaymentState>> } {
+): {
+  code: Map<PaymentState, string>;
+  inState: Map<PaymentState, PaymentState>;
+  refundTo: Partial<Record<'toFull' | 'toPartial', PaymentState>>;
+} {
   const d = s.draft;
   const code = new Map<PaymentState, string>();
+  const inState = new Map<PaymentState, PaymentState>();
   const refundTo: Partial<Record<'toFull' | 'toPartial', PaymentState>> = {};
   const groups = new Map<string, PaymentState[]>();
   for (const [st, c] of seen) groups.set(c, [...(groups.get(c) ?? []), st]);
   const made = (st: PaymentState) => howMade(st).replace(/^and /, '');
   for (const [c, states] of groups) {
-    const own = states.length === 1 ? states : states.filter((st) => !REFUNDED.includes(st));
-    if (own.length !== 1) {
-      for (const st of states)
-        d.unknown(
-          `statusValues.payment_status.${st}`,
-          `payments ${states.map(made).join(' and payments ')} are all queried as ${c}: one state, which one no probe tells`,
-          undefined,
-          s.evidence(x),
-        );
-      continue;
-    }
-    const owner = own[0]!;
+    const own = states.filter((st) => !REFUNDED.includes(st));
+    const owner = own[0] ?? states[0]!;
     code.set(owner, c);
     d.set(`statusValues.payment_status.${owner}`, c, s.evidence(x, `a payment made ${howMade(owner)}`));
-    for (const st of states.filter((o) => o !== owner)) {
-      refundTo[st === 'refunded' ? 'toFull' : 'toPartial'] = owner;
+    for (const st of states) {
+      inState.set(st, owner);
+      if (st === owner) continue;
+      if (REFUNDED.includes(st)) refundTo[st === 'refunded' ? 'toFull' : 'toPartial'] = owner;
       d.unknown(
         `statusValues.payment_status.${st}`,
-        `a payment ${made(st)} is queried as ${c}, the value of ${owner}: it stays ${owner}, and no payment was seen in a state ${st}`,
+        `a payment ${made(st)} is queried as ${c}, the value of ${owner}: it is in that state, and no payment was seen in a state ${st} of its own`,
         undefined,
         s.evidence(x),
       );
@@ -206,7 +221,7 @@ function stateValues(
   }
   if (code.has('refunded')) refundTo.toFull = 'refunded';
   if (code.has('partiallyRefunded')) refundTo.toPartial = 'partiallyRefunded';
-  return { code, refundTo };
+  return { code, inState, refundTo };
 }
 
 function howMade(state: PaymentState): string {
@@ -255,45 +270,86 @@ async function buildPool(
   }
   pool.set('declined', declined);
   const success: Partial<Record<BatchOp, string>> = {};
-  const itemSuccess = (op: BatchOp, results: ItemResult[], evidence: string) => {
-    const status = results[0]?.status;
-    if (status === undefined) return;
+  // An item succeeded where the query shows its payment moved from where an untouched one like it stays; where none
+  // moved, capture and cancel have the document's empty `error_message` on success (Notes 1). Never the first item's
+  // status whatever it answered: a gateway refusing every capture has no success value any probe saw.
+  const itemSuccess = async (
+    op: BatchOp,
+    payments: readonly Payment[],
+    results: ItemResult[],
+    untouched: Payment | undefined,
+    evidence: string,
+  ) => {
+    if (!results.length) return;
+    const q = await statusesOf(s, untouched ? [untouched, ...payments] : payments);
+    const still = untouched ? q.status.get(untouched.transaction_id) : undefined;
+    const moved = results.filter((_, i) => {
+      const v = q.status.get(payments[i]!.transaction_id);
+      return still !== undefined && v !== undefined && v !== still;
+    });
+    const one = (rs: ItemResult[]) =>
+      rs.length && rs.every((r) => r.status === rs[0]!.status) ? rs[0]!.status : undefined;
+    const emptyMessage = op === 'refund' ? undefined : one(results.filter((r) => r.message === ''));
+    const status = moved.length ? one(moved) : emptyMessage;
+    if (status === undefined) {
+      d.unknown(
+        `statusValues.${op}_status.success`,
+        `no ${op} item moved its payment (${evidence}): which status is success no probe saw`,
+        undefined,
+        s.evidence(q.x),
+      );
+      return;
+    }
     success[op] = status;
-    d.set(`statusValues.${op}_status.success`, status, evidence);
+    d.set(
+      `statusValues.${op}_status.success`,
+      status,
+      `${evidence}; ${moved.length ? `${moved.length} moved` : 'an empty error_message'}`,
+    );
   };
   const cap = await batch(
     s,
     'capture',
     toCapture.map((p) => itemOf(p)),
   );
-  itemSuccess('capture', cap.results, s.evidence(cap.x, 'capture of approved payments'));
-  const captured = toCapture.filter((_, i) => cap.results[i]?.status === success.capture);
+  const untouched = pool.get('authorised')?.[0];
+  await itemSuccess('capture', toCapture, cap.results, untouched, s.evidence(cap.x, 'capture of approved payments'));
+  const captured = toCapture.filter(
+    (_, i) => success.capture !== undefined && cap.results[i]?.status === success.capture,
+  );
   pool.set('captured', captured.splice(0, n));
   const can = await batch(
     s,
     'cancel',
     toCancel.map((p) => itemOf(p)),
   );
-  itemSuccess('cancel', can.results, s.evidence(can.x, 'cancel of approved payments'));
+  await itemSuccess('cancel', toCancel, can.results, untouched, s.evidence(can.x, 'cancel of approved payments'));
   pool.set(
     'cancelled',
-    toCancel.filter((_, i) => can.results[i]?.status === success.cancel),
+    toCancel.filter((_, i) => success.cancel !== undefined && can.results[i]?.status === success.cancel),
   );
   const full = captured.splice(0, n);
   const part = captured.splice(0, n);
+  const refunded = [...full, ...part];
   const ref = await batch(s, 'refund', [
     ...full.map((p) => itemOf(p, { refund_amount: p.amount, refund_reason: 'discovery' })),
     ...part.map((p) => itemOf(p, { refund_amount: '1.00', refund_reason: 'discovery' })),
   ]);
-  itemSuccess('refund', ref.results, s.evidence(ref.x, 'refunds in full and in part'));
+  await itemSuccess(
+    'refund',
+    refunded,
+    ref.results,
+    pool.get('captured')?.[0],
+    s.evidence(ref.x, 'refunds in full and in part'),
+  );
   facts.refundResults = ref.results;
   pool.set(
     'refunded',
-    full.filter((_, i) => ref.results[i]?.status === success.refund),
+    full.filter((_, i) => success.refund !== undefined && ref.results[i]?.status === success.refund),
   );
   pool.set(
     'partiallyRefunded',
-    part.filter((_, i) => ref.results[full.length + i]?.status === success.refund),
+    part.filter((_, i) => success.refund !== undefined && ref.results[full.length + i]?.status === success.refund),
   );
   return { pool, success, held };
 }
@@ -345,19 +401,26 @@ export function nameFailures(
     byGroup.set(groupOf(t), [...(byGroup.get(groupOf(t)) ?? []), t]);
   }
   const stateNames = new Map<string, string>();
-  for (const [group, list] of byGroup) {
-    const taken = new Set([...codes.keys(), ...stateNames.values()]);
-    // Named after the states most of its items were refused in (a failure of cancelled payments the gateway also
-    // gives elsewhere is still theirs); a name another code has is no name: the group stays unnamed.
+  // Named after the states most of its items were refused in (a failure of cancelled payments the gateway also gives
+  // elsewhere is still theirs). Groups are named largest first; a name another code has is no name, and two groups as
+  // large as each other wanting one name have neither: which is which no probe told.
+  const preferred = (list: readonly ItemOutcome[]) => {
     const most = (states: readonly string[]) => list.filter((t) => states.includes(t.state!)).length * 2 > list.length;
-    const name = list.every((t) => t.op === 'review')
+    return list.every((t) => t.op === 'review')
       ? 'notUnderReview'
       : most(['cancelled'])
         ? 'cancelled'
         : most(['captured', 'refunded', 'partiallyRefunded'])
           ? 'alreadyCaptured'
           : 'invalidState';
-    const named = !taken.has(name) ? name : !taken.has('invalidState') ? 'invalidState' : undefined;
+  };
+  const ranked = [...byGroup].sort((a, b) => b[1].length - a[1].length);
+  const tied = (group: string, name: string, size: number) =>
+    ranked.some(([g, l]) => g !== group && l.length === size && preferred(l) === name);
+  for (const [group, list] of ranked) {
+    const taken = new Set([...codes.keys(), ...stateNames.values()]);
+    const name = preferred(list);
+    const named = !taken.has(name) && !tied(group, name, list.length) ? name : undefined;
     if (!named) continue;
     stateNames.set(group, named);
     if (!codes.has(named)) {
@@ -483,7 +546,12 @@ function decideTransitions(
   }
 }
 
-/** The review flags: the document's `1` on a held payment, and the format's list of rejecting values, one per held payment. */
+/**
+ * The review flags: the document's `1` on a held payment, and the format's list of rejecting values, one per held
+ * payment. A flag settles a payment when the query shows it moved (or, where none moved, when its item answered
+ * without a failure code beside items that did): the review's success value is that item's status, never the first
+ * item's whatever it answered (a gateway that refuses every review has no success value any probe saw).
+ */
 async function reviewFlags(
   s: Session,
   facts: Facts,
@@ -509,31 +577,50 @@ async function reviewFlags(
     itemOf(held[0]!, { review_flag: approveFlag }),
     ...flags.map((f, i) => itemOf(held[i + 1]!, { review_flag: f })),
   ];
+  const tried = held.slice(0, items.length);
+  const before = await statusesOf(s, tried);
   const b = await batch(s, 'review', items);
-  const success = d.get<string>('statusValues.review_status.success') ?? b.results[0]?.status;
-  const q = await statusesOf(s, held.slice(0, items.length));
+  const q = await statusesOf(s, tried);
   const ev = s.evidence(b.x, `review flags ${[approveFlag, ...flags].join(', ')}`);
-  if (b.results[0]?.status === success) {
+  const value = (i: number, of: typeof q) => of.status.get(tried[i]!.transaction_id);
+  const moved = tried.map((_, i) => value(i, q) !== undefined && value(i, q) !== value(i, before));
+  const one = (statuses: string[]) => (new Set(statuses).size === 1 ? statuses[0] : undefined);
+  const coded = (i: number) => /^[^:\s]+:/.test(b.results[i]?.message ?? '');
+  const movedStatus = one(b.results.filter((_, i) => moved[i]).map((r) => r.status));
+  const codeless = b.results.filter((_, i) => !coded(i)).map((r) => r.status);
+  const success =
+    movedStatus ??
+    (codeless.length < b.results.length ? one(codeless) : undefined) ??
+    d.get<string>('statusValues.review_status.success');
+  if (success === undefined) {
+    const why = `no review flag moved a held payment, and every item answered alike (${ev}): which status settles one no probe saw`;
+    d.unknown('review.approve', why, undefined, ev);
+    d.unknown('review.reject', why, undefined, ev);
+    if (!d.has('statusValues.review_status.success'))
+      d.unknown('statusValues.review_status.success', why, undefined, ev);
+    return;
+  }
+  const settledBy = (i: number) => b.results[i]?.status === success;
+  const approveTo = settledBy(0) ? stateOf(value(0, q)) : undefined;
+  if (settledBy(0)) {
     d.set('review.approve.flag', approveFlag, ev);
-    const to = stateOf(q.status.get(held[0]!.transaction_id));
-    if (to) d.set('review.approve.to', to, s.evidence(q.x, 'the approved payment queried'));
+    if (approveTo) d.set('review.approve.to', approveTo, s.evidence(q.x, 'the approved payment queried'));
+    if (!d.has('statusValues.review_status.success')) d.set('statusValues.review_status.success', success, ev);
   } else d.unknown('review.approve', `review_flag ${approveFlag} did not settle a held payment`, undefined, ev);
-  const i = b.results.findIndex((r, n) => n > 0 && r.status === success);
+  // A rejecting flag leaves the payment elsewhere than the approving one (another value that approves is not it).
+  const i = b.results.findIndex((_, n) => n > 0 && settledBy(n) && (!approveTo || stateOf(value(n, q)) !== approveTo));
   if (i > 0) {
     d.set('review.reject.flag', flags[i - 1], ev);
-    const to = stateOf(q.status.get(held[i]!.transaction_id));
+    const to = stateOf(value(i, q));
     if (to) d.set('review.reject.to', to, s.evidence(q.x, 'the rejected payment queried'));
     if (!d.has('statusValues.review_status.success')) d.set('statusValues.review_status.success', success, ev);
   } else d.unknown('review.reject', `none of ${flags.join(', ')} settled a held payment`, undefined, ev);
-  const failed = b.results.find((r) => r.status !== success);
+  const failed = b.results.find((r, n) => r.status !== success && !moved[n]);
   if (failed) {
     d.set('statusValues.review_status.failure', failed.status, ev);
     const m = /^([^:\s]+):/.exec(failed.message);
     if (m) facts.invalidFlagCode = m[1];
   }
-  void textAt;
-  void amountOf;
-  void cents;
 }
 
 const FAILURES = [

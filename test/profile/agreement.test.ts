@@ -1,6 +1,10 @@
 /** Leaf agreement of two profiles (core/profile/agreement.ts): the figure `profile discover` is judged by. */
 import { describe, expect, it } from 'vitest';
-import { leafAgreement, statedAgreement } from '../../core/profile/agreement.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { leafAgreement, renamedStates, statedAgreement } from '../../core/profile/agreement.js';
+import { statePlaces } from '../../core/profile/leaves.js';
+import { SCHEMAS_DIR } from '../../core/spec/paths.js';
 
 describe('leafAgreement', () => {
   it('counts the reference leaves the other holds alike; sets compare as sets, other lists in order', () => {
@@ -165,5 +169,88 @@ describe('statedAgreement: the values a draft states, judged against the gateway
     expect(
       statedAgreement(truth, other, ['transitions.review.refusals.declined']).wrong.map((x) => x.path),
     ).not.toContain('transitions.review.otherRefusal');
+  });
+});
+
+describe("renamedStates: a state's name is the profile's label, its payment_status value what the gateway shows", () => {
+  const truth = {
+    statusValues: { payment_status: { authorised: '3000', pendingReview: '3200', refunded: '4100' } },
+    transitions: {
+      afterAuthorise: { approved: 'authorised', pendingReview: 'refunded' },
+      refund: { from: ['captured'], toFull: 'refunded', refusals: { refunded: 'overRefund' } },
+    },
+    review: { approve: { to: 'authorised' } },
+  };
+  // Held payments are queried with the refunded value: the draft names their state after the outcome that made it.
+  const drafted = {
+    statusValues: { payment_status: { authorised: '3000', pendingReview: '4100' } },
+    transitions: {
+      afterAuthorise: { approved: 'authorised', pendingReview: 'pendingReview' },
+      refund: { from: ['captured'], toFull: 'pendingReview', refusals: { pendingReview: 'overRefund' } },
+    },
+    review: { approve: { to: 'authorised' } },
+  };
+
+  it('a draft naming the states otherwise but alike in every value and transition agrees', () => {
+    const r = renamedStates(truth, drafted, [
+      'statusValues.payment_status.refunded',
+      'transitions.refund.refusals.refunded',
+    ]);
+    expect([...r.renamed]).toEqual([
+      ['pendingReview', 'refunded'],
+      ['refunded', 'pendingReview'],
+    ]);
+    expect(r.draft).toMatchObject({
+      statusValues: { payment_status: { authorised: '3000', refunded: '4100' } },
+      transitions: {
+        afterAuthorise: { pendingReview: 'refunded' },
+        refund: { toFull: 'refunded', refusals: { refunded: 'overRefund' } },
+      },
+    });
+    expect(r.unstated).toEqual([
+      'statusValues.payment_status.pendingReview',
+      'transitions.refund.refusals.pendingReview',
+    ]);
+    expect(statedAgreement(truth, drafted, ['statusValues.payment_status.refunded']).wrong).toEqual([]);
+  });
+
+  it('a renaming never hides a behaviour: a transition to another state is still wrong under the names', () => {
+    const other = structuredClone(drafted);
+    other.transitions.refund.toFull = 'authorised';
+    expect(statedAgreement(truth, other, ['statusValues.payment_status.refunded']).wrong.map((w) => w.path)).toEqual([
+      'transitions.refund.toFull',
+    ]);
+    // Two states' values swapped: the transitions naming them disagree.
+    const swapped = structuredClone(truth) as any;
+    swapped.statusValues.payment_status = { authorised: '4100', pendingReview: '3200', refunded: '3000' };
+    expect(
+      statedAgreement(truth, swapped, [])
+        .wrong.map((w) => w.path)
+        .sort(),
+    ).toEqual([
+      'review.approve.to',
+      'transitions.afterAuthorise.approved',
+      'transitions.afterAuthorise.pendingReview',
+      'transitions.refund.refusals.refunded',
+      'transitions.refund.toFull',
+    ]);
+  });
+
+  it("a draft under the profile's own names is left as it is", () => {
+    expect(renamedStates(truth, truth, ['x']).renamed.size).toBe(0);
+  });
+
+  it("the places naming states are derived from the profile schema's paymentState", () => {
+    const places = statePlaces(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
+    expect(places.names).toContain('partiallyRefunded');
+    expect(places.values).toEqual(
+      expect.arrayContaining([
+        'transitions.afterAuthorise.pendingReview',
+        'transitions.refund.toFull',
+        'review.reject.to',
+      ]),
+    );
+    expect(places.keys).toEqual(expect.arrayContaining(['statusValues.payment_status', 'transitions.review.refusals']));
+    expect(places.keys).not.toContain('statusValues.order_status');
   });
 });
