@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { kitSpec, topLevelNames } from '../spec/load.js';
 import { SCHEMAS_DIR } from '../spec/paths.js';
-import { type StatePlaces, statePlaces } from './leaves.js';
+import { type LabelPlaces, labelPlaces } from './leaves.js';
 
 /**
  * Leaves that name a profile rather than state a behaviour: the vendor's labels, which no probe can tell and a
@@ -193,6 +193,8 @@ function checkOrderShown(order: readonly string[]): string[] {
  *   (the reference gateway, gateway/ops/payment.ts): compared over those operations. A payout notification follows
  *   only a payout (gateway/ops/payout.ts): `notifications.kinds.payout.sentAfter` compared on `payout`, and no other
  *   operation the draft lists may be one the profile does not.
+ * - `errors.precedence`, `errors.precedenceByOperation.<op>`: compared without the kinds the draft leaves out of
+ *   `errors.kinds` (an optional kind no request showed in use has no place to check).
  * - `checkout.aliases.<alias>`: a source the checkout request cannot hold (no field of its schema) is never sent, so
  *   the input shows what an input without a source shows: the same as `null`.
  * - `transitions.<op>.refusals.<state>`, `transitions.<op>.otherRefusal`: a refused state answers with its own entry,
@@ -252,6 +254,11 @@ function sameBehaviour(
     if (entry?.combine === 'union' && entry.resultOrder === 'listOrder') return null;
     return exp.length === got.length && exp.every((f) => got.includes(f));
   }
+  // An order of error kinds says nothing of a kind the draft leaves out (an optional kind no request showed in use).
+  if (/^errors\.(?:precedence|precedenceByOperation\.[^.]+)$/.test(path) && exp && got) {
+    const shown = (l: string[]) => l.filter((k) => !leftOut(`errors.kinds.${k}`));
+    return canonical(shown(exp)) === canonical(shown(got));
+  }
   if (path === 'batch.checkOrder' && exp && got)
     return canonical(checkOrderShown(exp)) === canonical(checkOrderShown(got));
   if (path === 'notifications.kinds.payment.sentAfter' && exp && got) {
@@ -263,33 +270,30 @@ function sameBehaviour(
   return null;
 }
 
-let places: StatePlaces | undefined;
+let places: { states: LabelPlaces; failures: LabelPlaces } | undefined;
 
-/**
- * A draft's payment states under the names the profile gives them. A state's name is a label of the profile, never
- * on the wire: what a gateway shows of a state is its `payment_status` value and what the operations do in it. A draft
- * stating a value the profile gives another state names that state (held payments queried with the refunded value
- * are in the refunded state, whatever the draft calls it); the other names are paired so that the renaming is a
- * permutation (a name left as it is where it is free). Renamed: every leaf naming a state, every object keyed by
- * states (the schema's `paymentState`, core/profile/leaves.ts `statePlaces`), and the dotted paths of `unstated`.
- * A draft stating values that no state of the profile has, or one state's value twice, is renamed where it can be;
- * a renaming that makes a draft agree is one where every stated leaf agrees under the same names.
- */
-export function renamedStates(
+/** The item failures named after the state an item was refused in (the others are named after their own fault). */
+const STATE_FAILURES = ['cancelled', 'alreadyCaptured', 'notUnderReview', 'invalidState'];
+
+/** A draft with the labels of one kind renamed, and the renaming (a permutation of `names`; identities left out). */
+function renamedKind(
   reference: unknown,
   draft: unknown,
   unstated: readonly string[],
+  where: LabelPlaces,
+  names: readonly string[],
+  identity: (profile: unknown, name: string) => string | undefined,
 ): { draft: unknown; unstated: string[]; renamed: Map<string, string> } {
-  places ??= statePlaces(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
-  const { names } = places;
-  const refValues = (at(reference, 'statusValues.payment_status') ?? {}) as Record<string, unknown>;
-  const draftValues = (at(draft, 'statusValues.payment_status') ?? {}) as Record<string, unknown>;
-  const stateOfValue = new Map<unknown, string>();
-  for (const [st, v] of Object.entries(refValues)) stateOfValue.set(v, st);
+  const ofIdentity = new Map<string, string>();
+  for (const n of names) {
+    const id = identity(reference, n);
+    if (id !== undefined && !ofIdentity.has(id)) ofIdentity.set(id, n);
+  }
   const to = new Map<string, string>();
-  for (const [st, v] of Object.entries(draftValues)) {
-    const t = stateOfValue.get(v);
-    if (t && names.includes(st) && ![...to.values()].includes(t)) to.set(st, t);
+  for (const n of names) {
+    const id = identity(draft, n);
+    const t = id === undefined ? undefined : ofIdentity.get(id);
+    if (t && ![...to.values()].includes(t)) to.set(n, t);
   }
   const freeFrom = names.filter((n) => !to.has(n));
   const freeTo = names.filter((n) => ![...to.values()].includes(n));
@@ -299,19 +303,15 @@ export function renamedStates(
   if ([...to].every(([a, b]) => a === b)) return { draft, unstated: [...unstated], renamed: new Map() };
   const name = (v: unknown) => (typeof v === 'string' ? (to.get(v) ?? v) : v);
   const copy = structuredClone(draft) as Record<string, unknown>;
-  const parentOf = (p: string) => {
+  for (const p of where.values) {
     const keys = p.split('.');
     const last = keys.pop()!;
     const parent = at(copy, keys.join('.'));
-    return parent && typeof parent === 'object' ? { parent: parent as Record<string, unknown>, last } : undefined;
-  };
-  for (const p of places.values) {
-    const hit = parentOf(p);
-    if (!hit || !(hit.last in hit.parent)) continue;
-    const v = hit.parent[hit.last];
-    hit.parent[hit.last] = Array.isArray(v) ? v.map(name) : name(v);
+    if (!parent || typeof parent !== 'object' || !(last in parent)) continue;
+    const v = (parent as Record<string, unknown>)[last];
+    (parent as Record<string, unknown>)[last] = Array.isArray(v) ? v.map(name) : name(v);
   }
-  for (const p of places.keys) {
+  for (const p of where.keys) {
     const obj = at(copy, p);
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) continue;
     const entries = Object.entries(obj as Record<string, unknown>);
@@ -319,12 +319,42 @@ export function renamedStates(
     for (const [k, v] of entries) (obj as Record<string, unknown>)[String(name(k))] = v;
   }
   const renamedPath = (u: string) => {
-    const keyed = places!.keys.find((k) => u.startsWith(`${k}.`));
+    const keyed = where.keys.find((k) => u.startsWith(`${k}.`));
     if (!keyed) return u;
-    const [state, ...rest] = u.slice(keyed.length + 1).split('.');
-    return [keyed, name(state), ...rest].join('.');
+    const [label, ...rest] = u.slice(keyed.length + 1).split('.');
+    return [keyed, name(label), ...rest].join('.');
   };
   return { draft: copy, unstated: unstated.map(renamedPath), renamed: new Map([...to].filter(([a, b]) => a !== b)) };
+}
+
+/**
+ * A draft's labels under the names the profile gives them. A payment state's name is a label of the profile, never on
+ * the wire: what a gateway shows of a state is its `payment_status` value and what the operations do in it; a failure
+ * named after the state an item was refused in (`cancelled`, `alreadyCaptured`, `notUnderReview`, `invalidState`) is
+ * a label too, read only through the transitions naming it: what shows is its code and message. A draft stating a
+ * value (a code and message) the profile gives another state (failure) names that one (held payments queried with the
+ * refunded value are in the refunded state, whatever the draft calls it); the other names are paired so that each
+ * renaming is a permutation (a name left as it is where it is free). Renamed: every leaf naming the label, every
+ * object keyed by it (the schema's `paymentState` and `itemFailure`, core/profile/leaves.ts `labelPlaces`), and the
+ * dotted paths of `unstated`. A renaming hides no behaviour: a draft agrees under it only where every stated leaf does.
+ */
+export function renamedLabels(
+  reference: unknown,
+  draft: unknown,
+  unstated: readonly string[],
+): { draft: unknown; unstated: string[]; states: Map<string, string>; failures: Map<string, string> } {
+  places ??= (() => {
+    const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8'));
+    return { states: labelPlaces(schema, 'paymentState'), failures: labelPlaces(schema, 'itemFailure') };
+  })();
+  const value = (p: unknown, n: string) => at(p, `statusValues.payment_status.${n}`) as string | undefined;
+  const states = renamedKind(reference, draft, unstated, places.states, places.states.names, value);
+  const failure = (p: unknown, n: string) => {
+    const f = at(p, `batch.itemFailures.${n}`) as { code?: string; message?: string } | undefined;
+    return f?.code === undefined ? undefined : `${f.code}\u0000${f.message ?? ''}`;
+  };
+  const failures = renamedKind(reference, states.draft, states.unstated, places.failures, STATE_FAILURES, failure);
+  return { draft: failures.draft, unstated: failures.unstated, states: states.renamed, failures: failures.renamed };
 }
 
 /**
@@ -354,14 +384,15 @@ export function leftOutPoints(draft: unknown, unstated: readonly string[]): stri
  * wrong; a stated leaf is wrong when its value is not the profile's (or, for the leaves of `sameBehaviour`, does not
  * say what the gateway does), including a leaf the profile holds and the draft does not. The labels are left out;
  * BY_RUN leaves are listed for the run to judge, leaves only the draft holds as `added`. The draft's payment states
- * are compared under the profile's names for them (`renamedStates`: by the `payment_status` value each is queried with).
+ * and state-named failures are compared under the profile's names for them (`renamedLabels`: by the `payment_status`
+ * value each state is queried with, the code and message of each failure).
  */
 export function statedAgreement(
   reference: unknown,
   asDrafted: unknown,
   leftOutPaths: readonly string[],
 ): StatedAgreement {
-  const { draft, unstated } = renamedStates(reference, asDrafted, leftOutPaths);
+  const { draft, unstated } = renamedLabels(reference, asDrafted, leftOutPaths);
   const ref = profileLeafValues(reference);
   const got = profileLeafValues(draft);
   for (const label of NOT_BEHAVIOUR) {

@@ -59,27 +59,33 @@ export function unreadLeaves(leaves: readonly string[], reads: Iterable<string>)
   return leaves.filter((leaf) => !read.has(leaf) && !below.some((r) => r.startsWith(`${leaf}.`)));
 }
 
-/** Where a profile names payment states: leaves whose value is one (or a list of them), objects keyed by them. */
-export interface StatePlaces {
-  /** The payment-state names (`$defs/paymentState`). */
+/** Where a profile names one kind of label: leaves whose value is one (or a list of them), objects keyed by them. */
+export interface LabelPlaces {
+  /** The names of the label (the enum of its schema definition). */
   names: string[];
-  /** Dotted paths whose value is a state or a list of states (`transitions.capture.to`, `transitions.capture.from`). */
+  /** Dotted paths whose value is a label or a list of labels (`transitions.capture.to`, `transitions.capture.from`). */
   values: string[];
-  /** Dotted paths of objects whose keys are states (`statusValues.payment_status`, `transitions.capture.refusals`). */
+  /** Dotted paths of objects whose keys are the labels (`statusValues.payment_status`, `batch.itemFailures`). */
   keys: string[];
 }
 
-const STATE_REF = '#/$defs/paymentState';
-
-/** The places of the profile schema that name payment states, derived from its `paymentState` definition. */
-export function statePlaces(schema: Schema & { $defs?: Record<string, Schema & { enum?: string[] }> }): StatePlaces {
-  const names = schema.$defs?.paymentState?.enum ?? [];
+/**
+ * The places of the profile schema that name a label of definition `def` (`paymentState`: payment states,
+ * `itemFailure`: per-item failures), derived from where the definition is referenced and which objects are keyed by
+ * its names.
+ */
+export function labelPlaces(
+  schema: Schema & { $defs?: Record<string, Schema & { enum?: string[] }> },
+  def: string,
+): LabelPlaces {
+  const ref = `#/$defs/${def}`;
+  const names = schema.$defs?.[def]?.enum ?? [];
   const values = new Set<string>();
   const keys = new Set<string>();
   const documents = new Map([['', schema]]);
   const walk = (s: Schema & { items?: Schema }, path: string, depth: number) => {
     if (depth > 40) return;
-    if (s.$ref === STATE_REF || s.items?.$ref === STATE_REF) {
+    if (s.$ref === ref || s.items?.$ref === ref) {
       values.add(path);
       return;
     }
@@ -88,7 +94,7 @@ export function statePlaces(schema: Schema & { $defs?: Record<string, Schema & {
       : s;
     for (const v of node.oneOf ?? node.anyOf ?? []) walk(v, path, depth + 1);
     const props = Object.keys(node.properties ?? {});
-    if (props.length && props.every((k) => names.includes(k)) && props.length === names.length) keys.add(path);
+    if (props.length === names.length && props.every((k) => names.includes(k))) keys.add(path);
     for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, path ? `${path}.${k}` : k, depth + 1);
   };
   walk(schema, '', 0);

@@ -56,8 +56,15 @@ async function run(s: Session, facts: Facts): Promise<void> {
         true,
         `the same message for two unknown merchants: ${again.evidence}`,
       );
-  } else
+  } else {
     decideKind(stranger, 'errors.unknownMerchant', 'an unknown merchant_id', 'an unknown merchant_id was not refused');
+    // The kind of its own is optional: a gateway answering strangers as another kind may still define one unused.
+    if (!d.covers('errors.kinds.unknownMerchant'))
+      d.unknown(
+        'errors.kinds.unknownMerchant',
+        'an unknown merchant is answered as another kind: whether the gateway defines a kind unknownMerchant it does not use no probe can tell',
+      );
+  }
   if (facts.headerMissing)
     decideKind(facts.headerMissing, 'requestHeaders.onMissing', 'a request without the header', '');
   else
@@ -126,10 +133,21 @@ function payoutFailures(s: Session, facts: Facts): void {
   );
 }
 
-/** The failure value of `return_status`, from refusal bodies when failing items leave the envelope a success. */
+/**
+ * The failure value of `return_status`: the envelope of a batch whose items fail, where it is not the success value
+ * (the items row). Where failing items leave the envelope a success, the value is the envelope's of nothing a probe
+ * can send, and error bodies carry their own (`errors.bodies`): it is left unstated, never read off an error body.
+ */
 function envelopeFailure(s: Session, facts: Facts): void {
   const d = s.draft;
   if (d.has('statusValues.return_status.failure')) return;
+  if (d.get('batch.envelopeOnItemFailure') === 'success') {
+    d.unknown(
+      'statusValues.return_status.failure',
+      "a batch whose items fail answers with the success value, and error bodies carry their own return_status (errors.bodies): the envelope's failure value no probe saw",
+    );
+    return;
+  }
   const success = d.get<string>('statusValues.return_status.success') ?? '1';
   for (const k of KINDS)
     for (const r of facts.kinds[k] ?? []) {
@@ -201,15 +219,15 @@ async function precedence(s: Session, facts: Facts): Promise<void> {
   if (ownMerchantKind && !base.includes('unknownMerchant'))
     base.splice(Math.max(0, base.indexOf('badSignature')), 0, 'unknownMerchant');
   const order = orderKinds(base, p.pairs);
-  await precedenceByOperation(s, facts, order, p.zeros);
   const decided = p.pairs.filter((q) => q.winner);
   const untested = KINDS.filter((k) => !decided.some((q) => q.first === k || q.second === k));
   const evidence = decided.map((q) => `${q.winner} before ${q.winner === q.first ? q.second : q.first}`).join(', ');
   const open = undecidedPairs(order, decided);
-  if (
+  const placedByDefault =
     untested.length &&
-    untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k))
-  )
+    untested.some((k) => !['unknownPath', 'methodNotAllowed', 'bodyTooLarge', 'malformedBody'].includes(k));
+  await precedenceByOperation(s, facts, order, p.zeros, !placedByDefault && !open.length);
+  if (placedByDefault)
     s.draft.unknown(
       'errors.precedence',
       `the place of ${untested.join(', ')} is the format default's (no request with two faults could tell it); seen: ${evidence}`,
@@ -320,13 +338,15 @@ function invalidBody(s: Session, op: OperationKey): Record<string, unknown> | un
 /**
  * A wrong signature and an invalid field in one request of each operation: where the field wins although the
  * signature comes first in the common order (or the other way), the operation has an order of its own
- * (`errors.precedenceByOperation`).
+ * (`errors.precedenceByOperation`): stated where the common order is, else shown only.
  */
 async function precedenceByOperation(
   s: Session,
   facts: Facts,
   order: readonly ErrorKind[],
   zeros: () => string,
+  /** Whether requests with two faults told the whole common order (an operation's own order is built on it). */
+  settled: boolean,
 ): Promise<void> {
   const d = s.draft;
   const sigFirst = order.indexOf('badSignature') < order.indexOf('invalidInput');
@@ -346,11 +366,15 @@ async function precedenceByOperation(
         ? Math.min(...['unknownMerchant', 'badSignature'].map((x) => own.indexOf(x as ErrorKind)).filter((i) => i >= 0))
         : own.indexOf('badSignature') + 1;
     own.splice(at, 0, 'invalidInput');
-    d.set(
-      `errors.precedenceByOperation.${op}`,
-      own,
-      s.evidence(r.x, `a wrong signature and an invalid field on ${op}: ${k}`),
-    );
+    const ev = s.evidence(r.x, `a wrong signature and an invalid field on ${op}: ${k}`);
+    if (settled) d.set(`errors.precedenceByOperation.${op}`, own, ev);
+    else
+      d.partial(
+        `errors.precedenceByOperation.${op}`,
+        `${op} checks ${k} first, against the common order; the rest of its order is the common one, which requests with two faults did not wholly tell (errors.precedence)`,
+        own,
+        ev,
+      );
   }
 }
 
@@ -481,8 +505,10 @@ function decideKinds(s: Session, facts: Facts): void {
     d.set(`errors.kinds.${kind}.message`, first.message ?? '', first.evidence);
     const sameCode = seenList.filter((r) => r.code === first.code);
     const same = sameCode.filter((r) => r.message === first.message).length;
-    if (seenList.length >= 2 && same === seenList.length)
-      d.set(`errors.kinds.${kind}.pinned`, true, `the same message on ${seenList.length} probes`);
+    // Pinned or not is told by the refusals of the kind's own code (an operation wording the kind otherwise,
+    // errors.byOperation, carries another code and says nothing of this one's message).
+    if (sameCode.length >= 2 && same === sameCode.length)
+      d.set(`errors.kinds.${kind}.pinned`, true, `the same message on ${sameCode.length} probes`);
     else if (sameCode.length >= 2) {
       // Messages of one code that differ after a shared start: a pinned prefix and a variable detail.
       const prefix = sharedStart(sameCode.map((r) => r.message ?? ''));

@@ -410,7 +410,13 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
       `the sender gave up an unanswered attempt after ${gaveUp.map((x) => `${x.durationMs} ms`).join(', ')}`,
     );
   else d.unknown('notifications.retry.timeoutMs', 'an unanswered attempt was not given up within 30 s');
-  await acknowledgement(s, r, url, gaps[0] ?? 1000);
+  // A notification sent once whatever the answer says nothing of what acknowledges it (every status looks like one).
+  if (count < 2)
+    d.unknown(
+      'notifications.acknowledgement',
+      'a notification answered HTTP 500 was not sent again: which statuses acknowledge one no probe can tell',
+    );
+  else await acknowledgement(s, r, url, gaps[0] ?? 1000);
 }
 
 /** The acknowledging statuses: 200 and the highest 2xx that stops the retries (statuses tried in two rounds). */

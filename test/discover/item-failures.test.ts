@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ItemOutcome } from '../../discover/context.js';
+import { checkOrder, unorderedChecks } from '../../discover/discoverers/items.js';
 import { nameFailures } from '../../discover/discoverers/lifecycle.js';
 
 const refused = (state: ItemOutcome['state'], code: string, message: string): ItemOutcome => ({
@@ -58,5 +59,48 @@ describe('item failures named by code and message', () => {
     const names = nameFailures([], known, wording);
     expect(names.nameOf({ code: 'I4', message: 'Wrong state' })).toBe('invalidState');
     expect(names.nameOf({ code: 'I4', message: 'Something else' })).toBeUndefined();
+  });
+});
+
+describe('item failures named by their states: largest group first, a tied name to neither', () => {
+  it('names the code most states answered invalidState, and leaves a code as large as another wanting its name unnamed', () => {
+    const tried = [
+      refused('authorised', 'E441', 'Transaction is captured'),
+      refused('pendingReview', 'E449', 'Not allowed'),
+      refused('declined', 'E449', 'Not allowed'),
+    ];
+    const names = nameFailures(tried, {});
+    expect(names.nameOf(tried[1]!)).toBe('invalidState');
+    expect(names.nameOf(tried[0]!)).toBeUndefined();
+    const tie = nameFailures([refused('authorised', 'E1', 'One'), refused('declined', 'E2', 'Two')], {});
+    expect(tie.nameOf({ code: 'E1', message: 'One' })).toBeUndefined();
+    expect(tie.nameOf({ code: 'E2', message: 'Two' })).toBeUndefined();
+  });
+});
+
+describe('the order of the item checks (discover/discoverers/items.ts)', () => {
+  it('names every two checks no pair orders, directly or through a third', () => {
+    const total = [
+      { a: 'invalidItem', b: 'currencyMismatch', winner: 'invalidItem' },
+      { a: 'currencyMismatch', b: 'amountMismatch', winner: 'currencyMismatch' },
+      { a: 'amountMismatch', b: 'state', winner: 'amountMismatch' },
+      { a: 'state', b: 'overAmount', winner: 'state' },
+    ] as const;
+    expect(unorderedChecks(total)).toEqual([]);
+    // No pair puts a check before an unknown transaction: it goes first.
+    expect(checkOrder(total)).toEqual([
+      'unknownTransaction',
+      'invalidItem',
+      'currencyMismatch',
+      'amountMismatch',
+      'state',
+      'overAmount',
+    ]);
+    expect(unorderedChecks(total.slice(0, 3))).toEqual([
+      ['invalidItem', 'overAmount'],
+      ['currencyMismatch', 'overAmount'],
+      ['amountMismatch', 'overAmount'],
+      ['state', 'overAmount'],
+    ]);
   });
 });

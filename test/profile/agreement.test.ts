@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { leafAgreement, renamedStates, statedAgreement } from '../../core/profile/agreement.js';
-import { statePlaces } from '../../core/profile/leaves.js';
+import { leafAgreement, renamedLabels, statedAgreement } from '../../core/profile/agreement.js';
+import { labelPlaces } from '../../core/profile/leaves.js';
 import { SCHEMAS_DIR } from '../../core/spec/paths.js';
 
 describe('leafAgreement', () => {
@@ -172,7 +172,7 @@ describe('statedAgreement: the values a draft states, judged against the gateway
   });
 });
 
-describe("renamedStates: a state's name is the profile's label, its payment_status value what the gateway shows", () => {
+describe("renamedLabels: a state's name is the profile's label, its payment_status value what the gateway shows", () => {
   const truth = {
     statusValues: { payment_status: { authorised: '3000', pendingReview: '3200', refunded: '4100' } },
     transitions: {
@@ -192,11 +192,11 @@ describe("renamedStates: a state's name is the profile's label, its payment_stat
   };
 
   it('a draft naming the states otherwise but alike in every value and transition agrees', () => {
-    const r = renamedStates(truth, drafted, [
+    const r = renamedLabels(truth, drafted, [
       'statusValues.payment_status.refunded',
       'transitions.refund.refusals.refunded',
     ]);
-    expect([...r.renamed]).toEqual([
+    expect([...r.states]).toEqual([
       ['pendingReview', 'refunded'],
       ['refunded', 'pendingReview'],
     ]);
@@ -237,11 +237,12 @@ describe("renamedStates: a state's name is the profile's label, its payment_stat
   });
 
   it("a draft under the profile's own names is left as it is", () => {
-    expect(renamedStates(truth, truth, ['x']).renamed.size).toBe(0);
+    expect(renamedLabels(truth, truth, ['x'])).toMatchObject({ states: new Map(), failures: new Map() });
   });
 
   it("the places naming states are derived from the profile schema's paymentState", () => {
-    const places = statePlaces(JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')));
+    const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8'));
+    const places = labelPlaces(schema, 'paymentState');
     expect(places.names).toContain('partiallyRefunded');
     expect(places.values).toEqual(
       expect.arrayContaining([
@@ -252,5 +253,37 @@ describe("renamedStates: a state's name is the profile's label, its payment_stat
     );
     expect(places.keys).toEqual(expect.arrayContaining(['statusValues.payment_status', 'transitions.review.refusals']));
     expect(places.keys).not.toContain('statusValues.order_status');
+    const failures = labelPlaces(schema, 'itemFailure');
+    expect(failures.keys).toEqual(['batch.itemFailures']);
+    expect(failures.values).toEqual(expect.arrayContaining(['transitions.refund.otherRefusal', 'refunds.partial']));
+  });
+
+  it('a failure named after a state is a label too: its code and message are what shows, a fault of its own is not', () => {
+    const truth = {
+      batch: {
+        itemFailures: {
+          overRefund: { code: 'E432', message: 'Amount exceeds balance' },
+          alreadyCaptured: { code: 'B008', message: 'Already captured' },
+          invalidState: { code: 'B010', message: 'Not allowed now' },
+        },
+      },
+      transitions: { refund: { refusals: { captured: 'alreadyCaptured' }, otherRefusal: 'invalidState' } },
+    };
+    const drafted = structuredClone(truth) as any;
+    drafted.batch.itemFailures = {
+      overRefund: { code: 'E432', message: 'Amount exceeds balance' },
+      alreadyCaptured: { code: 'B010', message: 'Not allowed now' },
+      invalidState: { code: 'B008', message: 'Already captured' },
+    };
+    drafted.transitions.refund = { refusals: { captured: 'invalidState' }, otherRefusal: 'alreadyCaptured' };
+    expect(renamedLabels(truth, drafted, []).failures.get('alreadyCaptured')).toBe('invalidState');
+    expect(statedAgreement(truth, drafted, []).wrong).toEqual([]);
+    // A failure of its own fault keeps its name: an over-refund answered with another code is wrong.
+    drafted.batch.itemFailures.overRefund = { code: 'B010', message: 'Not allowed now' };
+    expect(
+      statedAgreement(truth, drafted, [])
+        .wrong.map((w) => w.path)
+        .sort(),
+    ).toEqual(['batch.itemFailures.overRefund.code', 'batch.itemFailures.overRefund.message']);
   });
 });
