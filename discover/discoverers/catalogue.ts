@@ -10,6 +10,7 @@ import { fitBodyTemplate, fitTemplate, type TemplateValues } from '../answers.js
 import {
   attempt,
   isWrongSignature,
+  seen,
   textAt,
   wrongSignature,
   type Discoverer,
@@ -81,7 +82,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     );
   await precedence(s, facts);
   decideKinds(s, facts);
-  wordingByOperation(s, facts);
+  await wordingByOperation(s, facts);
   decideBodies(s, facts);
   payoutFailures(s, facts);
   envelopeFailure(s, facts);
@@ -326,6 +327,16 @@ async function addressPairs(p: PrecedenceProbe): Promise<void> {
 }
 
 /** Bodies with an invalid field, per operation, for the two-fault probes of `precedenceByOperation`. */
+/** A body of `op` invalid otherwise than `invalidBody`'s: an empty list of orders, an amount in words. */
+function otherInvalidBody(s: Session, op: OperationKey): Record<string, unknown> | undefined {
+  const batch = s.spec.operations.get(op)?.batch;
+  if (batch) return { ...s.body(op), [batch.orders]: [] };
+  if (op === 'authoriseDirect' || op === 'authoriseApm' || op === 'checkout')
+    return { ...s.body(op), ...(op === 'authoriseDirect' ? s.cardBody() : {}), amount: 'ten' };
+  if (op === 'payout') return { ...s.body(op), payment_amount: 'ten' };
+  return undefined;
+}
+
 function invalidBody(s: Session, op: OperationKey): Record<string, unknown> | undefined {
   const batch = s.spec.operations.get(op)?.batch;
   if (batch) return { ...s.body(op), [batch.orders]: 'not-a-list' };
@@ -429,42 +440,102 @@ export function orderKinds(defaults: readonly ErrorKind[], pairs: readonly Pair[
  * the kind's own, each other one is its operation's. Only where the signature is checked before the fields (else an
  * operation's refusal of a wrong signature may be a refusal of its fields).
  */
-function wordingByOperation(s: Session, facts: Facts): void {
-  if (!facts.inputFirst)
-    wordingOf(s, 'badSignature', Object.entries(facts.wrongSignature) as [OperationKey, SeenRefusal | undefined][]);
-  const invalid = new Map<OperationKey, SeenRefusal>();
-  for (const r of facts.kinds.invalidInput ?? []) if (!invalid.has(r.op)) invalid.set(r.op, r);
-  wordingOf(s, 'invalidInput', [...invalid]);
+async function wordingByOperation(s: Session, facts: Facts): Promise<void> {
+  const byOp = (list: readonly SeenRefusal[]) => {
+    const out = new Map<OperationKey, SeenRefusal[]>();
+    for (const r of list) out.set(r.op, [...(out.get(r.op) ?? []), r]);
+    return out;
+  };
+  // An operation whose wording differs from the others', seen once, is asked once more: one text tells neither
+  // whether it is fixed nor where a detail starts.
+  const again = async (
+    lists: Map<OperationKey, SeenRefusal[]>,
+    request: (op: OperationKey) => { body: Record<string, unknown>; options?: SendOptions } | undefined,
+  ) => {
+    const firsts = [...lists.values()].map((l) => `${l[0]!.code}:${l[0]!.message ?? ''}`);
+    for (const [op, list] of lists) {
+      const first = list[0]!;
+      if (list.length > 1 || firsts.filter((f) => f === `${first.code}:${first.message ?? ''}`).length > 1) continue;
+      const req = request(op);
+      if (!req) continue;
+      const r = await attempt(s, op, req.body, req.options);
+      if (r.refusal && r.refusal.code === first.code) list.push(seen(s, op, r.x, r.refusal, req.body));
+    }
+    return lists;
+  };
+  if (!facts.inputFirst) {
+    const wrong = Object.entries(facts.wrongSignature).filter((e): e is [OperationKey, SeenRefusal] => !!e[1]);
+    const lists = await again(new Map(wrong.map(([op, r]) => [op, [r]])), (op) => {
+      const body = s.body(op);
+      if (op === 'payout') delete body.fee_paid_by;
+      return { body, options: { signature: () => wrongSignature(s.work.signature.encoding) } };
+    });
+    wordingOf(s, 'badSignature', lists);
+  }
+  // Another fault than the first (a detail names its field and reason: the same fault twice repeats it).
+  const invalid = await again(byOp(facts.kinds.invalidInput ?? []), (op) => {
+    const body = otherInvalidBody(s, op);
+    return body ? { body } : undefined;
+  });
+  wordingOf(s, 'invalidInput', invalid);
 }
 
-function wordingOf(s: Session, kind: ErrorKind, refusals: [OperationKey, SeenRefusal | undefined][]): void {
+/**
+ * How an operation words a kind, from its own refusals of the kind's code: two or more with one text, that text
+ * pinned; two or more starting alike, then differing, the start pinned as a prefix; one alone, its text, pinned as
+ * the kind is where the kind's text is a prefix of it or the kind is pinned as a prefix, else left open (one message
+ * tells neither whether it is fixed nor where a detail starts).
+ */
+function wordingOf(s: Session, kind: ErrorKind, refusals: ReadonlyMap<OperationKey, readonly SeenRefusal[]>): void {
   const d = s.draft;
-  const seenByOp = refusals.filter((e): e is [OperationKey, SeenRefusal] => e[1]?.code !== undefined);
+  const seenByOp = [...refusals]
+    .map(([op, list]) => [op, list.filter((r) => r.code !== undefined)] as const)
+    .filter(([, list]) => list.length > 0);
   if (seenByOp.length < 2) return;
   const pinned = d.get<boolean | 'prefix'>(`errors.kinds.${kind}.pinned`);
   // A kind pinned by prefix compares its wordings by code (the detail after the prefix varies).
   const key = (r: SeenRefusal) => (pinned === 'prefix' ? `${r.code}` : `${r.code}:${r.message ?? ''}`);
   const counts = new Map<string, number>();
-  for (const [, r] of seenByOp) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+  for (const [, list] of seenByOp) counts.set(key(list[0]!), (counts.get(key(list[0]!)) ?? 0) + 1);
   if (counts.size < 2) return;
   const common = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
-  const own = seenByOp.find(([, r]) => key(r) === common)![1];
+  const own = seenByOp.find(([, list]) => key(list[0]!) === common)![1][0]!;
   d.set(`errors.kinds.${kind}.code`, own.code, `${counts.get(common)} operations: ${own.evidence}`);
   if (pinned !== 'prefix') d.set(`errors.kinds.${kind}.message`, own.message ?? '', own.evidence);
-  for (const [op, r] of seenByOp) {
+  for (const [op, list] of seenByOp) {
+    const r = list[0]!;
     if (key(r) === common) continue;
+    const path = `errors.byOperation.${op}.${kind}`;
+    const texts = list.filter((x) => x.code === r.code).map((x) => x.message ?? '');
     const wording: Record<string, unknown> = {};
     if (r.code !== own.code) wording.code = r.code!;
-    if (pinned === 'prefix') {
-      // One message per operation: its detail is taken to follow the first colon.
+    if (texts.length >= 2 && texts.every((t) => t === texts[0])) {
+      if (texts[0] !== (own.message ?? '')) wording.message = texts[0];
+      wording.pinned = true;
+    } else if (texts.length >= 2 && sharedStart(texts).length >= 3) {
+      wording.message = sharedStart(texts);
+      wording.pinned = 'prefix';
+    } else if (pinned === 'prefix') {
+      // One message, the kind pinned by prefix: its detail is taken to follow the first colon.
       wording.message = (r.message ?? '').split(':')[0]!.trim();
       wording.pinned = 'prefix';
-    } else if ((r.message ?? '') !== (own.message ?? '')) {
-      wording.message = r.message ?? '';
-      // The kind's texts are fixed (the same on repeated probes): the operation's own text is compared too.
+    } else if ((r.message ?? '') === (own.message ?? '')) {
       if (pinned === true) wording.pinned = true;
+    } else {
+      const seenOnce = `${kind} on ${op} was seen once, as ${JSON.stringify(r.message ?? '')}: whether it is fixed, or a start followed by a detail, one message does not tell`;
+      if (!Object.keys(wording).length) {
+        d.unknown(path, seenOnce, undefined, r.evidence);
+        continue;
+      }
+      d.set(path, wording, `${kind} on ${op}: ${r.evidence}`);
+      d.unknown(`${path}.message`, seenOnce, undefined, r.evidence);
+      d.unknown(
+        `${path}.pinned`,
+        `${kind} on ${op} was seen once: whether its text is fixed one message does not tell`,
+      );
+      continue;
     }
-    d.set(`errors.byOperation.${op}.${kind}`, wording, `${kind} on ${op}: ${r.evidence}`);
+    d.set(path, wording, `${kind} on ${op}: ${r.evidence}`);
   }
 }
 
