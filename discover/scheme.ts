@@ -77,14 +77,15 @@ export function pairsVariants(): PairsRule[] {
 }
 
 /**
- * Sorted-pairs rules over the whole punctuation space: every key-value separator with every pair separator, both
+ * Sorted-pairs rules over the whole punctuation space: every key-value separator with every pair separator (or none), both
  * empty-value rules and both value encodings. Searched offline only, when no rule of the catalogue explains a
  * signed answer (a thousand digests of one short text: milliseconds).
  */
 export function pairsSpace(): PairsRule[] {
   const out: PairsRule[] = [];
+  // Pairs may also be joined with nothing between them (`a=1b=2`).
   for (const kv of PUNCTUATION)
-    for (const pair of PUNCTUATION)
+    for (const pair of ['', ...PUNCTUATION])
       for (const skipEmpty of [false, true])
         for (const valueEncoding of ['raw', 'urlEncoded'] as const)
           out.push({

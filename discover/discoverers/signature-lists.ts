@@ -140,7 +140,7 @@ export function sweepCandidates(hints: readonly Family[]): { sig: SignatureProfi
       }
     const like: PairsRule = h.pairs ?? { ...pairsVariants()[0]! };
     const rules = [
-      ...PUNCTUATION.map((pairSeparator) => ({ ...like, pairSeparator, valueEncoding: 'raw' as const })),
+      ...['', ...PUNCTUATION].map((pairSeparator) => ({ ...like, pairSeparator, valueEncoding: 'raw' as const })),
       ...PUNCTUATION.map((keyValueSeparator) => ({ ...like, keyValueSeparator, valueEncoding: 'raw' as const })),
     ];
     for (const pairs of rules) push(candidateSignature(algorithm, encoding, pairs), { algorithm, encoding, pairs });

@@ -140,6 +140,14 @@ describe('the scheme catalogue', () => {
     );
     expect(best).toMatchObject({ algorithm: alg, encoding: 'hex-upper' });
     expect(best!.pairs).toMatchObject({ keyValueSeparator: '%', pairSeparator: '?', valueEncoding: 'urlEncoded' });
+    // Pairs joined with nothing between them are in the space too.
+    const joined = { ...rule, keyValueSeparator: '=', pairSeparator: '' };
+    const bare = encodeDigest(alg, 'hex-upper', SECRET, pairsText(joined, body));
+    const [found] = rankResponseSchemes(
+      [{ operation: 'capture', body: { ...body, encryption_data: bare }, signature: bare }],
+      SECRET,
+    );
+    expect(found!.pairs).toMatchObject({ keyValueSeparator: '=', pairSeparator: '' });
   });
 
   it('tries the request one separator away from the recipe an answer showed: any punctuation joins a list or pairs', () => {
@@ -148,6 +156,7 @@ describe('the scheme catalogue', () => {
     const sig = (c: (typeof list)[number]) => c.sig.request as unknown as Record<string, unknown>;
     expect(list.some((c) => sig(c).separator === '*')).toBe(true);
     expect(list.some((c) => sig(c).pairSeparator === '/' && sig(c).keyValueSeparator === '=')).toBe(true);
+    expect(list.some((c) => sig(c).pairSeparator === '' && sig(c).keyValueSeparator === '=')).toBe(true);
     expect(list.some((c) => sig(c).keyValueSeparator === '+' && sig(c).pairSeparator === '&')).toBe(true);
     expect(list.every((c) => c.sig.algorithm === hmac && c.sig.encoding === 'hex-lower')).toBe(true);
     expect(new Set(list.map((c) => JSON.stringify(c.sig))).size).toBe(list.length);
