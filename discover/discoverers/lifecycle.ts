@@ -243,12 +243,55 @@ function opItem(s: Session, op: BatchOp, p: Payment): Record<string, unknown> {
   return itemOf(p);
 }
 
+/**
+ * The success value of an operation's items, into `success` and the draft. An item succeeded where the query shows its
+ * payment moved from where an untouched one like it stays; where none moved, capture and cancel have the document's
+ * empty `error_message` on success (Notes 1). Never the first item's status whatever it answered: a gateway refusing
+ * every capture has no success value any probe saw.
+ */
+async function itemSuccess(
+  s: Session,
+  success: Partial<Record<BatchOp, string>>,
+  op: BatchOp,
+  payments: readonly Payment[],
+  results: ItemResult[],
+  untouched: Payment | undefined,
+  evidence: string,
+): Promise<void> {
+  const d = s.draft;
+  if (!results.length) return;
+  const q = await statusesOf(s, untouched ? [untouched, ...payments] : payments);
+  const still = untouched ? q.status.get(untouched.transaction_id) : undefined;
+  const moved = results.filter((_, i) => {
+    const v = q.status.get(payments[i]!.transaction_id);
+    return still !== undefined && v !== undefined && v !== still;
+  });
+  const one = (rs: ItemResult[]) =>
+    rs.length && rs.every((r) => r.status === rs[0]!.status) ? rs[0]!.status : undefined;
+  const emptyMessage = op === 'refund' ? undefined : one(results.filter((r) => r.message === ''));
+  const status = moved.length ? one(moved) : emptyMessage;
+  if (status === undefined) {
+    d.unknown(
+      `statusValues.${op}_status.success`,
+      `no ${op} item moved its payment (${evidence}): which status is success no probe saw`,
+      undefined,
+      s.evidence(q.x),
+    );
+    return;
+  }
+  success[op] = status;
+  d.set(
+    `statusValues.${op}_status.success`,
+    status,
+    `${evidence}; ${moved.length ? `${moved.length} moved` : 'an empty error_message'}`,
+  );
+}
+
 /** Payments brought into every state, `perState` of each (one per operation), and the success value of each status. */
 async function buildPool(
   s: Session,
   facts: Facts,
 ): Promise<{ pool: Pool; success: Partial<Record<BatchOp, string>>; held: Payment[] }> {
-  const d = s.draft;
   const pool: Pool = new Map();
   const n = OPS.length;
   const approved = await approvedPayments(s, n * 5);
@@ -270,50 +313,21 @@ async function buildPool(
   }
   pool.set('declined', declined);
   const success: Partial<Record<BatchOp, string>> = {};
-  // An item succeeded where the query shows its payment moved from where an untouched one like it stays; where none
-  // moved, capture and cancel have the document's empty `error_message` on success (Notes 1). Never the first item's
-  // status whatever it answered: a gateway refusing every capture has no success value any probe saw.
-  const itemSuccess = async (
-    op: BatchOp,
-    payments: readonly Payment[],
-    results: ItemResult[],
-    untouched: Payment | undefined,
-    evidence: string,
-  ) => {
-    if (!results.length) return;
-    const q = await statusesOf(s, untouched ? [untouched, ...payments] : payments);
-    const still = untouched ? q.status.get(untouched.transaction_id) : undefined;
-    const moved = results.filter((_, i) => {
-      const v = q.status.get(payments[i]!.transaction_id);
-      return still !== undefined && v !== undefined && v !== still;
-    });
-    const one = (rs: ItemResult[]) =>
-      rs.length && rs.every((r) => r.status === rs[0]!.status) ? rs[0]!.status : undefined;
-    const emptyMessage = op === 'refund' ? undefined : one(results.filter((r) => r.message === ''));
-    const status = moved.length ? one(moved) : emptyMessage;
-    if (status === undefined) {
-      d.unknown(
-        `statusValues.${op}_status.success`,
-        `no ${op} item moved its payment (${evidence}): which status is success no probe saw`,
-        undefined,
-        s.evidence(q.x),
-      );
-      return;
-    }
-    success[op] = status;
-    d.set(
-      `statusValues.${op}_status.success`,
-      status,
-      `${evidence}; ${moved.length ? `${moved.length} moved` : 'an empty error_message'}`,
-    );
-  };
   const cap = await batch(
     s,
     'capture',
     toCapture.map((p) => itemOf(p)),
   );
   const untouched = pool.get('authorised')?.[0];
-  await itemSuccess('capture', toCapture, cap.results, untouched, s.evidence(cap.x, 'capture of approved payments'));
+  await itemSuccess(
+    s,
+    success,
+    'capture',
+    toCapture,
+    cap.results,
+    untouched,
+    s.evidence(cap.x, 'capture of approved payments'),
+  );
   const captured = toCapture.filter(
     (_, i) => success.capture !== undefined && cap.results[i]?.status === success.capture,
   );
@@ -323,7 +337,15 @@ async function buildPool(
     'cancel',
     toCancel.map((p) => itemOf(p)),
   );
-  await itemSuccess('cancel', toCancel, can.results, untouched, s.evidence(can.x, 'cancel of approved payments'));
+  await itemSuccess(
+    s,
+    success,
+    'cancel',
+    toCancel,
+    can.results,
+    untouched,
+    s.evidence(can.x, 'cancel of approved payments'),
+  );
   pool.set(
     'cancelled',
     toCancel.filter((_, i) => success.cancel !== undefined && can.results[i]?.status === success.cancel),
@@ -336,6 +358,8 @@ async function buildPool(
     ...part.map((p) => itemOf(p, { refund_amount: '1.00', refund_reason: 'discovery' })),
   ]);
   await itemSuccess(
+    s,
+    success,
     'refund',
     refunded,
     ref.results,
