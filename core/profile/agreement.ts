@@ -5,11 +5,9 @@
  * as sets; every other list compares in order.
  */
 
-import fs from 'node:fs';
-import path from 'node:path';
 import { kitSpec, topLevelNames } from '../spec/load.js';
-import { SCHEMAS_DIR } from '../spec/paths.js';
 import { type LabelPlaces, labelPlaces } from './leaves.js';
+import { profileSchema } from './load.js';
 
 /**
  * Leaves that name a profile rather than state a behaviour: the vendor's labels, which no probe can tell and a
@@ -344,7 +342,7 @@ export function renamedLabels(
   unstated: readonly string[],
 ): { draft: unknown; unstated: string[]; states: Map<string, string>; failures: Map<string, string> } {
   places ??= (() => {
-    const schema = JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8'));
+    const schema = profileSchema();
     return { states: labelPlaces(schema, 'paymentState'), failures: labelPlaces(schema, 'itemFailure') };
   })();
   const value = (p: unknown, n: string) => at(p, `statusValues.payment_status.${n}`) as string | undefined;

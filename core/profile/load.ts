@@ -187,6 +187,13 @@ function problemsOfCompleted({
 }
 
 let formatDefaults: { defaults: Json; schema: Json } | undefined;
+let currentSchema: Json | undefined;
+
+/** The current profile schema (schemas/profile.schema.json), parsed once. */
+export function profileSchema(): Json {
+  currentSchema ??= JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')) as Json;
+  return currentSchema;
+}
 
 /**
  * A parsed profile with every point it leaves out filled with the format's default (the reference profile's value),
@@ -196,7 +203,7 @@ export function completed(value: unknown): { value: unknown; unstated: string[];
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { value, unstated: [] };
   formatDefaults ??= {
     defaults: parseYamlText(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8')) as Json,
-    schema: JSON.parse(fs.readFileSync(path.join(SCHEMAS_DIR, 'profile.schema.json'), 'utf8')) as Json,
+    schema: profileSchema(),
   };
   return completeProfile(value as Json, formatDefaults.defaults, formatDefaults.schema);
 }
