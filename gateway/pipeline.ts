@@ -46,7 +46,7 @@ export interface Incoming {
   path: string;
   headers: IncomingHttpHeaders;
   remoteAddress: string;
-  /** Body text (empty when over the size cap). */
+  /** Body text (empty when over the size cap, unless the profile reads an oversized body: `readsOversizedBody`). */
   body: string;
   tooLarge: boolean;
 }
@@ -282,7 +282,7 @@ class RequestState {
   get parsed(): Parsed | undefined {
     if (!this.parsedDone) {
       this.parsedDone = true;
-      if (this.route && !this.incoming.tooLarge) {
+      if (this.route && !(this.incoming.tooLarge && !this.incoming.body)) {
         this.overCapValue = bodyProblem(this.incoming.body, this.gw.config.limits, this.declaredEncoding());
         if (!this.overCapValue)
           this.parsedValue = parseBody(this.gw, this.incoming, this.route.variants[0]!.model.key, this.route);
@@ -392,7 +392,9 @@ const CHECKS: Check[] = [
   {
     kind: 'malformedBody',
     failed: (s) =>
-      s.incoming.tooLarge || s.body || s.overCap ? undefined : 'body is not a readable JSON object or form',
+      (s.incoming.tooLarge && !s.incoming.body) || s.body || s.overCap
+        ? undefined
+        : 'body is not a readable JSON object or form',
   },
   { kind: 'invalidInput', failed: (s) => s.overCap ?? s.loneSurrogate ?? s.longField },
   // A posted-back checkout form comes from the shopper's browser, which sends no merchant header.
@@ -441,6 +443,19 @@ const CHECKS: Check[] = [
     failed: (s) => (s.ready && refusesOverLimit(s.gw) && overBatchLimit(s) ? 'too many orders' : undefined),
   },
 ];
+
+/**
+ * Whether an oversized body must be read to be answered: the profile puts `malformedBody` before `bodyTooLarge`
+ * for some operation, so a body over the size cap that cannot be parsed is answered as malformed (the server keeps
+ * it, up to the length past which it closes the connection anyway).
+ */
+export function readsOversizedBody(profile: Gateway['profile']): boolean {
+  const orders = [profile.errors.precedence, ...Object.values(profile.errors.precedenceByOperation ?? {})];
+  return orders.some((o) => {
+    const malformed = o.indexOf('malformedBody');
+    return malformed !== -1 && malformed < o.indexOf('bodyTooLarge');
+  });
+}
 
 /**
  * The checks in the profile's precedence order for an operation (none: a path of no operation), each kind followed

@@ -13,7 +13,7 @@ import { configSecrets } from './config.js';
 import type { Gateway } from './context.js';
 import type { FaultDefinition, ReplyContext } from './faults.js';
 import { headerSafe } from './limits.js';
-import { buildRoutes, handle, type Handled, type Incoming, type Routes } from './pipeline.js';
+import { buildRoutes, handle, type Handled, type Incoming, readsOversizedBody, type Routes } from './pipeline.js';
 import { serialise, type WireResponse } from './reply.js';
 import { namedRecords } from './shared-names.js';
 
@@ -188,6 +188,8 @@ interface ServerState {
   options: ServerOptions;
   /** The body size cap, bytes. */
   cap: number;
+  /** A body over the cap is kept (up to where the connection is closed) to be parsed: `readsOversizedBody`. */
+  keepOversized: boolean;
   connectionCap: number;
   startedAt: number;
   /** Open connections, least recently active first (a connection moves to the end when a request starts). */
@@ -347,11 +349,12 @@ function answer(st: ServerState, req: PendingRequest, p: Pending, tooLarge: bool
     path: p.path,
     headers: req.headers,
     remoteAddress: req.socket.remoteAddress ?? '',
-    body: tooLarge
-      ? ''
-      : p.chunks.length === 1
-        ? p.chunks[0]!.toString('utf8')
-        : Buffer.concat(p.chunks).toString('utf8'),
+    body:
+      tooLarge && !st.keepOversized
+        ? ''
+        : p.chunks.length === 1
+          ? p.chunks[0]!.toString('utf8')
+          : Buffer.concat(p.chunks).toString('utf8'),
     tooLarge,
   };
   if (st.gw.shared) {
@@ -383,6 +386,8 @@ function answerEarly(st: ServerState, req: PendingRequest, p: Pending): void {
   if (p.answered) return;
   p.closing = true;
   p.res.once('finish', () => req.destroy());
+  // What was kept of an oversized body is only its start: never parsed.
+  p.chunks.length = 0;
   answer(st, req, p, true);
 }
 
@@ -422,7 +427,7 @@ function requestListener(st: ServerState): (req: PendingRequest, res: http.Serve
   function onData(this: PendingRequest, chunk: Buffer): void {
     const p = this[PENDING]!;
     p.size += chunk.length;
-    if (p.size <= cap) p.chunks.push(chunk);
+    if (p.size <= cap || (st.keepOversized && p.size <= answerPast)) p.chunks.push(chunk);
     else if (p.chunks.length) p.chunks.length = 0;
     if (p.size > answerPast) answerEarly(st, this, p);
   }
@@ -575,6 +580,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     routes: buildRoutes(gw),
     options,
     cap: gw.profile.limits.maxBodyBytes,
+    keepOversized: readsOversizedBody(gw.profile),
     connectionCap: connectionCapOf(gw.config.server.maxConnections),
     startedAt: Date.now(),
     conns: new Map<Duplex, Conn>(),
@@ -588,7 +594,7 @@ export function createGatewayServer(gw: Gateway, options: ServerOptions): Gatewa
     stats: () => serverStats(st),
     inject(request) {
       const tooLarge = Buffer.byteLength(request.body) > st.cap;
-      return answerOf(st, { ...request, body: tooLarge ? '' : request.body, tooLarge }).wire;
+      return answerOf(st, { ...request, body: tooLarge && !st.keepOversized ? '' : request.body, tooLarge }).wire;
     },
     drain: (deadlineMs, abort) => drainServer(st, server, deadlineMs, abort),
     close: () =>
