@@ -51,8 +51,8 @@ const HELP = [
   'exit codes: 0 the draft is a valid profile (written), 1 the draft breaks the profile schema or its consistency',
   '            rules, or the gateway contradicts a point of --from (written all the same, each problem or',
   '            contradiction printed with its evidence), 2 usage error, no credentials, --from not a valid profile, the target',
-  '            unreachable or refused by the live-target guard, no signature scheme of the catalogue accepted (nothing',
-  '            written), or the output cannot be written.',
+  '            unreachable or refused by the live-target guard, no signature scheme of the catalogue or one choice',
+  '            away from it accepted (nothing written), or the output cannot be written.',
 ].join('\n');
 
 /** The one-line summary the command ends with. */

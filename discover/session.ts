@@ -65,7 +65,15 @@ export interface SendOptions {
    * such a key is replaced by a fresh one: a probe changing a field of a payout means a new payout, not a replay.
    */
   sameKey?: boolean;
+  /**
+   * Counted apart from the budget, against `SWEEP_BUDGET`: the search of the capture's signature recipe (signature.ts
+   * `captureScheme`: the catalogue, and with no signed answer the recipes one choice away from it).
+   */
+  sweep?: boolean;
 }
+
+/** Requests the search of the capture's signature recipe may send beyond the budget (the whole search: 2,292). */
+export const SWEEP_BUDGET = 2500;
 
 export { BudgetSpent };
 
@@ -92,6 +100,8 @@ export class Session {
   readonly unsignedAnswers = new Set<OperationKey>();
   /** Requests sent so far. */
   requests = 0;
+  /** Of them, the signature sweep's (`SendOptions.sweep`: not counted against the budget). */
+  sweepRequests = 0;
   receiver?: Receiver;
   private client?: KitClient;
   private counter = 0;
@@ -185,9 +195,7 @@ export class Session {
   /** Send one request to the target (signed as `options.sign` says); counted against the budget. */
   async send(op: OperationKey, body: Record<string, unknown>, options: SendOptions = {}): Promise<Exchange> {
     if (!this.client) throw new Error('discovery session not started');
-    if (this.requests >= this.options.budget)
-      throw new BudgetSpent(`the budget of ${this.options.budget} requests is spent`);
-    this.requests++;
+    this.charge(options.sweep);
     if (op === 'payout' && !options.sameKey) {
       body = this.freshKey(body);
       if (options.signedBody) options = { ...options, signedBody: this.freshKey(options.signedBody, false) };
@@ -236,12 +244,21 @@ export class Session {
     return out;
   }
 
+  /** Count one request against the budget, or the signature search's (`sweep`); throws when it is spent. */
+  private charge(sweep: boolean | undefined): void {
+    if (sweep) {
+      if (this.sweepRequests >= SWEEP_BUDGET)
+        throw new BudgetSpent(`the signature search's ${SWEEP_BUDGET} requests are spent`);
+      this.sweepRequests++;
+    } else if (this.requests - this.sweepRequests >= this.options.budget)
+      throw new BudgetSpent(`the budget of ${this.options.budget} requests is spent`);
+    this.requests++;
+  }
+
   /** Request a page the target handed over (an issuer page), as a shopper's browser would; target origin only. */
   async follow(url: string, form?: Record<string, string>): Promise<Exchange> {
     if (!this.client?.follow) throw new Error('discovery session not started');
-    if (this.requests >= this.options.budget)
-      throw new BudgetSpent(`the budget of ${this.options.budget} requests is spent`);
-    this.requests++;
+    this.charge(false);
     return this.client.follow(url, form ? { method: 'POST', form } : { method: 'GET' });
   }
 

@@ -21,6 +21,7 @@ import {
   type Family,
   PAYMENT_OPS,
   PAYOUT_ROLES,
+  blindCandidates,
   captureCandidates,
   sweepCandidates,
   adopt,
@@ -263,16 +264,18 @@ async function captureScheme(
   );
   s.options.log(`signature: ${hints.length} scheme(s) explain the signed refusal`);
   // The recipes the signed answer showed, then those with every other separator (their algorithm and encoding are
-  // the request's), then the rest of the catalogue.
+  // the request's), then the rest of the catalogue; with no signed answer, then its neighbours.
   const catalogue = captureCandidates(hints);
   const hinted = catalogue.filter((c) => hints.includes(c.family));
   const seenSig = new Set<string>();
-  const ordered = [...hinted, ...sweepCandidates(hints), ...catalogue].filter((c) => {
+  const blind = hints.length ? [] : blindCandidates();
+  const ordered = [...hinted, ...sweepCandidates(hints), ...catalogue, ...blind].filter((c) => {
     const id = JSON.stringify(c.sig);
     return !seenSig.has(id) && Boolean(seenSig.add(id));
   });
+  // The search is counted apart from the budget (SWEEP_BUDGET): without a signed answer it may take thousands.
   for (const c of ordered) {
-    const r = await attempt(s, 'capture', capture, { sign: c.sig });
+    const r = await attempt(s, 'capture', capture, { sign: c.sig, sweep: true });
     // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
     // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
     if (!r.refusal) {
@@ -292,8 +295,9 @@ async function captureScheme(
       return { family, captureList };
     }
   }
-  d.unknown('signature', 'no scheme of the catalogue was accepted: state the signature from the gateway documentation');
-  throw new SetupError('no signature scheme of the catalogue was accepted by the capture; discovery cannot go on');
+  const tried = `no scheme of the catalogue${blind.length ? ' or one choice away from it' : ''} was accepted (${ordered.length} tried)`;
+  d.unknown('signature', `${tried}: state the signature from the gateway documentation`);
+  throw new SetupError(`${tried} by the capture; discovery cannot go on: give the recipe with --from`);
 }
 
 /**

@@ -16,7 +16,14 @@ import {
   signatureBytes,
   type SignedSample,
 } from '../../discover/scheme.js';
-import { SLOT, slotLists, sweepCandidates } from '../../discover/discoverers/signature-lists.js';
+import {
+  blindCandidates,
+  captureCandidates,
+  SLOT,
+  slotLists,
+  sweepCandidates,
+} from '../../discover/discoverers/signature-lists.js';
+import { SWEEP_BUDGET } from '../../discover/session.js';
 import { urlEncodedValue } from '../../core/signing.js';
 
 const SECRET = 'scheme-test-secret';
@@ -160,6 +167,21 @@ describe('the scheme catalogue', () => {
     expect(list.some((c) => sig(c).keyValueSeparator === '+' && sig(c).pairSeparator === '&')).toBe(true);
     expect(list.every((c) => c.sig.algorithm === hmac && c.sig.encoding === 'hex-lower')).toBe(true);
     expect(new Set(list.map((c) => JSON.stringify(c.sig))).size).toBe(list.length);
+  });
+
+  it('with no signed answer, tries the recipes one choice away from the catalogue: any separator, any join of the secret', () => {
+    const list = blindCandidates();
+    const req = (c: (typeof list)[number]) => c.sig.request as unknown as Record<string, unknown>;
+    const join = (c: (typeof list)[number]) => (c.sig.algorithm as { secretJoin?: string }).secretJoin;
+    // Values joined by '/', the secret appended; values joined by nothing, the secret after a '.'.
+    expect(list.some((c) => req(c).separator === '/' && join(c) === '')).toBe(true);
+    expect(list.some((c) => req(c).separator === '' && join(c) === '.')).toBe(true);
+    expect(list.some((c) => req(c).separator === '~' && c.sig.algorithm.name === 'hmac-sha256')).toBe(true);
+    for (const encoding of ['hex-lower', 'hex-upper', 'base64'])
+      expect(list.some((c) => c.sig.encoding === encoding && join(c) === '}')).toBe(true);
+    expect(new Set(list.map((c) => JSON.stringify(c.sig))).size).toBe(list.length);
+    // The whole search (catalogue, then these) fits the search's own allowance.
+    expect(captureCandidates([]).length + list.length).toBeLessThanOrEqual(SWEEP_BUDGET);
   });
 
   it("tries a request list leaving out one key field with another of the request's, and slot lists holding the selector", () => {

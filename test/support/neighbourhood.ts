@@ -221,8 +221,11 @@ function leafChanges(point: string, v: unknown, s: Schema, profile: Json): Candi
   }
   if (node.enum) return node.enum.filter((x) => x !== v).map((to) => ({ point, rule: 'enum', from: v, to }));
   if (typeof v === 'boolean') return [{ point, rule: 'boolean', from: v, to: !v }];
+  // An informational status (1xx) is no final answer (RFC 9110 §15.2): no gateway can refuse with one.
   if (typeof v === 'number' && Number.isInteger(v))
-    return otherIntegers(v, node).map((to) => ({ point, rule: 'integer', from: v, to }));
+    return otherIntegers(v, node)
+      .filter((to) => def !== 'httpStatus' || to >= 200)
+      .map((to) => ({ point, rule: 'integer', from: v, to }));
   if (Array.isArray(v)) return listChanges(point, v, node);
   if (typeof v !== 'string' || 'const' in node || v.includes('{') || v.includes('/')) return [];
   const re = node.pattern ? new RegExp(node.pattern) : undefined;
