@@ -6,6 +6,7 @@ import type { Discoverer } from './context.js';
 import { apmDiscoverer } from './discoverers/apm.js';
 import { checkoutDiscoverer } from './discoverers/checkout.js';
 import { limitsDiscoverer } from './discoverers/limits.js';
+import { fieldLengthDiscoverer } from './discoverers/field-length.js';
 import { notificationScheduleDiscoverer, notificationsDiscoverer } from './discoverers/notifications.js';
 import { payoutDiscoverer } from './discoverers/payout.js';
 import { responseDiscoverer } from './discoverers/response.js';
@@ -32,6 +33,7 @@ export const DISCOVERERS: readonly Discoverer[] = [
   payoutDiscoverer,
   checkoutDiscoverer,
   limitsDiscoverer,
+  fieldLengthDiscoverer,
   apmDiscoverer,
   notificationScheduleDiscoverer,
   notificationsDiscoverer,

@@ -57,3 +57,9 @@ export interface Requirement {
   /** Ids of requirements this one replaces (kept traceable). */
   replaces?: string[];
 }
+
+/**
+ * The free-text field of a direct payment that the field-length probe fills and discovery's `limits.maxFieldLength`
+ * bisection lengthens (the document's `note`).
+ */
+export const LONG_FIELD = 'note';

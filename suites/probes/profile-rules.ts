@@ -5,6 +5,7 @@
  * and a value matching nothing (`selection.*.combine`, `unmatched`), and the longest field value the profile states
  * (`limits.maxFieldLength`).
  */
+import { LONG_FIELD } from '../../core/spec/terms.js';
 import type { CheckContext, OperationKey, ProbeClient } from '../../core/model.js';
 import { FIELD } from '../fields.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
@@ -205,8 +206,7 @@ export const cardForms = defineProbe(
   },
 );
 
-/** The free-text field of a direct payment the field-length probe fills (the document's `note`). */
-export const LONG_FIELD = 'note';
+export { LONG_FIELD };
 
 /**
  * `fieldLength` (direct payment): the free-text `note` exactly as long as the profile's `limits.maxFieldLength`

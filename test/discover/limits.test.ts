@@ -2,6 +2,8 @@
  * The size limit (`limits.maxBodyBytes`) is stated to the byte or not at all: a neighbour of the reference with
  * another limit is found exactly, and a connection lost without an answer (a proxy dropping every large body before
  * the gateway sees it) is no refusal: the limit is left undecided rather than stated at the size the proxy drops.
+ * The longest field value (`limits.maxFieldLength`) likewise: found to the character, or left unstated where every
+ * length discovery sends is taken.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,8 @@ import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import { SPEC_DIR } from '../../core/spec/paths.js';
 import { discoverProfile } from '../../discover/index.js';
 import { errorsDiscoverer } from '../../discover/discoverers/errors.js';
+import { fieldLengthDiscoverer } from '../../discover/discoverers/field-length.js';
+import { paymentsDiscoverer } from '../../discover/discoverers/payments.js';
 import { limitsDiscoverer } from '../../discover/discoverers/limits.js';
 import { signatureDiscoverer } from '../../discover/discoverers/signature.js';
 import { tempDir } from '../support/temp.js';
@@ -23,11 +27,12 @@ afterAll(async () => {
   await Promise.all(closing.map((c) => c()));
 });
 
-async function gatewayWithLimit(bytes: number): Promise<RunningGateway> {
+async function gatewayWithLimit(bytes: number, fieldLength?: number): Promise<RunningGateway> {
   const p = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
   p.name = 'limit-neighbour';
   p.limits.maxBodyBytes = bytes;
-  const file = path.join(dir, `limit-${bytes}.yaml`);
+  if (fieldLength) p.limits.maxFieldLength = fieldLength;
+  const file = path.join(dir, `limit-${bytes}-${fieldLength}.yaml`);
   fs.writeFileSync(file, stringify(p));
   const gw = await startGateway({ port: 0, host: '127.0.0.1', profile: file });
   closing.push(() => gw.close());
@@ -53,7 +58,7 @@ async function droppingProxy(target: string, drop: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function discover(gw: RunningGateway, baseUrl: string) {
+function discover(gw: RunningGateway, baseUrl: string, fields = false) {
   const account = gw.config.merchants[0]!.accounts[0]!;
   return discoverProfile({
     baseUrl,
@@ -66,7 +71,12 @@ function discover(gw: RunningGateway, baseUrl: string) {
     paymentMethods: { valid: gw.config.apm.paymentMethods, unknown: 'PAGI_KIT_UNKNOWN' },
     budget: 1000,
     log: () => {},
-    table: [signatureDiscoverer, errorsDiscoverer, limitsDiscoverer],
+    table: [
+      signatureDiscoverer,
+      errorsDiscoverer,
+      limitsDiscoverer,
+      ...(fields ? [paymentsDiscoverer, fieldLengthDiscoverer] : []),
+    ],
   });
 }
 
@@ -92,5 +102,29 @@ describe('the size limit', () => {
     expect(limit.unknown).toMatch(/lost without an answer/);
     expect(limit.value).toBeUndefined();
     expect(found.points.find((p) => p.path === 'errors.kinds.bodyTooLarge.status' && !p.unknown)).toBeUndefined();
+  });
+});
+
+describe('the longest field value', () => {
+  it('another length (3,001 characters) is found to the character, the same on a second discovery', {
+    timeout: 120_000,
+  }, async () => {
+    const gw = await gatewayWithLimit(1 << 20, 3001);
+    for (let i = 0; i < 2; i++) {
+      const found = await discover(gw, gw.baseUrl, true);
+      const limit = found.points.find((p) => p.path === 'limits.maxFieldLength')!;
+      expect(limit.unknown).toBeUndefined();
+      expect(limit.value).toBe(3001);
+    }
+  });
+
+  it('a length over the largest body is left unstated: every note discovery sends is taken', {
+    timeout: 120_000,
+  }, async () => {
+    const gw = await gatewayWithLimit(1 << 20, 4 << 20);
+    const found = await discover(gw, gw.baseUrl, true);
+    const limit = found.points.find((p) => p.path === 'limits.maxFieldLength')!;
+    expect(limit.unknown).toMatch(/524288 characters was taken/);
+    expect(limit.value).toBeUndefined();
   });
 });
