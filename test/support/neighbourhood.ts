@@ -66,6 +66,8 @@ interface Candidate {
   rule: string;
   from: unknown;
   to: unknown;
+  /** The leaf is an HTTP status (`httpStatus`). */
+  status?: boolean;
 }
 
 let schemaRoot: Schema & { $defs?: Record<string, Schema> };
@@ -221,11 +223,8 @@ function leafChanges(point: string, v: unknown, s: Schema, profile: Json): Candi
   }
   if (node.enum) return node.enum.filter((x) => x !== v).map((to) => ({ point, rule: 'enum', from: v, to }));
   if (typeof v === 'boolean') return [{ point, rule: 'boolean', from: v, to: !v }];
-  // An informational status (1xx) is no final answer (RFC 9110 §15.2): no gateway can refuse with one.
   if (typeof v === 'number' && Number.isInteger(v))
-    return otherIntegers(v, node)
-      .filter((to) => def !== 'httpStatus' || to >= 200)
-      .map((to) => ({ point, rule: 'integer', from: v, to }));
+    return otherIntegers(v, node).map((to) => ({ point, rule: 'integer', from: v, to, status: def === 'httpStatus' }));
   if (Array.isArray(v)) return listChanges(point, v, node);
   if (typeof v !== 'string' || 'const' in node || v.includes('{') || v.includes('/')) return [];
   const re = node.pattern ? new RegExp(node.pattern) : undefined;
@@ -391,7 +390,7 @@ export function neighbourhood(seed = 34, perPersonality = 30, names = personalit
     const picked: Neighbour[] = [];
     const points = new Set<string>();
     const take = (c: Candidate) => {
-      if (points.has(c.point) || picked.length >= perPersonality) return false;
+      if (points.has(c.point) || picked.length >= perPersonality || !answerable(c)) return false;
       const nb = neighbourOf(name, base, c, picked.length + 1);
       if (!nb) return false;
       picked.push(nb);
@@ -403,6 +402,14 @@ export function neighbourhood(seed = 34, perPersonality = 30, names = personalit
     out.push(...picked);
   }
   return out;
+}
+
+/**
+ * Whether a candidate can be served at all: an informational status (1xx) is no final answer (RFC 9110 §15.2), so no
+ * gateway can refuse with one. Left out when picking (not from the candidates, whose seeded order stays as it was).
+ */
+function answerable(c: Candidate): boolean {
+  return !(c.status && typeof c.to === 'number' && c.to < 200);
 }
 
 /** The named kind a neighbour is of, if any. */
