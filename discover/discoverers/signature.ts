@@ -274,8 +274,16 @@ async function captureScheme(
     return !seenSig.has(id) && Boolean(seenSig.add(id));
   });
   // The search is counted apart from the budget (SWEEP_BUDGET): without a signed answer it may take thousands.
+  let headerTries = HEADER_TRIES;
   for (const c of ordered) {
-    const r = await attempt(s, 'capture', capture, { sign: c.sig, sweep: true });
+    let r = await attempt(s, 'capture', capture, { sign: c.sig, sweep: true });
+    // Refused otherwise than a wrong signature: a header the gateway checks after the signature may be missing.
+    if (r.refusal && headerTries > 0 && !Object.keys(s.work.requestHeaders.headers).length) {
+      if (accepted(r.refusal, facts.wrongSignature.capture) && !isMalformed(facts, r.refusal)) {
+        headerTries--;
+        r = await withHeader(s, facts, capture, c.sig, r);
+      }
+    }
     // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
     // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
     if (!r.refusal) {
@@ -298,6 +306,38 @@ async function captureScheme(
   const tried = `no scheme of the catalogue${blind.length ? ' or one choice away from it' : ''} was accepted (${ordered.length} tried)`;
   d.unknown('signature', `${tried}: state the signature from the gateway documentation`);
   throw new SetupError(`${tried} by the capture; discovery cannot go on: give the recipe with --from`);
+}
+
+/** Candidates of the capture's recipe refused otherwise than a wrong signature that are tried with each header. */
+const HEADER_TRIES = 20;
+
+/**
+ * A capture signed as `sig`, refused otherwise than a wrong signature (`without`), sent again with each header of the
+ * list: one it is taken with is the header the gateway requires (checked after the signature), the refusal without it
+ * the answer to a missing header. Returns the attempt taken, else `without`.
+ */
+async function withHeader(
+  s: Session,
+  facts: Facts,
+  capture: Record<string, unknown>,
+  sig: SignatureProfile,
+  without: Attempt,
+): Promise<Attempt> {
+  for (const [name, template] of HEADER_CANDIDATES) {
+    s.work.requestHeaders.headers = { [name]: template };
+    const r = await attempt(s, 'capture', capture, { sign: sig, sweep: true });
+    if (!r.refusal) {
+      facts.headerMissing = seen(s, 'capture', without.x, without.refusal!, capture);
+      s.draft.set(
+        'requestHeaders.headers',
+        { [name]: template },
+        `${s.evidence(r.x, `taken with ${name}`)}; ${s.evidence(without.x, `refused without it`)}`,
+      );
+      return r;
+    }
+  }
+  s.work.requestHeaders.headers = {};
+  return without;
 }
 
 /**

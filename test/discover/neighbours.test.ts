@@ -171,3 +171,30 @@ describe('nested values of a form body', () => {
       expect(stated(found, 'requestMedia.formNestedValues')?.value).toBe(mode);
     });
 });
+
+describe('the signature recipe found by elimination where the catalogue and the signed answers fall short', () => {
+  // The reference's errors carry no signature: until a capture is taken no answer is signed.
+  for (const [name, change] of [
+    ['the secret joined by "."', (p: Profile) => (p.signature.algorithm.secretJoin = '.')],
+    ['the values joined by "/"', (p: Profile) => (p.signature.request.separator = '/')],
+  ] as const)
+    it(`${name}, no answer signed: found one choice away from the catalogue`, { timeout: 120_000 }, async () => {
+      const { file, truth } = neighbour(`sig-${name.replace(/\W+/g, '-')}`, change);
+      const found = await discover(file, ['signature']);
+      expect(wrongStated(found, truth, 'signature')).toEqual([]);
+      expect(stated(found, 'signature.algorithm')?.value).toEqual(truth.signature.algorithm);
+      expect(stated(found, 'signature.request.fields.capture')?.value).toEqual(truth.signature.request.fields.capture);
+    });
+
+  it('a header required, its absence refused as an unknown record after the signature: the header and its refusal', {
+    timeout: 180_000,
+  }, async () => {
+    const { file, truth } = neighbour('header-after-signature', (p) => {
+      p.requestHeaders = { headers: { 'X-Merchant-Id': '{request.merchant_id}' }, onMissing: 'unknownRecord' };
+    });
+    const found = await discover(file);
+    expect(wrongStated(found, truth, 'requestHeaders')).toEqual([]);
+    expect(stated(found, 'requestHeaders.headers')?.value).toEqual(truth.requestHeaders.headers);
+    expect(stated(found, 'requestHeaders.onMissing')?.value).toBe('unknownRecord');
+  });
+});
