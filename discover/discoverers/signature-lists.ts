@@ -58,6 +58,12 @@ export const EXTRA_PREFERENCE = [
   'swift_charge_option',
 ];
 
+/** The merchant and account fields in both orders: the list of an operation signing only them. */
+export const KEY_PAIRS: string[][] = [
+  ['merchant_id', 'account_id'],
+  ['account_id', 'merchant_id'],
+];
+
 /** The signature family of a working profile. */
 export function _familyOf(sig: SignatureProfile): Family {
   return sig.request.mode === 'sortedPairs'
@@ -77,7 +83,7 @@ export function listRule(f: Family, op: OperationKey, fields: string[], missing:
 /** Candidate schemes of the capture (merchant_id and account_id are its only scalars), most likely first. */
 export function captureCandidates(hints: readonly Family[]): { sig: SignatureProfile; family: Family }[] {
   const out: { sig: SignatureProfile; family: Family }[] = [];
-  const lists = [['merchant_id', 'account_id'], ['account_id', 'merchant_id'], ['merchant_id'], ['account_id']];
+  const lists = [...KEY_PAIRS, ['merchant_id'], ['account_id']];
   const pairsOnline = pairsVariants().filter((p) => p.valueEncoding === 'raw');
   const seenSig = new Set<string>();
   const push = (sig: SignatureProfile, family: Family) => {
@@ -131,10 +137,7 @@ export function sweepCandidates(hints: readonly Family[]): { sig: SignatureProfi
   for (const h of bases.slice(0, 2)) {
     const { algorithm, encoding } = h;
     for (const separator of ['', ...PUNCTUATION])
-      for (const fields of [
-        ['merchant_id', 'account_id'],
-        ['account_id', 'merchant_id'],
-      ]) {
+      for (const fields of KEY_PAIRS) {
         const family = { algorithm, encoding, separator };
         push(listRule(family, 'capture', fields, 'emptyString'), family);
       }
@@ -158,14 +161,10 @@ export function sweepCandidates(hints: readonly Family[]): { sig: SignatureProfi
  */
 export function blindCandidates(): { sig: SignatureProfile; family: Family }[] {
   const out: { sig: SignatureProfile; family: Family }[] = [];
-  const orders = [
-    ['merchant_id', 'account_id'],
-    ['account_id', 'merchant_id'],
-  ];
   const punctuation = ['', ...PUNCTUATION];
   const encodings = ['hex-lower', 'hex-upper', 'base64'] as const;
   const list = (family: Family) => {
-    for (const fields of orders) out.push({ sig: listRule(family, 'capture', fields, 'emptyString'), family });
+    for (const fields of KEY_PAIRS) out.push({ sig: listRule(family, 'capture', fields, 'emptyString'), family });
   };
   for (const encoding of encodings) {
     for (const algorithm of [{ name: 'sha256', secretJoin: '' }, { name: 'hmac-sha256' }] as Algorithm[])
@@ -391,7 +390,7 @@ export async function incrementalList(
 
 /** The lists of the simple operations (merchant and account fields only): the capture's order first. */
 export async function simpleLists(s: Session, facts: Facts, f: Family, capture: string[]): Promise<void> {
-  const base = [capture, [...capture].reverse(), ['merchant_id', 'account_id'], ['account_id', 'merchant_id']];
+  const base = [capture, [...capture].reverse(), ...KEY_PAIRS];
   for (const op of simpleOperations(s)) {
     // The working profile's list first (the one `--from` states; else the format's default, one of the orders).
     const sig = s.work.signature.request;

@@ -22,6 +22,7 @@ import {
   PAYMENT_OPS,
   PAYOUT_ROLES,
   blindCandidates,
+  KEY_PAIRS,
   captureCandidates,
   sweepCandidates,
   adopt,
@@ -278,11 +279,11 @@ async function captureScheme(
   for (const c of ordered) {
     let r = await attempt(s, 'capture', capture, { sign: c.sig, sweep: true });
     // Refused otherwise than a wrong signature: a header the gateway checks after the signature may be missing.
-    if (r.refusal && headerTries > 0 && !Object.keys(s.work.requestHeaders.headers).length) {
-      if (accepted(r.refusal, facts.wrongSignature.capture) && !isMalformed(facts, r.refusal)) {
-        headerTries--;
-        r = await withHeader(s, facts, capture, c.sig, r);
-      }
+    const otherRefusal =
+      r.refusal && accepted(r.refusal, facts.wrongSignature.capture) && !isMalformed(facts, r.refusal);
+    if (otherRefusal && headerTries > 0 && !Object.keys(s.work.requestHeaders.headers).length) {
+      headerTries--;
+      r = await withHeader(s, facts, capture, c.sig, r);
     }
     // The capture of unknown transactions is answered item by item once the signature is right: nothing less counts
     // (a signature in another encoding may be refused as invalid input by a gateway checking fields first).
@@ -350,10 +351,7 @@ async function separatorOfPair(s: Session, facts: Facts, family: Family, capture
     const body = s.body(op);
     const wrong = await wrongFor(s, facts, op, body);
     for (const separator of joinSpace(1))
-      for (const fields of [
-        ['merchant_id', 'account_id'],
-        ['account_id', 'merchant_id'],
-      ]) {
+      for (const fields of KEY_PAIRS) {
         const trial = { ...family, separator };
         const r = await attempt(s, op, body, { sign: listRule(trial, op, fields, 'emptyString') });
         if (!accepted(r.refusal, wrong)) continue;
