@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import type { SpecModel } from '../core/spec/load.js';
-import { type SchemaAt, itemSchemas, propertySchemas } from './schema-walk.js';
+import { type SchemaAt, itemSchemas, propertySchemas } from '../core/spec/schema-walk.js';
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
   date: () =>

@@ -5,7 +5,7 @@
  * (`verifyFields`), so a renamed field breaks loudly instead of being silently ignored.
  */
 import type { SpecModel } from '../core/spec/load.js';
-import { declaredNames, expand, schemasAt, schemaRoot } from './schema-walk.js';
+import { declaredNames, expand, schemasAt, schemaRoot } from '../core/spec/schema-walk.js';
 
 /** Single fields, each with the operation whose request or response schema declares it. */
 export const FIELD = {

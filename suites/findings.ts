@@ -19,7 +19,7 @@ import type {
 import type { SchemaViolation } from '../core/spec/ajv.js';
 import { type FindingCode, findingTitle } from '../core/types/finding-codes.js';
 import { valueAt } from '../core/spec/pointer.js';
-import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from './schema-walk.js';
+import { COMBINATOR_KEYWORDS, FORMAT_KEYWORDS } from '../core/spec/schema-walk.js';
 import { findingSteps } from './finding-steps.js';
 
 /**

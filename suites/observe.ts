@@ -3,7 +3,7 @@ import { normaliseArrays } from '../core/codecs/xml.js';
 import type { CheckContext, CheckoutFormModel, Exchange, OperationKey } from '../core/model.js';
 import type { OperationModel, SpecModel } from '../core/spec/load.js';
 import { FIELD } from './fields.js';
-import { arrayProperties } from './schema-walk.js';
+import { arrayProperties } from '../core/spec/schema-walk.js';
 import { SpecError } from '../core/types/errors.js';
 
 /** Body formats of responses. */

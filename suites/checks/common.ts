@@ -1,5 +1,4 @@
 /** Helpers several check families share: requirement choice per operation, profile error answers, follow-ups. */
-import { decodeForm, sniffBody } from '../../core/codecs/form.js';
 import { readPageTextNodes, readPageTexts } from '../../core/codecs/html.js';
 import { decodedText } from '../../engine/decode.js';
 import type { CheckContext, Exchange, Observation, OperationKey } from '../../core/model.js';
@@ -29,31 +28,9 @@ export function requirementFor(ctx: CheckContext, operation: OperationKey, candi
   return candidates.find((id) => op.requirements.includes(id)) ?? candidates[0]!;
 }
 
-const sentBodies = new WeakMap<Exchange['request'], Record<string, unknown>>();
+import { sentBody } from '../../core/codecs/sent-body.js';
 
-/**
- * The body as the gateway received it: the encoded text read back (JSON or form; a raw text only as far as it reads
- * as either), else the structured body. Read once per exchange (several checks ask); callers only read it.
- */
-export function sentBody(exchange: Exchange): Record<string, unknown> {
-  let read = sentBodies.get(exchange.request);
-  if (!read) sentBodies.set(exchange.request, (read = readSentBody(exchange.request)));
-  return read;
-}
-
-function readSentBody({ bodyText, encoding, body }: Exchange['request']): Record<string, unknown> {
-  if (encoding === 'raw') return sniffBody(bodyText)?.value ?? {};
-  try {
-    if (encoding === 'json') {
-      const value = JSON.parse(bodyText);
-      if (isObject(value)) return value;
-    }
-    if (encoding === 'form') return decodeForm(bodyText);
-  } catch {
-    // the structured body below
-  }
-  return body ?? {};
-}
+export { sentBody };
 
 export type { ErrorKind };
 

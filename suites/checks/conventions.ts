@@ -21,8 +21,8 @@ import {
   statusValues,
   text,
 } from '../observe.js';
-import { pointerOf } from '../../core/spec/pointer.js';
-import { shownValues } from '../schema-walk.js';
+import { echoNormalisation, pairedLeaves, sameNormalised } from '../../core/spec/echo.js';
+import { shownValues } from '../../core/spec/schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
 import { RESPONSE_FORMAT_REQUIREMENTS, reportResponseViolations } from './shape.js';
@@ -85,56 +85,6 @@ export const responseEchoesRequestFields = onlyOnSuccess(
     },
   }),
 );
-
-/** A leaf of a value: its pointer, the value, and what `valueAt(other, pointer)` reads at the same place of another. */
-interface PairedLeaf {
-  pointer: string;
-  value: unknown;
-  other: unknown;
-}
-
-/** `valueAt`'s step from a node to its field `key` (undefined below a value that is no object). */
-function fieldOf(node: unknown, key: string): unknown {
-  return node === null || typeof node !== 'object' ? undefined : (node as Record<string, unknown>)[key];
-}
-
-/**
- * The leaves of a value (objects and arrays walked; scalars are leaves) in order, each with the value at the same
- * pointer of `other`: both read in one walk (a payout answer has dozens of leaves, each read so for every deep case).
- */
-function pairedLeaves(value: unknown, other: unknown, pointer = '', out: PairedLeaf[] = []): PairedLeaf[] {
-  if (Array.isArray(value)) value.forEach((v, i) => pairedLeaves(v, fieldOf(other, String(i)), `${pointer}/${i}`, out));
-  else if (isObject(value))
-    for (const [k, v] of Object.entries(value)) pairedLeaves(v, fieldOf(other, k), `${pointer}${pointerOf([k])}`, out);
-  else out.push({ pointer, value, other });
-  return out;
-}
-
-/** Normalisation of echoes: how the profile says an echoed field compares (array indexes match `*`). */
-type Normalisation = 'caseInsensitive' | 'number' | 'trimmed';
-
-function echoNormalisation(
-  rules: readonly { field: string; as: Normalisation }[] | undefined,
-  pointer: string,
-): Normalisation | undefined {
-  if (!rules?.length) return undefined;
-  const parts = pointer.split('/');
-  const matches = (field: string) => {
-    const want = field.split('/');
-    return (
-      want.length === parts.length && want.every((w, i) => w === parts[i] || (w === '*' && /^[0-9]+$/.test(parts[i]!)))
-    );
-  };
-  return rules.find((r) => matches(r.field))?.as;
-}
-
-function sameNormalised(how: Normalisation, sent: unknown, got: unknown): boolean {
-  if (got === undefined || got === null) return false;
-  const [a, b] = [String(sent), String(got)];
-  if (how === 'caseInsensitive') return a.toLowerCase() === b.toLowerCase();
-  if (how === 'trimmed') return a.trim() === b.trim();
-  return a.trim() !== '' && b.trim() !== '' && Number(a) === Number(b);
-}
 
 export const payoutEchoesRequest = onlyOnSuccess(
   defineCheck({

@@ -18,18 +18,18 @@ import {
   type ViolationKind,
 } from '../findings.js';
 import { operationOf, responseObject } from '../observe.js';
-import { pointerOf } from '../../core/spec/pointer.js';
+import {
+  type AbsentField,
+  absentListedFields as listedFieldsAbsent,
+  omittedKey,
+} from '../../core/spec/listed-fields.js';
 import {
   declaredNames,
-  expand,
-  itemSchemas,
-  propertySchemas,
-  type SchemaAt,
   schemaRequirements,
   schemaRoot,
   schemasAt,
   undeclaredFields,
-} from '../schema-walk.js';
+} from '../../core/spec/schema-walk.js';
 import { refusalInBody, sentBody } from './common.js';
 import { happy } from '../probes/basic.js';
 import { SpecError } from '../../core/types/errors.js';
@@ -236,77 +236,21 @@ function omittedFields(ctx: CheckContext, operation: OperationKey): Set<string> 
   return new Set(ctx.profile.responseFields?.omitted?.[operation] ?? []);
 }
 
-function omittedKey(path: readonly (string | number)[]): string {
-  return `/${path.filter((p) => typeof p === 'string').join('/')}`;
-}
-
 /**
- * JSON pointers of the fields the response schema lists that an answer leaves out, at every object the answer holds.
- * Not listed here: fields the schema requires (responseMatchesSchema reports them), fields the response echoes from
- * its request (judged by the echo rules), the top level of an echoing response (`responseAddsDocumentedFields`),
- * result groups a payment asks for (`x-pagi.results`, judged by the results checks), properties the schema types
- * without the document listing them (`x-pagi: {listed: false}`) and fields the profile declares omitted. A field whose
- * schema names the requirement of its absence (`x-pagi: {absent: ID}`) is reported under that one, else PAGI-GEN-011.
+ * The listed fields an answer leaves out (core/spec/listed-fields.ts), less those the profile declares omitted; a
+ * token_id answers a request asking for a token (the profile's token_flag value), and PAGI-PAY-010 judges it then.
  */
 function absentListedFields(
   ctx: CheckContext,
   operation: OperationKey,
   instance: Record<string, unknown>,
   request: Record<string, unknown>,
-): { pointer: string; requirement: string }[] {
-  const op = operationOf(ctx.spec, operation);
-  const grouped = new Set(Object.values(ctx.spec.results).flatMap((g) => [...g.payment, ...g.query]));
-  const omitted = omittedFields(ctx, operation);
-  // A token_id answers a request asking for a token (the profile's token_flag value); PAGI-PAY-010 judges it then.
-  if (request[FIELD.tokenFlag] !== ctx.profile.payments.token.requestValue) grouped.add(FIELD.tokenId);
-  const out: { pointer: string; requirement: string }[] = [];
-  const walk = (v: unknown, ats: SchemaAt[], echoed: SchemaAt[], path: (string | number)[]) => {
-    if (ats.length === 0) return;
-    if (Array.isArray(v)) {
-      const items = itemSchemas(ctx.spec, ats);
-      const echoItems = itemSchemas(ctx.spec, echoed);
-      v.forEach((item, i) => walk(item, items, echoItems, [...path, i]));
-      return;
-    }
-    if (!v || typeof v !== 'object') return;
-    const value = v as Record<string, unknown>;
-    const names = declaredNames(ats) ?? new Set<string>();
-    const fromRequest = declaredNames(echoed) ?? new Set<string>();
-    // Fields the schema requires are reported by responseMatchesSchema, at their own requirement's level.
-    const required = new Set(
-      ats.flatMap((at) => (Array.isArray(at.node.required) ? (at.node.required as string[]) : [])),
-    );
-    if (!(op.echoDeep && path.length === 0)) {
-      for (const name of names) {
-        const nodes = propertySchemas(ctx.spec, ats, name);
-        const listed = nodes.every((at) => at.node['x-pagi']?.listed !== false);
-        const absent = nodes.map((at) => at.node['x-pagi']?.absent).find((id) => typeof id === 'string');
-        if (
-          name in value ||
-          !listed ||
-          required.has(name) ||
-          fromRequest.has(name) ||
-          grouped.has(name) ||
-          omitted.has(omittedKey([...path, name]))
-        )
-          continue;
-        out.push({ pointer: pointerOf([...path, name]), requirement: absent ?? 'PAGI-GEN-011' });
-      }
-    }
-    for (const [key, child] of Object.entries(value)) {
-      walk(child, propertySchemas(ctx.spec, ats, key), op.echoDeep ? propertySchemas(ctx.spec, echoed, key) : [], [
-        ...path,
-        key,
-      ]);
-    }
-  };
-  walk(
-    instance,
-    expand(ctx.spec, schemaRoot(ctx.spec, op.responseSchemaId)),
-    op.echoDeep ? expand(ctx.spec, schemaRoot(ctx.spec, op.requestSchemaId)) : [],
-    [],
-  );
-  return out;
+): AbsentField[] {
+  const tokenAsked = request[FIELD.tokenFlag] === ctx.profile.payments.token.requestValue;
+  return listedFieldsAbsent(ctx.spec, operation, instance, {
+    omitted: omittedFields(ctx, operation),
+    alsoGrouped: tokenAsked ? [] : [FIELD.tokenId],
+  });
 }
 
 export const responseHoldsListedFields = onlyOnSuccess(

@@ -9,7 +9,7 @@ import { childPointer, withValueAt } from '../../core/spec/pointer.js';
 import { FIELD } from '../fields.js';
 import { type FollowUp, operationOf, responseObject, text } from '../observe.js';
 import type { PaymentFacts } from '../facts.js';
-import { declaredNames, schemasAt } from '../schema-walk.js';
+import { declaredNames, schemasAt } from '../../core/spec/schema-walk.js';
 import { operationSet } from '../../core/spec/operations.js';
 import {
   Inconclusive,

@@ -21,7 +21,7 @@ import {
   responseObject,
   statusOf,
 } from '../observe.js';
-import { expand, propertySchemas, schemaRoot, schemasAt } from '../schema-walk.js';
+import { expand, propertySchemas, schemaRoot, schemasAt } from '../../core/spec/schema-walk.js';
 import { paymentBody, recordFacts, wrongSignature } from './basic.js';
 import { batchTransition, isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
 import {

@@ -3,9 +3,9 @@
  * requirement ids its constraints carry, and which subschemas apply at a JSON pointer. Validation itself is
  * `spec.validate` (ajv); this module only answers the questions ajv does not (unknown fields, where a format lives).
  */
-import type { SpecModel } from '../core/spec/load.js';
-import { pointerOf, resolveRef, tokensOf } from '../core/spec/pointer.js';
-import { SpecError } from '../core/types/errors.js';
+import type { SpecModel } from './load.js';
+import { pointerOf, resolveRef, tokensOf } from './pointer.js';
+import { SpecError } from '../types/errors.js';
 
 type Node = Record<string, any>;
 
