@@ -96,8 +96,8 @@ export class Session {
   readonly config: RunConfigView;
   /** Fields found to select records (the selection row), for the queries of later rows. */
   readonly selecting: Partial<Record<SelectingOperation, string[]>> = {};
-  /** Operations answered HTTP 200 without `encryption_data` at least once. */
-  readonly unsignedAnswers = new Set<OperationKey>();
+  /** Every 2xx answer holding a body of fields, with its operation: what the listed-fields row reads. */
+  readonly answers: { operation: OperationKey; exchange: Exchange }[] = [];
   /** Requests sent so far. */
   requests = 0;
   /** Of them, the signature sweep's (`SendOptions.sweep`: not counted against the budget). */
@@ -267,7 +267,8 @@ export class Session {
     const value = d?.kind === 'json' ? d.value : d?.kind === 'xml' ? d.value : undefined;
     if (!value || typeof value !== 'object' || Array.isArray(value)) return;
     const body = value as Record<string, unknown>;
-    if (x.response?.status === 200 && !('encryption_data' in body)) this.unsignedAnswers.add(op);
+    const status = x.response?.status ?? 0;
+    if (status >= 200 && status < 300) this.answers.push({ operation: op, exchange: x });
     if (typeof body.encryption_data === 'string' && body.encryption_data !== '')
       this.samples.push({
         operation: op,

@@ -7,6 +7,7 @@ import { apmDiscoverer } from './discoverers/apm.js';
 import { checkoutDiscoverer } from './discoverers/checkout.js';
 import { limitsDiscoverer } from './discoverers/limits.js';
 import { fieldLengthDiscoverer } from './discoverers/field-length.js';
+import { responseFieldsDiscoverer } from './discoverers/response-fields.js';
 import { notificationScheduleDiscoverer, notificationsDiscoverer } from './discoverers/notifications.js';
 import { payoutDiscoverer } from './discoverers/payout.js';
 import { responseDiscoverer } from './discoverers/response.js';
@@ -39,4 +40,5 @@ export const DISCOVERERS: readonly Discoverer[] = [
   notificationsDiscoverer,
   responseDiscoverer,
   catalogueDiscoverer,
+  responseFieldsDiscoverer,
 ];

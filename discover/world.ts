@@ -100,24 +100,31 @@ export function selectingField(s: Session, op: SelectingOperation): string {
   return fields?.includes('transaction_id') ? 'transaction_id' : (fields?.[0] ?? 'transaction_id');
 }
 
-/** Query payments by transaction id; the order records by transaction id. */
+/**
+ * Query payments by transaction id; the order records by transaction id. Before the selection row has found how a
+ * query lists several values, each payment is queried alone: a separator guessed would select nothing.
+ */
 export async function query(
   s: Session,
   payments: readonly Payment[],
 ): Promise<{ x: Exchange; records: Map<string, Record<string, unknown>> }> {
   const field = selectingField(s, 'retrievalTrans');
-  const separator = s.draft.get<string>('selection.retrievalTrans.listSeparator') ?? ',';
+  const separator = s.draft.get<string>('selection.retrievalTrans.listSeparator');
   const values = payments.map((p) => (field === 'order_no' ? p.order_no : p.transaction_id));
-  const body = { ...s.body('retrievalTrans'), [field]: values.join(separator) };
-  const r = await attempt(s, 'retrievalTrans', body);
-  const list = answerOf(r.x)?.body?.orders_list;
+  const lists = separator === undefined && values.length > 1 ? values.map((v) => [v]) : [values];
   const records = new Map<string, Record<string, unknown>>();
-  if (Array.isArray(list))
-    for (const rec of list as Record<string, unknown>[]) {
-      const id = textAt(rec, 'transaction_id');
-      if (id) records.set(id, rec);
-    }
-  return { x: r.x, records };
+  let x: Exchange | undefined;
+  for (const list of lists) {
+    const r = await attempt(s, 'retrievalTrans', { ...s.body('retrievalTrans'), [field]: list.join(separator ?? ',') });
+    x = r.x;
+    const found = answerOf(r.x)?.body?.orders_list;
+    if (Array.isArray(found))
+      for (const rec of found as Record<string, unknown>[]) {
+        const id = textAt(rec, 'transaction_id');
+        if (id) records.set(id, rec);
+      }
+  }
+  return { x: x!, records };
 }
 
 /** The `payment_status` of each payment (queried together). */

@@ -114,6 +114,8 @@ export interface StatedAgreement {
   leaves: number;
   /** Of those, the leaves the draft states (not left out: profile format 6). */
   stated: number;
+  /** The others: the profile's leaves the draft leaves out, in the profile's order. */
+  notStated: string[];
   /** Stated leaves whose value is not the gateway's: the defects of a draft. */
   wrong: WrongStated[];
   /**
@@ -410,9 +412,13 @@ export function statedAgreement(
     return Boolean(pattern);
   };
   const wrong: WrongStated[] = [];
+  const left: string[] = [];
   let stated = 0;
   for (const [path, expected] of ref) {
-    if (notStated(path)) continue;
+    if (notStated(path)) {
+      left.push(path);
+      continue;
+    }
     stated++;
     if (judgedByRun(path)) continue;
     const received = got.get(path);
@@ -421,5 +427,5 @@ export function statedAgreement(
     if (!same) wrong.push({ path, expected, received });
   }
   const added = [...got.keys()].filter((path) => !ref.has(path) && !notStated(path) && !judgedByRun(path));
-  return { leaves: ref.size, stated, wrong, byRun: [...byRun].sort(), added };
+  return { leaves: ref.size, stated, notStated: left, wrong, byRun: [...byRun].sort(), added };
 }

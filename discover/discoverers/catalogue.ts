@@ -20,8 +20,8 @@ import {
 import type { SendOptions, Session } from '../session.js';
 import { selectingField } from '../world.js';
 import { items, kindOf, KINDS, LONE_SURROGATE } from './errors.js';
-import { isBatchOperation, isSelectingOperation } from '../../core/spec/operations.js';
-import { isSelecting } from '../../core/profile/operations.js';
+import { isBatchOperation, isSelectingOperation, operationSet } from '../../core/spec/operations.js';
+import { isSelecting, type SelectingOperation } from '../../core/profile/operations.js';
 
 /** Whether the unknown merchant was found to be refused as a kind of its own (this discovery's). */
 let ownMerchantKind = false;
@@ -279,6 +279,25 @@ async function fieldPairs(p: PrecedenceProbe): Promise<void> {
   const apm = s.body('authoriseApm', { payment_method: s.options.paymentMethods.unknown });
   await tryPair(p, 'badSignature', 'unknownRecord', 'authoriseApm', apm, { signature: zeros });
   await tryPair(p, 'invalidInput', 'unknownRecord', 'authoriseApm', { ...apm, amount: 'ten' });
+  // Too many values, each matching nothing, where a selection over the limit is refused whole and one matching
+  // nothing is refused: both faults in one query.
+  if (s.draft.get('limits.overLimit.refuseWhole') !== true) return;
+  for (const op of operationSet(s.spec, 'selecting')) {
+    if (!isSelecting(s.spec, op) || s.draft.get(`selection.${op}.unmatched`) !== 'unknownRecordIfNone') continue;
+    const max = s.spec.operations.get(op)!.selectionLimit!.maxOrders;
+    await tryPair(p, 'overLimit', 'unknownRecord', op, { ...s.body(op), ...unmatchedSelection(s, op, max + 1) });
+    return;
+  }
+}
+
+/** A selection of `count` values of the operation's selecting field, each matching nothing. */
+function unmatchedSelection(s: Session, op: SelectingOperation, count: number): Record<string, string> {
+  const field = selectingField(s, op);
+  const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
+  const values = Array.from({ length: count }, (_, i) =>
+    field === 'order_no' ? `PAGI-DISCOVERY-NONE-${i}` : `T9${String(i).padStart(12, '0')}`,
+  );
+  return { [field]: values.join(sep) };
 }
 
 /** A refused source address against a wrong signature, an invalid field and too many items or records. */
@@ -298,6 +317,15 @@ async function addressPairs(p: PrecedenceProbe): Promise<void> {
       op,
       { ...body, note: LONE_SURROGATE },
       { encoding: 'json', localAddress: from },
+    );
+  if (isSelecting(s.spec, op) && s.draft.get(`selection.${op}.unmatched`) === 'unknownRecordIfNone')
+    await tryPair(
+      p,
+      'refusedAddress',
+      'unknownRecord',
+      op,
+      { ...body, ...unmatchedSelection(s, op, 1) },
+      { localAddress: from },
     );
   const batch = s.spec.operations.get(op)?.batch;
   const selection = s.spec.operations.get(op)?.selectionLimit;

@@ -130,13 +130,8 @@ function stateLists(
     else if (UNSIGNED_BY_DEFAULT.includes(op)) {
       // Optional lists: absent, the operation's answers are not signed.
       d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
+      // Its answers then carry no encryption_data: responseFields.omitted says so (the listedFields row).
       delete defaults[op];
-      if (s.unsignedAnswers.has(op))
-        d.set(
-          `responseFields.omitted.${op}`,
-          ['/encryption_data'],
-          `answers of ${op} carry no encryption_data (HTTP 200)`,
-        );
     } else
       d.unknown(
         `signature.response.fields.${op}`,
