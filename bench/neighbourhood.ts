@@ -6,7 +6,7 @@
  * the truth, and a neighbour whose truth fails too is one the gateway cannot serve: left out of the figures and
  * listed), and the same discovery with `--from` holding only the card fields and the signature recipe.
  * Writes bench/results/neighbourhood.json (after every neighbour, `complete: false` until the last): totals, the
- * share of stated points with and without `--from`, every wrong stated value (neighbour, leaf, stated, truth), the
+ * share of stated points with and without `--from` (and the leaves left out, by how often), every wrong stated value (neighbour, leaf, stated, truth), the
  * failed checks, the load average, the date and node. Goals: 0 wrong stated values, 0 failed checks, ≥ 90 % of the
  * points stated (≥ 97 % with `--from`).
  * `npm run bench:neighbourhood` (`--seed N`, `--per N` neighbours per personality, `--only TEXT` neighbours whose id
@@ -48,11 +48,19 @@ function share(proofs: NeighbourProof[], pick: (p: NeighbourProof) => DraftFigur
   const figures = proofs.map(pick).filter((f): f is DraftFigures => Boolean(f));
   const leaves = figures.reduce((n, f) => n + f.leaves, 0);
   const stated = figures.reduce((n, f) => n + f.stated, 0);
+  // Which of the truths' leaves the drafts leave out, and how often: where the share is lost.
+  const left = new Map<string, number>();
+  for (const f of figures) for (const leaf of f.unstated) left.set(leaf, (left.get(leaf) ?? 0) + 1);
+  const moot = figures.reduce((n, f) => n + f.moot, 0);
+  const mootStated = figures.reduce((n, f) => n + f.mootStated, 0);
   return {
     neighbours: figures.length,
     leaves,
     stated,
     statedPercent: pct(stated, leaves),
+    // Over the leaves the gateway serving the truth reads (test/support/moot.ts): what any probe could decide.
+    mootLeaves: moot,
+    statedOfReadPercent: pct(stated - mootStated, leaves - moot),
     lowestPercent: Math.min(...figures.map((f) => pct(f.stated, f.leaves))),
     wrongValues: figures.reduce((n, f) => n + f.wrong.length, 0),
     extraValues: figures.reduce((n, f) => n + f.extra.length, 0),
@@ -60,6 +68,7 @@ function share(proofs: NeighbourProof[], pick: (p: NeighbourProof) => DraftFigur
     contradictions: figures.reduce((n, f) => n + f.contradictions, 0),
     meanSeconds: Number((figures.reduce((n, f) => n + f.seconds, 0) / (figures.length || 1)).toFixed(1)),
     maxSeconds: Math.max(0, ...figures.map((f) => f.seconds)),
+    unstatedLeaves: Object.fromEntries([...left].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))),
   };
 }
 
@@ -119,6 +128,8 @@ function report(proofs: NeighbourProof[], started: number, loadBefore: number[])
       rule: p.rule,
       change: p.change,
       stated: `${p.discovery.stated}/${p.discovery.leaves}`,
+      unstated: p.discovery.unstated,
+      unstatedWithFrom: p.fromDiscovery?.unstated,
       statedWithFrom: p.fromDiscovery ? `${p.fromDiscovery.stated}/${p.fromDiscovery.leaves}` : undefined,
       wrong: p.discovery.wrong.length,
       wrongWithFrom: p.fromDiscovery?.wrong.length,
@@ -144,7 +155,7 @@ try {
     const f = p.fromDiscovery;
     console.log(
       `${String(done.length).padStart(3)}/${chosen.length} ${p.id}  ${p.change.slice(0, 60)}  stated ${p.discovery.stated}/${p.discovery.leaves}` +
-        `${f ? ` (--from ${f.stated})` : ''}  wrong ${p.discovery.wrong.length}${f ? `/${f.wrong.length}` : ''}  failed ${p.failed.length}` +
+        `${f ? ` (--from ${f.stated})` : ''}  moot ${p.discovery.moot}  wrong ${p.discovery.wrong.length}${f ? `/${f.wrong.length}` : ''}  failed ${p.failed.length}` +
         `${p.runError ? ' RUN STOPPED' : ''}${p.control?.length ? ` NOT SERVABLE (${p.control.length} with the truth)` : ''}${p.error ? `  ERROR ${p.error.split('\n')[0]}` : ''}` +
         `  ${p.discovery.seconds}${f ? `+${f.seconds}` : ''} s`,
     );
@@ -162,7 +173,7 @@ if (!partial) fs.writeFileSync(RESULT_FILE, `${JSON.stringify(r, null, 2)}\n`);
 console.log(
   `${r.totals.neighbours} neighbours (${r.totals.notServable.length} not servable, ${r.totals.errors.length} errors) over ${r.totals.points} points; ` +
     `wrong stated values ${r.discovery.wrongValues} (with --from ${r.withFrom?.wrongValues ?? '-'}); ` +
-    `stated ${r.discovery.statedPercent} % (with --from ${r.withFrom?.statedPercent ?? '-'} %); ` +
+    `stated ${r.discovery.statedPercent} % (with --from ${r.withFrom?.statedPercent ?? '-'} %), of the leaves not moot ${r.discovery.statedOfReadPercent} % (with --from ${r.withFrom?.statedOfReadPercent ?? '-'} %); ` +
     `failed checks ${r.totals.failedChecks} in ${r.totals.runsWithFailedChecks} runs, ${r.totals.runsStopped.length} runs stopped; ${r.wallSeconds} s; load ${r.loadAverage.join(' ')}` +
     `${partial ? '' : `; written to ${path.relative(KIT_ROOT, RESULT_FILE)}`}`,
 );

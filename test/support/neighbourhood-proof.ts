@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { leftOutPoints, statedAgreement } from '../../core/profile/agreement.js';
+import { leftOutPoints, profileLeafValues, statedAgreement } from '../../core/profile/agreement.js';
 import { completed, loadProfile } from '../../core/profile/load.js';
 import type { RunResult } from '../../core/model.js';
 import { KIT_ROOT } from '../../core/spec/paths.js';
@@ -20,6 +20,7 @@ import type { FromProfile } from '../../discover/from.js';
 import { canBind } from '../../engine/runner.js';
 import { type RunningGateway, startGateway } from '../../gateway/index.js';
 import { servedDiscovery } from './discover-served.js';
+import { mootRule } from './moot.js';
 import type { Neighbour } from './neighbourhood.js';
 
 type Json = Record<string, unknown>;
@@ -37,6 +38,11 @@ export interface DraftFigures {
   leaves: number;
   /** Of those, the leaves the draft states (a point not marked UNKNOWN). */
   stated: number;
+  /** The truth's leaves the draft leaves out. */
+  unstated: string[];
+  /** Leaves of the truth the gateway serving it never reads (test/support/moot.ts), and how many of them are stated. */
+  moot: number;
+  mootStated: number;
   wrong: WrongValue[];
   /** Stated leaves the truth does not have (an optional key the truth leaves out, such as a message pinned). */
   extra: { leaf: string; stated: unknown }[];
@@ -80,12 +86,27 @@ export function draftFigures(found: DiscoveryResult, truth: Json): DraftFigures 
     unstated = leftOutPoints(found.profile, completed(found.profile).unstated);
   } catch (e) {
     // A draft the format cannot complete states nothing the proof can compare: its problems say why.
-    return { leaves: 0, stated: 0, wrong: [], extra: [], ...base, problems: [...found.problems, (e as Error).message] };
+    return {
+      leaves: 0,
+      stated: 0,
+      unstated: [],
+      moot: 0,
+      mootStated: 0,
+      wrong: [],
+      extra: [],
+      ...base,
+      problems: [...found.problems, (e as Error).message],
+    };
   }
   const a = statedAgreement(truth, found.profile, unstated);
+  const moot = [...profileLeafValues(truth).keys()].filter((leaf) => mootRule(truth, leaf));
+  const mootLeft = a.notStated.filter((leaf) => mootRule(truth, leaf)).length;
   return {
     leaves: a.leaves,
     stated: a.stated,
+    unstated: a.notStated,
+    moot: moot.length,
+    mootStated: moot.length - mootLeft,
     wrong: a.wrong.map((w) => ({ leaf: w.path, stated: w.received, truth: w.expected })),
     extra: a.added.map((leaf) => ({ leaf, stated: undefined })),
     ...base,
@@ -200,6 +221,9 @@ export async function proveNeighbour(nb: Neighbour, dir: string, withFrom: boole
     const empty = {
       leaves: 0,
       stated: 0,
+      unstated: [],
+      moot: 0,
+      mootStated: 0,
       wrong: [],
       extra: [],
       problems: [],

@@ -1,0 +1,74 @@
+/**
+ * Leaves of a truth the reference gateway serving it never reads: another value there changes no answer, so no probe
+ * of any discovery can decide them, and a draft leaving them out loses nothing a run could judge. The neighbourhood
+ * proof reports the share of stated leaves both over every leaf of the truth and over the leaves not moot; each rule
+ * names the format's own statement (schemas/profile.schema.json) and the gateway code that makes the leaf moot, and
+ * test/discover/moot.test.ts serves a truth and its variant with the leaf changed to show the answers agree.
+ */
+type Json = Record<string, unknown>;
+
+/** A condition of a truth under which some of its leaves are never read by the reference gateway. */
+export interface MootRule {
+  id: string;
+  /** The leaves (dotted paths, as core/profile/agreement.ts `profileLeafValues` names them) the rule makes moot. */
+  leaves: RegExp;
+  /** Whether the truth makes `leaf` (one the pattern matches) moot. */
+  when(truth: Json, leaf: string): boolean;
+  /** The format's statement and the gateway code behind it. */
+  why: string;
+}
+
+const at = (v: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), v);
+
+/** The rules, each a condition of the format's own semantics. */
+export const MOOT_RULES: readonly MootRule[] = [
+  {
+    id: 'cookieNameNeverRead',
+    leaves: /^fields\.antifraudTokenCookie$/,
+    when: () => true,
+    why: "the reference gateway reads no field under the profile's cookie name: its checkout page echoes every submitted field as a hidden input whatever the name (gateway/ops/checkout.ts submittedEntries), and no operation reads the field",
+  },
+  {
+    id: 'mediaTypesWhenBothAccepted',
+    leaves: /^requestMedia\.types\./,
+    when: (t) => at(t, 'requestMedia.acceptOther') === true,
+    why: '`acceptOther: true`: "the gateway also accepts a body in the other media type for every operation"; gateway/pipeline.ts parseBody reads `types` only when acceptOther is false',
+  },
+  {
+    id: 'missingHeaderKindWithoutHeaders',
+    leaves: /^requestHeaders\.onMissing$/,
+    when: (t) => Object.keys((at(t, 'requestHeaders.headers') as Json | undefined) ?? {}).length === 0,
+    why: '`headers: {}` = "no extra header": no request can lack one, so the kind of such a request is never answered (gateway/pipeline.ts headerProblem)',
+  },
+  {
+    id: 'heldStateWithoutTriggers',
+    leaves:
+      /^(statusValues\.(order_status|payment_status)\.pendingReview|payments\.resultInfo\.pendingReview\.(code|message)|payments\.risk\.action\.pendingReview|payments\.risk\.checkStatus\.fail|transitions\.afterAuthorise\.pendingReview)$/,
+    when: (t) => at(t, 'review.triggers') === null,
+    why: '`review.triggers: null` = nothing holds a payment: gateway/ops/payment.ts runs only the passing screening check, so no payment is ever pendingReview and no check fails',
+  },
+  {
+    id: 'notFoundWithoutFailureItems',
+    leaves: /^statusValues\.query_result\.notFound$/,
+    when: (t) => at(t, 'selection.retrievalTrans.unmatched') !== 'failureItem',
+    why: 'query_result `notFound` marks "an item of a value matching nothing", which only `unmatched: failureItem` answers (gateway/ops/selection.ts pick)',
+  },
+  {
+    id: 'combineWithOneSelectingField',
+    leaves: /^selection\.[A-Za-z]+\.combine$/,
+    when: (t, leaf) => ((at(t, `selection.${leaf.split('.')[1]}.fields`) as unknown[] | undefined)?.length ?? 0) < 2,
+    why: '`combine` joins two selecting fields: with one field (`selection.<op>.fields`) no request gives two (gateway/ops/selection.ts selectors)',
+  },
+  {
+    id: 'envelopeFailureWhenItemsFailInside',
+    leaves: /^statusValues\.return_status\.failure$/,
+    when: (t) => at(t, 'batch.envelopeOnItemFailure') !== 'failure',
+    why: 'the envelope failure value is answered only under `batch.envelopeOnItemFailure: failure` (gateway/ops/batch.ts); refusals carry their own bodies (errors.bodies)',
+  },
+];
+
+/** Whether a leaf of the truth is moot, and by which rule. */
+export function mootRule(truth: Json, leaf: string): MootRule | undefined {
+  return MOOT_RULES.find((r) => r.leaves.test(leaf) && r.when(truth, leaf));
+}
