@@ -70,6 +70,11 @@ export interface NeighbourProof {
   error?: string;
 }
 
+/** The figures of a draft that states nothing the proof can compare. */
+function nothingStated(): Omit<DraftFigures, 'problems' | 'contradictions' | 'requests' | 'seconds'> {
+  return { leaves: 0, stated: 0, unstated: [], moot: 0, mootStated: 0, wrong: [], extra: [] };
+}
+
 /**
  * The figures of a draft against the truth, by the proof's one rule (core/profile/agreement.ts `statedAgreement`, the
  * one test/discover/proof.test.ts holds the personalities to): stated leaves, wrong ones, added ones.
@@ -86,17 +91,7 @@ export function draftFigures(found: DiscoveryResult, truth: Json): DraftFigures 
     unstated = leftOutPoints(found.profile, completed(found.profile).unstated);
   } catch (e) {
     // A draft the format cannot complete states nothing the proof can compare: its problems say why.
-    return {
-      leaves: 0,
-      stated: 0,
-      unstated: [],
-      moot: 0,
-      mootStated: 0,
-      wrong: [],
-      extra: [],
-      ...base,
-      problems: [...found.problems, (e as Error).message],
-    };
+    return { ...nothingStated(), ...base, problems: [...found.problems, (e as Error).message] };
   }
   const a = statedAgreement(truth, found.profile, unstated);
   const moot = [...profileLeafValues(truth).keys()].filter((leaf) => mootRule(truth, leaf));
@@ -218,19 +213,7 @@ export async function proveNeighbour(nb: Neighbour, dir: string, withFrom: boole
     }
     return proof;
   } catch (e) {
-    const empty = {
-      leaves: 0,
-      stated: 0,
-      unstated: [],
-      moot: 0,
-      mootStated: 0,
-      wrong: [],
-      extra: [],
-      problems: [],
-      contradictions: 0,
-      requests: 0,
-      seconds: 0,
-    };
+    const empty = { ...nothingStated(), problems: [], contradictions: 0, requests: 0, seconds: 0 };
     return {
       id,
       personality,
