@@ -96,7 +96,7 @@ export class Session {
   readonly config: RunConfigView;
   /** Fields found to select records (the selection row), for the queries of later rows. */
   readonly selecting: Partial<Record<SelectingOperation, string[]>> = {};
-  /** Every 2xx answer holding a body of fields, with its operation: what the listed-fields row reads. */
+  /** Every 2xx answer holding a body of fields, with its operation: what the responseFields row reads. */
   readonly answers: { operation: OperationKey; exchange: Exchange }[] = [];
   /** Requests sent so far. */
   requests = 0;

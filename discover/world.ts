@@ -100,6 +100,12 @@ export function selectingField(s: Session, op: SelectingOperation): string {
   return fields?.includes('transaction_id') ? 'transaction_id' : (fields?.[0] ?? 'transaction_id');
 }
 
+/** A value of a selecting field that matches no record (the `i`-th of several distinct ones). */
+export function unmatchedValue(field: string, i = 0): string {
+  if (field === 'order_no') return i ? `PAGI-DISCOVERY-NONE-${i}` : 'PAGI-DISCOVERY-NONE';
+  return `T${String(i).padStart(13, '0')}`;
+}
+
 /**
  * Query payments by transaction id; the order records by transaction id. Before the selection row has found how a
  * query lists several values, each payment is queried alone: a separator guessed would select nothing.

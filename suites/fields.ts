@@ -5,6 +5,7 @@
  * (`verifyFields`), so a renamed field breaks loudly instead of being silently ignored.
  */
 import type { SpecModel } from '../core/spec/load.js';
+import { TOKEN_FIELDS } from '../core/spec/terms.js';
 import { declaredNames, expand, schemasAt, schemaRoot } from '../core/spec/schema-walk.js';
 
 /** Single fields, each with the operation whose request or response schema declares it. */
@@ -22,8 +23,8 @@ export const FIELD = {
   threeDsRequest: 'open3d',
   threeDsResult: 'threeds_result',
   is3ds: 'is3ds',
-  tokenFlag: 'token_flag',
-  tokenId: 'token_id',
+  tokenFlag: TOKEN_FIELDS.flag,
+  tokenId: TOKEN_FIELDS.id,
   subscription: 'subscription',
   shopperEmail: 'shopper_email',
   notifyUrl: 'notify_url',

@@ -29,6 +29,11 @@ export function pairedLeaves(value: unknown, other: unknown, pointer = '', out: 
   return out;
 }
 
+/** Whether the spec's echo rule excepts the field at `pointer` (an excepted field or one below it). */
+export function echoExcepted(except: readonly string[], pointer: string): boolean {
+  return except.some((e) => pointer === e || pointer.startsWith(`${e}/`));
+}
+
 /** The normalisations a profile may declare for an echoed field (`responseFields.echoNormalised[].as`). */
 export const NORMALISATIONS = ['caseInsensitive', 'number', 'trimmed'] as const;
 

@@ -7,6 +7,7 @@ import type { OperationKey } from '../model.js';
 import type { SpecModel } from './load.js';
 import { pointerOf } from './pointer.js';
 import { declaredNames, expand, itemSchemas, propertySchemas, type SchemaAt, schemaRoot } from './schema-walk.js';
+import { TOKEN_FIELDS } from './terms.js';
 import { SpecError } from '../types/errors.js';
 
 /** A listed field left out of an answer: where, and the requirement its absence falls under. */
@@ -27,22 +28,21 @@ export function omittedKey(path: readonly (string | number)[]): string {
 /**
  * The fields the response schema lists that an answer leaves out, at every object the answer holds. Not listed here:
  * fields the schema requires (schema validation reports them), fields the response echoes from its request (judged by
- * the echo rules), the top level of an echoing response, result groups a payment asks for (`x-pagi.results`) and the
- * names in `alsoGrouped`, properties the schema types without the document listing them (`x-pagi: {listed: false}`)
+ * the echo rules), the top level of an echoing response, result groups a payment asks for (`x-pagi.results`), a
+ * `token_id` the request did not ask for (its `token_flag` is not the profile's `tokenRequestValue`; PAGI-PAY-010
+ * judges one asked for), properties the schema types without the document listing them (`x-pagi: {listed: false}`)
  * and the `omitted` keys (`omittedKey` paths).
  */
 export function absentListedFields(
   spec: SpecModel,
   operation: OperationKey,
   instance: Record<string, unknown>,
-  options: { omitted?: ReadonlySet<string>; alsoGrouped?: readonly string[] } = {},
+  options: { request: Record<string, unknown>; tokenRequestValue: string; omitted?: ReadonlySet<string> },
 ): AbsentField[] {
   const op = spec.operations.get(operation);
   if (!op) throw new SpecError(`spec: no operation ${operation}`);
-  const grouped = new Set([
-    ...Object.values(spec.results).flatMap((g) => [...g.payment, ...g.query]),
-    ...(options.alsoGrouped ?? []),
-  ]);
+  const grouped = new Set(Object.values(spec.results).flatMap((g) => [...g.payment, ...g.query]));
+  if (options.request[TOKEN_FIELDS.flag] !== options.tokenRequestValue) grouped.add(TOKEN_FIELDS.id);
   const omitted = options.omitted ?? new Set<string>();
   const out: AbsentField[] = [];
   const walk = (v: unknown, ats: SchemaAt[], echoed: SchemaAt[], path: (string | number)[]) => {

@@ -63,3 +63,6 @@ export interface Requirement {
  * bisection lengthens (the document's `note`).
  */
 export const LONG_FIELD = 'note';
+
+/** The direct payment's field asking for a token, and the answer's field carrying it (the document's words). */
+export const TOKEN_FIELDS = { flag: 'token_flag', id: 'token_id' } as const;

@@ -18,7 +18,7 @@ import {
   type SeenRefusal,
 } from '../context.js';
 import type { SendOptions, Session } from '../session.js';
-import { selectingField } from '../world.js';
+import { selectingField, unmatchedValue } from '../world.js';
 import { items, kindOf, KINDS, LONE_SURROGATE } from './errors.js';
 import { isBatchOperation, isSelectingOperation, operationSet } from '../../core/spec/operations.js';
 import { isSelecting, type SelectingOperation } from '../../core/profile/operations.js';
@@ -294,9 +294,7 @@ async function fieldPairs(p: PrecedenceProbe): Promise<void> {
 function unmatchedSelection(s: Session, op: SelectingOperation, count: number): Record<string, string> {
   const field = selectingField(s, op);
   const sep = s.draft.get<string>(`selection.${op}.listSeparator`) ?? ',';
-  const values = Array.from({ length: count }, (_, i) =>
-    field === 'order_no' ? `PAGI-DISCOVERY-NONE-${i}` : `T9${String(i).padStart(12, '0')}`,
-  );
+  const values = Array.from({ length: count }, (_, i) => unmatchedValue(field, i));
   return { [field]: values.join(sep) };
 }
 

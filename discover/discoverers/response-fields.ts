@@ -12,7 +12,13 @@
  */
 import { sentBody } from '../../core/codecs/sent-body.js';
 import type { Exchange, OperationKey } from '../../core/model.js';
-import { NORMALISATIONS, type Normalisation, pairedLeaves, sameNormalised } from '../../core/spec/echo.js';
+import {
+  echoExcepted,
+  NORMALISATIONS,
+  type Normalisation,
+  pairedLeaves,
+  sameNormalised,
+} from '../../core/spec/echo.js';
 import { absentListedFields } from '../../core/spec/listed-fields.js';
 import { operationSet } from '../../core/spec/operations.js';
 import { answerOf, didWork } from '../answers.js';
@@ -20,10 +26,12 @@ import type { Discoverer } from '../context.js';
 import type { Session } from '../session.js';
 
 type Body = Record<string, unknown>;
+/** An answer of the run in which its operation did its work, with the body sent. */
+type Working = { operation: OperationKey; exchange: Exchange; body: Body; sent: Body };
 
 /** The answers of the run in which an operation did its work, with the body sent. */
-function workingAnswers(s: Session): { operation: OperationKey; exchange: Exchange; body: Body; sent: Body }[] {
-  const out: { operation: OperationKey; exchange: Exchange; body: Body; sent: Body }[] = [];
+function workingAnswers(s: Session): Working[] {
+  const out: Working[] = [];
   for (const { operation, exchange } of s.answers) {
     const a = answerOf(exchange);
     if (a?.body && didWork(s.spec, s.work, operation, a))
@@ -33,14 +41,15 @@ function workingAnswers(s: Session): { operation: OperationKey; exchange: Exchan
 }
 
 /** Per operation, the listed fields no working answer held (`omittedKey` paths), and how many answers were read. */
-export function neverAnswered(s: Session): Map<OperationKey, { keys: string[]; answers: number }> {
+function neverAnswered(
+  s: Session,
+  working: readonly Working[],
+): Map<OperationKey, { keys: string[]; answers: number }> {
   const out = new Map<OperationKey, { keys: string[]; answers: number }>();
-  const token = s.work.payments.token.requestValue;
-  for (const { operation, body, sent } of workingAnswers(s)) {
+  const tokenRequestValue = s.work.payments.token.requestValue;
+  for (const { operation, body, sent } of working) {
     const absent = new Set(
-      absentListedFields(s.spec, operation, body, {
-        alsoGrouped: sent.token_flag === token ? [] : ['token_id'],
-      }).map((f) => f.key),
+      absentListedFields(s.spec, operation, body, { request: sent, tokenRequestValue }).map((f) => f.key),
     );
     const seen = out.get(operation);
     if (!seen) out.set(operation, { keys: [...absent], answers: 1 });
@@ -52,9 +61,9 @@ export function neverAnswered(s: Session): Map<OperationKey, { keys: string[]; a
   return out;
 }
 
-function omitted(s: Session): void {
+function omitted(s: Session, working: readonly Working[]): void {
   const d = s.draft;
-  const seen = neverAnswered(s);
+  const seen = neverAnswered(s, working);
   const ops = operationSet(s.spec, 'fieldResponse');
   const value: Partial<Record<OperationKey, string[]>> = {};
   for (const op of ops) {
@@ -81,13 +90,14 @@ function fieldPattern(pointer: string): string {
   return pointer.replace(/\/[0-9]+(?=\/|$)/g, '/*');
 }
 
-function echoes(s: Session): void {
+function echoes(s: Session, working: readonly Working[]): void {
   const d = s.draft;
   const echoing = operationSet(s.spec, 'fieldResponse').filter((op) => s.spec.operations.get(op)?.echoDeep);
+  if (!echoing.length) return;
   // A request repeating an idempotency key is answered with the first request's result: only first uses echo.
   const key = s.work.payout.idempotencyKey;
   const used = new Set<unknown>();
-  const answers = workingAnswers(s).filter((a) => {
+  const answers = working.filter((a) => {
     if (!echoing.includes(a.operation)) return false;
     const k = a.sent[key];
     if (k === undefined) return true;
@@ -95,7 +105,6 @@ function echoes(s: Session): void {
     used.add(k);
     return true;
   });
-  if (!echoing.length) return;
   if (!answers.length) {
     d.unknown('responseFields.echoNormalised', `${echoing.join(', ')} never did its work: no echo was seen`);
     return;
@@ -107,7 +116,7 @@ function echoes(s: Session): void {
   for (const { operation, body, sent, exchange } of answers) {
     const except = s.spec.operations.get(operation)!.echoDeep!.except;
     for (const { pointer, value, other } of pairedLeaves(sent, body)) {
-      if (except.some((e) => pointer === e || pointer.startsWith(`${e}/`))) continue;
+      if (echoExcepted(except, pointer)) continue;
       leaves++;
       if (other === value) continue;
       const field = fieldPattern(pointer);
@@ -143,8 +152,9 @@ function echoes(s: Session): void {
 }
 
 async function run(s: Session): Promise<void> {
-  omitted(s);
-  echoes(s);
+  const working = workingAnswers(s);
+  omitted(s, working);
+  echoes(s, working);
 }
 
 /** `responseFields.omitted` and `responseFields.echoNormalised`, from every working answer of the run. */

@@ -130,7 +130,7 @@ function stateLists(
     else if (UNSIGNED_BY_DEFAULT.includes(op)) {
       // Optional lists: absent, the operation's answers are not signed.
       d.remove(`signature.response.fields.${op}`, `no answer of ${op} carried encryption_data`);
-      // Its answers then carry no encryption_data: responseFields.omitted says so (the listedFields row).
+      // Its answers then carry no encryption_data: responseFields.omitted says so (the responseFields row).
       delete defaults[op];
     } else
       d.unknown(

@@ -8,7 +8,7 @@ import type { Exchange } from '../../core/model.js';
 import { answerOf, isRefusal } from '../answers.js';
 import { attempt, textAt, type Discoverer, type Facts, type Payment } from '../context.js';
 import type { Session } from '../session.js';
-import { batch, itemOf, pay } from '../world.js';
+import { batch, itemOf, pay, unmatchedValue } from '../world.js';
 import type { SelectingOperation } from '../../core/profile/operations.js';
 import { operationSet, recordSource, selectionResults } from '../../core/spec/operations.js';
 
@@ -80,7 +80,7 @@ async function discoverOne(s: Session, facts: Facts, op: SelOp, p1: Payment, p2:
   if (none.refusal) d.set(at('whenAbsent'), 'refuse', s.evidence(none.x, 'no selecting field'));
   else d.set(at('whenAbsent'), 'latest', s.evidence(none.x, 'no selecting field'));
   // A value matching nothing, alone and with one that matches.
-  const unknownValue = field === 'order_no' ? 'PAGI-DISCOVERY-NONE' : 'T0000000000000';
+  const unknownValue = unmatchedValue(field);
   const alone = await select(s, op, { [field]: unknownValue });
   if (alone.refusal) {
     d.set(at('unmatched'), 'unknownRecordIfNone', s.evidence(alone.x, 'a value matching nothing'));

@@ -21,7 +21,7 @@ import {
   statusValues,
   text,
 } from '../observe.js';
-import { echoNormalisation, pairedLeaves, sameNormalised } from '../../core/spec/echo.js';
+import { echoExcepted, echoNormalisation, pairedLeaves, sameNormalised } from '../../core/spec/echo.js';
 import { shownValues } from '../../core/spec/schema-walk.js';
 import { refusalInBody, requirementFor, sentBody } from './common.js';
 import { inputText } from './media.js';
@@ -101,11 +101,10 @@ export const payoutEchoesRequest = onlyOnSuccess(
       const response = responseObject(o.main, ctx.spec);
       if (!response) return notDecodable;
       const sent = sentBody(o.main);
-      const excepted = (p: string) => rule.except.some((e) => p === e || p.startsWith(`${e}/`));
       // Read once, before the walk: the profile's setting applies whether or not a field differs.
       const rules = ctx.profile.responseFields?.echoNormalised;
       for (const { pointer, value: expected, other: got } of pairedLeaves(sent, response)) {
-        if (got === expected || excepted(pointer)) continue;
+        if (got === expected || echoExcepted(rule.except, pointer)) continue;
         const normalised = echoNormalisation(rules, pointer);
         if (!(normalised && sameNormalised(normalised, expected, got))) {
           const how = normalised ? ` (compared ${normalised}, as the profile says)` : '';

@@ -236,20 +236,17 @@ function omittedFields(ctx: CheckContext, operation: OperationKey): Set<string> 
   return new Set(ctx.profile.responseFields?.omitted?.[operation] ?? []);
 }
 
-/**
- * The listed fields an answer leaves out (core/spec/listed-fields.ts), less those the profile declares omitted; a
- * token_id answers a request asking for a token (the profile's token_flag value), and PAGI-PAY-010 judges it then.
- */
+/** The listed fields an answer leaves out (core/spec/listed-fields.ts), less those the profile declares omitted. */
 function absentListedFields(
   ctx: CheckContext,
   operation: OperationKey,
   instance: Record<string, unknown>,
   request: Record<string, unknown>,
 ): AbsentField[] {
-  const tokenAsked = request[FIELD.tokenFlag] === ctx.profile.payments.token.requestValue;
   return listedFieldsAbsent(ctx.spec, operation, instance, {
+    request,
+    tokenRequestValue: ctx.profile.payments.token.requestValue,
     omitted: omittedFields(ctx, operation),
-    alsoGrouped: tokenAsked ? [] : [FIELD.tokenId],
   });
 }
 

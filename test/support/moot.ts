@@ -5,6 +5,8 @@
  * names the format's own statement (schemas/profile.schema.json) and the gateway code that makes the leaf moot, and
  * test/discover/moot.test.ts serves a truth and its variant with the leaf changed to show the answers agree.
  */
+import { valueAt } from '../../core/spec/pointer.js';
+
 type Json = Record<string, unknown>;
 
 /** A condition of a truth under which some of its leaves are never read by the reference gateway. */
@@ -18,8 +20,8 @@ export interface MootRule {
   why: string;
 }
 
-const at = (v: unknown, path: string): unknown =>
-  path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), v);
+/** The value at a dotted path of a profile. */
+const at = (v: unknown, path: string): unknown => valueAt(v, path.split('.'));
 
 /** The rules, each a condition of the format's own semantics. */
 export const MOOT_RULES: readonly MootRule[] = [
