@@ -146,6 +146,11 @@ export interface Refusal {
   lost?: true;
 }
 
+/** Whether a refusal form carries the kind's HTTP status (an HTTP error), not HTTP 200 with the refusal in the body. */
+export function isHttpForm(form: Refusal['form']): boolean {
+  return form === 'httpError' || form === 'httpFailureType';
+}
+
 /** Whether a request was refused by an answer (not merely left without one). */
 export function isRefusal(r: Refusal | undefined): r is Refusal {
   return r !== undefined && !r.lost;

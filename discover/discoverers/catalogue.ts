@@ -6,7 +6,7 @@
  */
 import type { OperationKey } from '../../core/model.js';
 import type { ErrorKind } from '../../core/profile/load.js';
-import { fitBodyTemplate, fitTemplate, type TemplateValues } from '../answers.js';
+import { fitBodyTemplate, fitTemplate, isHttpForm, type TemplateValues } from '../answers.js';
 import {
   attempt,
   isWrongSignature,
@@ -528,6 +528,14 @@ function wordingOf(s: Session, kind: ErrorKind, refusals: ReadonlyMap<OperationK
   const own = seenByOp.find(([, list]) => key(list[0]!) === common)![1][0]!;
   d.set(`errors.kinds.${kind}.code`, own.code, `${counts.get(common)} operations: ${own.evidence}`);
   if (pinned !== 'prefix') d.set(`errors.kinds.${kind}.message`, own.message ?? '', own.evidence);
+  // The kind's HTTP status (one for every operation): shown by an operation of the common wording refusing as an
+  // HTTP error, where every such operation showed the same.
+  const http = seenByOp.flatMap(([, list]) =>
+    key(list[0]!) === common && isHttpForm(list[0]!.form) ? [list[0]!] : [],
+  );
+  const statusPath = `errors.kinds.${kind}.status`;
+  if (!d.has(statusPath) && http.length && http.every((r) => r.status === http[0]!.status))
+    d.set(statusPath, http[0]!.status, `${http.length} operations: ${http[0]!.evidence}`);
   for (const [op, list] of seenByOp) {
     const r = list[0]!;
     if (key(r) === common) continue;
@@ -591,7 +599,7 @@ function decideKinds(s: Session, facts: Facts): void {
     for (const r of seenList) byCode.set(r.code!, (byCode.get(r.code!) ?? 0) + 1);
     const top = [...byCode].sort((a, b) => b[1] - a[1])[0]![0];
     const first = seenList.find((r) => r.code === top)!;
-    const http = seenList.find((r) => r.form === 'httpError' || r.form === 'httpFailureType');
+    const http = seenList.find((r) => isHttpForm(r.form));
     if (http) d.set(`errors.kinds.${kind}.status`, http.status, http.evidence);
     else
       d.unknown(

@@ -235,6 +235,8 @@ async function refundFaults(p: ItemProbe): Promise<Batch> {
     // The states' own refusals alone (an approved payment, a cancelled one): the codes the pairs are told apart from.
     itemOf(a1, { refund_amount: '1.00', refund_reason: 'discovery' }),
     itemOf(x1, { refund_amount: '1.00', refund_reason: 'discovery' }),
+    // Ill-formed and of another amount than the payment's (an ill-formed refund_amount asks for no bound).
+    itemOf(c1, { refund_amount: 'ten', amount: amountOf(cents(c1.amount) + 100), refund_reason: 'discovery' }),
   ]);
   const [r1, r2, rOver] = ref.results;
   // A refund above the remainder names its failure only where a refund of 1.00 of the same payment answered otherwise:
@@ -301,6 +303,7 @@ function checkOrderOf(p: ItemProbe, cap: Batch, can: Batch, ref: Batch): void {
     // An ill-formed currency is also another currency than the payment's: which of the two is checked first.
     { a: 'invalidItem', b: 'currencyMismatch', r: rInvalidOver },
     { a: 'invalidItem', b: 'currencyMismatch', r: rInvalidState },
+    { a: 'invalidItem', b: 'amountMismatch', r: ref.results[11] },
   ];
   const decided = pairs.flatMap((q) => {
     const aCode = q.aCode ?? named[q.a];

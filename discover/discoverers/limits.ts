@@ -9,6 +9,8 @@ import { attempt, noteKind, seen, type Discoverer, type Facts } from '../context
 import type { Session } from '../session.js';
 import { kindOf } from './errors.js';
 import { NoAnswerAtSize as Lost } from '../../core/types/errors.js';
+import type { OperationKey } from '../../core/model.js';
+import { isHttpForm } from '../answers.js';
 
 const MAX = 16 * 1024 * 1024;
 
@@ -19,14 +21,18 @@ const MAX = 16 * 1024 * 1024;
 const PAD_FIELD = 4000;
 
 /**
- * A signed capture body of exactly `bytes` bytes (padding fields of at most PAD_FIELD characters, then one shorter),
- * in the capture's media.
+ * A signed body of `op` (the capture by default) of exactly `bytes` bytes (padding fields of at most PAD_FIELD
+ * characters, then one shorter), in the operation's media.
  */
-function sized(s: Session, bytes: number): { body: Record<string, unknown>; raw: string } {
-  const body = s.body('capture');
-  const sig = s.signatureOf(s.work.signature, 'capture', body);
+function sized(
+  s: Session,
+  bytes: number,
+  op: OperationKey = 'capture',
+): { body: Record<string, unknown>; raw: string } {
+  const body = s.body(op);
+  const sig = s.signatureOf(s.work.signature, op, body);
   const signed = { ...body, ...(sig !== undefined ? { encryption_data: sig } : {}) };
-  const media = s.work.requestMedia.types.capture;
+  const media = s.work.requestMedia.types[op];
   const encode = (b: Record<string, unknown>) => (media === 'json' ? JSON.stringify(b) : encodeForm(b));
   // The padding goes last and is ASCII: one byte per character. Full fields first, then one field taking the rest;
   // a field adds its key and value with a separator (JSON: two pairs of quotes, a colon and a comma; a form: = and &).
@@ -69,7 +75,8 @@ async function run(s: Session, facts: Facts): Promise<void> {
     return true;
   };
   try {
-    await bisect(s, tooLarge, () => lastEvidence);
+    const refusedAt = await bisect(s, tooLarge, () => lastEvidence);
+    if (refusedAt !== undefined) await httpStatusElsewhere(s, facts, refusedAt);
   } catch (e) {
     if (!(e instanceof Lost)) throw e;
     d.unknown(
@@ -82,10 +89,37 @@ async function run(s: Session, facts: Facts): Promise<void> {
 }
 
 /**
- * Powers of two until a body is refused, then bisection to the byte; the limit is stated only when the boundary
- * holds when sent again (`lo` taken, `lo + 1` refused), otherwise left undecided.
+ * The kind's HTTP status, when every capture refusal of a body too large came in an HTTP 200 body (the capture
+ * refuses in its body): a body of a size the capture refused, sent once to the first operation a wrong signature
+ * showed refusing as an HTTP error. Its answer counts only when it carries the code the capture's refusals did.
  */
-async function bisect(s: Session, tooLarge: (bytes: number) => Promise<boolean>, evidence: () => string) {
+async function httpStatusElsewhere(s: Session, facts: Facts, bytes: number): Promise<void> {
+  const seenList = facts.kinds.bodyTooLarge ?? [];
+  const code = seenList[0]?.code;
+  if (code === undefined || seenList.some((r) => isHttpForm(r.form))) return;
+  const op = [...s.spec.operations.keys()].find((o) => {
+    const w = facts.wrongSignature[o];
+    return w !== undefined && isHttpForm(w.form) && w.format !== 'html';
+  });
+  if (!op) return;
+  const { raw } = sized(s, bytes, op);
+  const contentType =
+    s.work.requestMedia.types[op] === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+  const r = await attempt(s, op, {}, { rawBody: raw, contentType, sign: false });
+  if (r.refusal && !r.refusal.lost && isHttpForm(r.refusal.form) && r.refusal.code === code)
+    noteKind(facts, 'bodyTooLarge', seen(s, op, r.x, r.refusal, {}));
+}
+
+/**
+ * Powers of two until a body is refused, then bisection to the byte; the limit is stated only when the boundary
+ * holds when sent again (`lo` taken, `lo + 1` refused), otherwise left undecided. The smallest size refused, when
+ * one was.
+ */
+async function bisect(
+  s: Session,
+  tooLarge: (bytes: number) => Promise<boolean>,
+  evidence: () => string,
+): Promise<number | undefined> {
   const d = s.draft;
   let lo = 0;
   let hi = 0;
@@ -104,7 +138,7 @@ async function bisect(s: Session, tooLarge: (bytes: number) => Promise<boolean>,
       evidence(),
     );
     d.unknown('errors.kinds.bodyTooLarge', 'no body discovery sent was too large: the kind never showed');
-    return;
+    return undefined;
   }
   // The limit is most often a round size: the largest multiple of 4 KiB taken first, then to the byte.
   const page = 4096;
@@ -132,9 +166,10 @@ async function bisect(s: Session, tooLarge: (bytes: number) => Promise<boolean>,
       undefined,
       evidence(),
     );
-    return;
+    return hi;
   }
   d.set('limits.maxBodyBytes', lo, `to the byte: ${lo} bytes taken and ${hi} refused, each twice: ${evidence()}`);
+  return hi;
 }
 
 export const limitsDiscoverer: Discoverer = {

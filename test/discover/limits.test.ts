@@ -18,21 +18,28 @@ import { errorsDiscoverer } from '../../discover/discoverers/errors.js';
 import { fieldLengthDiscoverer } from '../../discover/discoverers/field-length.js';
 import { paymentsDiscoverer } from '../../discover/discoverers/payments.js';
 import { limitsDiscoverer } from '../../discover/discoverers/limits.js';
+import { catalogueDiscoverer } from '../../discover/discoverers/catalogue.js';
 import { signatureDiscoverer } from '../../discover/discoverers/signature.js';
 import { tempDir } from '../support/temp.js';
 
 const dir = tempDir('pagi-discover-limits-');
 const closing: (() => Promise<unknown>)[] = [];
+let gateways = 0;
 afterAll(async () => {
   await Promise.all(closing.map((c) => c()));
 });
 
-async function gatewayWithLimit(bytes: number, fieldLength?: number): Promise<RunningGateway> {
+async function gatewayWithLimit(
+  bytes: number,
+  fieldLength?: number,
+  change: (p: Record<string, any>) => void = () => {},
+): Promise<RunningGateway> {
   const p = parse(fs.readFileSync(path.join(SPEC_DIR, 'profiles', 'reference.yaml'), 'utf8'));
   p.name = 'limit-neighbour';
   p.limits.maxBodyBytes = bytes;
   if (fieldLength) p.limits.maxFieldLength = fieldLength;
-  const file = path.join(dir, `limit-${bytes}-${fieldLength}.yaml`);
+  change(p);
+  const file = path.join(dir, `limit-${bytes}-${fieldLength}-${++gateways}.yaml`);
   fs.writeFileSync(file, stringify(p));
   const gw = await startGateway({ port: 0, host: '127.0.0.1', profile: file });
   closing.push(() => gw.close());
@@ -58,7 +65,7 @@ async function droppingProxy(target: string, drop: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function discover(gw: RunningGateway, baseUrl: string, fields = false) {
+function discover(gw: RunningGateway, baseUrl: string, fields = false, catalogue = false) {
   const account = gw.config.merchants[0]!.accounts[0]!;
   return discoverProfile({
     baseUrl,
@@ -76,6 +83,7 @@ function discover(gw: RunningGateway, baseUrl: string, fields = false) {
       errorsDiscoverer,
       limitsDiscoverer,
       ...(fields ? [paymentsDiscoverer, fieldLengthDiscoverer] : []),
+      ...(catalogue ? [catalogueDiscoverer] : []),
     ],
   });
 }
@@ -102,6 +110,48 @@ describe('the size limit', () => {
     expect(limit.unknown).toMatch(/lost without an answer/);
     expect(limit.value).toBeUndefined();
     expect(found.points.find((p) => p.path === 'errors.kinds.bodyTooLarge.status' && !p.unknown)).toBeUndefined();
+  });
+});
+
+describe('the HTTP status of a body too large where the capture refuses in an HTTP 200 body', () => {
+  const inBody = (ops: readonly string[]) => (p: Record<string, any>) => {
+    for (const op of ops) p.errors.refusalForms[op] = ['statusInBody'];
+  };
+  const status = (found: Awaited<ReturnType<typeof discover>>) =>
+    found.points.find((p) => p.path === 'errors.kinds.bodyTooLarge.status');
+
+  it('is read from the first operation refusing as an HTTP error, sent a body of a size the capture refused', {
+    timeout: 120_000,
+  }, async () => {
+    const gw = await gatewayWithLimit(300_001, undefined, (p) => {
+      inBody(['capture', 'review', 'cancel', 'refund'])(p);
+      p.errors.kinds.bodyTooLarge.status = 431;
+    });
+    const point = status(await discover(gw, gw.baseUrl, false, true));
+    expect(point?.unknown).toBeUndefined();
+    expect(point?.value).toBe(431);
+    expect(point?.evidence).toMatch(/POST \/v1\/authorise .*HTTP 431/);
+  });
+
+  it('is left unstated where the operation refusing as an HTTP error answers with another code', {
+    timeout: 120_000,
+  }, async () => {
+    // The payment path refuses an unreadable body as an HTTP error (the interface's rule): here under a code of its own.
+    const gw = await gatewayWithLimit(300_001, undefined, (p) => {
+      for (const op of Object.keys(p.errors.refusalForms))
+        p.errors.refusalForms[op] =
+          op === 'authoriseApm'
+            ? ['httpError']
+            : op === 'authoriseDirect'
+              ? ['statusInBody', 'httpError']
+              : op === 'payout'
+                ? ['failureType']
+                : ['statusInBody'];
+      const own = { bodyTooLarge: { code: 'A413', message: 'Too large for a payment' } };
+      p.errors.byOperation = { authoriseDirect: own, authoriseApm: own };
+    });
+    const point = status(await discover(gw, gw.baseUrl, false, true));
+    expect(point?.unknown).toMatch(/HTTP 200 body/);
   });
 });
 

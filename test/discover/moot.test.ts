@@ -7,11 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { OperationKey } from '../../core/model.js';
 import { encodeForm } from '../../core/codecs/form.js';
-import { sign } from '../../core/signing.js';
+import { sign, verify } from '../../core/signing.js';
 import { kitSpec } from '../../core/spec/load.js';
 import type { Profile } from '../../core/profile/load.js';
 import { sampleBody } from '../../engine/sample.js';
@@ -35,14 +37,14 @@ async function serve(profile: Json): Promise<RunningGateway> {
   return gw;
 }
 
-/** A signed request of the spec's example body (fields overridden), and what its answer says, ids left out. */
-async function answer(
+/** A signed request of the spec's example body (fields overridden): the body sent, the answer's status and text. */
+async function send(
   gw: RunningGateway,
   profile: Json,
   op: OperationKey,
   fields: Json = {},
   encoding: 'json' | 'form' = 'json',
-): Promise<string> {
+): Promise<{ body: Json; status: number; text: string }> {
   const account = gw.config.merchants[0]!.accounts[0]!;
   const settings = { config: runConfig(gw.url), cardSecurityCode: '123' };
   const fresh = { orderNo: `MOOT-${++orders}`, requestId: randomUUID() };
@@ -56,15 +58,58 @@ async function answer(
     headers: { 'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },
     body: encoding === 'json' ? JSON.stringify(body) : encodeForm(body),
   });
-  const text = await r.text();
+  return { body, status: r.status, text: await r.text() };
+}
+
+/** What the answer to a signed request of the spec's example body (fields overridden) says, ids left out. */
+async function answer(...request: Parameters<typeof send>): Promise<string> {
+  const { status, text } = await send(...request);
   const said = [
     ...text.matchAll(
-      /"?(return_status|return_message|order_status|query_result|capture_status)"?\s*[:=>]\s*"?([^"<,&]*)/g,
+      /"?(return_status|return_message|order_status|query_result|capture_status|error_message)"?\s*[:=>]\s*"?([^"<,&]*)/g,
     ),
   ]
     .map((m) => `${m[1]}=${m[2]}`)
     .concat([...text.matchAll(/name="([^"]+)"/g)].map((m) => `input ${m[1]}`));
-  return `${r.status} ${said.join(' ')}`;
+  return `${status} ${said.join(' ')}`;
+}
+
+/** A direct payment of 10.00 USD made under a profile: the batch item naming it (amount overridable). */
+async function paidItem(gw: RunningGateway, profile: Json, amount = '10.00'): Promise<Json> {
+  const { body, text } = await send(gw, profile, 'authoriseDirect', { amount: '10.00', currency: 'USD' });
+  const id = /transaction_id"?\s*[:=>]\s*"?([A-Za-z0-9-]+)/.exec(text)?.[1];
+  expect(id, text).toBeDefined();
+  return { transaction_id: id, order_no: body.order_no, currency: 'USD', amount };
+}
+
+/**
+ * The payment notification of a direct payment, as the operations whose signed-answer list verifies it: the body
+ * carries fresh ids each time, so what is compared is how it is signed, not its bytes.
+ */
+async function notified(gw: RunningGateway, profile: Json): Promise<string> {
+  const got: string[] = [];
+  const receiver = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c) => (text += c));
+    req.on('end', () => {
+      got.push(text);
+      res.writeHead(200).end('OK');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
+    await send(gw, profile, 'authoriseDirect', { notify_url: url });
+    for (let i = 0; i < 200 && !got.length; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(got.length).toBeGreaterThan(0);
+    const body: Json = got[0]!.startsWith('{') ? JSON.parse(got[0]!) : Object.fromEntries(new URLSearchParams(got[0]!));
+    if (typeof body.encryption_data !== 'string') return 'unsigned';
+    const secret = gw.config.merchants[0]!.accounts[0]!.secret!;
+    const ops = [...spec.operations.keys()].filter((op) => verify(profile.signature, 'response', op, body, secret));
+    return `verifies as ${ops.join(', ') || 'no answer'}`;
+  } finally {
+    receiver.close();
+  }
 }
 
 type Probe = (gw: RunningGateway, p: Json) => Promise<string>;
@@ -177,5 +222,63 @@ describe('the moot leaves of the neighbourhood proof', () => {
       variantOf((p) => (p.batch.envelopeOnItemFailure = 'success')),
       variantOf((p) => (p.batch.envelopeOnItemFailure = 'failure')),
     );
+  });
+  it('a per-item failure no check or transition answers', async () => {
+    const changed = (p: Json) => (p.batch.itemFailures.notUnderReview = { code: 'R77', message: 'Never under review' });
+    const review: Probe = async (gw, p) =>
+      answer(gw, p, 'review', { review_orders: [{ ...(await paidItem(gw, p)), review_flag: p.review.approve.flag }] });
+    const nowhere = variantOf((p) => (p.transitions.review.otherRefusal = 'invalidState'));
+    expect(mootRule(nowhere, 'batch.itemFailures.notUnderReview.code')?.id).toBe('itemFailureNeverAnswered');
+    expect(mootRule(reference, 'batch.itemFailures.notUnderReview.code')).toBeUndefined();
+    await mootUnlessRead(changed, review, nowhere, structuredClone(reference));
+    // The capture's bound answers overCapture only where the capture takes the operation's amount.
+    const over: Probe = async (gw, p) => answer(gw, p, 'capture', { capture_orders: [await paidItem(gw, p, '20.00')] });
+    await mootUnlessRead(
+      (p) => (p.batch.itemFailures.overCapture = { code: 'C77', message: 'Over' }),
+      over,
+      variantOf((p) => (p.transitions.capture.itemAmount = 'original')),
+      structuredClone(reference),
+    );
+  });
+
+  it("a kind's HTTP status where every operation raising it refuses in an HTTP 200 body", async () => {
+    const inBody = (p: Json) => {
+      for (const op of ['retrievalTrans', 'capture', 'review', 'cancel', 'refund', 'retrievalRefund'])
+        p.errors.refusalForms[op] = ['statusInBody'];
+    };
+    const moot = variantOf(inBody);
+    expect(mootRule(moot, 'errors.kinds.overLimit.status')?.id).toBe('kindStatusNeverAnswered');
+    expect(mootRule(reference, 'errors.kinds.overLimit.status')).toBeUndefined();
+    const restricted = (p: Json) => (p.addressRestriction.operations = ['retrievalTrans']);
+    expect(
+      mootRule(
+        variantOf((p) => {
+          inBody(p);
+          restricted(p);
+        }),
+        'errors.kinds.refusedAddress.status',
+      )?.id,
+    ).toBe('kindStatusNeverAnswered');
+    expect(mootRule(variantOf(restricted), 'errors.kinds.refusedAddress.status')).toBeUndefined();
+    const limit = spec.operations.get('capture')!.batch!.maxItems;
+    const tooMany = { transaction_id: 'T9000000000001', order_no: 'X', currency: 'USD', amount: '1.00' };
+    await mootUnlessRead(
+      (p) => (p.errors.kinds.overLimit.status = 422),
+      (gw, p) => answer(gw, p, 'capture', { capture_orders: Array.from({ length: limit + 1 }, () => tooMany) }),
+      moot,
+      structuredClone(reference),
+    );
+  });
+  it("the operation a notification's body comes from where no operation's list signs it", async () => {
+    const unsigned = variantOf((p) => (p.notifications.signature = 'none'));
+    expect(mootRule(unsigned, 'notifications.kinds.payment.bodyFrom')?.id).toBe('bodyFromWithoutOperationSignature');
+    expect(mootRule(reference, 'notifications.kinds.payment.bodyFrom')).toBeUndefined();
+    const said = await mootUnlessRead(
+      (p) => (p.notifications.kinds.payment.bodyFrom = 'capture'),
+      notified,
+      unsigned,
+      structuredClone(reference),
+    );
+    expect(said).toBe('unsigned');
   });
 });
