@@ -23,11 +23,10 @@ import { items, kindOf, KINDS, LONE_SURROGATE } from './errors.js';
 import { isBatchOperation, isSelectingOperation, operationSet } from '../../core/spec/operations.js';
 import { isSelecting, type SelectingOperation } from '../../core/profile/operations.js';
 
-/** Whether the unknown merchant was found to be refused as a kind of its own (this discovery's). */
-let ownMerchantKind = false;
-
 async function run(s: Session, facts: Facts): Promise<void> {
-  ownMerchantKind = false;
+  // Whether the unknown merchant is refused as a kind of its own: this discovery's, never shared between discoveries
+  // running at once in one process.
+  let ownMerchantKind = false;
   const d = s.draft;
   const decideKind = (r: SeenRefusal | undefined, path: string, what: string, none: string) => {
     const k = kindOf(facts, r);
@@ -80,7 +79,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
       'an unknown token_id',
       'an unknown token_id was not refused',
     );
-  await precedence(s, facts);
+  await precedence(s, facts, ownMerchantKind);
   decideKinds(s, facts);
   await wordingByOperation(s, facts);
   decideBodies(s, facts);
@@ -188,8 +187,11 @@ async function tryPair(
   if (k === a || k === b) p.pairs.push({ first: a, second: b, winner: k, evidence: s.evidence(r.x, `${a} and ${b}`) });
 }
 
-/** The order of the checks: requests carrying two faults, the kind answered is the one checked first. */
-async function precedence(s: Session, facts: Facts): Promise<void> {
+/**
+ * The order of the checks: requests carrying two faults, the kind answered is the one checked first. `ownMerchantKind`:
+ * the unknown merchant is refused as a kind of its own, placed before badSignature (no secret checks a stranger).
+ */
+async function precedence(s: Session, facts: Facts, ownMerchantKind: boolean): Promise<void> {
   const p: PrecedenceProbe = { s, facts, pairs: [], zeros: () => wrongSignature(s.work.signature.encoding) };
   await fieldPairs(p);
   await addressPairs(p);
