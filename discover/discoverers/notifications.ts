@@ -22,6 +22,7 @@ async function attemptsOf(
   key: string,
   quietMs: (n: number, times: number[]) => number,
   maxMs: number,
+  log: (line: string) => void = () => {},
 ): Promise<Exchange[]> {
   const start = Date.now();
   let got = await r.notifications(key, WAIT_MS);
@@ -36,7 +37,9 @@ async function attemptsOf(
     }
     // A silence counts only if the wait ended on time. One that ended late was a stalled process: the sender's
     // timers, where it shares the machine, ran late with it, and its next attempt may be on its way; wait again.
-    if (Date.now() - before <= wait + LATE_MS) break;
+    const late = Date.now() - before - wait;
+    if (late <= LATE_MS) break;
+    log(`notifications: a ${wait} ms wait for ${key}'s attempt ${got.length + 1} ended ${late} ms late: waiting again`);
   }
   return got;
 }
@@ -362,12 +365,21 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     return Math.min(30_000, Math.max(3000, last * Math.max(1, factor) * 3 + 1000));
   };
   // The held attempts are waited for only once a refused payment was notified at all (else 30 s waits for nothing).
-  const seriesP = Promise.all(refused.map((p) => attemptsOf(r, keyOf(p.x), quiet, 60_000)));
+  const t0 = Date.now();
+  const log = s.options.log;
+  const seriesP = Promise.all(refused.map((p) => attemptsOf(r, keyOf(p.x), quiet, 60_000, log))).then((x) => {
+    log(`notifications: retry series done in ${Date.now() - t0} ms`);
+    return x;
+  });
   const heldP = r
     .notifications(keyOf(refused[0]!.x), WAIT_MS)
     .then((first) =>
       first.length ? Promise.all(held.map((p) => r.notifications(keyOf(p.x), 30_000, 1))) : ([] as Exchange[][]),
-    );
+    )
+    .then((x) => {
+      log(`notifications: held attempts done in ${Date.now() - t0} ms`);
+      return x;
+    });
   const [series, heldSeries] = await Promise.all([seriesP, heldP]);
   pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
   heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
@@ -416,7 +428,11 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
       'notifications.acknowledgement',
       'a notification answered HTTP 500 was not sent again: which statuses acknowledge one no probe can tell',
     );
-  else await acknowledgement(s, r, url, gaps[0] ?? 1000);
+  else {
+    const t1 = Date.now();
+    await acknowledgement(s, r, url, gaps[0] ?? 1000);
+    log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
+  }
 }
 
 /** The acknowledging statuses: 200 and the highest 2xx that stops the retries (statuses tried in two rounds). */
