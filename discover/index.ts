@@ -5,6 +5,7 @@
  * format 6: not stated) and listed as a question marked UNKNOWN, and the result is checked against the profile schema
  * and its consistency rules.
  */
+import { schemeRanker } from './scheme-ranker.js';
 import { maskOutgoing, maskText } from '../core/mask.js';
 import { profileProblems } from '../core/profile/load.js';
 import type { Facts, Discoverer } from './context.js';
@@ -121,6 +122,7 @@ export async function discoverProfile(options: DiscoverOptions): Promise<Discove
     paymentMethods: options.paymentMethods.valid,
   };
   const stopped: { id: string; why: string }[] = [];
+  schemeRanker(); // the ranking thread loads while the first probes run
   await s.start();
   try {
     await runTable(s, facts, table, stopped, options.log);

@@ -232,12 +232,13 @@ export function findLists(
   target: Buffer,
   maxLength = pool.length,
   limit = 4,
+  minLength = 1,
 ): string[][] {
   const usable = missingField === 'omitted' ? pool.filter((f) => scalarText(body[f]) !== undefined) : [...pool];
   const found: string[][] = [];
   const walk = (prefix: Digest, list: string[], used: Set<string>) => {
     if (found.length >= limit) return;
-    if (list.length && prefix.finish().equals(target)) found.push([...list]);
+    if (list.length >= minLength && prefix.finish().equals(target)) found.push([...list]);
     if (list.length >= maxLength) return;
     for (const f of usable) {
       if (used.has(f)) continue;
@@ -297,10 +298,90 @@ export const SIGNED_FIELD_PREFERENCE = [
  * needing the fewest fields absent from the samples, then the shortest lists, then the catalogue's order. Two
  * schemes may explain one sample alike (`9|` + secret is `9` joined by `|` to the secret): the other samples decide.
  */
-export function rankResponseSchemes(samples: readonly SignedSample[], secret: string): ResponseScheme[] {
+export function rankResponseSchemes(
+  samples: readonly SignedSample[],
+  secret: string,
+  memo?: SchemeMemo,
+): ResponseScheme[] {
   const usable = samples.filter((s) => encodingsOf(s.signature).length);
   if (!usable.length) return [];
   const first = [...usable].sort((a, b) => poolOf(a, 8).length - poolOf(b, 8).length)[0]!;
+  const explanations = memoized(memo, `explain ${sampleKey(first, secret)}`, () => explain(first, secret));
+  // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the
+  // first sample of each operation; then every sample verified.
+  const firstOf = new Map<OperationKey, SignedSample>();
+  for (const s of usable) if (!firstOf.has(s.operation)) firstOf.set(s.operation, s);
+  const familyLists = new Map<string, Partial<Record<OperationKey, string[]>>>();
+  // Once a family explains every operation, a later family only competes with lists at most one field longer than
+  // that family's: the search of each later family stops there (the search of a family explaining nothing is the
+  // whole tree of arrangements, and the catalogue has tens of families explaining the first sample alike).
+  let bound: Partial<Record<OperationKey, number>> | undefined;
+  const scored = explanations.map((scheme, order) => {
+    if (!scheme.pairs) {
+      const family = JSON.stringify([scheme.algorithm, scheme.encoding, scheme.separator, scheme.missingField]);
+      let lists = familyLists.get(family);
+      if (!lists) {
+        lists = {};
+        for (const [op, s] of firstOf) {
+          if (op === first.operation) continue;
+          const most = bound?.[op];
+          const list = memoized(memo, `list ${family} ${most} ${sampleKey(s, secret)}`, () =>
+            responseListOf(scheme, s, secret, most === undefined ? undefined : most + 1),
+          );
+          if (list) lists[op] = list;
+        }
+        familyLists.set(family, lists);
+        const found = lists;
+        if (!bound && [...firstOf.keys()].every((op) => op === first.operation || found[op]))
+          bound = Object.fromEntries(Object.entries(found).map(([op, list]) => [op, list!.length]));
+      }
+      for (const [op, list] of Object.entries(lists))
+        if (!scheme.fields[op as OperationKey]) scheme.fields[op as OperationKey] = list;
+    }
+    const verified = usable.filter((s) => verifiesUnder(scheme, s, secret)).length;
+    const lists = Object.entries(scheme.fields);
+    const absent = lists.reduce(
+      (n, [op, list]) =>
+        n + list!.filter((f) => !usable.some((s) => s.operation === op && scalarText(s.body[f]) !== undefined)).length,
+      0,
+    );
+    const length = lists.reduce((n, [, list]) => n + list!.length, 0);
+    return { scheme, key: [-verified, absent, length, order] };
+  });
+  scored.sort((a, b) => {
+    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!;
+    return 0;
+  });
+  return scored.map((x) => x.scheme);
+}
+
+/**
+ * Results of the costly searches of `rankResponseSchemes` (a sample's explanations, an operation's list under a
+ * family), by everything they are computed from: the searches are pure, so a hit is the result itself. A ranking
+ * made early over the samples then seen (discover/scheme-ranker.ts) leaves the later ranking over every sample only
+ * the searches of samples it did not see.
+ */
+export type SchemeMemo = Map<string, unknown>;
+
+/** Entries a memo holds before it is emptied (a discovery fills a few hundred). */
+const MEMO_MAX = 20_000;
+
+function memoized<T>(memo: SchemeMemo | undefined, key: string, compute: () => T): T {
+  if (!memo) return compute();
+  if (memo.has(key)) return structuredClone(memo.get(key)) as T;
+  const value = compute();
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, structuredClone(value));
+  return value;
+}
+
+/** What a sample's searches are computed from: the sample and the secret. */
+function sampleKey(s: SignedSample, secret: string): string {
+  return JSON.stringify([s.operation, s.body, s.signature, s.documented ?? null, secret]);
+}
+
+/** Every scheme one signed sample verifies under, its list for the sample's operation alone (catalogue order). */
+function explain(first: SignedSample, secret: string): ResponseScheme[] {
   const explanations: ResponseScheme[] = [];
   for (const encoding of encodingsOf(first.signature)) {
     const target = signatureBytes(first.signature, encoding)!;
@@ -339,50 +420,7 @@ export function rankResponseSchemes(samples: readonly SignedSample[], secret: st
   }
   // Nor any of the catalogue's joins: the secret's join searched over the punctuation space (joinSearch).
   if (!explanations.length) explanations.push(...joinSearch(first, secret));
-  // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the
-  // first sample of each operation; then every sample verified.
-  const firstOf = new Map<OperationKey, SignedSample>();
-  for (const s of usable) if (!firstOf.has(s.operation)) firstOf.set(s.operation, s);
-  const familyLists = new Map<string, Partial<Record<OperationKey, string[]>>>();
-  // Once a family explains every operation, a later family only competes with lists at most one field longer than
-  // that family's: the search of each later family stops there (the search of a family explaining nothing is the
-  // whole tree of arrangements, and the catalogue has tens of families explaining the first sample alike).
-  let bound: Partial<Record<OperationKey, number>> | undefined;
-  const scored = explanations.map((scheme, order) => {
-    if (!scheme.pairs) {
-      const family = JSON.stringify([scheme.algorithm, scheme.encoding, scheme.separator, scheme.missingField]);
-      let lists = familyLists.get(family);
-      if (!lists) {
-        lists = {};
-        for (const [op, s] of firstOf) {
-          if (op === first.operation) continue;
-          const most = bound?.[op];
-          const list = responseListOf(scheme, s, secret, most === undefined ? undefined : most + 1);
-          if (list) lists[op] = list;
-        }
-        familyLists.set(family, lists);
-        const found = lists;
-        if (!bound && [...firstOf.keys()].every((op) => op === first.operation || found[op]))
-          bound = Object.fromEntries(Object.entries(found).map(([op, list]) => [op, list!.length]));
-      }
-      for (const [op, list] of Object.entries(lists))
-        if (!scheme.fields[op as OperationKey]) scheme.fields[op as OperationKey] = list;
-    }
-    const verified = usable.filter((s) => verifiesUnder(scheme, s, secret)).length;
-    const lists = Object.entries(scheme.fields);
-    const absent = lists.reduce(
-      (n, [op, list]) =>
-        n + list!.filter((f) => !usable.some((s) => s.operation === op && scalarText(s.body[f]) !== undefined)).length,
-      0,
-    );
-    const length = lists.reduce((n, [, list]) => n + list!.length, 0);
-    return { scheme, key: [-verified, absent, length, order] };
-  });
-  scored.sort((a, b) => {
-    for (let i = 0; i < a.key.length; i++) if (a.key[i] !== b.key[i]) return a.key[i]! - b.key[i]!;
-    return 0;
-  });
-  return scored.map((x) => x.scheme);
+  return explanations;
 }
 
 /**
@@ -515,18 +553,25 @@ export function responseListOf(
   const target = signatureBytes(sample.signature, scheme.encoding);
   if (!target || scheme.pairs) return undefined;
   const pool = poolOf(sample, 8);
-  const lists = findLists(
-    scheme.algorithm,
-    secret,
-    scheme.separator!,
-    scheme.missingField!,
-    pool,
-    sample.body,
-    target,
-    Math.min(pool.length, maxLength, 7),
-  );
-  // The shortest list that verifies: a longer one differs only by fields absent from the sample.
-  return lists.sort((a, b) => a.length - b.length)[0];
+  // The shortest list that verifies: a longer one differs only by fields absent from the sample. Searched length by
+  // length (the walk digests only the arrangements of that length), so a list of five of eight fields costs the
+  // arrangements up to five (a tenth of those up to seven), the first in the walk's order at the shortest length.
+  for (let length = 1; length <= Math.min(pool.length, maxLength, 7); length++) {
+    const lists = findLists(
+      scheme.algorithm,
+      secret,
+      scheme.separator!,
+      scheme.missingField!,
+      pool,
+      sample.body,
+      target,
+      length,
+      1,
+      length,
+    );
+    if (lists.length) return lists[0];
+  }
+  return undefined;
 }
 
 /** Whether a sample verifies under a scheme (its operation's list or the pairs). */

@@ -10,7 +10,7 @@ import { fieldLengthDiscoverer } from './discoverers/field-length.js';
 import { responseFieldsDiscoverer } from './discoverers/response-fields.js';
 import { notificationScheduleDiscoverer, notificationsDiscoverer } from './discoverers/notifications.js';
 import { payoutDiscoverer } from './discoverers/payout.js';
-import { responseDiscoverer } from './discoverers/response.js';
+import { responseDiscoverer, responseEarlyDiscoverer } from './discoverers/response.js';
 import { addressDiscoverer } from './discoverers/address.js';
 import { catalogueDiscoverer } from './discoverers/catalogue.js';
 import { formNestedDiscoverer } from './discoverers/form-nested.js';
@@ -38,6 +38,7 @@ export const DISCOVERERS: readonly Discoverer[] = [
   apmDiscoverer,
   notificationScheduleDiscoverer,
   notificationsDiscoverer,
+  responseEarlyDiscoverer,
   responseDiscoverer,
   catalogueDiscoverer,
   responseFieldsDiscoverer,

@@ -3,10 +3,8 @@
  * run reads tens of thousands), and a hostile page's tree lives in a heap of its own with a bound. The thread runs
  * `readCheckoutForm` (html.ts) unchanged; when it cannot start, or stops, pages are read in the calling thread.
  */
-import { Worker } from 'node:worker_threads';
+import { threadClient } from '../thread-client.js';
 import type { CheckoutFormModel } from '../model.js';
-
-type Reply = { id: number; form: CheckoutFormModel } | { id: number; error: string };
 
 /** A reader of checkout pages. */
 export interface HtmlReader {
@@ -29,56 +27,10 @@ async function inThread(html: string): Promise<CheckoutFormModel> {
 
 /** Start a reader thread (the parser starts loading at once). */
 export function createHtmlReader(): HtmlReader {
-  let worker: Worker | undefined;
-  let failed = false;
-  let next = 0;
-  const pending = new Map<number, { resolve(form: CheckoutFormModel): void; reject(e: Error): void }>();
-  try {
-    worker = new Worker(new URL('./html-thread.mjs', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: READER_HEAP_MB },
-    });
-    worker.on('message', (reply: Reply) => {
-      const waiting = pending.get(reply.id);
-      pending.delete(reply.id);
-      if ('form' in reply) waiting?.resolve(reply.form);
-      else waiting?.reject(new Error(reply.error));
-    });
-    const fail = () => {
-      failed = true;
-      worker = undefined;
-      // Pages sent to a thread that died are read here instead.
-      for (const [, waiting] of pending) waiting.reject(new Error('the HTML reader thread stopped'));
-      pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', fail);
-    // After the listeners: adding a 'message' listener refs the worker's port again, which kept a finished
-    // process (`profile discover`) alive.
-    worker.unref();
-  } catch {
-    failed = true;
-  }
-  return {
-    async read(html) {
-      if (failed || !worker) return inThread(html);
-      const id = ++next;
-      try {
-        return await new Promise<CheckoutFormModel>((resolve, reject) => {
-          pending.set(id, { resolve, reject });
-          worker!.postMessage({ id, html });
-        });
-      } catch (e) {
-        if (failed) return inThread(html);
-        throw e;
-      }
-    },
-    async close() {
-      const w = worker;
-      worker = undefined;
-      failed = true;
-      await w?.terminate();
-    },
-  };
+  const thread = threadClient<string, CheckoutFormModel>(new URL('./html-thread.mjs', import.meta.url), inThread, {
+    maxOldGenerationSizeMb: READER_HEAP_MB,
+  });
+  return { read: (html) => thread.call(html), close: () => thread.close() };
 }
 
 let shared: HtmlReader | undefined;

@@ -3,17 +3,11 @@
 // tsx's loader is registered, so they load at native speed; then the kit's reader (TypeScript) is imported through tsx.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parentPort } from 'node:worker_threads';
+import { serveOnThread } from '../thread-serve.mjs';
 
 const compiled = fs.existsSync(fileURLToPath(new URL('./html.js', import.meta.url)));
 await Promise.all([import('parse5'), import('parse5-htmlparser2-tree-adapter'), import('css-select')]);
 if (!compiled) (await import('tsx/esm/api')).register();
 const { readCheckoutForm } = await import(compiled ? './html.js' : './html.ts');
 
-parentPort.on('message', ({ id, html }) => {
-  try {
-    parentPort.postMessage({ id, form: readCheckoutForm(html) });
-  } catch (e) {
-    parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
-  }
-});
+serveOnThread(readCheckoutForm);

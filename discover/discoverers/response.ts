@@ -4,7 +4,8 @@
  * (discover/scheme.ts); no request is sent.
  */
 import type { Exchange, OperationKey } from '../../core/model.js';
-import { rankResponseSchemes, verifiesUnder, type ResponseScheme } from '../scheme.js';
+import { verifiesUnder, type ResponseScheme } from '../scheme.js';
+import { schemeRanker } from '../scheme-ranker.js';
 import { textAt, type Discoverer, type Facts } from '../context.js';
 import type { Session } from '../session.js';
 import { answerOf, didWork } from '../answers.js';
@@ -19,11 +20,15 @@ function signedOps(s: Session): readonly OperationKey[] {
 /** Operations whose answers the format leaves unsigned unless the profile lists their fields. */
 const UNSIGNED_BY_DEFAULT: OperationKey[] = ['authoriseApm', 'retrievalTrans'];
 
+/** The signed answers the response signature is found from: successful ones only (a refusal is signed, when it is, over its own fields, told by the catalogue row). */
+function workingSamples(s: Session): Session['samples'] {
+  return s.samples.filter((x) => didWork(s.spec, s.work, x.operation, answerOf(x.exchange)));
+}
+
 async function run(s: Session, facts: Facts): Promise<void> {
   const d = s.draft;
   const secret = s.options.secret;
-  // Successful answers only: a refusal is signed (when it is) over its own fields, told by the catalogue row.
-  const samples = s.samples.filter((x) => didWork(s.spec, s.work, x.operation, answerOf(x.exchange)));
+  const samples = workingSamples(s);
   const answered = new Set(
     s.samples.map((x) => x.operation).concat([...signedOps(s)].filter((op) => facts.wrongSignature[op] !== undefined)),
   );
@@ -33,7 +38,7 @@ async function run(s: Session, facts: Facts): Promise<void> {
     notifications(s, facts, undefined);
     return;
   }
-  const best = rankResponseSchemes(samples, secret)[0];
+  const best = (await schemeRanker().rank(samples, secret))[0];
   if (!best) {
     d.unknown(
       'signature.response',
@@ -206,6 +211,43 @@ function notifications(s: Session, facts: Facts, scheme: ResponseScheme | undefi
   d.unknown('notifications.signature', 'notifications are signed under no scheme the format can state for them');
 }
 
+/**
+ * The ranking made early, over the answers seen once every row but the notifications' is done, while their waits run:
+ * it decides nothing, and leaves the response row's ranking (its result unchanged) only the answers the notification
+ * rows added (scheme-ranker.ts).
+ */
+async function rankEarly(s: Session): Promise<void> {
+  const samples = workingSamples(s);
+  // A failure here is the response row's to meet: it ranks them again.
+  if (samples.length)
+    await schemeRanker()
+      .rank(samples, s.options.secret)
+      .catch(() => undefined);
+}
+
+/** The rows whose answers the response signature is found from, the notification rows aside. */
+const BEFORE_RESPONSE = [
+  'signature',
+  'errors',
+  'payments',
+  'items',
+  'lifecycle',
+  'selection',
+  'payout',
+  'apm',
+  'checkout',
+  'limits',
+  'address',
+] as const;
+
+/** The response row's ranking started before the notifications' waits end (decides nothing). */
+export const responseEarlyDiscoverer: Discoverer = {
+  id: 'responseEarly',
+  decides: [],
+  after: BEFORE_RESPONSE,
+  run: rankEarly,
+};
+
 export const responseDiscoverer: Discoverer = {
   id: 'response',
   decides: [
@@ -214,19 +256,6 @@ export const responseDiscoverer: Discoverer = {
     'notifications.kinds.payment.bodyFrom',
     'notifications.kinds.payout.bodyFrom',
   ],
-  after: [
-    'signature',
-    'errors',
-    'payments',
-    'items',
-    'lifecycle',
-    'selection',
-    'payout',
-    'notifications',
-    'apm',
-    'checkout',
-    'limits',
-    'address',
-  ],
+  after: [...BEFORE_RESPONSE, 'notifications', 'responseEarly'],
   run,
 };

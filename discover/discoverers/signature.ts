@@ -14,7 +14,8 @@ import {
   type Discoverer,
   type Facts,
 } from '../context.js';
-import { encodingsOf, joinSpace, rankResponseSchemes } from '../scheme.js';
+import { encodingsOf, joinSpace } from '../scheme.js';
+import { schemeRanker } from '../scheme-ranker.js';
 import type { Session } from '../session.js';
 import { CARD_FIELD_CANDIDATES, HEADER_CANDIDATES } from '../vocabulary.js';
 import {
@@ -258,7 +259,7 @@ async function captureScheme(
   capture: Record<string, unknown>,
 ): Promise<{ family: Family; captureList: string[] }> {
   const d = s.draft;
-  const hints: Family[] = rankResponseSchemes(s.samples, s.options.secret).map((o) =>
+  const hints: Family[] = (await schemeRanker().rank(s.samples, s.options.secret)).map((o) =>
     o.pairs
       ? { algorithm: o.algorithm, encoding: o.encoding, pairs: { ...o.pairs, valueEncoding: 'raw' } }
       : { algorithm: o.algorithm, encoding: o.encoding, separator: o.separator! },

@@ -13,6 +13,8 @@ import {
   pairsVariants,
   rankResponseSchemes,
   requestListCandidates,
+  responseListOf,
+  type ResponseScheme,
   signatureBytes,
   type SignedSample,
 } from '../../discover/scheme.js';
@@ -72,6 +74,68 @@ describe('the scheme catalogue', () => {
     expect(best).toMatchObject({ algorithm: alg, encoding: 'hex-upper', separator: '#' });
     expect(best.fields.capture).toEqual(['merchant_id', 'account_id', 'return_status']);
     expect(best.fields.refund).toEqual(['account_id', 'merchant_id', 'return_status', 'return_message']);
+  });
+
+  it("finds an operation's response list length by length: the shortest that verifies, among eight candidate fields", () => {
+    const alg = { name: 'hmac-sha256' as const };
+    const scheme: ResponseScheme = {
+      algorithm: alg,
+      encoding: 'hex-lower',
+      separator: '',
+      missingField: 'emptyString',
+      fields: {},
+    };
+    const body = {
+      merchant_id: 'M1',
+      account_id: 'A1',
+      order_no: 'O-9',
+      transaction_id: 'T-4',
+      amount: '7.00',
+      currency: 'EUR',
+      return_status: '1',
+      note: '',
+    };
+    const five = ['currency', 'order_no', 'amount', 'merchant_id', 'return_status'];
+    const signature = encodeDigest(alg, 'hex-lower', SECRET, five.map((f) => body[f as keyof typeof body]).join(''));
+    const sample: SignedSample = { operation: 'refund', body, signature };
+    expect(responseListOf(scheme, sample, SECRET)).toEqual(five);
+    // With no separator an empty field signs nothing: longer lists holding it verify too; the shortest is the list.
+    const two = ['order_no', 'amount'];
+    const short = encodeDigest(alg, 'hex-lower', SECRET, 'O-97.00');
+    expect(
+      findLists(alg, SECRET, '', 'emptyString', Object.keys(body), body, signatureBytes(short, 'hex-lower')!, 3),
+    ).toContainEqual(['note', 'order_no', 'amount']);
+    expect(responseListOf(scheme, { ...sample, signature: short }, SECRET)).toEqual(two);
+    expect(
+      responseListOf(scheme, { ...sample, signature: encodeDigest(alg, 'hex-lower', SECRET, 'nothing') }, SECRET),
+    ).toBeUndefined();
+  });
+
+  it('ranks alike with a memo: a ranking over more samples after one over fewer equals a ranking made afresh', () => {
+    const alg = { name: 'sha256' as const, secretJoin: '|' };
+    const sign = (body: Record<string, string>, fields: string[]) =>
+      encodeDigest(alg, 'hex-lower', SECRET, fields.map((f) => body[f]).join('|'));
+    const capture = { merchant_id: 'M1', account_id: 'A1', return_status: '1', return_message: 'OK' };
+    const refund = { merchant_id: 'M1', account_id: 'A1', order_no: 'O-1', return_status: '1' };
+    const payout = { merchant_id: 'M1', request_id: 'R-1', amount: '5.00', return_status: '1' };
+    const early: SignedSample[] = [
+      { operation: 'capture', body: capture, signature: sign(capture, ['merchant_id', 'return_status']) },
+      { operation: 'refund', body: refund, signature: sign(refund, ['order_no', 'merchant_id', 'return_status']) },
+    ];
+    const all: SignedSample[] = [
+      ...early,
+      { operation: 'payout', body: payout, signature: sign(payout, ['request_id', 'amount', 'merchant_id']) },
+    ];
+    const memo = new Map<string, unknown>();
+    expect(rankResponseSchemes(early, SECRET, memo)).toEqual(rankResponseSchemes(early, SECRET));
+    const size = memo.size;
+    expect(size).toBeGreaterThan(0);
+    const ranked = rankResponseSchemes(all, SECRET, memo);
+    expect(ranked).toEqual(rankResponseSchemes(all, SECRET));
+    expect(ranked[0]!.fields.payout).toEqual(['request_id', 'amount', 'merchant_id']);
+    // Only the new sample's searches were made: the early ones were read back.
+    expect(memo.size).toBeGreaterThan(size);
+    expect(rankResponseSchemes(all, SECRET, memo)).toEqual(ranked);
   });
 
   it('identifies sorted pairs with the secret joined by &key=', () => {
