@@ -327,7 +327,7 @@ function fewDelays(gaps: readonly number[]): { initialDelayMs: number; factor: n
 const SERIES = 3;
 const HELD = 2;
 
-/** How long the first retry is waited for to start the acknowledgement early (the series' own wait for it). */
+/** How long the first retry is waited for, after the first attempt, to start the acknowledgement early (the series' own wait for it). */
 const FIRST_RETRY_MS = 10_000;
 
 /**
@@ -385,13 +385,17 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     });
   // The acknowledgement needs a notification sent again after an HTTP 500 and the first delay: both show with the
   // first retry of the first refused series, so it starts then and its waits overlap the rest of the series.
-  const ackP = r.notifications(keyOf(refused[0]!.x), WAIT_MS + FIRST_RETRY_MS, 2).then(async (two) => {
-    if (two.length < 2) return false;
-    const t1 = Date.now();
-    await acknowledgement(s, r, url, leastDelays([two]).gaps[0]!);
-    log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
-    return true;
-  });
+  const key0 = keyOf(refused[0]!.x);
+  const ackP = r
+    .notifications(key0, WAIT_MS)
+    .then((first) => (first.length ? r.notifications(key0, FIRST_RETRY_MS, 2) : first))
+    .then(async (two) => {
+      if (two.length < 2) return false;
+      const t1 = Date.now();
+      await acknowledgement(s, r, url, leastDelays([two]).gaps[0]!);
+      log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
+      return true;
+    });
   const [series, heldSeries, acknowledged] = await Promise.all([seriesP, heldP, ackP]);
   pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
   heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
