@@ -383,19 +383,7 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
       log(`notifications: held attempts done in ${Date.now() - t0} ms`);
       return x;
     });
-  // The acknowledgement needs a notification sent again after an HTTP 500 and the first delay: both show with the
-  // first retry of the first refused series, so it starts then and its waits overlap the rest of the series.
-  const key0 = keyOf(refused[0]!.x);
-  const ackP = r
-    .notifications(key0, WAIT_MS)
-    .then((first) => (first.length ? r.notifications(key0, FIRST_RETRY_MS, 2) : first))
-    .then(async (two) => {
-      if (two.length < 2) return false;
-      const t1 = Date.now();
-      await acknowledgement(s, r, url, leastDelays([two]).gaps[0]!);
-      log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
-      return true;
-    });
+  const ackP = acknowledgeAtFirstRetry(s, r, url, keyOf(refused[0]!.x));
   const [series, heldSeries, acknowledged] = await Promise.all([seriesP, heldP, ackP]);
   pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
   heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
@@ -449,6 +437,21 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     await acknowledgement(s, r, url, gaps[0] ?? 1000);
     log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
   }
+}
+
+/**
+ * The acknowledgement, started at the first retry of a refused notification (`key`): it needs a notification sent
+ * again after an HTTP 500 and the first delay, and both show then, so its waits overlap the rest of the retry series.
+ * False when no retry came within the series' own wait for it (the series then decides).
+ */
+async function acknowledgeAtFirstRetry(s: Session, r: Receiver, url: string, key: string): Promise<boolean> {
+  const first = await r.notifications(key, WAIT_MS);
+  const two = first.length ? await r.notifications(key, FIRST_RETRY_MS, 2) : first;
+  if (two.length < 2) return false;
+  const t1 = Date.now();
+  await acknowledgement(s, r, url, leastDelays([two]).gaps[0]!);
+  s.options.log(`notifications: acknowledgement done in ${Date.now() - t1} ms`);
+  return true;
 }
 
 /** The acknowledging statuses: 200 and the highest 2xx that stops the retries (statuses tried in two rounds). */
