@@ -4,10 +4,11 @@
  * (test/support/neighbourhood.ts), and every leaf a draft left out counted unless it is moot for that truth
  * (test/support/moot.ts). Prints the leaves left out with `--from` (or without: `--no-from`) by how often, an
  * operation's name in a path read as `<op>`. Writes nothing.
- * `node bin/run-ts.js bench/neighbourhood-left.ts [--no-from] [--file FILE] [--per N, as the bench was run]`
+ * `node bin/run-ts.js bench/neighbourhood-left.ts [--no-from] [--file FILE]`
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadSpec } from '../core/spec/load.js';
 import { KIT_ROOT } from '../core/spec/paths.js';
 import { mootRule } from '../test/support/moot.js';
 import { neighbourhood } from '../test/support/neighbourhood.js';
@@ -17,17 +18,16 @@ const file = at > 0 ? process.argv[at + 1]! : path.join(KIT_ROOT, 'bench', 'resu
 const withFrom = !process.argv.includes('--no-from');
 const result = JSON.parse(fs.readFileSync(file, 'utf8')) as {
   seed: number;
+  perPersonality: number;
   neighbours: { id: string; unstated?: string[]; unstatedWithFrom?: string[] }[];
   totals: { notServable: { neighbour: string }[] };
 };
 // A neighbour the reference gateway cannot serve conformantly is out of the figures, as in the bench's.
 const outOfFigures = new Set(result.totals.notServable.map((x) => x.neighbour));
-const perAt = process.argv.indexOf('--per');
-// The neighbours per personality the bench generates by default (bench/neighbourhood.ts `--per`).
-const per = perAt > 0 ? Number(process.argv[perAt + 1]) : 31;
-const truths = new Map(neighbourhood(result.seed, per).map((n) => [n.id, n.profile]));
-const OPERATION =
-  /\.(authoriseApm|authoriseDirect|cancel|capture|checkout|payout|refund|retrievalRefund|retrievalTrans|review)(?=\.|$)/;
+const truths = new Map(neighbourhood(result.seed, result.perPersonality).map((n) => [n.id, n.profile]));
+// An operation's name in a leaf's path (the spec's operations), so that one row counts a point of every operation.
+const OPERATION = new RegExp(`\\.(${[...loadSpec().operations.keys()].join('|')})(?=\\.|$)`);
+/\.(authoriseApm|authoriseDirect|cancel|capture|checkout|payout|refund|retrievalRefund|retrievalTrans|review)(?=\.|$)/;
 const counts = new Map<string, number>();
 let moot = 0;
 let left = 0;

@@ -22,7 +22,7 @@ const bare = (x: SignedSample): SignedSample => ({
   operation: x.operation,
   body: x.body,
   signature: x.signature,
-  ...(x.documented ? { documented: [...x.documented] } : {}),
+  ...(x.documented ? { documented: x.documented } : {}),
 });
 
 type Input = { samples: SignedSample[]; secret: string };

@@ -306,7 +306,10 @@ export function rankResponseSchemes(
   const usable = samples.filter((s) => encodingsOf(s.signature).length);
   if (!usable.length) return [];
   const first = [...usable].sort((a, b) => poolOf(a, 8).length - poolOf(b, 8).length)[0]!;
-  const explanations = memoized(memo, `explain ${sampleKey(first, secret)}`, () => explain(first, secret));
+  // Each sample's key once per ranking (a sample's list is looked up under every family).
+  const keys = new Map<SignedSample, string>();
+  const keyOf = (x: SignedSample) => keys.get(x) ?? keys.set(x, sampleKey(x, secret)).get(x)!;
+  const explanations = memoized(memo, `explain ${keyOf(first)}`, () => explain(first, secret));
   // The other operations' lists, found once per family (algorithm, encoding, separator, absent-field rule) on the
   // first sample of each operation; then every sample verified.
   const firstOf = new Map<OperationKey, SignedSample>();
@@ -325,7 +328,7 @@ export function rankResponseSchemes(
         for (const [op, s] of firstOf) {
           if (op === first.operation) continue;
           const most = bound?.[op];
-          const list = memoized(memo, `list ${family} ${most} ${sampleKey(s, secret)}`, () =>
+          const list = memoized(memo, `list ${family} ${most} ${keyOf(s)}`, () =>
             responseListOf(scheme, s, secret, most === undefined ? undefined : most + 1),
           );
           if (list) lists[op] = list;

@@ -374,8 +374,10 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
     log(`notifications: retry series done in ${Date.now() - t0} ms`);
     return x;
   });
-  const heldP = r
-    .notifications(keyOf(refused[0]!.x), WAIT_MS)
+  // The first refused payment's first attempt: the held attempts and the early acknowledgement both wait on it.
+  const key0 = keyOf(refused[0]!.x);
+  const firstP = r.notifications(key0, WAIT_MS);
+  const heldP = firstP
     .then((first) =>
       first.length ? Promise.all(held.map((p) => r.notifications(keyOf(p.x), 30_000, 1))) : ([] as Exchange[][]),
     )
@@ -383,7 +385,7 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
       log(`notifications: held attempts done in ${Date.now() - t0} ms`);
       return x;
     });
-  const ackP = acknowledgeAtFirstRetry(s, r, url, keyOf(refused[0]!.x));
+  const ackP = firstP.then((first) => acknowledgeAtFirstRetry(s, r, url, key0, first));
   const [series, heldSeries, acknowledged] = await Promise.all([seriesP, heldP, ackP]);
   pairs.push(...pairsOf(series[0]!.slice(0, 1), refused[0]!.body));
   heldSeries.forEach((h, i) => pairs.push(...pairsOf(h.slice(0, 1), held[i]!.body)));
@@ -440,12 +442,18 @@ async function retries(s: Session, r: Receiver, url: string, pairs: ShapePair[])
 }
 
 /**
- * The acknowledgement, started at the first retry of a refused notification (`key`): it needs a notification sent
+ * The acknowledgement, started at the first retry of a refused notification (`key`, its `first` attempts as
+ * received within WAIT_MS): it needs a notification sent
  * again after an HTTP 500 and the first delay, and both show then, so its waits overlap the rest of the retry series.
  * False when no retry came within the series' own wait for it (the series then decides).
  */
-async function acknowledgeAtFirstRetry(s: Session, r: Receiver, url: string, key: string): Promise<boolean> {
-  const first = await r.notifications(key, WAIT_MS);
+async function acknowledgeAtFirstRetry(
+  s: Session,
+  r: Receiver,
+  url: string,
+  key: string,
+  first: Exchange[],
+): Promise<boolean> {
   const two = first.length ? await r.notifications(key, FIRST_RETRY_MS, 2) : first;
   if (two.length < 2) return false;
   const t1 = Date.now();
